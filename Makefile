@@ -1,0 +1,49 @@
+# kubectl-dra developer entry points. `make demo` and `make test` work on a fresh machine:
+# they create .venv from the pinned lock files before doing anything else.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMP := $(VENV)/.installed
+
+.PHONY: venv demo test unit lint docs docs-check clean help
+.DEFAULT_GOAL := help
+
+help:
+	@echo "make demo        run 'kubectl dra explain pod' on the bundled tutorial example"
+	@echo "make test        everything CI runs (unit, scenarios, CEL, docs, e2e, fidelity, install)"
+	@echo "make unit        the fast tests only (no cluster, no Go builds)"
+	@echo "make docs        regenerate docs/ from the finding registry and the CLI"
+
+$(STAMP): requirements/dev.lock pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --disable-pip-version-check -r requirements/dev.lock
+	$(PIP) install -q --disable-pip-version-check --no-deps --no-build-isolation -e . 2>/dev/null || \
+	  $(PIP) install -q --disable-pip-version-check --no-deps -e .
+	touch $@
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	-$(VENV)/bin/kubectl-dra explain pod recomendador-7d9c8b6f5-x2x4k --from-file examples/tutorial/step3-allocated.yaml
+	@echo
+	$(VENV)/bin/kubectl-dra explain pod recomendador-7d9c8b6f5-x2x4k --from-file examples/tutorial/step4-driver-missing.yaml --exit-zero
+
+unit: $(STAMP)
+	$(PY) -m pytest -q -m "not e2e and not oracle and not install" tests
+
+docs: $(STAMP)
+	$(PY) scripts/gen_docs.py
+
+docs-check: $(STAMP)
+	$(PY) scripts/gen_docs.py --check
+
+# Further targets (cluster, e2e, fidelity, dist, install-test) live in mk/*.mk.
+-include mk/*.mk
+
+test: $(STAMP) docs-check
+	$(PY) -m pytest -q tests
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache

@@ -1,0 +1,4 @@
+from kubectl_dra.cli import main
+
+if __name__ == "__main__":
+    main()
