@@ -1,0 +1,67 @@
+"""Fixtures for the end-to-end suite: a real control plane (tests/cluster/cluster.py).
+
+`cluster` (session) builds or reuses the binaries and starts etcd, kube-apiserver,
+kube-controller-manager, kube-scheduler and the fake-node heartbeat with the version's default
+feature gates; `gates_cluster` (module) starts a second control plane with the DRA gates on.
+If KUBECTL_DRA_CLUSTER_DIR names a running cluster (`make cluster-up`), `cluster` reuses it and
+leaves it running. A failed build or start is a test error, never a skip.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from e2e_helpers import Cluster, clusterlib
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+def _start(name: str, gates: str) -> tuple[Cluster, Path]:
+    runs = clusterlib.cache_dir() / "cluster" / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    state_dir = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=runs))
+    try:
+        state = clusterlib.up(state_dir, gates=gates)
+    except Exception as exc:  # a failed start fails the tests (never a skip)
+        pytest.fail(f"could not start the {name} control plane (logs kept in {state_dir}):\n{exc}",
+                    pytrace=False)
+    return Cluster(state), state_dir
+
+
+def _stop(state_dir: Path) -> None:
+    keep = os.environ.get("KUBECTL_DRA_KEEP_CLUSTER") == "1"
+    clusterlib.down(state_dir, keep=keep)
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    existing = os.environ.get("KUBECTL_DRA_CLUSTER_DIR")
+    if existing and clusterlib.read_state(Path(existing)):
+        yield Cluster(clusterlib.read_state(Path(existing)))
+        return
+    c, state_dir = _start("default", "")
+    yield c
+    _stop(state_dir)
+
+
+@pytest.fixture(scope="module")
+def gates_cluster():
+    c, state_dir = _start("gates", clusterlib.DRA_GATES)
+    yield c
+    _stop(state_dir)
+
+
+@pytest.fixture
+def namespace(cluster, request):
+    ns = cluster.create_namespace(re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:40].strip("-"))
+    yield ns
+    cluster.delete_namespace(ns)

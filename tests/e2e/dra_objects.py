@@ -1,0 +1,207 @@
+"""Builders for the DRA objects of the e2e scenarios (plain dicts, resource.k8s.io/v1)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from e2e_helpers import ApiError, wait_for
+
+RES = "/apis/resource.k8s.io/v1"
+
+
+def device(name: str, driver: str, memory: str | None = None, attrs: dict | None = None, **extra) -> dict:
+    d: dict = {"name": name}
+    if memory:
+        d["capacity"] = {"memory": {"value": memory}}
+    if attrs:
+        d["attributes"] = {k: _attr(v) for k, v in attrs.items()}
+    d.update(extra)
+    return d
+
+
+def _attr(v):
+    if isinstance(v, bool):
+        return {"bool": v}
+    if isinstance(v, int):
+        return {"int": v}
+    return {"string": v}
+
+
+def request(name: str, cls: str, count: int | None = 1, selectors: list[str] = (), mode: str = "ExactCount",
+            **extra) -> dict:
+    exactly: dict = {"deviceClassName": cls, "allocationMode": mode}
+    if mode == "ExactCount":
+        exactly["count"] = count
+    if selectors:
+        exactly["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+    exactly.update(extra)
+    return {"name": name, "exactly": exactly}
+
+
+def claim(name: str, requests: list[dict], constraints: list[dict] | None = None) -> dict:
+    devices: dict = {"requests": requests}
+    if constraints:
+        devices["constraints"] = constraints
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name},
+            "spec": {"devices": devices}}
+
+
+def pod(name: str, claims: dict[str, str] | None = None, templates: dict[str, str] | None = None,
+        gated: bool = False, node_selector: dict | None = None) -> dict:
+    """claims: pod claim name -> ResourceClaim name; templates: pod claim name -> template name."""
+    rc = [{"name": k, "resourceClaimName": v} for k, v in (claims or {}).items()]
+    rc += [{"name": k, "resourceClaimTemplateName": v} for k, v in (templates or {}).items()]
+    spec: dict = {
+        "resourceClaims": rc,
+        "terminationGracePeriodSeconds": 0,
+        "containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10",
+                        "resources": {"requests": {"cpu": "10m", "memory": "16Mi"},
+                                      "claims": [{"name": x["name"]} for x in rc]}}],
+    }
+    if gated:
+        spec["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+class Scenario:
+    """One scenario's driver, DeviceClass and ResourceSlices; cluster-scoped objects are deleted
+    when the test ends (namespaced ones go with the test's namespace)."""
+
+    def __init__(self, cluster, ns: str, name: str):
+        self.cluster, self.api, self.ns, self.name = cluster, cluster.api, ns, name
+        self.driver = f"{name}.example.com"
+        self.cls = f"{name}-class"
+        self._cluster_objs: list[str] = []
+
+    def device_class(self) -> None:
+        self._create_cluster(f"{RES}/deviceclasses", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": self.cls},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{self.driver}"'}}]}})
+
+    def slice(self, devices: list[dict], node: str = "node-01", suffix: str = "", pool: str | None = None,
+              slice_count: int = 1, shared_counters: list[dict] | None = None) -> None:
+        spec: dict = {"driver": self.driver, "nodeName": node,
+                      "pool": {"name": pool or node, "generation": 1, "resourceSliceCount": slice_count}}
+        if devices:
+            spec["devices"] = devices
+        if shared_counters:
+            spec["sharedCounters"] = shared_counters
+        self._create_cluster(f"{RES}/resourceslices", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": f"{self.name}-{node}{suffix}"}, "spec": spec})
+
+    def _create_cluster(self, collection: str, obj: dict) -> None:
+        path = f"{collection}/{obj['metadata']['name']}"
+        self.api.delete(path)
+        wait_for(f"{path} to be deleted", lambda: self.api.get(path, ok404=True) is None, 30, 0.2)
+        self.api.post(collection, obj)
+        self._cluster_objs.append(path)
+
+    def create(self, obj: dict) -> dict:
+        kind = obj["kind"]
+        coll = {"ResourceClaim": f"{RES}/namespaces/{self.ns}/resourceclaims",
+                "ResourceClaimTemplate": f"{RES}/namespaces/{self.ns}/resourceclaimtemplates",
+                "Pod": f"/api/v1/namespaces/{self.ns}/pods"}[kind]
+        return self.api.post(coll, obj)
+
+    def ungate(self, pod_name: str) -> None:
+        self.api.patch(f"/api/v1/namespaces/{self.ns}/pods/{pod_name}",
+                       [{"op": "remove", "path": "/spec/schedulingGates"}], kind="json")
+
+    def cleanup(self) -> None:
+        for path in reversed(self._cluster_objs):
+            try:
+                self.api.delete(path)
+            except ApiError:
+                pass
+
+
+def _scenarios(cluster, ns):
+    made = []
+
+    def make(name: str) -> Scenario:
+        s = Scenario(cluster, ns, name)
+        made.append(s)
+        return s
+    return make, made
+
+
+@pytest.fixture
+def scenario(cluster, namespace):
+    """scenario(name) -> Scenario on the default-gates cluster, in this test's namespace."""
+    make, made = _scenarios(cluster, namespace)
+    yield make
+    for s in made:
+        s.cleanup()
+
+
+@pytest.fixture
+def gates_scenario(gates_cluster, request):
+    """The same on the cluster with the DRA beta/alpha gates on."""
+    ns = gates_cluster.create_namespace(re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:40].strip("-"))
+    make, made = _scenarios(gates_cluster, ns)
+    yield make
+    for s in made:
+        s.cleanup()
+    gates_cluster.delete_namespace(ns)
+
+
+# --- kubectl-dra verdicts ----------------------------------------------------------------------
+
+
+def selected_devices(match_doc: dict) -> list[tuple[str, str, str]]:
+    return sorted((d["driver"], d["pool"], d["device"]) for q in match_doc["requests"]
+                  for d in q["devices"] if d["outcome"] == "selected")
+
+
+def device_outcomes(match_doc: dict) -> dict[str, str]:
+    return {d["device"]: d["outcome"] for q in match_doc["requests"] for d in q["devices"]}
+
+
+def explained_allocation(explain_doc: dict, claim_name: str) -> list[tuple[str, str, str]]:
+    c = next((c for c in explain_doc["claims"] if c["name"] == claim_name), None)
+    assert c is not None, f"claim {claim_name} not in kubectl-dra's claims: {explain_doc['claims']}"
+    if not c.get("allocation"):
+        return []
+    return sorted((r["driver"], r["pool"], r["device"]) for r in c["allocation"]["results"])
+
+
+def predict_and_schedule(sc, pod_name: str, claim_name: str):
+    """Ask kubectl-dra first (pod gated), then let the real scheduler act.
+
+    Returns (bound pod, real allocation, kubectl-dra match result)."""
+    prediction = sc.cluster.kubectl_dra("match", "claim", claim_name, "-n", sc.ns, "-o", "json")
+    sc.ungate(pod_name)
+    bound = sc.cluster.wait_bound(sc.ns, pod_name, timeout=60)
+    real = sc.cluster.allocated_devices(sc.ns, claim_name)
+    return bound, real, prediction
+
+
+def assert_agrees_bound(sc, pod_name: str, claim_name: str, real, prediction) -> dict:
+    assert prediction.code == 0, prediction
+    assert prediction.json["satisfiable"] is True, prediction
+    assert selected_devices(prediction.json) == real, f"real allocation {real}\n{prediction}"
+    r = sc.cluster.kubectl_dra("explain", "pod", pod_name, "-n", sc.ns, "-o", "json")
+    assert r.code == 0, r
+    assert r.json["verdict"]["blocked"] is False, r
+    assert explained_allocation(r.json, claim_name) == real, r
+    return r.json
+
+
+def assert_agrees_blocked(sc, pod_name: str, claim_name: str | None = None, missing=None,
+                          match_unsatisfiable: bool = True) -> dict:
+    r = sc.cluster.kubectl_dra("explain", "pod", pod_name, "-n", sc.ns, "-o", "json")
+    assert r.code == 1, r
+    doc = r.json
+    assert doc["verdict"]["blocked"] is True, r
+    if missing is not None:
+        assert doc["verdict"]["missing"] == missing, r
+    if claim_name and match_unsatisfiable:
+        m = sc.cluster.kubectl_dra("match", "claim", claim_name, "-n", sc.ns, "-o", "json")
+        assert m.code == 1, m
+        assert m.json["satisfiable"] is False, m
+        doc["_match"] = m.json
+    return doc

@@ -1,0 +1,207 @@
+"""Helpers for the end-to-end suite (imported by conftest.py and the tests)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("kdra_cluster", ROOT / "tests" / "cluster" / "cluster.py")
+clusterlib = importlib.util.module_from_spec(_spec)
+sys.modules["kdra_cluster"] = clusterlib
+_spec.loader.exec_module(clusterlib)
+
+Api = clusterlib.Api
+ApiError = clusterlib.ApiError
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def wait_for(what: str, fn, timeout: float = 60, interval: float = 0.5):
+    """Poll fn until it returns something truthy; fail the test with `what` on timeout."""
+    deadline = time.time() + timeout
+    last_exc = None
+    while True:
+        try:
+            result = fn()
+            if result:
+                return result
+        except ApiError as exc:
+            last_exc = exc
+        if time.time() > deadline:
+            pytest.fail(f"timed out after {timeout}s waiting for {what}" + (f" ({last_exc})" if last_exc else ""))
+        time.sleep(interval)
+
+
+def kubectl_dra_argv() -> list[str]:
+    exe = Path(sys.executable).parent / "kubectl-dra"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("kubectl-dra")
+    return [found] if found else [sys.executable, "-m", "kubectl_dra"]
+
+
+class DraResult:
+    def __init__(self, argv, proc: subprocess.CompletedProcess):
+        self.argv = argv
+        self.code = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    @property
+    def json(self) -> dict:
+        try:
+            return json.loads(self.stdout)
+        except ValueError:
+            raise AssertionError(f"kubectl-dra did not print JSON\n{self}") from None
+
+    def __str__(self):
+        return (f"$ {' '.join(self.argv)}\nexit code {self.code}\n--- stdout ---\n{self.stdout}"
+                f"\n--- stderr ---\n{self.stderr}")
+
+
+class Cluster:
+    """Handle on a running control plane with helpers for the tests."""
+
+    def __init__(self, state: dict):
+        self.state = state
+        self.dir = Path(state["dir"])
+        self.kubeconfig = state["kubeconfig"]
+        self.server = state["server"]
+        self.api = Api.from_state(state)
+        self.ca = self.dir / "pki" / "ca.crt"
+        self.kubectl_bin = str(Path(state["bin"]) / "kubectl")
+
+    # --- generic -------------------------------------------------------------------------
+    def kubectl(self, *args: str, input: str | None = None, check: bool = True,
+                kubeconfig: str | None = None) -> subprocess.CompletedProcess:
+        argv = [self.kubectl_bin, f"--kubeconfig={kubeconfig or self.kubeconfig}", *args]
+        proc = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=120)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"$ {' '.join(argv)}\nexit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def apply(self, manifest, namespace: str | None = None) -> None:
+        """kubectl apply a YAML string, a dict or a list of dicts."""
+        if not isinstance(manifest, str):
+            docs = manifest if isinstance(manifest, list) else [manifest]
+            manifest = yaml.safe_dump_all(docs)
+        args = ["apply", "-f", "-"] + (["-n", namespace] if namespace else [])
+        self.kubectl(*args, input=manifest)
+
+    def kubectl_dra(self, *args: str, kubeconfig: str | None = None, timeout: float = 120) -> DraResult:
+        argv = [*kubectl_dra_argv(), "--kubeconfig", kubeconfig or self.kubeconfig, *args]
+        env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env,
+                              stdin=subprocess.DEVNULL)
+        return DraResult(argv, proc)
+
+    # --- namespaces ------------------------------------------------------------------------
+    def create_namespace(self, prefix: str) -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:5]}"
+        self.api.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                             "metadata": {"name": name}})
+        wait_for(f"default ServiceAccount in {name}",
+                 lambda: self.api.get(f"/api/v1/namespaces/{name}/serviceaccounts/default", ok404=True), 60)
+        return name
+
+    def delete_namespace(self, name: str) -> None:
+        self.api.delete(f"/api/v1/namespaces/{name}")
+
+    # --- reads -----------------------------------------------------------------------------
+    def pod(self, ns: str, name: str) -> dict:
+        return self.api.get(f"/api/v1/namespaces/{ns}/pods/{name}")
+
+    def pods(self, ns: str, selector: str = "") -> list[dict]:
+        q = f"?labelSelector={selector}" if selector else ""
+        return self.api.get(f"/api/v1/namespaces/{ns}/pods{q}")["items"]
+
+    def claim(self, ns: str, name: str) -> dict:
+        return self.api.get(f"/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims/{name}")
+
+    def claims(self, ns: str) -> list[dict]:
+        return self.api.get(f"/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims")["items"]
+
+    def events(self, ns: str, pod: str | None = None) -> list[dict]:
+        """core/v1 events (the scheduler's events.k8s.io events show up here too), oldest first."""
+        q = f"?fieldSelector=involvedObject.name={pod}" if pod else ""
+        items = self.api.get(f"/api/v1/namespaces/{ns}/events{q}")["items"]
+
+        def ts(e):
+            return (e.get("lastTimestamp") or e.get("eventTime") or e["metadata"]["creationTimestamp"] or "")
+        return sorted(items, key=ts)
+
+    def wait_event(self, ns: str, pod: str, reason: str, contains: str = "", timeout: float = 60) -> dict:
+        def find():
+            for e in self.events(ns, pod):
+                if e["reason"] == reason and contains in e.get("message", ""):
+                    return e
+            return None
+        return wait_for(f"event {reason!r} containing {contains!r} on pod {ns}/{pod} "
+                        f"(events so far: {[(e['reason'], e.get('message')) for e in self.events(ns, pod)]})",
+                        find, timeout)
+
+    def wait_bound(self, ns: str, pod: str, timeout: float = 60) -> dict:
+        return wait_for(f"pod {ns}/{pod} to be bound",
+                        lambda: (p := self.pod(ns, pod))["spec"].get("nodeName") and p, timeout)
+
+    def wait_unschedulable(self, ns: str, pod: str, contains: str = "", timeout: float = 60) -> dict:
+        """Wait for the scheduler's FailedScheduling event, then check the pod is still unbound."""
+        ev = self.wait_event(ns, pod, "FailedScheduling", contains, timeout)
+        assert not self.pod(ns, pod)["spec"].get("nodeName"), "pod got bound after FailedScheduling"
+        return ev
+
+    def allocated_devices(self, ns: str, claim: str) -> list[tuple[str, str, str]]:
+        alloc = self.claim(ns, claim).get("status", {}).get("allocation")
+        if not alloc:
+            return []
+        return sorted((r["driver"], r["pool"], r["device"]) for r in alloc["devices"]["results"])
+
+    def post_kubelet_event(self, pod: dict, reason: str, message: str, node: str) -> dict:
+        """Post an event exactly as the kubelet's legacy event recorder would."""
+        ts = clusterlib.now_rfc3339()
+        meta = pod["metadata"]
+        return self.api.post(f"/api/v1/namespaces/{meta['namespace']}/events", {
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": f"{meta['name']}.{uuid.uuid4().hex[:16]}", "namespace": meta["namespace"]},
+            "involvedObject": {"kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
+                               "uid": meta["uid"], "apiVersion": "v1",
+                               "resourceVersion": meta["resourceVersion"]},
+            "reason": reason, "message": message, "type": "Warning",
+            "source": {"component": "kubelet", "host": node},
+            "firstTimestamp": ts, "lastTimestamp": ts, "count": 1,
+            "reportingComponent": "kubelet", "reportingInstance": node,
+        })
+
+    # --- RBAC ------------------------------------------------------------------------------
+    def token_kubeconfig(self, ns: str, sa: str, path: Path) -> str:
+        tr = self.api.post(f"/api/v1/namespaces/{ns}/serviceaccounts/{sa}/token", {
+            "apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+            "spec": {"expirationSeconds": 3600}})
+        clusterlib.write_kubeconfig(path, self.server, self.dir / "pki", user=sa, token=tr["status"]["token"])
+        return str(path)
+
+    def audit_entries(self) -> list[dict]:
+        out = []
+        with open(self.state["audit_log"]) as fh:
+            for line in fh:
+                line = line.strip()
+                if line:
+                    out.append(json.loads(line))
+        return out
+
+
+def dump(obj) -> str:
+    return json.dumps(obj, indent=1, default=str)[:4000]

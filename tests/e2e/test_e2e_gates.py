@@ -1,0 +1,72 @@
+"""Agreement scenarios that need DRA beta/alpha feature gates (device taints, partitionable
+devices with shared counters), on the second control plane started with the gates on."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dra_objects import (assert_agrees_blocked, assert_agrees_bound, claim, device,  # noqa: F401
+                         device_outcomes, gates_scenario, pod, predict_and_schedule, request)
+from e2e_helpers import clusterlib
+
+pytestmark = pytest.mark.e2e
+
+
+def test_gates_are_on(gates_cluster):
+    """The control plane of this module really runs with the gates given on its command line."""
+    assert gates_cluster.state["gates"] == clusterlib.DRA_GATES
+    metrics = gates_cluster.api.get("/metrics")
+    for gate in ("DRADeviceTaints", "DRAPartitionableDevices", "DRAConsumableCapacity"):
+        assert f'kubernetes_feature_enabled{{name="{gate}",stage=' in metrics
+        line = next(x for x in metrics.splitlines() if f'name="{gate}"' in x and x.startswith("kubernetes_feature_enabled"))
+        assert line.endswith(" 1"), line
+
+
+def test_untolerated_noschedule_device_taint(gates_scenario):
+    sc = gates_scenario("taint")
+    sc.device_class()
+    taint = {"key": "example.com/unhealthy", "value": "ecc", "effect": "NoSchedule"}
+    sc.slice([device("dev-0", sc.driver, taints=[taint])])
+
+    sc.create(claim("claim-plain", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-plain", {"gpu": "claim-plain"}))
+    sc.cluster.wait_unschedulable(sc.ns, "pod-plain", "cannot allocate all claims")
+
+    # The same request with a toleration gets the tainted device.
+    tol = [{"key": "example.com/unhealthy", "operator": "Exists", "effect": "NoSchedule"}]
+    sc.create(claim("claim-tol", [request("gpu", sc.cls, tolerations=tol)]))
+    sc.create(pod("pod-tol", {"gpu": "claim-tol"}, gated=True))
+    _, real, prediction = predict_and_schedule(sc, "pod-tol", "claim-tol")
+    assert real == [(sc.driver, "node-01", "dev-0")]
+
+    assert_agrees_bound(sc, "pod-tol", "claim-tol", real, prediction)
+    doc = assert_agrees_blocked(sc, "pod-plain", "claim-plain", missing="device")
+    assert "example.com/unhealthy" in json.dumps(doc), json.dumps(doc)[:3000]
+
+
+def test_exhausted_shared_counters(gates_scenario):
+    sc = gates_scenario("counters")
+    sc.device_class()
+    counters = [{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]
+    sc.slice([], suffix="-counters", pool="node-01", slice_count=2, shared_counters=counters)
+
+    def part(name):
+        return device(name, sc.driver, memory="24Gi", consumesCounters=[
+            {"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "24Gi"}}}])
+    sc.slice([part("part-a"), part("part-b")], suffix="-devices", pool="node-01", slice_count=2)
+
+    sc.create(claim("claim-1", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-1", {"gpu": "claim-1"}, gated=True))
+    _, real, prediction = predict_and_schedule(sc, "pod-1", "claim-1")
+    assert len(real) == 1 and real[0][2] in ("part-a", "part-b"), real
+    taken = real[0][2]
+    other = "part-b" if taken == "part-a" else "part-a"
+
+    sc.create(claim("claim-2", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-2", {"gpu": "claim-2"}))
+    sc.cluster.wait_unschedulable(sc.ns, "pod-2", "cannot allocate all claims")
+
+    assert_agrees_bound(sc, "pod-1", "claim-1", real, prediction)
+    doc = assert_agrees_blocked(sc, "pod-2", "claim-2", missing="device")
+    assert device_outcomes(doc["_match"]).get(other) == "rejected", json.dumps(doc["_match"])

@@ -1,0 +1,219 @@
+"""The tutorial (../shared/seed/), walked step by step against the real control plane.
+
+After each step the real kube-scheduler / kube-controller-manager act; the `*_cluster` tests
+assert what they did, the `*_kubectl_dra` tests assert that kubectl-dra explains it. The tests
+of this module run in file order and share the tutorial's state.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from e2e_helpers import dump, wait_for
+
+MANIFESTS = Path(__file__).parent / "manifests" / "tutorial"
+NS = "default"  # the tutorial works in the default namespace
+DRIVER = "gpu.example.com"
+KUBELET_MESSAGE = ("Failed to prepare dynamic resources: prepare dynamic resources: "
+                   "DRA driver gpu.example.com is not registered")
+
+pytestmark = pytest.mark.e2e
+
+
+def _cleanup(cluster):
+    api = cluster.api
+    api.delete(f"/apis/apps/v1/namespaces/{NS}/deployments/recomendador")
+    api.delete(f"/apis/resource.k8s.io/v1/namespaces/{NS}/resourceclaimtemplates/gpu-24gb")
+    api.delete("/apis/resource.k8s.io/v1/deviceclasses/gpu-inferencia")
+    api.delete("/apis/resource.k8s.io/v1/resourceslices/nodo-simulado-gpu")
+    for pod in cluster.pods(NS, "app=recomendador"):
+        api.delete(f"/api/v1/namespaces/{NS}/pods/{pod['metadata']['name']}?gracePeriodSeconds=0")
+    wait_for("tutorial pods to be gone", lambda: not cluster.pods(NS, "app=recomendador"), 60)
+
+
+@pytest.fixture(scope="module")
+def tut(cluster):
+    """Shared state of the walk: the pod, its claim, timestamps."""
+    _cleanup(cluster)
+    state = {}
+    yield state
+    _cleanup(cluster)
+
+
+def the_pod(cluster) -> dict:
+    pods = cluster.pods(NS, "app=recomendador")
+    assert len(pods) == 1, f"expected one recomendador pod, got {[p['metadata']['name'] for p in pods]}"
+    return pods[0]
+
+
+def explain(cluster, tut, *extra):
+    return cluster.kubectl_dra("explain", "pod", tut["pod"], "-n", NS, *extra)
+
+
+def event_time(e: dict) -> dt.datetime:
+    """When an event last happened, for core/v1 events written by either events API."""
+    candidates = [e.get("lastTimestamp"), (e.get("series") or {}).get("lastObservedTime"),
+                  e.get("eventTime"), e.get("firstTimestamp"), e["metadata"].get("creationTimestamp")]
+    for c in candidates:
+        if c:
+            return dt.datetime.fromisoformat(c.replace("Z", "+00:00"))
+    raise AssertionError(f"event without a time: {dump(e)}")
+
+
+def pod_events(cluster, tut) -> list[dict]:
+    return sorted(cluster.events(NS, tut["pod"]), key=event_time)
+
+
+def walk_json(obj):
+    if isinstance(obj, dict):
+        yield obj
+        for v in obj.values():
+            yield from walk_json(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from walk_json(v)
+
+
+# --- step 1: Deployment + ResourceClaimTemplate ----------------------------------------------
+
+
+def test_step1_cluster_claim_generated_and_class_missing(cluster, tut):
+    cluster.kubectl("apply", "-n", NS, "-f", str(MANIFESTS / "recomendador.yaml"))
+    pod = wait_for("the Deployment's pod", lambda: cluster.pods(NS, "app=recomendador"), 60)[0]
+    tut["pod"] = pod["metadata"]["name"]
+    tut["uid"] = pod["metadata"]["uid"]
+
+    # The resourceclaim controller generates the claim, owned by the pod.
+    def generated():
+        p = cluster.pod(NS, tut["pod"])
+        for st in p.get("status", {}).get("resourceClaimStatuses", []):
+            if st["name"] == "gpu" and st.get("resourceClaimName"):
+                return st["resourceClaimName"]
+        return None
+    claim_name = wait_for("the generated ResourceClaim name in pod status", generated, 60)
+    tut["claim"] = claim_name
+    claim = cluster.claim(NS, claim_name)
+    owner = claim["metadata"]["ownerReferences"][0]
+    assert owner["kind"] == "Pod" and owner["name"] == tut["pod"] and owner["uid"] == tut["uid"]
+    assert claim_name.startswith(tut["pod"] + "-gpu")
+    assert not claim.get("status", {}).get("allocation")
+
+    # The real scheduler's first message names the missing class.
+    ev = cluster.wait_unschedulable(NS, tut["pod"], "device class gpu-inferencia does not exist")
+    assert ev["type"] == "Warning"
+    assert ev["message"].startswith("0/3 nodes are available: request gpu: device class gpu-inferencia "
+                                    "does not exist"), ev["message"]
+    assert cluster.pod(NS, tut["pod"])["status"]["phase"] == "Pending"
+
+
+def test_step1_kubectl_dra_missing_class(cluster, tut):
+    r = explain(cluster, tut, "-o", "json")
+    assert r.code == 1, r
+    doc = r.json
+    assert doc["apiVersion"] == "kubectl-dra/v1alpha1" and doc["kind"] == "Diagnosis", r
+    assert doc["verdict"]["blocked"] is True, r
+    assert doc["verdict"]["missing"] == "class", r
+    assert "gpu-inferencia" in json.dumps(doc["findings"]), r
+    assert any(c["name"] == tut["claim"] for c in doc["claims"]), r
+
+
+# --- step 2: DeviceClass -----------------------------------------------------------------------
+
+
+def test_step2_cluster_cannot_allocate(cluster, tut):
+    cluster.kubectl("apply", "-f", str(MANIFESTS / "deviceclass.yaml"))
+    ev = cluster.wait_unschedulable(NS, tut["pod"], "cannot allocate all claims", timeout=90)
+    assert ev["message"].startswith("0/3 nodes are available: 3 cannot allocate all claims"), ev["message"]
+    # The pod was not touched: same object, the scheduler retried it on its own.
+    assert the_pod(cluster)["metadata"]["uid"] == tut["uid"]
+
+
+def test_step2_kubectl_dra_missing_device(cluster, tut):
+    r = explain(cluster, tut, "-o", "json")
+    assert r.code == 1, r
+    assert r.json["verdict"]["blocked"] is True, r
+    assert r.json["verdict"]["missing"] == "device", r
+
+
+# --- step 3: ResourceSlice ---------------------------------------------------------------------
+
+
+def test_step3_cluster_allocates_gpu0_on_node01(cluster, tut):
+    cluster.kubectl("apply", "-f", str(MANIFESTS / "resourceslice.yaml"))
+    pod = cluster.wait_bound(NS, tut["pod"], timeout=90)
+    assert pod["spec"]["nodeName"] == "node-01"
+    assert cluster.allocated_devices(NS, tut["claim"]) == [(DRIVER, "node-01", "gpu-0")]
+    claim = cluster.claim(NS, tut["claim"])
+    assert [r["name"] for r in claim["status"]["reservedFor"]] == [tut["pod"]]
+    cluster.wait_event(NS, tut["pod"], "Scheduled", f"Successfully assigned {NS}/{tut['pod']} to node-01")
+
+
+def test_step3_kubectl_dra_allocated(cluster, tut):
+    r = explain(cluster, tut, "-o", "json")
+    assert r.code == 0, r
+    doc = r.json
+    assert doc["verdict"]["blocked"] is False, r
+    assert doc["verdict"]["missing"] is None, r
+    claim = next(c for c in doc["claims"] if c["name"] == tut["claim"])
+    results = claim["allocation"]["results"]
+    assert [(x["driver"], x["pool"], x["device"]) for x in results] == [(DRIVER, "node-01", "gpu-0")], r
+    # gpu-1 is shown as failing the request's selector (8Gi < 24Gi).
+    mentions = [d for d in walk_json(doc) if "gpu-1" in d.values()]
+    assert mentions, f"explain does not mention gpu-1\n{r}"
+    assert any("selector" in json.dumps(d).lower() for d in mentions), f"gpu-1 not shown failing the selector\n{r}"
+
+
+def test_step3_match_claim_agrees(cluster, tut):
+    r = cluster.kubectl_dra("match", "claim", tut["claim"], "-n", NS, "-o", "json")
+    assert r.code == 0, r
+    doc = r.json
+    assert doc["kind"] == "MatchResult" and doc["satisfiable"] is True, r
+    req = next(q for q in doc["requests"] if q["name"] == "gpu")
+    outcome = {d["device"]: d for d in req["devices"] if d["driver"] == DRIVER}
+    assert outcome["gpu-0"]["outcome"] == "selected", r
+    assert outcome["gpu-0"]["node"] == "node-01", r
+    assert outcome["gpu-1"]["outcome"] == "rejected", r
+    assert "selector" in outcome["gpu-1"]["reason"].lower(), r
+
+
+# --- step 4: the kubelet cannot prepare the device ---------------------------------------------
+
+
+def test_step4_cluster_kubelet_event(cluster, tut):
+    pod = cluster.pod(NS, tut["pod"])
+    cluster.post_kubelet_event(pod, "FailedPrepareDynamicResources", KUBELET_MESSAGE, "node-01")
+    ev = cluster.wait_event(NS, tut["pod"], "FailedPrepareDynamicResources")
+    assert ev["source"] == {"component": "kubelet", "host": "node-01"}
+    events = pod_events(cluster, tut)
+    assert [e["reason"] for e in events] == [
+        "FailedScheduling", "FailedScheduling", "Scheduled", "FailedPrepareDynamicResources"], dump(events)
+    assert "device class gpu-inferencia does not exist" in events[0]["message"]
+    assert "3 cannot allocate all claims" in events[1]["message"]
+    assert events[2]["message"] == f"Successfully assigned {NS}/{tut['pod']} to node-01"
+    assert events[3]["message"] == KUBELET_MESSAGE
+
+
+def test_step4_kubectl_dra_missing_driver(cluster, tut):
+    r = explain(cluster, tut, "-o", "json")
+    assert r.code == 1, r
+    doc = r.json
+    assert doc["verdict"]["blocked"] is True, r
+    assert doc["verdict"]["missing"] == "driver", r
+    reasons = [e["reason"] for e in doc["events"]]
+    assert reasons == ["FailedScheduling", "FailedScheduling", "Scheduled", "FailedPrepareDynamicResources"], r
+    assert any(e["source"] in ("kubelet", {"component": "kubelet", "host": "node-01"})
+               or "kubelet" in json.dumps(e["source"]) for e in doc["events"][3:]), r
+
+
+def test_step4_kubectl_dra_text_events_in_time_order(cluster, tut):
+    r = explain(cluster, tut)
+    assert r.code == 1, r
+    out = r.stdout
+    marks = ["device class gpu-inferencia does not exist", "cannot allocate all claims",
+             f"Successfully assigned {NS}/{tut['pod']} to node-01", "DRA driver gpu.example.com is not registered"]
+    positions = [out.find(m) for m in marks]
+    assert all(p >= 0 for p in positions), f"missing event text {list(zip(marks, positions))}\n{r}"
+    assert positions == sorted(positions), f"events not in time order {list(zip(marks, positions))}\n{r}"
