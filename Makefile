@@ -19,8 +19,7 @@ help:
 $(STAMP): requirements/dev.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --disable-pip-version-check -r requirements/dev.lock
-	$(PIP) install -q --disable-pip-version-check --no-deps --no-build-isolation -e . 2>/dev/null || \
-	  $(PIP) install -q --disable-pip-version-check --no-deps -e .
+	$(PIP) install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 
 venv: $(STAMP)

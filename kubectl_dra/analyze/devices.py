@@ -1,0 +1,298 @@
+"""The device universe (every device of every slice, cluster-wide) and the per-request device matrix:
+for each request and each device, the first reason it cannot be used, or that it is a candidate.
+
+The allocator (allocator.py) answers *whether* claims fit on a node; this module answers *why not*,
+device by device, in the allocator's own order of checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from kubectl_dra.analyze.allocator import (
+    AllocatedState,
+    Request,
+    SelectorEvaluator,
+    _slice_spec,
+    capacity_fits,
+    device_id_str,
+    selector_expression,
+    untolerated_taint,
+)
+from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
+from kubectl_dra.features import Semantics
+from kubectl_dra.quantity import format_quantity, parse_quantity
+
+
+@dataclass
+class DeviceEntry:
+    did: tuple
+    device: dict
+    slice: dict
+    pool_key: tuple
+    pool_state: str = ""  # "", "incomplete", "invalid: <reason>", "obsolete"
+    node_name: str | None = None  # for node-local devices
+
+    @property
+    def id(self) -> str:
+        return device_id_str(self.did)
+
+    def where(self) -> str:
+        spec = _slice_spec(self.slice)
+        if spec.get("perDeviceNodeSelection"):
+            if self.device.get("nodeName"):
+                return f"node {self.device['nodeName']}"
+            if self.device.get("allNodes"):
+                return "all nodes"
+            return "nodes selected per device"
+        if spec.get("nodeName"):
+            return f"node {spec['nodeName']}"
+        if spec.get("allNodes"):
+            return "all nodes"
+        if spec.get("nodeSelector") is not None:
+            return "nodes matching the slice's nodeSelector"
+        return "no node"
+
+    def reachable_from(self, node: dict) -> bool:
+        spec = _slice_spec(self.slice)
+        try:
+            if spec.get("perDeviceNodeSelection"):
+                return node_matches(node, self.device.get("nodeName") or "", bool(self.device.get("allNodes")),
+                                    self.device.get("nodeSelector"))
+            return node_matches(node, spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector"))
+        except NodeSelectorError:
+            return False
+
+
+class Universe:
+    """All devices of the newest generation of every pool, in the allocator's (1.36+) order."""
+
+    def __init__(self, slices, sem: Semantics):
+        self.sem = sem
+        by_pool: dict[tuple, list] = {}
+        for s in slices:
+            spec = _slice_spec(s)
+            key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
+            by_pool.setdefault(key, []).append(s)
+        self.entries: list[DeviceEntry] = []
+        self.pool_states: dict[tuple, str] = {}
+        self.counter_sets: dict[tuple, dict] = {}
+        for key in sorted(by_pool):
+            group = by_pool[key]
+            gen = max(int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) for s in group)
+            current = sorted((s for s in group if int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) == gen),
+                             key=lambda s: (s.get("metadata") or {}).get("name", ""))
+            want = int(((_slice_spec(current[0]).get("pool") or {}).get("resourceSliceCount")) or 0)
+            state = "" if len(current) == want else f"incomplete: {len(current)} of {want} slices published"
+            names: set = set()
+            for s in current:
+                for d in _slice_spec(s).get("devices") or []:
+                    if d.get("name") in names and not state:
+                        state = f"invalid: duplicate device name {d.get('name')}"
+                    names.add(d.get("name"))
+            counters: dict = {}
+            for s in current:
+                for cs in _slice_spec(s).get("sharedCounters") or []:
+                    counters[cs.get("name", "")] = {
+                        k: parse_quantity((v or {}).get("value", "0")) for k, v in (cs.get("counters") or {}).items()
+                    }
+            self.pool_states[key] = state
+            self.counter_sets[key] = counters
+            for s in current:
+                spec = _slice_spec(s)
+                for d in spec.get("devices") or []:
+                    node = d.get("nodeName") if spec.get("perDeviceNodeSelection") else spec.get("nodeName")
+                    self.entries.append(DeviceEntry((key[0], key[1], d.get("name", "")), d, s, key, state, node or None))
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+@dataclass
+class DeviceVerdict:
+    entry: DeviceEntry
+    outcome: str  # "selected", "candidate", "rejected"
+    stage: str  # "", "pool", "binding", "class", "request", "cel-error", "node", "in-use", "feature", "taint", "counters", "capacity"
+    reason: str
+    evidence: dict = field(default_factory=dict)
+    nodes: tuple = ()  # usable nodes from which the device is reachable
+
+    def to_dict(self) -> dict:
+        e = self.entry
+        out = {"driver": e.did[0], "pool": e.did[1], "device": e.did[2]}
+        if e.node_name:
+            out["node"] = e.node_name
+        out["outcome"] = self.outcome
+        out["reason"] = self.reason
+        if self.stage:
+            out["stage"] = self.stage
+        if self.evidence:
+            out["evidence"] = self.evidence
+        return out
+
+
+def _fmt_reads(res) -> dict:
+    out = {}
+    for path, value in getattr(res, "reads", ()) or ():
+        key = ".".join(str(p) for p in path) if isinstance(path, (tuple, list)) else str(path)
+        out[key] = value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+    return out
+
+
+def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry):
+    """Returns (ok, failed_index, detail): ok True/False, or None on a CEL error (detail has the error)."""
+    for i, sel in enumerate(selectors):
+        expr = selector_expression(sel)
+        if not expr:
+            return None, i, {"error": "CEL expression empty (unsupported selector type?)"}
+        compiled, cerr = ev.compile(expr)
+        if compiled is None:
+            return None, i, {"error": cerr, "expression": expr, "compile": True}
+        res = compiled.evaluate(ev.cel_device(entry.did, entry.device))
+        if res.error is not None:
+            return None, i, {"error": res.error, "expression": expr, "read": _fmt_reads(res)}
+        if not res.value:
+            return False, i, {"expression": expr, "read": _fmt_reads(res)}
+    return True, -1, {}
+
+
+class CounterView:
+    """Counters left per (pool, counter set) after the allocated devices' consumption (1.35+: per pool;
+    1.34: per slice)."""
+
+    def __init__(self, universe: Universe, allocated: AllocatedState, sem: Semantics):
+        self.left: dict = {}
+        self.sem = sem
+        self.universe = universe
+        for e in universe.entries:
+            scope = self.scope(e)
+            if scope not in self.left:
+                if sem.version >= (1, 35):
+                    base = universe.counter_sets.get(e.pool_key, {})
+                else:
+                    base = {cs.get("name", ""): {k: parse_quantity((v or {}).get("value", "0"))
+                                                 for k, v in (cs.get("counters") or {}).items()}
+                            for cs in _slice_spec(e.slice).get("sharedCounters") or []}
+                self.left[scope] = {n: dict(c) for n, c in base.items()}
+        for e in universe.entries:
+            if not allocated.is_allocated(e.did):
+                continue
+            left = self.left.get(self.scope(e), {})
+            for cc in e.device.get("consumesCounters") or []:
+                cs = left.get(cc.get("counterSet", ""))
+                if cs is None:
+                    continue
+                for name, c in (cc.get("counters") or {}).items():
+                    if name in cs:
+                        cs[name] -= parse_quantity((c or {}).get("value", "0"))
+
+    def scope(self, e: DeviceEntry):
+        if self.sem.version >= (1, 35):
+            return e.pool_key
+        return e.pool_key + ((e.slice.get("metadata") or {}).get("name", ""),)
+
+    def shortfall(self, e: DeviceEntry) -> str | None:
+        left = self.left.get(self.scope(e), {})
+        for cc in e.device.get("consumesCounters") or []:
+            cs = left.get(cc.get("counterSet", ""), {})
+            for name, c in (cc.get("counters") or {}).items():
+                need = parse_quantity((c or {}).get("value", "0"))
+                have = cs.get(name, Fraction(0))
+                if need > have:
+                    return (f"counter set {cc.get('counterSet', '')} counter {name}: needs {format_quantity(need)}, "
+                            f"{format_quantity(max(have, Fraction(0)))} left")
+        return None
+
+
+def device_matrix(
+    req: Request,
+    universe: Universe,
+    allocated: AllocatedState,
+    sem: Semantics,
+    ev: SelectorEvaluator,
+    usable_nodes: list[dict] | None,
+    counters: CounterView,
+    own_devices: frozenset = frozenset(),
+) -> list[DeviceVerdict]:
+    """For one request (or subrequest), the first reason each device cannot be used, in the allocator's order.
+    usable_nodes None means "any node" (no pod context)."""
+    out: list[DeviceVerdict] = []
+    class_sel = ((req.class_obj or {}).get("spec") or {}).get("selectors") or []
+    for e in universe.entries:
+        d = e.device
+        if e.pool_state.startswith("invalid"):
+            out.append(DeviceVerdict(e, "rejected", "pool", f"pool {e.pool_key[1]} is {e.pool_state}"))
+            continue
+        if e.pool_state and sem.version >= (1, 35):
+            out.append(DeviceVerdict(e, "rejected", "pool", f"pool {e.pool_key[1]} is {e.pool_state}"))
+            continue
+        if d.get("bindingConditions") and not sem.binding_conditions:
+            out.append(DeviceVerdict(e, "rejected", "binding",
+                                     "device has binding conditions; DRADeviceBindingConditions/DRAResourceClaimDeviceStatus are off"))
+            continue
+        ok, idx, detail = evaluate_selectors(ev, class_sel, e)
+        if ok is None:
+            out.append(DeviceVerdict(e, "rejected", "cel-error",
+                                     f"class {req.class_name} selector #{idx}: CEL error: {detail.get('error')}",
+                                     dict(detail, source="class", selector=idx)))
+            continue
+        if not ok:
+            out.append(DeviceVerdict(e, "rejected", "class",
+                                     f"class {req.class_name} selector #{idx} is false", dict(detail, selector=idx)))
+            continue
+        ok, idx, detail = evaluate_selectors(ev, req.selectors, e)
+        if ok is None:
+            out.append(DeviceVerdict(e, "rejected", "cel-error",
+                                     f"request {req.name} selector #{idx}: CEL error: {detail.get('error')}",
+                                     dict(detail, source="request", selector=idx)))
+            continue
+        if not ok:
+            out.append(DeviceVerdict(e, "rejected", "request",
+                                     f"request {req.name} selector #{idx} is false{_read_suffix(detail)}",
+                                     dict(detail, selector=idx)))
+            continue
+        if usable_nodes is not None:
+            nodes = tuple(n["metadata"]["name"] for n in usable_nodes if e.reachable_from(n))
+            if not nodes:
+                out.append(DeviceVerdict(e, "rejected", "node",
+                                         f"on {e.where()}, which the pod cannot use"))
+                continue
+        else:
+            nodes = ()
+        if not req.admin_access and e.did in allocated.devices and e.did not in own_devices:
+            owners = allocated.owners.get(e.did) or []
+            out.append(DeviceVerdict(e, "rejected", "in-use", f"allocated to claim {', '.join(owners) or '?'}",
+                                     {"claims": owners}, nodes))
+            continue
+        if d.get("consumesCounters") and not sem.partitionable:
+            out.append(DeviceVerdict(e, "rejected", "feature",
+                                     "device consumes shared counters; DRAPartitionableDevices is off", {}, nodes))
+            continue
+        if sem.device_taints:
+            taint = untolerated_taint(d, req.tolerations, sem)
+            if taint is not None:
+                out.append(DeviceVerdict(
+                    e, "rejected", "taint",
+                    f"untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}",
+                    {"taint": taint}, nodes))
+                continue
+        if d.get("consumesCounters") and sem.partitionable and e.did not in own_devices:
+            short = counters.shortfall(e)
+            if short:
+                out.append(DeviceVerdict(e, "rejected", "counters", short, {}, nodes))
+                continue
+        if sem.consumable_capacity:
+            fits, why = capacity_fits(req.capacity_requests, d, allocated.aggregated_capacity.get(e.did), None)
+            if not fits:
+                out.append(DeviceVerdict(e, "rejected", "capacity", why, {}, nodes))
+                continue
+        out.append(DeviceVerdict(e, "candidate", "", "passes every check", {}, nodes))
+    return out
+
+
+def _read_suffix(detail: dict) -> str:
+    read = detail.get("read") or {}
+    if not read:
+        return ""
+    parts = [f"{k} = {v}" for k, v in read.items()]
+    return " (" + ", ".join(parts) + ")"

@@ -1,0 +1,127 @@
+"""Node selection, as k8s.io/component-helpers nodeaffinity and the scheduler's node filters do it."""
+
+from __future__ import annotations
+
+
+class NodeSelectorError(ValueError):
+    """A node selector that Kubernetes would refuse to evaluate."""
+
+
+def _label_requirement(req: dict, labels: dict) -> bool:
+    key = req.get("key", "")
+    op = req.get("operator", "")
+    values = req.get("values") or []
+    present = key in labels
+    if op == "In":
+        return present and labels[key] in values
+    if op == "NotIn":
+        return not present or labels[key] not in values
+    if op == "Exists":
+        return present
+    if op == "DoesNotExist":
+        return not present
+    if op in ("Gt", "Lt"):
+        if len(values) != 1:
+            raise NodeSelectorError(f"{op} requires exactly one value for key {key!r}")
+        try:
+            want = int(values[0])
+        except ValueError:
+            raise NodeSelectorError(f"invalid value {values[0]!r} for {op} on key {key!r}") from None
+        if not present:
+            return False
+        try:
+            have = int(labels[key])
+        except ValueError:
+            return False
+        return have > want if op == "Gt" else have < want
+    raise NodeSelectorError(f"{op!r} is not a valid node selector operator")
+
+
+def _field_requirement(req: dict, node: dict) -> bool:
+    key = req.get("key", "")
+    if key != "metadata.name":
+        raise NodeSelectorError(f"{key!r} is not a valid node field selector key")
+    op = req.get("operator", "")
+    values = req.get("values") or []
+    name = (node.get("metadata") or {}).get("name", "")
+    if op == "In":
+        if len(values) != 1:
+            raise NodeSelectorError("matchFields In requires exactly one value")
+        return name in values
+    if op == "NotIn":
+        if len(values) != 1:
+            raise NodeSelectorError("matchFields NotIn requires exactly one value")
+        return name not in values
+    raise NodeSelectorError(f"{op!r} is not a valid node field selector operator")
+
+
+def node_selector_matches(selector: dict | None, node: dict | None) -> bool:
+    """v1.NodeSelector: terms are ORed; an empty term selects nothing; requirements within a term are ANDed."""
+    if node is None:
+        return False
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    for term in (selector or {}).get("nodeSelectorTerms") or []:
+        exprs = term.get("matchExpressions") or []
+        fields = term.get("matchFields") or []
+        if not exprs and not fields:
+            continue
+        if all(_label_requirement(r, labels) for r in exprs) and all(_field_requirement(r, node) for r in fields):
+            return True
+    return False
+
+
+def node_matches(node: dict | None, node_name: str, all_nodes: bool, selector: dict | None) -> bool:
+    """structured.NodeMatches: nodeName, else allNodes, else nodeSelector, else nothing."""
+    if node_name:
+        return node is not None and (node.get("metadata") or {}).get("name") == node_name
+    if all_nodes:
+        return True
+    if selector is not None:
+        return node_selector_matches(selector, node)
+    return False
+
+
+def _tolerates(toleration: dict, taint: dict) -> bool:
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    op = toleration.get("operator") or "Equal"
+    if op == "Exists":
+        return True
+    return op == "Equal" and (toleration.get("value") or "") == (taint.get("value") or "")
+
+
+def pod_node_rejection(pod: dict, node: dict) -> str | None:
+    """Why the scheduler's node filters (NodeName, NodeAffinity, TaintToleration, NodeUnschedulable)
+    would reject this node for the pod, or None if they would not."""
+    spec = pod.get("spec") or {}
+    meta = node.get("metadata") or {}
+    name = meta.get("name", "")
+    if spec.get("nodeName") and spec["nodeName"] != name:
+        return f"pod is bound to node {spec['nodeName']}"
+    labels = meta.get("labels") or {}
+    for k, v in (spec.get("nodeSelector") or {}).items():
+        if labels.get(k) != v:
+            return f"node does not match the pod's nodeSelector {k}={v}"
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"))
+    if required is not None:
+        try:
+            ok = node_selector_matches(required, node)
+        except NodeSelectorError as e:
+            return f"the pod's required node affinity is invalid: {e}"
+        if not ok:
+            return "node does not match the pod's required node affinity"
+    tolerations = spec.get("tolerations") or []
+    node_spec = node.get("spec") or {}
+    if node_spec.get("unschedulable") and not any(
+        _tolerates(t, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}) for t in tolerations
+    ):
+        return "node is unschedulable (cordoned)"
+    for taint in node_spec.get("taints") or []:
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not any(_tolerates(t, taint) for t in tolerations):
+            return f"node has the untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}"
+    return None

@@ -1,0 +1,306 @@
+"""Command line: flags -> options -> gather -> analyse -> render. The only layer that knows about click."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from kubectl_dra import __version__
+from kubectl_dra.errors import DraError, ExitCode
+
+OUTPUTS = ("text", "json", "yaml")
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def prog_name(argv0: str | None = None) -> str:
+    """`kubectl dra` when run as a kubectl plugin (kubectl-dra, or krew's kubectl-dra / kubectl_dra link)."""
+    base = os.path.basename(argv0 if argv0 is not None else (sys.argv[0] if sys.argv else "kubectl-dra"))
+    if base.endswith(".exe"):
+        base = base[:-4]
+    for prefix in ("kubectl-", "kubectl_"):
+        if base.startswith(prefix):
+            return "kubectl " + base[len(prefix):].replace("_", "-")
+    return "kubectl dra"
+
+
+def _common(f):
+    """kubectl's global flags plus kubectl-dra's input and output flags, accepted after the subcommand."""
+    opts = [
+        click.option("-n", "--namespace", default=None, help="Namespace of the object (default: the kubeconfig context's)"),
+        click.option("-A", "--all-namespaces", is_flag=True, help="Find the named pod in any namespace"),
+        click.option("--kubeconfig", default=None, help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"),
+        click.option("--context", default=None, help="The kubeconfig context to use"),
+        click.option("--request-timeout", default="30s", show_default=True,
+                     help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)"),
+        click.option("-o", "--output", type=click.Choice(OUTPUTS), default="text", show_default=True,
+                     help="Output format"),
+        click.option("--from-file", "from_files", multiple=True, type=click.Path(),
+                     help="Read objects from a YAML/JSON file or directory instead of a cluster (repeatable)"),
+        click.option("--kubernetes-version", default=None, metavar="1.34|1.35|1.36|1.37",
+                     help="Semantics to assume (default: the server's version, else the newest supported)"),
+        click.option("--feature-gates", default=None, metavar="Name=true,...",
+                     help="Override the version's default DRA feature gates"),
+        click.option("--all-devices", is_flag=True, help="List every device instead of a summary"),
+        click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),
+        click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),
+        click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _timeout(text: str) -> float | None:
+    t = (text or "0").strip().lower()
+    mult = 1.0
+    for suffix, m in (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)):
+        if t.endswith(suffix):
+            t, mult = t[: -len(suffix)], m
+            break
+    try:
+        v = float(t) * mult
+    except ValueError:
+        raise DraError(f"invalid --request-timeout {text!r}: use a duration such as 30s or 1m") from None
+    if v < 0:
+        raise DraError("--request-timeout must not be negative")
+    return v or None
+
+
+def _semantics(opts: dict, server_version: str | None):
+    from kubectl_dra.features import FeatureGateError, NEWEST, Semantics, parse_gates, parse_version
+
+    try:
+        gates = parse_gates(opts["feature_gates"])
+        if opts["kubernetes_version"]:
+            return Semantics.for_version(parse_version(opts["kubernetes_version"]), gates, "flag")
+        if server_version:
+            try:
+                return Semantics.for_version(parse_version(server_version), gates, "server")
+            except FeatureGateError:
+                v = server_version.lstrip("v").split(".")
+                if (int(v[0]), int("".join(ch for ch in v[1] if ch.isdigit()) or 0)) > NEWEST:
+                    return Semantics.for_version(NEWEST, gates, "server")
+                raise
+        return Semantics.for_version(NEWEST, gates, "default")
+    except FeatureGateError as e:
+        raise DraError(str(e)) from None
+
+
+def _gather(opts: dict, *, pod_name=None, claim_name=None):
+    if opts["from_files"]:
+        from kubectl_dra.gather.files import load_files
+
+        ns = opts["namespace"] or "default"
+        snap = load_files(opts["from_files"], ns)
+        return snap, ns
+    from kubectl_dra.gather.live import gather_live
+
+    progress = sys.stderr.isatty() and opts["output"] == "text"
+    snap = gather_live(kubeconfig=opts["kubeconfig"], context=opts["context"], namespace=opts["namespace"],
+                       timeout=_timeout(opts["request_timeout"]), pod_name=pod_name, claim_name=claim_name,
+                       all_namespaces=opts["all_namespaces"], progress=progress)
+    ns = next((n.split("=", 1)[1] for n in snap.notes if n.startswith("namespace=")), opts["namespace"] or "default")
+    if pod_name and opts["all_namespaces"]:
+        ns = next((p["metadata"]["namespace"] for p in snap.pods if p["metadata"]["name"] == pod_name), ns)
+    return snap, ns
+
+
+def _emit(report, opts: dict) -> None:
+    from kubectl_dra.render import render
+
+    color = (sys.stdout.isatty() and not opts["no_color"] and not os.environ.get("NO_COLOR")
+             and os.environ.get("TERM") != "dumb") or bool(os.environ.get("FORCE_COLOR"))
+    render(report, opts["output"], sys.stdout, color=color and opts["output"] == "text",
+           all_devices=opts["all_devices"])
+    sys.stdout.flush()
+    if report.blocked and not opts["exit_zero"]:
+        raise SystemExit(int(ExitCode.BLOCKED))
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+def cli():
+    """Explain why a pod's Dynamic Resource Allocation (DRA) claims can or cannot get their devices.
+
+    \b
+    Exit codes: 0 nothing blocks, 1 blocked / not satisfiable, 2 the tool could not do its job.
+    """
+
+
+@cli.group(context_settings=CONTEXT_SETTINGS)
+def explain():
+    """Explain a pod's or a claim's DRA state: which piece is missing and why."""
+
+
+@explain.command("pod", context_settings=CONTEXT_SETTINGS)
+@click.argument("name")
+@_common
+def explain_pod_cmd(name, **opts):
+    """Explain why pod NAME does (not) get its devices.
+
+    \b
+    Examples:
+      # Why is this pod Pending?
+      kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k -n default
+      # The same, offline, on a dump made with `kubectl get ... -o yaml`
+      kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k --from-file dump.yaml
+      # For CI: JSON, exit 1 when blocked
+      kubectl dra explain pod my-pod -o json
+    """
+    from kubectl_dra.analyze.diagnose import explain_pod
+
+    snap, ns = _gather(opts, pod_name=name)
+    sem = _semantics(opts, snap.server_version)
+    _emit(explain_pod(snap, sem, ns, name), opts)
+
+
+@explain.command("claim", context_settings=CONTEXT_SETTINGS)
+@click.argument("name")
+@_common
+def explain_claim_cmd(name, **opts):
+    """Explain the allocation state of ResourceClaim NAME.
+
+    \b
+    Examples:
+      kubectl dra explain claim my-claim -n team-a
+    """
+    from kubectl_dra.analyze.diagnose import explain_claim
+
+    snap, ns = _gather(opts, claim_name=name)
+    sem = _semantics(opts, snap.server_version)
+    _emit(explain_claim(snap, sem, ns, name), opts)
+
+
+@cli.group(context_settings=CONTEXT_SETTINGS)
+def match():
+    """Show which devices would satisfy a claim, and why every other device is rejected."""
+
+
+@match.command("claim", context_settings=CONTEXT_SETTINGS)
+@click.argument("name", required=False)
+@click.option("-f", "--filename", type=click.Path(), default=None,
+              help="A ResourceClaim or ResourceClaimTemplate manifest to match instead of a named claim")
+@_common
+def match_claim_cmd(name, filename, **opts):
+    """Show which devices would satisfy claim NAME (or the claim in -f FILE) now.
+
+    \b
+    Examples:
+      # Before applying a claim: which devices would it get?
+      kubectl dra match claim -f claim.yaml
+      # Every device with its reason
+      kubectl dra match claim my-claim --all-devices
+    """
+    from kubectl_dra.analyze.diagnose import match_claim
+
+    if bool(name) == bool(filename):
+        raise DraError("give either a claim NAME or -f FILE")
+    claim = None
+    if filename:
+        from kubectl_dra.gather.files import load_files
+
+        own = load_files([filename], opts["namespace"] or "default")
+        found = list(own.claims) + list(own.templates)
+        if len(found) != 1:
+            raise DraError(f"{filename}: expected exactly one ResourceClaim or ResourceClaimTemplate, found {len(found)}")
+        claim = found[0]
+    snap, ns = _gather(opts, claim_name=name)
+    sem = _semantics(opts, snap.server_version)
+    if claim is None:
+        claim = next((c for c in snap.claims if c["metadata"].get("namespace") == ns and c["metadata"]["name"] == name), None)
+        if claim is None:
+            raise DraError(f'resourceclaims.resource.k8s.io "{name}" not found in namespace "{ns}"')
+    elif not claim["metadata"].get("namespace"):
+        claim = dict(claim, metadata=dict(claim["metadata"], namespace=ns))
+    _emit(match_claim(snap, sem, claim), opts)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("-o", "--output", type=click.Choice(("text", "json", "yaml")), default="text")
+def version(output):
+    """Print the kubectl-dra version."""
+    info = {"kubectlDra": __version__, "python": sys.version.split()[0],
+            "supportedKubernetes": ["1.34", "1.35", "1.36", "1.37"]}
+    if output == "json":
+        import json
+
+        click.echo(json.dumps(info, indent=2))
+    elif output == "yaml":
+        import yaml
+
+        click.echo(yaml.safe_dump(info, sort_keys=False), nl=False)
+    else:
+        click.echo(f"kubectl-dra {__version__}")
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("shell", type=click.Choice(("bash", "zsh", "fish")))
+def completion(shell):
+    """Print a shell completion script.
+
+    \b
+    Examples:
+      # bash, for the current shell
+      source <(kubectl dra completion bash)
+      # zsh, permanently
+      kubectl dra completion zsh > "${fpath[1]}/_kubectl-dra"
+    """
+    from click.shell_completion import get_completion_class
+
+    comp_cls = get_completion_class(shell)
+    comp = comp_cls(cli, {}, "kubectl-dra", "_KUBECTL_DRA_COMPLETE")
+    click.echo(comp.source())
+
+
+def _one_line(text: str) -> str:
+    from kubectl_dra.render.escape import esc
+
+    return esc(" ".join(str(text).split()))
+
+
+def main(argv=None) -> None:
+    """Console-script entry point: every failure becomes one `error: ...` line and an exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    verbose = "-v" in args or "--verbose" in args or bool(os.environ.get("KUBECTL_DRA_DEBUG"))
+    try:
+        cli.main(args=args, prog_name=prog_name(), standalone_mode=False)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+        sys.exit(code)
+    except click.exceptions.Exit as e:
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        sys.stderr.write("error: interrupted\n")
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except click.UsageError as e:
+        cmd = e.ctx.command_path if e.ctx else prog_name()
+        sys.stderr.write(f"error: {_one_line(e.format_message())} (see '{cmd} --help')\n")
+        sys.exit(int(ExitCode.ERROR))
+    except click.ClickException as e:
+        sys.stderr.write(f"error: {_one_line(e.format_message())}\n")
+        sys.exit(int(ExitCode.ERROR))
+    except DraError as e:
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        sys.stderr.write(f"error: {_one_line(e.message)}\n")
+        sys.exit(int(ExitCode.ERROR))
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        sys.exit(int(ExitCode.OK))
+    except Exception as e:  # a bug: one line, traceback with -v
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        sys.stderr.write(f"error: internal error: {type(e).__name__}: {_one_line(e)} (run with -v for a traceback)\n")
+        sys.exit(int(ExitCode.ERROR))
+    sys.exit(int(ExitCode.OK))

@@ -1,0 +1,22 @@
+"""Exit codes and the one error type the command line turns into `error: ...` + exit 2."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0  # nothing blocks: allocated, or allocatable now
+    BLOCKED = 1  # blocked / not satisfiable
+    ERROR = 2  # the tool could not do its job
+    INTERRUPTED = 130  # Ctrl-C
+
+
+class DraError(Exception):
+    """The tool could not do its job (bad input, object not found, API or auth failure): exit 2."""
+
+    exit_code = ExitCode.ERROR
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message

@@ -1,0 +1,141 @@
+"""Kubernetes versions kubectl-dra understands and their DRA feature-gate defaults (dra-facts.md §0)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+SUPPORTED_VERSIONS: tuple[tuple[int, int], ...] = ((1, 34), (1, 35), (1, 36), (1, 37))
+NEWEST = SUPPORTED_VERSIONS[-1]
+
+# Default value of every DRA gate per minor. GA gates are listed as True (locked on).
+_DEFAULTS: dict[tuple[int, int], dict[str, bool]] = {
+    (1, 34): {
+        "DynamicResourceAllocation": True,
+        "DRAPrioritizedList": True,
+        "DRAAdminAccess": True,
+        "DRAResourceClaimDeviceStatus": True,
+        "DRASchedulerFilterTimeout": True,
+        "DRAPartitionableDevices": False,
+        "DRADeviceTaints": False,
+        "DRADeviceTaintRules": False,
+        "DRAConsumableCapacity": False,
+        "DRADeviceBindingConditions": False,
+        "DRAExtendedResource": False,
+        "DRAListTypeAttributes": False,
+    },
+}
+_DEFAULTS[(1, 35)] = dict(_DEFAULTS[(1, 34)])
+_DEFAULTS[(1, 36)] = dict(
+    _DEFAULTS[(1, 35)],
+    DRAPartitionableDevices=True,
+    DRADeviceTaints=True,
+    DRAConsumableCapacity=True,
+    DRADeviceBindingConditions=True,
+    DRAExtendedResource=True,
+)
+_DEFAULTS[(1, 37)] = dict(_DEFAULTS[(1, 36)], DRADeviceTaintRules=True)
+
+KNOWN_GATES = frozenset(_DEFAULTS[NEWEST])
+
+
+class FeatureGateError(ValueError):
+    """A --feature-gates or --kubernetes-version value that cannot be used."""
+
+
+def parse_version(text: str) -> tuple[int, int]:
+    """'1.36', 'v1.36.2' or '1.36.2-gke.1' -> (1, 36); the value must be a supported minor."""
+    s = text.strip().lstrip("v")
+    parts = s.split(".")
+    try:
+        major, minor = int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()))
+    except (ValueError, IndexError):
+        raise FeatureGateError(f"invalid Kubernetes version {text!r}: expected 1.34, 1.35, 1.36 or 1.37") from None
+    if (major, minor) not in SUPPORTED_VERSIONS:
+        raise FeatureGateError(
+            f"Kubernetes version {major}.{minor} is not supported: expected one of "
+            + ", ".join(f"{a}.{b}" for a, b in SUPPORTED_VERSIONS)
+        )
+    return major, minor
+
+
+def parse_gates(text: str | None) -> dict[str, bool]:
+    """'A=true,B=false' -> {'A': True, 'B': False}; unknown names are an error."""
+    out: dict[str, bool] = {}
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or value.strip().lower() not in ("true", "false"):
+            raise FeatureGateError(f"invalid feature gate {item!r}: expected Name=true or Name=false")
+        if name not in KNOWN_GATES:
+            raise FeatureGateError(f"unknown feature gate {name!r}; known: {', '.join(sorted(KNOWN_GATES))}")
+        out[name] = value.strip().lower() == "true"
+    return out
+
+
+@dataclass(frozen=True)
+class Semantics:
+    """The Kubernetes version and feature gates an analysis assumes."""
+
+    version: tuple[int, int]
+    gates: Mapping[str, bool]
+    overridden: frozenset[str] = frozenset()
+    version_source: str = "default"  # "flag", "server" or "default"
+
+    @classmethod
+    def for_version(cls, version=NEWEST, overrides=None, version_source="default") -> "Semantics":
+        gates = dict(_DEFAULTS[version])
+        gates.update(overrides or {})
+        return cls(version, MappingProxyType(gates), frozenset(overrides or ()), version_source)
+
+    def gate(self, name: str) -> bool:
+        return bool(self.gates.get(name, False))
+
+    @property
+    def version_str(self) -> str:
+        return f"{self.version[0]}.{self.version[1]}"
+
+    # Allocator feature set, as kube-scheduler builds it from the gates (dra-facts §2.1).
+    @property
+    def admin_access(self) -> bool:
+        return self.gate("DRAAdminAccess")
+
+    @property
+    def prioritized_list(self) -> bool:
+        return self.gate("DRAPrioritizedList")
+
+    @property
+    def partitionable(self) -> bool:
+        return self.gate("DRAPartitionableDevices")
+
+    @property
+    def device_taints(self) -> bool:
+        return self.gate("DRADeviceTaints")
+
+    @property
+    def taint_rules(self) -> bool:
+        return self.gate("DRADeviceTaints") and self.gate("DRADeviceTaintRules")
+
+    @property
+    def consumable_capacity(self) -> bool:
+        return self.gate("DRAConsumableCapacity")
+
+    @property
+    def binding_conditions(self) -> bool:
+        return self.gate("DRADeviceBindingConditions") and self.gate("DRAResourceClaimDeviceStatus")
+
+    @property
+    def list_attributes(self) -> bool:
+        return self.gate("DRAListTypeAttributes")
+
+    def to_dict(self) -> dict:
+        return {
+            "kubernetesVersion": self.version_str,
+            "versionSource": self.version_source,
+            "featureGates": {k: self.gates[k] for k in sorted(self.gates)},
+            "overriddenGates": sorted(self.overridden),
+        }

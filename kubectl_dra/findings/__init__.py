@@ -1,0 +1,1 @@
+"""Coded findings: the registry (single source of truth) and the Report model."""

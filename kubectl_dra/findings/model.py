@@ -1,0 +1,109 @@
+"""Finding, Verdict and Report: what analysis returns and every renderer reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kubectl_dra.findings.registry import REGISTRY
+
+SCHEMA_VERSION = "kubectl-dra/v1alpha1"
+PIECES = ("claim", "class", "device", "node", "driver")
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    message: str
+    evidence: dict = field(default_factory=dict)
+    subject: dict = field(default_factory=dict)
+    hint_override: str | None = None
+
+    @property
+    def rule(self):
+        return REGISTRY[self.code]
+
+    @property
+    def name(self) -> str:
+        return self.rule.name
+
+    @property
+    def severity(self) -> str:
+        return self.rule.severity
+
+    @property
+    def blocking(self) -> bool:
+        return self.rule.blocking
+
+    @property
+    def missing(self) -> str | None:
+        return self.rule.missing
+
+    @property
+    def hint(self) -> str:
+        return self.hint_override or self.rule.hint
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "blocking": self.blocking,
+            "missing": self.missing,
+            "message": self.message,
+            "hint": self.hint,
+            "subject": self.subject,
+            "evidence": self.evidence,
+            "docs": f"docs/codes/{self.code}.md",
+        }
+
+
+def make(code: str, message: str, *, hint: str | None = None, subject: dict | None = None, **evidence: Any) -> Finding:
+    if code not in REGISTRY:
+        raise KeyError(f"unregistered finding code {code}")
+    return Finding(code, message, evidence, subject or {}, hint)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    blocked: bool
+    missing: str | None
+    summary: str
+
+    def to_dict(self) -> dict:
+        return {"blocked": self.blocked, "missing": self.missing, "summary": self.summary}
+
+
+def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
+    blocking = [f for f in findings if f.blocking]
+    if not blocking:
+        return Verdict(False, None, ok_summary)
+    order = {p: i for i, p in enumerate(PIECES)}
+    first = min(blocking, key=lambda f: order.get(f.missing or "", len(PIECES)))
+    return Verdict(True, first.missing, first.message)
+
+
+@dataclass(frozen=True)
+class Report:
+    """kind is "Diagnosis" (explain) or "MatchResult" (match); body holds the kind's own keys."""
+
+    kind: str
+    findings: tuple
+    body: dict
+    semantics: dict
+    verdict: Verdict | None = None
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"apiVersion": SCHEMA_VERSION, "kind": self.kind}
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_dict()
+        out.update(self.body)
+        out["findings"] = [f.to_dict() for f in self.findings]
+        out["semantics"] = self.semantics
+        return out
+
+    @property
+    def blocked(self) -> bool:
+        if self.kind == "MatchResult":
+            return not self.body.get("satisfiable", False)
+        return bool(self.verdict and self.verdict.blocked)

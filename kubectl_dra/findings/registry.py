@@ -1,0 +1,201 @@
+"""Every finding code kubectl-dra can emit: the single source for messages, hints and docs/codes/*.md.
+
+Codes are stable and never reused. Ranges follow the pipeline:
+  DRA0xx outcome and assumptions, DRA1xx gathering, DRA2xx claims and classes, DRA3xx CEL,
+  DRA4xx devices (allocation dry-run), DRA5xx nodes, DRA6xx kubelet and driver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str  # kebab-case, names the problem, not the fix
+    severity: str  # "error", "warning", "info"
+    blocking: bool  # does it keep the pod from getting its devices?
+    missing: str | None  # which of the pieces it points at: claim, class, device, node, driver
+    summary: str
+    hint: str
+    explanation: str
+
+
+_RULES = [
+    Rule("DRA001", "claim-allocated", "info", False, None,
+         "The claim is allocated; each request shows the device it got.",
+         "Nothing to do for this claim.",
+         "The scheduler allocated devices to the claim (`status.allocation`). kubectl-dra lists which device "
+         "each request got and, for the devices that were not chosen, why."),
+    Rule("DRA002", "claim-allocatable", "info", False, None,
+         "The claim is not allocated yet, but a dry-run of the allocator finds devices for it now.",
+         "Wait for the scheduler's next attempt; if the pod stays Pending, check the pod's other scheduling constraints.",
+         "kubectl-dra ran the allocator of the cluster's Kubernetes version against the current ResourceSlices "
+         "and allocated claims and found a node and devices. Allocations the scheduler has in flight are not "
+         "visible in the API, so a device may be taken between the dry-run and the scheduler's attempt."),
+    Rule("DRA003", "semantics-assumed", "info", False, None,
+         "The Kubernetes version and feature gates the analysis assumed.",
+         "Pass --kubernetes-version and --feature-gates to match the cluster's kube-scheduler.",
+         "Whether a device is allocatable depends on the scheduler's version and feature gates (for example "
+         "device taints, partitionable devices and consumable capacity are off by default before 1.36). Live, "
+         "kubectl-dra reads the API server's version; the scheduler's own gates cannot be read through the API."),
+    Rule("DRA004", "subrequest-fallback", "info", False, None,
+         "A firstAvailable request is (or would be) satisfied by a later subrequest, not the first one.",
+         "If the first subrequest is the one you want, look at why its devices were rejected.",
+         "With `firstAvailable`, the allocator tries the subrequests in order and keeps the first one that leads "
+         "to a complete allocation of every claim of the pod."),
+    Rule("DRA101", "permission-denied", "warning", False, None,
+         "kubectl-dra could not read some objects: the answer covers only what it could read.",
+         "Grant get/list/watch on the named resource (see docs/rbac.md) or run with a more privileged context.",
+         "The API server refused a read. kubectl-dra never writes to a cluster and needs only get, list and watch "
+         "on pods, events, nodes, resourceclaims, resourceclaimtemplates, deviceclasses and resourceslices. "
+         "Conclusions that depend on the unread objects are reported as unknown rather than guessed."),
+    Rule("DRA102", "resource-api-unavailable", "error", True, None,
+         "The API server does not serve resource.k8s.io, so no DRA object can be read.",
+         "Use a cluster with Dynamic Resource Allocation (Kubernetes 1.34+ serves resource.k8s.io/v1).",
+         "Discovery did not list resource.k8s.io/v1, v1beta2 or v1beta1."),
+    Rule("DRA201", "claim-not-created", "error", True, "claim",
+         "The pod's ResourceClaim has not been generated from its template yet.",
+         "The resourceclaim controller in kube-controller-manager creates it; check that it runs and look for FailedResourceClaimCreation events.",
+         "For `resourceClaimTemplateName`, the resourceclaim controller creates one claim per pod and records "
+         "its name in `pod.status.resourceClaimStatuses`. Until then the scheduler parks the pod silently "
+         "(`ResourceClaim not created yet`, with no event)."),
+    Rule("DRA202", "claim-template-missing", "error", True, "claim",
+         "The ResourceClaimTemplate the pod names does not exist.",
+         "Create the ResourceClaimTemplate in the pod's namespace, or fix resourceClaimTemplateName.",
+         "The controller reports `FailedResourceClaimCreation` on the pod: "
+         "`PodResourceClaim <name>: resource claim template \"<t>\": resourceclaimtemplate.resource.k8s.io \"<t>\" not found`."),
+    Rule("DRA203", "claim-missing", "error", True, "claim",
+         "The ResourceClaim the pod names does not exist.",
+         "Create the ResourceClaim in the pod's namespace, or fix resourceClaimName.",
+         "The scheduler reports `could not find ResourceClaim \"<ns>/<name>\"` and does not schedule the pod."),
+    Rule("DRA204", "claim-being-deleted", "error", True, "claim",
+         "The pod's ResourceClaim is being deleted.",
+         "Wait for the deletion to finish and let the controller recreate it, or recreate the claim.",
+         "A claim with a deletionTimestamp cannot be used: `resourceclaim \"<name>\" is being deleted`."),
+    Rule("DRA205", "claim-not-owned-by-pod", "error", True, "claim",
+         "The generated ResourceClaim the pod refers to is owned by another object.",
+         "Delete the stale claim so the controller generates one for this pod.",
+         "Claims generated from a template must be controlled by the pod: "
+         "`ResourceClaim <ns>/<name> was not created for pod <ns>/<pod> (pod is not owner)`."),
+    Rule("DRA206", "pod-claim-invalid", "error", True, "claim",
+         "A pod.spec.resourceClaims entry sets neither resourceClaimName nor resourceClaimTemplateName.",
+         "Set exactly one of the two fields.",
+         "The scheduler reports `none of the supported fields are set`."),
+    Rule("DRA211", "device-class-missing", "error", True, "class",
+         "A request or subrequest names a DeviceClass that does not exist.",
+         "Create the DeviceClass (cluster-scoped, usually by the cluster operator or the driver's chart), or fix deviceClassName.",
+         "The scheduler's PreFilter reports `request <req>: device class <class> does not exist` and retries when a "
+         "DeviceClass is added. No device can be considered without its class."),
+    Rule("DRA212", "feature-disabled", "error", True, "device",
+         "The claim uses a DRA feature that is disabled in the assumed Kubernetes version/feature gates.",
+         "Enable the named feature gate on kube-scheduler (and the API server), or stop using the field.",
+         "The allocator refuses claims that use firstAvailable, adminAccess or capacity requests while their gate is off."),
+    Rule("DRA213", "request-invalid", "error", True, "device",
+         "A request cannot be evaluated as written (empty selector, unsupported mode, too many devices).",
+         "Fix the request as the message says.",
+         "These are errors the allocator returns before searching; in the scheduler they abort the attempt."),
+    Rule("DRA301", "cel-runtime-error", "error", True, "device",
+         "A CEL selector fails at run time on a device; Kubernetes aborts the pod's scheduling attempt.",
+         "Guard optional attributes with has(device.attributes[\"domain\"].name) or use .?name.orValue(default).",
+         "In the allocator a selector error is fatal for the whole attempt, not \"device skipped\": the scheduler "
+         "reports `running \"DynamicResources\" filter plugin: class|claim <name>: selector #<i>: CEL runtime error: <err>` "
+         "and retries with backoff. Whether it fires depends on whether the search reaches that device."),
+    Rule("DRA302", "cel-compile-error", "error", True, "device",
+         "A CEL selector does not compile in the Kubernetes CEL environment.",
+         "Fix the expression; the message gives the position and cel-go's wording.",
+         "New expressions are validated by the API server, so this usually means a downgrade or a feature "
+         "disabled since the object was written."),
+    Rule("DRA401", "no-devices-published", "error", True, "device",
+         "No ResourceSlice publishes any device the request could use.",
+         "Install or fix the DRA driver so it publishes ResourceSlices for its devices.",
+         "Devices exist for DRA only as entries in ResourceSlices, written by the driver's kubelet plugin or "
+         "controller. With no slices the scheduler can only say `cannot allocate all claims`."),
+    Rule("DRA402", "no-device-matches-class", "error", True, "device",
+         "Devices are published, but none passes the DeviceClass's selectors.",
+         "Check the class's selectors (usually device.driver) against the driver name in the ResourceSlices.",
+         "Class selectors are evaluated before the request's; a device must pass all of them."),
+    Rule("DRA403", "no-device-matches-request", "error", True, "device",
+         "Devices pass the class, but none passes the request's own selectors.",
+         "Relax the request's CEL selector or add devices that satisfy it; the evidence shows the values each selector read.",
+         "Each request selector is evaluated per device; a device must pass all of them."),
+    Rule("DRA404", "devices-in-use", "error", True, "device",
+         "Matching devices exist, but they are already allocated to other claims.",
+         "Free a device (delete the pods holding it) or add devices; see which claims hold them in the evidence.",
+         "A device allocated to one claim (without adminAccess or shared consumable capacity) cannot be allocated to another."),
+    Rule("DRA405", "devices-tainted", "error", True, "device",
+         "Matching devices carry taints the request does not tolerate.",
+         "Add a matching toleration to the request, or remove the taint.",
+         "With DRADeviceTaints, NoSchedule and NoExecute taints (1.34: every taint) keep a device from being allocated "
+         "unless the request tolerates them."),
+    Rule("DRA406", "counters-exhausted", "error", True, "device",
+         "Matching devices consume shared counters that are already used up.",
+         "Free partitions that consume the same counter set, or request a smaller partition.",
+         "Partitionable devices consume counters from their pool's counter sets; a device is not allocatable if any "
+         "counter would go below zero."),
+    Rule("DRA407", "capacity-exhausted", "error", True, "device",
+         "Matching devices do not have enough consumable capacity left (or the request violates their policy).",
+         "Request less capacity, or free shares of the device.",
+         "With DRAConsumableCapacity, a shareable device can be allocated until its capacity is used up; requests are "
+         "rounded per the device's requestPolicy."),
+    Rule("DRA408", "not-enough-devices", "error", True, "device",
+         "Fewer devices are available than the request asks for.",
+         "Lower the count or add devices.",
+         "An ExactCount request needs `count` distinct devices on one node (or reachable from it)."),
+    Rule("DRA409", "constraint-unsatisfiable", "error", True, "device",
+         "Enough devices match each request, but no combination satisfies the claim's constraints.",
+         "Check matchAttribute/distinctAttribute against the devices' attributes shown in the evidence.",
+         "matchAttribute requires every affected device to have the same value; distinctAttribute requires different values."),
+    Rule("DRA410", "pool-incomplete", "warning", False, None,
+         "A resource pool is incomplete (not all of its ResourceSlices are published), so its devices are skipped.",
+         "Wait for the driver to finish publishing, or fix resourceSliceCount.",
+         "From 1.35 the allocator skips incomplete pools; a request with allocationMode All fails on them."),
+    Rule("DRA411", "pool-invalid", "warning", False, None,
+         "A resource pool is invalid (duplicate device names, unknown counter sets) and cannot be used.",
+         "Fix the driver's ResourceSlices.",
+         "1.34 aborts the scheduling attempt when it reaches an invalid pool; 1.35+ skips it and reports "
+         "`invalid resource pools were encountered` when nothing else fits."),
+    Rule("DRA412", "binding-conditions-unsupported", "warning", False, None,
+         "Matching devices have binding conditions, which the assumed feature gates do not support.",
+         "Enable DRADeviceBindingConditions and DRAResourceClaimDeviceStatus.",
+         "Devices with bindingConditions are skipped unless both gates are on."),
+    Rule("DRA413", "allocation-failed", "error", True, "device",
+         "Each request has candidate devices, but the allocator finds no complete allocation on any usable node.",
+         "Read the per-node reasons in the evidence: usually devices spread over nodes, counts or constraints.",
+         "All requests of all of the pod's claims must be satisfied on one node at once."),
+    Rule("DRA501", "no-reachable-node", "error", True, "node",
+         "Devices that match exist, but none is reachable from a node the pod may use.",
+         "Check the pod's nodeName, nodeSelector, affinity and tolerations against the nodes the devices are on.",
+         "A device is reachable from a node through its slice's nodeName, nodeSelector or allNodes (or per-device "
+         "node selection); the pod's own node constraints must allow that node."),
+    Rule("DRA502", "claim-allocated-elsewhere", "error", True, "node",
+         "The claim is already allocated to devices on a node the pod cannot use.",
+         "Delete the pod(s) that hold the claim so it is deallocated, or let the pod use that node.",
+         "The scheduler reports `resourceclaim not available on the node` for every other node."),
+    Rule("DRA503", "no-usable-node", "error", True, "node",
+         "No node passes the pod's own node constraints, independent of devices.",
+         "Check nodeName, nodeSelector, required node affinity, taints and cordoned nodes.",
+         "kubectl-dra checks nodeName, nodeSelector, required node affinity, node taints and cordons."),
+    Rule("DRA601", "driver-not-registered", "error", True, "driver",
+         "The kubelet on the pod's node reports the DRA driver is not registered.",
+         "Install the driver's kubelet plugin (DaemonSet) on that node and check its registration.",
+         "The kubelet prepares devices through the driver's kubelet plugin before starting the pod's containers: "
+         "`Failed to prepare dynamic resources: prepare dynamic resources: DRA driver <name> is not registered`."),
+    Rule("DRA602", "driver-prepare-failed", "error", True, "driver",
+         "The kubelet could not prepare the pod's devices.",
+         "Look at the driver's kubelet plugin logs on that node; the event message carries its error.",
+         "NodePrepareResources failed or timed out; the pod stays Pending/ContainerCreating and the kubelet retries."),
+    Rule("DRA603", "pod-not-reserved", "error", True, "driver",
+         "The pod runs on a node but is not in the claim's reservedFor list.",
+         "The scheduler reserves claims before binding; check for a racing deallocation or a hand-bound pod.",
+         "The kubelet refuses: `pod <pod> (<uid>) is not allowed to use ResourceClaim <claim> (<uid>)`."),
+    Rule("DRA604", "waiting-for-kubelet", "info", False, None,
+         "The pod is bound and its claims are allocated; the kubelet has not reported on preparing the devices.",
+         "If the pod stays Pending, check the kubelet and the driver's plugin on the node.",
+         "The API shows no kubelet event yet; kubectl-dra cannot see the driver's registration directly."),
+]
+
+REGISTRY: dict[str, Rule] = {r.code: r for r in _RULES}
+BY_NAME: dict[str, Rule] = {r.name: r for r in _RULES}
+assert len(REGISTRY) == len(_RULES) and len(BY_NAME) == len(_RULES), "duplicate code or name"

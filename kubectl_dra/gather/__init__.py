@@ -1,0 +1,1 @@
+"""Gathering: the only layer that does I/O. It produces an immutable Snapshot."""

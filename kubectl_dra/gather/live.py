@@ -1,0 +1,222 @@
+"""Live input: read-only GET/LIST calls through the kubernetes client's kubeconfig handling (exec plugins,
+OIDC, certificates, tokens), returning raw JSON dicts. Every kind is listed once, paginated, in parallel.
+The kubernetes package is imported here only, on first use."""
+
+from __future__ import annotations
+
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import quote, urlencode
+
+from kubectl_dra.errors import DraError
+from kubectl_dra.gather.files import snapshot_from_objects
+from kubectl_dra.gather.snapshot import Gap, Snapshot
+
+PAGE = 500
+RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
+
+
+class _Forbidden(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Client:
+    """A minimal read-only REST client: GET only, JSON in, dicts out."""
+
+    def __init__(self, kubeconfig: str | None, context: str | None, timeout: float | None):
+        try:
+            from kubernetes import config
+            from kubernetes.config.config_exception import ConfigException
+        except ImportError as e:  # pragma: no cover - packaging error
+            raise DraError(f"the kubernetes client is not installed: {e}") from None
+        try:
+            self.api = config.new_client_from_config(config_file=kubeconfig, context=context)
+        except ConfigException as e:
+            raise DraError(f"invalid kubeconfig: {str(e).splitlines()[0] if str(e) else e}") from None
+        except FileNotFoundError as e:
+            raise DraError(f"kubeconfig not found: {e.filename or kubeconfig}") from None
+        except Exception as e:  # yaml errors, exec plugin failures...
+            raise DraError(f"cannot load kubeconfig: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+        self.timeout = timeout
+        self.host = self.api.configuration.host
+
+    def get(self, path: str, query: dict | None = None) -> dict:
+        from kubernetes.client.exceptions import ApiException
+
+        url_path = path + (("?" + urlencode(query)) if query else "")
+        try:
+            method, url, headers, _, _ = self.api.param_serialize(
+                "GET", url_path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
+            resp = self.api.call_api(method, url, header_params=headers, _request_timeout=self.timeout)
+            data = resp.read()
+        except ApiException as e:
+            msg = _api_message(e)
+            if e.status in (403, 404):
+                raise _Forbidden(e.status, msg) from None
+            if e.status == 401:
+                raise DraError(f"Unauthorized: the server rejected the credentials of this kubeconfig ({msg})") from None
+            if e.status == 0:
+                raise DraError(f"unable to connect to the server at {self.host}: {msg}") from None
+            raise DraError(f"the server answered {e.status} for GET {path}: {msg}") from None
+        except DraError:
+            raise
+        except Exception as e:  # urllib3 connection and timeout errors, exec plugin errors
+            text = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise DraError(f"unable to connect to the server at {self.host}: {text}") from None
+        try:
+            return json.loads(data)
+        except (ValueError, TypeError):
+            raise DraError(f"the server's answer to GET {path} is not JSON") from None
+
+    def list(self, path: str, kind: str, api_version: str, query: dict | None = None) -> list[dict]:
+        items: list[dict] = []
+        cont = None
+        while True:
+            q = dict(query or {}, limit=PAGE)
+            if cont:
+                q["continue"] = cont
+            page = self.get(path, q)
+            for it in page.get("items") or []:
+                it.setdefault("kind", kind)
+                it.setdefault("apiVersion", api_version)
+                items.append(it)
+            cont = (page.get("metadata") or {}).get("continue")
+            if not cont:
+                return items
+
+
+def _api_message(e) -> str:
+    body = getattr(e, "body", None)
+    if body:
+        try:
+            return json.loads(body).get("message") or str(e.reason)
+        except (ValueError, AttributeError, TypeError):
+            pass
+    return str(getattr(e, "reason", "") or e).strip()
+
+
+def _progress(enabled: bool, text: str) -> None:
+    if enabled:
+        sys.stderr.write(f"\r\x1b[2K{text}")
+        sys.stderr.flush()
+
+
+def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim_name=None,
+                all_namespaces=False, progress=False) -> Snapshot:
+    """Fetch what explain/match need. Missing permissions become Gaps, not failures."""
+    c = Client(kubeconfig, context, timeout)
+    if namespace is None:
+        namespace = _context_namespace(kubeconfig, context)
+    gaps: list[Gap] = []
+    _progress(progress, "Discovering resource.k8s.io ...")
+    try:
+        group = c.get("/apis/resource.k8s.io")
+        served = {v.get("version") for v in group.get("versions") or []}
+    except _Forbidden:
+        served = set()
+    rv = next((v for v in RESOURCE_VERSIONS if v in served), None)
+    server_version = None
+    try:
+        server_version = c.get("/version").get("gitVersion")
+    except _Forbidden:
+        pass
+    if rv is None:
+        gaps.append(Gap("get", "resource.k8s.io", None, "not-served",
+                        "the server does not serve resource.k8s.io/v1, v1beta2 or v1beta1"))
+    api = f"resource.k8s.io/{rv}" if rv else None
+    objs: list[dict] = []
+
+    # The object asked about comes first; without it there is nothing to explain.
+    pod = None
+    if pod_name is not None:
+        if all_namespaces:
+            found = c.list("/api/v1/pods", "Pod", "v1", {"fieldSelector": f"metadata.name={pod_name}"})
+            if not found:
+                raise DraError(f'pods "{pod_name}" not found in any namespace')
+            if len(found) > 1:
+                names = ", ".join(sorted(p["metadata"]["namespace"] for p in found))
+                raise DraError(f'pod "{pod_name}" exists in several namespaces ({names}); pass -n')
+            pod = found[0]
+        else:
+            try:
+                pod = c.get(f"/api/v1/namespaces/{quote(namespace)}/pods/{quote(pod_name)}")
+            except _Forbidden as e:
+                if e.status == 404:
+                    raise DraError(f'pods "{pod_name}" not found in namespace "{namespace}"') from None
+                raise DraError(f'cannot get pod "{pod_name}" in namespace "{namespace}": {e.message}') from None
+        pod.setdefault("kind", "Pod")
+        pod.setdefault("apiVersion", "v1")
+        namespace = pod["metadata"].get("namespace") or namespace
+        objs.append(pod)
+
+    jobs = {}
+
+    def add(key, fn, verb, resource, ns=None):
+        jobs[key] = (fn, verb, resource, ns)
+
+    if api:
+        base = f"/apis/{api}"
+        add("claims", lambda: c.list(f"{base}/resourceclaims", "ResourceClaim", api), "list",
+            "resourceclaims.resource.k8s.io")
+        add("templates", lambda: c.list(f"{base}/namespaces/{quote(namespace)}/resourceclaimtemplates",
+                                        "ResourceClaimTemplate", api),
+            "list", "resourceclaimtemplates.resource.k8s.io", namespace)
+        add("classes", lambda: c.list(f"{base}/deviceclasses", "DeviceClass", api), "list",
+            "deviceclasses.resource.k8s.io")
+        add("slices", lambda: c.list(f"{base}/resourceslices", "ResourceSlice", api), "list",
+            "resourceslices.resource.k8s.io")
+    add("nodes", lambda: c.list("/api/v1/nodes", "Node", "v1"), "list", "nodes")
+    if pod is not None:
+        sel = f"involvedObject.kind=Pod,involvedObject.name={pod_name}"
+        add("events", lambda: c.list(f"/api/v1/namespaces/{quote(namespace)}/events", "Event", "v1",
+                                     {"fieldSelector": sel}), "list", "events", namespace)
+    _progress(progress, f"Fetching {', '.join(jobs)} ...")
+    results = {}
+    with ThreadPoolExecutor(max_workers=min(6, len(jobs) or 1)) as pool:
+        futures = {k: pool.submit(fn) for k, (fn, *_rest) in jobs.items()}
+        for k, fut in futures.items():
+            fn, verb, resource, ns = jobs[k]
+            try:
+                results[k] = fut.result()
+            except _Forbidden as e:
+                gaps.append(Gap(verb, resource, ns, "forbidden" if e.status == 403 else "not-found", e.message))
+    # Without cluster-wide claims, at least the namespace's own claims (devices in use elsewhere stay unknown).
+    if api and "claims" not in results:
+        try:
+            results["claims"] = c.list(f"/apis/{api}/namespaces/{quote(namespace)}/resourceclaims", "ResourceClaim", api)
+        except _Forbidden as e:
+            gaps.append(Gap("list", "resourceclaims.resource.k8s.io", namespace, "forbidden", e.message))
+    if claim_name is not None and api and not any(
+        (o["metadata"].get("namespace") == namespace and o["metadata"].get("name") == claim_name)
+        for o in results.get("claims", [])
+    ):
+        try:
+            one = c.get(f"/apis/{api}/namespaces/{quote(namespace)}/resourceclaims/{quote(claim_name)}")
+            one.setdefault("kind", "ResourceClaim")
+            one.setdefault("apiVersion", api)
+            results.setdefault("claims", []).append(one)
+        except _Forbidden as e:
+            if e.status != 404:
+                gaps.append(Gap("get", "resourceclaims.resource.k8s.io", namespace, "forbidden", e.message))
+    _progress(progress, "")
+    for k in ("claims", "templates", "classes", "slices", "nodes", "events"):
+        objs.extend(results.get(k, []))
+    snap = snapshot_from_objects(objs, namespace, source="live")
+    return Snapshot(**{**snap.__dict__, "gaps": tuple(gaps), "server_version": server_version,
+                       "resource_api_version": rv, "notes": (f"namespace={namespace}",)})
+
+
+def _context_namespace(kubeconfig, context) -> str:
+    """The namespace of the kubeconfig context, as kubectl uses it; 'default' otherwise."""
+    try:
+        from kubernetes import config
+
+        contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)
+        ctx = next((c for c in contexts if c.get("name") == context), None) if context else active
+        return ((ctx or {}).get("context") or {}).get("namespace") or "default"
+    except Exception:
+        return "default"

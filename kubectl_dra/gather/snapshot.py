@@ -1,0 +1,40 @@
+"""The Snapshot: everything analysis may look at, gathered once, never changed afterwards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Something that could not be read (RBAC, missing API): analysis says so instead of guessing."""
+
+    verb: str
+    resource: str  # e.g. "resourceslices.resource.k8s.io"
+    namespace: str | None
+    reason: str  # "forbidden", "not-served", "error"
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"verb": self.verb, "resource": self.resource, "namespace": self.namespace,
+                "reason": self.reason, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """API objects as raw dicts in the resource.k8s.io/v1 shape (older versions are normalised on
+    the way in). Treat every dict as read-only."""
+
+    pods: tuple = ()
+    claims: tuple = ()
+    templates: tuple = ()
+    classes: tuple = ()
+    slices: tuple = ()
+    nodes: tuple = ()
+    events: tuple = ()  # normalised, see gather.events
+    taint_rules: tuple = ()
+    gaps: tuple = ()
+    source: str = "files"  # "files" or "live"
+    server_version: str | None = None
+    resource_api_version: str | None = None  # which resource.k8s.io version was read
+    notes: tuple = field(default=())

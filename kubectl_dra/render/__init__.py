@@ -1,0 +1,18 @@
+"""Renderers: Report -> text on a stream. They never analyse and never call an API."""
+
+FORMATS = ("text", "json", "yaml")
+
+
+def render(report, fmt: str, stream, color: bool = False, width: int | None = None, all_devices: bool = False) -> None:
+    if fmt == "json":
+        from kubectl_dra.render.structured import to_json
+
+        stream.write(to_json(report))
+    elif fmt == "yaml":
+        from kubectl_dra.render.structured import to_yaml
+
+        stream.write(to_yaml(report))
+    else:
+        from kubectl_dra.render.text import render_text
+
+        render_text(report, stream, color=color, width=width, all_devices=all_devices)

@@ -1,0 +1,32 @@
+"""JSON and YAML from one serialisation (Report.to_dict), so they cannot disagree."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from kubectl_dra.quantity import format_quantity
+
+
+def _default(o):
+    if isinstance(o, Fraction):
+        return format_quantity(o)
+    if isinstance(o, (set, frozenset, tuple)):
+        return list(o)
+    return str(o)
+
+
+def plain(report) -> dict:
+    """The report as plain JSON-compatible data."""
+    return json.loads(json.dumps(report.to_dict(), default=_default))
+
+
+def to_json(report) -> str:
+    return json.dumps(plain(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def to_yaml(report) -> str:
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(plain(report), Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)

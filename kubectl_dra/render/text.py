@@ -1,0 +1,258 @@
+"""Describe-like text for people. Every cluster string goes through esc(); rich never parses markup."""
+
+from __future__ import annotations
+
+from kubectl_dra.render.escape import esc
+
+MAX_DEVICES = 10
+EXAMPLES_PER_REASON = 3
+
+_SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+_OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
+
+
+class _Out:
+    """Collects styled lines; prints through one rich Console with markup, highlighting and emoji off."""
+
+    def __init__(self, stream, color: bool, width: int | None):
+        from rich.console import Console
+
+        self.console = Console(file=stream, markup=False, highlight=False, emoji=False,
+                               force_terminal=color, no_color=not color, color_system="standard" if color else None,
+                               width=width or 100000, soft_wrap=True)
+
+    def line(self, *parts) -> None:
+        """parts: str (plain) or (str, style)."""
+        from rich.text import Text
+
+        t = Text()
+        for p in parts:
+            if isinstance(p, tuple):
+                t.append(p[0], style=p[1] if p[1] else None)
+            else:
+                t.append(p)
+        self.console.print(t, soft_wrap=True)
+
+    def blank(self) -> None:
+        self.console.print("", soft_wrap=True)
+
+
+def _kv(out: _Out, key: str, value, style: str | None = None, indent: int = 0, keyw: int = 14) -> None:
+    pad = " " * indent
+    out.line(pad + f"{key + ':':<{keyw}}", (value, style) if style else value)
+
+
+def _table(out: _Out, headers: list[str], rows: list[list], indent: int, styles: list | None = None) -> None:
+    widths = [len(h) for h in headers]
+    for r in rows:
+        for i, c in enumerate(r):
+            widths[i] = max(widths[i], len(c))
+    pad = " " * indent
+    out.line(pad + "   ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip())
+    for ri, r in enumerate(rows):
+        parts = [pad]
+        for i, c in enumerate(r):
+            cell = c.ljust(widths[i]) if i < len(r) - 1 else c
+            st = styles[ri][i] if styles and styles[ri] and i < len(styles[ri]) else None
+            parts.append((cell, st) if st else cell)
+            if i < len(r) - 1:
+                parts.append("   ")
+        out.line(*parts)
+
+
+def render_text(report, stream, color: bool = False, width: int | None = None, all_devices: bool = False) -> None:
+    d = report.to_dict()
+    out = _Out(stream, color, width)
+    if d["kind"] == "MatchResult":
+        _match(out, d, all_devices)
+    else:
+        _diagnosis(out, d, all_devices)
+
+
+def _semantics_line(sem: dict) -> str:
+    over = sem.get("overriddenGates") or []
+    gates = ", ".join(f"{g}={'true' if sem['featureGates'][g] else 'false'}" for g in over) or "defaults"
+    return f"Kubernetes {sem['kubernetesVersion']} ({sem['versionSource']}), feature gates: {gates}"
+
+
+def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
+    v = d["verdict"]
+    if "pod" in d:
+        pod = d["pod"]
+        _kv(out, "Pod", f"{esc(pod['namespace'])}/{esc(pod['name'])}")
+        _kv(out, "Node", esc(pod.get("node")) or "<none>")
+        _kv(out, "Phase", esc(pod.get("phase")) or "<unknown>")
+    else:
+        c = d["claim"]
+        _kv(out, "Claim", f"{esc(c['namespace'])}/{esc(c['name'])}")
+        _kv(out, "Owners", ", ".join(esc(o) for o in c.get("owners") or []) or "<none>")
+    _kv(out, "Semantics", _semantics_line(d["semantics"]))
+    if v["blocked"]:
+        _kv(out, "Verdict", f"Blocked: missing {v['missing'] or 'unknown'}", "bold red")
+    else:
+        _kv(out, "Verdict", "OK: nothing blocks", "bold green")
+    _kv(out, "Summary", esc(v["summary"]))
+    if "podClaims" in d:
+        out.blank()
+        out.line("Pod claims:")
+        if not d["podClaims"]:
+            out.line("  <none>")
+        for pc in d["podClaims"]:
+            src = f"template {esc(pc['sourceName'])}" if pc["source"] == "template" else (
+                f"claim {esc(pc['sourceName'])}" if pc["source"] == "claim" else "<invalid>")
+            claim = esc(pc["claim"]) if pc["claim"] else ("<skipped>" if pc["skipped"] else "<not created>")
+            out.line(f"  {esc(pc['name'])}:  {claim} (from {src})")
+    for c in d.get("claims") or []:
+        out.blank()
+        _claim(out, c, all_devices)
+    findings = [f for f in d["findings"]]
+    out.blank()
+    out.line("Findings:")
+    if not findings:
+        out.line("  <none>")
+    for f in findings:
+        out.line("  ", (f["code"], "bold"), "  ", (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])), "  ",
+                 esc(f["message"]))
+        if f["severity"] != "info" or f["code"] in ("DRA002",):
+            out.line(" " * 19 + "hint: " + esc(f["hint"]))
+    if "events" in d:
+        out.blank()
+        out.line("Events:")
+        evs = d["events"]
+        if not evs:
+            out.line("  <none>")
+        else:
+            rows, styles = [], []
+            for e in evs:
+                src = e["source"]["component"] + (f", {e['source']['host']}" if e["source"].get("host") else "")
+                count = f" (x{e['count']})" if e.get("count", 1) > 1 else ""
+                rows.append([esc(e["time"]) or "<unknown>", esc(e["type"]), esc(e["reason"]), esc(src),
+                             esc(e["message"]) + count])
+                styles.append([None, "yellow" if e["type"] == "Warning" else None, None, None, None])
+            _table(out, ["LAST SEEN", "TYPE", "REASON", "FROM", "MESSAGE"], rows, 2, styles)
+
+
+def _claim(out: _Out, c: dict, all_devices: bool) -> None:
+    out.line(f"Claim {esc(c['namespace'])}/{esc(c['name'])}:")
+    _kv(out, "State", esc(c["state"]), indent=2, keyw=12)
+    if c.get("allocation"):
+        res = c["allocation"]["results"]
+        _kv(out, "Allocated", ", ".join(f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}"
+                                       for r in res) or "<no devices>", "green", indent=2, keyw=12)
+        if c.get("reservedFor"):
+            _kv(out, "Reserved", ", ".join(esc(r) for r in c["reservedFor"]), indent=2, keyw=12)
+    elif c.get("dryRun"):
+        res = c["dryRun"]["results"]
+        _kv(out, "Dry-run", ", ".join(f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}"
+                                     for r in res), "green", indent=2, keyw=12)
+    for r in c.get("requests") or []:
+        mode = f"{r['allocationMode']} {r['count']}" if r["allocationMode"] == "ExactCount" else r["allocationMode"]
+        cls = esc(r["deviceClassName"]) + ("" if r["classFound"] else " (does not exist)")
+        out.line(f"  Request {esc(r['name'])}:  {mode} of class {cls}")
+        if r["classSelectors"]:
+            out.line("    Class selectors:")
+            for i, s in enumerate(r["classSelectors"]):
+                _expr(out, i, s)
+        if r["selectors"]:
+            out.line("    Selectors:")
+            for i, s in enumerate(r["selectors"]):
+                _expr(out, i, s)
+        if r["classFound"]:
+            _devices(out, r["devices"], all_devices, 4)
+
+
+def _expr(out: _Out, i: int, expr) -> None:
+    lines = str(expr or "").splitlines() or [""]
+    out.line(f"      #{i}  {esc(lines[0])}")
+    for ln in lines[1:]:
+        out.line(f"          {esc(ln)}")
+
+
+def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
+    pad = " " * indent
+    counts = {}
+    for dv in devices:
+        counts[dv["outcome"]] = counts.get(dv["outcome"], 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    out.line(f"{pad}Devices:  {len(devices)}" + (f" ({summary})" if summary else ""))
+    if not devices:
+        out.line(f"{pad}  <none published>")
+        return
+    shown = devices if all_devices else _pick(devices)
+    rows = [[esc(f"{dv['driver']}/{dv['pool']}/{dv['device']}"), esc(dv.get("node")) or "-", dv["outcome"],
+             esc(dv["reason"])] for dv in shown]
+    styles = [[None, None, _OUTCOME_STYLE.get(dv["outcome"]), None] for dv in shown]
+    _table(out, ["DEVICE", "NODE", "OUTCOME", "REASON"], rows, indent + 2, styles)
+    hidden = len(devices) - len(shown)
+    if hidden > 0:
+        out.line(f"{pad}  ... and {hidden} more (--all-devices shows every device)")
+
+
+def _pick(devices: list) -> list:
+    """Selected and candidate devices first, then a few examples per rejection stage."""
+    keep = [dv for dv in devices if dv["outcome"] != "rejected"][:MAX_DEVICES]
+    per_stage: dict = {}
+    for dv in devices:
+        if dv["outcome"] == "rejected":
+            lst = per_stage.setdefault(dv.get("stage", ""), [])
+            if len(lst) < EXAMPLES_PER_REASON:
+                lst.append(dv)
+    for lst in per_stage.values():
+        keep.extend(lst)
+    order = {id(dv): i for i, dv in enumerate(devices)}
+    return sorted(keep, key=lambda dv: order[id(dv)])
+
+
+def _match(out: _Out, d: dict, all_devices: bool) -> None:
+    c = d["claim"]
+    _kv(out, "Claim", f"{esc(c['namespace'])}/{esc(c['name'])}")
+    _kv(out, "Semantics", _semantics_line(d["semantics"]))
+    if d["satisfiable"]:
+        _kv(out, "Satisfiable", "yes, on node(s) " + ", ".join(esc(n) for n in d["nodes"]), "bold green")
+    else:
+        _kv(out, "Satisfiable", "no", "bold red")
+    if d.get("dryRun"):
+        _kv(out, "Would get", ", ".join(f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}"
+                                       for r in d["dryRun"]["results"]))
+    for r in d["requests"]:
+        out.blank()
+        out.line(f"Request {esc(r['name'])} (class {esc(r['deviceClassName'])}):")
+        devs = r["devices"]
+        good = [x for x in devs if x["outcome"] != "rejected"]
+        bad = [x for x in devs if x["outcome"] == "rejected"]
+        if all_devices:
+            _devices(out, devs, True, 2)
+            continue
+        out.line(f"  Matching devices: {len(good)}")
+        if good:
+            rows = [[esc(f"{x['driver']}/{x['pool']}/{x['device']}"), esc(x.get("node")) or "-", x["outcome"]]
+                    for x in good[:MAX_DEVICES]]
+            _table(out, ["DEVICE", "NODE", "OUTCOME"], rows, 4,
+                   [[None, None, _OUTCOME_STYLE.get(x["outcome"])] for x in good[:MAX_DEVICES]])
+            if len(good) > MAX_DEVICES:
+                out.line(f"    ... and {len(good) - MAX_DEVICES} more")
+        out.line(f"  Rejected devices: {len(bad)}")
+        groups: dict = {}
+        for x in bad:
+            groups.setdefault(_reason_key(x), []).append(x)
+        for key, xs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            out.line(f"    {len(xs)} x {esc(key)}")
+            for x in xs[:EXAMPLES_PER_REASON]:
+                out.line(f"        {esc(x['driver'])}/{esc(x['pool'])}/{esc(x['device'])}: {esc(x['reason'])}")
+            if len(xs) > EXAMPLES_PER_REASON:
+                out.line(f"        ... and {len(xs) - EXAMPLES_PER_REASON} more")
+    out.blank()
+    out.line("Findings:")
+    for f in d["findings"]:
+        out.line("  ", (f["code"], "bold"), "  ", (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])), "  ",
+                 esc(f["message"]))
+
+
+def _reason_key(x: dict) -> str:
+    stage = x.get("stage") or ""
+    ev = x.get("evidence") or {}
+    if stage in ("class", "request", "cel-error") and "selector" in ev:
+        return f"{stage} selector #{ev['selector']}" + (" (CEL error)" if stage == "cel-error" else " is false")
+    return {"in-use": "already allocated", "node": "not on a usable node", "taint": "untolerated taint",
+            "counters": "shared counters exhausted", "capacity": "not enough capacity", "pool": "pool unusable",
+            "binding": "binding conditions unsupported", "feature": "feature disabled"}.get(stage, stage or "rejected")
