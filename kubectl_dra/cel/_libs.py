@@ -1,0 +1,518 @@
+"""Kubernetes CEL libraries (quantity, semver, lists, regex, URLs, IP/CIDR, DRA ``includes``)
+implemented as Python functions for cel-cpp.
+
+cel-cpp keys runtime overloads by argument *kind* and all messages share one kind, so every
+function name gets exactly one implementation per kind signature: the typed overloads the checker
+needs are declared without an implementation, plus one hidden overload on the never-constructed
+``kubernetes.ImplDispatch`` message (or DYN) that carries the implementation, which dispatches on
+the Python class.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from fractions import Fraction
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from . import _quantity as qlib
+from . import _semver as slib
+
+
+class CelFunctionError(Exception):
+    """Raised by a library implementation; becomes a CEL error value with this text."""
+
+
+NO_SUCH_OVERLOAD = "no such overload"
+
+
+def _err(msg: str) -> CelFunctionError:
+    return CelFunctionError(msg)
+
+
+class Types:
+    """Late-bound protobuf message classes (built in environment.py)."""
+
+    Q: Any = None
+    S: Any = None
+    URL: Any = None
+    IP: Any = None
+    CIDR: Any = None
+
+
+_QCACHE: dict[str, Fraction] = {}
+_SCACHE: dict[str, tuple] = {}
+
+
+def qval(m: Any) -> Fraction:
+    s = m.v
+    f = _QCACHE.get(s)
+    if f is None:
+        f = qlib.from_canonical(s)
+        if len(_QCACHE) < 100_000:
+            _QCACHE[s] = f
+    return f
+
+
+def qmsg(value: Fraction) -> Any:
+    return Types.Q(v=qlib.canonical(value))
+
+
+def sval(m: Any) -> tuple:
+    s = m.v
+    v = _SCACHE.get(s)
+    if v is None:
+        v = slib.parse_canonical(s)
+        if len(_SCACHE) < 100_000:
+            _SCACHE[s] = v
+    return v
+
+
+def smsg(parsed: tuple) -> Any:
+    return Types.S(v=slib.canonical(parsed))
+
+
+# ---------------------------------------------------------------- quantity
+def f_quantity(s: str) -> Any:
+    try:
+        return qmsg(qlib.parse(s))
+    except qlib.QuantityError as e:
+        raise _err(str(e)) from None
+
+
+def f_is_quantity(s: str) -> bool:
+    return qlib.is_quantity(s)
+
+
+def f_sign(q: Any) -> int:
+    return qlib.sign(qval(q))
+
+
+def f_is_integer(q: Any) -> bool:
+    return qlib.as_int64(qval(q)) is not None
+
+
+def f_as_integer(q: Any) -> int:
+    v = qlib.as_int64(qval(q))
+    if v is None:
+        raise _err("cannot convert value to integer")
+    return v
+
+
+def f_as_float(q: Any) -> float:
+    v = qval(q)
+    try:
+        return v.numerator / v.denominator
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+def f_add_q(a: Any, b: Any) -> Any:
+    return qmsg(qval(a) + qval(b))
+
+
+def f_add_i(a: Any, b: int) -> Any:
+    return qmsg(qval(a) + b)
+
+
+def f_sub_q(a: Any, b: Any) -> Any:
+    return qmsg(qval(a) - qval(b))
+
+
+def f_sub_i(a: Any, b: int) -> Any:
+    return qmsg(qval(a) - b)
+
+
+def _cmp_any(a: Any, b: Any) -> int:
+    ta, tb = type(a), type(b)
+    if ta is not tb:
+        raise _err(NO_SUCH_OVERLOAD)
+    if ta is Types.Q:
+        x, y = qval(a), qval(b)
+        return (x > y) - (x < y)
+    if ta is Types.S:
+        return slib.compare(sval(a), sval(b))
+    raise _err(NO_SUCH_OVERLOAD)
+
+
+def f_compare_to(a: Any, b: Any) -> int:
+    return _cmp_any(a, b)
+
+
+def f_is_greater(a: Any, b: Any) -> bool:
+    return _cmp_any(a, b) > 0
+
+
+def f_is_less(a: Any, b: Any) -> bool:
+    return _cmp_any(a, b) < 0
+
+
+# ---------------------------------------------------------------- semver
+def _parse_semver(s: str, normalize: bool) -> tuple:
+    if normalize:
+        s = slib.normalize(s)
+    return slib.parse(s)
+
+
+def f_semver(s: str, normalize: bool = False) -> Any:
+    try:
+        return smsg(_parse_semver(s, normalize))
+    except slib.SemverError as e:
+        raise _err(str(e)) from None
+
+
+def f_is_semver(s: str, normalize: bool = False) -> bool:
+    try:
+        _parse_semver(s, normalize)
+    except slib.SemverError:
+        return False
+    return True
+
+
+def f_major(v: Any) -> int:
+    return sval(v)[0]
+
+
+def f_minor(v: Any) -> int:
+    return sval(v)[1]
+
+
+def f_patch(v: Any) -> int:
+    return sval(v)[2]
+
+
+# ---------------------------------------------------------------- equality helper (CEL semantics)
+def cel_equal(a: Any, b: Any) -> bool:
+    """CEL heterogeneous equality for Python-converted values; Semver/Quantity vs other: error."""
+    ta, tb = type(a), type(b)
+    msg = (Types.Q, Types.S)
+    if ta in msg or tb in msg:
+        if ta is not tb:
+            raise _err(NO_SUCH_OVERLOAD)
+        return a.v == b.v
+    if ta is bool or tb is bool:
+        return ta is tb and a == b
+    num = (int, float)
+    if ta in num and tb in num:
+        return a == b
+    if ta is not tb:
+        return False
+    if ta is list:
+        return len(a) == len(b) and all(cel_equal(x, y) for x, y in zip(a, b))
+    if ta is dict:
+        if len(a) != len(b):
+            return False
+        for k, v in a.items():
+            if k not in b or not cel_equal(v, b[k]):
+                return False
+        return True
+    return a == b
+
+
+def _less(a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    num = (int, float)
+    if ta in num and tb in num and ta is not bool and tb is not bool:
+        return a < b
+    if ta is not tb or ta in (list, dict):
+        raise _err(NO_SUCH_OVERLOAD)
+    if ta in (Types.Q, Types.S):
+        return _cmp_any(a, b) < 0
+    return a < b
+
+
+# ---------------------------------------------------------------- k8s lists library
+def f_is_sorted(lst: list) -> bool:
+    for x, y in zip(lst, lst[1:]):
+        if _less(y, x):
+            return False
+    return True
+
+
+def f_sum(lst: list) -> Any:
+    if not lst:
+        return 0
+    total = lst[0]
+    for x in lst[1:]:
+        total = total + x
+    if isinstance(total, int) and not -(2**63) <= total < 2**63:
+        raise _err("integer overflow")
+    return total
+
+
+def f_min(lst: list) -> Any:
+    if not lst:
+        raise _err("min called on empty list")
+    best = lst[0]
+    for x in lst[1:]:
+        if _less(x, best):
+            best = x
+    return best
+
+
+def f_max(lst: list) -> Any:
+    if not lst:
+        raise _err("max called on empty list")
+    best = lst[0]
+    for x in lst[1:]:
+        if _less(best, x):
+            best = x
+    return best
+
+
+def _check_index(s: str, i: int) -> None:
+    if i < 0 or i > len(s):
+        raise _err(f"index out of range: {i}")
+
+
+def f_index_of_str(s: str, sub: str, start: int = 0) -> int:
+    _check_index(s, start)
+    return s.find(sub, start)
+
+
+def f_last_index_of_str(s: str, sub: str, offset: int | None = None) -> int:
+    if offset is None:
+        return s.rfind(sub)
+    _check_index(s, offset)
+    return s.rfind(sub, 0, offset + len(sub))
+
+
+def f_index_of_list(lst: list, x: Any) -> int:
+    for i, v in enumerate(lst):
+        if cel_equal(v, x):
+            return i
+    return -1
+
+
+def f_last_index_of_list(lst: list, x: Any) -> int:
+    for i in range(len(lst) - 1, -1, -1):
+        if cel_equal(lst[i], x):
+            return i
+    return -1
+
+
+# ---------------------------------------------------------------- DRA includes (1.36+)
+MAX_INCLUDES = 48
+
+
+def f_includes(target: Any, x: Any) -> bool:
+    if isinstance(target, list):
+        if len(target) > MAX_INCLUDES:
+            raise _err(f"'includes' function cannot be applied to lists longer than {MAX_INCLUDES} values")
+        return any(cel_equal(v, x) for v in target)
+    return cel_equal(target, x)
+
+
+# ---------------------------------------------------------------- regex (k8s find/findAll on RE2)
+_RE_CACHE: dict[str, re.Pattern] = {}
+_UNSUPPORTED = re.compile(r"\(\?[=!]|\(\?<[=!]|\\[1-9]|\(\?>|[*+?}][+]")
+
+
+def compile_re2(pattern: str) -> re.Pattern:
+    """Compile an RE2 pattern with Python's re, rejecting Perl-only syntax RE2 does not accept."""
+    rx = _RE_CACHE.get(pattern)
+    if rx is not None:
+        return rx
+    m = _UNSUPPORTED.search(pattern)
+    if m:
+        raise _err(f"error parsing regexp: invalid or unsupported Perl syntax: `{m.group()}`")
+    py = pattern.replace("(?<", "(?P<").replace("(?P<=", "(?<=").replace("(?P<!", "(?<!")
+    py = re.sub(r"(?<!\\)\\z", r"\\Z", py)
+    try:
+        rx = re.compile(py)
+    except re.error as e:
+        raise _err(f"error parsing regexp: {e}") from None
+    if len(_RE_CACHE) < 1000:
+        _RE_CACHE[pattern] = rx
+    return rx
+
+
+def f_find(s: str, pattern: str) -> str:
+    m = compile_re2(pattern).search(s)
+    return m.group(0) if m else ""
+
+
+def f_find_all(s: str, pattern: str, limit: int = -1) -> list:
+    if limit == 0:
+        return []
+    out = [m.group(0) for m in compile_re2(pattern).finditer(s)]
+    return out if limit < 0 else out[:limit]
+
+
+# ---------------------------------------------------------------- URLs (k8s urls library)
+def _parse_url(s: str):
+    # Go url.ParseRequestURI: absolute URI or absolute path, no fragment allowed
+    if not s or "#" in s or any(ord(c) < 0x20 or c == " " for c in s):
+        raise _err(f"URL parse error during conversion from string: parse {s!r}: invalid URI for request")
+    u = urlsplit(s)
+    if not u.scheme and not s.startswith("/"):
+        raise _err(f"URL parse error during conversion from string: parse {s!r}: invalid URI for request")
+    return u
+
+
+def f_url(s: str) -> Any:
+    _parse_url(s)
+    return Types.URL(v=s)
+
+
+def f_is_url(s: str) -> bool:
+    try:
+        _parse_url(s)
+    except CelFunctionError:
+        return False
+    return True
+
+
+def f_get_scheme(u: Any) -> str:
+    return urlsplit(u.v).scheme
+
+
+def f_get_host(u: Any) -> str:
+    return urlsplit(u.v).netloc.rsplit("@", 1)[-1]
+
+
+def f_get_hostname(u: Any) -> str:
+    host = f_get_host(u)
+    if host.startswith("["):
+        return host[1:host.find("]")]
+    return host.rsplit(":", 1)[0] if ":" in host else host
+
+
+def f_get_port(u: Any) -> str:
+    host = f_get_host(u)
+    if host.startswith("["):
+        rest = host[host.find("]") + 1:]
+        return rest[1:] if rest.startswith(":") else ""
+    return host.rsplit(":", 1)[1] if ":" in host else ""
+
+
+def f_get_escaped_path(u: Any) -> str:
+    return urlsplit(u.v).path
+
+
+def f_get_query(u: Any) -> dict:
+    return {k: list(v) for k, v in parse_qs(urlsplit(u.v).query, keep_blank_values=True).items()}
+
+
+# ---------------------------------------------------------------- IP / CIDR (k8s ip + cidr libraries)
+def _parse_ip(s: str):
+    if "%" in s:
+        raise _err(f"IP Address {s!r} with zone value is not allowed")
+    try:
+        ip = ipaddress.ip_address(s)
+    except ValueError:
+        raise _err(f"IP Address {s!r} parse error during conversion from string") from None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        raise _err(f"IPv4-mapped IPv6 address {s!r} is not allowed")
+    return ip
+
+
+def f_ip(s: str) -> Any:
+    return Types.IP(v=str(_parse_ip(s)))
+
+
+def f_is_ip(s: str) -> bool:
+    try:
+        _parse_ip(s)
+    except CelFunctionError:
+        return False
+    return True
+
+
+def f_ip_is_canonical(s: str) -> bool:
+    return str(_parse_ip(s)) == s
+
+
+def _ip(m: Any):
+    return ipaddress.ip_address(m.v)
+
+
+def f_family(x: Any) -> int:
+    if type(x) is Types.CIDR:
+        return ipaddress.ip_network(x.v, strict=False).version
+    return _ip(x).version
+
+
+def f_ip_is_unspecified(x: Any) -> bool:
+    return _ip(x).is_unspecified
+
+
+def f_ip_is_loopback(x: Any) -> bool:
+    return _ip(x).is_loopback
+
+
+def f_ip_is_link_local_multicast(x: Any) -> bool:
+    ip = _ip(x)
+    if ip.version == 4:
+        return ip in ipaddress.ip_network("224.0.0.0/24")
+    return ip.is_multicast and (ip.packed[1] & 0x0F) == 0x02
+
+
+def f_ip_is_link_local_unicast(x: Any) -> bool:
+    ip = _ip(x)
+    if ip.version == 4:
+        return ip in ipaddress.ip_network("169.254.0.0/16")
+    return ip in ipaddress.ip_network("fe80::/10")
+
+
+def f_ip_is_global_unicast(x: Any) -> bool:
+    ip = _ip(x)
+    if ip.is_unspecified or ip.is_loopback or ip.is_multicast or f_ip_is_link_local_unicast(x):
+        return False
+    if ip.version == 4 and ip == ipaddress.ip_address("255.255.255.255"):
+        return False
+    return True
+
+
+def _parse_cidr(s: str):
+    try:
+        ip_part, _, plen = s.partition("/")
+        _parse_ip(ip_part)
+        if not plen.isdigit():
+            raise ValueError
+        return ipaddress.ip_network(s, strict=False)
+    except (ValueError, CelFunctionError):
+        raise _err(f"network address {s!r} parse error during conversion from string") from None
+
+
+def f_cidr(s: str) -> Any:
+    _parse_cidr(s)
+    return Types.CIDR(v=s)
+
+
+def f_is_cidr(s: str) -> bool:
+    try:
+        _parse_cidr(s)
+    except CelFunctionError:
+        return False
+    return True
+
+
+def f_contains_ip(c: Any, x: Any) -> bool:
+    net = ipaddress.ip_network(c.v, strict=False)
+    ip = _parse_ip(x) if isinstance(x, str) else _ip(x)
+    return ip.version == net.version and ip in net
+
+
+def f_contains_cidr(c: Any, x: Any) -> bool:
+    net = ipaddress.ip_network(c.v, strict=False)
+    other = _parse_cidr(x) if isinstance(x, str) else ipaddress.ip_network(x.v, strict=False)
+    return other.version == net.version and other.subnet_of(net)
+
+
+def f_cidr_ip(c: Any) -> Any:
+    return Types.IP(v=c.v.partition("/")[0] if "/" in c.v else c.v)
+
+
+def f_cidr_masked(c: Any) -> Any:
+    return Types.CIDR(v=str(ipaddress.ip_network(c.v, strict=False)))
+
+
+def f_prefix_length(c: Any) -> int:
+    return ipaddress.ip_network(c.v, strict=False).prefixlen
+
+
+def f_string_of(x: Any) -> str:
+    return x.v

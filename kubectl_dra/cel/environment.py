@@ -1,0 +1,743 @@
+"""Kubernetes' DRA CEL environment ("stored expressions") on cel-cpp (``cel-expr-python``).
+
+See README.md next to this file for what is exact and what differs from cel-go.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from . import _analysis
+from . import _libs as L
+from . import _quantity as qlib
+from . import _semver as slib
+from ._source import apply_edits, matching, tokenize
+
+MAX_EXPRESSION_BYTES = 10 * 1024
+COST_LIMIT = 1_000_000
+COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
+                    "or guarding the check with has() for optional fields")
+# Same-length stand-ins for member names that clash with the strings extension (caret columns stay right).
+_RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO"}
+_UNRENAME = {v: k for k, v in _RENAMES.items()}
+
+
+class CelCompileError(Exception):
+    """An expression that Kubernetes would reject at compile time; ``str()`` is the k8s wording."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class EvalResult:
+    """Outcome of one selector on one device.
+
+    value: True/False, or None when ``error`` is set.
+    error: the Kubernetes runtime error text, or None.
+    reads: ((path, value), ...) what the expression read; value None means "missing".
+    """
+
+    value: bool | None
+    error: str | None
+    reads: tuple = ()
+
+
+# ------------------------------------------------------------------------------ engine (lazy)
+_ENGINES: dict[tuple, Any] = {}
+_ENGINE_LOCK = threading.Lock()
+
+
+_MESSAGE_NAMES = ("Quantity", "Semver", "URL", "IP", "CIDR", "ImplDispatch")
+_POOL: tuple | None = None
+
+
+def _message_types():
+    """One descriptor pool + message classes for the process (library code compares classes)."""
+    global _POOL
+    if _POOL is None:
+        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # noqa: PLC0415
+
+        fdp = descriptor_pb2.FileDescriptorProto(name="kubectl_dra_cel.proto", package="kubernetes",
+                                                 syntax="proto3")
+        for name in _MESSAGE_NAMES:
+            m = fdp.message_type.add(name=name)
+            m.field.add(name="v", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                        label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+        pool = descriptor_pool.DescriptorPool()
+        pool.Add(fdp)
+        classes = {n: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"kubernetes.{n}"))
+                   for n in _MESSAGE_NAMES}
+        L.Types.Q, L.Types.S = classes["Quantity"], classes["Semver"]
+        L.Types.URL, L.Types.IP, L.Types.CIDR = classes["URL"], classes["IP"], classes["CIDR"]
+        _POOL = (pool, classes)
+    return _POOL
+
+
+class _Engine:
+    """One cel-cpp Env plus the protobuf message classes (built once per declaration set)."""
+
+    def __init__(self, includes: bool):
+        from cel_expr_python import cel  # noqa: PLC0415 - lazy on purpose (CLI start-up time)
+
+        self.cel = cel
+        pool, classes = _message_types()
+        self.Q, self.S = classes["Quantity"], classes["Semver"]
+        T = cel.Type
+        Q, S, URL, IP, CIDR, X = (T(f"kubernetes.{n}") for n in _MESSAGE_NAMES)
+        self.types = (Q, S)
+        INT, BOOL, STR, DBL, DYN = T.INT, T.BOOL, T.STRING, T.DOUBLE, T.DYN
+        # google.protobuf.Any params: the checker accepts any argument and the runtime matches any kind
+        # (a DYN parameter on a Python implementation never matches at runtime in cel-expr-python 0.1.3).
+        ANY = T("google.protobuf.Any")
+        LX = T.List(X)
+
+        def O(oid, ret, params, impl=None, member=False):  # noqa: E743
+            if impl is None:
+                return cel.Overload(oid, ret, params, is_member=member)
+            return cel.Overload(oid, ret, params, is_member=member, impl=_wrap(impl))
+
+        def F(name, *ovs):
+            return cel.FunctionDecl(name, list(ovs))
+
+        comparable = [("int", INT), ("uint", T.UINT), ("double", DBL), ("bool", BOOL), ("string", STR),
+                      ("bytes", T.BYTES), ("duration", T.DURATION), ("timestamp", T.TIMESTAMP)]
+        funcs = [
+            # quantity library
+            F("quantity", O("string_to_quantity", Q, [STR], L.f_quantity)),
+            F("isQuantity", O("is_quantity_string", BOOL, [STR], L.f_is_quantity)),
+            F("sign", O("quantity_sign", INT, [Q], L.f_sign)),
+            F("isInteger", O("quantity_is_integer", BOOL, [Q], L.f_is_integer, True)),
+            F("asInteger", O("quantity_as_integer", INT, [Q], L.f_as_integer, True)),
+            F("asApproximateFloat", O("quantity_as_float", DBL, [Q], L.f_as_float, True)),
+            F("add", O("quantity_add", Q, [Q, Q], L.f_add_q, True), O("quantity_add_int", Q, [Q, INT], L.f_add_i, True)),
+            F("sub", O("quantity_sub", Q, [Q, Q], L.f_sub_q, True), O("quantity_sub_int", Q, [Q, INT], L.f_sub_i, True)),
+            F("compareTo", O("quantity_compare_to", INT, [Q, Q], member=True),
+              O("semver_compare_to", INT, [S, S], member=True),
+              O("impl_compare_to", INT, [X, X], L.f_compare_to, True)),
+            F("isGreaterThan", O("quantity_is_greater_than", BOOL, [Q, Q], member=True),
+              O("semver_is_greater_than", BOOL, [S, S], member=True),
+              O("impl_is_greater_than", BOOL, [X, X], L.f_is_greater, True)),
+            F("isLessThan", O("quantity_is_less_than", BOOL, [Q, Q], member=True),
+              O("semver_is_less_than", BOOL, [S, S], member=True),
+              O("impl_is_less_than", BOOL, [X, X], L.f_is_less, True)),
+            # semver library
+            F("semver", O("string_to_semver", S, [STR], L.f_semver),
+              O("string_bool_to_semver", S, [STR, BOOL], L.f_semver)),
+            F("isSemver", O("is_semver_string", BOOL, [STR], L.f_is_semver),
+              O("is_semver_string_bool", BOOL, [STR, BOOL], L.f_is_semver)),
+            F("major", O("semver_major", INT, [S], L.f_major, True)),
+            F("minor", O("semver_minor", INT, [S], L.f_minor, True)),
+            F("patch", O("semver_patch", INT, [S], L.f_patch, True)),
+            # k8s lists library (v0); type parameters are spelled out per comparable type
+            F("isSorted", *[O(f"list_{n}_is_sorted", BOOL, [T.List(t)], member=True) for n, t in comparable],
+              O("impl_is_sorted", BOOL, [LX], L.f_is_sorted, True)),
+            F("sum", *[O(f"list_{n}_sum", t, [T.List(t)], member=True)
+                       for n, t in comparable if n in ("int", "uint", "double", "duration")],
+              O("impl_sum", DYN, [LX], L.f_sum, True)),
+            F("min", *[O(f"list_{n}_min", t, [T.List(t)], member=True) for n, t in comparable],
+              O("impl_min", DYN, [LX], L.f_min, True)),
+            F("max", *[O(f"list_{n}_max", t, [T.List(t)], member=True) for n, t in comparable],
+              O("impl_max", DYN, [LX], L.f_max, True)),
+            F(_RENAMES["indexOf"], O("string_index_of", INT, [STR, STR], L.f_index_of_str, True),
+              O("string_index_of_int", INT, [STR, STR, INT], L.f_index_of_str, True),
+              *[O(f"list_{n}_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
+              O("impl_list_index_of", INT, [LX, ANY], L.f_index_of_list, True)),
+            F(_RENAMES["lastIndexOf"], O("string_last_index_of", INT, [STR, STR], L.f_last_index_of_str, True),
+              O("string_last_index_of_int", INT, [STR, STR, INT], L.f_last_index_of_str, True),
+              *[O(f"list_{n}_last_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
+              O("impl_list_last_index_of", INT, [LX, ANY], L.f_last_index_of_list, True)),
+            # k8s regex library
+            F("find", O("string_find_string", STR, [STR, STR], L.f_find, True)),
+            F("findAll", O("string_find_all_string", T.List(STR), [STR, STR], L.f_find_all, True),
+              O("string_find_all_string_int", T.List(STR), [STR, STR, INT], L.f_find_all, True)),
+            # k8s URL library
+            F("url", O("string_to_url", URL, [STR], L.f_url)),
+            F("isURL", O("is_url_string", BOOL, [STR], L.f_is_url)),
+            F("getScheme", O("url_get_scheme", STR, [URL], L.f_get_scheme, True)),
+            F("getHost", O("url_get_host", STR, [URL], L.f_get_host, True)),
+            F("getHostname", O("url_get_hostname", STR, [URL], L.f_get_hostname, True)),
+            F("getPort", O("url_get_port", STR, [URL], L.f_get_port, True)),
+            F("getEscapedPath", O("url_get_escaped_path", STR, [URL], L.f_get_escaped_path, True)),
+            F("getQuery", O("url_get_query", T.Map(STR, T.List(STR)), [URL], L.f_get_query, True)),
+            # k8s IP / CIDR libraries
+            F("ip", O("string_to_ip", IP, [STR], L.f_ip), O("cidr_ip", IP, [CIDR], L.f_cidr_ip, True)),
+            F("isIP", O("is_ip", BOOL, [STR], L.f_is_ip)),
+            F("ip.isCanonical", O("ip_is_canonical", BOOL, [STR], L.f_ip_is_canonical)),
+            F("family", O("ip_family", INT, [IP], member=True), O("cidr_family", INT, [CIDR], member=True),
+              O("impl_family", INT, [X], L.f_family, True)),
+            F("isUnspecified", O("ip_is_unspecified", BOOL, [IP], L.f_ip_is_unspecified, True)),
+            F("isLoopback", O("ip_is_loopback", BOOL, [IP], L.f_ip_is_loopback, True)),
+            F("isLinkLocalMulticast", O("ip_is_link_local_multicast", BOOL, [IP], L.f_ip_is_link_local_multicast, True)),
+            F("isLinkLocalUnicast", O("ip_is_link_local_unicast", BOOL, [IP], L.f_ip_is_link_local_unicast, True)),
+            F("isGlobalUnicast", O("ip_is_global_unicast", BOOL, [IP], L.f_ip_is_global_unicast, True)),
+            F("cidr", O("string_to_cidr", CIDR, [STR], L.f_cidr)),
+            F("isCIDR", O("is_cidr", BOOL, [STR], L.f_is_cidr)),
+            F("containsIP", O("cidr_contains_ip_string", BOOL, [CIDR, STR], member=True),
+              O("cidr_contains_ip_ip", BOOL, [CIDR, IP], member=True),
+              O("impl_contains_ip", BOOL, [X, ANY], L.f_contains_ip, True)),
+            F("containsCIDR", O("cidr_contains_cidr_string", BOOL, [CIDR, STR], member=True),
+              O("cidr_contains_cidr", BOOL, [CIDR, CIDR], member=True),
+              O("impl_contains_cidr", BOOL, [X, ANY], L.f_contains_cidr, True)),
+            F("masked", O("cidr_masked", CIDR, [CIDR], L.f_cidr_masked, True)),
+            F("prefixLength", O("cidr_prefix_length", INT, [CIDR], L.f_prefix_length, True)),
+        ]
+        if includes:
+            funcs.append(F("includes", O("dra_includes_dyn_dyn", BOOL, [ANY, ANY], L.f_includes, True)))
+        config = cel.NewEnvConfigFromYaml(
+            "name: kubernetes-dra\n"
+            "extensions:\n"
+            "  - name: strings\n    version: 2\n"
+            "  - name: lists\n    version: 2\n"
+            "  - name: sets\n"
+            "  - name: bindings\n"
+            "  - name: optional\n    version: 2\n"
+            "  - name: two-var-comprehensions\n")
+        self.env = cel.NewEnv(
+            descriptor_pool=pool,
+            config=config,
+            variables={
+                "device.driver": STR,
+                "device.attributes": T.Map(STR, T.Map(STR, DYN)),
+                "device.capacity": T.Map(STR, T.Map(STR, Q)),
+                "device.allowMultipleAllocations": BOOL,
+            },
+            functions=funcs,
+        )
+        self.BOOL = BOOL
+        self.ERROR = T.ERROR
+
+
+def _wrap(fn):
+    """Python exceptions from library code become CEL error values carrying only our message."""
+
+    def call(*args):
+        try:
+            return fn(*args)
+        except L.CelFunctionError:
+            raise
+        except (ValueError, TypeError, OverflowError, ZeroDivisionError) as e:
+            raise L.CelFunctionError(str(e)) from None
+
+    return call
+
+
+def _engine(includes: bool) -> _Engine:
+    key = (includes,)
+    eng = _ENGINES.get(key)
+    if eng is None:
+        with _ENGINE_LOCK:
+            eng = _ENGINES.get(key)
+            if eng is None:
+                eng = _Engine(includes)
+                _ENGINES[key] = eng
+    return eng
+
+
+# ------------------------------------------------------------------------------ messages
+_STATUS = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX = re.compile(r"\s*\[[A-Z_]+\]\s*$")
+_KEY_NOT_FOUND = re.compile(r'^Key not found in map : "?(.*?)"?$', re.S)
+_INDEX_ERR = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
+
+
+def _clean_status(text: str) -> str:
+    text = _STATUS_SUFFIX.sub("", text)
+    return _STATUS.sub("", text, count=1)
+
+
+def _runtime_message(raw: str, hint: bool) -> str:
+    msg = _clean_status(raw)
+    m = _KEY_NOT_FOUND.match(msg)
+    if m:
+        out = f"no such key: {m.group(1)}"
+        return out + NO_SUCH_KEY_HINT if hint else out
+    if msg.startswith("No matching overloads found") or msg.startswith("no matching overload"):
+        return "no such overload"
+    m = _INDEX_ERR.match(msg)
+    if m:
+        return f"index out of range: {m.group(1)}"
+    if msg in ("divide by zero", "division by zero"):
+        return "division by zero"
+    if msg in ("modulus by zero", "modulo by zero"):
+        return "modulus by zero"
+    return msg
+
+
+_UNDECLARED = re.compile(r"^ERROR: <input>:(\d+):(\d+): undeclared reference to '([A-Za-z_][\w.]*)' \(in container ''\)$")
+
+
+def _compile_message(raw: str) -> str:
+    msg = _clean_status(raw).rstrip()
+    for stand_in, name in _UNRENAME.items():
+        msg = msg.replace(stand_in, name)
+    # `device` is declared as qualified variables (device.driver, ...), so cel-cpp reports the whole
+    # dotted name; say what cel-go says for the object-typed variable.
+    lines = msg.split("\n")
+    for k, line in enumerate(lines):
+        m = _UNDECLARED.match(line)
+        if not m or "." not in m.group(3):
+            continue
+        name = m.group(3)
+        if name.startswith("device."):
+            lines[k] = f"ERROR: <input>:{m.group(1)}:{m.group(2)}: undefined field '{name.split('.', 2)[1]}'"
+        else:
+            first = name.split(".", 1)[0]
+            lines[k] = f"ERROR: <input>:{m.group(1)}:{m.group(2)}: undeclared reference to '{first}' (in container '')"
+    return "\n".join(lines)
+
+
+_CELGO_TYPE = {"BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string",
+               "BYTES": "bytes", "NULL": "null_type", "DYN": "dyn", "TIMESTAMP": "google.protobuf.Timestamp",
+               "DURATION": "google.protobuf.Duration", "TYPE": "type", "ERROR": "*error*"}
+
+
+def _celgo_type_name(name: str) -> str:
+    """cel-expr-python type names (LIST<INT>, MAP<STRING, DYN>) in cel-go's spelling (list(int))."""
+    out, i, word = [], 0, ""
+    for ch in name:
+        if ch.isalnum() or ch in "._":
+            word += ch
+            continue
+        if word:
+            out.append(_word(word))
+            word = ""
+        out.append({"<": "(", ">": ")"}.get(ch, ch))
+    if word:
+        out.append(_word(word))
+    return "".join(out)
+
+
+def _word(w: str) -> str:
+    if w in ("LIST", "MAP"):
+        return w.lower()
+    return _CELGO_TYPE.get(w, w)
+
+
+def _result_type_name(value: Any) -> str:
+    t = value.type().name()
+    base = t.split("<", 1)[0]
+    return {"LIST": "list", "MAP": "map"}.get(base, _CELGO_TYPE.get(base, base))
+
+
+# ------------------------------------------------------------------------------ device conversion
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING = _Missing()
+_SCALARS = ("int", "bool", "string", "version")
+_LISTS = ("ints", "bools", "strings", "versions")
+_VERSION_OK: dict[str, str | None] = {}
+
+
+def _version_error(text: Any) -> str | None:
+    if not isinstance(text, str):
+        return "parse semantic version: Version string empty"
+    err = _VERSION_OK.get(text, "")
+    if err == "":
+        try:
+            slib.parse(text)
+            err = None
+        except slib.SemverError as e:
+            err = f"parse semantic version: {e}"
+        if len(_VERSION_OK) < 100_000:
+            _VERSION_OK[text] = err
+    return err
+
+
+def _split(name: str, driver: str) -> tuple[str, str]:
+    i = name.find("/")
+    if i < 0:
+        return driver, name
+    return name[:i], name[i + 1:]
+
+
+# ------------------------------------------------------------------------------ environment
+class CelEnvironment:
+    """The DRA selector environment of one Kubernetes minor version.
+
+    version: (1, 34) .. (1, 37).  list_attributes: the DRAListTypeAttributes gate (only matters for
+    1.36; 1.37 always converts list attributes, 1.34/1.35 never do).
+    """
+
+    def __init__(self, version: tuple[int, int] = (1, 36), list_attributes: bool = False):
+        version = tuple(version)
+        if version < (1, 34) or version > (1, 37):
+            raise ValueError(f"unsupported Kubernetes version {version}; expected 1.34..1.37")
+        self.version = version
+        self.list_attributes = version >= (1, 37) or (version == (1, 36) and bool(list_attributes))
+        self.includes = version >= (1, 36)
+        self.no_such_key_hint = version >= (1, 37)
+        self._selectors: dict[str, CompiledSelector] = {}
+        self._lock = threading.Lock()
+        self._engine: _Engine | None = None
+        self._act_cache: dict[int, tuple[Any, Any]] = {}
+        self.activations_built = 0
+
+    @property
+    def engine(self) -> _Engine:
+        if self._engine is None:
+            self._engine = _engine(self.includes)
+        return self._engine
+
+    def compile(self, expression: str) -> "CompiledSelector":
+        sel = self._selectors.get(expression)
+        if sel is None:
+            sel = CompiledSelector(self, expression)  # raises CelCompileError
+            with self._lock:
+                self._selectors.setdefault(expression, sel)
+                sel = self._selectors[expression]
+        return sel
+
+    # -- device -> engine activation (cached per device object; at most once per device)
+    def _conversion_error(self, device: dict) -> str | None:
+        attrs = device.get("attributes") or {}
+        lists = self.list_attributes
+        for name, attr in attrs.items():
+            if not isinstance(attr, dict):
+                return f"attribute {name}: unsupported attribute value"
+            if lists:
+                for k in _LISTS:
+                    if attr.get(k) is not None:
+                        if k == "versions":
+                            for v in attr[k]:
+                                err = _version_error(v)
+                                if err:
+                                    return f"attribute {name}: {err}"
+                        break
+                else:
+                    lists_found = False
+                if any(attr.get(k) is not None for k in _LISTS):
+                    continue
+            for k in _SCALARS:
+                if attr.get(k) is not None:
+                    if k == "version":
+                        err = _version_error(attr[k])
+                        if err:
+                            return f"attribute {name}: {err}"
+                    break
+            else:
+                return f"attribute {name}: unsupported attribute value"
+        return None
+
+    def _attr_value(self, attr: dict) -> Any:
+        eng = self.engine
+        if self.list_attributes:
+            for k in _LISTS:
+                v = attr.get(k)
+                if v is not None:
+                    if k == "versions":
+                        return [eng.S(v=slib.canonical(slib.parse(x))) for x in v]
+                    if k == "ints":
+                        return [int(x) for x in v]
+                    if k == "bools":
+                        return [bool(x) for x in v]
+                    return [str(x) for x in v]
+        for k in _SCALARS:
+            v = attr.get(k)
+            if v is not None:
+                if k == "version":
+                    return eng.S(v=slib.canonical(slib.parse(v)))
+                if k == "int":
+                    return int(v)
+                if k == "bool":
+                    return bool(v)
+                return str(v)
+        raise ValueError("unsupported attribute value")
+
+    def _activation(self, device: dict) -> Any:
+        key = id(device)
+        hit = self._act_cache.get(key)
+        if hit is not None and hit[0] is device:
+            return hit[1]
+        eng = self.engine
+        driver = device.get("driver") or ""
+        attributes: dict[str, dict[str, Any]] = {}
+        for name, attr in (device.get("attributes") or {}).items():
+            domain, ident = _split(name, driver)
+            attributes.setdefault(domain, {})[ident] = self._attr_value(attr)
+        capacity: dict[str, dict[str, Any]] = {}
+        for name, cap in (device.get("capacity") or {}).items():
+            domain, ident = _split(name, driver)
+            raw = cap.get("value") if isinstance(cap, dict) else cap
+            capacity.setdefault(domain, {})[ident] = eng.Q(v=qlib.canonical(qlib.parse(str(raw))))
+        act = eng.env.Activation({
+            "device.driver": driver,
+            "device.attributes": attributes,
+            "device.capacity": capacity,
+            "device.allowMultipleAllocations": bool(device.get("allowMultipleAllocations") or False),
+        })
+        self.activations_built += 1
+        if len(self._act_cache) >= 4096:
+            self._act_cache.pop(next(iter(self._act_cache)))
+        self._act_cache[key] = (device, act)
+        return act
+
+
+def _raw_attr(attrs: dict, driver: str, domain: str, ident: str) -> Any:
+    v = attrs.get(f"{domain}/{ident}")
+    if v is None and domain == driver:
+        v = attrs.get(ident)
+    return v
+
+
+def _attr_key(attr: Any) -> Any:
+    """Hashable, cheap representation of one raw attribute value."""
+    if attr is None:
+        return MISSING
+    if isinstance(attr, dict):
+        for k, v in attr.items():
+            if v is not None:
+                return (k, tuple(v) if isinstance(v, list) else v)
+    return repr(attr)
+
+
+def _plain(attr: Any) -> Any:
+    if attr is None:
+        return None
+    if isinstance(attr, dict):
+        for v in attr.values():
+            if v is not None:
+                return v
+    return attr
+
+
+def _cap_raw(cap: Any) -> Any:
+    if cap is None:
+        return None
+    if isinstance(cap, dict):
+        v = cap.get("value")
+        return None if v is None else str(v)
+    return str(cap)
+
+
+class CompiledSelector:
+    """One compiled selector; ``evaluate(device)`` memoises on the values the expression reads."""
+
+    def __init__(self, env: CelEnvironment, expression: str):
+        self.env = env
+        self.expression = expression
+        self.evaluations = 0       # real engine evaluations (for tests / measurements)
+        self._memo: dict[Any, EvalResult] = {}
+        if len(expression.encode("utf-8")) > MAX_EXPRESSION_BYTES:
+            raise CelCompileError(f"Too long: may not be more than {MAX_EXPRESSION_BYTES} bytes")
+        eng = env.engine
+        toks = tokenize(expression)
+        edits = []
+        for k, t in enumerate(toks):
+            if t.kind == "ident" and t.text in _RENAMES and k > 0 and toks[k - 1].text in (".", ".?") \
+                    and k + 1 < len(toks) and toks[k + 1].text == "(":
+                edits.append((t.start, t.end, _RENAMES[t.text]))
+        checked_src = apply_edits(expression, edits) if edits else expression
+        try:
+            checked = eng.env.compile(checked_src)
+        except RuntimeError as e:
+            checked, checked_src = self._repair(eng, checked_src, toks, str(e))
+            edits = edits or [None]  # force re-tokenising the repaired source
+        rt = checked.return_type()
+        if not (rt == eng.BOOL or rt.name() == "DYN"):
+            raise CelCompileError(f"must evaluate to bool or the unknown type, not {_celgo_type_name(rt.name())}")
+        from ._ast import decode_serialized  # noqa: PLC0415
+
+        try:
+            ast = decode_serialized(checked.serialize())
+        except Exception as e:  # pragma: no cover - defensive
+            raise CelCompileError(f"compilation failed: cannot analyse expression: {e}") from None
+        plan = _analysis.plan_reads(ast.expr)
+        self.plan = plan
+        self.estimated_cost = _analysis.CostEstimator(env.list_attributes).estimate(ast.expr)
+        self.over_budget = self.estimated_cost > COST_LIMIT
+        # unknown domain -> empty map: device.attributes["d"] -> device.attributes[?"d"].orValue({})
+        run_src = checked_src
+        if plan.rewrite_index_ids:
+            toks2 = tokenize(checked_src) if edits else toks
+            match = matching(toks2)
+            by_start = {t.start: k for k, t in enumerate(toks2)}
+            redits = []
+            for nid in plan.rewrite_index_ids:
+                pos = ast.positions.get(nid)
+                k = by_start.get(pos)
+                if k is None or toks2[k].text != "[" or k not in match:
+                    continue
+                close = toks2[match[k]]
+                redits.append((toks2[k].start, toks2[k].end, "[?"))
+                redits.append((close.end, close.end, ".orValue({})"))
+            run_src = apply_edits(checked_src, redits)
+        self.run_source = run_src
+        if run_src != checked_src:
+            try:
+                self._program = eng.env.compile(run_src)
+            except RuntimeError as e:  # pragma: no cover - the rewrite should always type-check
+                raise CelCompileError(f"compilation failed: internal rewrite failed: {_compile_message(str(e))}") from None
+        else:
+            self._program = checked
+        self._key_fn = self._make_key_fn()
+
+    def _repair(self, eng: _Engine, src: str, toks, err: str):
+        """cel-cpp has no CrossTypeNumericComparisons checker option: retry with dyn() on the left
+        operand of int/uint/double ordering comparisons that cel-go would accept."""
+        pattern = re.compile(r"<input>:(\d+):(\d+): found no matching overload for '_(?:<|<=|>|>=)_' "
+                             r"applied to '\((int|uint|double), (int|uint|double)\)'")
+        current, last_err = src, err
+        for _ in range(16):
+            hits = pattern.findall(last_err)
+            other = [ln for ln in last_err.splitlines() if "ERROR:" in ln and "found no matching overload for '_<" not in ln
+                     and "found no matching overload for '_>" not in ln]
+            if not hits or other:
+                break
+            line_starts = [0] + [i + 1 for i, c in enumerate(current) if c == "\n"]
+            ctoks = tokenize(current)
+            match = matching(ctoks)
+            edits = []
+            for line, col, _a, _b in hits:
+                op = line_starts[int(line) - 1] + int(col) - 1
+                start = self._left_operand_start(ctoks, match, op)
+                if start is None:
+                    edits = []
+                    break
+                edits.append((start, start, "dyn("))
+                edits.append((op, op, ")"))
+            if not edits:
+                break
+            current = apply_edits(current, edits)
+            try:
+                return eng.env.compile(current), current
+            except RuntimeError as e:
+                last_err = str(e)
+        raise CelCompileError("compilation failed: " + _compile_message(err)) from None
+
+    @staticmethod
+    def _left_operand_start(toks, match, op: int) -> int | None:
+        """Start offset of the left operand of the relational operator at offset ``op``."""
+        idx = next((k for k, t in enumerate(toks) if t.start == op), None)
+        if idx is None:
+            return None
+        rev = {v: k for k, v in match.items()}
+        k = idx - 1
+        stop = {"&&", "||", "?", ":", ",", "==", "!=", "<", "<=", ">", ">=", "in", "(", "[", "{", "[?", "{?"}
+        while k >= 0:
+            t = toks[k]
+            if t.text in (")", "]", "}"):
+                k = rev.get(k, k) - 1
+                continue
+            if t.text in stop or (t.kind == "ident" and t.text == "in"):
+                break
+            k -= 1
+        return toks[k + 1].start if k + 1 < idx else None
+
+    # -- memo key: the values the expression reads, from the raw device dict
+    def _make_key_fn(self):
+        plan = self.plan
+        env = self.env
+        attr_keys = tuple(plan.attr_keys)
+        cap_keys = tuple(plan.cap_keys)
+        attr_domains = tuple(sorted(plan.attr_domains))
+        cap_domains = tuple(sorted(plan.cap_domains))
+        need_driver = plan.driver
+        need_multi = plan.multi
+        attr_all, cap_all = plan.attr_all, plan.cap_all
+
+        def key(device: dict) -> tuple:
+            driver = device.get("driver") or ""
+            attrs = device.get("attributes") or {}
+            caps = device.get("capacity") or {}
+            parts: list = [driver if need_driver else None,
+                           bool(device.get("allowMultipleAllocations")) if need_multi else None]
+            if attr_all:
+                parts.append(tuple((_split(n, driver), _attr_key(a)) for n, a in attrs.items()))
+            else:
+                for d, i in attr_keys:
+                    parts.append(_attr_key(_raw_attr(attrs, driver, d, i)))
+                for d in attr_domains:
+                    parts.append(tuple(sorted((i2, _attr_key(a)) for n, a in attrs.items()
+                                              for dd, i2 in (_split(n, driver),) if dd == d)))
+            if cap_all:
+                parts.append(tuple((_split(n, driver), _cap_raw(c)) for n, c in caps.items()))
+            else:
+                for d, i in cap_keys:
+                    c = caps.get(f"{d}/{i}")
+                    if c is None and d == driver:
+                        c = caps.get(i)
+                    parts.append(_cap_raw(c))
+                for d in cap_domains:
+                    parts.append(tuple(sorted((i2, _cap_raw(c)) for n, c in caps.items()
+                                              for dd, i2 in (_split(n, driver),) if dd == d)))
+            return tuple(parts)
+
+        self._env_conv = env._conversion_error
+        return key
+
+    def reads(self, device: dict) -> tuple:
+        plan = self.plan
+        driver = device.get("driver") or ""
+        attrs = device.get("attributes") or {}
+        caps = device.get("capacity") or {}
+        out = []
+        if plan.driver:
+            out.append((("driver",), driver))
+        if plan.multi:
+            out.append((("allowMultipleAllocations",), bool(device.get("allowMultipleAllocations") or False)))
+        for d, i in plan.attr_keys:
+            out.append((("attributes", d, i), _plain(_raw_attr(attrs, driver, d, i))))
+        for d in sorted(plan.attr_domains):
+            dom = {i2: _plain(a) for n, a in attrs.items() for dd, i2 in (_split(n, driver),) if dd == d}
+            out.append((("attributes", d), dom or None))
+        if plan.attr_all:
+            out.append((("attributes",), {n: _plain(a) for n, a in attrs.items()}))
+        for d, i in plan.cap_keys:
+            c = caps.get(f"{d}/{i}")
+            if c is None and d == driver:
+                c = caps.get(i)
+            out.append((("capacity", d, i), _cap_raw(c)))
+        for d in sorted(plan.cap_domains):
+            dom = {i2: _cap_raw(c) for n, c in caps.items() for dd, i2 in (_split(n, driver),) if dd == d}
+            out.append((("capacity", d), dom or None))
+        if plan.cap_all:
+            out.append((("capacity",), {n: _cap_raw(c) for n, c in caps.items()}))
+        return tuple(out)
+
+    def evaluate(self, device: dict) -> EvalResult:
+        conv = self._env_conv(device)
+        if conv is not None:
+            return EvalResult(None, conv, ())
+        key = self._key_fn(device)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        res = self._evaluate(device)
+        if len(self._memo) < 65536:
+            self._memo[key] = res
+        return res
+
+    def _evaluate(self, device: dict) -> EvalResult:
+        reads = self.reads(device)
+        if self.over_budget:
+            return EvalResult(None, COST_EXCEEDED, reads)
+        env = self.env
+        try:
+            act = env._activation(device)
+        except (qlib.QuantityError, slib.SemverError, ValueError, TypeError) as e:
+            return EvalResult(None, f"invalid device: {e}", reads)
+        self.evaluations += 1
+        try:
+            value = self._program.eval(act)
+        except Exception as e:  # noqa: BLE001 - engine conversion failures become runtime errors
+            return EvalResult(None, _runtime_message(str(e), env.no_such_key_hint), reads)
+        t = value.type()
+        eng = env.engine
+        if t == eng.BOOL:
+            return EvalResult(bool(value.value()), None, reads)
+        if t == eng.ERROR:
+            return EvalResult(None, _runtime_message(str(value.value()), env.no_such_key_hint), reads)
+        tn = _result_type_name(value)
+        return EvalResult(None, f"CEL result of type {tn} could not be converted to bool: "
+                                f"unsupported type conversion from '{tn}' to bool", reads)
