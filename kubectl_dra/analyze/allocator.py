@@ -625,7 +625,10 @@ class _Run:
                         f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)", kind="request"
                     )
             self.constraints.append(cons)
-        done = self.allocate_one(0, 0, -1, 0, False, (0, 0, 0))
+        try:
+            done = self.allocate_one(0, 0, -1, 0, False, (0, 0, 0))
+        except _MaxSizeExceeded:
+            raise AllocationError("allocation max size exceeded") from None
         if not done:
             if self.sem.version >= (1, 35) and any(p.invalid for p in self.pools):
                 raise AllocationError("invalid resource pools were encountered", kind="invalid-pool")

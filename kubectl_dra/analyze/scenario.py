@@ -1,0 +1,111 @@
+"""The differential-testing entry point: one oracle scenario in, the oracle's output shape out.
+
+Scenario: {"version": "1.36", "featureGates": {...}, "node": Node, "deviceClasses": [...],
+           "claims": [claims to allocate, in order], "allocatedClaims": [...], "slices": [...]}
+Output:   {"cel": [per device x selector results], "allocation": {"outcome", "error", "claims"}}
+(tests/oracle/src/main.go produces the same shape from upstream Go code.)"""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.allocator import (
+    AllocatedState,
+    AllocationError,
+    Allocator,
+    SelectorEvaluator,
+    _MaxSizeExceeded,
+    obj_ref,
+    selector_expression,
+)
+from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
+from kubectl_dra.gather.normalize import to_v1
+from kubectl_dra.quantity import format_quantity
+
+
+def _selectors(sels) -> list[str]:
+    return [selector_expression(s) or "" for s in sels or []]
+
+
+def evaluate(scenario: dict) -> dict:
+    # The scenario's gate map is complete: a gate it does not name is off (as the oracle builds Features).
+    gates = {k: False for k in KNOWN_GATES}
+    gates.update({k: bool(v) for k, v in (scenario.get("featureGates") or {}).items() if k in KNOWN_GATES})
+    sem = Semantics.for_version(parse_version(str(scenario.get("version", "1.37"))), gates, "flag")
+    classes = [to_v1(c) for c in scenario.get("deviceClasses") or []]
+    claims = [to_v1(c) for c in scenario.get("claims") or []]
+    slices = [to_v1(s) for s in scenario.get("slices") or []]
+    allocated = [to_v1(c) for c in scenario.get("allocatedClaims") or []]
+    by_name = {(c.get("metadata") or {}).get("name", ""): c for c in classes}
+    ev = SelectorEvaluator(sem)
+
+    cel: list[dict] = []
+
+    def run(source, obj, request, cls, idx, expr):
+        for s in slices:
+            spec = s.get("spec") or {}
+            driver, pool = spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")
+            for d in spec.get("devices") or []:
+                did = (driver, pool, d.get("name", ""))
+                entry = {"source": source, "object": obj, "request": request, "class": cls, "selector": idx,
+                         "device": "/".join(did), "result": None, "error": None}
+                compiled, err = ev.compile(expr)
+                if compiled is None:
+                    entry["error"] = err
+                else:
+                    res = compiled.evaluate(ev.cel_device(did, d))
+                    if res.error is not None:
+                        entry["error"] = res.error
+                    else:
+                        entry["result"] = bool(res.value)
+                cel.append(entry)
+
+    seen: set = set()
+
+    def do_class(name):
+        if name in seen:
+            return
+        seen.add(name)
+        c = by_name.get(name)
+        if c is None:
+            return
+        for i, expr in enumerate(_selectors((c.get("spec") or {}).get("selectors"))):
+            run("class", name, "", name, i, expr)
+
+    for claim in claims:
+        for r in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
+            if r.get("exactly") is not None:
+                do_class(r["exactly"].get("deviceClassName", ""))
+            for sub in r.get("firstAvailable") or []:
+                do_class(sub.get("deviceClassName", ""))
+    for claim in claims:
+        obj = f"{(claim.get('metadata') or {}).get('namespace', '')}/{(claim.get('metadata') or {}).get('name', '')}"
+        for r in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []:
+            if r.get("exactly") is not None:
+                for i, expr in enumerate(_selectors(r["exactly"].get("selectors"))):
+                    run("claim", obj, r.get("name", ""), r["exactly"].get("deviceClassName", ""), i, expr)
+            for sub in r.get("firstAvailable") or []:
+                for i, expr in enumerate(_selectors(sub.get("selectors"))):
+                    run("claim", obj, f"{r.get('name', '')}/{sub.get('name', '')}", sub.get("deviceClassName", ""), i, expr)
+
+    alloc = Allocator(sem, by_name, slices, AllocatedState.from_claims(allocated, sem), ev)
+    out = {"outcome": "unallocatable", "error": None, "claims": []}
+    try:
+        res = alloc.allocate(scenario.get("node") or {}, claims)
+    except AllocationError as e:
+        out.update(outcome="error", error=e.message)
+        return {"cel": cel, "allocation": out}
+    except _MaxSizeExceeded:
+        out.update(outcome="error", error="allocation max size exceeded")
+        return {"cel": cel, "allocation": out}
+    if res is not None:
+        out["outcome"] = "allocated"
+        for claim, r in zip(claims, res):
+            results = []
+            for x in r.results:
+                e = {"request": x["request"], "driver": x["driver"], "pool": x["pool"], "device": x["device"]}
+                if x.get("adminAccess"):
+                    e["adminAccess"] = True
+                if x.get("consumedCapacity"):
+                    e["consumedCapacity"] = {k: format_quantity(v) for k, v in x["consumedCapacity"].items()}
+                results.append(e)
+            out["claims"].append({"claim": obj_ref(claim), "results": results, "nodeSelector": r.node_selector})
+    return {"cel": cel, "allocation": out}
