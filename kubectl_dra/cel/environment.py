@@ -557,29 +557,31 @@ class CompiledSelector:
         self.estimated_cost = _analysis.CostEstimator(env.list_attributes).estimate(ast.expr)
         self.over_budget = self.estimated_cost > COST_LIMIT
         # unknown domain -> empty map: device.attributes["d"] -> device.attributes[?"d"].orValue({})
-        run_src = checked_src
-        if plan.rewrite_index_ids:
-            toks2 = tokenize(checked_src) if edits else toks
-            match = matching(toks2)
-            by_start = {t.start: k for k, t in enumerate(toks2)}
-            redits = []
-            for nid in plan.rewrite_index_ids:
-                pos = ast.positions.get(nid)
-                k = by_start.get(pos)
-                if k is None or toks2[k].text != "[" or k not in match:
-                    continue
-                close = toks2[match[k]]
-                redits.append((toks2[k].start, toks2[k].end, "[?"))
-                redits.append((close.end, close.end, ".orValue({})"))
-            run_src = apply_edits(checked_src, redits)
-        self.run_source = run_src
-        if run_src != checked_src:
+        # and `<Semver attribute> == <non-Semver>` must fail with "no such overload" as in cel-go.
+        toks2 = tokenize(checked_src) if edits else toks
+        match = matching(toks2)
+        by_start = {t.start: k for k, t in enumerate(toks2)}
+        attr_edits = []
+        for nid in plan.rewrite_index_ids:
+            k = by_start.get(ast.positions.get(nid))
+            if k is None or toks2[k].text != "[" or k not in match:
+                continue
+            close = toks2[match[k]]
+            attr_edits.append((toks2[k].start, toks2[k].end, "[?"))
+            attr_edits.append((close.end, close.end, ".orValue({})"))
+        eq_edits = self._semver_equality_edits(ast, toks2, match, by_start)
+        self.run_source = checked_src
+        self._program = checked
+        for candidate in (eq_edits + attr_edits, attr_edits):
+            if not candidate:
+                continue
+            run_src = apply_edits(checked_src, candidate)
             try:
                 self._program = eng.env.compile(run_src)
-            except RuntimeError as e:  # pragma: no cover - the rewrite should always type-check
-                raise CelCompileError(f"compilation failed: internal rewrite failed: {_compile_message(str(e))}") from None
-        else:
-            self._program = checked
+                self.run_source = run_src
+                break
+            except RuntimeError:
+                continue
         self._key_fn = self._make_key_fn()
 
     def _repair(self, eng: _Engine, src: str, toks, err: str):
@@ -614,6 +616,36 @@ class CompiledSelector:
             except RuntimeError as e:
                 last_err = str(e)
         raise CelCompileError("compilation failed: " + _compile_message(err)) from None
+
+    def _semver_equality_edits(self, ast, toks, match, by_start) -> list:
+        """cel-go's `==` calls lhs.Equal(rhs); Semver.Equal(non-Semver) is a "no such overload" error,
+        while cel-cpp's message equality just says false.  Guard dyn left operands of ==/!= whose
+        right operand is statically not a Semver/dyn/null."""
+        from ._ast import type_name  # noqa: PLC0415
+
+        out = []
+        stack = [ast.expr]
+        while stack:
+            n = stack.pop()
+            stack.extend(n.children())
+            if n.kind != "call" or n.value not in ("_==_", "_!=_") or len(n.args) != 2:
+                continue
+            left, right = n.args
+            lt = ast.types.get(left.id)
+            rt = ast.types.get(right.id)
+            if lt is None or rt is None or type_name(lt) != "dyn":
+                continue
+            if type_name(rt) in ("dyn", "kubernetes.Semver", "null") or (right.kind == "const" and right.const_type == "null"):
+                continue
+            op = ast.positions.get(n.id)
+            if op is None or op not in by_start:
+                continue
+            start = self._left_operand_start(toks, match, op)
+            if start is None:
+                continue
+            out.append((start, start, "cel.bind(k8sEqV, "))
+            out.append((op, op, ', type(k8sEqV) == kubernetes.Semver ? dyn(0) + dyn("") : k8sEqV)'))
+        return out
 
     @staticmethod
     def _left_operand_start(toks, match, op: int) -> int | None:
