@@ -433,9 +433,12 @@ def capacity_fits(request_caps, device: dict, already: dict | None, allocating: 
         one = consumed_capacity({name: requested} if requested is not None else None, {"capacity": {name: cap}})[name]
         if violates_policy(one, cap.get("requestPolicy")):
             return False, f"capacity {name}: {requested} violates the device's request policy"
-        total = one + (already or {}).get(name, Fraction(0)) + (allocating or {}).get(name, Fraction(0))
-        if total > parse_quantity(cap.get("value", "0")):
-            return False, f"capacity {name}: not enough left"
+        used = (already or {}).get(name, Fraction(0)) + (allocating or {}).get(name, Fraction(0))
+        total = parse_quantity(cap.get("value", "0"))
+        if one + used > total:
+            from kubectl_dra.quantity import format_quantity as fq
+
+            return False, f"capacity {name}: needs {fq(one)}, {fq(max(total - used, Fraction(0)))} of {fq(total)} left"
     return True, ""
 
 

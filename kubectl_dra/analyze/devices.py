@@ -131,11 +131,23 @@ class DeviceVerdict:
         return out
 
 
+def cel_path(path) -> str:
+    """('capacity', 'gpu.example.com', 'memory') -> device.capacity["gpu.example.com"].memory"""
+    if not isinstance(path, (tuple, list)):
+        return str(path)
+    if len(path) == 3 and path[0] in ("attributes", "capacity"):
+        return f'device.{path[0]}["{path[1]}"].{path[2]}'
+    if len(path) == 2 and path[0] in ("attributes", "capacity"):
+        return f'device.{path[0]}["{path[1]}"]'
+    return "device." + ".".join(str(p) for p in path)
+
+
 def _fmt_reads(res) -> dict:
     out = {}
     for path, value in getattr(res, "reads", ()) or ():
-        key = ".".join(str(p) for p in path) if isinstance(path, (tuple, list)) else str(path)
-        out[key] = value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+        if path == ("driver",) or path == ["driver"]:
+            continue  # the driver is shown with the device already
+        out[cel_path(path)] = value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
     return out
 
 
@@ -294,5 +306,5 @@ def _read_suffix(detail: dict) -> str:
     read = detail.get("read") or {}
     if not read:
         return ""
-    parts = [f"{k} = {v}" for k, v in read.items()]
+    parts = [f"{k} = {'<missing>' if v is None else v}" for k, v in read.items()]
     return " (" + ", ".join(parts) + ")"

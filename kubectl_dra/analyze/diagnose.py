@@ -272,9 +272,10 @@ class Analysis:
             ok = True
             for c in pending:
                 for alts in by_claim[id(c)].requests:
+                    # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
                     if not any(name in v.nodes or not v.nodes and v.entry.reachable_from(n)
                                for r in alts for v in by_claim[id(c)].matrices.get(r.name, [])
-                               if v.outcome == "candidate"):
+                               if v.outcome == "candidate" or v.stage == "cel-error"):
                         ok = False
                 if not ok:
                     break
@@ -356,10 +357,13 @@ class Analysis:
         if not explained:
             has_constraints = any(((a.claim.get("spec") or {}).get("devices") or {}).get("constraints")
                                   for a in analyses if not a.allocated)
-            code = "DRA409" if has_constraints else "DRA413"
-            msg = ("no combination of candidate devices satisfies the claim constraints"
-                   if has_constraints else "cannot allocate all claims on any node the pod may use")
-            self.findings.append(make(code, msg, triedNodes=dry["triedNodes"], failures=dry["failures"]))
+            if has_constraints:
+                for a in analyses:
+                    if not a.allocated:
+                        self.findings.extend(_constraint_findings(a))
+            else:
+                self.findings.append(make("DRA413", "cannot allocate all claims on any node the pod may use",
+                                          triedNodes=dry["triedNodes"], failures=dry["failures"]))
 
     def _fallback_info(self, claim_ref, analyses, base, sub) -> None:
         for a in analyses:
@@ -377,10 +381,21 @@ class Analysis:
     def _request_finding(self, a: ClaimAnalysis, alts: list[Request]) -> Finding | None:
         """Why this request (all its subrequests) cannot be satisfied, or None if it could on its own."""
         reasons = []
+        subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
         for r in alts:
             m = a.matrices.get(r.name)
             if m is None:
                 return None  # class missing: reported already
+            if r.mode == "All":
+                # Every device that passes the selectors (and is reachable) must be allocatable at once.
+                blockers = [v for v in m if v.stage in ("in-use", "taint", "counters", "capacity", "feature")]
+                if blockers and len(alts) == 1:
+                    v = blockers[0]
+                    code = {"in-use": "DRA404", "taint": "DRA405", "counters": "DRA406", "capacity": "DRA407",
+                            "feature": "DRA212"}[v.stage]
+                    return make(code, f"request {r.name}: allocationMode All needs every matching device, but "
+                                      f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
+                                subject=subject, blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]])
             cands = [v for v in m if v.outcome in ("candidate", "selected")]
             need = r.count if r.mode == "ExactCount" else max(1, len(cands))
             per_node: dict[str, int] = {}
@@ -391,7 +406,6 @@ class Analysis:
                 return None
             reasons.append((r, m, cands, need, per_node))
         r, m, cands, need, per_node = reasons[0]
-        subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
         if len(alts) > 1:
             subject["subrequests"] = [x.name for x in alts]
         stages: dict[str, list[DeviceVerdict]] = {}
@@ -427,6 +441,12 @@ class Analysis:
                 elif stage == "pool":
                     msg = f"{label}: no usable device ({vs[0].reason})"
                     code = "DRA401"
+                elif stage == "taint":
+                    msg = f"{label}: every matching device has a taint the request does not tolerate ({vs[0].entry.id}: {vs[0].reason})"
+                elif stage == "counters":
+                    msg = f"{label}: the shared counters of every matching device are used up ({vs[0].entry.id}: {vs[0].reason})"
+                elif stage == "capacity":
+                    msg = f"{label}: no matching device has enough capacity left ({vs[0].entry.id}: {vs[0].reason})"
                 else:
                     msg = f"{label}: every matching device is rejected ({vs[0].entry.id}: {vs[0].reason})"
                 if code == "DRA412":
@@ -440,6 +460,35 @@ class Analysis:
                 self.findings.append(make("DRA411", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
             elif state.startswith("incomplete"):
                 self.findings.append(make("DRA410", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
+
+
+def _constraint_findings(a: ClaimAnalysis) -> list[Finding]:
+    """Show the values the claim's constraints compare, over the candidate devices of the affected requests."""
+    from kubectl_dra.analyze.allocator import _attr_value, lookup_attribute
+
+    out = []
+    for i, con in enumerate(((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
+        attr = con.get("matchAttribute") or con.get("distinctAttribute")
+        if not attr:
+            continue
+        kind = "matchAttribute" if con.get("matchAttribute") else "distinctAttribute"
+        wanted = set(con.get("requests") or [])
+        values = {}
+        for rname, m in a.matrices.items():
+            base = rname.split("/", 1)[0]
+            if wanted and base not in wanted and rname not in wanted:
+                continue
+            for v in m:
+                if v.outcome in ("candidate", "selected"):
+                    found = lookup_attribute(v.entry.device, v.entry.did[0], attr)
+                    val = _attr_value(found) if found else None
+                    values[v.entry.id] = "<missing>" if val is None else str(val[1])
+        shown = ", ".join(f"{k}={val}" for k, val in list(values.items())[:8])
+        out.append(make("DRA409", f"claim {_name(a.claim)} constraint #{i} ({kind} {attr}) cannot be met by the "
+                                  f"candidate devices: {shown or 'none'}",
+                        subject={"claim": obj_ref(a.claim), "constraint": i}, attribute=attr, kind=kind,
+                        values=values))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,273 @@
+"""Writes tests/scenarios/<name>/{input.yaml,cmd,README.md} from the compact definitions below.
+
+The inputs are committed; this script is how they were made and how to add one. Expected outputs
+(expected.txt, expected.json, expected.exit) are written by `make golden` from the real command line.
+Run: python tests/scenarios/make_inputs.py"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+TUTORIAL = HERE.parent.parent / "examples" / "tutorial"
+NS = "default"
+DRIVER = "gpu.example.com"
+
+
+def node(name, **labels):
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}}, "spec": {}}
+
+
+def dev(name, mem="24Gi", **extra):
+    d = {"name": name, "capacity": {"memory": {"value": mem}}}
+    attrs = extra.pop("attrs", None)
+    if attrs:
+        d["attributes"] = {k: ({"int": v} if isinstance(v, int) and not isinstance(v, bool) else
+                               {"bool": v} if isinstance(v, bool) else {"string": v}) for k, v in attrs.items()}
+    d.update(extra)
+    return d
+
+
+def rslice(name, devices, node_name=None, pool=None, driver=DRIVER, count=1, gen=1, **spec):
+    s = {"driver": driver, "pool": {"name": pool or node_name or name, "generation": gen, "resourceSliceCount": count},
+         "devices": devices}
+    if node_name:
+        s["nodeName"] = node_name
+    s.update(spec)
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name}, "spec": s}
+
+
+def dclass(name="gpu", expr=f'device.driver == "{DRIVER}"'):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": expr}}] if expr else []}}
+
+
+def req(name="gpu", cls="gpu", count=1, selectors=(), mode="ExactCount", **extra):
+    e = {"deviceClassName": cls, "allocationMode": mode}
+    if mode == "ExactCount":
+        e["count"] = count
+    if selectors:
+        e["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+    e.update(extra)
+    return {"name": name, "exactly": e}
+
+
+def claim(name, requests, constraints=None, owner_pod=None, results=None, reserved=None, node=None, **meta):
+    c = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+         "metadata": {"name": name, "namespace": NS, "uid": f"uid-claim-{name}", **meta},
+         "spec": {"devices": {"requests": requests}}}
+    if constraints:
+        c["spec"]["devices"]["constraints"] = constraints
+    if owner_pod:
+        c["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner_pod,
+                                             "uid": f"uid-pod-{owner_pod}", "controller": True}]
+        c["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": "gpu"}
+    if results is not None:
+        alloc = {"devices": {"results": [{"request": r, "driver": DRIVER, "pool": p, "device": d} for r, p, d in results]}}
+        if node:
+            alloc["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node]}]}]}
+        c["status"] = {"allocation": alloc}
+        if reserved:
+            c["status"]["reservedFor"] = [{"resource": "pods", "name": reserved, "uid": f"uid-pod-{reserved}"}]
+    return c
+
+
+def pod(name, claims=(("gpu", "claim", None),), node_name=None, statuses=None, **spec):
+    rc = []
+    for pcn, kind, ref in claims:
+        rc.append({"name": pcn, ("resourceClaimName" if kind == "claim" else "resourceClaimTemplateName"): ref})
+    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS, "uid": f"uid-pod-{name}"},
+         "spec": {"resourceClaims": rc, "containers": [{"name": "app", "image": "registry.example/app:1"}], **spec},
+         "status": {"phase": "Pending"}}
+    if node_name:
+        p["spec"]["nodeName"] = node_name
+    if statuses is not None:
+        p["status"]["resourceClaimStatuses"] = [{"name": k, "resourceClaimName": v} for k, v in statuses.items()]
+    return p
+
+
+def template(name, requests):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": NS}, "spec": {"spec": {"devices": {"requests": requests}}}}
+
+
+def event(pod_name, reason, message, time, type_="Warning", component="default-scheduler", n=1):
+    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"{pod_name}.{n}", "namespace": NS},
+            "involvedObject": {"kind": "Pod", "name": pod_name, "namespace": NS, "uid": f"uid-pod-{pod_name}"},
+            "type": type_, "reason": reason, "message": message, "source": {"component": component},
+            "firstTimestamp": time, "lastTimestamp": time, "count": 1}
+
+
+NODES = [node("node-01", zone="a"), node("node-02", zone="b")]
+CAN = "0/2 nodes are available: 2 cannot allocate all claims."
+
+SCENARIOS: dict[str, dict] = {}
+
+
+def scenario(name, doc, cmd, objs, version=None):
+    SCENARIOS[name] = {"doc": doc, "cmd": cmd, "objs": objs, "version": version}
+
+
+# The tutorial's four states (same dumps as examples/tutorial).
+for step, expect in (("step1-no-class", "missing: class"), ("step2-no-device", "missing: device"),
+                     ("step3-allocated", "allocated, nothing blocks"), ("step4-driver-missing", "missing: driver")):
+    SCENARIOS[f"tutorial-{step}"] = {"doc": f"The tutorial, {step}: {expect}.",
+                                     "cmd": "explain pod recomendador-7d9c8b6f5-x2x4k", "copy": TUTORIAL / f"{step}.yaml"}
+SCENARIOS["tutorial-match-claim"] = {"doc": "match claim on the tutorial's step 3: gpu-0 matches, gpu-1 fails the selector.",
+                                     "cmd": "match claim recomendador-7d9c8b6f5-x2x4k-gpu-8kq2w",
+                                     "copy": TUTORIAL / "step3-allocated.yaml"}
+
+SEL24 = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("24Gi")) >= 0'
+
+scenario("claim-not-created", "Template exists but the controller has not generated the claim yet: missing claim.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "template", "gpu-tmpl")]), template("gpu-tmpl", [req()]), dclass(), *NODES])
+scenario("claim-template-missing", "The template does not exist; the controller reports FailedResourceClaimCreation.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "template", "no-such-template")]), dclass(), *NODES,
+          event("web-0", "FailedResourceClaimCreation",
+                'PodResourceClaim gpu: resource claim template "no-such-template": '
+                'resourceclaimtemplate.resource.k8s.io "no-such-template" not found',
+                "2026-11-30T09:00:00Z", component="resource_claim")])
+scenario("claim-missing", "A named ResourceClaim does not exist.", "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "shared-gpu")]), dclass(), *NODES])
+scenario("claim-being-deleted", "The named claim has a deletionTimestamp.", "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]),
+          claim("c1", [req()], deletionTimestamp="2026-11-30T09:00:00Z"), dclass(), *NODES])
+scenario("claim-not-owned", "The generated claim in the pod's status belongs to another pod.", "explain pod web-1",
+         [pod("web-1", [("gpu", "template", "gpu-tmpl")], statuses={"gpu": "web-0-gpu-abcde"}),
+          claim("web-0-gpu-abcde", [req()], owner_pod="web-0"), template("gpu-tmpl", [req()]), dclass(), *NODES])
+scenario("device-in-use", "The only matching device is allocated to another pod's claim.", "explain pod web-1",
+         [pod("web-1", [("gpu", "claim", "c2")]), claim("c2", [req()]),
+          claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01"),
+          dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
+scenario("exactcount-too-many", "ExactCount asks for 3 devices; only 2 pass the selector.", "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req(count=3, selectors=[SEL24])]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1"), dev("gpu-2", "8Gi")], "node-01"), *NODES])
+scenario("all-mode-one-in-use", "allocationMode All while one of the matching devices is in use.", "explain pod web-1",
+         [pod("web-1", [("gpu", "claim", "c2")]), claim("c2", [req(mode="All")]),
+          claim("c1", [req()], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
+          dclass(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"), *NODES])
+scenario("first-available-fallback", "firstAvailable: no 80Gi device, so the 24Gi subrequest is used.", "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]),
+          claim("c1", [{"name": "gpu", "firstAvailable": [
+              {"name": "big", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1, "selectors": [
+                  {"cel": {"expression": 'device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'}}]},
+              {"name": "small", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}]}]),
+          dclass(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1", "8Gi")], "node-01"), *NODES])
+scenario("match-attribute-unsatisfiable", "Two GPUs on the same NUMA node are required; each NUMA node has one.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]),
+          claim("c1", [req(count=2)], constraints=[{"matchAttribute": f"{DRIVER}/numa"}]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0", attrs={"numa": 0}), dev("gpu-1", attrs={"numa": 1})], "node-01"), *NODES])
+scenario("node-selector-excludes", "The only device is on node-02; the pod's nodeSelector wants zone a.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "a"}), claim("c1", [req()]), dclass(),
+          rslice("node-02-gpus", [dev("gpu-0")], "node-02"), *NODES])
+scenario("cel-missing-attribute", "A selector reads an attribute the devices lack: a CEL runtime error aborts scheduling.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]),
+          claim("c1", [req(selectors=['device.attributes["gpu.example.com"].model == "H100"'])]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
+scenario("cel-guarded-attribute", "The same selector guarded with has(): no error, no match.", "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]),
+          claim("c1", [req(selectors=['has(device.attributes["gpu.example.com"].model) && '
+                                      'device.attributes["gpu.example.com"].model == "H100"'])]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
+scenario("taint-untolerated", "A NoSchedule device taint the request does not tolerate (1.36: DRADeviceTaints on).",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0", taints=[{"key": "maintenance", "value": "true", "effect": "NoSchedule"}])],
+                 "node-01"), *NODES], version="1.36")
+scenario("taint-ignored-1-35", "The same taint on 1.35, where DRADeviceTaints is off by default: allocatable.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0", taints=[{"key": "maintenance", "value": "true", "effect": "NoSchedule"}])],
+                 "node-01"), *NODES], version="1.35")
+COUNTERS = [{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]
+scenario("counters-exhausted", "Partitions of one GPU share 40Gi of counters; 30Gi are used, a 20Gi partition does not fit.",
+         "explain pod web-1",
+         [pod("web-1", [("gpu", "claim", "c2")]),
+          claim("c2", [req(selectors=['device.attributes["gpu.example.com"].profile == "20g"'])]),
+          claim("c1", [req()], results=[("gpu", "node-01", "gpu-0-30g")], reserved="web-0", node="node-01"), dclass(),
+          rslice("node-01-counters", [], "node-01", pool="node-01", count=2, sharedCounters=COUNTERS),
+          rslice("node-01-parts", [
+              dev("gpu-0-30g", attrs={"profile": "30g"},
+                  consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "30Gi"}}}]),
+              dev("gpu-0-20g", attrs={"profile": "20g"},
+                  consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "20Gi"}}}])],
+              "node-01", pool="node-01", count=2),
+          *NODES], version="1.36")
+scenario("allocatable-now", "Not allocated yet, but a free device fits: exit 0 with the node and device.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req(selectors=[SEL24])]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0", "8Gi"), dev("gpu-1")], "node-01"), *NODES])
+scenario("claim-allocated-elsewhere", "The claim is allocated on node-02 but the pod must run on node-01.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "a"}),
+          claim("c1", [req()], results=[("gpu", "node-02", "gpu-0")], node="node-02"), dclass(),
+          rslice("node-02-gpus", [dev("gpu-0")], "node-02"), *NODES])
+scenario("explain-claim-allocated", "explain claim on an allocated claim.", "explain claim c1",
+         [claim("c1", [req(selectors=[SEL24])], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
+          dclass(), rslice("node-01-gpus", [dev("gpu-0", "8Gi"), dev("gpu-1")], "node-01"), *NODES])
+scenario("match-unsatisfiable", "match claim: nothing has 80Gi.", "match claim c1",
+         [claim("c1", [req(selectors=['device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'])]),
+          dclass(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1", "8Gi")], "node-01"),
+          rslice("node-02-gpus", [dev("gpu-0", "40Gi")], "node-02"), *NODES])
+scenario("pool-incomplete", "The driver published 1 of 2 slices of a pool: its devices are skipped (1.35+).",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
+          rslice("node-01-gpus-a", [dev("gpu-0")], "node-01", pool="node-01", count=2), *NODES])
+scenario("hostile-strings", "Rich markup and terminal escapes in names, attributes and events are printed inert.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]),
+          claim("c1", [req(selectors=['device.attributes["gpu.example.com"].model == "[bold red]x"'])]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0", attrs={"model": "\x1b[31mRED\x1b[0m [link=file:///etc/passwd]x[/link]"})],
+                 "node-01"),
+          event("web-0", "FailedScheduling", "evil \x1b]0;pwned\x07 title [bold]not bold[/bold]\r\nsecond line",
+                "2026-11-30T09:00:00Z"), *NODES])
+scenario("v1beta1-input", "Objects written as resource.k8s.io/v1beta1 are normalised to v1.", "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]),
+          {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim",
+           "metadata": {"name": "c1", "namespace": NS},
+           "spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu", "allocationMode": "ExactCount",
+                                              "count": 1, "selectors": [{"cel": {"expression": SEL24}}]}]}}},
+          {**dclass(), "apiVersion": "resource.k8s.io/v1beta1"},
+          {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+           "spec": {"driver": DRIVER, "nodeName": "node-01", "pool": {"name": "node-01", "generation": 1,
+                                                                       "resourceSliceCount": 1},
+                    "devices": [{"name": "gpu-0", "basic": {"capacity": {"memory": {"value": "24Gi"}}}}]}},
+          *NODES])
+scenario("capacity-exhausted", "Consumable capacity: a shared GPU has 10Gi of 40Gi left; 20Gi requested (1.36).",
+         "explain pod web-1",
+         [pod("web-1", [("gpu", "claim", "c2")]),
+          claim("c2", [req(capacity={"requests": {"memory": "20Gi"}})]),
+          {**claim("c1", [req()]), "status": {"allocation": {"devices": {"results": [
+              {"request": "gpu", "driver": DRIVER, "pool": "node-01", "device": "gpu-0", "shareID": "5f0e7a6c-1111-2222-3333-444455556666",
+               "consumedCapacity": {"memory": "30Gi"}}]}}}},
+          dclass(), rslice("node-01-gpus", [dev("gpu-0", "40Gi", allowMultipleAllocations=True)], "node-01"), *NODES],
+         version="1.36")
+
+
+def main() -> None:
+    for name, sc in SCENARIOS.items():
+        d = HERE / name
+        d.mkdir(exist_ok=True)
+        if "copy" in sc:
+            shutil.copyfile(sc["copy"], d / "input.yaml")
+        else:
+            doc = {"apiVersion": "v1", "kind": "List", "items": copy.deepcopy(sc["objs"])}
+            (d / "input.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, width=120))
+        cmd = sc["cmd"] + (f" --kubernetes-version {sc['version']}" if sc.get("version") else "")
+        (d / "cmd").write_text(cmd + "\n")
+        (d / "README.md").write_text(f"# {name}\n\n{sc['doc']}\n\nCommand: `kubectl dra {cmd} --from-file input.yaml`\n")
+
+
+if __name__ == "__main__":
+    main()
