@@ -1,0 +1,204 @@
+"""The allocator port, on plain Python literals (no cluster, no files)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from kubectl_dra.analyze.allocator import (
+    AllocatedState,
+    AllocationError,
+    Allocator,
+    consumed_capacity,
+    gather_pools,
+)
+from kubectl_dra.features import Semantics
+
+D = "gpu.example.com"
+NODE = {"metadata": {"name": "n1", "labels": {"zone": "a"}}}
+
+
+def sem(v=(1, 37), **gates):
+    return Semantics.for_version(v, gates)
+
+
+def dev(name, **kw):
+    return {"name": name, **kw}
+
+
+def sl(name, devices, node="n1", pool="p", count=1, gen=1, **spec):
+    s = {"driver": D, "pool": {"name": pool, "generation": gen, "resourceSliceCount": count}, "devices": devices}
+    if node:
+        s["nodeName"] = node
+    s.update(spec)
+    return {"metadata": {"name": name}, "spec": s}
+
+
+CLASSES = {"gpu": {"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]}}}
+
+
+def claim(*requests, constraints=None, name="c"):
+    c = {"metadata": {"name": name, "namespace": "ns"}, "spec": {"devices": {"requests": list(requests)}}}
+    if constraints:
+        c["spec"]["devices"]["constraints"] = constraints
+    return c
+
+
+def req(name="r", count=1, mode="ExactCount", **kw):
+    e = {"deviceClassName": "gpu", "allocationMode": mode, **kw}
+    if mode == "ExactCount":
+        e["count"] = count
+    return {"name": name, "exactly": e}
+
+
+def picks(res):
+    return [[(r["request"], r["device"]) for r in c.results] for c in res]
+
+
+def run(slices, claims, s=None, allocated=()):
+    s = s or sem()
+    return Allocator(s, CLASSES, slices, AllocatedState.from_claims(allocated, s)).allocate(NODE, claims)
+
+
+def test_first_fit_in_pool_then_slice_order():
+    slices = [sl("b", [dev("d1")], pool="p2"), sl("a", [dev("d0")], pool="p1")]
+    assert picks(run(slices, [claim(req())])) == [[("r", "d0")]]
+
+
+def test_in_use_devices_are_skipped_and_admin_access_ignores_them():
+    used = {"metadata": {"name": "u", "namespace": "ns"},
+            "status": {"allocation": {"devices": {"results": [{"request": "r", "driver": D, "pool": "p", "device": "d0"}]}}}}
+    slices = [sl("s", [dev("d0"), dev("d1")])]
+    assert picks(run(slices, [claim(req())], allocated=[used])) == [[("r", "d1")]]
+    res = run(slices, [claim(req(adminAccess=True))], allocated=[used])
+    assert picks(res) == [[("r", "d0")]] and res[0].results[0]["adminAccess"] is True
+
+
+def test_not_enough_devices_is_no_result_not_an_error():
+    assert run([sl("s", [dev("d0")])], [claim(req(count=2))]) is None
+
+
+def test_match_attribute_backtracks_to_a_consistent_pair():
+    n = lambda v: {"numa": {"int": v}}  # noqa: E731
+    slices = [sl("s", [dev("a", attributes=n(0)), dev("b", attributes=n(1)), dev("c", attributes=n(1))])]
+    res = run(slices, [claim(req(count=2), constraints=[{"matchAttribute": f"{D}/numa"}])])
+    assert picks(res) == [[("r", "b"), ("r", "c")]]
+
+
+def test_distinct_attribute():
+    n = lambda v: {"numa": {"int": v}}  # noqa: E731
+    slices = [sl("s", [dev("a", attributes=n(0)), dev("b", attributes=n(0)), dev("c", attributes=n(1))])]
+    res = run(slices, [claim(req(count=2), constraints=[{"distinctAttribute": f"{D}/numa"}])])
+    assert picks(res) == [[("r", "a"), ("r", "c")]]
+
+
+def test_all_mode_takes_every_matching_device_and_fails_when_one_is_in_use():
+    slices = [sl("s", [dev("d0"), dev("d1")])]
+    assert picks(run(slices, [claim(req(mode="All"))])) == [[("r", "d0"), ("r", "d1")]]
+    used = {"metadata": {"name": "u", "namespace": "ns"},
+            "status": {"allocation": {"devices": {"results": [{"request": "r", "driver": D, "pool": "p", "device": "d1"}]}}}}
+    assert run(slices, [claim(req(mode="All"))], allocated=[used]) is None
+
+
+def test_all_mode_on_incomplete_pool_is_an_error():
+    with pytest.raises(AllocationError, match="asks for all devices, but resource pool gpu.example.com/p is currently being updated"):
+        run([sl("s", [dev("d0")], count=2)], [claim(req(mode="All"))])
+
+
+def test_incomplete_pool_used_in_1_34_skipped_from_1_35():
+    slices = [sl("s", [dev("d0")], count=2)]
+    assert picks(run(slices, [claim(req())], sem((1, 34)))) == [[("r", "d0")]]
+    assert run(slices, [claim(req())], sem((1, 35))) is None
+
+
+def test_invalid_pool_error_differs_by_version():
+    slices = [sl("s", [dev("d0"), dev("d0")])]
+    with pytest.raises(AllocationError, match="pool p is invalid: duplicate device name d0"):
+        run(slices, [claim(req())], sem((1, 34)))
+    with pytest.raises(AllocationError, match="^invalid resource pools were encountered$"):
+        run(slices, [claim(req())], sem((1, 35)))
+
+
+def test_first_available_uses_the_first_subrequest_that_fits():
+    r = {"name": "r", "firstAvailable": [
+        {"name": "two", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2},
+        {"name": "one", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}]}
+    assert picks(run([sl("s", [dev("d0")])], [claim(r)])) == [[("r/one", "d0")]]
+    with pytest.raises(AllocationError, match="has subrequests, but the DRAPrioritizedList feature is disabled"):
+        run([sl("s", [dev("d0")])], [claim(r)], sem(DRAPrioritizedList=False))
+
+
+def test_taints_by_version():
+    t = [{"key": "k", "value": "v", "effect": "None"}]
+    slices = [sl("s", [dev("d0", taints=t)])]
+    # 1.34: every taint (any effect) must be tolerated; 1.35+: only NoSchedule/NoExecute matter.
+    assert run(slices, [claim(req())], sem((1, 34), DRADeviceTaints=True)) is None
+    assert picks(run(slices, [claim(req())], sem((1, 35), DRADeviceTaints=True))) == [[("r", "d0")]]
+    ns = [sl("s", [dev("d0", taints=[{"key": "k", "effect": "NoSchedule"}])])]
+    assert run(ns, [claim(req())], sem((1, 36))) is None
+    tol = req(tolerations=[{"key": "k", "operator": "Exists"}])
+    assert picks(run(ns, [claim(tol)], sem((1, 36)))) == [[("r", "d0")]]
+    # Gate off (1.35 default): taints are ignored entirely.
+    assert picks(run(ns, [claim(req())], sem((1, 35)))) == [[("r", "d0")]]
+
+
+def test_counters_are_shared_per_pool():
+    counters = [{"name": "cs", "counters": {"mem": {"value": "40Gi"}}}]
+    part = lambda n, v: dev(n, consumesCounters=[{"counterSet": "cs", "counters": {"mem": {"value": v}}}])  # noqa: E731
+    slices = [sl("c", [], count=2, sharedCounters=counters), sl("d", [part("a", "30Gi"), part("b", "20Gi"), part("c", "10Gi")], count=2)]
+    res = run(slices, [claim(req(count=2))], sem((1, 36)))
+    assert picks(res) == [[("r", "a"), ("r", "c")]]
+    # Gate off: devices that consume counters are never allocated.
+    assert run(slices, [claim(req())], sem((1, 35))) is None
+
+
+def test_claim_device_limit():
+    with pytest.raises(AllocationError, match="number of requested devices 33 exceeds the claim limit of 32"):
+        run([sl("s", [dev("d0")])], [claim(req(count=33))])
+
+
+def test_node_selector_result():
+    ns_slice = sl("s", [dev("d0")], node=None, nodeSelector={"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "zone", "operator": "In", "values": ["a"]}]}]})
+    res = run([ns_slice], [claim(req())])
+    assert res[0].node_selector == {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "zone", "operator": "In", "values": ["a"]}]}]}
+    res = run([sl("s", [dev("d0")])], [claim(req())])
+    assert res[0].node_selector == {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
+    res = run([sl("s", [dev("d0")], node=None, allNodes=True)], [claim(req())])
+    assert res[0].node_selector is None
+
+
+def test_slices_for_other_nodes_and_older_generations_are_ignored():
+    pools = gather_pools([sl("x", [dev("d0")], node="n2"), sl("old", [dev("d1")], gen=1), sl("new", [dev("d2")], gen=2)],
+                         NODE, sem())
+    assert [(p.name, [s["metadata"]["name"] for s in p.slices]) for p in pools] == [("p", ["new"])]
+
+
+def test_cel_runtime_error_aborts_with_upstream_wording():
+    c = claim(req(selectors=[{"cel": {"expression": f'device.attributes["{D}"].model == "x"'}}]))
+    with pytest.raises(AllocationError) as e:
+        run([sl("s", [dev("d0")])], [c], sem((1, 36)))
+    assert e.value.message == "claim ns/c: selector #0: CEL runtime error: no such key: model"
+    with pytest.raises(AllocationError) as e:
+        run([sl("s", [dev("d0")])], [c], sem((1, 37)))
+    assert e.value.message.startswith("claim ns/c: selector #0 on device gpu.example.com/p/d0: CEL runtime error: no such key: model")
+
+
+def test_consumable_capacity_rounding():
+    cap = {"mem": {"value": "40Gi", "requestPolicy": {"default": "1Gi", "validRange": {"min": "1Gi", "step": "4Gi"}}}}
+    assert consumed_capacity({"mem": "6Gi"}, {"capacity": cap})["mem"] == Fraction(9 * 2**30)
+    assert consumed_capacity(None, {"capacity": cap})["mem"] == Fraction(2**30)
+    assert consumed_capacity({"other": "1"}, {"capacity": cap}) is None
+
+
+def test_shared_device_capacity_is_used_up():
+    d = dev("d0", allowMultipleAllocations=True, capacity={"mem": {"value": "40Gi"}})
+    r = req(capacity={"requests": {"mem": "30Gi"}})
+    res = run([sl("s", [d])], [claim(r, name="a"), claim(r, name="b")], sem((1, 36)))
+    assert res is None
+    small = req(capacity={"requests": {"mem": "20Gi"}})
+    res = run([sl("s", [d])], [claim(small, name="a"), claim(small, name="b")], sem((1, 36)))
+    assert picks(res) == [[("r", "d0")], [("r", "d0")]]
