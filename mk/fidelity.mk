@@ -1,0 +1,19 @@
+# Differential fidelity tests against upstream Kubernetes (issue 4, docs/fidelity.md).
+#   make fidelity [N=200] [SEED=1] [VERSIONS=1.34,1.35,1.36,1.37] [SHRINK=0]
+#       builds or reuses the four upstream oracles (cached under $${KUBECTL_DRA_CACHE:-~/.cache/kubectl-dra}/oracle),
+#       runs N generated scenarios per version through the oracle and kubectl-dra's engine, prints the
+#       agreement tables and ends with `agreed A of T`; minimal disagreeing scenarios are written to
+#       $${KUBECTL_DRA_CACHE:-~/.cache/kubectl-dra}/fidelity/disagreements/.
+#   make fidelity-oracles    only build (or reuse) the oracles
+.PHONY: fidelity fidelity-oracles
+
+FIDELITY_VERSIONS := 1.34 1.35 1.36 1.37
+N ?= 200
+SEED ?= 1
+VERSIONS ?= 1.34,1.35,1.36,1.37
+
+fidelity-oracles:
+	@for v in $(FIDELITY_VERSIONS); do bash tests/oracle/build.sh $$v >/dev/null || exit 1; done
+
+fidelity: $(STAMP) fidelity-oracles
+	$(PY) tests/fidelity/compare.py --n $(N) --seed $(SEED) --versions $(VERSIONS) $(if $(filter 0,$(SHRINK)),--no-shrink)

@@ -1,0 +1,402 @@
+"""Differential comparison of kubectl-dra's engine against the upstream oracle (issue 4).
+
+    python tests/fidelity/compare.py --n 1000 [--seed S] [--versions 1.34,1.36] [--no-shrink]
+
+For every scenario of every version: the oracle binary of that minor (tests/oracle/) and
+`kubectl_dra.analyze.scenario.evaluate` get the same scenario; the outputs are compared by the rules
+below. Prints an agreement table per version and per feature and ends with `agreed A of T`.
+Disagreements are shrunk to minimal scenarios and written under
+${KUBECTL_DRA_CACHE:-~/.cache/kubectl-dra}/fidelity/disagreements/.
+
+What must agree (nothing else is normalised; see docs/fidelity.md):
+  * cel: the list of (source, object, request, class, selector, device) entries, in order; per entry
+    the result (true/false) or that it is an error, and the error text (ERROR_NORMALISERS applies).
+  * allocation outcome (allocated / unallocatable / error) and the error text.
+  * when allocated: per claim the results (request, driver, pool, device, adminAccess,
+    consumedCapacity compared as exact numbers) and the nodeSelector.
+  * where upstream's search order is not deterministic (1.34, 1.35 and the 1.36+ "stable"
+    implementation gather pools from a Go map), the oracle runs the allocator many times and reports
+    every distinct allocation it saw; ours must equal one of them.
+Inconclusive (not counted in T): upstream panicked or timed out, or rejected the input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import copy
+import json
+import os
+import re
+import signal
+import sys
+import time
+import traceback
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parents[1]) not in sys.path:
+    sys.path.insert(0, str(HERE.parents[1]))
+
+try:
+    from . import gates as gatesmod
+    from . import generator
+    from .oracle import Oracle, cache_dir
+except ImportError:  # run as a script
+    sys.path.insert(0, str(HERE))
+    import gates as gatesmod  # type: ignore
+    import generator  # type: ignore
+    from oracle import Oracle, cache_dir  # type: ignore
+
+# Documented differences in error *texts* that are normalised on both sides before comparing:
+# (pattern, replacement, cause). Keep this list empty unless a difference is a deliberate,
+# documented presentation choice; behavioural differences belong in known-differences.yaml.
+ERROR_NORMALISERS: list[tuple[str, str, str]] = []
+
+ENGINE_TIMEOUT_S = 60
+
+
+# ---------------------------------------------------------------------------------------------
+# Quantities (exact), independent of the engine's own parser.
+
+_SUFFIX = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+           "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
+           "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+
+
+def quantity(text: Any) -> Fraction | str:
+    s = str(text).strip()
+    m = re.fullmatch(r"([+-]?[0-9.]+)(?:[eE]([+-]?[0-9]+))?([a-zA-Z]*)", s)
+    if not m or m.group(3) not in _SUFFIX:
+        return s
+    v = Fraction(m.group(1)) * _SUFFIX[m.group(3)]
+    if m.group(2):
+        v *= Fraction(10) ** int(m.group(2))
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# Canonical forms
+
+
+def _prune(x: Any) -> Any:
+    """Drop None, empty lists and empty maps recursively (Go's omitempty vs. explicit empties)."""
+    if isinstance(x, dict):
+        out = {k: _prune(v) for k, v in x.items()}
+        return {k: v for k, v in out.items() if v not in (None, [], {})}
+    if isinstance(x, list):
+        return [_prune(v) for v in x]
+    return x
+
+
+def norm_error(text: str | None) -> str | None:
+    if text is None:
+        return None
+    for pat, rep, _cause in ERROR_NORMALISERS:
+        text = re.sub(pat, rep, text)
+    return text
+
+
+def canon_allocation(a: dict[str, Any] | None) -> dict[str, Any]:
+    a = a or {}
+    claims = []
+    for c in a.get("claims") or []:
+        results = []
+        for r in c.get("results") or []:
+            e = {"request": r.get("request"), "driver": r.get("driver"), "pool": r.get("pool"), "device": r.get("device")}
+            if r.get("adminAccess"):
+                e["adminAccess"] = True
+            if r.get("consumedCapacity"):
+                e["consumedCapacity"] = {k: str(quantity(v)) for k, v in sorted(r["consumedCapacity"].items())}
+            results.append(e)
+        claims.append({"claim": c.get("claim"), "results": results, "nodeSelector": _prune(c.get("nodeSelector"))})
+    return {"outcome": a.get("outcome"), "error": norm_error(a.get("error")), "claims": claims}
+
+
+def cel_key(e: dict[str, Any]) -> tuple:
+    return (e.get("source"), e.get("object"), e.get("request"), e.get("class"), e.get("selector"), e.get("device"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison
+
+
+def inconclusive(oracle_out: dict[str, Any]) -> str | None:
+    if oracle_out.get("inputError"):
+        return "input rejected by the oracle: " + oracle_out["inputError"]
+    outcomes = {a.get("outcome") for a in oracle_out.get("alternatives") or [oracle_out.get("allocation") or {}]}
+    if "panic" in outcomes:
+        return "upstream panicked: " + next(a.get("error") or "" for a in oracle_out["alternatives"] if a.get("outcome") == "panic")
+    if "timeout" in outcomes:
+        return "upstream allocator timed out"
+    return None
+
+
+def compare(oracle_out: dict[str, Any], ours: dict[str, Any]) -> list[dict[str, Any]]:
+    """Disagreements between the oracle output and ours: a list of {"kind", "detail"}."""
+    diffs: list[dict[str, Any]] = []
+    up_cel, our_cel = oracle_out.get("cel") or [], ours.get("cel") or []
+    if [cel_key(e) for e in up_cel] != [cel_key(e) for e in our_cel]:
+        up_keys, our_keys = collections.Counter(map(cel_key, up_cel)), collections.Counter(map(cel_key, our_cel))
+        diffs.append({"kind": "cel-entries", "detail": {
+            "missing": [list(k) for k in (up_keys - our_keys)][:5], "extra": [list(k) for k in (our_keys - up_keys)][:5]}})
+    else:
+        for u, o in zip(up_cel, our_cel):
+            ue, oe = u.get("error") is not None, o.get("error") is not None
+            if ue != oe or (not ue and u.get("result") != o.get("result")):
+                diffs.append({"kind": "cel-result", "detail": {"entry": list(cel_key(u)), "upstream": [u.get("result"), u.get("error")],
+                                                               "ours": [o.get("result"), o.get("error")]}})
+            elif ue and norm_error(u["error"]) != norm_error(o["error"]):
+                diffs.append({"kind": "cel-error-text", "detail": {"entry": list(cel_key(u)), "upstream": u["error"], "ours": o["error"]}})
+
+    our_alloc = canon_allocation(ours.get("allocation"))
+    alts = [canon_allocation(a) for a in (oracle_out.get("alternatives") or [oracle_out.get("allocation")])]
+    if our_alloc in alts:
+        return diffs
+    up = alts[0]
+    if oracle_out.get("deterministic") or len(alts) == 1:
+        same_outcome = [a for a in alts if a["outcome"] == our_alloc["outcome"]]
+    else:
+        same_outcome = [a for a in alts if a["outcome"] == our_alloc["outcome"]]
+    if not same_outcome:
+        kind = "outcome"
+    else:
+        up = same_outcome[0]
+        if our_alloc["outcome"] == "error":
+            kind = "error-text"
+        elif [[(r["request"], r["driver"], r["pool"], r["device"]) for r in c["results"]] for c in our_alloc["claims"]] in \
+                [[[(r["request"], r["driver"], r["pool"], r["device"]) for r in c["results"]] for c in a["claims"]] for a in same_outcome]:
+            kind = "allocation-details"  # same devices, different adminAccess/consumedCapacity/nodeSelector
+        else:
+            kind = "devices"
+    diffs.append({"kind": kind, "detail": {"upstream": up, "ours": our_alloc,
+                                           "upstreamAlternatives": len(alts), "deterministic": oracle_out.get("deterministic")}})
+    return diffs
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the engine
+
+
+class EngineTimeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):  # pragma: no cover
+    raise EngineTimeout()
+
+
+def run_engine(scenario: dict[str, Any]) -> dict[str, Any]:
+    from kubectl_dra.analyze.scenario import evaluate  # the contract (issue 4)
+
+    use_alarm = hasattr(signal, "SIGALRM") and __import__("threading").current_thread() is __import__("threading").main_thread()
+    if use_alarm:
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(ENGINE_TIMEOUT_S)
+    try:
+        return evaluate(copy.deepcopy(scenario))
+    finally:
+        if use_alarm:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+
+
+def judge(scenario: dict[str, Any], oracle_out: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    """("agreed" | "disagreed" | "inconclusive", disagreements or [reason])."""
+    why = inconclusive(oracle_out)
+    if why:
+        return "inconclusive", [{"kind": "inconclusive", "detail": why}]
+    try:
+        ours = run_engine(scenario)
+    except EngineTimeout:
+        return "disagreed", [{"kind": "engine-timeout", "detail": f"no answer within {ENGINE_TIMEOUT_S}s"}]
+    except Exception:  # noqa: BLE001 - a crash of the engine is a disagreement
+        return "disagreed", [{"kind": "engine-crash", "detail": traceback.format_exc(limit=8)}]
+    diffs = compare(oracle_out, ours)
+    return ("disagreed" if diffs else "agreed"), diffs
+
+
+def signature(diffs: list[dict[str, Any]]) -> set[str]:
+    return {d["kind"] for d in diffs}
+
+
+def shrink_disagreement(oracle: Oracle, scenario: dict[str, Any], diffs: list[dict[str, Any]], max_steps: int = 300) -> dict[str, Any]:
+    want = signature(diffs)
+
+    def still_fails(cand: dict[str, Any]) -> bool:
+        out = oracle.evaluate(cand)
+        status, d = judge(cand, out)
+        return status == "disagreed" and bool(signature(d) & want)
+
+    return generator.shrink(scenario, still_fails, max_steps=max_steps)
+
+
+# ---------------------------------------------------------------------------------------------
+# Known differences
+
+
+def load_known(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    import yaml  # PyYAML is a pinned runtime dependency of kubectl-dra
+
+    data = yaml.safe_load(path.read_text()) or []
+    for e in data:
+        if not e.get("cause"):
+            raise ValueError(f"{path}: entry without a cause: {e}")
+    return data
+
+
+def is_known(known: list[dict[str, Any]], scenario_id: str, diffs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    for e in known:
+        if e.get("id") and not re.fullmatch(e["id"], scenario_id):
+            continue
+        if e.get("kind") and not all(d["kind"] == e["kind"] for d in diffs):
+            continue
+        if e.get("detail") and not all(re.search(e["detail"], json.dumps(d["detail"])) for d in diffs):
+            continue
+        return e
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs
+
+
+class Tally:
+    def __init__(self):
+        self.by_version: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+        self.by_feature: dict[str, dict[str, collections.Counter]] = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
+        self.kinds: collections.Counter = collections.Counter()
+        self.disagreements: list[dict[str, Any]] = []
+        self.inconclusive: collections.Counter = collections.Counter()
+
+    def add(self, version: str, scenario: dict[str, Any], status: str, diffs: list[dict[str, Any]]) -> None:
+        self.by_version[version][status] += 1
+        for f in scenario.get("features", []):
+            self.by_feature[f][version][status] += 1
+        if status == "disagreed":
+            for k in signature(diffs):
+                self.kinds[(version, k)] += 1
+        if status == "inconclusive":
+            self.inconclusive[diffs[0]["detail"].split(":")[0]] += 1
+
+    def totals(self) -> tuple[int, int]:
+        a = sum(c["agreed"] for c in self.by_version.values())
+        t = sum(c["agreed"] + c["disagreed"] for c in self.by_version.values())
+        return a, t
+
+    def render(self, versions: list[str]) -> str:
+        lines = []
+        lines.append("Agreement per version")
+        lines.append(f"{'version':<9}{'scenarios':>10}{'agreed':>9}{'disagreed':>11}{'inconclusive':>14}{'agreement':>11}")
+        for v in versions:
+            c = self.by_version[v]
+            t = c["agreed"] + c["disagreed"]
+            pct = f"{100 * c['agreed'] / t:.2f}%" if t else "-"
+            lines.append(f"{v:<9}{t + c['inconclusive']:>10}{c['agreed']:>9}{c['disagreed']:>11}{c['inconclusive']:>14}{pct:>11}")
+        lines.append("")
+        lines.append("Agreement per feature (agreed/compared per version)")
+        lines.append(f"{'feature':<34}" + "".join(f"{v:>15}" for v in versions))
+        for f in sorted(self.by_feature):
+            row = f"{f:<34}"
+            for v in versions:
+                c = self.by_feature[f][v]
+                t = c["agreed"] + c["disagreed"]
+                row += f"{(str(c['agreed']) + '/' + str(t)) if t else '-':>15}"
+            lines.append(row)
+        if self.kinds:
+            lines.append("")
+            lines.append("Disagreements by kind")
+            for (v, k), n in sorted(self.kinds.items()):
+                lines.append(f"  {v} {k}: {n}")
+        if self.inconclusive:
+            lines.append("")
+            lines.append("Inconclusive (not counted): " + ", ".join(f"{k}: {n}" for k, n in sorted(self.inconclusive.items())))
+        return "\n".join(lines)
+
+
+def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known: list[dict[str, Any]] | None = None,
+        out_dir: Path | None = None, start: int = 0, log: Callable[[str], None] = print,
+        max_shrinks: int = 25) -> Tally:
+    tally = Tally()
+    known = known or []
+    out_dir = out_dir or cache_dir() / "fidelity" / "disagreements"
+    shrinks = 0
+    for v in versions:
+        t0 = time.time()
+        with Oracle(v) as oracle:
+            scen = generator.scenarios(v, seed, n, start)
+            # The stream's writer thread feeds the oracle ahead; judge() runs our engine meanwhile.
+            pending = []
+            for s, out in oracle.stream(scen):
+                status, diffs = judge(s, out)
+                entry = None
+                if status == "disagreed":
+                    entry = is_known(known, s["id"], diffs)
+                    pending.append((s, diffs, entry))
+                tally.add(v, s, status, diffs)
+            for s, diffs, entry in pending:
+                record = {"id": s["id"], "version": v, "kinds": sorted(signature(diffs)), "known": entry, "diffs": diffs}
+                if shrink and shrinks < max_shrinks and entry is None:
+                    shrinks += 1
+                    try:
+                        record["minimal"] = shrink_disagreement(oracle, s, diffs)
+                        out = oracle.evaluate(record["minimal"])
+                        record["minimalDiffs"] = judge(record["minimal"], out)[1]
+                    except Exception:  # noqa: BLE001
+                        record["shrinkError"] = traceback.format_exc(limit=5)
+                record["scenario"] = s
+                out_dir.mkdir(parents=True, exist_ok=True)
+                base = s["id"].replace("/", "_")
+                path = out_dir / (base + ".json")
+                path.write_text(json.dumps(record, indent=1))
+                if record.get("minimal"):
+                    # The minimal scenario alone: feed it to the oracle (`oracle < file`) or to evaluate().
+                    path = out_dir / (base + ".min.json")
+                    path.write_text(json.dumps(record["minimal"], indent=1))
+                record["path"] = str(path)
+                tally.disagreements.append(record)
+                log(f"DISAGREEMENT {s['id']} {','.join(record['kinds'])}{' (known: ' + entry['cause'] + ')' if entry else ''} -> {path}")
+        c = tally.by_version[v]
+        log(f"# {v}: {sum(c.values())} scenarios in {time.time() - t0:.1f}s "
+            f"(agreed {c['agreed']}, disagreed {c['disagreed']}, inconclusive {c['inconclusive']})")
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=int(os.environ.get("N", "200")), help="scenarios per version")
+    p.add_argument("--seed", default=os.environ.get("SEED", "1"))
+    p.add_argument("--start", type=int, default=0, help="first scenario index")
+    p.add_argument("--versions", default=",".join(gatesmod.VERSIONS))
+    p.add_argument("--no-shrink", action="store_true")
+    p.add_argument("--known", type=Path, default=HERE / "known-differences.yaml")
+    p.add_argument("--out-dir", type=Path, default=None)
+    p.add_argument("--strict", action="store_true", help="exit 1 on a disagreement not in the known-differences file")
+    p.add_argument("--json", type=Path, default=None, help="also write the tally as JSON here")
+    a = p.parse_args(argv)
+    versions = [v.strip() for v in a.versions.split(",") if v.strip()]
+    known = load_known(a.known)
+    t0 = time.time()
+    tally = run(versions, a.n, a.seed, shrink=not a.no_shrink, known=known, out_dir=a.out_dir, start=a.start)
+    print()
+    print(f"seed {a.seed}, {a.n} scenarios per version, {time.time() - t0:.0f}s")
+    print(tally.render(versions))
+    out_dir = a.out_dir or cache_dir() / "fidelity" / "disagreements"
+    unknown = [d for d in tally.disagreements if not d["known"]]
+    if tally.disagreements:
+        print(f"\n{len(tally.disagreements)} disagreement(s) ({len(unknown)} not in {a.known.name}) written to {out_dir}")
+    if a.json:
+        a.json.write_text(json.dumps({"seed": a.seed, "n": a.n, "versions": {v: dict(tally.by_version[v]) for v in versions},
+                                      "features": {f: {v: dict(c) for v, c in fv.items()} for f, fv in tally.by_feature.items()}},
+                                     indent=1))
+    agreed, total = tally.totals()
+    print(f"agreed {agreed} of {total}")
+    return 1 if (unknown and a.strict) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
