@@ -79,7 +79,8 @@ class Universe:
         self.counter_sets: dict[tuple, dict] = {}
         for key in sorted(by_pool):
             group = by_pool[key]
-            gen = max(int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) for s in group)
+            gen = (int(((_slice_spec(group[0]).get("pool") or {}).get("generation")) or 0) if len(group) == 1 else
+                   max(int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) for s in group))
             current = sorted((s for s in group if int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) == gen),
                              key=lambda s: (s.get("metadata") or {}).get("name", ""))
             want = int(((_slice_spec(current[0]).get("pool") or {}).get("resourceSliceCount")) or 0)
@@ -151,8 +152,31 @@ def _fmt_reads(res) -> dict:
     return out
 
 
+def shape_key(entry: DeviceEntry) -> tuple:
+    """Everything a CEL selector can see of a device: devices with equal keys get equal results.
+    repr() of the raw maps is exact for JSON data and far cheaper than a canonical form; two equal
+    maps written in a different order merely miss the cache."""
+    key = entry.__dict__.get("_shape")
+    if key is None:
+        d = entry.device
+        key = (entry.did[0], repr(d.get("attributes")), repr(d.get("capacity")), bool(d.get("allowMultipleAllocations")))
+        entry.__dict__["_shape"] = key
+    return key
+
+
 def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry):
-    """Returns (ok, failed_index, detail): ok True/False, or None on a CEL error (detail has the error)."""
+    """Returns (ok, failed_index, detail): ok True/False, or None on a CEL error (detail has the error).
+    Results are shared by every device of the same shape (see shape_key) within one evaluator."""
+    cache = ev.__dict__.setdefault("_shape_cache", {})
+    key = (id(selectors), shape_key(entry))
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = _evaluate_selectors(ev, selectors, entry)
+    return hit
+
+
+def _evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry):
+    ev.__dict__.setdefault("_keep", {})[id(selectors)] = selectors  # keeps id(selectors) unique while cached
     for i, sel in enumerate(selectors):
         expr = selector_expression(sel)
         if not expr:
@@ -166,6 +190,54 @@ def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry):
         if not res.value:
             return False, i, {"expression": expr, "read": _fmt_reads(res)}
     return True, -1, {}
+
+
+class Reachability:
+    """Which usable nodes reach a device: computed once per slice (or per device with per-device node
+    selection), shared by every request, so the cost is O(slices x nodes) only for selector-based slices."""
+
+    _last: "Reachability | None" = None
+
+    def __init__(self, usable_nodes: list[dict]):
+        self.usable = usable_nodes
+        self.names = {n["metadata"]["name"] for n in usable_nodes}
+        self.all = tuple(n["metadata"]["name"] for n in usable_nodes)
+        self._by_slice: dict[int, tuple] = {}
+
+    @classmethod
+    def get(cls, usable_nodes: list[dict]) -> "Reachability":
+        last = cls._last
+        if last is None or last.usable is not usable_nodes:
+            last = cls._last = cls(usable_nodes)
+        return last
+
+    def _select(self, node_name, all_nodes, selector) -> tuple:
+        if node_name:
+            return (node_name,) if node_name in self.names else ()
+        if all_nodes:
+            return self.all
+        if selector is not None:
+            out = []
+            for n in self.usable:
+                try:
+                    if node_matches(n, "", False, selector):
+                        out.append(n["metadata"]["name"])
+                except NodeSelectorError:
+                    return ()
+            return tuple(out)
+        return ()
+
+    def nodes_for(self, e: DeviceEntry) -> tuple:
+        spec = _slice_spec(e.slice)
+        if spec.get("perDeviceNodeSelection"):
+            d = e.device
+            return self._select(d.get("nodeName") or "", bool(d.get("allNodes")), d.get("nodeSelector"))
+        key = id(e.slice)
+        hit = self._by_slice.get(key)
+        if hit is None:
+            hit = self._by_slice[key] = self._select(spec.get("nodeName") or "", bool(spec.get("allNodes")),
+                                                     spec.get("nodeSelector"))
+        return hit
 
 
 class CounterView:
@@ -230,6 +302,7 @@ def device_matrix(
     usable_nodes None means "any node" (no pod context)."""
     out: list[DeviceVerdict] = []
     class_sel = ((req.class_obj or {}).get("spec") or {}).get("selectors") or []
+    reach = Reachability.get(usable_nodes) if usable_nodes is not None else None
     for e in universe.entries:
         d = e.device
         if e.pool_state.startswith("invalid"):
@@ -242,29 +315,12 @@ def device_matrix(
             out.append(DeviceVerdict(e, "rejected", "binding",
                                      "device has binding conditions; DRADeviceBindingConditions/DRAResourceClaimDeviceStatus are off"))
             continue
-        ok, idx, detail = evaluate_selectors(ev, class_sel, e)
-        if ok is None:
-            out.append(DeviceVerdict(e, "rejected", "cel-error",
-                                     f"class {req.class_name} selector #{idx}: CEL error: {detail.get('error')}",
-                                     dict(detail, source="class", selector=idx)))
-            continue
-        if not ok:
-            out.append(DeviceVerdict(e, "rejected", "class",
-                                     f"class {req.class_name} selector #{idx} is false", dict(detail, selector=idx)))
-            continue
-        ok, idx, detail = evaluate_selectors(ev, req.selectors, e)
-        if ok is None:
-            out.append(DeviceVerdict(e, "rejected", "cel-error",
-                                     f"request {req.name} selector #{idx}: CEL error: {detail.get('error')}",
-                                     dict(detail, source="request", selector=idx)))
-            continue
-        if not ok:
-            out.append(DeviceVerdict(e, "rejected", "request",
-                                     f"request {req.name} selector #{idx} is false{_read_suffix(detail)}",
-                                     dict(detail, selector=idx)))
+        rejected = selector_verdict(ev, req, class_sel, e)
+        if rejected is not None:
+            out.append(DeviceVerdict(e, "rejected", *rejected))
             continue
         if usable_nodes is not None:
-            nodes = tuple(n["metadata"]["name"] for n in usable_nodes if e.reachable_from(n))
+            nodes = reach.nodes_for(e)
             if not nodes:
                 out.append(DeviceVerdict(e, "rejected", "node",
                                          f"on {e.where()}, which the pod cannot use"))
@@ -299,6 +355,33 @@ def device_matrix(
                 out.append(DeviceVerdict(e, "rejected", "capacity", why, {}, nodes))
                 continue
         out.append(DeviceVerdict(e, "candidate", "", "passes every check", {}, nodes))
+    return out
+
+
+def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry):
+    """None if the device passes the class's and the request's selectors, else (stage, reason, evidence).
+    Cached per device shape: 40,000 devices of a dozen shapes cost a dozen evaluations."""
+    cache = ev.__dict__.setdefault("_verdict_cache", {})
+    key = (id(class_sel), id(req.selectors), req.name, req.class_name, shape_key(e))
+    if key in cache:
+        return cache[key]
+    ev.__dict__.setdefault("_keep", {}).update({id(class_sel): class_sel, id(req.selectors): req.selectors})
+    out = None
+    ok, idx, detail = evaluate_selectors(ev, class_sel, e)
+    if ok is None:
+        out = ("cel-error", f"class {req.class_name} selector #{idx}: CEL error: {detail.get('error')}",
+               dict(detail, source="class", selector=idx))
+    elif not ok:
+        out = ("class", f"class {req.class_name} selector #{idx} is false", dict(detail, selector=idx))
+    else:
+        ok, idx, detail = evaluate_selectors(ev, req.selectors, e)
+        if ok is None:
+            out = ("cel-error", f"request {req.name} selector #{idx}: CEL error: {detail.get('error')}",
+                   dict(detail, source="request", selector=idx))
+        elif not ok:
+            out = ("request", f"request {req.name} selector #{idx} is false{_read_suffix(detail)}",
+                   dict(detail, selector=idx))
+    cache[key] = out
     return out
 
 

@@ -13,7 +13,7 @@ from kubectl_dra.analyze.allocator import (
     claim_requests,
     obj_ref,
 )
-from kubectl_dra.analyze.devices import CounterView, DeviceVerdict, Universe, device_matrix
+from kubectl_dra.analyze.devices import CounterView, DeviceVerdict, Reachability, Universe, device_matrix
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_selector_matches, pod_node_rejection
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
@@ -266,21 +266,20 @@ class Analysis:
         alloc = Allocator(self.sem, self.idx.classes, list(self.snap.slices), state, self.ev)
         by_claim = {id(a.claim): a for a in analyses}
         # Only nodes from which every pending request has at least one candidate are worth a search.
-        worth = []
-        for n in usable:
-            name = _name(n)
-            ok = True
-            for c in pending:
-                for alts in by_claim[id(c)].requests:
-                    # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
-                    if not any(name in v.nodes or not v.nodes and v.entry.reachable_from(n)
-                               for r in alts for v in by_claim[id(c)].matrices.get(r.name, [])
-                               if v.outcome == "candidate" or v.stage == "cel-error"):
-                        ok = False
-                if not ok:
-                    break
-            if ok:
-                worth.append(n)
+        # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
+        reach = Reachability.get(usable)
+        worth_names = None
+        for c in pending:
+            for alts in by_claim[id(c)].requests:
+                names: set = set()
+                for r in alts:
+                    for v in by_claim[id(c)].matrices.get(r.name, []):
+                        if v.outcome == "candidate":
+                            names.update(v.nodes)
+                        elif v.stage == "cel-error":
+                            names.update(reach.nodes_for(v.entry))
+                worth_names = names if worth_names is None else worth_names & names
+        worth = [n for n in usable if worth_names is None or _name(n) in worth_names]
         dry["consideredNodes"] = len(worth)
         for n in worth[:MAX_DRYRUN_NODES]:
             dry["triedNodes"] += 1
