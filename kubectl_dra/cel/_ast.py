@@ -296,3 +296,104 @@ def type_name(buf: bytes) -> str:
         if num == 14:
             return "abstract"
     return "?"
+
+
+def decode_type(buf: bytes) -> tuple:
+    """A serialized cel.expr.Type as a small tuple: ("dyn",), ("prim", "int"), ("list", T),
+    ("map", K, V), ("msg", name), ("null",), ("type", T|None), ("abstract", name, (T, ...)),
+    ("wkt", name), ("wrapper", prim), ("error",), ("param", name), ("fn",)."""
+    prims = {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "bytes"}
+    for num, wt, val in _fields(buf):
+        if num == 1:
+            return ("dyn",)
+        if num == 2:
+            return ("null",)
+        if num == 3:
+            return ("prim", prims.get(val, "?"))
+        if num == 4:
+            return ("wrapper", prims.get(val, "?"))
+        if num == 5:
+            return ("wkt", {1: "any", 2: "google.protobuf.Timestamp", 3: "google.protobuf.Duration"}.get(val, "?"))
+        if num == 6:
+            for n2, _, v2 in _fields(val):
+                if n2 == 1:
+                    return ("list", decode_type(v2))
+            return ("list", ("dyn",))
+        if num == 7:
+            k: tuple = ("dyn",)
+            v: tuple = ("dyn",)
+            for n2, _, v2 in _fields(val):
+                if n2 == 1:
+                    k = decode_type(v2)
+                elif n2 == 2:
+                    v = decode_type(v2)
+            return ("map", k, v)
+        if num == 8:
+            return ("fn",)
+        if num == 9:
+            return ("msg", val.decode())
+        if num == 10:
+            return ("param", val.decode())
+        if num == 11:
+            return ("type", decode_type(val) if val else None)
+        if num == 12:
+            return ("error",)
+        if num == 14:
+            name, params = "", []
+            for n2, _, v2 in _fields(val):
+                if n2 == 1:
+                    name = v2.decode()
+                elif n2 == 2:
+                    params.append(decode_type(v2))
+            return ("abstract", name, tuple(params))
+    return ("dyn",)
+
+
+def format_type(t: tuple | None) -> str:
+    """cel-go's Type.String() spelling."""
+    if t is None:
+        return "type"
+    k = t[0]
+    if k == "dyn":
+        return "dyn"
+    if k == "null":
+        return "null_type"
+    if k == "prim":
+        return t[1]
+    if k == "wrapper":
+        return f"wrapper({t[1]})"
+    if k == "wkt":
+        return t[1]
+    if k == "list":
+        return f"list({format_type(t[1])})"
+    if k == "map":
+        return f"map({format_type(t[1])}, {format_type(t[2])})"
+    if k == "msg":
+        return t[1]
+    if k == "param":
+        return t[1]
+    if k == "type":
+        return f"type({format_type(t[1])})" if t[1] is not None else "type"
+    if k == "abstract":
+        return f"{t[1]}({', '.join(format_type(p) for p in t[2])})" if t[2] else t[1]
+    return k
+
+
+def assignable(a: tuple, b: tuple) -> bool:
+    """Loose cel-go isAssignable for literal homogeneity: equal up to dyn/type-param wildcards."""
+    if a[0] in ("dyn", "param", "error") or b[0] in ("dyn", "param", "error"):
+        return True
+    if a[0] != b[0]:
+        # null is assignable to wrappers/messages/abstract types in cel-go
+        if "null" in (a[0], b[0]) and {a[0], b[0]} & {"msg", "wrapper", "wkt", "abstract"}:
+            return True
+        return False
+    if a[0] == "list":
+        return assignable(a[1], b[1])
+    if a[0] == "map":
+        return assignable(a[1], b[1]) and assignable(a[2], b[2])
+    if a[0] == "abstract":
+        return a[1] == b[1] and len(a[2]) == len(b[2]) and all(assignable(x, y) for x, y in zip(a[2], b[2]))
+    if a[0] == "type":
+        return True
+    return a[1:] == b[1:]

@@ -11,9 +11,7 @@ the Python class.
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
-from fractions import Fraction
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -42,22 +40,23 @@ class Types:
     CIDR: Any = None
 
 
-_QCACHE: dict[str, Fraction] = {}
+_QCACHE: dict[str, tuple] = {}
 _SCACHE: dict[str, tuple] = {}
 
 
-def qval(m: Any) -> Fraction:
+def qval(m: Any) -> tuple:
+    """The quantity representation carried by a kubernetes.Quantity message."""
     s = m.v
-    f = _QCACHE.get(s)
-    if f is None:
-        f = qlib.from_canonical(s)
+    q = _QCACHE.get(s)
+    if q is None:
+        q = qlib.decode(s)
         if len(_QCACHE) < 100_000:
-            _QCACHE[s] = f
-    return f
+            _QCACHE[s] = q
+    return q
 
 
-def qmsg(value: Fraction) -> Any:
-    return Types.Q(v=qlib.canonical(value))
+def qmsg(q: tuple) -> Any:
+    return Types.Q(v=qlib.encode(q))
 
 
 def sval(m: Any) -> tuple:
@@ -102,27 +101,28 @@ def f_as_integer(q: Any) -> int:
 
 
 def f_as_float(q: Any) -> float:
-    v = qval(q)
-    try:
-        return v.numerator / v.denominator
-    except OverflowError:
-        return math.inf if v > 0 else -math.inf
+    return qlib.as_approximate_float(qval(q))
 
 
 def f_add_q(a: Any, b: Any) -> Any:
-    return qmsg(qval(a) + qval(b))
+    return qmsg(qlib.add(qval(a), qval(b)))
 
 
 def f_add_i(a: Any, b: int) -> Any:
-    return qmsg(qval(a) + b)
+    return qmsg(qlib.add(qval(a), qlib.from_int(b)))
 
 
 def f_sub_q(a: Any, b: Any) -> Any:
-    return qmsg(qval(a) - qval(b))
+    return qmsg(qlib.sub(qval(a), qval(b)))
 
 
 def f_sub_i(a: Any, b: int) -> Any:
-    return qmsg(qval(a) - b)
+    return qmsg(qlib.sub(qval(a), qlib.from_int(b)))
+
+
+def f_quantity_equal(a: Any, b: Any) -> bool:
+    """Quantity == Quantity is numeric (Cmp), independent of the representation."""
+    return qlib.cmp(qval(a), qval(b)) == 0
 
 
 def _cmp_any(a: Any, b: Any) -> int:
@@ -130,8 +130,7 @@ def _cmp_any(a: Any, b: Any) -> int:
     if ta is not tb:
         raise _err(NO_SUCH_OVERLOAD)
     if ta is Types.Q:
-        x, y = qval(a), qval(b)
-        return (x > y) - (x < y)
+        return qlib.cmp(qval(a), qval(b))
     if ta is Types.S:
         return slib.compare(sval(a), sval(b))
     raise _err(NO_SUCH_OVERLOAD)
@@ -191,6 +190,8 @@ def cel_equal(a: Any, b: Any) -> bool:
     if ta in msg or tb in msg:
         if ta is not tb:
             raise _err(NO_SUCH_OVERLOAD)
+        if ta is Types.Q:
+            return qlib.cmp(qval(a), qval(b)) == 0
         return a.v == b.v
     if ta is bool or tb is bool:
         return ta is tb and a == b
@@ -297,47 +298,170 @@ def f_last_index_of_list(lst: list, x: Any) -> int:
 MAX_INCLUDES = 48
 
 
+def _equal_true(a: Any, b: Any) -> bool:
+    """`a.Equal(b) == types.True`: an error (Semver vs other type) just counts as "not equal"."""
+    try:
+        return cel_equal(a, b)
+    except CelFunctionError:
+        return False
+
+
+def f_includes_limited(target: Any, x: Any) -> bool:
+    return _includes(target, x, True)
+
+
 def f_includes(target: Any, x: Any) -> bool:
+    return _includes(target, x, False)
+
+
+def _includes(target: Any, x: Any, limited: bool) -> bool:
+    """dynamic-resource-allocation cel includesFunc.  v0.36.x stops after 48 items with
+    "'includes' function cannot be applied to lists longer than 48 values" (only when the first 48
+    did not match); v0.37.2 checks the whole list (both verified against the upstream oracle)."""
     if isinstance(target, list):
-        if len(target) > MAX_INCLUDES:
-            raise _err(f"'includes' function cannot be applied to lists longer than {MAX_INCLUDES} values")
-        return any(cel_equal(v, x) for v in target)
-    return cel_equal(target, x)
+        for i, item in enumerate(target):
+            if limited and i >= MAX_INCLUDES:
+                raise _err(f"'includes' function cannot be applied to lists longer than {MAX_INCLUDES} values")
+            if _equal_true(item, x):
+                return True
+        return False
+    return _equal_true(target, x)
 
 
 # ---------------------------------------------------------------- regex (k8s find/findAll on RE2)
-_RE_CACHE: dict[str, re.Pattern] = {}
-_UNSUPPORTED = re.compile(r"\(\?[=!]|\(\?<[=!]|\\[1-9]|\(\?>|[*+?}][+]")
+# Patterns run on cel-cpp's own RE2 (regex extension), so syntax and linear-time matching are RE2's,
+# like Go's regexp.  A small separate cel-cpp environment is evaluated from inside the callback.
+_RE2_CODES = {
+    "invalid escape sequence": "invalid escape sequence",
+    "invalid character class": "invalid character class",
+    "invalid character class range": "invalid character class range",
+    "missing ]": "missing closing ]",
+    "missing )": "missing closing )",
+    "unexpected )": "unexpected )",
+    "trailing \\": "trailing backslash at end of expression",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "bad repetition operator": "invalid nested repetition operator",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid UTF-8": "invalid UTF-8",
+    "invalid named capture group": "invalid named capture",
+}
 
 
-def compile_re2(pattern: str) -> re.Pattern:
-    """Compile an RE2 pattern with Python's re, rejecting Perl-only syntax RE2 does not accept."""
-    rx = _RE_CACHE.get(pattern)
-    if rx is not None:
-        return rx
-    m = _UNSUPPORTED.search(pattern)
-    if m:
-        raise _err(f"error parsing regexp: invalid or unsupported Perl syntax: `{m.group()}`")
-    py = pattern.replace("(?<", "(?P<").replace("(?P<=", "(?<=").replace("(?P<!", "(?<!")
-    py = re.sub(r"(?<!\\)\\z", r"\\Z", py)
+class _Regex:
+    progs: dict | None = None
+    errors: dict[str, str | None] = {}
+
+    @classmethod
+    def _programs(cls) -> dict:
+        if cls.progs is None:
+            from cel_expr_python import cel  # noqa: PLC0415
+
+            env = cel.NewEnv(config=cel.NewEnvConfigFromYaml(
+                "name: re2\nextensions:\n  - name: optional\n  - name: regex\n"),
+                variables={"s": cel.Type.STRING, "p": cel.Type.STRING})
+            cls.progs = {
+                "matches": env.compile("s.matches(p)"),
+                "extract": env.compile('regex.extract(s, p).orValue("\\u0000none")'),
+                "extractAll": env.compile("regex.extractAll(s, p)"),
+            }
+        return cls.progs
+
+    @classmethod
+    def run(cls, name: str, s: str, p: str):
+        v = cls._programs()[name].eval(data={"s": s, "p": p})
+        if v.type().name() == "ERROR":
+            raise _err(_go_regex_error(str(v.value()), p))
+        return v.plain_value()
+
+
+def _go_regex_error(raw: str, pattern: str) -> str:
+    msg = re.sub(r"^[A-Z_]+: ", "", raw)
+    msg = msg.removeprefix("invalid regular expression: ")
+    for code, go in _RE2_CODES.items():
+        if msg.startswith(code + ": ") or msg == code:
+            arg = msg[len(code) + 2:] if msg.startswith(code + ": ") else ""
+            return f"error parsing regexp: {go}: `{arg}`"
+    return f"error parsing regexp: {msg}"
+
+
+def validate_re2(pattern: str) -> str | None:
+    """None if RE2 accepts the pattern, else Go's regexp error text."""
+    if pattern in _Regex.errors:
+        return _Regex.errors[pattern]
     try:
-        rx = re.compile(py)
-    except re.error as e:
-        raise _err(f"error parsing regexp: {e}") from None
-    if len(_RE_CACHE) < 1000:
-        _RE_CACHE[pattern] = rx
-    return rx
+        _Regex.run("matches", "", pattern)
+        err = None
+    except CelFunctionError as e:
+        err = str(e)
+    if len(_Regex.errors) < 1000:
+        _Regex.errors[pattern] = err
+    return err
+
+
+def _non_capturing(p: str) -> str:
+    """Turn every capturing group into a non-capturing one (k8s find returns the whole match)."""
+    out = []
+    i, n = 0, len(p)
+    in_class = False
+    while i < n:
+        c = p[i]
+        if c == "\\":
+            out.append(p[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if c == "]":
+                in_class = False
+            out.append(c)
+            i += 1
+            continue
+        if c == "[":
+            in_class = True
+            out.append(c)
+            i += 1
+            if i < n and p[i] == "^":
+                out.append("^")
+                i += 1
+            if i < n and p[i] == "]":
+                out.append("]")
+                i += 1
+            continue
+        if c == "(":
+            if p.startswith("(?P<", i) or (p.startswith("(?<", i) and not p.startswith("(?<=", i)
+                                          and not p.startswith("(?<!", i)):
+                j = p.find(">", i)
+                if j != -1:
+                    out.append("(?:")
+                    i = j + 1
+                    continue
+            if p.startswith("(?", i):
+                out.append(c)
+                i += 1
+                continue
+            out.append("(?:")
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 def f_find(s: str, pattern: str) -> str:
-    m = compile_re2(pattern).search(s)
-    return m.group(0) if m else ""
+    err = validate_re2(pattern)
+    if err:
+        raise _err(err)
+    v = _Regex.run("extract", s, _non_capturing(pattern))
+    return "" if v == "\u0000none" else v
 
 
 def f_find_all(s: str, pattern: str, limit: int = -1) -> list:
+    err = validate_re2(pattern)
+    if err:
+        raise _err(err)
     if limit == 0:
         return []
-    out = [m.group(0) for m in compile_re2(pattern).finditer(s)]
+    out = list(_Regex.run("extractAll", s, _non_capturing(pattern)))
     return out if limit < 0 else out[:limit]
 
 

@@ -77,24 +77,21 @@ def parse(s: str) -> tuple[int, int, int, tuple[int | str, ...]]:
 
 
 def normalize(s: str) -> str:
-    """The Kubernetes semver library's normalizeAndParse pre-processing."""
+    """normalizeAndParse's rewriting (k8s.io/apiserver/pkg/cel/library/semverlib.go)."""
     s = s[1:] if s.startswith("v") else s
-    cut = len(s)
-    for ch in "-+":
-        j = s.find(ch)
-        if j != -1:
-            cut = min(cut, j)
-    core, rest = s[:cut], s[cut:]
-    parts = core.split(".")
+    parts = s.split(".", 2)
+    for i, p in enumerate(parts):
+        if len(p) > 1:
+            p = p.lstrip("0")
+            if len(p) == 0 or p[0] not in "0123456789":
+                p = "0" + p
+            parts[i] = p
     if len(parts) < 3:
-        if rest:
-            raise SemverError("Invalid semver: pre-release or build metadata without major.minor.patch")
-        parts += ["0"] * (3 - len(parts))
-    out = []
-    for p in parts:
-        stripped = p.lstrip("0")
-        out.append(stripped if stripped else ("0" if p else p))
-    return ".".join(out) + rest
+        if any(c in parts[-1] for c in "+-"):
+            raise SemverError("short version cannot contain PreRelease/Build meta data")
+        while len(parts) < 3:
+            parts.append("0")
+    return ".".join(parts)
 
 
 def canonical(v: tuple[int, int, int, tuple[int | str, ...]]) -> str:

@@ -23,6 +23,8 @@ NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orVa
                     "or guarding the check with has() for optional fields")
 # Same-length stand-ins for member names that clash with the strings extension (caret columns stay right).
 _RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO"}
+HIDDEN_MEMBER = "k8s_hidden_member_"
+QEQ = "k8sQuantityEq"
 _UNRENAME = {v: k for k, v in _RENAMES.items()}
 
 
@@ -82,7 +84,7 @@ def _message_types():
 class _Engine:
     """One cel-cpp Env plus the protobuf message classes (built once per declaration set)."""
 
-    def __init__(self, includes: bool):
+    def __init__(self, includes: bool, includes_limit: bool = False):
         from cel_expr_python import cel  # noqa: PLC0415 - lazy on purpose (CLI start-up time)
 
         self.cel = cel
@@ -102,16 +104,24 @@ class _Engine:
                 return cel.Overload(oid, ret, params, is_member=member)
             return cel.Overload(oid, ret, params, is_member=member, impl=_wrap(impl))
 
+        funcs_src: list = []
+
+        class _Decl(tuple):
+            pass
+
         def F(name, *ovs):
-            return cel.FunctionDecl(name, list(ovs))
+            d = _Decl((name, list(ovs)))
+            funcs_src.append(d)
+            return d
 
         comparable = [("int", INT), ("uint", T.UINT), ("double", DBL), ("bool", BOOL), ("string", STR),
                       ("bytes", T.BYTES), ("duration", T.DURATION), ("timestamp", T.TIMESTAMP)]
-        funcs = [
+        funcs: list = [
             # quantity library
             F("quantity", O("string_to_quantity", Q, [STR], L.f_quantity)),
             F("isQuantity", O("is_quantity_string", BOOL, [STR], L.f_is_quantity)),
             F("sign", O("quantity_sign", INT, [Q], L.f_sign)),
+            F(QEQ, O("k8s_quantity_equal", BOOL, [Q, Q], L.f_quantity_equal)),
             F("isInteger", O("quantity_is_integer", BOOL, [Q], L.f_is_integer, True)),
             F("asInteger", O("quantity_as_integer", INT, [Q], L.f_as_integer, True)),
             F("asApproximateFloat", O("quantity_as_float", DBL, [Q], L.f_as_float, True)),
@@ -188,7 +198,21 @@ class _Engine:
             F("prefixLength", O("cidr_prefix_length", INT, [CIDR], L.f_prefix_length, True)),
         ]
         if includes:
-            funcs.append(F("includes", O("dra_includes_dyn_dyn", BOOL, [ANY, ANY], L.f_includes, True)))
+            F("includes", O("dra_includes_dyn_dyn", BOOL, [ANY, ANY],
+                                  L.f_includes_limited if includes_limit else L.f_includes, True))
+        # cel-go rejects receiver-style calls of global-only functions ("found no matching overload for
+        # 'sign' applied to 'kubernetes.Quantity.()'"); cel-cpp would say "undeclared reference".  Hidden
+        # member overloads let the checker resolve such calls so that the adapter can report them with
+        # the receiver/argument types in cel-go's wording (see _static_checks).
+        hidden = {"sign": (1,), "quantity": (1,), "isQuantity": (1,), "semver": (1, 2), "isSemver": (1, 2),
+                  "url": (1,), "isURL": (1,), "isIP": (1,), "cidr": (1,), "isCIDR": (1,)}
+        merged = []
+        for decl_name, decl_ovs in [(d[0], d[1]) for d in funcs_src]:
+            ovs = list(decl_ovs)
+            for arity in hidden.get(decl_name, ()):
+                ovs.append(O(f"{HIDDEN_MEMBER}{decl_name}_{arity}", DYN, [ANY] * arity, member=True))
+            merged.append(cel.FunctionDecl(decl_name, ovs))
+        funcs = merged
         config = cel.NewEnvConfigFromYaml(
             "name: kubernetes-dra\n"
             "extensions:\n"
@@ -227,14 +251,14 @@ def _wrap(fn):
     return call
 
 
-def _engine(includes: bool) -> _Engine:
-    key = (includes,)
+def _engine(includes: bool, includes_limit: bool = False) -> _Engine:
+    key = (includes, includes_limit)
     eng = _ENGINES.get(key)
     if eng is None:
         with _ENGINE_LOCK:
             eng = _ENGINES.get(key)
             if eng is None:
-                eng = _Engine(includes)
+                eng = _Engine(includes, includes_limit)
                 _ENGINES[key] = eng
     return eng
 
@@ -243,6 +267,7 @@ def _engine(includes: bool) -> _Engine:
 _STATUS = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r"\s*\[[A-Z_]+\]\s*$")
 _KEY_NOT_FOUND = re.compile(r'^Key not found in map : "?(.*?)"?$', re.S)
+_CONVERT = re.compile(r"^cannot convert (string|int|uint|double) to (int|uint|double)$")
 _INDEX_ERR = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
 
 
@@ -258,10 +283,17 @@ def _runtime_message(raw: str, hint: bool) -> str:
         out = f"no such key: {m.group(1)}"
         return out + NO_SUCH_KEY_HINT if hint else out
     if msg.startswith("No matching overloads found") or msg.startswith("no matching overload"):
-        return "no such overload"
+        return _no_such_overload(msg)
     m = _INDEX_ERR.match(msg)
     if m:
-        return f"index out of range: {m.group(1)}"
+        return f"index out of bounds: {m.group(1)}"
+    if msg.startswith("invalid regular expression: "):
+        return L._go_regex_error(msg, "")
+    if msg.startswith("error parsing regexp: "):
+        return "Illegal regex: " + msg
+    m = _CONVERT.match(msg)
+    if m:
+        return f"type conversion error from '{m.group(1)}' to '{m.group(2)}'"
     if msg in ("divide by zero", "division by zero"):
         return "division by zero"
     if msg in ("modulus by zero", "modulo by zero"):
@@ -269,27 +301,120 @@ def _runtime_message(raw: str, hint: bool) -> str:
     return msg
 
 
-_UNDECLARED = re.compile(r"^ERROR: <input>:(\d+):(\d+): undeclared reference to '([A-Za-z_][\w.]*)' \(in container ''\)$")
+# cel-go dispatches binary operators through type traits: when the left operand lacks the trait the
+# error names the function ("no such overload: _>_"); otherwise the type's own method rejects the
+# right operand with a bare "no such overload" (unary operators always give the bare form).
+_NUM = {"int64", "uint64", "double"}
+_TRAITS = {
+    "_<_": _NUM | {"string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"},
+    "_+_": _NUM | {"string", "bytes", "list", "google.protobuf.Duration", "google.protobuf.Timestamp"},
+    "_-_": _NUM | {"google.protobuf.Duration", "google.protobuf.Timestamp"},
+    "_*_": _NUM, "_/_": _NUM, "_%_": {"int64", "uint64"},
+    "size": {"string", "bytes", "list", "map"},
+}
+for _op in ("_<=_", "_>_", "_>=_"):
+    _TRAITS[_op] = _TRAITS["_<_"]
+_OVERLOAD_MSG = re.compile(r"^No matching overloads found : (?:\(([^)]*)\)\.)?([^(\s]+)(?:\(([^)]*)\))?")
 
 
-def _compile_message(raw: str) -> str:
+def _no_such_overload(msg: str) -> str:
+    m = _OVERLOAD_MSG.match(msg)
+    if not m:
+        return "no such overload"
+    receiver, fn, args = m.group(1), m.group(2), m.group(3)
+    first = receiver if receiver is not None else (args.split(",")[0].strip() if args else None)
+    traits = _TRAITS.get(fn)
+    if traits is None:
+        return "no such overload"
+    if first is None or first not in traits:
+        return f"no such overload: {fn}"
+    return "no such overload"
+
+
+_ISSUE = re.compile(r"^ERROR: <input>:(-?\d+):(-?\d+): (.*)$")
+_UNDECLARED = re.compile(r"^undeclared reference to '([A-Za-z_][\w.]*)' \(in container ''\)$")
+_NO_OVERLOAD = re.compile(r"^found no matching overload for '([^']+)' applied to '\((.*)\)'$")
+
+
+def _split_types(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _offset(src: str, line: int, col: int) -> int:
+    starts = [0] + [i + 1 for i, c in enumerate(src) if c == "\n"]
+    if line < 1 or line > len(starts):
+        return -1
+    return starts[line - 1] + col - 1
+
+
+def _compile_message(raw: str, src: str | None = None) -> str:
+    """cel-cpp issues in cel-go's wording (receiver-style overload lists, `device` field errors,
+    identifier positions), with renamed stand-ins mapped back."""
+    from ._checks import format_issue  # noqa: PLC0415
+
     msg = _clean_status(raw).rstrip()
     for stand_in, name in _UNRENAME.items():
         msg = msg.replace(stand_in, name)
-    # `device` is declared as qualified variables (device.driver, ...), so cel-cpp reports the whole
-    # dotted name; say what cel-go says for the object-typed variable.
-    lines = msg.split("\n")
-    for k, line in enumerate(lines):
-        m = _UNDECLARED.match(line)
-        if not m or "." not in m.group(3):
-            continue
-        name = m.group(3)
-        if name.startswith("device."):
-            lines[k] = f"ERROR: <input>:{m.group(1)}:{m.group(2)}: undefined field '{name.split('.', 2)[1]}'"
+    if src is not None:
+        for stand_in, name in _UNRENAME.items():
+            src = src.replace(stand_in, name)
+    blocks: list[list[str]] = []
+    for line in msg.split("\n"):
+        if line.startswith("ERROR: ") or not blocks:
+            blocks.append([line])
         else:
-            first = name.split(".", 1)[0]
-            lines[k] = f"ERROR: <input>:{m.group(1)}:{m.group(2)}: undeclared reference to '{first}' (in container '')"
-    return "\n".join(lines)
+            blocks[-1].append(line)
+    out = []
+    for block in blocks:
+        m = _ISSUE.match(block[0])
+        if not m or src is None:
+            out.append("\n".join(block))
+            continue
+        off = _offset(src, int(m.group(1)), int(m.group(2)))
+        text = m.group(3)
+        u = _UNDECLARED.match(text)
+        o = _NO_OVERLOAD.match(text)
+        if u and "." in u.group(1):
+            # `device` is declared as qualified variables (device.driver, ...), so cel-cpp reports the
+            # dotted name; cel-go reports the field of the object-typed variable / the first identifier.
+            name = u.group(1)
+            if name.startswith("device."):
+                out.append(format_issue(src, off, f"undefined field '{name.split('.', 2)[1]}'"))
+            else:
+                start = off
+                while start > 0 and (src[start - 1].isalnum() or src[start - 1] in "_."):
+                    start -= 1
+                out.append(format_issue(src, start, f"undeclared reference to '{name.split('.', 1)[0]}' "
+                                                    f"(in container '')"))
+            continue
+        if o and 0 <= off < len(src) and src[off] == "(":
+            k = off
+            while k > 0 and (src[k - 1].isalnum() or src[k - 1] == "_"):
+                k -= 1
+            j = k - 1
+            while j >= 0 and src[j].isspace():
+                j -= 1
+            if j >= 0 and src[j] == ".":
+                types = _split_types(o.group(2))
+                if types:
+                    text = f"found no matching overload for '{o.group(1)}' applied to '{types[0]}.({', '.join(types[1:])})'"
+                    out.append(format_issue(src, off, text))
+                    continue
+        out.append("\n".join(block))
+    return "\n".join(out)
 
 
 _CELGO_TYPE = {"BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string",
@@ -317,6 +442,21 @@ def _word(w: str) -> str:
     if w in ("LIST", "MAP"):
         return w.lower()
     return _CELGO_TYPE.get(w, w)
+
+
+def _bool_conversion_error(tn: str) -> str:
+    """cel-go's ConvertToNative(bool) error per value type (checked against upstream)."""
+    if tn == "string":
+        return "unsupported native conversion from string to 'bool'"
+    if tn in ("list", "map"):
+        return f"type conversion error from {tn} to 'bool'"
+    if tn.startswith("kubernetes."):
+        return f"type conversion error from '{tn.split('.', 1)[1]}' to 'bool'"
+    if tn in ("double", "bytes"):
+        return f"type conversion error from {tn.capitalize()} to 'bool'"
+    if tn == "null_type":
+        return "type conversion error from 'null_type' to 'bool'"
+    return f"unsupported type conversion from '{tn}' to bool"
 
 
 def _result_type_name(value: Any) -> str:
@@ -386,7 +526,7 @@ class CelEnvironment:
     @property
     def engine(self) -> _Engine:
         if self._engine is None:
-            self._engine = _engine(self.includes)
+            self._engine = _engine(self.includes, self.version == (1, 36))
         return self._engine
 
     def compile(self, expression: str) -> "CompiledSelector":
@@ -469,7 +609,7 @@ class CelEnvironment:
         for name, cap in (device.get("capacity") or {}).items():
             domain, ident = _split(name, driver)
             raw = cap.get("value") if isinstance(cap, dict) else cap
-            capacity.setdefault(domain, {})[ident] = eng.Q(v=qlib.canonical(qlib.parse(str(raw))))
+            capacity.setdefault(domain, {})[ident] = eng.Q(v=qlib.encode(qlib.parse(str(raw))))
         act = eng.env.Activation({
             "device.driver": driver,
             "device.attributes": attributes,
@@ -544,15 +684,26 @@ class CompiledSelector:
             checked, checked_src = self._repair(eng, checked_src, toks, str(e))
             edits = edits or [None]  # force re-tokenising the repaired source
         rt = checked.return_type()
-        if not (rt == eng.BOOL or rt.name() == "DYN"):
-            raise CelCompileError(f"must evaluate to bool or the unknown type, not {_celgo_type_name(rt.name())}")
         from ._ast import decode_serialized  # noqa: PLC0415
 
         try:
             ast = decode_serialized(checked.serialize())
         except Exception as e:  # pragma: no cover - defensive
             raise CelCompileError(f"compilation failed: cannot analyse expression: {e}") from None
+        self._static_checks(ast, checked_src)
+        if not rt == eng.BOOL:
+            from ._checks import attribute_derived  # noqa: PLC0415
+
+            # attribute values are cel-go's AnyType (accepted); other dyn results are accepted only
+            # when list attributes make the attribute type DynType (1.36 with the gate, 1.37)
+            ok = rt.name() == "DYN" and (env.list_attributes or attribute_derived(ast.expr))
+            if not ok:
+                raise CelCompileError(
+                    f"must evaluate to bool or the unknown type, not {_celgo_type_name(rt.name())}")
         plan = _analysis.plan_reads(ast.expr)
+        from ._checks import range_attributes  # noqa: PLC0415
+
+        self._range_attrs = range_attributes(ast)
         self.plan = plan
         self.estimated_cost = _analysis.CostEstimator(env.list_attributes).estimate(ast.expr)
         self.over_budget = self.estimated_cost > COST_LIMIT
@@ -615,13 +766,34 @@ class CompiledSelector:
                 return eng.env.compile(current), current
             except RuntimeError as e:
                 last_err = str(e)
-        raise CelCompileError("compilation failed: " + _compile_message(err)) from None
+        raise CelCompileError("compilation failed: " + _compile_message(err, src)) from None
+
+    def _static_checks(self, ast, src: str) -> None:
+        from . import _checks  # noqa: PLC0415
+
+        problems = _checks.hidden_member_calls(ast) + _checks.homogeneous_literals(ast)
+        if not self.env.list_attributes:
+            problems += _checks.any_typed_ranges(ast)
+        regex_issues, instantiation = _checks.constant_regexes(ast, L.validate_re2)
+        problems += regex_issues
+        if problems:
+            problems.sort()
+            text = "\n".join(_checks.format_issue(src, off, msg) for off, msg in problems)
+            raise CelCompileError("compilation failed: " + text)
+        instantiation += _checks.constant_conversions(ast)
+        if instantiation:
+            raise CelCompileError(instantiation[0])
 
     def _semver_equality_edits(self, ast, toks, match, by_start) -> list:
-        """cel-go's `==` calls lhs.Equal(rhs); Semver.Equal(non-Semver) is a "no such overload" error,
-        while cel-cpp's message equality just says false.  Guard dyn left operands of ==/!= whose
-        right operand is statically not a Semver/dyn/null."""
-        from ._ast import type_name  # noqa: PLC0415
+        """Equality differences between cel-go and cel-cpp, fixed by rewriting the operator:
+
+        * cel-go's `==` calls lhs.Equal(rhs); Semver.Equal(non-Semver) is a "no such overload"
+          error while cel-cpp's message equality says false: dyn left operands compared with a
+          statically non-Semver right operand get a guard.
+        * Quantity == Quantity is numeric (Cmp) in Kubernetes, but the message carries the
+          representation (it decides isInteger/asInteger): statically Quantity-typed ==/!= becomes
+          a library call."""
+        from ._ast import decode_type  # noqa: PLC0415
 
         out = []
         stack = [ast.expr]
@@ -633,19 +805,50 @@ class CompiledSelector:
             left, right = n.args
             lt = ast.types.get(left.id)
             rt = ast.types.get(right.id)
-            if lt is None or rt is None or type_name(lt) != "dyn":
+            if lt is None or rt is None:
                 continue
-            if type_name(rt) in ("dyn", "kubernetes.Semver", "null") or (right.kind == "const" and right.const_type == "null"):
-                continue
+            lt, rt = decode_type(lt), decode_type(rt)
             op = ast.positions.get(n.id)
             if op is None or op not in by_start:
                 continue
             start = self._left_operand_start(toks, match, op)
             if start is None:
                 continue
+            quantity = ("msg", "kubernetes.Quantity")
+            if lt == quantity and rt == quantity:
+                end = self._right_operand_end(toks, match, by_start[op])
+                if end is None:
+                    continue
+                prefix = QEQ + "(" if n.value == "_==_" else "!" + QEQ + "("
+                out.append((start, start, prefix))
+                out.append((op, op + 2, ","))
+                out.append((end, end, ")"))
+                continue
+            if n.value != "_==_" or lt[0] != "dyn":
+                continue
+            if rt[0] in ("dyn", "null") or rt == ("msg", "kubernetes.Semver") or \
+                    (right.kind == "const" and right.const_type == "null"):
+                continue
             out.append((start, start, "cel.bind(k8sEqV, "))
             out.append((op, op, ', type(k8sEqV) == kubernetes.Semver ? dyn(0) + dyn("") : k8sEqV)'))
         return out
+
+    @staticmethod
+    def _right_operand_end(toks, match, op_idx: int) -> int | None:
+        stop = {"&&", "||", "?", ":", ",", ")", "]", "}", "==", "!=", "<", "<=", ">", ">="}
+        k = op_idx + 1
+        last = None
+        while k < len(toks):
+            t = toks[k]
+            if t.text in stop or (t.kind == "ident" and t.text == "in"):
+                break
+            if k in match:
+                last = toks[match[k]].end
+                k = match[k] + 1
+                continue
+            last = t.end
+            k += 1
+        return last
 
     @staticmethod
     def _left_operand_start(toks, match, op: int) -> int | None:
@@ -708,6 +911,24 @@ class CompiledSelector:
         self._env_conv = env._conversion_error
         return key
 
+    def _iterable_error(self, device: dict) -> str:
+        """cel-go: "got '<Go type>', expected iterable type" (the type is found from the attribute
+        being iterated when that is statically known)."""
+        gotype = "unknown"
+        driver = device.get("driver") or ""
+        attrs = device.get("attributes") or {}
+        for d, i in self._range_attrs:
+            raw = _raw_attr(attrs, driver, d, i)
+            if isinstance(raw, dict):
+                for k, name in (("string", "types.String"), ("int", "types.Int"), ("bool", "types.Bool"),
+                                ("version", "cel.Semver")):
+                    if raw.get(k) is not None:
+                        gotype = name
+                        break
+                if gotype != "unknown":
+                    break
+        return f"got '{gotype}', expected iterable type"
+
     def reads(self, device: dict) -> tuple:
         plan = self.plan
         driver = device.get("driver") or ""
@@ -769,7 +990,10 @@ class CompiledSelector:
         if t == eng.BOOL:
             return EvalResult(bool(value.value()), None, reads)
         if t == eng.ERROR:
-            return EvalResult(None, _runtime_message(str(value.value()), env.no_such_key_hint), reads)
+            raw = str(value.value())
+            if raw.endswith("No matching overloads found : <iter_range>"):
+                return EvalResult(None, self._iterable_error(device), reads)
+            return EvalResult(None, _runtime_message(raw, env.no_such_key_hint), reads)
         tn = _result_type_name(value)
         return EvalResult(None, f"CEL result of type {tn} could not be converted to bool: "
-                                f"unsupported type conversion from '{tn}' to bool", reads)
+                                f"{_bool_conversion_error(tn)}", reads)
