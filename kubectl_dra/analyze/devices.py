@@ -381,6 +381,8 @@ def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: De
         elif not ok:
             out = ("request", f"request {req.name} selector #{idx} is false{_read_suffix(detail)}",
                    dict(detail, selector=idx))
+    if out is not None:
+        out[2].pop("expression", None)  # listed once per request, not per device
     cache[key] = out
     return out
 

@@ -22,7 +22,7 @@ def plain(report) -> dict:
 
 
 def to_json(report) -> str:
-    return json.dumps(plain(report), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(report.to_dict(), default=_default, indent=2, ensure_ascii=False) + "\n"
 
 
 def to_yaml(report) -> str:
