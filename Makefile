@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test unit lint docs docs-check clean help
+.PHONY: venv demo test unit docs docs-check golden bench clean help
 .DEFAULT_GOAL := help
 
 help:
@@ -15,6 +15,8 @@ help:
 	@echo "make test        everything CI runs (unit, scenarios, CEL, docs, e2e, fidelity, install)"
 	@echo "make unit        the fast tests only (no cluster, no Go builds)"
 	@echo "make docs        regenerate docs/ from the finding registry and the CLI"
+	@echo "make golden      rewrite tests/scenarios/*/expected.* from the current CLI"
+	@echo "make bench       the 40,000-device benchmark"
 
 $(STAMP): requirements/dev.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,10 +35,16 @@ unit: $(STAMP)
 	$(PY) -m pytest -q -m "not e2e and not oracle and not install" tests
 
 docs: $(STAMP)
-	$(PY) scripts/gen_docs.py
+	NO_COLOR=1 $(PY) scripts/gen_docs.py
 
 docs-check: $(STAMP)
-	$(PY) scripts/gen_docs.py --check
+	NO_COLOR=1 $(PY) scripts/gen_docs.py --check
+
+golden: $(STAMP)
+	$(PY) -m pytest -q tests/test_scenarios.py --update-golden
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench.py --keep .cache/bench
 
 # Further targets (cluster, e2e, fidelity, dist, install-test) live in mk/*.mk.
 -include mk/*.mk

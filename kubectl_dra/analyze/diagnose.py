@@ -315,6 +315,13 @@ class Analysis:
 
     # -- turning the analysis into findings -----------------------------------------------------
     def device_findings(self, analyses: list[ClaimAnalysis], dry: dict, pod: dict | None) -> None:
+        blind = [g for g in self.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
+        if blind:
+            g = blind[0]
+            self.findings.append(make(
+                "DRA103", f"cannot tell whether devices are available: {g.verb} {g.resource} was refused",
+                verb=g.verb, resource=g.resource, namespace=g.namespace))
+            return
         if dry.get("error"):
             err = dry["error"]
             code = {"cel-runtime": "DRA301", "cel-compile": "DRA302", "request": "DRA213", "class": "DRA211",

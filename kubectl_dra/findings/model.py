@@ -69,14 +69,22 @@ class Verdict:
     blocked: bool
     missing: str | None
     summary: str
+    determined: bool = True  # False: a missing permission or API left the answer open (exit 2)
 
     def to_dict(self) -> dict:
-        return {"blocked": self.blocked, "missing": self.missing, "summary": self.summary}
+        return {"blocked": self.blocked, "missing": self.missing, "summary": self.summary,
+                "determined": self.determined}
+
+
+UNDETERMINED = "DRA103"
 
 
 def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
     blocking = [f for f in findings if f.blocking]
     if not blocking:
+        open_ = [f for f in findings if f.code == UNDETERMINED]
+        if open_:
+            return Verdict(False, None, open_[0].message, determined=False)
         return Verdict(False, None, ok_summary)
     order = {p: i for i, p in enumerate(PIECES)}
     first = min(blocking, key=lambda f: order.get(f.missing or "", len(PIECES)))
@@ -101,6 +109,10 @@ class Report:
         out["findings"] = [f.to_dict() for f in self.findings]
         out["semantics"] = self.semantics
         return out
+
+    @property
+    def determined(self) -> bool:
+        return self.verdict is None or self.verdict.determined
 
     @property
     def blocked(self) -> bool:

@@ -55,6 +55,11 @@ _RULES = [
          "The API server does not serve resource.k8s.io, so no DRA object can be read.",
          "Use a cluster with Dynamic Resource Allocation (Kubernetes 1.34+ serves resource.k8s.io/v1).",
          "Discovery did not list resource.k8s.io/v1, v1beta2 or v1beta1."),
+    Rule("DRA103", "analysis-incomplete", "error", False, None,
+         "A permission or API the analysis needs is missing, so kubectl-dra cannot say whether the claim can get devices.",
+         "Grant the permission named in the evidence (see docs/rbac.md); the exit code is 2 until then.",
+         "Without ResourceSlices (or DeviceClasses) no device can be checked. kubectl-dra prints what it could "
+         "conclude and exits 2 rather than guessing a verdict."),
     Rule("DRA201", "claim-not-created", "error", True, "claim",
          "The pod's ResourceClaim has not been generated from its template yet.",
          "The resourceclaim controller in kube-controller-manager creates it; check that it runs and look for FailedResourceClaimCreation events.",

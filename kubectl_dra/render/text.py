@@ -87,7 +87,9 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         _kv(out, "Claim", f"{esc(c['namespace'])}/{esc(c['name'])}")
         _kv(out, "Owners", ", ".join(esc(o) for o in c.get("owners") or []) or "<none>")
     _kv(out, "Semantics", _semantics_line(d["semantics"]))
-    if v["blocked"]:
+    if not v.get("determined", True):
+        _kv(out, "Verdict", "Unknown: the analysis is incomplete", "bold yellow")
+    elif v["blocked"]:
         _kv(out, "Verdict", f"Blocked: missing {v['missing'] or 'unknown'}", "bold red")
     else:
         _kv(out, "Verdict", "OK: nothing blocks", "bold green")
