@@ -48,7 +48,8 @@ def test_json_and_yaml_are_the_same_document():
     assert json.loads(j.stdout) == yaml.safe_load(y.stdout)
     doc = json.loads(j.stdout)
     assert doc["apiVersion"] == "kubectl-dra/v1alpha1" and doc["kind"] == "Diagnosis"
-    assert doc["verdict"] == {"blocked": True, "missing": "driver", "summary": doc["verdict"]["summary"]}
+    assert doc["verdict"] == {"blocked": True, "missing": "driver", "determined": True,
+                              "summary": doc["verdict"]["summary"]}
     assert {"code", "severity", "message", "hint"} <= set(doc["findings"][0])
     assert doc["claims"][0]["allocation"]["results"] == [
         {"request": "gpu", "driver": "gpu.example.com", "pool": "node-01", "device": "gpu-0"}]
