@@ -211,6 +211,35 @@ def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
     return None
 
 
+def apply_taint_rules(slices: list[dict], rules) -> list[dict]:
+    """What kube-scheduler's slice tracker does with DeviceTaintRules (gate DRADeviceTaintRules): each rule's
+    taint is appended to every device its selector (driver, pool, device; all optional) matches; a rule
+    without a selector matches nothing. Slices are copied only when a rule applies."""
+    rules = [r for r in rules if (r.get("spec") or {}).get("deviceSelector") is not None]
+    if not rules:
+        return slices
+    out = []
+    for sl in slices:
+        spec = _slice_spec(sl)
+        patched = None
+        for rule in rules:
+            sel = rule["spec"]["deviceSelector"]
+            taint = rule["spec"].get("taint") or {}
+            if sel.get("driver") is not None and sel["driver"] != spec.get("driver"):
+                continue
+            if sel.get("pool") is not None and sel["pool"] != (spec.get("pool") or {}).get("name"):
+                continue
+            for i, d in enumerate(spec.get("devices") or []):
+                if sel.get("device") is not None and sel["device"] != d.get("name"):
+                    continue
+                if patched is None:
+                    patched = {**sl, "spec": {**spec, "devices": [dict(x) for x in spec.get("devices") or []]}}
+                dev = patched["spec"]["devices"][i]
+                dev["taints"] = list(dev.get("taints") or []) + [dict(taint, rule=(rule.get("metadata") or {}).get("name"))]
+        out.append(patched or sl)
+    return out
+
+
 def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
     """GatherPools for one node."""
     grouped: dict[tuple[str, str], list[dict]] = {}

@@ -10,6 +10,7 @@ from kubectl_dra.analyze.allocator import (
     Allocator,
     Request,
     SelectorEvaluator,
+    apply_taint_rules,
     claim_requests,
     obj_ref,
 )
@@ -197,7 +198,10 @@ class Analysis:
         self.sem = sem
         self.idx = Index(snap)
         self.ev = SelectorEvaluator(sem)
-        self.universe = Universe(snap.slices, sem)
+        self.slices = list(snap.slices)
+        if sem.taint_rules and snap.taint_rules:
+            self.slices = apply_taint_rules(self.slices, snap.taint_rules)
+        self.universe = Universe(self.slices, sem)
         self.findings: list[Finding] = []
 
     def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
@@ -263,7 +267,7 @@ class Analysis:
         return analyses, dry
 
     def _dry_run(self, pending, analyses, usable, state, dry) -> None:
-        alloc = Allocator(self.sem, self.idx.classes, list(self.snap.slices), state, self.ev)
+        alloc = Allocator(self.sem, self.idx.classes, self.slices, state, self.ev)
         by_claim = {id(a.claim): a for a in analyses}
         # Only nodes from which every pending request has at least one candidate are worth a search.
         # A device whose selector errors counts too: the search reaching it is what aborts scheduling.

@@ -170,6 +170,9 @@ def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim
         add("slices", lambda: c.list(f"{base}/resourceslices", "ResourceSlice", api), "list",
             "resourceslices.resource.k8s.io")
     add("nodes", lambda: c.list("/api/v1/nodes", "Node", "v1"), "list", "nodes")
+    rule_versions = [v for v in ("v1", "v1beta2", "v1alpha3") if v in served]
+    if rule_versions:
+        add("taint_rules", lambda: _taint_rules(c, rule_versions), "list", "devicetaintrules.resource.k8s.io")
     if pod is not None:
         sel = f"involvedObject.kind=Pod,involvedObject.name={pod_name}"
         add("events", lambda: c.list(f"/api/v1/namespaces/{quote(namespace)}/events", "Event", "v1",
@@ -203,11 +206,23 @@ def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim
             if e.status != 404:
                 gaps.append(Gap("get", "resourceclaims.resource.k8s.io", namespace, "forbidden", e.message))
     _progress(progress, "")
-    for k in ("claims", "templates", "classes", "slices", "nodes", "events"):
+    for k in ("claims", "templates", "classes", "slices", "nodes", "events", "taint_rules"):
         objs.extend(results.get(k, []))
     snap = snapshot_from_objects(objs, namespace, source="live")
     return Snapshot(**{**snap.__dict__, "gaps": tuple(gaps), "server_version": server_version,
                        "resource_api_version": rv, "notes": (f"namespace={namespace}",)})
+
+
+def _taint_rules(c: Client, versions: list[str]) -> list[dict]:
+    """DeviceTaintRules live in whichever resource.k8s.io version serves them (v1alpha3 in 1.34/1.35,
+    v1beta2 in 1.36, v1 later), and only with their feature gate: 404 everywhere means none."""
+    for v in versions:
+        try:
+            return c.list(f"/apis/resource.k8s.io/{v}/devicetaintrules", "DeviceTaintRule", f"resource.k8s.io/{v}")
+        except _Forbidden as e:
+            if e.status != 404:
+                raise
+    return []
 
 
 def _context_namespace(kubeconfig, context) -> str:

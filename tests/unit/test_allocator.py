@@ -202,3 +202,16 @@ def test_shared_device_capacity_is_used_up():
     small = req(capacity={"requests": {"mem": "20Gi"}})
     res = run([sl("s", [d])], [claim(small, name="a"), claim(small, name="b")], sem((1, 36)))
     assert picks(res) == [[("r", "d0")], [("r", "d0")]]
+
+
+def test_device_taint_rules_are_applied_like_the_scheduler_does():
+    from kubectl_dra.analyze.allocator import apply_taint_rules
+
+    slices = [sl("s", [dev("d0"), dev("d1")])]
+    rule = {"metadata": {"name": "maint"}, "spec": {"deviceSelector": {"driver": D, "device": "d0"},
+                                                     "taint": {"key": "m", "effect": "NoSchedule"}}}
+    patched = apply_taint_rules(slices, [rule, {"metadata": {"name": "none"}, "spec": {"taint": {"key": "x"}}}])
+    assert [d.get("taints") for d in patched[0]["spec"]["devices"]] == [
+        [{"key": "m", "effect": "NoSchedule", "rule": "maint"}], None]
+    assert slices[0]["spec"]["devices"][0].get("taints") is None  # the input is not modified
+    assert picks(run(patched, [claim(req())], sem((1, 37)))) == [[("r", "d1")]]
