@@ -329,16 +329,18 @@ def _start(state_dir: Path, name: str, argv: list[str]) -> int:
 def _alive(pid: int, state_dir: Path) -> bool:
     """True if pid runs and was started by us for this state dir (guards against pid reuse)."""
     try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return False
-    try:
         if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
             if _is_child(pid):
                 os.waitpid(pid, os.WNOHANG)
             return False
     except (OSError, IndexError, ChildProcessError):
-        pass
+        return False
+    if _is_child(pid):  # started by this process (its cmdline may not be exec'd yet)
+        return True
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
     return str(state_dir) in cmdline
 
 

@@ -177,31 +177,31 @@ def predict_and_schedule(sc, pod_name: str, claim_name: str):
     sc.ungate(pod_name)
     bound = sc.cluster.wait_bound(sc.ns, pod_name, timeout=60)
     real = sc.cluster.allocated_devices(sc.ns, claim_name)
-    return bound, real, prediction
+    return bound, real, str(prediction)
 
 
 def assert_agrees_bound(sc, pod_name: str, claim_name: str, real, prediction) -> dict:
-    assert prediction.code == 0, prediction
-    assert prediction.json["satisfiable"] is True, prediction
+    assert prediction.code == 0, str(prediction)
+    assert prediction.json["satisfiable"] is True, str(prediction)
     assert selected_devices(prediction.json) == real, f"real allocation {real}\n{prediction}"
     r = sc.cluster.kubectl_dra("explain", "pod", pod_name, "-n", sc.ns, "-o", "json")
-    assert r.code == 0, r
-    assert r.json["verdict"]["blocked"] is False, r
-    assert explained_allocation(r.json, claim_name) == real, r
+    assert r.code == 0, str(r)
+    assert r.json["verdict"]["blocked"] is False, str(r)
+    assert explained_allocation(r.json, claim_name) == real, str(r)
     return r.json
 
 
 def assert_agrees_blocked(sc, pod_name: str, claim_name: str | None = None, missing=None,
                           match_unsatisfiable: bool = True) -> dict:
     r = sc.cluster.kubectl_dra("explain", "pod", pod_name, "-n", sc.ns, "-o", "json")
-    assert r.code == 1, r
+    assert r.code == 1, str(r)
     doc = r.json
-    assert doc["verdict"]["blocked"] is True, r
+    assert doc["verdict"]["blocked"] is True, str(r)
     if missing is not None:
-        assert doc["verdict"]["missing"] == missing, r
+        assert doc["verdict"]["missing"] == missing, str(r)
     if claim_name and match_unsatisfiable:
         m = sc.cluster.kubectl_dra("match", "claim", claim_name, "-n", sc.ns, "-o", "json")
-        assert m.code == 1, m
-        assert m.json["satisfiable"] is False, m
+        assert m.code == 1, str(m)
+        assert m.json["satisfiable"] is False, str(m)
         doc["_match"] = m.json
     return doc

@@ -67,6 +67,9 @@ class DraResult:
         except ValueError:
             raise AssertionError(f"kubectl-dra did not print JSON\n{self}") from None
 
+    def __repr__(self):
+        return self.__str__()
+
     def __str__(self):
         return (f"$ {' '.join(self.argv)}\nexit code {self.code}\n--- stdout ---\n{self.stdout}"
                 f"\n--- stderr ---\n{self.stderr}")
@@ -102,7 +105,7 @@ class Cluster:
         self.kubectl(*args, input=manifest)
 
     def kubectl_dra(self, *args: str, kubeconfig: str | None = None, timeout: float = 120) -> DraResult:
-        argv = [*kubectl_dra_argv(), "--kubeconfig", kubeconfig or self.kubeconfig, *args]
+        argv = [*kubectl_dra_argv(), *args, "--kubeconfig", kubeconfig or self.kubeconfig]
         env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env,
                               stdin=subprocess.DEVNULL)

@@ -111,13 +111,13 @@ def test_step1_cluster_claim_generated_and_class_missing(cluster, tut):
 
 def test_step1_kubectl_dra_missing_class(cluster, tut):
     r = explain(cluster, tut, "-o", "json")
-    assert r.code == 1, r
+    assert r.code == 1, str(r)
     doc = r.json
-    assert doc["apiVersion"] == "kubectl-dra/v1alpha1" and doc["kind"] == "Diagnosis", r
-    assert doc["verdict"]["blocked"] is True, r
-    assert doc["verdict"]["missing"] == "class", r
-    assert "gpu-inferencia" in json.dumps(doc["findings"]), r
-    assert any(c["name"] == tut["claim"] for c in doc["claims"]), r
+    assert doc["apiVersion"] == "kubectl-dra/v1alpha1" and doc["kind"] == "Diagnosis", str(r)
+    assert doc["verdict"]["blocked"] is True, str(r)
+    assert doc["verdict"]["missing"] == "class", str(r)
+    assert "gpu-inferencia" in json.dumps(doc["findings"]), str(r)
+    assert any(c["name"] == tut["claim"] for c in doc["claims"]), str(r)
 
 
 # --- step 2: DeviceClass -----------------------------------------------------------------------
@@ -133,9 +133,9 @@ def test_step2_cluster_cannot_allocate(cluster, tut):
 
 def test_step2_kubectl_dra_missing_device(cluster, tut):
     r = explain(cluster, tut, "-o", "json")
-    assert r.code == 1, r
-    assert r.json["verdict"]["blocked"] is True, r
-    assert r.json["verdict"]["missing"] == "device", r
+    assert r.code == 1, str(r)
+    assert r.json["verdict"]["blocked"] is True, str(r)
+    assert r.json["verdict"]["missing"] == "device", str(r)
 
 
 # --- step 3: ResourceSlice ---------------------------------------------------------------------
@@ -153,13 +153,13 @@ def test_step3_cluster_allocates_gpu0_on_node01(cluster, tut):
 
 def test_step3_kubectl_dra_allocated(cluster, tut):
     r = explain(cluster, tut, "-o", "json")
-    assert r.code == 0, r
+    assert r.code == 0, str(r)
     doc = r.json
-    assert doc["verdict"]["blocked"] is False, r
-    assert doc["verdict"]["missing"] is None, r
+    assert doc["verdict"]["blocked"] is False, str(r)
+    assert doc["verdict"]["missing"] is None, str(r)
     claim = next(c for c in doc["claims"] if c["name"] == tut["claim"])
     results = claim["allocation"]["results"]
-    assert [(x["driver"], x["pool"], x["device"]) for x in results] == [(DRIVER, "node-01", "gpu-0")], r
+    assert [(x["driver"], x["pool"], x["device"]) for x in results] == [(DRIVER, "node-01", "gpu-0")], str(r)
     # gpu-1 is shown as failing the request's selector (8Gi < 24Gi).
     mentions = [d for d in walk_json(doc) if "gpu-1" in d.values()]
     assert mentions, f"explain does not mention gpu-1\n{r}"
@@ -168,15 +168,15 @@ def test_step3_kubectl_dra_allocated(cluster, tut):
 
 def test_step3_match_claim_agrees(cluster, tut):
     r = cluster.kubectl_dra("match", "claim", tut["claim"], "-n", NS, "-o", "json")
-    assert r.code == 0, r
+    assert r.code == 0, str(r)
     doc = r.json
-    assert doc["kind"] == "MatchResult" and doc["satisfiable"] is True, r
+    assert doc["kind"] == "MatchResult" and doc["satisfiable"] is True, str(r)
     req = next(q for q in doc["requests"] if q["name"] == "gpu")
     outcome = {d["device"]: d for d in req["devices"] if d["driver"] == DRIVER}
-    assert outcome["gpu-0"]["outcome"] == "selected", r
-    assert outcome["gpu-0"]["node"] == "node-01", r
-    assert outcome["gpu-1"]["outcome"] == "rejected", r
-    assert "selector" in outcome["gpu-1"]["reason"].lower(), r
+    assert outcome["gpu-0"]["outcome"] == "selected", str(r)
+    assert outcome["gpu-0"]["node"] == "node-01", str(r)
+    assert outcome["gpu-1"]["outcome"] == "rejected", str(r)
+    assert "selector" in outcome["gpu-1"]["reason"].lower(), str(r)
 
 
 # --- step 4: the kubelet cannot prepare the device ---------------------------------------------
@@ -198,19 +198,19 @@ def test_step4_cluster_kubelet_event(cluster, tut):
 
 def test_step4_kubectl_dra_missing_driver(cluster, tut):
     r = explain(cluster, tut, "-o", "json")
-    assert r.code == 1, r
+    assert r.code == 1, str(r)
     doc = r.json
-    assert doc["verdict"]["blocked"] is True, r
-    assert doc["verdict"]["missing"] == "driver", r
+    assert doc["verdict"]["blocked"] is True, str(r)
+    assert doc["verdict"]["missing"] == "driver", str(r)
     reasons = [e["reason"] for e in doc["events"]]
-    assert reasons == ["FailedScheduling", "FailedScheduling", "Scheduled", "FailedPrepareDynamicResources"], r
+    assert reasons == ["FailedScheduling", "FailedScheduling", "Scheduled", "FailedPrepareDynamicResources"], str(r)
     assert any(e["source"] in ("kubelet", {"component": "kubelet", "host": "node-01"})
-               or "kubelet" in json.dumps(e["source"]) for e in doc["events"][3:]), r
+               or "kubelet" in json.dumps(e["source"]) for e in doc["events"][3:]), str(r)
 
 
 def test_step4_kubectl_dra_text_events_in_time_order(cluster, tut):
     r = explain(cluster, tut)
-    assert r.code == 1, r
+    assert r.code == 1, str(r)
     out = r.stdout
     marks = ["device class gpu-inferencia does not exist", "cannot allocate all claims",
              f"Successfully assigned {NS}/{tut['pod']} to node-01", "DRA driver gpu.example.com is not registered"]
