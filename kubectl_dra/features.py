@@ -37,7 +37,28 @@ _DEFAULTS[(1, 36)] = dict(
 )
 _DEFAULTS[(1, 37)] = dict(_DEFAULTS[(1, 36)], DRADeviceTaintRules=True)
 
+# Alpha gates of the 1.37 allocator (off by default).
+for _g in ("DRAFractionalCapacityRange", "DRAOptionalNodeOperations", "DRADerivedAttributes", "DRADeviceCompatibilityGroups"):
+    _DEFAULTS[(1, 37)][_g] = False
+
 KNOWN_GATES = frozenset(_DEFAULTS[NEWEST])
+
+# The allocator implementations ("channels") of k8s.io/dynamic-resource-allocation/structured per minor and the
+# allocator features each supports. NewAllocator picks the first whose set covers every enabled feature.
+_BASE = frozenset({"AdminAccess", "PrioritizedList", "PartitionableDevices", "DeviceTaints"})
+_CHANNELS = {
+    (1, 34): (("stable", frozenset()), ("incubating", _BASE),
+              ("experimental", _BASE | {"DeviceBinding", "DeviceStatus", "ConsumableCapacity"})),
+    (1, 35): (("stable", frozenset()), ("incubating", _BASE),
+              ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity"})),
+    (1, 36): (("stable", _BASE), ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity"}),
+              ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "ListTypeAttributes"})),
+    (1, 37): (("stable", _BASE),
+              ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange"}),
+              ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange",
+                                        "ListTypeAttributes", "OptionalNodeOperations", "DerivedAttributes",
+                                        "CompatibilityGroups"})),
+}
 
 
 class FeatureGateError(ValueError):
@@ -132,9 +153,61 @@ class Semantics:
     def list_attributes(self) -> bool:
         return self.gate("DRAListTypeAttributes")
 
+    # -- which allocator implementation kube-scheduler runs, and what its code does -----------------
+    @property
+    def allocator_features(self) -> frozenset:
+        g = self.gate
+        f = {"AdminAccess": g("DRAAdminAccess"), "PrioritizedList": g("DRAPrioritizedList"),
+             "PartitionableDevices": g("DRAPartitionableDevices"), "DeviceTaints": g("DRADeviceTaints"),
+             "ConsumableCapacity": g("DRAConsumableCapacity")}
+        if self.version == (1, 34):
+            f["DeviceBinding"] = g("DRADeviceBindingConditions")
+            f["DeviceStatus"] = g("DRAResourceClaimDeviceStatus")
+        else:
+            f["DeviceBindingAndStatus"] = g("DRADeviceBindingConditions") and g("DRAResourceClaimDeviceStatus")
+        if self.version >= (1, 36):
+            f["ListTypeAttributes"] = g("DRAListTypeAttributes")
+        if self.version >= (1, 37):
+            f.update(FractionalCapacityRange=g("DRAFractionalCapacityRange"),
+                     OptionalNodeOperations=g("DRAOptionalNodeOperations"),
+                     DerivedAttributes=g("DRADerivedAttributes"), CompatibilityGroups=g("DRADeviceCompatibilityGroups"))
+        return frozenset(k for k, v in f.items() if v)
+
+    @property
+    def channel(self) -> str:
+        enabled = self.allocator_features
+        for name, supported in _CHANNELS[self.version]:
+            if enabled <= supported:
+                return name
+        return _CHANNELS[self.version][-1][0]
+
+    def _channel_supports(self, feature: str) -> bool:
+        return feature in dict(_CHANNELS[self.version])[self.channel]
+
+    @property
+    def code_consumable_capacity(self) -> bool:
+        """The channel has the consumable-capacity code: distinctAttribute constraints work, and capacity
+        requests are refused while the gate is off. Without it both are unknown to the allocator."""
+        return self._channel_supports("ConsumableCapacity")
+
+    @property
+    def resume_search(self) -> bool:
+        """1.36+ incubating/experimental: sorted pools, combinations instead of permutations."""
+        return self.version >= (1, 36) and self.channel != "stable"
+
+    @property
+    def taints_any_effect(self) -> bool:
+        """Old taint semantics: every taint, whatever its effect, must be tolerated."""
+        return self.version == (1, 34) or (self.version == (1, 35) and self.channel == "stable")
+
+    @property
+    def per_slice_counters(self) -> bool:
+        return self.version == (1, 34) or (self.version == (1, 35) and self.channel == "stable")
+
     def to_dict(self) -> dict:
         return {
             "kubernetesVersion": self.version_str,
+            "allocator": self.channel,
             "versionSource": self.version_source,
             "featureGates": {k: self.gates[k] for k in sorted(self.gates)},
             "overriddenGates": sorted(self.overridden),

@@ -240,6 +240,18 @@ def apply_taint_rules(slices: list[dict], rules) -> list[dict]:
     return out
 
 
+def _order_slices(group: list[dict], sem: Semantics) -> list[dict]:
+    """Slice order inside a pool: sorted by name in 1.36+ incubating/experimental; before that the order
+    the scheduler's informer listed them (kept as given), with slices holding binding-condition devices
+    moved last by the experimental channels of 1.34/1.35."""
+    if sem.resume_search:
+        return sorted(group, key=_slice_name)
+    if sem.version < (1, 36) and sem.channel == "experimental":
+        plain = [s for s in group if not _has_binding_conditions([s])]
+        return plain + [s for s in group if _has_binding_conditions([s])]
+    return list(group)
+
+
 def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
     """GatherPools for one node."""
     grouped: dict[tuple[str, str], list[dict]] = {}
@@ -258,7 +270,7 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
             cur.append(s)
     pools: list[Pool] = []
     for key in order:
-        group = sorted(grouped[key], key=_slice_name)
+        group = _order_slices(grouped[key], sem)
         pool = Pool(driver=key[0], name=key[1])
         gen = _generation(group[0])
         complete = len(group) == _slice_count(group[0])
@@ -292,7 +304,9 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
                 pool.invalid, pool.invalid_reason = True, err
             pool.counter_sets = counter_sets
             pool.not_targeting = sorted(others, key=_slice_name)
-        pool.has_binding_conditions = _has_binding_conditions(device_slices)
+        if pool.invalid and sem.version >= (1, 35):
+            pool.slices, pool.not_targeting = [], []  # upstream returns an invalid pool without its slices
+        pool.has_binding_conditions = _has_binding_conditions(pool.slices)
         pools.append(pool)
     pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
     return pools
@@ -354,7 +368,7 @@ def tolerates(toleration: dict, taint: dict) -> bool:
 
 def untolerated_taint(device: dict, tolerations: list, sem: Semantics) -> dict | None:
     for taint in device.get("taints") or []:
-        if sem.version >= (1, 35) and taint.get("effect") not in ("NoSchedule", "NoExecute"):
+        if not sem.taints_any_effect and taint.get("effect") not in ("NoSchedule", "NoExecute"):
             continue
         if not any(tolerates(t, taint) for t in tolerations):
             return taint
@@ -607,7 +621,12 @@ class _Run:
                         f"claim {ref}, request {req.get('name', '')}: has subrequests, but the DRAPrioritizedList feature is disabled",
                         kind="request",
                     )
-                if not sem.consumable_capacity:
+                if sem.code_consumable_capacity and not sem.consumable_capacity:
+                    if sem.version == (1, 34) and any(sub.get("capacity") is not None for sub in subs):
+                        raise AllocationError(
+                            f"claim {ref}, request {req.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
+                            kind="request",
+                        )
                     if exactly is not None and exactly.get("capacity") is not None:
                         raise AllocationError(
                             f"claim {ref}, request {req.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
@@ -650,7 +669,7 @@ class _Run:
             for i, c in enumerate(((claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
                 if c.get("matchAttribute"):
                     cons.append(_MatchAttribute(set(c.get("requests") or []), c["matchAttribute"]))
-                elif c.get("distinctAttribute"):
+                elif c.get("distinctAttribute") and self.sem.code_consumable_capacity:
                     cons.append(_DistinctAttribute(set(c.get("requests") or []), c["distinctAttribute"]))
                 else:
                     raise AllocationError(
@@ -697,12 +716,12 @@ class _Run:
             for pool in self.pools:
                 if pool.incomplete:
                     raise AllocationError(
-                        f"claim {ref}, request {r.name}: asks for all devices, but resource pool {pool.id} is currently being updated",
+                        f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently being updated",
                         kind="all-pool",
                     )
                 if pool.invalid:
                     raise AllocationError(
-                        f"claim {ref}, request {r.name}: asks for all devices, but resource pool {pool.id} is currently invalid",
+                        f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently invalid",
                         kind="all-pool",
                     )
                 for s in pool.slices:
@@ -769,7 +788,7 @@ class _Run:
             if not done:
                 undo()
             return done
-        resume = self.sem.version >= (1, 36)
+        resume = self.sem.resume_search
         p0, s0, d0 = start if resume else (0, 0, 0)
         for pi in range(p0, len(self.pools)):
             pool = self.pools[pi]
@@ -865,6 +884,8 @@ class _Run:
         return True
 
     def allocate_device(self, r: Request, did, d, s, pool: Pool, must: bool):
+        if self.sem.version < (1, 36):
+            return self._allocate_device_legacy(r, did, d, s, pool, must)
         sem = self.sem
         ci = r.claim_index
         multi = sem.consumable_capacity and bool(d.get("allowMultipleAllocations"))
@@ -935,9 +956,80 @@ class _Run:
         undo_steps.append(lambda: self.results[ci].pop())
         return True, rollback
 
+    def _allocate_device_legacy(self, r: Request, did, d, s, pool: Pool, must: bool):
+        """allocateDevice before 1.36, including its bookkeeping leaks (kept on purpose, they decide
+        outcomes): counters reserved for a device stay reserved when its taint or constraint check fails;
+        a failed capacity check leaves the constraints and the in-flight mark behind; undoing a shared
+        (multi-allocatable) device never releases its counters."""
+        sem = self.sem
+        ci = r.claim_index
+        multi = sem.consumable_capacity and bool(d.get("allowMultipleAllocations"))
+        if not multi and r.admin_access and ci in self.allocating.get(did, ()):
+            return False, None
+        if not r.admin_access and self._in_use(did):
+            return False, None
+        consumes = d.get("consumesCounters") or []
+        if not sem.partitionable and consumes:
+            return False, None
+        skip_counters = multi and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
+        if consumes and not (sem.version >= (1, 35) and skip_counters):
+            if not self._reserve_counters(d, s, pool):
+                return False, None
+        if sem.device_taints and untolerated_taint(d, r.tolerations, sem) is not None:
+            return False, None
+        cons = self.constraints[ci]
+        for i, c in enumerate(cons):
+            if not c.add(r.base_name, r.sub_name, d, did):
+                if must:
+                    raise AllocationError(
+                        f"claim {obj_ref(self.claims[ci])}, request {r.sub_name or r.base_name}: cannot add device "
+                        f"{device_id_str(did)} because a claim constraint would not be satisfied",
+                        kind="constraint",
+                    )
+                for e in range(i):
+                    cons[e].remove(r.base_name, r.sub_name, d, did)
+                return False, None
+        mark = not (multi and sem.code_consumable_capacity)
+        if mark:
+            self.allocating.setdefault(did, set()).add(ci)
+        consumed = None
+        if sem.consumable_capacity:
+            ok, _ = self._capacity_ok(r, d, did)
+            if not ok:
+                return False, None
+            if multi:
+                consumed = consumed_capacity(r.capacity_requests, d) or {}
+                agg = self.allocating_capacity.setdefault(did, {})
+                for k, v in consumed.items():
+                    agg[k] = agg.get(k, Fraction(0)) + v
+        res = {"request": r.name, "driver": did[0], "pool": did[1], "device": did[2], "_device": d, "_slice": s}
+        if r.admin_access:
+            res["adminAccess"] = True
+        if consumed:
+            res["consumedCapacity"] = consumed
+        if multi:
+            res["_shared"] = True
+        results = self.results[ci]
+        n = len(results)
+        results.append(res)
+
+        def undo():
+            for c in cons:
+                c.remove(r.base_name, r.sub_name, d, did)
+            self.allocating.get(did, set()).discard(ci)
+            if multi:
+                agg = self.allocating_capacity.get(did, {})
+                for k, v in (consumed or {}).items():
+                    agg[k] = agg.get(k, Fraction(0)) - v
+            elif sem.partitionable and consumes:
+                self._release_counters(d, s, pool)
+            del results[n:]
+
+        return True, undo
+
     # -- counters ----------------------------------------------------------------------------------
     def _counter_scope(self, s: dict, pool: Pool) -> tuple[str, dict, list]:
-        if self.sem.version >= (1, 35):
+        if not self.sem.per_slice_counters:
             return pool.id, pool.counter_sets, pool.slices + pool.not_targeting
         sets, _ = _counter_sets_of([s])
         return f"{pool.id}/{_slice_name(s)}", sets, [s]

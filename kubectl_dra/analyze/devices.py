@@ -251,7 +251,7 @@ class CounterView:
         for e in universe.entries:
             scope = self.scope(e)
             if scope not in self.left:
-                if sem.version >= (1, 35):
+                if not sem.per_slice_counters:
                     base = universe.counter_sets.get(e.pool_key, {})
                 else:
                     base = {cs.get("name", ""): {k: parse_quantity((v or {}).get("value", "0"))
@@ -271,7 +271,7 @@ class CounterView:
                         cs[name] -= parse_quantity((c or {}).get("value", "0"))
 
     def scope(self, e: DeviceEntry):
-        if self.sem.version >= (1, 35):
+        if not self.sem.per_slice_counters:
             return e.pool_key
         return e.pool_key + ((e.slice.get("metadata") or {}).get("name", ""),)
 
