@@ -72,7 +72,8 @@ def render_text(report, stream, color: bool = False, width: int | None = None, a
 def _semantics_line(sem: dict) -> str:
     over = sem.get("overriddenGates") or []
     gates = ", ".join(f"{g}={'true' if sem['featureGates'][g] else 'false'}" for g in over) or "defaults"
-    return f"Kubernetes {sem['kubernetesVersion']} ({sem['versionSource']}), feature gates: {gates}"
+    return (f"Kubernetes {sem['kubernetesVersion']} ({sem['versionSource']}), feature gates: {gates}, "
+            f"allocator: {sem.get('allocator', '?')}")
 
 
 def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
