@@ -35,6 +35,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MARKER = ".kubectl-dra-cluster"
+STATUS_REPORT_SECONDS = 300  # kubelet nodeStatusReportFrequency
 NODES = ("node-01", "node-02", "node-03")
 # The DRA gates the "gates on" configuration switches on explicitly. On v1.37 all three are
 # already on by default (DRADeviceTaints GA, DRAPartitionableDevices and DRAConsumableCapacity
@@ -261,11 +262,16 @@ def node_object(name: str, kubelet_version: str) -> dict:
     }
 
 
-def heartbeat_once(api: Api, name: str, kubelet_version: str) -> None:
+def heartbeat_once(api: Api, name: str, kubelet_version: str, report_status: bool) -> None:
+    """One kubelet heartbeat, as a kubelet does it since NodeLease: the Lease is renewed on every
+    call; the Node's status (conditions with lastHeartbeatTime) is only reported when
+    report_status is set (the kubelet's nodeStatusReportFrequency, 5 min, when nothing changes).
+    Patching the status more often would make the scheduler see Node updates a real cluster
+    does not produce."""
     node = api.get(f"/api/v1/nodes/{name}", ok404=True)
     if node is None:
         node = api.post("/api/v1/nodes", node_object(name, kubelet_version))
-    else:
+    elif report_status:
         ts = now_rfc3339()
         conds = []
         old = {c["type"]: c for c in node.get("status", {}).get("conditions", [])}
@@ -292,10 +298,14 @@ def run_heartbeat(state_dir: Path, interval: float = 10.0) -> None:
     state = json.loads((state_dir / "cluster.json").read_text())
     api = Api.from_state(state, user="nodes")
     failures = 0
+    last_status = 0.0
     while (state_dir / "cluster.json").exists():
         try:
+            report = time.time() - last_status >= STATUS_REPORT_SECONDS
             for name in state["nodes"]:
-                heartbeat_once(api, name, state["version"])
+                heartbeat_once(api, name, state["version"], report)
+            if report:
+                last_status = time.time()
             failures = 0
         except Exception as exc:  # keep beating; the API server may be starting or restarting
             failures += 1

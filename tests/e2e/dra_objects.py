@@ -177,7 +177,7 @@ def predict_and_schedule(sc, pod_name: str, claim_name: str):
     sc.ungate(pod_name)
     bound = sc.cluster.wait_bound(sc.ns, pod_name, timeout=60)
     real = sc.cluster.allocated_devices(sc.ns, claim_name)
-    return bound, real, str(prediction)
+    return bound, real, prediction
 
 
 def assert_agrees_bound(sc, pod_name: str, claim_name: str, real, prediction) -> dict:

@@ -32,6 +32,9 @@ def test_untolerated_noschedule_device_taint(gates_scenario):
     sc.create(claim("claim-plain", [request("gpu", sc.cls)]))
     sc.create(pod("pod-plain", {"gpu": "claim-plain"}))
     sc.cluster.wait_unschedulable(sc.ns, "pod-plain", "cannot allocate all claims")
+    # Ask kubectl-dra now, while the taint is the only reason (dev-0 is free).
+    plain = sc.cluster.kubectl_dra("explain", "pod", "pod-plain", "-n", sc.ns, "-o", "json")
+    plain_match = sc.cluster.kubectl_dra("match", "claim", "claim-plain", "-n", sc.ns, "-o", "json")
 
     # The same request with a toleration gets the tainted device.
     tol = [{"key": "example.com/unhealthy", "operator": "Exists", "effect": "NoSchedule"}]
@@ -40,9 +43,12 @@ def test_untolerated_noschedule_device_taint(gates_scenario):
     _, real, prediction = predict_and_schedule(sc, "pod-tol", "claim-tol")
     assert real == [(sc.driver, "node-01", "dev-0")]
 
+    assert plain.code == 1, str(plain)
+    assert plain.json["verdict"]["blocked"] is True and plain.json["verdict"]["missing"] == "device", str(plain)
+    assert "example.com/unhealthy" in plain.stdout, str(plain)
+    assert plain_match.code == 1 and plain_match.json["satisfiable"] is False, str(plain_match)
+    assert device_outcomes(plain_match.json).get("dev-0") == "rejected", str(plain_match)
     assert_agrees_bound(sc, "pod-tol", "claim-tol", real, prediction)
-    doc = assert_agrees_blocked(sc, "pod-plain", "claim-plain", missing="device")
-    assert "example.com/unhealthy" in json.dumps(doc), json.dumps(doc)[:3000]
 
 
 def test_exhausted_shared_counters(gates_scenario):
