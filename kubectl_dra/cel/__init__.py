@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__all__ = ["CelEnvironment", "CelCompileError", "EvalResult", "CompiledSelector", "COST_EXCEEDED"]
+__all__ = ["CelEnvironment", "CelCompileError", "EvalResult", "CompiledSelector", "COST_EXCEEDED", "ENGINE_LIMIT"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .environment import COST_EXCEEDED, CelCompileError, CelEnvironment, CompiledSelector, EvalResult
+    from .environment import (
+        COST_EXCEEDED,
+        ENGINE_LIMIT,
+        CelCompileError,
+        CelEnvironment,
+        CompiledSelector,
+        EvalResult,
+    )
 
 
 def __getattr__(name: str):

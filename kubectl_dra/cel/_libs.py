@@ -74,11 +74,20 @@ def smsg(parsed: tuple) -> Any:
 
 
 # ---------------------------------------------------------------- quantity
+_QMSG_CACHE: dict[str, Any] = {}
+
+
 def f_quantity(s: str) -> Any:
+    m = _QMSG_CACHE.get(s)
+    if m is not None:
+        return m
     try:
-        return qmsg(qlib.parse(s))
+        m = qmsg(qlib.parse(s))
     except qlib.QuantityError as e:
         raise _err(str(e)) from None
+    if len(_QMSG_CACHE) < 10_000:
+        _QMSG_CACHE[s] = m
+    return m
 
 
 def f_is_quantity(s: str) -> bool:
@@ -155,11 +164,20 @@ def _parse_semver(s: str, normalize: bool) -> tuple:
     return slib.parse(s)
 
 
+_SMSG_CACHE: dict[tuple, Any] = {}
+
+
 def f_semver(s: str, normalize: bool = False) -> Any:
+    m = _SMSG_CACHE.get((s, normalize))
+    if m is not None:
+        return m
     try:
-        return smsg(_parse_semver(s, normalize))
+        m = smsg(_parse_semver(s, normalize))
     except slib.SemverError as e:
         raise _err(str(e)) from None
+    if len(_SMSG_CACHE) < 10_000:
+        _SMSG_CACHE[(s, normalize)] = m
+    return m
 
 
 def f_is_semver(s: str, normalize: bool = False) -> bool:

@@ -19,6 +19,12 @@ from ._source import apply_edits, matching, tokenize
 MAX_EXPRESSION_BYTES = 10 * 1024
 COST_LIMIT = 1_000_000
 COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+# cel-cpp (as built into cel-expr-python 0.1.3) aborts an evaluation after 10,000 comprehension
+# iterations in total; Kubernetes' limit is a cost of 1,000,000, so some expressions Kubernetes
+# evaluates fine cannot be evaluated here.
+ENGINE_LIMIT = ("kubectl-dra: the expression needs more than 10000 loop iterations, beyond what the "
+                "local CEL engine evaluates; Kubernetes' result is unknown")
+MAX_VALUE_SIZE = 2_000_000  # elements / characters of any intermediate value
 NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
                     "or guarding the check with has() for optional fields")
 # Same-length stand-ins for member names that clash with the strings extension (caret columns stay right).
@@ -29,11 +35,16 @@ _UNRENAME = {v: k for k, v in _RENAMES.items()}
 
 
 class CelCompileError(Exception):
-    """An expression that Kubernetes would reject at compile time; ``str()`` is the k8s wording."""
+    """An expression that Kubernetes would reject at compile time; ``str()`` is the k8s wording.
 
-    def __init__(self, message: str):
+    exact=False marks an expression Kubernetes accepts but the local engine cannot run (the
+    message then starts with "kubectl-dra:"), e.g. transformMap() or the format.* library.
+    """
+
+    def __init__(self, message: str, exact: bool = True):
         super().__init__(message)
         self.message = message
+        self.exact = exact
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +54,20 @@ class EvalResult:
     value: True/False, or None when ``error`` is set.
     error: the Kubernetes runtime error text, or None.
     reads: ((path, value), ...) what the expression read; value None means "missing".
+    exact: False when the result is this tool's limitation rather than Kubernetes' answer
+        (``error`` then starts with "kubectl-dra:"); see ENGINE_LIMIT.
+
+    "operation cancelled: actual cost limit exceeded" is an approximation: cel-cpp has no cost
+    tracking, so it is reported when a static bound of the cost (counting one iteration for loops
+    that can stop early) exceeds Kubernetes' limit of 1,000,000, when an intermediate value could
+    exceed 2,000,000 elements/characters, or when the engine's iteration budget ran out and the
+    pessimistic bound exceeds the limit.
     """
 
     value: bool | None
     error: str | None
     reads: tuple = ()
+    exact: bool = True
 
 
 # ------------------------------------------------------------------------------ engine (lazy)
@@ -494,6 +514,28 @@ def _version_error(text: Any) -> str | None:
     return err
 
 
+_SEMVER_CANON: dict[str, str] = {}
+_QUANTITY_ENC: dict[str, str] = {}
+
+
+def _semver_canonical(text: str) -> str:
+    out = _SEMVER_CANON.get(text)
+    if out is None:
+        out = slib.canonical(slib.parse(text))
+        if len(_SEMVER_CANON) < 100_000:
+            _SEMVER_CANON[text] = out
+    return out
+
+
+def _quantity_encoded(text: str) -> str:
+    out = _QUANTITY_ENC.get(text)
+    if out is None:
+        out = qlib.encode(qlib.parse(text))
+        if len(_QUANTITY_ENC) < 100_000:
+            _QUANTITY_ENC[text] = out
+    return out
+
+
 def _split(name: str, driver: str) -> tuple[str, str]:
     i = name.find("/")
     if i < 0:
@@ -576,7 +618,7 @@ class CelEnvironment:
                 v = attr.get(k)
                 if v is not None:
                     if k == "versions":
-                        return [eng.S(v=slib.canonical(slib.parse(x))) for x in v]
+                        return [eng.S(v=_semver_canonical(x)) for x in v]
                     if k == "ints":
                         return [int(x) for x in v]
                     if k == "bools":
@@ -586,7 +628,7 @@ class CelEnvironment:
             v = attr.get(k)
             if v is not None:
                 if k == "version":
-                    return eng.S(v=slib.canonical(slib.parse(v)))
+                    return eng.S(v=_semver_canonical(v))
                 if k == "int":
                     return int(v)
                 if k == "bool":
@@ -609,7 +651,7 @@ class CelEnvironment:
         for name, cap in (device.get("capacity") or {}).items():
             domain, ident = _split(name, driver)
             raw = cap.get("value") if isinstance(cap, dict) else cap
-            capacity.setdefault(domain, {})[ident] = eng.Q(v=qlib.encode(qlib.parse(str(raw))))
+            capacity.setdefault(domain, {})[ident] = eng.Q(v=_quantity_encoded(str(raw)))
         act = eng.env.Activation({
             "device.driver": driver,
             "device.attributes": attributes,
@@ -705,8 +747,13 @@ class CompiledSelector:
 
         self._range_attrs = range_attributes(ast)
         self.plan = plan
-        self.estimated_cost = _analysis.CostEstimator(env.list_attributes).estimate(ast.expr)
-        self.over_budget = self.estimated_cost > COST_LIMIT
+        pessimistic = _analysis.CostEstimator(env.list_attributes)
+        self.estimated_cost = pessimistic.estimate(ast.expr)
+        self.optimistic_cost = _analysis.CostEstimator(env.list_attributes, optimistic=True).estimate(ast.expr)
+        self.max_size = pessimistic.max_size
+        # Refuse up front what Kubernetes would cancel anyway and what could exhaust memory here;
+        # everything else runs natively, where cel-cpp's iteration budget bounds the time.
+        self.over_budget = self.optimistic_cost > COST_LIMIT or self.max_size > MAX_VALUE_SIZE
         # unknown domain -> empty map: device.attributes["d"] -> device.attributes[?"d"].orValue({})
         # and `<Semver attribute> == <non-Semver>` must fail with "no such overload" as in cel-go.
         toks2 = tokenize(checked_src) if edits else toks
@@ -736,6 +783,18 @@ class CompiledSelector:
         self._key_fn = self._make_key_fn()
 
     def _repair(self, eng: _Engine, src: str, toks, err: str):
+        if "No overload found in reference resolve step" in err:
+            fn = err.rsplit(" for ", 1)[-1].split(" ")[0]
+            what = "transformMap()/transformMapEntry()" if "mapInsert" in fn else fn
+            raise CelCompileError(f"kubectl-dra: {what} is not supported by the local CEL engine (cel-cpp); "
+                                  "Kubernetes accepts this expression", exact=False)
+        if re.search(r"undeclared reference to '(format|format\.[A-Za-z0-9]+)'", err):
+            raise CelCompileError("kubectl-dra: the Kubernetes format library (format.named(), "
+                                  "format.dns1123Label(), ...) is not available in the local CEL engine; "
+                                  "Kubernetes accepts this expression", exact=False)
+        return self._repair_numeric(eng, src, toks, err)
+
+    def _repair_numeric(self, eng: _Engine, src: str, toks, err: str):
         """cel-cpp has no CrossTypeNumericComparisons checker option: retry with dyn() on the left
         operand of int/uint/double ordering comparisons that cel-go would accept."""
         pattern = re.compile(r"<input>:(\d+):(\d+): found no matching overload for '_(?:<|<=|>|>=)_' "
@@ -771,6 +830,10 @@ class CompiledSelector:
     def _static_checks(self, ast, src: str) -> None:
         from . import _checks  # noqa: PLC0415
 
+        for n in _checks._walk(ast.expr):
+            if n.kind == "call" and n.value == "cel.@mapInsert":
+                raise CelCompileError("kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
+                                      "CEL engine (cel-cpp); Kubernetes accepts this expression", exact=False)
         problems = _checks.hidden_member_calls(ast) + _checks.homogeneous_literals(ast)
         if not self.env.list_attributes:
             problems += _checks.any_typed_ranges(ast)
@@ -984,6 +1047,12 @@ class CompiledSelector:
         try:
             value = self._program.eval(act)
         except Exception as e:  # noqa: BLE001 - engine conversion failures become runtime errors
+            if "Iteration budget exceeded" in str(e):
+                # the abort is global like Kubernetes' cancellation; which one applies depends on
+                # whether Kubernetes' cost could stay within its limit
+                if self.estimated_cost > COST_LIMIT:
+                    return EvalResult(None, COST_EXCEEDED, reads)
+                return EvalResult(None, ENGINE_LIMIT, reads, exact=False)
             return EvalResult(None, _runtime_message(str(e), env.no_such_key_hint), reads)
         t = value.type()
         eng = env.engine

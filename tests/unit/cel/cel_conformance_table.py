@@ -265,6 +265,23 @@ ROWS = [
     ('device.attributes["d"].many.includes(999)', BIGLIST, False, ((1, 37),)),
     ('[1,2].includes(2)', GPU, ("compile", "includes"), ((1, 34), (1, 35))),
     ('[1,2].includes(2) && 1.includes(1) && !"a".includes("b")', GPU, True, ((1, 36), (1, 37))),
+    # --- cost limit (1,000,000 per evaluation); boundaries measured with the upstream oracle
+    ('lists.range(2000).all(i, lists.range(2000).all(j, i >= 0))', GPU,
+     ("runtime", "operation cancelled: actual cost limit exceeded"), ((1, 36),)),
+    ('lists.range(1000000).size() > 0', GPU, ("runtime", "operation cancelled: actual cost limit exceeded"), ((1, 36),)),
+    ('lists.range(300000).size() > 0', GPU, True, ((1, 36),)),
+    ('lists.range(1000).sort().size() > 0', GPU, ("runtime", "operation cancelled: actual cost limit exceeded"),
+     ((1, 36),)),
+    ('lists.range(700).sort().size() > 0', GPU, True, ((1, 36),)),
+    ('lists.range(1000).distinct().size() > 0', GPU, ("runtime", "operation cancelled: actual cost limit exceeded"),
+     ((1, 36),)),
+    ('lists.range(300).distinct().size() > 0', GPU, True, ((1, 36),)),
+    ('lists.range(200000).exists(i, i == 0)', GPU, True, ((1, 36),)),
+    ('lists.range(5000).filter(i, i % 2 == 0).size() > 0', GPU, True, ((1, 36),)),
+    ('[1,2,3].map(x, lists.range(300000)).size() == 3', GPU, True, ((1, 36),)),
+    ('"x".replace("", "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy").replace("", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")'
+     '.replace("", "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww").size() > 0', GPU, True, ((1, 36),)),
+    ('device.attributes.all(d, device.attributes[d].all(k, true))', GPU, True, V_ALL),
     # --- misc core semantics
     ('1 / 0 == 1', GPU, ("runtime", "division by zero"), V_ALL),
     ('[1][3] == 1', GPU, ("runtime", "index out of bounds: 3"), V_ALL),
@@ -277,4 +294,17 @@ ROWS = [
      ("compile", "expression of type 'any' cannot be range of a comprehension"), ((1, 34), (1, 35), (1, 36))),
     (f'cel.bind(m, {D}.model, m.exists(c, true))', GPU,
      ("compile", "expression of type 'any' cannot be range of a comprehension"), ((1, 34), (1, 35), (1, 36))),
+]
+
+
+# Expressions Kubernetes evaluates but the local engine cannot (expected Kubernetes value, reason).
+KNOWN_DIFFERENCES = [
+    ('lists.range(100).all(i, lists.range(100).all(j, i >= 0))', GPU, True,
+     "cel-cpp aborts after 10,000 comprehension iterations per evaluation"),
+    ('lists.range(30000).filter(i, i % 2 == 0).size() > 0', GPU, True,
+     "cel-cpp aborts after 10,000 comprehension iterations per evaluation"),
+    ('{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}', GPU, True,
+     "cel-expr-python 0.1.3 lacks the runtime function cel.@mapInsert used by transformMap/transformMapEntry"),
+    ('format.dns1123Label().validate("abc").hasValue() == false', GPU, True,
+     "the Kubernetes format library is not implemented (it returns optionals, which Python functions cannot)"),
 ]

@@ -6,7 +6,7 @@ import pytest
 
 from kubectl_dra.cel import CelCompileError, CelEnvironment
 
-from cel_conformance_table import BIGLIST, C, D, GPU, GPU8, LISTS, ROWS, V_ALL  # noqa: E402,F401
+from cel_conformance_table import BIGLIST, C, D, GPU, GPU8, KNOWN_DIFFERENCES, LISTS, ROWS, V_ALL  # noqa: E402,F401
 
 
 def _ids():
@@ -116,3 +116,18 @@ def test_reads_report_paths_and_values():
     assert (("capacity", "gpu.example.com", "memory"), "8Gi") in res.reads
     assert (("driver",), "gpu.example.com") in res.reads
     assert (("attributes", "gpu.example.com", "nope"), None) in res.reads
+
+
+@pytest.mark.parametrize("expr,device,k8s_value,reason", KNOWN_DIFFERENCES, ids=[r[0][:60] for r in KNOWN_DIFFERENCES])
+def test_known_differences_are_flagged_inexact(expr, device, k8s_value, reason):
+    """Where the local engine cannot give Kubernetes' answer it says so (exact=False, "kubectl-dra:")."""
+    env = CelEnvironment((1, 36))
+    try:
+        res = env.compile(expr).evaluate(device)
+    except CelCompileError as e:
+        assert e.exact is False and str(e).startswith("kubectl-dra:"), (str(e), reason)
+        return
+    if res.error is None:  # pragma: no cover - would mean the engine got better
+        assert res.value is k8s_value
+        return
+    assert res.exact is False and res.error.startswith("kubectl-dra:"), (res, reason)

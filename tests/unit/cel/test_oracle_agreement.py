@@ -15,7 +15,7 @@ import pytest
 
 from kubectl_dra.cel import CelCompileError, CelEnvironment
 
-from cel_conformance_table import ROWS
+from cel_conformance_table import KNOWN_DIFFERENCES, ROWS
 
 pytestmark = pytest.mark.oracle
 
@@ -131,3 +131,14 @@ def test_hint_matches_allocator_137():
     out = json.loads(proc.stdout.splitlines()[0])
     mine = CelEnvironment((1, 37)).compile(expr).evaluate(GPU).error
     assert out["allocation"]["error"].endswith("CEL runtime error: " + mine)
+
+
+def test_known_differences_are_real_upstream_values():
+    """The KNOWN_DIFFERENCES table states Kubernetes' values; check them against upstream 1.36."""
+    binary = _oracle("1.36")
+    payload = "\n".join(json.dumps(_scenario(i, e, d, "1.36", False)) for i, (e, d, _v, _r) in enumerate(KNOWN_DIFFERENCES))
+    proc = subprocess.run([str(binary)], input=payload + "\n", capture_output=True, text=True, timeout=600)
+    outputs = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    for (expr, _d, value, _r), out in zip(KNOWN_DIFFERENCES, outputs):
+        entry = out["cel"][0]
+        assert entry["error"] is None and entry["result"] is value, (expr, entry)
