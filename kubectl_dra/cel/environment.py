@@ -551,8 +551,10 @@ class CelEnvironment:
     1.36; 1.37 always converts list attributes, 1.34/1.35 never do).
     """
 
-    def __init__(self, version: tuple[int, int] = (1, 36), list_attributes: bool = False):
-        version = tuple(version)
+    def __init__(self, version: tuple[int, int] | str = (1, 36), list_attributes: bool = False):
+        if isinstance(version, str):
+            version = tuple(int(p) for p in version.lstrip("v").split(".")[:2])
+        version = tuple(int(p) for p in version)[:2]
         if version < (1, 34) or version > (1, 37):
             raise ValueError(f"unsupported Kubernetes version {version}; expected 1.34..1.37")
         self.version = version
