@@ -84,6 +84,10 @@ def plan_reads(root: Node) -> ReadPlan:
             domain = _const_str(parent.args[1])
             if parent.value == "_[_]":
                 plan.rewrite_index_ids.append(parent.id)
+        elif parent is not None and parent.kind == "select" and parent.operand is n:
+            if parent.test_only:
+                continue  # has(device.attributes.d) is always true in Kubernetes
+            domain = parent.value
         if domain is None:
             if is_attr:
                 plan.attr_all = True

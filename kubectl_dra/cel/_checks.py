@@ -141,8 +141,19 @@ def constant_conversions(ast: CheckedAst) -> list[str]:
     """int("x") and friends on literals are evaluated when cel-go builds the program."""
     out = []
     for n in _walk(ast.expr):
-        if n.kind == "call" and n.operand is None and n.value in ("int", "uint", "double") and len(n.args) == 1:
-            a = n.args[0]
+        arg0 = n.args[0] if n.kind == "call" and len(n.args) == 1 else None
+        while arg0 is not None and arg0.kind == "call" and arg0.value == "dyn" and len(arg0.args) == 1:
+            arg0 = arg0.args[0]  # cel-go folds dyn(<literal>) too
+        if n.kind == "call" and n.operand is None and n.value in ("int", "uint") and arg0 is not None \
+                and arg0.kind == "const" and arg0.const_type == "double":
+            v = arg0.value
+            lo, hi = (-(2**63), 2**63) if n.value == "int" else (0, 2**64)
+            if not (v == v and lo <= v < hi) or (n.value == "int" and v <= -(2**63)):
+                out.append("program instantiation failed: " +
+                           ("integer overflow" if n.value == "int" else "unsigned integer overflow"))
+            continue
+        if n.kind == "call" and n.operand is None and n.value in ("int", "uint", "double") and arg0 is not None:
+            a = arg0
             if a.kind == "const" and a.const_type == "string":
                 text = a.value
                 try:
@@ -200,3 +211,132 @@ def format_issue(src: str, offset: int, message: str) -> str:
     line_end = src.find("\n", offset)
     text = src[line_start:line_end if line_end != -1 else len(src)]
     return f"ERROR: <input>:{line_no}:{col + 1}: {message}\n | {text}\n | {'.' * col}^"
+
+
+# ------------------------------------------------------------------ string.format literal validator
+_FMT_STRING = ("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, "
+               "durations, and timestamps, was given %s")
+_FMT = {
+    "d": (("int", "uint"), "decimal clause can only be used on integers, was given %s"),
+    "f": (("double", "string"), "fixed-point clause can only be used on doubles, was given %s"),
+    "e": (("double", "string"), "scientific clause can only be used on doubles, was given %s"),
+    "b": (("int", "uint", "bool"), "only integers and bools can be formatted as binary, was given %s"),
+    "x": (("int", "uint", "string", "bytes"), "only integers, byte buffers, and strings can be formatted as hex, was given %s"),
+    "X": (("int", "uint", "string", "bytes"), "only integers, byte buffers, and strings can be formatted as hex, was given %s"),
+    "o": (("int", "uint"), "octal clause can only be used on integers, was given %s"),
+}
+_STRING_KINDS = ("list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp", "bytes",
+                 "google.protobuf.Duration", "type", "null_type")
+
+
+def _kind_name(t: tuple) -> str:
+    """cel-go Type.TypeName() (kind-level name)."""
+    k = t[0]
+    if k == "prim":
+        return t[1]
+    if k in ("list", "map"):
+        return k
+    if k == "null":
+        return "null_type"
+    if k == "wkt":
+        return "google.protobuf.Any" if t[1] == "any" else t[1]
+    if k == "msg":
+        return t[1]
+    if k == "type":
+        return "type"
+    if k == "abstract":
+        return t[1]
+    return k
+
+
+def format_literals(ast: CheckedAst, attributes_are_any: bool) -> list[tuple[int, str]]:
+    """cel-go's string.format validator for literal format strings with list-literal arguments."""
+    out: list[tuple[int, str]] = []
+
+    def tname(node: Node) -> str | None:
+        if attributes_are_any and attribute_derived(node):
+            return "google.protobuf.Any"
+        t = _type(ast, node)
+        return None if t[0] == "dyn" else _kind_name(t)
+
+    def verify_string(node: Node) -> Node | None:
+        name = tname(node)
+        if name is not None and name not in _STRING_KINDS:
+            return node
+        if node.kind == "list":
+            for e in node.args:
+                bad = verify_string(e)
+                if bad is not None:
+                    return bad
+        elif node.kind == "map":
+            for k, v, _ in node.entries:
+                for sub in ((k,) if isinstance(k, Node) else ()) + (v,):
+                    bad = verify_string(sub)
+                    if bad is not None:
+                        return bad
+        return None
+
+    for n in _walk(ast.expr):
+        if n.kind != "call" or n.value != "format" or n.operand is None or len(n.args) != 1:
+            continue
+        tgt, lst = n.operand, n.args[0]
+        if tgt.kind != "const" or tgt.const_type != "string" or lst.kind != "list":
+            continue
+        fmt, args = tgt.value, lst.args
+        call_pos = ast.positions.get(n.id, 0)
+        i = arg_index = 0
+        problem = None
+        while i < len(fmt) and problem is None:
+            if fmt[i] != "%":
+                i += 1
+                continue
+            if i + 1 < len(fmt) and fmt[i + 1] == "%":
+                i += 2
+                continue
+            if i + 1 >= len(fmt):
+                problem = (call_pos, "unexpected end of string")
+                break
+            if arg_index >= len(args):
+                problem = (call_pos, f"index {arg_index} out of range")
+                break
+            j = i + 1
+            if fmt[j] == ".":
+                j += 1
+                while j < len(fmt) and fmt[j].isdigit() and fmt[j].isascii():
+                    j += 1
+                if j >= len(fmt):
+                    problem = (call_pos, "could not parse formatting clause: error while parsing precision: "
+                                         "could not find end of precision specifier")
+                    break
+            clause = fmt[j]
+            arg = args[arg_index]
+            if clause == "s":
+                bad = verify_string(arg)
+                if bad is not None:
+                    problem = (ast.positions.get(bad.id, 0), "error during formatting: " + _FMT_STRING % tname(bad))
+            elif clause in _FMT:
+                allowed, msg = _FMT[clause]
+                name = tname(arg)
+                if name is not None and name not in allowed:
+                    problem = (ast.positions.get(arg.id, 0), "error during formatting: " + msg % name)
+            else:
+                problem = (call_pos, f'could not parse formatting clause: unrecognized formatting clause "{clause}"')
+            i = j + 1
+            arg_index += 1
+        if problem is None and len(args) > arg_index:
+            problem = (call_pos, f"too many arguments supplied to string.format (expected {arg_index}, got {len(args)})")
+        if problem is not None:
+            out.append(problem)
+    return out
+
+
+def type_identifiers(ast: CheckedAst, src: str) -> list[tuple[int, str]]:
+    """The Kubernetes types are not addressable by name in cel-go's environment."""
+    out = []
+    for n in _walk(ast.expr):
+        if n.kind == "ident" and n.value.startswith("kubernetes."):
+            pos = ast.positions.get(n.id, 0)
+            while pos > 0 and (src[pos - 1].isalnum() or src[pos - 1] in "_."):
+                pos -= 1
+            out.append((pos, "undeclared reference to 'kubernetes' (in container '')"))
+    return out

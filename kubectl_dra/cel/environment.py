@@ -314,6 +314,10 @@ def _runtime_message(raw: str, hint: bool) -> str:
     m = _CONVERT.match(msg)
     if m:
         return f"type conversion error from '{m.group(1)}' to '{m.group(2)}'"
+    if msg == "double out of int64 range":
+        return "integer overflow"
+    if msg == "double out of uint64 range":
+        return "unsigned integer overflow"
     if msg in ("divide by zero", "division by zero"):
         return "division by zero"
     if msg in ("modulus by zero", "modulo by zero"):
@@ -769,6 +773,7 @@ class CompiledSelector:
             close = toks2[match[k]]
             attr_edits.append((toks2[k].start, toks2[k].end, "[?"))
             attr_edits.append((close.end, close.end, ".orValue({})"))
+        attr_edits += self._outer_map_edits(ast, toks2, match, by_start)
         eq_edits = self._semver_equality_edits(ast, toks2, match, by_start)
         self.run_source = checked_src
         self._program = checked
@@ -789,6 +794,9 @@ class CompiledSelector:
             fn = err.rsplit(" for ", 1)[-1].split(" ")[0]
             what = "transformMap()/transformMapEntry()" if "mapInsert" in fn else fn
             raise CelCompileError(f"kubectl-dra: {what} is not supported by the local CEL engine (cel-cpp); "
+                                  "Kubernetes accepts this expression", exact=False)
+        if "'unwrap'" in err and "optional" in src:
+            raise CelCompileError("kubectl-dra: optional.unwrap() is not supported by the local CEL engine (cel-cpp); "
                                   "Kubernetes accepts this expression", exact=False)
         if re.search(r"undeclared reference to '(format|format\.[A-Za-z0-9]+)'", err):
             raise CelCompileError("kubectl-dra: the Kubernetes format library (format.named(), "
@@ -836,7 +844,8 @@ class CompiledSelector:
             if n.kind == "call" and n.value == "cel.@mapInsert":
                 raise CelCompileError("kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
                                       "CEL engine (cel-cpp); Kubernetes accepts this expression", exact=False)
-        problems = _checks.hidden_member_calls(ast) + _checks.homogeneous_literals(ast)
+        problems = (_checks.hidden_member_calls(ast) + _checks.homogeneous_literals(ast)
+                    + _checks.type_identifiers(ast, src) + _checks.format_literals(ast, not self.env.list_attributes))
         if not self.env.list_attributes:
             problems += _checks.any_typed_ranges(ast)
         regex_issues, instantiation = _checks.constant_regexes(ast, L.validate_re2)
@@ -848,6 +857,40 @@ class CompiledSelector:
         instantiation += _checks.constant_conversions(ast)
         if instantiation:
             raise CelCompileError(instantiation[0])
+
+    @staticmethod
+    def _outer_map_edits(ast, toks, match, by_start) -> list:
+        """device.attributes / device.capacity return an empty map for any missing domain in
+        Kubernetes, also through `[?d]` (always present), `.d` and `has(device.attributes.d)`
+        (always true)."""
+        out = []
+        outer = ("device.attributes", "device.capacity")
+        skip: set[int] = set()
+        for k in range(len(toks) - 7):
+            seq = [t.text for t in toks[k:k + 8]]
+            if seq[0] == "has" and seq[1] == "(" and seq[2] == "device" and seq[3] == "." and \
+                    seq[4] in ("attributes", "capacity") and seq[5] == "." and toks[k + 6].kind == "ident" and seq[7] == ")":
+                out.append((toks[k].start, toks[k + 7].end, "true"))
+                skip.add(toks[k + 5].start)
+        stack = [ast.expr]
+        while stack:
+            n = stack.pop()
+            stack.extend(n.children())
+            if n.kind == "call" and n.value == "_[?_]" and n.args and n.args[0].kind == "ident" \
+                    and n.args[0].value in outer:
+                k = by_start.get(ast.positions.get(n.id))
+                if k is None or k < 3 or toks[k].text != "[?" or k not in match or toks[k - 3].text != "device":
+                    continue
+                out.append((toks[k - 3].start, toks[k - 3].start, "optional.of("))
+                out.append((toks[match[k]].end, toks[match[k]].end, ".orValue({}))"))
+            elif n.kind == "select" and not n.test_only and n.operand is not None \
+                    and n.operand.kind == "ident" and n.operand.value in outer:
+                pos = ast.positions.get(n.id)
+                k = by_start.get(pos)
+                if k is None or pos in skip or toks[k].text != "." or k + 1 >= len(toks):
+                    continue
+                out.append((toks[k].start, toks[k + 1].end, f'[?"{n.value}"].orValue({{}})'))
+        return out
 
     def _semver_equality_edits(self, ast, toks, match, by_start) -> list:
         """Equality differences between cel-go and cel-cpp, fixed by rewriting the operator:
@@ -889,13 +932,20 @@ class CompiledSelector:
                 out.append((op, op + 2, ","))
                 out.append((end, end, ")"))
                 continue
-            if n.value != "_==_" or lt[0] != "dyn":
+            if n.value != "_==_":
                 continue
-            if rt[0] in ("dyn", "null") or rt == ("msg", "kubernetes.Semver") or \
-                    (right.kind == "const" and right.const_type == "null"):
+            objects = (("msg", "kubernetes.Semver"), quantity)
+            right_null = rt[0] == "null" or (right.kind == "const" and right.const_type == "null")
+            if not ((lt[0] == "dyn" and not right_null and rt not in objects)
+                    or (lt in objects and rt[0] == "dyn")):
                 continue
-            out.append((start, start, "cel.bind(k8sEqV, "))
-            out.append((op, op, ', type(k8sEqV) == kubernetes.Semver ? dyn(0) + dyn("") : k8sEqV)'))
+            end = self._right_operand_end(toks, match, by_start[op])
+            if end is None:
+                continue
+            out.append((start, start, "cel.bind(k8sEqL, "))
+            out.append((op, op + 2, ", cel.bind(k8sEqR, "))
+            out.append((end, end, ", (type(k8sEqL) in [kubernetes.Semver, kubernetes.Quantity] && dyn(k8sEqR) != null && "
+                                  'type(k8sEqR) != type(k8sEqL)) ? dyn(0) + dyn("") : k8sEqL == k8sEqR))'))
         return out
 
     @staticmethod
