@@ -314,6 +314,10 @@ def _runtime_message(raw: str, hint: bool) -> str:
     m = _CONVERT.match(msg)
     if m:
         return f"type conversion error from '{m.group(1)}' to '{m.group(2)}'"
+    if msg.startswith("sort(): unsupported type") or msg == "sort(): list elements must be comparable":
+        return "list elements must be comparable"
+    if msg.startswith("sort(): list elements must have the same type"):
+        return "list elements must have the same type"
     if msg == "double out of int64 range":
         return "integer overflow"
     if msg == "double out of uint64 range":
