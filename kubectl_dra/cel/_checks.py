@@ -198,6 +198,11 @@ def attribute_derived(node: Node) -> bool:
     """Whether an expression has cel-go's AnyType (an attribute value) rather than dyn."""
     if _is_attribute_value(node):
         return True
+    if node.kind == "call" and node.value == "orValue" and node.operand is not None \
+            and node.operand.kind == "call" and node.operand.value == "_?._" and node.operand.args:
+        d = node.operand.args[0]
+        return (d.kind == "call" and d.value in ("_[_]", "_[?_]") and bool(d.args)
+                and d.args[0].kind == "ident" and d.args[0].value == ATTR)
     if node.kind == "call" and node.value == "_?_:_" and len(node.args) == 3:
         return attribute_derived(node.args[1]) or attribute_derived(node.args[2])
     return False

@@ -329,9 +329,9 @@ def _runtime_message(raw: str, hint: bool) -> str:
     return msg
 
 
-# cel-go dispatches binary operators through type traits: when the left operand lacks the trait the
-# error names the function ("no such overload: _>_"); otherwise the type's own method rejects the
-# right operand with a bare "no such overload" (unary operators always give the bare form).
+# cel-go dispatches operators through type traits: when the (left) operand lacks the trait and is not
+# a receiver type (string, duration, timestamp) the error names the function ("no such overload: _>_");
+# otherwise the type's own method rejects the call with a bare "no such overload".
 _NUM = {"int64", "uint64", "double"}
 _TRAITS = {
     "_<_": _NUM | {"string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"},
@@ -339,7 +339,10 @@ _TRAITS = {
     "_-_": _NUM | {"google.protobuf.Duration", "google.protobuf.Timestamp"},
     "_*_": _NUM, "_/_": _NUM, "_%_": {"int64", "uint64"},
     "size": {"string", "bytes", "list", "map"},
+    "-_": {"int64", "double", "google.protobuf.Duration"},
 }
+# types implementing cel-go's traits.ReceiverType answer a missing operator with a bare error
+_RECEIVERS = {"string", "google.protobuf.Duration", "google.protobuf.Timestamp"}
 for _op in ("_<=_", "_>_", "_>=_"):
     _TRAITS[_op] = _TRAITS["_<_"]
 _OVERLOAD_MSG = re.compile(r"^No matching overloads found : (?:\(([^)]*)\)\.)?([^(\s]+)(?:\(([^)]*)\))?")
@@ -354,9 +357,9 @@ def _no_such_overload(msg: str) -> str:
     traits = _TRAITS.get(fn)
     if traits is None:
         return "no such overload"
-    if first is None or first not in traits:
-        return f"no such overload: {fn}"
-    return "no such overload"
+    if first is None or first in traits or first in _RECEIVERS:
+        return "no such overload"
+    return f"no such overload: {fn}"
 
 
 _ISSUE = re.compile(r"^ERROR: <input>:(-?\d+):(-?\d+): (.*)$")
@@ -388,9 +391,69 @@ def _offset(src: str, line: int, col: int) -> int:
     return starts[line - 1] + col - 1
 
 
-def _compile_message(raw: str, src: str | None = None) -> str:
+def _apply_inserts(src: str, inserts: list[tuple[int, str]]) -> str:
+    out, last = [], 0
+    for pos, text in sorted(inserts, key=lambda x: x[0]):
+        out.append(src[last:pos])
+        out.append(text)
+        last = pos
+    out.append(src[last:])
+    return "".join(out)
+
+
+def _to_original(cur: int, inserts: list[tuple[int, str]]) -> int:
+    """Offset in the rewritten source -> offset in the original (inside an insertion: its position)."""
+    shift = 0
+    for pos, text in sorted(inserts, key=lambda x: x[0]):
+        start = pos + shift
+        if cur >= start + len(text):
+            shift += len(text)
+        elif cur >= start:
+            return pos
+        else:
+            break
+    return cur - shift
+
+
+def _remap_issues(text: str, cur_src: str, orig_src: str, inserts: list[tuple[int, str]]) -> str:
+    from ._checks import format_issue  # noqa: PLC0415
+
+    out = []
+    for block in re.split(r"\n(?=ERROR: )", text):
+        m = _ISSUE.match(block.split("\n", 1)[0])
+        if not m:
+            out.append((-1, block))
+            continue
+        o = _to_original(_offset(cur_src, int(m.group(1)), int(m.group(2))), inserts)
+        out.append((o, format_issue(orig_src, o, m.group(3))))
+    out.sort(key=lambda x: x[0])
+    return "\n".join(b for _, b in out)
+
+
+def _parsed_attribute_value(n) -> bool:
+    """On the *parsed* AST: device.attributes[d].x / [d][x] / [d].?x.orValue(..) (cel-go AnyType)."""
+    def is_domain(d) -> bool:
+        return (d is not None and d.kind == "call" and d.value in ("_[_]", "_[?_]") and d.args
+                and d.args[0].kind == "select" and d.args[0].value == "attributes"
+                and d.args[0].operand is not None and d.args[0].operand.kind == "ident"
+                and d.args[0].operand.value == "device")
+
+    if n.kind == "select" and not n.test_only:
+        return is_domain(n.operand)
+    if n.kind == "call" and n.value == "_[_]" and n.args:
+        return is_domain(n.args[0])
+    if n.kind == "call" and n.value == "orValue" and n.operand is not None and n.operand.kind == "call" \
+            and n.operand.value == "_?._" and n.operand.args:
+        return is_domain(n.operand.args[0])
+    if n.kind == "call" and n.value == "_?_:_" and len(n.args) == 3:
+        return _parsed_attribute_value(n.args[1]) or _parsed_attribute_value(n.args[2])
+    return False
+
+
+def _compile_message(raw: str, src: str | None = None, engine=None, any_attributes: bool = False) -> str:
     """cel-cpp issues in cel-go's wording (receiver-style overload lists, `device` field errors,
-    identifier positions), with renamed stand-ins mapped back."""
+    identifier positions, logical operators, null/any type names, issues sorted by position),
+    with renamed stand-ins mapped back."""
     from ._checks import format_issue  # noqa: PLC0415
 
     msg = _clean_status(raw).rstrip()
@@ -405,11 +468,28 @@ def _compile_message(raw: str, src: str | None = None) -> str:
             blocks.append([line])
         else:
             blocks[-1].append(line)
-    out = []
+    calls = None
+    if src is not None and engine is not None and any(_NO_OVERLOAD.match((_ISSUE.match(b[0]) or [None, "", "", ""])[3] or "")
+                                                     for b in blocks if _ISSUE.match(b[0])):
+        try:
+            from ._ast import decode_serialized  # noqa: PLC0415
+
+            parsed = decode_serialized(engine.compile(src, disable_check=True).serialize())
+            calls = {}
+            stack = [parsed.expr]
+            while stack:
+                n = stack.pop()
+                stack.extend(n.children())
+                if n.kind == "call":
+                    calls.setdefault(parsed.positions.get(n.id), n)
+            positions = parsed.positions
+        except Exception:  # noqa: BLE001 - best effort wording only
+            calls = None
+    out: list[tuple[int, str]] = []
     for block in blocks:
         m = _ISSUE.match(block[0])
         if not m or src is None:
-            out.append("\n".join(block))
+            out.append((-1, "\n".join(block)))
             continue
         off = _offset(src, int(m.group(1)), int(m.group(2)))
         text = m.group(3)
@@ -420,29 +500,48 @@ def _compile_message(raw: str, src: str | None = None) -> str:
             # dotted name; cel-go reports the field of the object-typed variable / the first identifier.
             name = u.group(1)
             if name.startswith("device."):
-                out.append(format_issue(src, off, f"undefined field '{name.split('.', 2)[1]}'"))
+                out.append((off, format_issue(src, off, f"undefined field '{name.split('.', 2)[1]}'")))
             else:
                 start = off
                 while start > 0 and (src[start - 1].isalnum() or src[start - 1] in "_."):
                     start -= 1
-                out.append(format_issue(src, start, f"undeclared reference to '{name.split('.', 1)[0]}' "
-                                                    f"(in container '')"))
+                out.append((start, format_issue(src, start, f"undeclared reference to '{name.split('.', 1)[0]}' "
+                                                            f"(in container '')")))
             continue
-        if o and 0 <= off < len(src) and src[off] == "(":
-            k = off
-            while k > 0 and (src[k - 1].isalnum() or src[k - 1] == "_"):
-                k -= 1
-            j = k - 1
-            while j >= 0 and src[j].isspace():
-                j -= 1
-            if j >= 0 and src[j] == ".":
-                types = _split_types(o.group(2))
-                if types:
-                    text = f"found no matching overload for '{o.group(1)}' applied to '{types[0]}.({', '.join(types[1:])})'"
-                    out.append(format_issue(src, off, text))
-                    continue
-        out.append("\n".join(block))
-    return "\n".join(out)
+        if o:
+            fn, types = o.group(1), _split_types(o.group(2))
+            node = calls.get(off) if calls is not None else None
+            operands = ([node.operand] if node is not None and node.operand is not None else []) + \
+                (list(node.args) if node is not None else [])
+            if fn in ("_&&_", "_||_") and node is not None and len(operands) == len(types):
+                # cel-go checks logical operators operand by operand
+                for t, operand in zip(types, operands):
+                    if t not in ("bool", "dyn", "*error*"):
+                        p = positions.get(operand.id, off)
+                        out.append((p, format_issue(src, p, f"expected type 'bool' but found '{t.replace('null_type', 'null')}'")))
+                continue
+            if node is not None and len(operands) == len(types):
+                types = [("any" if (t == "dyn" and any_attributes and _parsed_attribute_value(op)) else t)
+                         for t, op in zip(types, operands)]
+            types = [t.replace("null_type", "null").replace("*error*", "!error!") for t in types]
+            member = False
+            if 0 <= off < len(src) and src[off] == "(":
+                k = off
+                while k > 0 and (src[k - 1].isalnum() or src[k - 1] == "_"):
+                    k -= 1
+                j = k - 1
+                while j >= 0 and src[j].isspace():
+                    j -= 1
+                member = j >= 0 and src[j] == "."
+            if member and types:
+                text = f"found no matching overload for '{fn}' applied to '{types[0]}.({', '.join(types[1:])})'"
+            else:
+                text = f"found no matching overload for '{fn}' applied to '({', '.join(types)})'"
+            out.append((off, format_issue(src, off, text)))
+            continue
+        out.append((off, "\n".join(block)))
+    out.sort(key=lambda x: x[0])
+    return "\n".join(text for _, text in out)
 
 
 _CELGO_TYPE = {"BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string",
@@ -810,36 +909,41 @@ class CompiledSelector:
 
     def _repair_numeric(self, eng: _Engine, src: str, toks, err: str):
         """cel-cpp has no CrossTypeNumericComparisons checker option: retry with dyn() on the left
-        operand of int/uint/double ordering comparisons that cel-go would accept."""
+        operand of int/uint/double ordering comparisons that cel-go accepts.  If other errors remain,
+        they are reported at their positions in the original source."""
         pattern = re.compile(r"<input>:(\d+):(\d+): found no matching overload for '_(?:<|<=|>|>=)_' "
                              r"applied to '\((int|uint|double), (int|uint|double)\)'")
+        inserts: list[tuple[int, str]] = []  # (offset in the original source, inserted text)
         current, last_err = src, err
         for _ in range(16):
             hits = pattern.findall(last_err)
-            other = [ln for ln in last_err.splitlines() if "ERROR:" in ln and "found no matching overload for '_<" not in ln
-                     and "found no matching overload for '_>" not in ln]
-            if not hits or other:
+            if not hits:
                 break
             line_starts = [0] + [i + 1 for i, c in enumerate(current) if c == "\n"]
             ctoks = tokenize(current)
             match = matching(ctoks)
-            edits = []
+            new = []
             for line, col, _a, _b in hits:
                 op = line_starts[int(line) - 1] + int(col) - 1
                 start = self._left_operand_start(ctoks, match, op)
                 if start is None:
-                    edits = []
+                    new = []
                     break
-                edits.append((start, start, "dyn("))
-                edits.append((op, op, ")"))
-            if not edits:
+                new.append((_to_original(start, inserts), "dyn("))
+                new.append((_to_original(op, inserts), ")"))
+            if not new:
                 break
-            current = apply_edits(current, edits)
+            inserts = sorted(inserts + new, key=lambda x: x[0])
+            current = _apply_inserts(src, inserts)
             try:
                 return eng.env.compile(current), current
             except RuntimeError as e:
                 last_err = str(e)
-        raise CelCompileError("compilation failed: " + _compile_message(err, src)) from None
+        if inserts and last_err != err:
+            text = _compile_message(last_err, current, eng.env, any_attributes=not self.env.list_attributes)
+            raise CelCompileError("compilation failed: " + _remap_issues(text, current, src, inserts)) from None
+        raise CelCompileError("compilation failed: " + _compile_message(
+            err, src, eng.env, any_attributes=not self.env.list_attributes)) from None
 
     def _static_checks(self, ast, src: str) -> None:
         from . import _checks  # noqa: PLC0415
