@@ -330,10 +330,24 @@ def build_binary(outdir: Path) -> Path:
                 shutil.rmtree(work, ignore_errors=True)
         else:
             log(f"standalone build cached: {entry}")
-    outdir.mkdir(parents=True, exist_ok=True)
-    dest = outdir / archive.name
-    shutil.copyfile(archive, dest)
+        os.utime(entry)  # most recently used, for prune()
+        outdir.mkdir(parents=True, exist_ok=True)
+        dest = outdir / archive.name
+        shutil.copyfile(archive, dest)
+    prune("binary-*", keep=int(os.environ.get("KUBECTL_DRA_CACHE_KEEP", "4")))
     return dest
+
+
+def prune(pattern: str, keep: int) -> None:
+    """Drop all but the `keep` most recently used cache entries matching pattern (each source
+    change makes a new binary-<key> entry of ~130 MB)."""
+    base = cache_root() / "dist"
+    entries = sorted((p for p in base.glob(pattern) if p.is_dir() and "." not in p.name),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[keep:]:
+        with locked(old.with_suffix(".lock")):
+            shutil.rmtree(old, ignore_errors=True)
+        log(f"pruned old cache entry {old}")
 
 
 def cmd_binary(args) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from install_helpers import build, project_version
+from install_helpers import build, minimal_env, project_version, run
 
 
 @pytest.fixture(scope="session")
@@ -86,3 +86,16 @@ def custom_index(dist, archive, release_server, tmp_path_factory) -> Path:
                 ["git", "commit", "-q", "-m", "dra"]):
         subprocess.run(cmd, cwd=repo, env=git_env, check=True, capture_output=True)
     return repo
+
+
+@pytest.fixture(scope="session")
+def krew_install(dist, archive, kubectl_bin, tmp_path_factory):
+    """kubectl krew install --manifest --archive into a temporary KREW_ROOT, once per session;
+    (env, krew_root). Uninstalling is test_install_krew.py::test_krew_uninstall's own install."""
+    home = tmp_path_factory.mktemp("krew-home")
+    krew_root = home / "krew"
+    env = minimal_env(home, [krew_root / "bin", kubectl_bin], KREW_ROOT=str(krew_root))
+    res = run(["kubectl", "krew", "install", f"--manifest={dist / 'dra.yaml'}", f"--archive={archive}"], env)
+    assert res.returncode == 0, res
+    assert "Installed plugin: dra" in res.output, res
+    return env, krew_root

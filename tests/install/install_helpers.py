@@ -12,7 +12,6 @@ points at a file that does not exist (every command under test is offline).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex

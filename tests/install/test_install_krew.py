@@ -33,18 +33,6 @@ from install_helpers import (
 pytestmark = pytest.mark.install
 
 
-@pytest.fixture(scope="module")
-def krew_install(dist, archive, kubectl_bin, tmp_path_factory):
-    """Install once for the module; yields (env, krew_root). Uninstall is its own test."""
-    home = tmp_path_factory.mktemp("krew-home")
-    krew_root = home / "krew"
-    env = minimal_env(home, [krew_root / "bin", kubectl_bin], KREW_ROOT=str(krew_root))
-    res = run(["kubectl", "krew", "install", f"--manifest={dist / 'dra.yaml'}", f"--archive={archive}"], env)
-    assert res.returncode == 0, res
-    assert "Installed plugin: dra" in res.output, res
-    return env, krew_root
-
-
 def test_krew_layout(krew_install):
     env, krew_root = krew_install
     link = krew_root / "bin" / "kubectl-dra"

@@ -1,5 +1,5 @@
 """pipx: install the built wheel into a temporary PIPX_HOME, run it directly and as a kubectl
-plugin, uninstall.
+plugin, uninstall (checked in the install fixture's teardown).
 
 pipx (pinned in requirements/dist.lock) resolves the wheel's pinned dependencies from the package
 index like a user's `pipx install kubectl-dra` would; pip's download cache is shared with the
@@ -47,7 +47,14 @@ def pipx_install(tools, wheel, kubectl_bin, tmp_path_factory):
     assert exe.exists(), res
     # what the user runs afterwards: their PATH, no pipx, no project venv
     user_env = minimal_env(home, [pipx_bin, kubectl_bin])
-    return {"env": env, "user_env": user_env, "exe": exe, "pipx_home": pipx_home}
+    yield {"env": env, "user_env": user_env, "exe": exe, "pipx_home": pipx_home}
+    # `pipx uninstall` is checked here, after every test of the module has used the install
+    # (a second install just for it would cost ~25 s); a failure shows as an error of the last test.
+    res = run([tools["pipx"], "uninstall", "kubectl-dra"], env)
+    assert res.returncode == 0, res
+    assert not exe.exists() and not exe.is_symlink()
+    assert not (pipx_home / "venvs" / "kubectl-dra").exists()
+    assert run(["kubectl", "dra", "version"], user_env).returncode != 0
 
 
 def test_pipx_venv_has_the_pinned_runtime(pipx_install):
@@ -92,14 +99,3 @@ def test_explain_through_kubectl(pipx_install, tmp_path, pod, example):
         res = run(["kubectl", "dra", *args], pipx_install["user_env"])
         assert res.returncode in (0, 1), res
         assert_same_behaviour(res, reference_run(args, tmp_path))
-
-
-def test_pipx_uninstall(tools, wheel, tmp_path):
-    pipx_home, pipx_bin = tmp_path / "pipx", tmp_path / "bin"
-    env = pipx_env(tmp_path, pipx_home, pipx_bin)
-    res = run([tools["pipx"], "install", wheel], env, timeout=900)
-    assert res.returncode == 0, res
-    res = run([tools["pipx"], "uninstall", "kubectl-dra"], env)
-    assert res.returncode == 0, res
-    assert not (pipx_bin / "kubectl-dra").exists()
-    assert not (pipx_home / "venvs" / "kubectl-dra").exists()
