@@ -244,7 +244,7 @@ class CostEstimator:
         const_args = [a for a in ([n.operand] if n.operand is not None else []) + n.args]
         first = parts[0] if parts else ONE
         second = parts[1] if len(parts) > 1 else ONE
-        if fn == "lists.range":
+        if fn in ("lists.range", "k8sLstRange"):
             arg = const_args[0]
             size = float(arg.value) if arg.kind == "const" and arg.const_type == "int" else INF
             size = max(size, 0.0)
@@ -275,7 +275,7 @@ class CostEstimator:
             return _add(total, size * 0.1), Size(size)
         if fn in ("strings.quote",):
             return _add(total, first.n * 0.1), Size(_add(_mul(first.n, 2), 2))
-        if fn in ("upperAscii", "lowerAscii", "trim", "substring", "charAt", "reverse"):
+        if fn in ("upperAscii", "lowerAscii", "trim", "substring", "charAt", "reverse", "k8sSubstr", "k8sCAt"):
             return _add(total, first.n * 0.1), Size(first.n, first.elem)
         if fn in ("matches", "find", "findAll", "contains", "startsWith", "endsWith",
                   "indexOf", "lastIndexOf", "k8sIdxO", "k8sLastIdxO"):

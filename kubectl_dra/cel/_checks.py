@@ -345,3 +345,15 @@ def type_identifiers(ast: CheckedAst, src: str) -> list[tuple[int, str]]:
                 pos -= 1
             out.append((pos, "undeclared reference to 'kubernetes' (in container '')"))
     return out
+
+
+def flatten_calls(ast: CheckedAst) -> list[tuple[int, str]]:
+    """cel-go declares flatten() only for list(list(T)); cel-cpp also accepts list(int)."""
+    out = []
+    for n in _walk(ast.expr):
+        if n.kind == "call" and n.value == "flatten" and n.operand is not None and not n.args:
+            t = _type(ast, n.operand)
+            if t[0] == "list" and t[1][0] not in ("list", "dyn", "param", "error"):
+                out.append((ast.positions.get(n.id, 0),
+                            f"found no matching overload for 'flatten' applied to '{format_type(t)}.()'"))
+    return out

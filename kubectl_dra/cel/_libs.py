@@ -15,6 +15,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from . import _netip
 from . import _quantity as qlib
 from . import _semver as slib
 
@@ -24,6 +25,10 @@ class CelFunctionError(Exception):
 
 
 NO_SUCH_OVERLOAD = "no such overload"
+
+
+def _goq(s: str) -> str:
+    return _netip._goq(s)
 
 
 def _err(msg: str) -> CelFunctionError:
@@ -281,21 +286,59 @@ def f_max(lst: list) -> Any:
     return best
 
 
-def _check_index(s: str, i: int) -> None:
-    if i < 0 or i > len(s):
-        raise _err(f"index out of range: {i}")
-
-
-def f_index_of_str(s: str, sub: str, start: int = 0) -> int:
-    _check_index(s, start)
-    return s.find(sub, start)
+# cel-go ext strings (v2 as used by Kubernetes), ported rune for rune (Python str = code points).
+def f_index_of_str(s: str, sub: str, offset: int = 0) -> int:
+    if sub == "":
+        return offset
+    if offset < 0:
+        raise _err(f"index out of range: {offset}")
+    if offset >= len(s):
+        return -1
+    return s.find(sub, offset)
 
 
 def f_last_index_of_str(s: str, sub: str, offset: int | None = None) -> int:
     if offset is None:
-        return s.rfind(sub)
-    _check_index(s, offset)
-    return s.rfind(sub, 0, offset + len(sub))
+        if sub == "":
+            return len(s)
+        offset = len(s) - 1
+    if sub == "":
+        return offset
+    if offset < 0:
+        raise _err(f"index out of range: {offset}")
+    if offset >= len(s):
+        return -1
+    if offset > len(s) - len(sub):
+        offset = len(s) - len(sub)
+    for i in range(offset, -1, -1):
+        if s.startswith(sub, i):
+            return i
+    return -1
+
+
+def f_char_at(s: str, i: int) -> str:
+    if i < 0 or i > len(s):
+        raise _err(f"index out of range: {i}")
+    return "" if i == len(s) else s[i]
+
+
+def f_substring(s: str, start: int, end: int | None = None) -> str:
+    if end is None:
+        if start < 0 or start > len(s):
+            raise _err(f"index out of range: {start}")
+        return s[start:]
+    if start > end:
+        raise _err(f"invalid substring range. start: {start}, end: {end}")
+    if start < 0 or start > len(s):
+        raise _err(f"index out of range: {start}")
+    if end < 0 or end > len(s):
+        raise _err(f"index out of range: {end}")
+    return s[start:end]
+
+
+def f_lists_range(n: int) -> list:
+    """ext lists lists.range (a negative count gives an empty list)."""
+    return list(range(n)) if n > 0 else []
 
 
 def f_index_of_list(lst: list, x: Any) -> int:
@@ -540,14 +583,15 @@ def f_get_query(u: Any) -> dict:
 
 # ---------------------------------------------------------------- IP / CIDR (k8s ip + cidr libraries)
 def _parse_ip(s: str):
-    if "%" in s:
-        raise _err(f"IP Address {s!r} with zone value is not allowed")
+    """k8s parseIPAddr on Go netip."""
     try:
-        ip = ipaddress.ip_address(s)
-    except ValueError:
-        raise _err(f"IP Address {s!r} parse error during conversion from string") from None
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        raise _err(f"IPv4-mapped IPv6 address {s!r} is not allowed")
+        ip, zone = _netip.parse_addr(s)
+    except _netip.NetipError as e:
+        raise _err(f"IP Address {_goq(s)} parse error during conversion from string: {e}") from None
+    if zone:
+        raise _err(f"IP address {_goq(s)} with zone value is not allowed")
+    if _netip.is_4in6(ip):
+        raise _err(f"IPv4-mapped IPv6 address {_goq(s)} is not allowed")
     return ip
 
 
@@ -572,8 +616,6 @@ def _ip(m: Any):
 
 
 def f_family(x: Any) -> int:
-    if type(x) is Types.CIDR:
-        return ipaddress.ip_network(x.v, strict=False).version
     return _ip(x).version
 
 
@@ -582,46 +624,56 @@ def f_ip_is_unspecified(x: Any) -> bool:
 
 
 def f_ip_is_loopback(x: Any) -> bool:
-    return _ip(x).is_loopback
+    ip = _ip(x)
+    return ip.packed[0] == 127 if ip.version == 4 else int(ip) == 1
+
+
+def _is_multicast(ip) -> bool:
+    return (ip.packed[0] & 0xF0) == 0xE0 if ip.version == 4 else ip.packed[0] == 0xFF
 
 
 def f_ip_is_link_local_multicast(x: Any) -> bool:
     ip = _ip(x)
     if ip.version == 4:
-        return ip in ipaddress.ip_network("224.0.0.0/24")
-    return ip.is_multicast and (ip.packed[1] & 0x0F) == 0x02
+        return ip.packed[0] == 224 and ip.packed[1] == 0 and ip.packed[2] == 0
+    return (int.from_bytes(ip.packed[:2], "big") & 0xFF0F) == 0xFF02
 
 
 def f_ip_is_link_local_unicast(x: Any) -> bool:
     ip = _ip(x)
     if ip.version == 4:
-        return ip in ipaddress.ip_network("169.254.0.0/16")
-    return ip in ipaddress.ip_network("fe80::/10")
+        return ip.packed[0] == 169 and ip.packed[1] == 254
+    return (int.from_bytes(ip.packed[:2], "big") & 0xFFC0) == 0xFE80
 
 
 def f_ip_is_global_unicast(x: Any) -> bool:
     ip = _ip(x)
-    if ip.is_unspecified or ip.is_loopback or ip.is_multicast or f_ip_is_link_local_unicast(x):
+    if ip.version == 4 and (int(ip) == 0 or int(ip) == 0xFFFFFFFF):
         return False
-    if ip.version == 4 and ip == ipaddress.ip_address("255.255.255.255"):
-        return False
-    return True
+    return not (ip.version == 6 and int(ip) == 0) and not f_ip_is_loopback(x) and not _is_multicast(ip) \
+        and not f_ip_is_link_local_unicast(x)
 
 
 def _parse_cidr(s: str):
+    """k8s parseCIDR on Go netip.ParsePrefix: (address, bits)."""
     try:
-        ip_part, _, plen = s.partition("/")
-        _parse_ip(ip_part)
-        if not plen.isdigit():
-            raise ValueError
-        return ipaddress.ip_network(s, strict=False)
-    except (ValueError, CelFunctionError):
-        raise _err(f"network address {s!r} parse error during conversion from string") from None
+        ip, bits = _netip.parse_prefix(s)
+    except _netip.NetipError as e:
+        raise _err("network address parse error during conversion from string: "
+                   f"network address parse error during conversion from string: {e}") from None
+    if _netip.is_4in6(ip):
+        raise _err(f"IPv4-mapped IPv6 address {_goq(s)} is not allowed")
+    return ip, bits
+
+
+def _cidr_of(m: Any):
+    ip_s, _, bits = m.v.rpartition("/")
+    return ipaddress.ip_address(ip_s), int(bits)
 
 
 def f_cidr(s: str) -> Any:
-    _parse_cidr(s)
-    return Types.CIDR(v=s)
+    ip, bits = _parse_cidr(s)
+    return Types.CIDR(v=f"{ip}/{bits}")
 
 
 def f_is_cidr(s: str) -> bool:
@@ -632,28 +684,38 @@ def f_is_cidr(s: str) -> bool:
     return True
 
 
+def _network(ip, bits):
+    return ipaddress.ip_network(f"{ip}/{bits}", strict=False)
+
+
 def f_contains_ip(c: Any, x: Any) -> bool:
-    net = ipaddress.ip_network(c.v, strict=False)
-    ip = _parse_ip(x) if isinstance(x, str) else _ip(x)
-    return ip.version == net.version and ip in net
+    ip, bits = _cidr_of(c)
+    other = _parse_ip(x) if isinstance(x, str) else _ip(x)
+    return other.version == ip.version and other in _network(ip, bits)
 
 
 def f_contains_cidr(c: Any, x: Any) -> bool:
-    net = ipaddress.ip_network(c.v, strict=False)
-    other = _parse_cidr(x) if isinstance(x, str) else ipaddress.ip_network(x.v, strict=False)
-    return other.version == net.version and other.subnet_of(net)
+    ip, bits = _cidr_of(c)
+    if isinstance(x, str):
+        oip, obits = _parse_cidr(x)
+    else:
+        oip, obits = _cidr_of(x)
+    if oip.version != ip.version:
+        return False
+    return bits <= obits and oip in _network(ip, bits)
 
 
 def f_cidr_ip(c: Any) -> Any:
-    return Types.IP(v=c.v.partition("/")[0] if "/" in c.v else c.v)
+    return Types.IP(v=str(_cidr_of(c)[0]))
 
 
 def f_cidr_masked(c: Any) -> Any:
-    return Types.CIDR(v=str(ipaddress.ip_network(c.v, strict=False)))
+    ip, bits = _cidr_of(c)
+    return Types.CIDR(v=f"{_network(ip, bits).network_address}/{bits}")
 
 
 def f_prefix_length(c: Any) -> int:
-    return ipaddress.ip_network(c.v, strict=False).prefixlen
+    return _cidr_of(c)[1]
 
 
 def f_string_of(x: Any) -> str:

@@ -21,7 +21,9 @@ def _leading_zero(s: str) -> bool:
 
 
 def _number(part: str, what: str) -> int:
-    if not _only(part, _NUM) or part == "":
+    if part == "":
+        raise SemverError('strconv.ParseUint: parsing "": invalid syntax')
+    if not _only(part, _NUM):
         raise SemverError(f"Invalid character(s) found in {what} number {_goq(part)}")
     if _leading_zero(part):
         raise SemverError(f"{what.capitalize()} number must not contain leading zeroes {_goq(part)}")

@@ -28,10 +28,12 @@ MAX_VALUE_SIZE = 2_000_000  # elements / characters of any intermediate value
 NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
                     "or guarding the check with has() for optional fields")
 # Same-length stand-ins for member names that clash with the strings extension (caret columns stay right).
-_RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO"}
+_RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO", "charAt": "k8sCAt", "substring": "k8sSubstr"}
+LISTS_RANGE = "k8sLstRange"  # same length as "lists.range"
 HIDDEN_MEMBER = "k8s_hidden_member_"
 QEQ = "k8sQuantityEq"
 _UNRENAME = {v: k for k, v in _RENAMES.items()}
+_UNRENAME[LISTS_RANGE] = "lists.range"
 
 
 class CelCompileError(Exception):
@@ -75,7 +77,9 @@ _ENGINES: dict[tuple, Any] = {}
 _ENGINE_LOCK = threading.Lock()
 
 
-_MESSAGE_NAMES = ("Quantity", "Semver", "URL", "IP", "CIDR", "ImplDispatch")
+# full names as in Kubernetes (net.IP / net.CIDR show up in cel-go error messages)
+_MESSAGE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "net.IP", "net.CIDR",
+                  "kubernetes.ImplDispatch")
 _POOL: tuple | None = None
 
 
@@ -85,15 +89,18 @@ def _message_types():
     if _POOL is None:
         from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # noqa: PLC0415
 
-        fdp = descriptor_pb2.FileDescriptorProto(name="kubectl_dra_cel.proto", package="kubernetes",
-                                                 syntax="proto3")
-        for name in _MESSAGE_NAMES:
-            m = fdp.message_type.add(name=name)
-            m.field.add(name="v", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                        label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
         pool = descriptor_pool.DescriptorPool()
-        pool.Add(fdp)
-        classes = {n: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"kubernetes.{n}"))
+        for package in ("kubernetes", "net"):
+            fdp = descriptor_pb2.FileDescriptorProto(name=f"kubectl_dra_cel_{package}.proto", package=package,
+                                                     syntax="proto3")
+            for full in _MESSAGE_NAMES:
+                if full.split(".")[0] != package:
+                    continue
+                m = fdp.message_type.add(name=full.split(".")[1])
+                m.field.add(name="v", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+            pool.Add(fdp)
+        classes = {n.split(".")[1]: message_factory.GetMessageClass(pool.FindMessageTypeByName(n))
                    for n in _MESSAGE_NAMES}
         L.Types.Q, L.Types.S = classes["Quantity"], classes["Semver"]
         L.Types.URL, L.Types.IP, L.Types.CIDR = classes["URL"], classes["IP"], classes["CIDR"]
@@ -111,7 +118,7 @@ class _Engine:
         pool, classes = _message_types()
         self.Q, self.S = classes["Quantity"], classes["Semver"]
         T = cel.Type
-        Q, S, URL, IP, CIDR, X = (T(f"kubernetes.{n}") for n in _MESSAGE_NAMES)
+        Q, S, URL, IP, CIDR, X = (T(n) for n in _MESSAGE_NAMES)
         self.types = (Q, S)
         INT, BOOL, STR, DBL, DYN = T.INT, T.BOOL, T.STRING, T.DOUBLE, T.DYN
         # google.protobuf.Any params: the checker accepts any argument and the runtime matches any kind
@@ -178,6 +185,10 @@ class _Engine:
               O("string_index_of_int", INT, [STR, STR, INT], L.f_index_of_str, True),
               *[O(f"list_{n}_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
               O("impl_list_index_of", INT, [LX, ANY], L.f_index_of_list, True)),
+            F(_RENAMES["charAt"], O("string_char_at_int", STR, [STR, INT], L.f_char_at, True)),
+            F(_RENAMES["substring"], O("string_substring_int", STR, [STR, INT], L.f_substring, True),
+              O("string_substring_int_int", STR, [STR, INT, INT], L.f_substring, True)),
+            F(LISTS_RANGE, O("lists_range", T.List(INT), [INT], L.f_lists_range)),
             F(_RENAMES["lastIndexOf"], O("string_last_index_of", INT, [STR, STR], L.f_last_index_of_str, True),
               O("string_last_index_of_int", INT, [STR, STR, INT], L.f_last_index_of_str, True),
               *[O(f"list_{n}_last_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
@@ -199,8 +210,7 @@ class _Engine:
             F("ip", O("string_to_ip", IP, [STR], L.f_ip), O("cidr_ip", IP, [CIDR], L.f_cidr_ip, True)),
             F("isIP", O("is_ip", BOOL, [STR], L.f_is_ip)),
             F("ip.isCanonical", O("ip_is_canonical", BOOL, [STR], L.f_ip_is_canonical)),
-            F("family", O("ip_family", INT, [IP], member=True), O("cidr_family", INT, [CIDR], member=True),
-              O("impl_family", INT, [X], L.f_family, True)),
+            F("family", O("ip_family", INT, [IP], L.f_family, True)),
             F("isUnspecified", O("ip_is_unspecified", BOOL, [IP], L.f_ip_is_unspecified, True)),
             F("isLoopback", O("ip_is_loopback", BOOL, [IP], L.f_ip_is_loopback, True)),
             F("isLinkLocalMulticast", O("ip_is_link_local_multicast", BOOL, [IP], L.f_ip_is_link_local_multicast, True)),
@@ -828,6 +838,15 @@ class CompiledSelector:
             if t.kind == "ident" and t.text in _RENAMES and k > 0 and toks[k - 1].text in (".", ".?") \
                     and k + 1 < len(toks) and toks[k + 1].text == "(":
                 edits.append((t.start, t.end, _RENAMES[t.text]))
+            # lists.range(<non-negative literal>) stays native; anything else may be negative, which
+            # cel-cpp rejects ("vector::reserve") while cel-go returns []
+            if t.text == "lists" and k + 3 < len(toks) and toks[k + 1].text == "." and toks[k + 2].text == "range" \
+                    and toks[k + 3].text == "(" and toks[k + 2].end - t.start == len("lists.range") \
+                    and (k == 0 or toks[k - 1].text != "."):
+                literal = (k + 5 < len(toks) and toks[k + 4].kind == "number" and toks[k + 5].text == ")"
+                           and toks[k + 4].text.isdigit())
+                if not literal:
+                    edits.append((t.start, toks[k + 2].end, LISTS_RANGE))
         checked_src = apply_edits(expression, edits) if edits else expression
         try:
             checked = eng.env.compile(checked_src)
@@ -953,7 +972,7 @@ class CompiledSelector:
                 raise CelCompileError("kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
                                       "CEL engine (cel-cpp); Kubernetes accepts this expression", exact=False)
         problems = (_checks.hidden_member_calls(ast) + _checks.homogeneous_literals(ast)
-                    + _checks.type_identifiers(ast, src) + _checks.format_literals(ast, not self.env.list_attributes))
+                    + _checks.type_identifiers(ast, src) + _checks.flatten_calls(ast) + _checks.format_literals(ast, not self.env.list_attributes))
         if not self.env.list_attributes:
             problems += _checks.any_typed_ranges(ast)
         regex_issues, instantiation = _checks.constant_regexes(ast, L.validate_re2)
