@@ -287,6 +287,34 @@ def f_max(lst: list) -> Any:
 
 
 # cel-go ext strings (v2 as used by Kubernetes), ported rune for rune (Python str = code points).
+def make_index_of_str(new_celgo: bool):
+    def f(s: str, sub: str, offset: int = 0) -> int:
+        if sub == "" and new_celgo:
+            if offset < 0:
+                raise _err(f"index out of range: {offset}")
+            return min(offset, len(s))
+        return f_index_of_str(s, sub, offset)
+    return f
+
+
+def make_last_index_of_str(new_celgo: bool):
+    def f(s: str, sub: str, offset: int | None = None) -> int:
+        if sub == "" and new_celgo and offset is not None:
+            if offset < 0:
+                raise _err(f"index out of range: {offset}")
+            return min(offset, len(s))
+        return f_last_index_of_str(s, sub, offset)
+    return f
+
+
+def make_lists_range(new_celgo: bool):
+    def f(n: int) -> list:
+        if n < 0 and new_celgo:
+            raise _err(f"lists.range: size must be non-negative, got {n}")
+        return list(range(n)) if n > 0 else []
+    return f
+
+
 def f_index_of_str(s: str, sub: str, offset: int = 0) -> int:
     if sub == "":
         return offset
@@ -301,6 +329,8 @@ def f_last_index_of_str(s: str, sub: str, offset: int | None = None) -> int:
     if offset is None:
         if sub == "":
             return len(s)
+        if len(sub) > len(s):
+            return -1
         offset = len(s) - 1
     if sub == "":
         return offset
@@ -516,12 +546,107 @@ def f_find(s: str, pattern: str) -> str:
     return "" if v == "\u0000none" else v
 
 
+_PY_RE_CACHE: dict[str, Any] = {}
+_POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7F", "blank": "\\t ",
+          "cntrl": "\\x00-\\x1F\\x7F", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
+          "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_",
+          "xdigit": "0-9A-Fa-f"}
+
+
+def _python_re(pattern: str):
+    """Python re equivalent of an (already RE2-validated) pattern, or None when a construct has no
+    faithful translation (Unicode classes, \\Q..\\E, ungreedy flag, negated POSIX classes)."""
+    hit = _PY_RE_CACHE.get(pattern, False)
+    if hit is not False:
+        return hit
+    rx = None
+    if not any(t in pattern for t in ("\\p", "\\P", "\\Q", "\\C", "(?U", "[:^")) \
+            and not re.search(r"\(\?[a-zA-Z]*U", pattern):
+        out, i, n, in_class = [], 0, len(pattern), False
+        multiline = bool(re.search(r"\(\?[a-zA-Z]*m", pattern))
+        while i < n:
+            c = pattern[i]
+            if c == "\\" and i + 1 < n:
+                nxt = pattern[i + 1]
+                out.append("\\Z" if nxt == "z" else pattern[i:i + 2])
+                i += 2
+                continue
+            if in_class:
+                m = re.match(r"\[:([a-z]+):\]", pattern[i:])
+                if m and m.group(1) in _POSIX:
+                    out.append(_POSIX[m.group(1)])
+                    i += m.end()
+                    continue
+                if c == "]":
+                    in_class = False
+                out.append(c)
+                i += 1
+                continue
+            if c == "[":
+                in_class = True
+                out.append(c)
+                i += 1
+                if i < n and pattern[i] == "^":
+                    out.append("^")
+                    i += 1
+                if i < n and pattern[i] == "]":
+                    out.append("\\]")
+                    i += 1
+                continue
+            if c == "$" and not multiline:
+                out.append("\\Z")
+                i += 1
+                continue
+            if pattern.startswith("(?<", i) and not pattern.startswith("(?<=", i) and not pattern.startswith("(?<!", i):
+                out.append("(?P<")
+                i += 3
+                continue
+            out.append(c)
+            i += 1
+        try:
+            rx = re.compile("".join(out), re.ASCII)
+        except re.error:
+            rx = None
+    if len(_PY_RE_CACHE) < 1000:
+        _PY_RE_CACHE[pattern] = rx
+    return rx
+
+
+def _go_find_all(rx, s: str, n: int) -> list[str]:
+    """regexp.FindAllString: no empty match right after a previous match."""
+    out: list[str] = []
+    pos, prev_end, end = 0, -1, len(s)
+    limit = n if n >= 0 else end + 1
+    while len(out) < limit and pos <= end:
+        m = rx.search(s, pos)
+        if m is None:
+            break
+        accept = True
+        if m.end() == pos:
+            if m.start() == prev_end:
+                accept = False
+            pos += 1
+        else:
+            pos = m.end()
+        prev_end = m.end()
+        if accept:
+            out.append(m.group(0))
+    return out
+
+
 def f_find_all(s: str, pattern: str, limit: int = -1) -> list:
     err = validate_re2(pattern)
     if err:
         raise _err(err)
     if limit == 0:
         return []
+    # RE2 (linear time) unless the pattern can produce empty matches, whose handling in Go's
+    # FindAllString the regex extension does not reproduce.
+    empty_possible = any(t in pattern for t in ("\\b", "\\B", "^", "$")) or _Regex.run("matches", "", pattern)
+    if empty_possible:
+        rx = _python_re(pattern)
+        if rx is not None:
+            return _go_find_all(rx, s, limit)
     out = list(_Regex.run("extractAll", s, _non_capturing(pattern)))
     return out if limit < 0 else out[:limit]
 

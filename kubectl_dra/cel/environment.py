@@ -111,7 +111,7 @@ def _message_types():
 class _Engine:
     """One cel-cpp Env plus the protobuf message classes (built once per declaration set)."""
 
-    def __init__(self, includes: bool, includes_limit: bool = False):
+    def __init__(self, includes: bool, includes_limit: bool = False, new_celgo: bool = False):
         from cel_expr_python import cel  # noqa: PLC0415 - lazy on purpose (CLI start-up time)
 
         self.cel = cel
@@ -181,16 +181,16 @@ class _Engine:
               O("impl_min", DYN, [LX], L.f_min, True)),
             F("max", *[O(f"list_{n}_max", t, [T.List(t)], member=True) for n, t in comparable],
               O("impl_max", DYN, [LX], L.f_max, True)),
-            F(_RENAMES["indexOf"], O("string_index_of", INT, [STR, STR], L.f_index_of_str, True),
-              O("string_index_of_int", INT, [STR, STR, INT], L.f_index_of_str, True),
+            F(_RENAMES["indexOf"], O("string_index_of", INT, [STR, STR], L.make_index_of_str(new_celgo), True),
+              O("string_index_of_int", INT, [STR, STR, INT], L.make_index_of_str(new_celgo), True),
               *[O(f"list_{n}_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
               O("impl_list_index_of", INT, [LX, ANY], L.f_index_of_list, True)),
             F(_RENAMES["charAt"], O("string_char_at_int", STR, [STR, INT], L.f_char_at, True)),
             F(_RENAMES["substring"], O("string_substring_int", STR, [STR, INT], L.f_substring, True),
               O("string_substring_int_int", STR, [STR, INT, INT], L.f_substring, True)),
-            F(LISTS_RANGE, O("lists_range", T.List(INT), [INT], L.f_lists_range)),
-            F(_RENAMES["lastIndexOf"], O("string_last_index_of", INT, [STR, STR], L.f_last_index_of_str, True),
-              O("string_last_index_of_int", INT, [STR, STR, INT], L.f_last_index_of_str, True),
+            F(LISTS_RANGE, O("lists_range", T.List(INT), [INT], L.make_lists_range(new_celgo))),
+            F(_RENAMES["lastIndexOf"], O("string_last_index_of", INT, [STR, STR], L.make_last_index_of_str(new_celgo), True),
+              O("string_last_index_of_int", INT, [STR, STR, INT], L.make_last_index_of_str(new_celgo), True),
               *[O(f"list_{n}_last_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
               O("impl_list_last_index_of", INT, [LX, ANY], L.f_last_index_of_list, True)),
             # k8s regex library
@@ -281,14 +281,14 @@ def _wrap(fn):
     return call
 
 
-def _engine(includes: bool, includes_limit: bool = False) -> _Engine:
-    key = (includes, includes_limit)
+def _engine(includes: bool, includes_limit: bool = False, new_celgo: bool = False) -> _Engine:
+    key = (includes, includes_limit, new_celgo)
     eng = _ENGINES.get(key)
     if eng is None:
         with _ENGINE_LOCK:
             eng = _ENGINES.get(key)
             if eng is None:
-                eng = _Engine(includes, includes_limit)
+                eng = _Engine(includes, includes_limit, new_celgo)
                 _ENGINES[key] = eng
     return eng
 
@@ -687,7 +687,8 @@ class CelEnvironment:
     @property
     def engine(self) -> _Engine:
         if self._engine is None:
-            self._engine = _engine(self.includes, self.version == (1, 36))
+            # 1.37 vendors a newer cel-go (string/list extension edge cases differ)
+            self._engine = _engine(self.includes, self.version == (1, 36), self.version >= (1, 37))
         return self._engine
 
     def compile(self, expression: str) -> "CompiledSelector":
