@@ -13,9 +13,8 @@ from __future__ import annotations
 import ipaddress
 import re
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-from . import _netip
+from . import _goturl, _netip
 from . import _quantity as qlib
 from . import _semver as slib
 
@@ -653,13 +652,10 @@ def f_find_all(s: str, pattern: str, limit: int = -1) -> list:
 
 # ---------------------------------------------------------------- URLs (k8s urls library)
 def _parse_url(s: str):
-    # Go url.ParseRequestURI: absolute URI or absolute path, no fragment allowed
-    if not s or "#" in s or any(ord(c) < 0x20 or c == " " for c in s):
-        raise _err(f"URL parse error during conversion from string: parse {s!r}: invalid URI for request")
-    u = urlsplit(s)
-    if not u.scheme and not s.startswith("/"):
-        raise _err(f"URL parse error during conversion from string: parse {s!r}: invalid URI for request")
-    return u
+    try:
+        return _goturl.parse_request_uri(s)
+    except _goturl.GoURLError as e:
+        raise _err(f"URL parse error during conversion from string: {e}") from None
 
 
 def f_url(s: str) -> Any:
@@ -675,35 +671,32 @@ def f_is_url(s: str) -> bool:
     return True
 
 
+def _url(u: Any):
+    return _goturl.parse_request_uri(u.v)
+
+
 def f_get_scheme(u: Any) -> str:
-    return urlsplit(u.v).scheme
+    return _url(u).scheme
 
 
 def f_get_host(u: Any) -> str:
-    return urlsplit(u.v).netloc.rsplit("@", 1)[-1]
+    return _url(u).host
 
 
 def f_get_hostname(u: Any) -> str:
-    host = f_get_host(u)
-    if host.startswith("["):
-        return host[1:host.find("]")]
-    return host.rsplit(":", 1)[0] if ":" in host else host
+    return _url(u).split_host_port()[0]
 
 
 def f_get_port(u: Any) -> str:
-    host = f_get_host(u)
-    if host.startswith("["):
-        rest = host[host.find("]") + 1:]
-        return rest[1:] if rest.startswith(":") else ""
-    return host.rsplit(":", 1)[1] if ":" in host else ""
+    return _url(u).split_host_port()[1]
 
 
 def f_get_escaped_path(u: Any) -> str:
-    return urlsplit(u.v).path
+    return _url(u).escaped_path()
 
 
 def f_get_query(u: Any) -> dict:
-    return {k: list(v) for k, v in parse_qs(urlsplit(u.v).query, keep_blank_values=True).items()}
+    return _url(u).query()
 
 
 # ---------------------------------------------------------------- IP / CIDR (k8s ip + cidr libraries)

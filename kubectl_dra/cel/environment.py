@@ -30,10 +30,12 @@ NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orVa
 # Same-length stand-ins for member names that clash with the strings extension (caret columns stay right).
 _RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO", "charAt": "k8sCAt", "substring": "k8sSubstr"}
 LISTS_RANGE = "k8sLstRange"  # same length as "lists.range"
+K8S_STRING = "k8sStr"  # same length as "string"
 HIDDEN_MEMBER = "k8s_hidden_member_"
 QEQ = "k8sQuantityEq"
 _UNRENAME = {v: k for k, v in _RENAMES.items()}
 _UNRENAME[LISTS_RANGE] = "lists.range"
+_UNRENAME[K8S_STRING] = "string"
 
 
 class CelCompileError(Exception):
@@ -209,6 +211,8 @@ class _Engine:
             # k8s IP / CIDR libraries
             F("ip", O("string_to_ip", IP, [STR], L.f_ip), O("cidr_ip", IP, [CIDR], L.f_cidr_ip, True)),
             F("isIP", O("is_ip", BOOL, [STR], L.f_is_ip)),
+            F(K8S_STRING, O("ip_to_string", STR, [IP], member=False), O("cidr_to_string", STR, [CIDR], member=False),
+              O("impl_to_string", STR, [X], L.f_string_of)),
             F("ip.isCanonical", O("ip_is_canonical", BOOL, [STR], L.f_ip_is_canonical)),
             F("family", O("ip_family", INT, [IP], L.f_family, True)),
             F("isUnspecified", O("ip_is_unspecified", BOOL, [IP], L.f_ip_is_unspecified, True)),
@@ -925,6 +929,20 @@ class CompiledSelector:
             raise CelCompileError("kubectl-dra: the Kubernetes format library (format.named(), "
                                   "format.dns1123Label(), ...) is not available in the local CEL engine; "
                                   "Kubernetes accepts this expression", exact=False)
+        m = re.search(r"<input>:(\d+):(\d+): found no matching overload for 'string' applied to '\((net\.IP|net\.CIDR)\)'", err)
+        if m:
+            # string(<IP|CIDR>) exists in Kubernetes; cel-cpp's string() cannot be extended, so the call
+            # is renamed (same length) to a library function
+            off = _offset(src, int(m.group(1)), int(m.group(2)))
+            k = off
+            while k > 0 and (src[k - 1].isalnum() or src[k - 1] == "_"):
+                k -= 1
+            if src[k:off] == "string":
+                fixed = src[:k] + K8S_STRING + src[off:]
+                try:
+                    return eng.env.compile(fixed), fixed
+                except RuntimeError as e:
+                    return self._repair(eng, fixed, tokenize(fixed), str(e))
         return self._repair_numeric(eng, src, toks, err)
 
     def _repair_numeric(self, eng: _Engine, src: str, toks, err: str):

@@ -14,6 +14,7 @@ def library_expressions(seed: int, n: int) -> list[str]:
          "1.0.0-x.7.z.92", "2.0.0", "10.0.0", "1.10.0", "1.0.0+20130313144700", "1.0.0-beta+exp.sha.5114f85", "v01.02.03", "1.2.3-01", "1.2.03", ""]
     STR = ['"abc"', '"a,b,,c"', '"héllo wörld"', '""', '"aaa"', '"ABC def"', '" x "', '"日本語"', '"a.b.c"', '"x1y22z333"']
     RE = ['"[0-9]+"', '"a+"', '"^a"', '"(a)(b)"', '"é"', '"\\\\w+"', '"[[:alpha:]]+"', '"(?i)abc"', '"."', '"$"', '"b*"']
+    URLV2 = ['"/a%2Fb"', "2", "1", '"/%C3%A4"', '"a.b:1"', '"fe80::1%eth0"', '"8"', '"/A%zz"']
     URLV = ['"a.b:8"', '"::1"', '"80"', '"/p"', '"h.com"', '"/p%20q"', '"[::1]:80"', '"https"', '"/c"', '"a.b"', '"8"']
     CIDRM = ['prefixLength() == 8', 'containsIP("10.1.1.1")', 'containsCIDR("10.1.0.0/16")', 'masked() == cidr("10.0.0.0/8")', 'ip() == ip("10.1.2.3")', 'family() == 6']
     INT = ["0", "1", "2", "-1", "3", "10"]
@@ -63,7 +64,8 @@ def library_expressions(seed: int, n: int) -> list[str]:
         lambda: f"{rnd.choice(LST)}.reverse().size() == {rnd.choice(INT)}",
         lambda: f"{rnd.choice(LST)}.flatten().size() == {rnd.choice(INT)}",
         lambda: f"lists.range({rnd.choice(INT)}).size() == {rnd.choice(INT)}",
-        lambda: f'isURL("{rnd.choice(["https://a.b/c", "/x", "x", "http://[::1]:80/p?q=1", "ftp://u@h/p", "https://a b"])}")',
+        lambda: f'isURL("{rnd.choice(["https://a.b/c", "/x", "x", "http://[::1]:80/p?q=1", "ftp://u@h/p", "https://a b", "https://a.b/%zz", "https://a.b:x/", "h://[::1", "https://a.b/p#f", "*", "mailto:x@y", "https://a%41.b/", "https://a.b/%41"])}")',
+    lambda: f'url("{rnd.choice(["https://a.b/%41%zz", "https://a.b/a%2Fb", "https://a.b/ä?x=%20&y=a+b", "https://u:p@a.b:1/p?a=1&a=2&;b", "http://[fe80::1%25eth0]:8/"])}").{rnd.choice(["getHost()", "getHostname()", "getPort()", "getEscapedPath()", "getScheme()", "getQuery().size()"])} == {rnd.choice(URLV2)}',
         lambda: f'url("{rnd.choice(["https://a.b:8/c?x=1", "http://[::1]:80/p?q=1&q=2", "https://user@h.com/p%20q"])}").{rnd.choice(["getHost()", "getHostname()", "getPort()", "getEscapedPath()", "getScheme()"])} == {rnd.choice(STR + URLV)}',
         lambda: f'isIP("{rnd.choice(["1.2.3.4", "::1", "1.2.3", "01.2.3.4", "::ffff:1.2.3.4", "fe80::1%eth0", "2001:db8::1"])}")',
         lambda: f'ip("{rnd.choice(["1.2.3.4", "::1", "2001:db8::1", "169.254.1.1", "224.0.0.1", "255.255.255.255", "0.0.0.0", "ff02::1"])}").{rnd.choice(["family() == 4", "isLoopback()", "isGlobalUnicast()", "isLinkLocalUnicast()", "isLinkLocalMulticast()", "isUnspecified()"])}',
