@@ -246,7 +246,9 @@ class CostEstimator:
         second = parts[1] if len(parts) > 1 else ONE
         if fn in ("lists.range", "k8sLstRange"):
             arg = const_args[0]
-            size = float(arg.value) if arg.kind == "const" and arg.const_type == "int" else INF
+            # a computed count is not known statically: assume DRA-sized; the runtime function caps
+            # the allocation (see _libs.make_lists_range) and cel-cpp's iteration budget the loops
+            size = float(arg.value) if arg.kind == "const" and arg.const_type == "int" else float(MAX_LIST)
             size = max(size, 0.0)
             return _add(total, size), Size(size, ONE)
         if fn == "_+_":

@@ -306,10 +306,15 @@ def make_last_index_of_str(new_celgo: bool):
     return f
 
 
+MAX_RANGE = 1_000_000  # lists.range(1000000) already exceeds Kubernetes' cost limit
+
+
 def make_lists_range(new_celgo: bool):
     def f(n: int) -> list:
         if n < 0 and new_celgo:
             raise _err(f"lists.range: size must be non-negative, got {n}")
+        if n > MAX_RANGE:
+            raise _err("operation cancelled: actual cost limit exceeded")
         return list(range(n)) if n > 0 else []
     return f
 

@@ -30,7 +30,7 @@ SCRIPT = r"""
 import json, sys, time
 from kubectl_dra.cel import CelEnvironment, CelCompileError
 env = CelEnvironment((1, 36))
-dev = {"driver": "d", "attributes": {"n": {"int": 5}}, "capacity": {}}
+dev = {"driver": "d", "attributes": {"n": {"int": 1000000000}}, "capacity": {}}
 out = []
 for expr in json.loads(sys.argv[1]):
     t = time.perf_counter()
@@ -156,3 +156,10 @@ def test_compile_errors_are_cached_per_expression_not_crashing():
     for _ in range(3):
         with pytest.raises(CelCompileError):
             env.compile("device.nope")
+
+
+def test_computed_range_counts_evaluate_when_small():
+    env = CelEnvironment((1, 36))
+    dev = {"driver": "d", "attributes": {"n": {"int": 5}}, "capacity": {}}
+    res = env.compile('lists.range(device.attributes["d"].n).all(i, i < 5)').evaluate(dev)
+    assert res.value is True and res.error is None
