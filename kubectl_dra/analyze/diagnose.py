@@ -372,8 +372,16 @@ class Analysis:
                     if not a.allocated:
                         self.findings.extend(_constraint_findings(a))
             else:
-                self.findings.append(make("DRA413", "cannot allocate all claims on any node the pod may use",
-                                          triedNodes=dry["triedNodes"], failures=dry["failures"]))
+                msg = "cannot allocate all claims on any node the pod may use"
+                hint = None
+                counters = any(v.entry.device.get("consumesCounters") for a in analyses for m in a.matrices.values()
+                               for v in m if v.outcome == "candidate")
+                if counters and self.sem.version < (1, 36):
+                    msg += (" (the devices share counters: before 1.36 the allocator does not give back the counters of"
+                            " devices it tried and rejected, so it can run out although enough are free)")
+                    hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
+                self.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry["triedNodes"],
+                                          failures=dry["failures"]))
 
     def _fallback_info(self, claim_ref, analyses, base, sub) -> None:
         for a in analyses:
