@@ -257,8 +257,11 @@ def smoke_test(exe: Path) -> str:
 
 
 def pack(onedir: Path, dest: Path, osname: str) -> None:
-    """The krew archive: the onedir's content at the top level plus LICENSE, reproducibly."""
+    """The krew archive: the onedir's content at the top level plus LICENSE (and, except on
+    Windows, kubectl's plugin-completion bridge kubectl_complete-dra), reproducibly."""
     entries: list[tuple[Path, str]] = [(ROOT / "LICENSE", "LICENSE")]
+    if osname != "windows":
+        entries.append((ROOT / "packaging" / "kubectl_complete-dra", "kubectl_complete-dra"))
     for p in sorted(onedir.rglob("*")):
         entries.append((p, p.relative_to(onedir).as_posix()))
     tmp = dest.with_name(dest.name + ".tmp")

@@ -100,6 +100,8 @@ def test_archive_layout(archive):
     assert members["LICENSE"].isfile()
     exe = members["kubectl-dra"]
     assert exe.isfile() and exe.mode & 0o111
+    bridge = members["kubectl_complete-dra"]
+    assert bridge.isfile() and bridge.mode & 0o111
     names = set(members)
     # the interpreter, the native CEL engine (its extensions are enabled through the EnvConfig
     # YAML inside cel.so) and the protobuf runtime
