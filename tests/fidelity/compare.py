@@ -55,7 +55,7 @@ except ImportError:  # run as a script
 # documented presentation choice; behavioural differences belong in known-differences.yaml.
 ERROR_NORMALISERS: list[tuple[str, str, str]] = []
 
-ENGINE_TIMEOUT_S = 60
+ENGINE_TIMEOUT_S = 30
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,9 +134,28 @@ def inconclusive(oracle_out: dict[str, Any]) -> str | None:
     return None
 
 
-def compare(oracle_out: dict[str, Any], ours: dict[str, Any]) -> list[dict[str, Any]]:
+def expressions(scenario: dict[str, Any] | None) -> dict[tuple, str]:
+    """(source, object, request, selector) -> CEL expression, for readable CEL disagreements."""
+    out: dict[tuple, str] = {}
+    if not scenario:
+        return out
+    for c in scenario.get("deviceClasses") or []:
+        for i, sel in enumerate((c.get("spec") or {}).get("selectors") or []):
+            out[("class", c["metadata"]["name"], "", i)] = (sel.get("cel") or {}).get("expression", "")
+    for c in scenario.get("claims") or []:
+        obj = f'{c["metadata"].get("namespace", "")}/{c["metadata"]["name"]}'
+        for r in c["spec"]["devices"].get("requests") or []:
+            bodies = [(r["name"], r["exactly"])] if r.get("exactly") else [(f'{r["name"]}/{b["name"]}', b) for b in r.get("firstAvailable") or []]
+            for name, b in bodies:
+                for i, sel in enumerate(b.get("selectors") or []):
+                    out[("claim", obj, name, i)] = (sel.get("cel") or {}).get("expression", "")
+    return out
+
+
+def compare(oracle_out: dict[str, Any], ours: dict[str, Any], scenario: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Disagreements between the oracle output and ours: a list of {"kind", "detail"}."""
     diffs: list[dict[str, Any]] = []
+    exprs = expressions(scenario)
     up_cel, our_cel = oracle_out.get("cel") or [], ours.get("cel") or []
     if [cel_key(e) for e in up_cel] != [cel_key(e) for e in our_cel]:
         up_keys, our_keys = collections.Counter(map(cel_key, up_cel)), collections.Counter(map(cel_key, our_cel))
@@ -147,9 +166,11 @@ def compare(oracle_out: dict[str, Any], ours: dict[str, Any]) -> list[dict[str, 
             ue, oe = u.get("error") is not None, o.get("error") is not None
             if ue != oe or (not ue and u.get("result") != o.get("result")):
                 diffs.append({"kind": "cel-result", "detail": {"entry": list(cel_key(u)), "upstream": [u.get("result"), u.get("error")],
-                                                               "ours": [o.get("result"), o.get("error")]}})
+                                                               "ours": [o.get("result"), o.get("error")],
+                                                               "expression": exprs.get((u["source"], u["object"], u["request"], u["selector"]))}})
             elif ue and norm_error(u["error"]) != norm_error(o["error"]):
-                diffs.append({"kind": "cel-error-text", "detail": {"entry": list(cel_key(u)), "upstream": u["error"], "ours": o["error"]}})
+                diffs.append({"kind": "cel-error-text", "detail": {"entry": list(cel_key(u)), "upstream": u["error"], "ours": o["error"],
+                                                                   "expression": exprs.get((u["source"], u["object"], u["request"], u["selector"]))}})
 
     our_alloc = canon_allocation(ours.get("allocation"))
     alts = [canon_allocation(a) for a in (oracle_out.get("alternatives") or [oracle_out.get("allocation")])]
@@ -214,21 +235,35 @@ def judge(scenario: dict[str, Any], oracle_out: dict[str, Any]) -> tuple[str, li
         return "disagreed", [{"kind": "engine-timeout", "detail": f"no answer within {ENGINE_TIMEOUT_S}s"}]
     except Exception:  # noqa: BLE001 - a crash of the engine is a disagreement
         return "disagreed", [{"kind": "engine-crash", "detail": traceback.format_exc(limit=8)}]
-    diffs = compare(oracle_out, ours)
+    diffs = compare(oracle_out, ours, scenario)
     return ("disagreed" if diffs else "agreed"), diffs
+
+
+def _detail_class(diffs: list[dict[str, Any]]) -> str:
+    """A coarse class of the first disagreement (digits and quoted names blanked), so that only a
+    few disagreements of each sort get shrunk."""
+    d = diffs[0]["detail"]
+    text = json.dumps(d.get("upstream") if isinstance(d, dict) else d)[:160]
+    return re.sub(r"[0-9]+", "N", text)
 
 
 def signature(diffs: list[dict[str, Any]]) -> set[str]:
     return {d["kind"] for d in diffs}
 
 
+SEVERITY = ["engine-crash", "engine-timeout", "outcome", "devices", "allocation-details", "error-text",
+            "cel-entries", "cel-result", "cel-error-text"]
+
+
 def shrink_disagreement(oracle: Oracle, scenario: dict[str, Any], diffs: list[dict[str, Any]], max_steps: int = 300) -> dict[str, Any]:
-    want = signature(diffs)
+    # Keep the most severe kind of disagreement while shrinking (otherwise a device-choice
+    # difference would happily shrink into an unrelated error-text difference).
+    want = min(signature(diffs), key=lambda k: SEVERITY.index(k) if k in SEVERITY else len(SEVERITY))
 
     def still_fails(cand: dict[str, Any]) -> bool:
         out = oracle.evaluate(cand)
         status, d = judge(cand, out)
-        return status == "disagreed" and bool(signature(d) & want)
+        return status == "disagreed" and want in signature(d)
 
     return generator.shrink(scenario, still_fails, max_steps=max_steps)
 
@@ -249,16 +284,31 @@ def load_known(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def is_known(known: list[dict[str, Any]], scenario_id: str, diffs: list[dict[str, Any]]) -> dict[str, Any] | None:
-    for e in known:
-        if e.get("id") and not re.fullmatch(e["id"], scenario_id):
-            continue
-        if e.get("kind") and not all(d["kind"] == e["kind"] for d in diffs):
-            continue
-        if e.get("detail") and not all(re.search(e["detail"], json.dumps(d["detail"])) for d in diffs):
-            continue
-        return e
-    return None
+def _entry_matches(e: dict[str, Any], version: str, scenario_id: str, diff: dict[str, Any]) -> bool:
+    if e.get("versions") and version not in [str(v) for v in e["versions"]]:
+        return False
+    if e.get("id") and not re.fullmatch(e["id"], scenario_id):
+        return False
+    if e.get("kinds") and diff["kind"] not in e["kinds"]:
+        return False
+    if e.get("detail") and not re.search(e["detail"], json.dumps(diff["detail"])):
+        return False
+    return True
+
+
+def is_known(known: list[dict[str, Any]], scenario_id: str, diffs: list[dict[str, Any]], version: str = "") -> dict[str, Any] | None:
+    """The known-differences entries explaining *every* disagreement of a scenario (each diff by at
+    least one entry), as {"cause": "...; ...", "entries": [...]}, or None if any diff is unexplained.
+    Entry fields: cause (required), versions, id (regex on the scenario id), kinds, detail (regex
+    searched in the JSON of the diff's detail)."""
+    used: list[dict[str, Any]] = []
+    for d in diffs:
+        hit = next((e for e in known if _entry_matches(e, version, scenario_id, d)), None)
+        if hit is None:
+            return None
+        if hit not in used:
+            used.append(hit)
+    return {"cause": "; ".join(e["cause"].strip().split("\n")[0] for e in used), "entries": [e.get("name", "") for e in used]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,11 +370,12 @@ class Tally:
 
 def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known: list[dict[str, Any]] | None = None,
         out_dir: Path | None = None, start: int = 0, log: Callable[[str], None] = print,
-        max_shrinks: int = 25) -> Tally:
+        max_shrinks: int = 25, per_signature: int = 2) -> Tally:
     tally = Tally()
     known = known or []
     out_dir = out_dir or cache_dir() / "fidelity" / "disagreements"
     shrinks = 0
+    shrunk: collections.Counter = collections.Counter()
     for v in versions:
         t0 = time.time()
         with Oracle(v) as oracle:
@@ -335,13 +386,15 @@ def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known
                 status, diffs = judge(s, out)
                 entry = None
                 if status == "disagreed":
-                    entry = is_known(known, s["id"], diffs)
+                    entry = is_known(known, s["id"], diffs, v)
                     pending.append((s, diffs, entry))
                 tally.add(v, s, status, diffs)
             for s, diffs, entry in pending:
                 record = {"id": s["id"], "version": v, "kinds": sorted(signature(diffs)), "known": entry, "diffs": diffs}
-                if shrink and shrinks < max_shrinks and entry is None:
+                sig = (v, tuple(sorted(signature(diffs))), _detail_class(diffs))
+                if shrink and shrinks < max_shrinks and entry is None and shrunk[sig] < per_signature:
                     shrinks += 1
+                    shrunk[sig] += 1
                     try:
                         record["minimal"] = shrink_disagreement(oracle, s, diffs)
                         out = oracle.evaluate(record["minimal"])

@@ -335,7 +335,7 @@ def gen_pool(c: Ctx, driver: str, pool: str, multi_ok: bool) -> list[dict[str, A
         spec: dict[str, Any] = {"driver": driver, "pool": {"name": pool, "generation": 1, "resourceSliceCount": nslices}}
         set_targeting(c, spec, mode)
         devices = []
-        for _ in range(r.choice((1, 2, 2, 3, 4))):
+        for _ in range(r.choice((2, 3, 4, 4, 6) if c.clean else (1, 2, 2, 3, 4))):
             devices.append(gen_device(c, driver, f"dev-{devcount}", mode, counter_sets, multi_ok))
             devcount += 1
         spec["devices"] = devices
@@ -454,7 +454,7 @@ def gen_classes(c: Ctx, drivers: list[str]) -> list[dict[str, Any]]:
         pinned = c.clean or c.chance(0.85)
         if pinned:
             exprs.append(f'device.driver == "{drv}"')
-        for _ in range(r.choice((0, 0, 1, 1, 2))):
+        for _ in range(r.choice((0, 0, 0, 1) if c.clean else (0, 0, 1, 1, 2))):
             # Clean scenarios only look at the attributes of the class's own driver.
             exprs.append(gen_expression(c, [drv] if c.clean else drivers))
         if len(exprs) > 1:
@@ -499,11 +499,11 @@ def gen_request_body(c: Ctx, classes: list, drivers: list[str], sub: bool) -> di
         body["allocationMode"] = "All"
         c.tag("mode-all")
     else:
-        count = r.choice((1, 1, 1, 2, 2, 3))
+        count = r.choice((1, 1, 1, 1, 2, 2, 3))
         body["allocationMode"] = "ExactCount"
         body["count"] = count
         c.tag("count-1" if count == 1 else "count-n")
-    nsel = r.choice((0, 1, 1, 1, 2))
+    nsel = r.choice((0, 0, 0, 1) if c.clean else (0, 1, 1, 1, 2))
     if nsel:
         body["selectors"] = selectors([gen_expression(c, drivers) for _ in range(nsel)])
     if c.chance(0.15):
@@ -699,9 +699,13 @@ def _candidates(s: dict[str, Any]):
                     return b if k is None else b[k]
                 for m in range(len(body.get("selectors", []))):
                     out.append(variant(lambda t, get=get, m=m: get(t)["selectors"].pop(m), "request selector"))
-                for key in ("tolerations", "capacity", "adminAccess", "count"):
+                for key in ("tolerations", "capacity", "adminAccess"):
                     if key in body:
                         out.append(variant(lambda t, get=get, key=key: get(t).pop(key), key))
+                if body.get("count", 1) > 1:  # count stays defaulted (>= 1), as the apiserver stores it
+                    out.append(variant(lambda t, get=get: get(t).update(count=1), "count=1"))
+                if body.get("allocationMode") == "All":
+                    out.append(variant(lambda t, get=get: get(t).update(allocationMode="ExactCount", count=1), "ExactCount"))
     return [o for o in out if o]
 
 

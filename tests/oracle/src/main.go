@@ -91,6 +91,8 @@ type output struct {
 	Deterministic  bool    `json:"deterministic"`
 	Runs           int     `json:"runs"`
 	InputError     *string `json:"inputError,omitempty"`
+	// Whether the implementation hands device.allowMultipleAllocations to CEL (else CEL sees false).
+	CELSeesAllowMultipleAllocations bool `json:"celSeesAllowMultipleAllocations"`
 	// CEL results: every device of every slice x every selector of every class
 	// referenced by a request or subrequest, then every request/subrequest selector.
 	CEL []celEntry `json:"cel"`
@@ -199,7 +201,9 @@ func allocatedState(gates map[string]bool, claims []*resourceapi.ResourceClaim) 
 
 func strPtr(s string) *string { return &s }
 
-func evalCEL(ctx context.Context, s *scenario, cache *cel.Cache) []celEntry {
+// evalCEL evaluates every selector on every device the way the chosen allocator implementation's
+// selectorsMatch does (including which cel.Device fields it fills in).
+func evalCEL(ctx context.Context, s *scenario, cache *cel.Cache, passMulti bool) []celEntry {
 	classes := map[string]*resourceapi.DeviceClass{}
 	for _, c := range s.DeviceClasses {
 		classes[c.Name] = c
@@ -215,18 +219,7 @@ func evalCEL(ctx context.Context, s *scenario, cache *cel.Cache) []celEntry {
 				if expr.Error != nil {
 					e.Error = strPtr(expr.Error.Error())
 				} else {
-					matches, _, err := expr.DeviceMatches(ctx, cel.Device{
-						Driver:                   slice.Spec.Driver,
-						AllowMultipleAllocations: d.AllowMultipleAllocations,
-						Attributes:               d.Attributes,
-						Capacity:                 d.Capacity,
-					})
-					if err != nil {
-						e.Error = strPtr(err.Error())
-					} else {
-						m := matches
-						e.Result = &m
-					}
+					deviceMatches(ctx, expr, slice.Spec.Driver, d, passMulti, &e)
 				}
 				entries = append(entries, e)
 			}
@@ -287,9 +280,37 @@ func evalCEL(ctx context.Context, s *scenario, cache *cel.Cache) []celEntry {
 	return entries
 }
 
-const allocateTimeout = 30 * time.Second
+func deviceMatches(ctx context.Context, expr cel.CompilationResult, driver string, d *resourceapi.Device, passMulti bool, e *celEntry) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.Result = nil
+			e.Error = strPtr(fmt.Sprintf("panic: %v", r))
+		}
+	}()
+	input := cel.Device{Driver: driver, Attributes: d.Attributes, Capacity: d.Capacity}
+	if passMulti {
+		input.AllowMultipleAllocations = d.AllowMultipleAllocations
+	}
+	matches, _, err := expr.DeviceMatches(ctx, input)
+	if err != nil {
+		e.Error = strPtr(err.Error())
+	} else {
+		m := matches
+		e.Result = &m
+	}
+}
 
-func runAllocator(s *scenario, features structured.Features, celFeatures cel.Features) (*allocation, bool) {
+// allocateTimeout matches kube-scheduler's default DRA filter timeout (DRASchedulerFilterTimeout, 10s).
+const allocateTimeout = 10 * time.Second
+
+func runAllocator(s *scenario, features structured.Features, celFeatures cel.Features) (alloc *allocation, timedOut bool) {
+	// An upstream panic (kube-scheduler would crash) is reported as outcome "panic".
+	defer func() {
+		if r := recover(); r != nil {
+			alloc = &allocation{Outcome: "panic", Error: strPtr(fmt.Sprint(r)), Claims: []claimAllocation{}}
+			timedOut = false
+		}
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), allocateTimeout)
 	defer cancel()
 	ctx = klog.NewContext(ctx, klog.Background())
@@ -307,7 +328,7 @@ func runAllocator(s *scenario, features structured.Features, celFeatures cel.Fea
 		slices[i] = sl.DeepCopy()
 	}
 	cache := cel.NewCache(10, celFeatures)
-	alloc := &allocation{Claims: []claimAllocation{}}
+	alloc = &allocation{Claims: []claimAllocation{}}
 	a, err := structured.NewAllocator(ctx, features, allocatedState(s.FeatureGates, s.AllocatedClaims), lister, slices, cache)
 	if err != nil {
 		alloc.Outcome = "error"
@@ -315,12 +336,14 @@ func runAllocator(s *scenario, features structured.Features, celFeatures cel.Fea
 		return alloc, false
 	}
 	results, err := a.Allocate(ctx, s.Node.DeepCopy(), claims)
-	timedOut := ctx.Err() != nil
+	timedOut = ctx.Err() != nil
 	switch {
 	case err != nil:
 		alloc.Outcome = "error"
 		alloc.Error = strPtr(err.Error())
-	case len(results) == 0:
+	case results == nil:
+		// "If the claims cannot be allocated, it returns nil." (An empty, non-nil result is
+		// the successful allocation of zero claims.)
 		alloc.Outcome = "unallocatable"
 	default:
 		alloc.Outcome = "allocated"
@@ -367,7 +390,8 @@ func process(raw json.RawMessage) output {
 	out.Implementation = implementationFor(features)
 	out.Deterministic = sortsPools(out.Implementation)
 
-	out.CEL = evalCEL(context.Background(), s, cel.NewCache(10, celFeatures))
+	out.CELSeesAllowMultipleAllocations = celSeesAllowMultipleAllocations(out.Implementation)
+	out.CEL = evalCEL(context.Background(), s, cel.NewCache(10, celFeatures), out.CELSeesAllowMultipleAllocations)
 
 	runs := 1
 	if !out.Deterministic {
@@ -382,6 +406,7 @@ func process(raw json.RawMessage) output {
 		if timedOut {
 			a = &allocation{Outcome: "timeout", Claims: []claimAllocation{}}
 		}
+		// A panic may depend on pool order; keep looking for the other outcomes.
 		key, _ := json.Marshal(a)
 		if i == 0 {
 			out.Allocation = a

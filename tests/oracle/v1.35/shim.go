@@ -47,3 +47,8 @@ func implementationFor(f structured.Features) string {
 
 // sortsPools: no 1.35 implementation sorts pools (GatherPools iterates a Go map).
 func sortsPools(impl string) bool { return false }
+
+// celSeesAllowMultipleAllocations: whether the implementation passes the device's
+// allowMultipleAllocations into cel.Device (selectorsMatch); only experimental does in 1.34/1.35,
+// elsewhere CEL sees device.allowMultipleAllocations == false.
+func celSeesAllowMultipleAllocations(impl string) bool { return impl == "experimental" }

@@ -53,3 +53,7 @@ func implementationFor(f structured.Features) string {
 // sortsPools: 1.36 incubating and experimental sort pools by driver and pool
 // name and slices by name (pools_incubating.go); stable does not.
 func sortsPools(impl string) bool { return impl == "incubating" || impl == "experimental" }
+
+// celSeesAllowMultipleAllocations: whether the implementation passes the device's
+// allowMultipleAllocations into cel.Device (selectorsMatch); stable does not (CEL then sees false).
+func celSeesAllowMultipleAllocations(impl string) bool { return impl != "stable" }

@@ -57,3 +57,7 @@ func implementationFor(f structured.Features) string {
 
 // sortsPools: incubating and experimental sort pools and slices; stable does not.
 func sortsPools(impl string) bool { return impl == "incubating" || impl == "experimental" }
+
+// celSeesAllowMultipleAllocations: whether the implementation passes the device's
+// allowMultipleAllocations into cel.Device (selectorsMatch); stable does not (CEL then sees false).
+func celSeesAllowMultipleAllocations(impl string) bool { return impl != "stable" }

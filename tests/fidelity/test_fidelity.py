@@ -1,0 +1,182 @@
+"""Differential fidelity tests against upstream Kubernetes code (issue 4, docs/fidelity.md).
+
+Marked `oracle`: builds the four upstream oracles on first use (tests/oracle/build.sh, cached under
+${KUBECTL_DRA_CACHE:-~/.cache/kubectl-dra}/oracle) and never skips. The main test runs a fixed-seed
+set of CI_N scenarios per Kubernetes minor through the oracle and kubectl-dra's engine and fails on
+any disagreement that known-differences.yaml does not list (with its cause).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from . import compare, gates, generator
+from .oracle import Oracle
+
+pytestmark = pytest.mark.oracle
+
+HERE = Path(__file__).resolve().parent
+CI_SEED = "ci"
+CI_N = 300
+VERSIONS = list(gates.VERSIONS)
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def oracle(request):
+    with Oracle(request.param) as o:
+        yield o
+
+
+# --- the oracle alone, on hand-written scenarios ----------------------------------------------
+
+def tutorial(version: str) -> dict:
+    s = json.loads((HERE / "scenarios" / "tutorial.json").read_text())
+    s["version"] = version
+    s["featureGates"] = gates.defaults(version)
+    return s
+
+
+def test_oracle_tutorial_picks_the_24gi_gpu(oracle):
+    out = oracle.evaluate(tutorial(oracle.version))
+    assert out.get("inputError") is None
+    assert out["version"] == oracle.version
+    by_device = {(e["source"], e["device"]): e["result"] for e in out["cel"]}
+    assert by_device == {
+        ("class", "gpu.example.com/node-1/gpu-0"): True, ("class", "gpu.example.com/node-1/gpu-1"): True,
+        ("claim", "gpu.example.com/node-1/gpu-0"): True, ("claim", "gpu.example.com/node-1/gpu-1"): False,
+    }
+    alloc = out["allocation"]
+    assert alloc["outcome"] == "allocated", alloc
+    assert alloc["claims"][0]["results"] == [
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}]
+    assert alloc["claims"][0]["nodeSelector"] == {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}
+
+
+def test_oracle_tutorial_without_a_big_enough_gpu(oracle):
+    s = tutorial(oracle.version)
+    s["slices"][0]["spec"]["devices"][0]["capacity"]["memory"]["value"] = "16Gi"
+    out = oracle.evaluate(s)
+    assert out["allocation"] == {"outcome": "unallocatable", "error": None, "claims": []}
+
+
+def test_oracle_reports_cel_runtime_errors_and_the_allocator_error(oracle):
+    s = tutorial(oracle.version)
+    s["claims"][0]["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [
+        {"cel": {"expression": 'device.attributes["gpu.example.com"].model == "x"'}}]
+    out = oracle.evaluate(s)
+    errors = {e["error"] for e in out["cel"] if e["source"] == "claim"}
+    assert errors == {"no such key: model"}
+    assert out["allocation"]["outcome"] == "error"
+    assert "CEL runtime error: no such key: model" in out["allocation"]["error"]
+    assert out["allocation"]["error"].startswith("claim tienda/recomendador-gpu: selector #0")
+
+
+def test_oracle_rejects_fields_its_api_version_does_not_know(oracle):
+    s = tutorial(oracle.version)
+    s["slices"][0]["spec"]["devices"][0]["noSuchField"] = 1
+    assert "noSuchField" in (oracle.evaluate(s).get("inputError") or "")
+
+
+# --- the generator and the shrinker ---------------------------------------------------------
+
+def test_generator_is_reproducible():
+    for v in VERSIONS:
+        assert generator.generate(v, 7, 3) == generator.generate(v, 7, 3)
+        assert generator.generate(v, 7, 3) != generator.generate(v, 7, 4)
+
+
+def test_generator_covers_the_issue_feature_list():
+    seen: set[str] = set()
+    for v in VERSIONS:
+        for s in generator.scenarios(v, CI_SEED, CI_N):
+            seen.update(s["features"])
+    required = {
+        "cel-int-attr", "cel-bool-attr", "cel-string-attr", "cel-semver", "cel-quantity", "cel-quantity-arith",
+        "cel-string-ext", "cel-matches", "cel-optional", "cel-bind", "cel-has", "cel-missing-id",
+        "cel-unknown-domain", "attr-unqualified-name", "cel-heterogeneous-eq", "cel-int-vs-double",
+        "cel-type-error", "cel-runtime-error", "cel-compile-error", "count-1", "count-n", "mode-all",
+        "first-available", "match-attribute", "distinct-attribute", "devices-in-use", "admin-access",
+        "taint-NoSchedule", "taint-NoExecute", "taint-None", "tolerations", "partitionable",
+        "consumable-capacity", "capacity-request-policy", "binding-conditions", "pool-incomplete",
+        "pool-invalid", "several-pools", "several-slices", "slice-nodeName", "slice-nodeSelector",
+        "slice-allNodes", "slice-perDevice",
+    }
+    assert required <= seen, sorted(required - seen)
+
+
+def test_shrinker_keeps_the_failure_and_removes_the_rest():
+    s = generator.generate("1.36", 11, 0)
+    # Plant one recognisable device and shrink on "that device is still there".
+    s["slices"][0]["spec"]["devices"].append({"name": "needle", "attributes": {"model": {"string": "x"}}})
+
+    def still_fails(c):
+        return any(d["name"] == "needle" for sl in c["slices"] for d in sl["spec"].get("devices", []))
+
+    m = generator.shrink(s, still_fails)
+    assert still_fails(m)
+    assert len(m["slices"]) == 1 and [d["name"] for d in m["slices"][0]["spec"]["devices"]] == ["needle"]
+    assert m["claims"] == [] and m["allocatedClaims"] == []
+
+
+def test_comparison_flags_a_changed_device_choice_and_accepts_an_identical_answer():
+    up = {"deterministic": True, "cel": [], "allocation": {"outcome": "allocated", "error": None, "claims": [
+        {"claim": "ns/c", "results": [{"request": "r", "driver": "d", "pool": "p", "device": "a"}], "nodeSelector": None}]}}
+    up["alternatives"] = [up["allocation"]]
+    ours = copy.deepcopy({"cel": up["cel"], "allocation": up["allocation"]})
+    assert compare.compare(up, ours) == []
+    ours["allocation"]["claims"][0]["results"][0]["device"] = "b"
+    assert [d["kind"] for d in compare.compare(up, ours)] == ["devices"]
+    # Map-order versions: any allocation upstream produced in one of its runs is accepted.
+    alt = copy.deepcopy(up["allocation"])
+    alt["claims"][0]["results"][0]["device"] = "b"
+    up2 = dict(up, deterministic=False, alternatives=[up["allocation"], alt])
+    assert compare.compare(up2, ours) == []
+
+
+def test_quantities_compare_exactly():
+    assert compare.quantity("1Gi") == compare.quantity("1024Mi") == 2**30
+    assert compare.quantity("1500m") == compare.quantity("1.5")
+    assert compare.quantity("50M") != compare.quantity("50Mi")
+
+
+# --- the differential test itself -----------------------------------------------------------
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_engine_agrees_with_upstream(version, tmp_path):
+    known = compare.load_known(HERE / "known-differences.yaml")
+    lines: list[str] = []
+    tally = compare.run([version], CI_N, CI_SEED, shrink=True, known=known, out_dir=tmp_path,
+                        log=lines.append, max_shrinks=3)
+    c = tally.by_version[version]
+    assert sum(c.values()) == CI_N
+    assert tally.inconclusive.get("input rejected by the oracle", 0) == 0, "generator produced invalid objects"
+    unknown = [d for d in tally.disagreements if not d["known"]]
+    report = "\n".join(
+        f"{d['id']}: {', '.join(d['kinds'])}\n    {json.dumps(d['diffs'][0]['detail'])[:600]}\n    file: {d['path']}"
+        for d in unknown[:15])
+    assert not unknown, (f"{len(unknown)} disagreement(s) with upstream {version} not listed in "
+                         f"known-differences.yaml:\n{report}\n" + tally.render([version]))
+
+
+@pytest.mark.parametrize("path", sorted((HERE / "scenarios").rglob("*.json")), ids=lambda p: p.stem)
+def test_fixed_scenarios(path):
+    """Hand-written and minimal scenarios, every version: agree, or be explained by known-differences.yaml."""
+    known = compare.load_known(HERE / "known-differences.yaml")
+    base = json.loads(path.read_text())
+    for version in VERSIONS:
+        s = copy.deepcopy(base)
+        if s.get("version") != version:
+            s["version"] = version
+            s["featureGates"] = gates.defaults(version)
+        with Oracle(version) as o:
+            out = o.evaluate(s)
+        status, diffs = compare.judge(s, out)
+        assert status != "inconclusive" or "panicked" in diffs[0]["detail"], diffs
+        if status == "disagreed":
+            assert compare.is_known(known, s.get("id", path.stem), diffs, version), \
+                f"{path.name} on {version}: {json.dumps(diffs)[:1500]}"
