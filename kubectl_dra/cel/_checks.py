@@ -24,22 +24,28 @@ def _type(ast: CheckedAst, node: Node) -> tuple:
     return decode_type(buf) if buf is not None else ("dyn",)
 
 
-def hidden_member_calls(ast: CheckedAst) -> list[tuple[int, str]]:
+def hidden_member_calls(ast: CheckedAst, attributes_are_any: bool = False) -> list[tuple[int, str]]:
     out = []
+
+    def tname(node: Node) -> str:
+        if attributes_are_any and attribute_derived(node):
+            return "any"
+        return format_type(_type(ast, node))
+
     for n in _walk(ast.expr):
         if n.kind != "call":
             continue
         ref = ast.references.get(n.id)
         if not ref or not any(o.startswith(HIDDEN_MEMBER) for o in ref[1]):
             continue
-        recv = format_type(_type(ast, n.operand)) if n.operand is not None else "dyn"
-        args = ", ".join(format_type(_type(ast, a)) for a in n.args)
+        recv = tname(n.operand) if n.operand is not None else "dyn"
+        args = ", ".join(tname(a) for a in n.args)
         out.append((ast.positions.get(n.id, 0),
                     f"found no matching overload for '{n.value}' applied to '{recv}.({args})'"))
     return out
 
 
-def homogeneous_literals(ast: CheckedAst) -> list[tuple[int, str]]:
+def homogeneous_literals(ast: CheckedAst, attributes_are_any: bool = False) -> list[tuple[int, str]]:
     """cel-go's homogeneous aggregate literal validator: list elements (and map keys, and map
     values) must have exactly equivalent types; the list argument of format() is exempt."""
     exempt: set[int] = set()
@@ -57,7 +63,7 @@ def homogeneous_literals(ast: CheckedAst) -> list[tuple[int, str]]:
         for group in groups:
             first = None
             for elem in group:
-                t = _type(ast, elem)
+                t = ("wkt", "any") if attributes_are_any and attribute_derived(elem) else _type(ast, elem)
                 if first is None:
                     first = t
                     continue

@@ -31,11 +31,15 @@ NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orVa
 _RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO", "charAt": "k8sCAt", "substring": "k8sSubstr"}
 LISTS_RANGE = "k8sLstRange"  # same length as "lists.range"
 K8S_STRING = "k8sStr"  # same length as "string"
+# receiver-style calls of conversion functions (x.string()) are renamed to these same-length names,
+# which only have hidden member overloads, so the error can name the receiver type like cel-go
+_CONVERSION_STANDINS = {"string": K8S_STRING, "int": "k8i", "uint": "k8ui", "double": "k8sDbl", "bool": "k8sB",
+                        "bytes": "k8sBy"}
 HIDDEN_MEMBER = "k8s_hidden_member_"
 QEQ = "k8sQuantityEq"
 _UNRENAME = {v: k for k, v in _RENAMES.items()}
 _UNRENAME[LISTS_RANGE] = "lists.range"
-_UNRENAME[K8S_STRING] = "string"
+_UNRENAME.update({v: k for k, v in _CONVERSION_STANDINS.items()})
 
 
 class CelCompileError(Exception):
@@ -240,6 +244,10 @@ class _Engine:
         # the receiver/argument types in cel-go's wording (see _static_checks).
         hidden = {"sign": (1,), "quantity": (1,), "isQuantity": (1,), "semver": (1, 2), "isSemver": (1, 2),
                   "url": (1,), "isURL": (1,), "isIP": (1,), "cidr": (1,), "isCIDR": (1,)}
+        for conv, stand_in in _CONVERSION_STANDINS.items():
+            hidden[stand_in] = (1, 2)
+            if stand_in != K8S_STRING:
+                F(stand_in)
         merged = []
         for decl_name, decl_ovs in [(d[0], d[1]) for d in funcs_src]:
             ovs = list(decl_ovs)
@@ -537,7 +545,8 @@ def _compile_message(raw: str, src: str | None = None, engine=None, any_attribut
             if node is not None and len(operands) == len(types):
                 types = [("any" if (t == "dyn" and any_attributes and _parsed_attribute_value(op)) else t)
                          for t, op in zip(types, operands)]
-            types = [t.replace("null_type", "null").replace("*error*", "!error!") for t in types]
+            types = [re.sub(r"\b[A-Z]%\d+\b", "dyn", t.replace("null_type", "null").replace("*error*", "!error!"))
+                     for t in types]
             member = False
             if 0 <= off < len(src) and src[off] == "(":
                 k = off
@@ -929,6 +938,17 @@ class CompiledSelector:
             raise CelCompileError("kubectl-dra: the Kubernetes format library (format.named(), "
                                   "format.dns1123Label(), ...) is not available in the local CEL engine; "
                                   "Kubernetes accepts this expression", exact=False)
+        u = re.search(r"<input>:(\d+):(\d+): undeclared reference to '(string|int|uint|double|bool|bytes)'", err)
+        if u:
+            off = _offset(src, int(u.group(1)), int(u.group(2)))
+            name = u.group(3)
+            k = off - len(name)
+            if k > 0 and src[k:off] == name and src[off:off + 1] == "(" and src[:k].rstrip().endswith("."):
+                fixed = src[:k] + _CONVERSION_STANDINS[name] + src[off:]
+                try:
+                    return eng.env.compile(fixed), fixed
+                except RuntimeError as e:
+                    return self._repair(eng, fixed, tokenize(fixed), str(e))
         m = re.search(r"<input>:(\d+):(\d+): found no matching overload for 'string' applied to '\((net\.IP|net\.CIDR)\)'", err)
         if m:
             # string(<IP|CIDR>) exists in Kubernetes; cel-cpp's string() cannot be extended, so the call
@@ -990,7 +1010,8 @@ class CompiledSelector:
             if n.kind == "call" and n.value == "cel.@mapInsert":
                 raise CelCompileError("kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
                                       "CEL engine (cel-cpp); Kubernetes accepts this expression", exact=False)
-        problems = (_checks.hidden_member_calls(ast) + _checks.homogeneous_literals(ast)
+        any_attrs = not self.env.list_attributes
+        problems = (_checks.hidden_member_calls(ast, any_attrs) + _checks.homogeneous_literals(ast, any_attrs)
                     + _checks.type_identifiers(ast, src) + _checks.flatten_calls(ast) + _checks.format_literals(ast, not self.env.list_attributes))
         if not self.env.list_attributes:
             problems += _checks.any_typed_ranges(ast)
@@ -999,6 +1020,8 @@ class CompiledSelector:
         if problems:
             problems.sort()
             text = "\n".join(_checks.format_issue(src, off, msg) for off, msg in problems)
+            for stand_in, name in _UNRENAME.items():
+                text = text.replace(stand_in, name)
             raise CelCompileError("compilation failed: " + text)
         instantiation += _checks.constant_conversions(ast)
         if instantiation:
