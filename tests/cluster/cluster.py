@@ -356,7 +356,7 @@ def _alive(pid: int, state_dir: Path) -> bool:
 
 def _is_child(pid: int) -> bool:
     try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2]) == os.getpid()
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid()
     except (OSError, ValueError, IndexError):
         return False
 
