@@ -77,6 +77,14 @@ class EvalResult:
     reads: tuple = ()
     exact: bool = True
 
+    @property
+    def device_matches_error(self) -> str | None:
+        """The error as cel.CompilationResult.DeviceMatches returns it: 1.37's optional-chaining
+        hint is only added by the allocator (selectorsMatch), so per-device results omit it."""
+        if self.error is None:
+            return None
+        return self.error.replace(NO_SUCH_KEY_HINT, "")
+
 
 # ------------------------------------------------------------------------------ engine (lazy)
 _ENGINES: dict[tuple, Any] = {}
