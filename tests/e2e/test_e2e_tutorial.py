@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -184,6 +185,11 @@ def test_step3_match_claim_agrees(cluster, tut):
 
 def test_step4_cluster_kubelet_event(cluster, tut):
     pod = cluster.pod(NS, tut["pod"])
+    # The kubelet's legacy events carry whole seconds: let the clock pass the second of the
+    # Scheduled event so the time order is unambiguous (a kubelet reacts later anyway).
+    scheduled = max(event_time(e) for e in cluster.events(NS, tut["pod"]) if e["reason"] == "Scheduled")
+    while dt.datetime.now(dt.timezone.utc) < scheduled.replace(microsecond=0) + dt.timedelta(seconds=1):
+        time.sleep(0.1)
     cluster.post_kubelet_event(pod, "FailedPrepareDynamicResources", KUBELET_MESSAGE, "node-01")
     ev = cluster.wait_event(NS, tut["pod"], "FailedPrepareDynamicResources")
     assert ev["source"] == {"component": "kubelet", "host": "node-01"}
