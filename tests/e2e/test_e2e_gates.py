@@ -76,3 +76,27 @@ def test_exhausted_shared_counters(gates_scenario):
     assert_agrees_bound(sc, "pod-1", "claim-1", real, prediction)
     doc = assert_agrees_blocked(sc, "pod-2", "claim-2", missing="device")
     assert device_outcomes(doc["_match"]).get(other) == "rejected", json.dumps(doc["_match"])
+
+
+def test_consumable_capacity_exhausted(gates_scenario):
+    """DRAConsumableCapacity: one shareable device, two claims that each consume 24Gi of its 40Gi."""
+    sc = gates_scenario("capacity")
+    sc.device_class()
+    sc.slice([device("shared-0", sc.driver, memory="40Gi", allowMultipleAllocations=True)])
+    need = {"requests": {"memory": "24Gi"}}
+
+    sc.create(claim("claim-1", [request("mem", sc.cls, capacity=need)]))
+    sc.create(pod("pod-1", {"mem": "claim-1"}, gated=True))
+    _, real, prediction = predict_and_schedule(sc, "pod-1", "claim-1")
+    assert real == [(sc.driver, "node-01", "shared-0")]
+    result = sc.cluster.claim(sc.ns, "claim-1")["status"]["allocation"]["devices"]["results"][0]
+    assert result.get("consumedCapacity") == {"memory": "24Gi"}, result
+    assert result.get("shareID"), result
+
+    sc.create(claim("claim-2", [request("mem", sc.cls, capacity=need)]))
+    sc.create(pod("pod-2", {"mem": "claim-2"}))
+    sc.cluster.wait_unschedulable(sc.ns, "pod-2", "cannot allocate all claims")
+
+    assert_agrees_bound(sc, "pod-1", "claim-1", real, prediction)
+    doc = assert_agrees_blocked(sc, "pod-2", "claim-2", missing="device")
+    assert device_outcomes(doc["_match"]).get("shared-0") == "rejected", json.dumps(doc["_match"])
