@@ -191,6 +191,11 @@ class Semantics:
         return self._channel_supports("ConsumableCapacity")
 
     @property
+    def cel_sees_multi_allocations(self) -> bool:
+        """Whether the channel passes device.allowMultipleAllocations to CEL (else it reads false)."""
+        return self.channel == "experimental" or (self.channel == "incubating" and self.version >= (1, 36))
+
+    @property
     def resume_search(self) -> bool:
         """1.36+ incubating/experimental: sorted pools, combinations instead of permutations."""
         return self.version >= (1, 36) and self.channel != "stable"

@@ -527,7 +527,9 @@ class SelectorEvaluator:
                 "name": did[2],
                 "attributes": device.get("attributes") or {},
                 "capacity": device.get("capacity") or {},
-                "allowMultipleAllocations": bool(device.get("allowMultipleAllocations")),
+                # stable (all versions) and 1.34/1.35 incubating build cel.Device without this field.
+                "allowMultipleAllocations": self.sem.cel_sees_multi_allocations
+                and bool(device.get("allowMultipleAllocations")),
             }
             self._cel_inputs[did] = d
         return d
@@ -661,7 +663,8 @@ class _Run:
                     min_req = r.num_devices
                 if min_req > ALLOCATION_RESULTS_MAX_SIZE - min_per_claim:
                     raise AllocationError(
-                        f"claim {ref}: number of requested devices {min_per_claim + min_req} exceeds the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}",
+                        f"claim {ref}, request {req.get('name', '')}: adding {min_req} devices exceeds the claim limit "
+                        f"of {ALLOCATION_RESULTS_MAX_SIZE}, with {min_per_claim} already accounted for",
                         kind="request",
                     )
                 min_per_claim += min_req
@@ -670,7 +673,8 @@ class _Run:
                 if c.get("matchAttribute"):
                     cons.append(_MatchAttribute(set(c.get("requests") or []), c["matchAttribute"]))
                 elif c.get("distinctAttribute") and self.sem.code_consumable_capacity:
-                    cons.append(_DistinctAttribute(set(c.get("requests") or []), c["distinctAttribute"]))
+                    cls = _DistinctAttributeAll if self.sem.version >= (1, 37) else _DistinctAttribute
+                    cons.append(cls(set(c.get("requests") or []), c["distinctAttribute"]))
                 else:
                     raise AllocationError(
                         f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)", kind="request"
@@ -935,14 +939,13 @@ class _Run:
                 return False, None
             if multi:
                 consumed = consumed_capacity(r.capacity_requests, d) or {}
-                agg = self.allocating_capacity.setdefault(did, {})
-                for k, v in consumed.items():
-                    agg[k] = agg.get(k, Fraction(0)) + v
+                existed = did in self.allocating_capacity
+                self._capacity_insert(did, consumed)
 
-                def _undo_cap(consumed=consumed):
-                    agg = self.allocating_capacity.get(did, {})
-                    for k, v in consumed.items():
-                        agg[k] = agg.get(k, Fraction(0)) - v
+                def _undo_cap(consumed=consumed, existed=existed):
+                    self._capacity_remove(did, consumed)
+                    if existed and did not in self.allocating_capacity:
+                        self.allocating_capacity[did] = {}
 
                 undo_steps.append(_undo_cap)
         res = {"request": r.name, "driver": did[0], "pool": did[1], "device": did[2], "_device": d, "_slice": s}
@@ -999,9 +1002,7 @@ class _Run:
                 return False, None
             if multi:
                 consumed = consumed_capacity(r.capacity_requests, d) or {}
-                agg = self.allocating_capacity.setdefault(did, {})
-                for k, v in consumed.items():
-                    agg[k] = agg.get(k, Fraction(0)) + v
+                self._capacity_insert(did, consumed)
         res = {"request": r.name, "driver": did[0], "pool": did[1], "device": did[2], "_device": d, "_slice": s}
         if r.admin_access:
             res["adminAccess"] = True
@@ -1018,14 +1019,31 @@ class _Run:
                 c.remove(r.base_name, r.sub_name, d, did)
             self.allocating.get(did, set()).discard(ci)
             if multi:
-                agg = self.allocating_capacity.get(did, {})
-                for k, v in (consumed or {}).items():
-                    agg[k] = agg.get(k, Fraction(0)) - v
+                self._capacity_remove(did, consumed or {})
             elif sem.partitionable and consumes:
                 self._release_counters(d, s, pool)
             del results[n:]
 
         return True, undo
+
+    # -- in-flight consumable capacity (ConsumedCapacityCollection Insert/Remove) ------------------
+    def _capacity_insert(self, did, consumed: dict) -> None:
+        agg = self.allocating_capacity.get(did)
+        if agg is None:
+            self.allocating_capacity[did] = dict(consumed)
+            return
+        for k, v in consumed.items():
+            agg[k] = agg.get(k, Fraction(0)) + v
+
+    def _capacity_remove(self, did, consumed: dict) -> None:
+        agg = self.allocating_capacity.get(did)
+        if agg is None:
+            return
+        for k, v in consumed.items():
+            if k in agg:
+                agg[k] -= v
+        if all(v == 0 for v in agg.values()):
+            del self.allocating_capacity[did]
 
     # -- counters ----------------------------------------------------------------------------------
     def _counter_scope(self, s: dict, pool: Pool) -> tuple[str, dict, list]:
@@ -1243,3 +1261,27 @@ class _DistinctAttribute(_Constraint):
         if self.applies(base, sub):
             self.values.pop(base, None)
             self.num -= 1
+
+
+class _DistinctAttributeAll(_Constraint):
+    """1.37: every affected device is compared with every device added before it."""
+
+    def __init__(self, request_names, attribute):
+        super().__init__(request_names, attribute)
+        self.values: list = []
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        v = _attr_value(attr)
+        if self.values and (v is None or any(other is not None and other == v for other in self.values)):
+            return False
+        self.values.append(v)
+        return True
+
+    def remove(self, base, sub, d, did) -> None:
+        if self.applies(base, sub):
+            self.values.pop()

@@ -154,7 +154,7 @@ def test_counters_are_shared_per_pool():
 
 
 def test_claim_device_limit():
-    with pytest.raises(AllocationError, match="number of requested devices 33 exceeds the claim limit of 32"):
+    with pytest.raises(AllocationError, match="request r: adding 33 devices exceeds the claim limit of 32, with 0 already accounted for"):
         run([sl("s", [dev("d0")])], [claim(req(count=33))])
 
 
