@@ -53,6 +53,10 @@ class Client:
                 "GET", url_path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
             resp = self.api.call_api(method, url, header_params=headers, _request_timeout=self.timeout)
             data = resp.read()
+            status = int(getattr(resp, "status", 200) or 200)
+            if status >= 400:
+                # kubernetes>=37 returns error responses from call_api instead of raising.
+                raise ApiException(status=status, reason=getattr(resp, "reason", ""), body=data)
         except ApiException as e:
             msg = _api_message(e)
             if e.status in (403, 404):
