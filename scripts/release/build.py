@@ -307,6 +307,16 @@ def build_binary(outdir: Path) -> Path:
                 site = work / "site"
                 run([venv_bin(venv, "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
                      "--no-deps", "--no-compile", "--target", site, wheel])
+                # Install-time paths would make every build differ: PEP 610's direct_url.json (the
+                # temporary wheel path) and RECORD's line for the console script (its shebang
+                # names the toolchain's python; the script itself is not frozen). Drop both, so
+                # the same sources always freeze to the same bytes.
+                for di in site.glob("kubectl_dra-*.dist-info"):
+                    (di / "direct_url.json").unlink(missing_ok=True)
+                    record = di / "RECORD"
+                    record.write_text("".join(
+                        line for line in record.read_text().splitlines(True)
+                        if not line.startswith((f"{di.name}/direct_url.json,", "../"))))
                 env = dict(os.environ, KUBECTL_DRA_SITE=str(site), PYTHONPATH=str(site),
                            PYTHONHASHSEED="0", SOURCE_DATE_EPOCH=str(ARCHIVE_MTIME))
                 env.pop("PYTHONSTARTUP", None)
