@@ -15,6 +15,7 @@ from . import _libs as L
 from . import _quantity as qlib
 from . import _semver as slib
 from ._source import apply_edits, matching, tokenize
+from ._unbind import has_bind, inline_binds, map_binds
 
 MAX_EXPRESSION_BYTES = 10 * 1024
 COST_LIMIT = 1_000_000
@@ -921,16 +922,28 @@ class CompiledSelector:
         eq_edits = self._semver_equality_edits(ast, toks2, match, by_start)
         self.run_source = checked_src
         self._program = checked
-        for candidate in (eq_edits + attr_edits, attr_edits):
-            if not candidate:
+        self._lazy_program = None
+        binds = has_bind(checked_src)
+        for candidate in (eq_edits + attr_edits, attr_edits, []):
+            if not candidate and not binds:
                 continue
-            run_src = apply_edits(checked_src, candidate)
+            run_src = apply_edits(checked_src, candidate) if candidate else checked_src
+            # cel-cpp's cel.bind is unreliable after an early-exiting comprehension (_unbind.py)
+            mapped = map_binds(run_src) if binds else run_src
             try:
-                self._program = eng.env.compile(run_src)
-                self.run_source = run_src
-                break
+                self._program = eng.env.compile(mapped)
+                self.run_source = mapped
             except RuntimeError:
                 continue
+            if binds:
+                lazy = inline_binds(run_src)
+                if lazy is not None:
+                    try:
+                        self._lazy_program = eng.env.compile(lazy)
+                        self.lazy_source = lazy
+                    except RuntimeError:
+                        pass
+            break
         self._key_fn = self._make_key_fn()
 
     def _repair(self, eng: _Engine, src: str, toks, err: str):
@@ -1119,10 +1132,13 @@ class CompiledSelector:
             end = self._right_operand_end(toks, match, by_start[op])
             if end is None:
                 continue
-            out.append((start, start, "cel.bind(k8sEqL, "))
-            out.append((op, op + 2, ", cel.bind(k8sEqR, "))
-            out.append((end, end, ", (type(k8sEqL) in [kubernetes.Semver, kubernetes.Quantity] && dyn(k8sEqR) != null && "
-                                  'type(k8sEqR) != type(k8sEqL)) ? dyn(0) + dyn("") : k8sEqL == k8sEqR))'))
+            # both operands are evaluated (left first) exactly once, as cel-go's `==` does; no cel.bind
+            # (see _unbind.py) and one comprehension iteration
+            out.append((start, start, "[["))
+            out.append((op, op + 2, ", "))
+            out.append((end, end, "]].map(k8sEqP, (type(k8sEqP[0]) in [kubernetes.Semver, kubernetes.Quantity] && "
+                                  "k8sEqP[1] != null && type(k8sEqP[1]) != type(k8sEqP[0])) ? dyn(0) + dyn(\"\") : "
+                                  "k8sEqP[0] == k8sEqP[1])[0]"))
         return out
 
     @staticmethod
@@ -1273,8 +1289,17 @@ class CompiledSelector:
         except (qlib.QuantityError, slib.SemverError, ValueError, TypeError) as e:
             return EvalResult(None, f"invalid device: {e}", reads)
         self.evaluations += 1
+        res = self._run(self._program, act, device, reads)
+        if res.error is not None and self._lazy_program is not None:
+            # cel.bind initialisers were evaluated eagerly by the map form; Kubernetes evaluates them
+            # only where used, so an error is re-checked with the inlined (lazy) form
+            res = self._run(self._lazy_program, act, device, reads)
+        return res
+
+    def _run(self, program, act, device: dict, reads: tuple) -> EvalResult:
+        env = self.env
         try:
-            value = self._program.eval(act)
+            value = program.eval(act)
         except Exception as e:  # noqa: BLE001 - engine conversion failures become runtime errors
             if "Iteration budget exceeded" in str(e):
                 # the abort is global like Kubernetes' cancellation; which one applies depends on

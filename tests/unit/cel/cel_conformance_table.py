@@ -30,6 +30,8 @@ LISTS = {
 }
 BIGLIST = {"driver": "d", "attributes": {"many": {"ints": list(range(49))}}, "capacity": {}}
 BADVER = {"driver": "d", "attributes": {"v": {"version": "v1.2.3"}, "ok": {"int": 1}}, "capacity": {}}
+ODD = {"driver": "gpu.example.com", "attributes": {"index": {"int": 1}, "model": {"string": "xxxx"},
+                                                 "driverVersion": {"version": "2.0.0"}}, "capacity": {}}
 EMPTYATTR = {"driver": "d", "attributes": {"weird": {}}, "capacity": {}}
 
 D = 'device.attributes["gpu.example.com"]'
@@ -477,6 +479,41 @@ ROWS = [
      ("compile", "expression of type 'any' cannot be range of a comprehension"), ((1, 34), (1, 35), (1, 36))),
     (f'cel.bind(m, {D}.model, m.exists(c, true))', GPU,
      ("compile", "expression of type 'any' cannot be range of a comprehension"), ((1, 34), (1, 35), (1, 36))),
+    # --- a comprehension that stops early (exists/all short-circuit before the last element) must not
+    # corrupt a following cel.bind (cel-cpp 0.1.3 bug: the bind then sees a stale value); attribute
+    # equality used to be rewritten into cel.bind as well
+    ('[0, 1, 2].exists(x, x == 1) && cel.bind(a, 5, a == 2)', GPU, False, V_ALL),
+    ('[0, 1, 2].all(x, x != 1) || cel.bind(a, 5, a == 2)', GPU, False, V_ALL),
+    ('[0, 1, 2].exists(x, x == 2) && cel.bind(a, 5, a == 2)', GPU, False, V_ALL),
+    ('[0, 1, 2].exists(x, x == 1) && cel.bind(a, 5, a == 5)', GPU, True, V_ALL),
+    ('[0, 1, 2].exists(x, x == 1) || cel.bind(a, 5, a == 2)', GPU, True, V_ALL),
+    ('[0, 1, 2].exists_one(x, x == 1) && cel.bind(a, 5, a == 2)', GPU, False, V_ALL),
+    ('[0, 1, 2].filter(x, x == 1).size() == 1 && cel.bind(a, 5, a == 2)', GPU, False, V_ALL),
+    ('[0, 1, 2].map(x, x * 2)[1] == 2 && cel.bind(a, 5, a == 2)', GPU, False, V_ALL),
+    ('{"a": 1, "b": 2}.exists(k, k == "a") && cel.bind(a, 5, a == 2)', GPU, False, V_ALL),
+    ('[0, 1, 2].exists(i, v, v == 1) && cel.bind(a, 5, a == 2)', GPU, False, V_ALL),
+    ('[0, 1, 2].exists(x, x == 1) && [1].all(y, cel.bind(a, y, a == 2))', GPU, False, V_ALL),
+    ('[0, 1, 2].exists(x, x == 1) && cel.bind(a, 5, cel.bind(b, 2, a == b))', GPU, False, V_ALL),
+    ('[0, 1, 2].exists(x, x == 1) && cel.bind(a, [0, 1, 2].exists(y, y == 1), a == false)', GPU, False, V_ALL),
+    ('cel.bind(a, [0, 1, 2].exists(y, y == 1), cel.bind(b, 5, b == 2))', GPU, False, V_ALL),
+    (f'[0, 1, 2].exists(x, x == {D}.index) && {D}.model == 2', ODD, False, V_ALL),
+    (f'[0, 1, 2].exists(x, x == {D}.index) && {D}.model == "H100"', ODD, False, V_ALL),
+    (f'[0, 1, 2].exists(x, x == {D}.index) && {D}.model == "xxxx"', ODD, True, V_ALL),
+    (f'[0, 1, 2].all(x, x != {D}.index) || {D}.model == "H100"', ODD, False, V_ALL),
+    (f'[0, 1, 2].exists_one(x, x == {D}.index) && {D}.model == 2', ODD, False, V_ALL),
+    (f'[0, 1, 2].filter(x, x == {D}.index).size() == 1 && {D}.model == 2', ODD, False, V_ALL),
+    (f'[0, 1, 2].map(x, x == {D}.index)[1] && {D}.model == 2', ODD, False, V_ALL),
+    (f'[0, 1, 2].exists(x, x == 1) && cel.bind(m, {D}.model, m == "H100")', ODD, False, V_ALL),
+    (f'[0, 1, 2].exists(x, x == 1) && {D}.driverVersion == semver("1.0.0")', ODD, False, V_ALL),
+    (f'[0, 1, 2].exists(x, x == 1) && {D}.driverVersion == "1.0.0"', ODD, ("runtime", "no such overload"), V_ALL),
+    # cel.bind semantics kept by the rewrite: types, errors of an unused or used init, shadowing
+    ('cel.bind(a, 5, a) == 5', GPU, True, V_ALL),
+    ('cel.bind(a, "x", a + 1) == 2', GPU, ("compile", "found no matching overload for '_+_' applied to '(string, int)'"), V_ALL),
+    ('cel.bind(a, [1][3], a == 1)', GPU, ("runtime", "index out of bounds: 3"), V_ALL),
+    ('cel.bind(a, 1 / 0, true)', GPU, True, V_ALL),
+    ('cel.bind(a, 1, cel.bind(a, a + 1, a == 2))', GPU, True, V_ALL),
+    ('cel.bind(a, [1, 2], a.map(a, a * 2) == [2, 4] && a == [1, 2])', GPU, True, V_ALL),
+    (f'cel.bind(a, {D}.nope, true) && cel.bind(b, {D}.model, b == "H100")', GPU, True, V_ALL),
 ]
 
 
