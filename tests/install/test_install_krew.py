@@ -13,6 +13,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
+import socket
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -167,3 +171,32 @@ def test_golden_scenarios_frozen(krew_install, name):
     assert text.returncode == js.returncode == int((d / "expected.exit").read_text()), text
     assert text.stdout == (d / "expected.txt").read_text(), text
     assert json.loads(js.stdout) == json.loads((d / "expected.json").read_text()), js
+
+
+def test_ctrl_c_during_api_call_exits_130(krew_install, tmp_path):
+    """Ctrl-C while the API server does not answer: the frozen build (run by kubectl, which execs
+    the plugin in its own process) turns SIGINT into `error: interrupted` and exit code 130."""
+    env, _ = krew_install
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)  # accepts connections, never answers
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+            f"clusters: [{{name: c, cluster: {{server: 'http://127.0.0.1:{server.getsockname()[1]}'}}}}]\n"
+            "contexts: [{name: c, context: {cluster: c, user: u}}]\n"
+            "users: [{name: u, user: {token: t}}]\n")
+        proc = subprocess.Popen(["kubectl", "dra", "explain", "pod", "web-0", "--kubeconfig", str(kubeconfig),
+                                 "--request-timeout", "0"], env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            server.settimeout(60)
+            conn, _ = server.accept()  # the plugin is now waiting for the API server
+            time.sleep(0.5)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+            conn.close()
+        finally:
+            proc.kill()
+    assert proc.returncode == 130, (proc.returncode, out, err)
+    assert err.strip().endswith("error: interrupted"), err
