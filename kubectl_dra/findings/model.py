@@ -76,13 +76,14 @@ class Verdict:
                 "determined": self.determined}
 
 
-UNDETERMINED = "DRA103"
+# Findings that leave the verdict open: a missing permission, a search that ran out of budget.
+UNDETERMINED = frozenset({"DRA103", "DRA414"})
 
 
 def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
     blocking = [f for f in findings if f.blocking]
     if not blocking:
-        open_ = [f for f in findings if f.code == UNDETERMINED]
+        open_ = [f for f in findings if f.code in UNDETERMINED]
         if open_:
             return Verdict(False, None, open_[0].message, determined=False)
         return Verdict(False, None, ok_summary)

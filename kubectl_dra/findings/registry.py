@@ -169,6 +169,12 @@ _RULES = [
          "Each request has candidate devices, but the allocator finds no complete allocation on any usable node.",
          "Read the per-node reasons in the evidence: usually devices spread over nodes, counts or constraints.",
          "All requests of all of the pod's claims must be satisfied on one node at once."),
+    Rule("DRA414", "search-budget-exceeded", "error", False, None,
+         "The allocation dry-run gave up: the search space is too large for kubectl-dra's step budget.",
+         "Narrow the claim (selectors, counts), or check the scheduler's events: its own filter timeout (10 s) may fire too.",
+         "The allocator searches depth-first with backtracking. kube-scheduler stops after its filter timeout "
+         "(`timed out trying to allocate devices`); kubectl-dra stops after a fixed number of steps and says it "
+         "cannot tell, rather than guessing. The exit code is 2."),
     Rule("DRA501", "no-reachable-node", "error", True, "node",
          "Devices that match exist, but none is reachable from a node the pod may use.",
          "Check the pod's nodeName, nodeSelector, affinity and tolerations against the nodes the devices are on.",

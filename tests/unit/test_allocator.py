@@ -215,3 +215,16 @@ def test_device_taint_rules_are_applied_like_the_scheduler_does():
         [{"key": "m", "effect": "NoSchedule", "rule": "maint"}], None]
     assert slices[0]["spec"]["devices"][0].get("taints") is None  # the input is not modified
     assert picks(run(patched, [claim(req())], sem((1, 37)))) == [[("r", "d1")]]
+
+
+def test_search_budget_is_an_honest_error():
+    s = sem()
+    a = Allocator(s, CLASSES, [sl("s", [dev(f"d{i}") for i in range(6)])], AllocatedState())
+    a.max_steps = 5
+    with pytest.raises(AllocationError) as e:
+        a.allocate(NODE, [claim(req(count=3), constraints=[{"matchAttribute": f"{D}/numa"}])])
+    assert e.value.kind == "timeout"
+    from kubectl_dra.findings.model import make, verdict_from
+
+    v = verdict_from([make("DRA414", e.value.message)], "ok")
+    assert v.determined is False and v.blocked is False
