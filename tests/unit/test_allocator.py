@@ -222,7 +222,7 @@ def test_search_budget_is_an_honest_error():
     a = Allocator(s, CLASSES, [sl("s", [dev(f"d{i}") for i in range(6)])], AllocatedState())
     a.max_steps = 5
     with pytest.raises(AllocationError) as e:
-        a.allocate(NODE, [claim(req(count=3), constraints=[{"matchAttribute": f"{D}/numa"}])])
+        a.allocate(NODE, [claim(req(count=7))])
     assert e.value.kind == "timeout"
     from kubectl_dra.findings.model import make, verdict_from
 
