@@ -704,6 +704,7 @@ class CelEnvironment:
         self._lock = threading.Lock()
         self._engine: _Engine | None = None
         self._act_cache: dict[int, tuple[Any, Any]] = {}
+        self._conv_cache: dict[int, tuple[Any, str | None]] = {}
         self.activations_built = 0
 
     @property
@@ -724,7 +725,23 @@ class CelEnvironment:
 
     # -- device -> engine activation (cached per device object; at most once per device)
     def _conversion_error(self, device: dict) -> str | None:
-        attrs = device.get("attributes") or {}
+        """Whether converting the device's attributes fails (then every selector fails on it).  The
+        verdict is cached per attributes object; the entry holds that object, so a recycled id()
+        can never match a different one."""
+        attrs = device.get("attributes")
+        if not attrs:
+            return None
+        hit = self._conv_cache.get(id(attrs))
+        if hit is not None and hit[0] is attrs:
+            return hit[1]
+        verdict = self._attributes_error(attrs)
+        cache = self._conv_cache
+        if len(cache) >= 65536:
+            cache.pop(next(iter(cache)), None)
+        cache[id(attrs)] = (attrs, verdict)
+        return verdict
+
+    def _attributes_error(self, attrs: dict) -> str | None:
         lists = self.list_attributes
         for name, attr in attrs.items():
             if not isinstance(attr, dict):
@@ -1188,6 +1205,9 @@ class CompiledSelector:
         need_driver = plan.driver
         need_multi = plan.multi
         attr_all, cap_all = plan.attr_all, plan.cap_all
+        self._env_conv = env._conversion_error
+        if not (attr_all or cap_all or attr_domains or cap_domains):
+            return self._simple_key_fn(need_driver, need_multi, attr_keys, cap_keys)
 
         def key(device: dict) -> tuple:
             driver = device.get("driver") or ""
@@ -1216,7 +1236,36 @@ class CompiledSelector:
                                               for dd, i2 in (_split(n, driver),) if dd == d)))
             return tuple(parts)
 
-        self._env_conv = env._conversion_error
+        return key
+
+    @staticmethod
+    def _simple_key_fn(need_driver: bool, need_multi: bool, attr_keys: tuple, cap_keys: tuple):
+        """The memo key when only literal keys are read (the common case), without per-call loops
+        over empty read sets; same values as the general key function."""
+        attrs_q = tuple((f"{d}/{i}", d, i) for d, i in attr_keys)
+        caps_q = tuple((f"{d}/{i}", d, i) for d, i in cap_keys)
+        empty: dict = {}
+
+        def key(device: dict) -> tuple:
+            driver = device.get("driver") or ""
+            parts: list = [driver if need_driver else None,
+                           bool(device.get("allowMultipleAllocations")) if need_multi else None]
+            if attrs_q:
+                attrs = device.get("attributes") or empty
+                for full, d, i in attrs_q:
+                    a = attrs.get(full)
+                    if a is None and d == driver:
+                        a = attrs.get(i)
+                    parts.append(_attr_key(a))
+            if caps_q:
+                caps = device.get("capacity") or empty
+                for full, d, i in caps_q:
+                    c = caps.get(full)
+                    if c is None and d == driver:
+                        c = caps.get(i)
+                    parts.append(_cap_raw(c))
+            return tuple(parts)
+
         return key
 
     def _iterable_error(self, device: dict) -> str:

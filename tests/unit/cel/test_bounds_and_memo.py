@@ -163,3 +163,45 @@ def test_computed_range_counts_evaluate_when_small():
     dev = {"driver": "d", "attributes": {"n": {"int": 5}}, "capacity": {}}
     res = env.compile('lists.range(device.attributes["d"].n).all(i, i < 5)').evaluate(dev)
     assert res.value is True and res.error is None
+
+
+class _CountingAttrs(dict):
+    """A real attributes dict that counts full passes over it."""
+
+    passes = 0
+
+    def items(self):
+        type(self).passes += 1
+        return super().items()
+
+
+def test_conversion_verdict_computed_once_per_device():
+    """The attribute conversion check (unsupported values, bad versions) runs once per device, not
+    once per selector evaluation: a memo hit costs no pass over all attributes."""
+    env = CelEnvironment((1, 36))
+    sels = [env.compile('device.attributes["gpu.example.com"].model == "H100"'),
+            env.compile('device.attributes["gpu.example.com"].index >= 0'),
+            env.compile('device.driver == "gpu.example.com"')]
+    devs = _devices(20)
+    for d in devs:
+        d["attributes"] = _CountingAttrs(d["attributes"])
+    for _ in range(3):
+        for d in devs:
+            for s in sels:
+                assert s.evaluate(d).error is None
+    # one conversion check per device; the activations of the real evaluations iterate as well
+    real = sum(s.evaluations for s in sels)
+    assert _CountingAttrs.passes <= len(devs) + real, (_CountingAttrs.passes, real)
+    assert _CountingAttrs.passes < 3 * len(devs) * len(sels) / 2
+
+
+def test_conversion_cache_not_fooled_by_recycled_ids():
+    env = CelEnvironment((1, 36))
+    sel = env.compile('device.driver == "d"')
+    for i in range(200):
+        good = {"driver": "d", "attributes": {"v": {"version": "1.2.3"}}}
+        assert sel.evaluate(good).value is True
+        del good
+        bad = {"driver": "d", "attributes": {"v": {"version": "v1.2.3"}}}
+        res = sel.evaluate(bad)
+        assert res.value is None and res.error.startswith("attribute v: "), (i, res)
