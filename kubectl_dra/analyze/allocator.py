@@ -497,6 +497,7 @@ class SelectorEvaluator:
         self._env = cel_env
         self._compiled: dict[str, Any] = {}
         self._cel_inputs: dict[DeviceID, dict] = {}
+        self.inexact: set[str] = set()  # expressions Kubernetes accepts but the local engine cannot run
 
     @property
     def env(self):
@@ -516,6 +517,8 @@ class SelectorEvaluator:
                 hit = (self.env.compile(expression), None)
             except CelCompileError as e:
                 hit = (None, str(e))
+                if not getattr(e, "exact", True):
+                    self.inexact.add(expression)
             self._compiled[expression] = hit
         return hit
 
@@ -870,12 +873,19 @@ class _Run:
             expr = selector_expression(sel) or ""
             where = f"class {(cls.get('metadata') or {}).get('name', '')}" if cls is not None else f"claim {obj_ref(self.claims[r.claim_index])}"
             compiled, cerr = ev.compile(expr)
+            if compiled is None and expr in ev.inexact:
+                raise AllocationError(f"{where}: selector #{i}: {cerr}", kind="inexact", selector=i, expression=expr)
             if compiled is None:
                 raise AllocationError(
                     f"{where}: selector #{i}: CEL compile error: {cerr}", kind="cel-compile",
                     selector=i, expression=expr, device=device_id_str(did),
                 )
             res = compiled.evaluate(ev.cel_device(did, d))
+            if res.error is not None and not getattr(res, "exact", True):
+                raise AllocationError(
+                    f"{where}: selector #{i} on device {device_id_str(did)}: {res.error}", kind="inexact",
+                    selector=i, expression=expr, device=device_id_str(did), cel_error=res.error,
+                )
             if res.error is not None:
                 on = f" on device {device_id_str(did)}" if self.sem.version >= (1, 37) else ""
                 raise AllocationError(

@@ -53,7 +53,8 @@ def evaluate(scenario: dict) -> dict:
                 else:
                     res = compiled.evaluate(ev.cel_device(did, d))
                     if res.error is not None:
-                        entry["error"] = res.error
+                        # Per-device results as cel.CompilationResult.DeviceMatches returns them (no 1.37 hint).
+                        entry["error"] = getattr(res, "device_matches_error", None) or res.error
                     else:
                         entry["result"] = bool(res.value)
                 cel.append(entry)

@@ -76,8 +76,9 @@ class Verdict:
                 "determined": self.determined}
 
 
-# Findings that leave the verdict open: a missing permission, a search that ran out of budget.
-UNDETERMINED = frozenset({"DRA103", "DRA414"})
+# Findings that leave the verdict open: a missing permission, a selector the engine cannot evaluate
+# exactly, a search that ran out of budget.
+UNDETERMINED = frozenset({"DRA103", "DRA303", "DRA414"})
 
 
 def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:

@@ -112,6 +112,12 @@ _RULES = [
          "Fix the expression; the message gives the position and cel-go's wording.",
          "New expressions are validated by the API server, so this usually means a downgrade or a feature "
          "disabled since the object was written."),
+    Rule("DRA303", "cel-not-evaluable", "error", False, None,
+         "A CEL selector hits a limit of kubectl-dra's CEL engine, so its Kubernetes result is unknown.",
+         "Check the expression by hand, or simplify it; the message names the limit.",
+         "kubectl-dra evaluates selectors with cel-cpp plus Kubernetes' libraries. A few constructs "
+         "(more than 10,000 loop iterations, transformMap, the format library) are outside what it can "
+         "evaluate exactly; rather than guess, it leaves the verdict open (exit 2)."),
     Rule("DRA401", "no-devices-published", "error", True, "device",
          "No ResourceSlice publishes any device the request could use.",
          "Install or fix the DRA driver so it publishes ResourceSlices for its devices.",
