@@ -593,11 +593,17 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
     an.findings.extend(_gap_finding(g) for g in snap.gaps)
     an.findings.append(_semantics_finding(sem, snap))
     pcs = resolve_pod_claims(pod, idx, sem)
+    events = _events_for_pod(snap, pod)
+    # The controller's own words, when it reported why it could not create a claim.
+    created = [e for e in events if e["reason"] == "FailedResourceClaimCreation"]
     for pc in pcs:
-        an.findings.extend(pc.findings)
+        for f in pc.findings:
+            if f.code in ("DRA201", "DRA202") and created:
+                f = make(f.code, f.message, subject=f.subject,
+                         **dict(f.evidence, event={"message": created[-1]["message"], "time": created[-1]["time"]}))
+            an.findings.append(f)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
     analyses, dry = an.analyse_claims([pc.claim for pc in resolved], pod, [pc.pod_claim_name for pc in resolved])
-    events = _events_for_pod(snap, pod)
     node_name = (pod.get("spec") or {}).get("nodeName")
     pending = [a for a in analyses if not a.allocated]
     if not any(f.blocking for f in an.findings):
