@@ -444,6 +444,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{len(tally.disagreements)} disagreement(s) ({len(unknown)} not in {a.known.name}) written to {out_dir}")
     if a.json:
         a.json.write_text(json.dumps({"seed": a.seed, "n": a.n, "versions": {v: dict(tally.by_version[v]) for v in versions},
+                                      "kinds": {f"{v} {k}": n for (v, k), n in tally.kinds.items()},
+                                      "inconclusive": dict(tally.inconclusive),
+                                      "disagreements": [{"id": d["id"], "kinds": d["kinds"], "known": (d["known"] or {}).get("entries"),
+                                                         "path": d.get("path")} for d in tally.disagreements],
                                       "features": {f: {v: dict(c) for v, c in fv.items()} for f, fv in tally.by_feature.items()}},
                                      indent=1))
     agreed, total = tally.totals()
