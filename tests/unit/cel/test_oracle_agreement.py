@@ -255,3 +255,76 @@ def test_failed_oracle_build_fails_instead_of_skipping(tmp_path):
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert "1 failed" in proc.stdout and "skipped" not in proc.stdout, proc.stdout[-3000:]
     assert "tests/oracle/build.sh 1.37 failed" in proc.stdout, proc.stdout[-3000:]
+
+
+def _bind_expressions(seed: int, n: int) -> list[str]:
+    """Early-exiting and complete comprehensions, cel.bind (used, unused, erroring initialisers,
+    nested, shadowed) and attribute equality combined with && / || / ?: (see kubectl_dra/cel/_unbind.py)."""
+    import random
+
+    rnd = random.Random(seed)
+    d = 'device.attributes["gpu.example.com"]'
+    comps = ['[0, 1, 2].exists(x, x == 1)', '[0, 1, 2].exists(x, x == 2)', '[0, 1, 2].all(x, x != 1)',
+             '[0, 1, 2].all(x, x < 5)', '[0, 1, 2].exists_one(x, x == 1)', '[0, 1, 2].filter(x, x > 0).size() == 2',
+             '[0, 1, 2].map(x, x * 2)[2] == 4', '{"a": 1, "b": 2}.exists(k, k == "a")',
+             '[0, 1, 2].exists(i, v, v == 1)', f'[0, 1, 2].exists(x, x == {d}.index)',
+             f'[0, 1, 2].all(x, x != {d}.index)']
+    inits = ['5', '2', f'{d}.index', f'{d}.model', f'{d}.nope', '1 / 0', '[0, 1, 2].exists(y, y == 1)',
+             f'{d}.driverVersion', '"H100"', '[1, 2]']
+    uses = ['{v} == 2', '{v} == 5', '{v} == "H100"', 'true', 'false || {v} == 1', 'true || {v} == 1',
+            'type({v}) == int', '{v} != null', f'{d}.model == "H100" && {{v}} == 0']
+    attr_eq = [f'{d}.model == "H100"', f'{d}.model == 2', f'{d}.index == 1', f'{d}.index == 0',
+               f'{d}.driverVersion == semver("550.54.15")', f'{d}.driverVersion == "550.54.15"',
+               f'{d}.nope == 1', f'{d}.x == true']
+
+    def bind(depth: int = 0) -> str:
+        v = rnd.choice("ab")
+        body = rnd.choice(uses).format(v=v)
+        if depth < 1 and rnd.random() < 0.3:
+            body = f"{body} && {bind(depth + 1)}"
+        return f"cel.bind({v}, {rnd.choice(inits)}, {body})"
+
+    def atom() -> str:
+        r = rnd.random()
+        if r < 0.4:
+            return rnd.choice(comps)
+        if r < 0.7:
+            return bind()
+        return rnd.choice(attr_eq)
+
+    out = []
+    for _ in range(n):
+        a, b = atom(), atom()
+        form = rnd.random()
+        if form < 0.4:
+            out.append(f"{a} && {b}")
+        elif form < 0.8:
+            out.append(f"{a} || {b}")
+        else:
+            out.append(f"{a} ? {b} : {atom()}")
+    return list(dict.fromkeys(out))
+
+
+@pytest.mark.parametrize("version,seed", [("1.34", 31), ("1.36", 32), ("1.37", 33)])
+def test_bind_and_comprehension_expressions_agree_with_upstream(version, seed):
+    from cel_conformance_table import GPU, ODD  # noqa: PLC0415
+
+    binary = _oracle(version)
+    env = CelEnvironment(tuple(int(x) for x in version.split(".")))
+    exprs = _bind_expressions(seed, 300)
+    mismatches = []
+    for dev in (GPU, ODD):
+        payload = "\n".join(json.dumps(_scenario(i, e, dev, version, False)) for i, e in enumerate(exprs)) + "\n"
+        proc = subprocess.run([str(binary)], input=payload, capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        for expr, line in zip(exprs, proc.stdout.splitlines()):
+            entry = json.loads(line)["cel"][0]
+            theirs = entry["result"] if entry["error"] is None else entry["error"].split("\n")[0]
+            try:
+                res = env.compile(expr).evaluate(dev)
+                mine = res.value if res.error is None else res.error.replace(HINT, "")
+            except CelCompileError as e:
+                mine = str(e).split("\n")[0]
+            if str(mine) != str(theirs) and not _logical_precedence_case(expr, mine, theirs):
+                mismatches.append((dev is GPU, expr, mine, theirs))
+    assert not mismatches, f"{len(mismatches)} of {2 * len(exprs)}:\n" + "\n".join(repr(m) for m in mismatches[:40])
