@@ -362,10 +362,10 @@ def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: De
     """None if the device passes the class's and the request's selectors, else (stage, reason, evidence).
     Cached per device shape: 40,000 devices of a dozen shapes cost a dozen evaluations."""
     cache = ev.__dict__.setdefault("_verdict_cache", {})
-    key = (id(class_sel), id(req.selectors), req.name, req.class_name, shape_key(e))
+    key = (id(req), shape_key(e))
     if key in cache:
         return cache[key]
-    ev.__dict__.setdefault("_keep", {}).update({id(class_sel): class_sel, id(req.selectors): req.selectors})
+    ev.__dict__.setdefault("_keep", {})[id(req)] = req  # keeps id(req) unique while cached
     out = None
     ok, idx, detail = evaluate_selectors(ev, class_sel, e)
     if ok is None:

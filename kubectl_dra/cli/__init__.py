@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -265,6 +266,9 @@ def _one_line(text: str) -> str:
 def main(argv=None) -> None:
     """Console-script entry point: every failure becomes one `error: ...` line and an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    # A short-lived process that builds hundreds of thousands of small dicts from the API objects and
+    # makes few reference cycles: the cyclic collector cost ~40% of an explain on 40,000 devices.
+    gc.disable()
     verbose = "-v" in args or "--verbose" in args or bool(os.environ.get("KUBECTL_DRA_DEBUG"))
     try:
         cli.main(args=args, prog_name=prog_name(), standalone_mode=False)
