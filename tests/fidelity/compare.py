@@ -255,7 +255,8 @@ SEVERITY = ["engine-crash", "engine-timeout", "outcome", "devices", "allocation-
             "cel-entries", "cel-result", "cel-error-text"]
 
 
-def shrink_disagreement(oracle: Oracle, scenario: dict[str, Any], diffs: list[dict[str, Any]], max_steps: int = 300) -> dict[str, Any]:
+def shrink_disagreement(oracle: Oracle, scenario: dict[str, Any], diffs: list[dict[str, Any]], max_steps: int = 300,
+                        budget_s: float = 120.0) -> dict[str, Any]:
     # Keep the most severe kind of disagreement while shrinking (otherwise a device-choice
     # difference would happily shrink into an unrelated error-text difference).
     want = min(signature(diffs), key=lambda k: SEVERITY.index(k) if k in SEVERITY else len(SEVERITY))
@@ -265,7 +266,7 @@ def shrink_disagreement(oracle: Oracle, scenario: dict[str, Any], diffs: list[di
         status, d = judge(cand, out)
         return status == "disagreed" and want in signature(d)
 
-    return generator.shrink(scenario, still_fails, max_steps=max_steps)
+    return generator.shrink(scenario, still_fails, max_steps=max_steps, budget_s=budget_s)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,7 +371,7 @@ class Tally:
 
 def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known: list[dict[str, Any]] | None = None,
         out_dir: Path | None = None, start: int = 0, log: Callable[[str], None] = print,
-        max_shrinks: int = 25, per_signature: int = 2) -> Tally:
+        max_shrinks: int = 25, per_signature: int = 2, shrink_budget_s: float = 120.0) -> Tally:
     tally = Tally()
     known = known or []
     out_dir = out_dir or cache_dir() / "fidelity" / "disagreements"
@@ -389,6 +390,10 @@ def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known
                     entry = is_known(known, s["id"], diffs, v)
                     pending.append((s, diffs, entry))
                 tally.add(v, s, status, diffs)
+            c = tally.by_version[v]
+            log(f"# {v}: compared {sum(c.values())} scenarios in {time.time() - t0:.1f}s "
+                f"(agreed {c['agreed']}, disagreed {c['disagreed']}, inconclusive {c['inconclusive']}); "
+                f"writing {len(pending)} disagreement(s)")
             for s, diffs, entry in pending:
                 record = {"id": s["id"], "version": v, "kinds": sorted(signature(diffs)), "known": entry, "diffs": diffs}
                 sig = (v, tuple(sorted(signature(diffs))), _detail_class(diffs))
@@ -396,7 +401,7 @@ def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known
                     shrinks += 1
                     shrunk[sig] += 1
                     try:
-                        record["minimal"] = shrink_disagreement(oracle, s, diffs)
+                        record["minimal"] = shrink_disagreement(oracle, s, diffs, budget_s=shrink_budget_s)
                         out = oracle.evaluate(record["minimal"])
                         record["minimalDiffs"] = judge(record["minimal"], out)[1]
                     except Exception:  # noqa: BLE001

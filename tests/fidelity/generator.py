@@ -723,13 +723,17 @@ def _default_gates(s: dict[str, Any]) -> dict[str, Any]:
     return s
 
 
-def shrink(scenario: dict[str, Any], still_fails: Callable[[dict[str, Any]], bool], max_steps: int = 400) -> dict[str, Any]:
+def shrink(scenario: dict[str, Any], still_fails: Callable[[dict[str, Any]], bool], max_steps: int = 400,
+           budget_s: float = 120.0) -> dict[str, Any]:
     """Greedy delta debugging: keep applying the first single-step reduction that keeps the
-    disagreement, until none does (or max_steps predicate calls)."""
+    disagreement, until none does (or max_steps predicate calls, or budget_s seconds)."""
+    import time
+
+    deadline = time.monotonic() + budget_s
     cur = copy.deepcopy(scenario)
     steps = 0
     progress = True
-    while progress and steps < max_steps:
+    while progress and steps < max_steps and time.monotonic() < deadline:
         progress = False
         for _what, cand in _candidates(cur):
             steps += 1
@@ -737,7 +741,7 @@ def shrink(scenario: dict[str, Any], still_fails: Callable[[dict[str, Any]], boo
                 cur = cand
                 progress = True
                 break
-            if steps >= max_steps:
+            if steps >= max_steps or time.monotonic() >= deadline:
                 break
     # Final tidy-up: drop containers the removals left empty, and default gates, if that keeps it.
     for tidy in (_prune_empty, _default_gates):

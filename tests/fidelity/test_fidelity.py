@@ -151,7 +151,7 @@ def test_engine_agrees_with_upstream(version, tmp_path):
     known = compare.load_known(HERE / "known-differences.yaml")
     lines: list[str] = []
     tally = compare.run([version], CI_N, CI_SEED, shrink=True, known=known, out_dir=tmp_path,
-                        log=lines.append, max_shrinks=3)
+                        log=lines.append, max_shrinks=3, shrink_budget_s=60)
     c = tally.by_version[version]
     assert sum(c.values()) == CI_N
     assert tally.inconclusive.get("input rejected by the oracle", 0) == 0, "generator produced invalid objects"
