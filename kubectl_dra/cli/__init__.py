@@ -271,7 +271,7 @@ def main(argv=None) -> None:
     gc.disable()
     verbose = "-v" in args or "--verbose" in args or bool(os.environ.get("KUBECTL_DRA_DEBUG"))
     try:
-        cli.main(args=args, prog_name=prog_name(), standalone_mode=False)
+        cli.main(args=args, prog_name=prog_name(), complete_var="_KUBECTL_DRA_COMPLETE", standalone_mode=False)
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
         sys.exit(code)
