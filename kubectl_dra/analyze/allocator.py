@@ -190,8 +190,8 @@ def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
     per_device = spec.get("perDeviceNodeSelection")
     if not sem.partitionable and (per_device is not None or (sem.version >= (1, 35) and spec.get("sharedCounters"))):
         return None
-    if sem.version >= (1, 35) and spec.get("sharedCounters"):
-        return True
+    if (1, 35) <= sem.version < (1, 37) and spec.get("sharedCounters"):
+        return True  # 1.35/1.36: counter slices always belong; 1.37 selects them by node like the others
     node_name, all_nodes, selector = spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector")
     if node_name or all_nodes or selector is not None:
         try:
@@ -295,9 +295,13 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
         if dup:
             pool.invalid, pool.invalid_reason = True, dup
         elif sem.partitionable and sem.version >= (1, 35):
+            names = {_slice_name(s) for s in group}
+            if sem.version >= (1, 37):
+                # 1.37 takes the counter sets of the whole pool, also from slices for other nodes.
+                counter_slices = counter_slices + [x for x in all_for_pool if _slice_name(x) not in names
+                                                   and _slice_spec(x).get("sharedCounters")]
             counter_sets, err = _counter_sets_of(counter_slices)
             err = err or _validate_consumption(counter_sets, group)
-            names = {_slice_name(s) for s in group}
             others = [s for s in all_for_pool if _slice_name(s) not in names and not _slice_spec(s).get("sharedCounters")]
             err = err or _validate_consumption(counter_sets, others)
             if err:
