@@ -741,7 +741,18 @@ class _Run:
                         if not self.is_selectable(r, s, d, did):
                             continue
                         if self.sem.consumable_capacity:
-                            ok, _ = self._capacity_ok(r, d, did)
+                            if self.sem.version >= (1, 37):
+                                # 1.37 checks the static capacity only (shares in use are not subtracted
+                                # here, so they make the allocation fail later), and a request for a
+                                # capacity the device lacks is an error.
+                                missing = [n for n in (r.capacity_requests or {}) if n not in (d.get("capacity") or {})]
+                                if missing:
+                                    raise AllocationError(
+                                        f"claim {ref}, request {r.sub_name or r.base_name}: checking capacity for "
+                                        f"device {did[2]}: some requested capacity has not been defined", kind="request")
+                                ok, _ = capacity_fits(r.capacity_requests, d, None, None)
+                            else:
+                                ok, _ = self._capacity_ok(r, d, did)
                             if not ok:
                                 continue
                         r.all_devices.append((did, d, s, pool))
