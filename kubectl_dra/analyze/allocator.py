@@ -742,14 +742,8 @@ class _Run:
                             continue
                         if self.sem.consumable_capacity:
                             if self.sem.version >= (1, 37):
-                                # 1.37 checks the static capacity only (shares in use are not subtracted
-                                # here, so they make the allocation fail later), and a request for a
-                                # capacity the device lacks is an error.
-                                missing = [n for n in (r.capacity_requests or {}) if n not in (d.get("capacity") or {})]
-                                if missing:
-                                    raise AllocationError(
-                                        f"claim {ref}, request {r.sub_name or r.base_name}: checking capacity for "
-                                        f"device {did[2]}: some requested capacity has not been defined", kind="request")
+                                # 1.37 checks the static capacity only: shares in use are not subtracted
+                                # here, so they make the allocation fail later.
                                 ok, _ = capacity_fits(r.capacity_requests, d, None, None)
                             else:
                                 ok, _ = self._capacity_ok(r, d, did)
