@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Iterable
 
-from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
+from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches, tolerates
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import parse_quantity
 
@@ -352,22 +352,6 @@ class AllocatedState:
 
 # ---------------------------------------------------------------------------------------------------
 # Checks shared by the search and the per-device explanation
-
-
-def tolerates(toleration: dict, taint: dict) -> bool:
-    """resourceclaim.ToleratesTaint."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != taint.get("effect"):
-        return False
-    key = toleration.get("key") or ""
-    if key and key != taint.get("key"):
-        return False
-    op = toleration.get("operator") or "Equal"
-    if op == "Exists":
-        return True
-    if op == "Equal":
-        return (toleration.get("value") or "") == (taint.get("value") or "")
-    return False
 
 
 def untolerated_taint(device: dict, tolerations: list, sem: Semantics) -> dict | None:

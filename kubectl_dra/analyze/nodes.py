@@ -81,7 +81,9 @@ def node_matches(node: dict | None, node_name: str, all_nodes: bool, selector: d
     return False
 
 
-def _tolerates(toleration: dict, taint: dict) -> bool:
+def tolerates(toleration: dict, taint: dict) -> bool:
+    """Toleration matching, the same rule for node taints (core/v1 ToleratesTaint) and device taints
+    (resourceclaim.ToleratesTaint): empty effect or key match any; Exists ignores the value."""
     effect = toleration.get("effect") or ""
     if effect and effect != taint.get("effect"):
         return False
@@ -118,10 +120,10 @@ def pod_node_rejection(pod: dict, node: dict) -> str | None:
     tolerations = spec.get("tolerations") or []
     node_spec = node.get("spec") or {}
     if node_spec.get("unschedulable") and not any(
-        _tolerates(t, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}) for t in tolerations
+        tolerates(t, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}) for t in tolerations
     ):
         return "node is unschedulable (cordoned)"
     for taint in node_spec.get("taints") or []:
-        if taint.get("effect") in ("NoSchedule", "NoExecute") and not any(_tolerates(t, taint) for t in tolerations):
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not any(tolerates(t, taint) for t in tolerations):
             return f"node has the untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}"
     return None
