@@ -895,20 +895,10 @@ class _Run:
             return self._allocate_device_legacy(r, did, d, s, pool, must)
         sem = self.sem
         ci = r.claim_index
-        multi = sem.consumable_capacity and bool(d.get("allowMultipleAllocations"))
-        if not multi and r.admin_access and ci in self.allocating.get(did, ()):
+        admitted = self._admit(r, did, d, s, pool)
+        if admitted is None:
             return False, None
-        if not r.admin_access and self._in_use(did):
-            return False, None
-        consumes = d.get("consumesCounters") or []
-        if not sem.partitionable and consumes:
-            return False, None
-        counters_reserved = False
-        skip_counters = multi and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
-        if consumes and not (sem.version >= (1, 35) and skip_counters):
-            if not self._reserve_counters(d, s, pool):
-                return False, None
-            counters_reserved = True
+        multi, _, counters_reserved = admitted
         undo_steps: list[Callable[[], None]] = []
         if counters_reserved:
             undo_steps.append(lambda: self._release_counters(d, s, pool))
@@ -924,11 +914,7 @@ class _Run:
             if not c.add(r.base_name, r.sub_name, d, did):
                 rollback()
                 if must:
-                    raise AllocationError(
-                        f"claim {obj_ref(self.claims[ci])}, request {r.sub_name or r.base_name}: cannot add device "
-                        f"{device_id_str(did)} because a claim constraint would not be satisfied",
-                        kind="constraint",
-                    )
+                    raise self._constraint_error(r, did)
                 return False, None
             undo_steps.append(lambda c=c: c.remove(r.base_name, r.sub_name, d, did))
         if not multi:
@@ -962,6 +948,33 @@ class _Run:
         undo_steps.append(lambda: self.results[ci].pop())
         return True, rollback
 
+    def _admit(self, r: Request, did, d, s, pool: Pool):
+        """The checks every allocateDevice starts with: in use, counters gate, counters (reserved here).
+        Returns None to reject, else (multi-allocatable, consumesCounters, counters reserved)."""
+        sem = self.sem
+        ci = r.claim_index
+        multi = sem.consumable_capacity and bool(d.get("allowMultipleAllocations"))
+        if not multi and r.admin_access and ci in self.allocating.get(did, ()):
+            return None
+        if not r.admin_access and self._in_use(did):
+            return None
+        consumes = d.get("consumesCounters") or []
+        if not sem.partitionable and consumes:
+            return None
+        skip_counters = multi and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
+        if consumes and not (sem.version >= (1, 35) and skip_counters):
+            if not self._reserve_counters(d, s, pool):
+                return None
+            return multi, consumes, True
+        return multi, consumes, False
+
+    def _constraint_error(self, r: Request, did) -> AllocationError:
+        return AllocationError(
+            f"claim {obj_ref(self.claims[r.claim_index])}, request {r.sub_name or r.base_name}: cannot add device "
+            f"{device_id_str(did)} because a claim constraint would not be satisfied",
+            kind="constraint",
+        )
+
     def _allocate_device_legacy(self, r: Request, did, d, s, pool: Pool, must: bool):
         """allocateDevice before 1.36, including its bookkeeping leaks (kept on purpose, they decide
         outcomes): counters reserved for a device stay reserved when its taint or constraint check fails;
@@ -969,29 +982,17 @@ class _Run:
         (multi-allocatable) device never releases its counters."""
         sem = self.sem
         ci = r.claim_index
-        multi = sem.consumable_capacity and bool(d.get("allowMultipleAllocations"))
-        if not multi and r.admin_access and ci in self.allocating.get(did, ()):
+        admitted = self._admit(r, did, d, s, pool)
+        if admitted is None:
             return False, None
-        if not r.admin_access and self._in_use(did):
-            return False, None
-        consumes = d.get("consumesCounters") or []
-        if not sem.partitionable and consumes:
-            return False, None
-        skip_counters = multi and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
-        if consumes and not (sem.version >= (1, 35) and skip_counters):
-            if not self._reserve_counters(d, s, pool):
-                return False, None
+        multi, consumes, _ = admitted
         if sem.device_taints and untolerated_taint(d, r.tolerations, sem) is not None:
             return False, None
         cons = self.constraints[ci]
         for i, c in enumerate(cons):
             if not c.add(r.base_name, r.sub_name, d, did):
                 if must:
-                    raise AllocationError(
-                        f"claim {obj_ref(self.claims[ci])}, request {r.sub_name or r.base_name}: cannot add device "
-                        f"{device_id_str(did)} because a claim constraint would not be satisfied",
-                        kind="constraint",
-                    )
+                    raise self._constraint_error(r, did)
                 for e in range(i):
                     cons[e].remove(r.base_name, r.sub_name, d, did)
                 return False, None

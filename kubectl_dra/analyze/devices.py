@@ -196,20 +196,11 @@ class Reachability:
     """Which usable nodes reach a device: computed once per slice (or per device with per-device node
     selection), shared by every request, so the cost is O(slices x nodes) only for selector-based slices."""
 
-    _last: "Reachability | None" = None
-
     def __init__(self, usable_nodes: list[dict]):
         self.usable = usable_nodes
         self.names = {n["metadata"]["name"] for n in usable_nodes}
         self.all = tuple(n["metadata"]["name"] for n in usable_nodes)
         self._by_slice: dict[int, tuple] = {}
-
-    @classmethod
-    def get(cls, usable_nodes: list[dict]) -> "Reachability":
-        last = cls._last
-        if last is None or last.usable is not usable_nodes:
-            last = cls._last = cls(usable_nodes)
-        return last
 
     def _select(self, node_name, all_nodes, selector) -> tuple:
         if node_name:
@@ -294,15 +285,14 @@ def device_matrix(
     allocated: AllocatedState,
     sem: Semantics,
     ev: SelectorEvaluator,
-    usable_nodes: list[dict] | None,
+    reach: Reachability | None,
     counters: CounterView,
     own_devices: frozenset = frozenset(),
 ) -> list[DeviceVerdict]:
     """For one request (or subrequest), the first reason each device cannot be used, in the allocator's order.
-    usable_nodes None means "any node" (no pod context)."""
+    reach None means "any node" (no pod context)."""
     out: list[DeviceVerdict] = []
     class_sel = ((req.class_obj or {}).get("spec") or {}).get("selectors") or []
-    reach = Reachability.get(usable_nodes) if usable_nodes is not None else None
     for e in universe.entries:
         d = e.device
         if e.pool_state.startswith("invalid"):
@@ -319,7 +309,7 @@ def device_matrix(
         if rejected is not None:
             out.append(DeviceVerdict(e, "rejected", *rejected))
             continue
-        if usable_nodes is not None:
+        if reach is not None:
             nodes = reach.nodes_for(e)
             if not nodes:
                 out.append(DeviceVerdict(e, "rejected", "node",

@@ -235,6 +235,7 @@ class Analysis:
         state = self.allocated_state()
         usable, rejected = self.usable_nodes(pod, allocated)
         counters = CounterView(self.universe, state, self.sem)
+        reach = Reachability(usable)
         analyses = []
         for ci, (claim, pcn) in enumerate(zip(claims, pcnames)):
             reqs, cls_findings = build_requests(claim, ci, self.idx)
@@ -249,7 +250,7 @@ class Analysis:
                     if r.class_obj is None:
                         continue
                     m = device_matrix(r, self.universe, state, self.sem, self.ev,
-                                      usable if pod is not None or not self.idx.nodes_synthetic else None,
+                                      reach if pod is not None or not self.idx.nodes_synthetic else None,
                                       counters, own)
                     if ca.allocated:
                         chosen = {(x.get("driver"), x.get("pool"), x.get("device"))
@@ -263,15 +264,15 @@ class Analysis:
         dry = {"usable": [_name(n) for n in usable], "rejectedNodes": rejected, "allocatable": [], "failures": {},
                "error": None, "triedNodes": 0, "capped": False}
         if pending and not any(f.blocking for f in self.findings):
-            self._dry_run(pending, analyses, usable, state, dry)
+            self._dry_run(pending, analyses, reach, state, dry)
         return analyses, dry
 
-    def _dry_run(self, pending, analyses, usable, state, dry) -> None:
+    def _dry_run(self, pending, analyses, reach: Reachability, state, dry) -> None:
         alloc = Allocator(self.sem, self.idx.classes, self.slices, state, self.ev)
         by_claim = {id(a.claim): a for a in analyses}
         # Only nodes from which every pending request has at least one candidate are worth a search.
         # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
-        reach = Reachability.get(usable)
+        usable = reach.usable
         worth_names = None
         for c in pending:
             for alts in by_claim[id(c)].requests:
