@@ -168,9 +168,10 @@ class Semantics:
             f["DeviceStatus"] = g("DRAResourceClaimDeviceStatus")
         else:
             f["DeviceBindingAndStatus"] = g("DRADeviceBindingConditions") and g("DRAResourceClaimDeviceStatus")
-        if self.version >= (1, 36):
-            f["ListTypeAttributes"] = g("DRAListTypeAttributes")
+        # 1.36's plugin does not pass ListTypeAttributes to the allocator (only to its CEL
+        # environment): the gate alone never moves 1.36 off the "stable" implementation.
         if self.version >= (1, 37):
+            f["ListTypeAttributes"] = g("DRAListTypeAttributes")
             f.update(FractionalCapacityRange=g("DRAFractionalCapacityRange"),
                      OptionalNodeOperations=g("DRAOptionalNodeOperations"),
                      DerivedAttributes=g("DRADerivedAttributes"), CompatibilityGroups=g("DRADeviceCompatibilityGroups"))

@@ -380,6 +380,15 @@ def _attr_value(attr: dict) -> tuple[str, Any] | None:
     return None
 
 
+def _attr_set(attr: dict) -> tuple[str, frozenset] | None:
+    """attributeAsSet (1.37 experimental): a non-empty list, else a scalar as a one-element set."""
+    for t in ("ints", "bools", "strings", "versions"):
+        if attr.get(t):
+            return t[:-1], frozenset(attr[t])
+    v = _attr_value(attr)
+    return None if v is None else (v[0], frozenset((v[1],)))
+
+
 def consumed_capacity(request_caps: dict | None, device: dict) -> dict | None:
     """calculateConsumedCapacity for every capacity of the device; None if a requested capacity is missing."""
     caps = device.get("capacity") or {}
@@ -660,11 +669,18 @@ class _Run:
                     )
                 min_per_claim += min_req
             cons = []
+            # Set semantics for list-typed attributes: only where the allocator gets ListTypeAttributes
+            # (1.37 "experimental"; 1.36's plugin never passes it).
+            as_sets = "ListTypeAttributes" in self.sem.allocator_features
             for i, c in enumerate(((claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
                 if c.get("matchAttribute"):
-                    cons.append(_MatchAttribute(set(c.get("requests") or []), c["matchAttribute"]))
+                    cls = _MatchAttributeSet if as_sets else _MatchAttribute
+                    cons.append(cls(set(c.get("requests") or []), c["matchAttribute"]))
                 elif c.get("distinctAttribute") and self.sem.code_consumable_capacity:
-                    cls = _DistinctAttributeAll if self.sem.version >= (1, 37) else _DistinctAttribute
+                    if as_sets:
+                        cls = _DistinctAttributeSet
+                    else:
+                        cls = _DistinctAttributeAll if self.sem.version >= (1, 37) else _DistinctAttribute
                     cons.append(cls(set(c.get("requests") or []), c["distinctAttribute"]))
                 else:
                     raise AllocationError(
@@ -1284,6 +1300,62 @@ class _DistinctAttributeAll(_Constraint):
         if self.values and (v is None or any(other is not None and other == v for other in self.values)):
             return False
         self.values.append(v)
+        return True
+
+    def remove(self, base, sub, d, did) -> None:
+        if self.applies(base, sub):
+            self.values.pop()
+
+
+class _MatchAttributeSet(_Constraint):
+    """DRAListTypeAttributes (1.37): the values of all devices must have a non-empty intersection;
+    a stack of intersections so that remove() restores the previous one."""
+
+    def __init__(self, request_names, attribute):
+        super().__init__(request_names, attribute)
+        self.stack: list[tuple[str, frozenset]] = []
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        new = _attr_set(attr)
+        if new is None:
+            return False
+        if self.stack:
+            kind, values = self.stack[-1]
+            if kind != new[0] or not (values & new[1]):
+                return False
+            new = (kind, values & new[1])
+        self.stack.append(new)
+        return True
+
+    def remove(self, base, sub, d, did) -> None:
+        if self.applies(base, sub):
+            self.stack.pop()
+
+
+class _DistinctAttributeSet(_Constraint):
+    """DRAListTypeAttributes (1.37): the values of the devices must be pairwise disjoint."""
+
+    def __init__(self, request_names, attribute):
+        super().__init__(request_names, attribute)
+        self.values: list[tuple[str, frozenset] | None] = []
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        new = _attr_set(attr)
+        if new is None:
+            return False
+        if any(old is not None and old[0] == new[0] and old[1] & new[1] for old in self.values):
+            return False
+        self.values.append(new)
         return True
 
     def remove(self, base, sub, d, did) -> None:

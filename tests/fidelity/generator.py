@@ -99,8 +99,11 @@ def gen_attributes(c: Ctx, driver: str) -> dict[str, Any]:
         c.tag("attr-mixed-types")
     if c.minor >= 36 and c.chance(0.12) and (not c.clean or c.gates.get("DRAListTypeAttributes")):
         c.tag("attr-list")
-        attrs[name("ids")] = r.choice(({"ints": [0, 1, 2]}, {"strings": ["a", "b"]}, {"bools": [True]},
-                                       {"versions": ["1.0.0", "2.0.0"]}))
+        # Overlapping and disjoint lists, so that matchAttribute/distinctAttribute on "ids" can go
+        # either way under the set semantics of DRAListTypeAttributes.
+        attrs[name("ids")] = r.choice(({"ints": [0, 1, 2]}, {"ints": [2, 3]}, {"ints": [4]},
+                                       {"strings": ["a", "b"]}, {"strings": ["b", "c"]}, {"bools": [True]},
+                                       {"versions": ["1.0.0", "2.0.0"]}, {"versions": ["2.0.0"]}))
     if not c.clean and c.chance(0.02):
         # Not valid per API validation, but the scheduler must cope: every CEL evaluation on
         # this device fails while building the attribute map.
@@ -539,7 +542,10 @@ def gen_claim(c: Ctx, name: str, classes: list, drivers: list[str]) -> dict[str,
     devices: dict[str, Any] = {"requests": requests}
     constraints = []
     if c.chance(0.25):
-        attr = r.choice(("model", "numa", "driverVersion", "healthy", "family"))
+        names = ("model", "numa", "driverVersion", "healthy", "family") + (("ids",) if c.minor >= 36 else ())
+        attr = r.choice(names)
+        if attr == "ids":
+            c.tag("constraint-list-attr")
         domain = OTHER_DOMAIN if attr == "family" else r.choice(drivers)
         con: dict[str, Any] = {}
         if c.chance(0.5) and len(requests) > 1:

@@ -228,3 +228,19 @@ def test_search_budget_is_an_honest_error():
 
     v = verdict_from([make("DRA414", e.value.message)], "ok")
     assert v.determined is False and v.blocked is False
+
+
+def test_list_attributes_use_set_semantics_only_where_the_allocator_gets_the_feature():
+    ids = lambda *v: {"ids": {"ints": list(v)}}  # noqa: E731
+    slices = [sl("s", [dev("a", attributes=ids(0, 1)), dev("b", attributes=ids(2)), dev("c", attributes=ids(1, 2))])]
+    match = claim(req(count=2), constraints=[{"matchAttribute": f"{D}/ids"}])
+    distinct = claim(req(count=2), constraints=[{"distinctAttribute": f"{D}/ids"}])
+    on = sem((1, 37), DRAListTypeAttributes=True)
+    assert on.channel == "experimental"
+    assert picks(run(slices, [match], on)) == [[("r", "a"), ("r", "c")]]  # {0,1} & {1,2} = {1}
+    assert picks(run(slices, [distinct], on)) == [[("r", "a"), ("r", "b")]]  # {0,1} and {2} are disjoint
+    # Without the feature a list attribute never matches another device's.
+    assert run(slices, [match], sem((1, 37))) is None
+    # 1.36's scheduler does not pass ListTypeAttributes to the allocator: the gate only changes CEL.
+    assert sem((1, 36), DRAListTypeAttributes=True).channel == sem((1, 36)).channel == "incubating"
+    assert run(slices, [match], sem((1, 36), DRAListTypeAttributes=True)) is None
