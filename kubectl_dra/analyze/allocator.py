@@ -256,10 +256,13 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
     """GatherPools for one node."""
     grouped: dict[tuple[str, str], list[dict]] = {}
     order: list[tuple[str, str]] = []
+    plain_order: list[tuple[str, str]] = []  # first seen through a slice without binding conditions
     for s in slices:
         if not slice_targets_node(s, node, sem):
             continue
         key = _pool_key(s)
+        if key not in plain_order and (_slice_spec(s).get("sharedCounters") or not _has_binding_conditions([s])):
+            plain_order.append(key)
         cur = grouped.get(key)
         if cur is None:
             grouped[key] = [s]
@@ -312,7 +315,16 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
             pool.slices, pool.not_targeting = [], []  # upstream returns an invalid pool without its slices
         pool.has_binding_conditions = _has_binding_conditions(pool.slices)
         pools.append(pool)
-    pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
+    if sem.resume_search:
+        # 1.36+ incubating/experimental: sorted by driver and pool name, pools with binding conditions last.
+        pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
+    elif sem.version < (1, 36) and sem.channel == "experimental":
+        # Slices with binding conditions are added to the pool map after all others.
+        first = {k: i for i, k in enumerate(plain_order)}
+        pools.sort(key=lambda p: first.get((p.driver, p.name), len(first)))
+    # Otherwise upstream ranges over a Go map keyed by pool. For up to 8 pools (one swiss-table group)
+    # the order is a rotation of the insertion order, and the insertion order itself is the most
+    # likely one: it is kept, so the engine's choice is always one upstream can make.
     return pools
 
 
