@@ -46,7 +46,8 @@ class AllocationError(Exception):
     def __init__(self, message: str, kind: str = "error", **evidence: Any):
         super().__init__(message)
         self.message = message
-        self.kind = kind  # "cel-runtime", "cel-compile", "invalid-pool", "all-pool", "constraint", "request", "error"
+        self.kind = kind  # "cel-runtime", "cel-compile", "invalid-pool", "all-pool", "constraint", "request",
+        # "timeout" (step budget), "upstream-crash" (upstream would panic), "error"
         self.evidence = evidence
 
 
@@ -805,7 +806,7 @@ class _Run:
             raise _MaxSizeExceeded()
         if r.mode == "All":
             did, d, s, pool = r.all_devices[di]
-            ok, undo = self.allocate_device(r, did, d, s, pool, must=True)
+            ok, undo = self.allocate_device(r, did, d, s, pool, True, di)
             if not ok:
                 return False
             try:
@@ -842,7 +843,7 @@ class _Run:
                         ok, _ = self._capacity_ok(r, d, did)
                         if not ok:
                             continue
-                    ok, undo = self.allocate_device(r, did, d, s, pool, must=False)
+                    ok, undo = self.allocate_device(r, did, d, s, pool, False, di)
                     if not ok:
                         continue
                     try:
@@ -918,9 +919,10 @@ class _Run:
                 return False
         return True
 
-    def allocate_device(self, r: Request, did, d, s, pool: Pool, must: bool):
+    def allocate_device(self, r: Request, did, d, s, pool: Pool, must: bool, di: int):
+        """di: the position of this device within its request (0 for the first device)."""
         if self.sem.version < (1, 36):
-            return self._allocate_device_legacy(r, did, d, s, pool, must)
+            return self._allocate_device_legacy(r, did, d, s, pool, must, di)
         sem = self.sem
         ci = r.claim_index
         admitted = self._admit(r, did, d, s, pool)
@@ -1003,7 +1005,7 @@ class _Run:
             kind="constraint",
         )
 
-    def _allocate_device_legacy(self, r: Request, did, d, s, pool: Pool, must: bool):
+    def _allocate_device_legacy(self, r: Request, did, d, s, pool: Pool, must: bool, di: int):
         """allocateDevice before 1.36, including its bookkeeping leaks (kept on purpose, they decide
         outcomes): counters reserved for a device stay reserved when its taint or constraint check fails;
         a failed capacity check leaves the constraints and the in-flight mark behind; undoing a shared
@@ -1029,7 +1031,8 @@ class _Run:
             self.allocating.setdefault(did, set()).add(ci)
         consumed = None
         if sem.consumable_capacity:
-            ok, _ = self._capacity_ok(r, d, did)
+            ok, _ = self._capacity_ok(r, *self._capacity_device_1_34(s, did, di)) if sem.version == (1, 34) \
+                else self._capacity_ok(r, d, did)
             if not ok:
                 return False, None
             if multi:
@@ -1057,6 +1060,21 @@ class _Run:
             del results[n:]
 
         return True, undo
+
+    def _capacity_device_1_34(self, s: dict, did, di: int) -> tuple[dict, DeviceID]:
+        """1.34's allocateDevice (DRAConsumableCapacity on) checks the capacity of the wrong device:
+        slice.Spec.Devices[i] with i = the position of the device within its request, not the candidate
+        itself (fixed in 1.35). Where i is past the end of the slice kube-scheduler 1.34 panics."""
+        devices = _slice_spec(s).get("devices") or []
+        if di >= len(devices):
+            raise AllocationError(
+                f"kube-scheduler 1.34 would crash here: runtime error: index out of range [{di}] with length "
+                f"{len(devices)} (upstream bug in its DRAConsumableCapacity capacity check while allocating device "
+                f"{device_id_str(did)}, fixed in 1.35)",
+                kind="upstream-crash", device=device_id_str(did),
+            )
+        wrong = devices[di]
+        return wrong, (did[0], did[1], wrong.get("name", ""))
 
     # -- in-flight consumable capacity (ConsumedCapacityCollection Insert/Remove) ------------------
     def _capacity_insert(self, did, consumed: dict) -> None:

@@ -331,7 +331,7 @@ class Analysis:
             err = dry["error"]
             code = {"cel-runtime": "DRA301", "cel-compile": "DRA302", "request": "DRA213", "class": "DRA211",
                     "all-pool": "DRA413", "invalid-pool": "DRA413", "constraint": "DRA409",
-                    "timeout": "DRA414", "inexact": "DRA303"}.get(err["kind"], "DRA413")
+                    "timeout": "DRA414", "upstream-crash": "DRA415", "inexact": "DRA303"}.get(err["kind"], "DRA413")
             if "feature is disabled" in err["message"]:
                 code = "DRA212"
             hint = None

@@ -77,8 +77,8 @@ class Verdict:
 
 
 # Findings that leave the verdict open: a missing permission, a selector the engine cannot evaluate
-# exactly, a search that ran out of budget.
-UNDETERMINED = frozenset({"DRA103", "DRA303", "DRA414"})
+# exactly, a search that ran out of budget, an upstream allocator that would crash.
+UNDETERMINED = frozenset({"DRA103", "DRA303", "DRA414", "DRA415"})
 
 
 def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:

@@ -181,6 +181,13 @@ _RULES = [
          "The allocator searches depth-first with backtracking. kube-scheduler stops after its filter timeout "
          "(`timed out trying to allocate devices`); kubectl-dra stops after a fixed number of steps and says it "
          "cannot tell, rather than guessing. The exit code is 2."),
+    Rule("DRA415", "upstream-allocator-crash", "error", False, None,
+         "kube-scheduler of the assumed version would crash (panic) while allocating this claim: a known upstream bug.",
+         "Turn the alpha gate named in the message off, or upgrade kube-scheduler to a minor with the fix.",
+         "kubectl-dra follows the upstream allocator of each minor, bugs included, because they decide what the "
+         "scheduler does. Where that code would panic (kube-scheduler 1.34 with DRAConsumableCapacity indexes "
+         "the wrong device and can run past the end of a slice), there is no allocation to report: the verdict "
+         "stays undetermined and the exit code is 2."),
     Rule("DRA501", "no-reachable-node", "error", True, "node",
          "Devices that match exist, but none is reachable from a node the pod may use.",
          "Check the pod's nodeName, nodeSelector, affinity and tolerations against the nodes the devices are on.",
