@@ -700,6 +700,9 @@ class _Run:
                         f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)", kind="request"
                     )
             self.constraints.append(cons)
+        # Upstream starts the search with a fresh selector cache (deviceMatchesRequest = make(...)): what
+        # validation cached, possibly under another subrequest's key (see above), is dropped.
+        self.match_cache = {}
         try:
             done = self.allocate_one(0, 0, -1, 0, False, (0, 0, 0))
         except _MaxSizeExceeded:
@@ -748,10 +751,14 @@ class _Run:
                         f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently invalid",
                         kind="all-pool",
                     )
+                # Before 1.36 the selector cache key of subrequest i is still that of subrequest i-1 while it
+                # is validated (requestKey.subRequestIndex is set after validateDeviceRequest): results are
+                # shared with, and stored for, the previous subrequest.
+                key_sub = r.sub_index - 1 if self.sem.version < (1, 36) and r.sub_index > 0 else r.sub_index
                 for s in pool.slices:
                     for d in _slice_spec(s).get("devices") or []:
                         did = (pool.driver, pool.name, d.get("name", ""))
-                        if not self.is_selectable(r, s, d, did):
+                        if not self.is_selectable(r, s, d, did, key_sub):
                             continue
                         if self.sem.consumable_capacity:
                             if self.sem.version >= (1, 37):
@@ -809,8 +816,11 @@ class _Run:
             ok, undo = self.allocate_device(r, did, d, s, pool, True, di)
             if not ok:
                 return False
+            # Before 1.36 the next "all" device is looked up without the subrequest index, i.e. as a device
+            # of the first subrequest (allocateOne's deviceIndices literal omits subRequestIndex).
+            next_si = 0 if self.sem.version < (1, 36) and si > 0 else si
             try:
-                done = self.allocate_one(ci, ri, si, di + 1, in_sub, (0, 0, 0))
+                done = self.allocate_one(ci, ri, next_si, di + 1, in_sub, (0, 0, 0))
             except BaseException:
                 undo()
                 raise
@@ -864,10 +874,10 @@ class _Run:
             r.capacity_requests, d, self.a.allocated.aggregated_capacity.get(did), self.allocating_capacity.get(did)
         )
 
-    def is_selectable(self, r: Request, s: dict, d: dict, did: DeviceID) -> bool:
+    def is_selectable(self, r: Request, s: dict, d: dict, did: DeviceID, key_sub: int | None = None) -> bool:
         if not self.sem.binding_conditions and d.get("bindingConditions"):
             return False
-        key = (did, r.claim_index, r.request_index, r.sub_index)
+        key = (did, r.claim_index, r.request_index, r.sub_index if key_sub is None else key_sub)
         hit = self.match_cache.get(key)
         if hit is not None:
             return hit

@@ -244,3 +244,29 @@ def test_list_attributes_use_set_semantics_only_where_the_allocator_gets_the_fea
     # 1.36's scheduler does not pass ListTypeAttributes to the allocator: the gate only changes CEL.
     assert sem((1, 36), DRAListTypeAttributes=True).channel == sem((1, 36)).channel == "incubating"
     assert run(slices, [match], sem((1, 36), DRAListTypeAttributes=True)) is None
+
+
+def _first_available(*subs):
+    return {"name": "r", "firstAvailable": [dict(name=f"s{i}", deviceClassName=c, **m) for i, (c, m) in enumerate(subs)]}
+
+
+NIC_CLASSES = dict(CLASSES, nic={"metadata": {"name": "nic"},
+                                 "spec": {"selectors": [{"cel": {"expression": 'device.driver == "nic.example.com"'}}]}})
+
+
+def test_before_1_36_all_mode_subrequests_inherit_two_upstream_index_bugs():
+    slices = [sl("s", [dev("d0")])]
+
+    def outcome(v, *subs):
+        s = sem(v)
+        res = Allocator(s, NIC_CLASSES, slices, AllocatedState.from_claims((), s)).allocate(NODE, [claim(_first_available(*subs))])
+        return picks(res) if res else None
+
+    # The next "all" device is looked up as a device of the first subrequest (count 3: no room).
+    three_then_all = (("gpu", {"allocationMode": "ExactCount", "count": 3}), ("gpu", {"allocationMode": "All"}))
+    assert outcome((1, 35), *three_then_all) is None
+    assert outcome((1, 36), *three_then_all) == [[("r/s1", "d0")]]
+    # While validated, subrequest 1 reads the selector results cached for subrequest 0 (nic only).
+    all_then_all = (("nic", {"allocationMode": "All"}), ("gpu", {"allocationMode": "All"}))
+    assert outcome((1, 35), *all_then_all) is None
+    assert outcome((1, 36), *all_then_all) == [[("r/s1", "d0")]]
