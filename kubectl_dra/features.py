@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
@@ -103,7 +104,8 @@ def parse_gates(text: str | None) -> dict[str, bool]:
 
 @dataclass(frozen=True)
 class Semantics:
-    """The Kubernetes version and feature gates an analysis assumes."""
+    """The Kubernetes version and feature gates an analysis assumes. Immutable; the derived properties
+    are cached (the allocator's search reads them millions of times)."""
 
     version: tuple[int, int]
     gates: Mapping[str, bool]
@@ -119,45 +121,45 @@ class Semantics:
     def gate(self, name: str) -> bool:
         return bool(self.gates.get(name, False))
 
-    @property
+    @cached_property
     def version_str(self) -> str:
         return f"{self.version[0]}.{self.version[1]}"
 
     # Allocator feature set, as kube-scheduler builds it from the gates (dra-facts §2.1).
-    @property
+    @cached_property
     def admin_access(self) -> bool:
         return self.gate("DRAAdminAccess")
 
-    @property
+    @cached_property
     def prioritized_list(self) -> bool:
         return self.gate("DRAPrioritizedList")
 
-    @property
+    @cached_property
     def partitionable(self) -> bool:
         return self.gate("DRAPartitionableDevices")
 
-    @property
+    @cached_property
     def device_taints(self) -> bool:
         return self.gate("DRADeviceTaints")
 
-    @property
+    @cached_property
     def taint_rules(self) -> bool:
         return self.gate("DRADeviceTaints") and self.gate("DRADeviceTaintRules")
 
-    @property
+    @cached_property
     def consumable_capacity(self) -> bool:
         return self.gate("DRAConsumableCapacity")
 
-    @property
+    @cached_property
     def binding_conditions(self) -> bool:
         return self.gate("DRADeviceBindingConditions") and self.gate("DRAResourceClaimDeviceStatus")
 
-    @property
+    @cached_property
     def list_attributes(self) -> bool:
         return self.gate("DRAListTypeAttributes")
 
     # -- which allocator implementation kube-scheduler runs, and what its code does -----------------
-    @property
+    @cached_property
     def allocator_features(self) -> frozenset:
         g = self.gate
         f = {"AdminAccess": g("DRAAdminAccess"), "PrioritizedList": g("DRAPrioritizedList"),
@@ -177,7 +179,7 @@ class Semantics:
                      DerivedAttributes=g("DRADerivedAttributes"), CompatibilityGroups=g("DRADeviceCompatibilityGroups"))
         return frozenset(k for k, v in f.items() if v)
 
-    @property
+    @cached_property
     def channel(self) -> str:
         enabled = self.allocator_features
         for name, supported in _CHANNELS[self.version]:
@@ -188,28 +190,28 @@ class Semantics:
     def _channel_supports(self, feature: str) -> bool:
         return feature in dict(_CHANNELS[self.version])[self.channel]
 
-    @property
+    @cached_property
     def code_consumable_capacity(self) -> bool:
         """The channel has the consumable-capacity code: distinctAttribute constraints work, and capacity
         requests are refused while the gate is off. Without it both are unknown to the allocator."""
         return self._channel_supports("ConsumableCapacity")
 
-    @property
+    @cached_property
     def cel_sees_multi_allocations(self) -> bool:
         """Whether the channel passes device.allowMultipleAllocations to CEL (else it reads false)."""
         return self.channel == "experimental" or (self.channel == "incubating" and self.version >= (1, 36))
 
-    @property
+    @cached_property
     def resume_search(self) -> bool:
         """1.36+ incubating/experimental: sorted pools, combinations instead of permutations."""
         return self.version >= (1, 36) and self.channel != "stable"
 
-    @property
+    @cached_property
     def taints_any_effect(self) -> bool:
         """Old taint semantics: every taint, whatever its effect, must be tolerated."""
         return self.version == (1, 34) or (self.version == (1, 35) and self.channel == "stable")
 
-    @property
+    @cached_property
     def per_slice_counters(self) -> bool:
         return self.version == (1, 34) or (self.version == (1, 35) and self.channel == "stable")
 

@@ -18,11 +18,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable
 
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches, tolerates
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import parse_quantity
+
+
+def _n(v):
+    """An exact number as an int when it is integral (most quantities are): the search adds and
+    compares capacities and counters millions of times, and int arithmetic is far cheaper than Fraction's."""
+    return v.numerator if v.denominator == 1 else v
+
+
+@lru_cache(maxsize=65536)
+def _qty_str(text: str) -> Any:
+    return _n(parse_quantity(text))
+
+
+def _qty(text) -> Any:
+    """parse_quantity normalised with _n, cached for strings (quantity strings repeat across devices)."""
+    return _qty_str(text) if isinstance(text, str) else _n(parse_quantity(text))
 
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
@@ -57,7 +74,8 @@ class AllocationError(Exception):
 
 @dataclass
 class Request:
-    """One request without subrequests, or one subrequest (requestAccessor + requestData upstream)."""
+    """One request without subrequests, or one subrequest (requestAccessor + requestData upstream).
+    The spec never changes, so what is derived from it is computed once (the search reads it constantly)."""
 
     claim_index: int
     request_index: int
@@ -71,28 +89,28 @@ class Request:
     num_devices: int = 0
     all_devices: list | None = None  # allocationMode All
 
-    @property
+    @cached_property
     def admin_access(self) -> bool:
         return self.sub_index < 0 and bool(self.spec.get("adminAccess"))
 
-    @property
+    @cached_property
     def mode(self) -> str:
         return self.spec.get("allocationMode") or "ExactCount"
 
-    @property
+    @cached_property
     def count(self) -> int:
         c = self.spec.get("count")
         return 1 if c is None else int(c)
 
-    @property
+    @cached_property
     def selectors(self) -> list:
         return self.spec.get("selectors") or []
 
-    @property
+    @cached_property
     def tolerations(self) -> list:
         return self.spec.get("tolerations") or []
 
-    @property
+    @cached_property
     def capacity_requests(self) -> dict | None:
         cap = self.spec.get("capacity")
         if cap is None:
@@ -354,7 +372,7 @@ class AllocatedState:
                 if sem.consumable_capacity and r.get("shareID"):
                     agg = st.aggregated_capacity.setdefault(did, {})
                     for k, v in (r.get("consumedCapacity") or {}).items():
-                        agg[k] = agg.get(k, Fraction(0)) + parse_quantity(v)
+                        agg[k] = agg.get(k, 0) + _qty(v)
                 else:
                     st.devices.add(did)
         return st
@@ -474,20 +492,37 @@ def violates_policy(amount: Fraction, policy: dict | None) -> bool:
     return False
 
 
-def capacity_fits(request_caps, device: dict, already: dict | None, allocating: dict | None) -> tuple[bool, str]:
-    """CmpRequestOverCapacity. Returns (fits, reason)."""
+def capacity_demand(request_caps, device: dict) -> str | list[tuple[str, Fraction, Fraction]]:
+    """The part of CmpRequestOverCapacity that depends only on the request and the device: a reason
+    string when the request can never fit, else per capacity (name, amount one allocation consumes, total)."""
     caps = device.get("capacity") or {}
     if request_caps:
         missing = [n for n in request_caps if n not in caps]
         if missing:
-            return False, f"device has no capacity {missing[0]}"
+            return f"device has no capacity {missing[0]}"
+    out = []
     for name, cap in caps.items():
         requested = (request_caps or {}).get(name)
         one = consumed_capacity({name: requested} if requested is not None else None, {"capacity": {name: cap}})[name]
         if violates_policy(one, cap.get("requestPolicy")):
-            return False, f"capacity {name}: {requested} violates the device's request policy"
-        used = (already or {}).get(name, Fraction(0)) + (allocating or {}).get(name, Fraction(0))
-        total = parse_quantity(cap.get("value", "0"))
+            return f"capacity {name}: {requested} violates the device's request policy"
+        out.append((name, _n(one), _qty(cap.get("value", "0"))))
+    return out
+
+
+def capacity_fits(request_caps, device: dict, already: dict | None, allocating: dict | None,
+                  demand: str | list | None = None) -> tuple[bool, str]:
+    """CmpRequestOverCapacity. Returns (fits, reason). demand: capacity_demand(...), if already computed."""
+    if demand is None:
+        demand = capacity_demand(request_caps, device)
+    if isinstance(demand, str):
+        return False, demand
+    for name, one, total in demand:
+        used = 0
+        if already and name in already:
+            used += already[name]
+        if allocating and name in allocating:
+            used += allocating[name]
         if one + used > total:
             from kubectl_dra.quantity import format_quantity as fq
 
@@ -612,6 +647,8 @@ class _Run:
         self.selected_sub: dict[tuple[int, int], int] = {}
         self.constraints: list[list[_Constraint]] = []
         self.match_cache: dict[tuple, bool] = {}
+        self.demand_cache: dict[tuple, Any] = {}  # (claim, request, subrequest, device) -> capacity_demand
+        self.consumed_cache: dict[tuple, dict] = {}  # same key -> consumed_capacity
         self.allocating: dict[DeviceID, set[int]] = {}
         self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
         self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
@@ -869,9 +906,22 @@ class _Run:
     def _in_use(self, did: DeviceID) -> bool:
         return did in self.a.allocated.devices or bool(self.allocating.get(did))
 
+    def _consumed(self, r: Request, d: dict, did: DeviceID) -> dict:
+        """What one allocation of the device for the request consumes (a fresh dict, callers keep it)."""
+        key = (r.claim_index, r.request_index, r.sub_index, did)
+        c = self.consumed_cache.get(key)
+        if c is None:
+            c = self.consumed_cache[key] = {k: _n(v) for k, v in (consumed_capacity(r.capacity_requests, d) or {}).items()}
+        return dict(c)
+
     def _capacity_ok(self, r: Request, d: dict, did: DeviceID) -> tuple[bool, str]:
+        key = (r.claim_index, r.request_index, r.sub_index, did)
+        demand = self.demand_cache.get(key)
+        if demand is None:
+            demand = self.demand_cache[key] = capacity_demand(r.capacity_requests, d)
         return capacity_fits(
-            r.capacity_requests, d, self.a.allocated.aggregated_capacity.get(did), self.allocating_capacity.get(did)
+            r.capacity_requests, d, self.a.allocated.aggregated_capacity.get(did), self.allocating_capacity.get(did),
+            demand,
         )
 
     def is_selectable(self, r: Request, s: dict, d: dict, did: DeviceID, key_sub: int | None = None) -> bool:
@@ -967,7 +1017,7 @@ class _Run:
                 rollback()
                 return False, None
             if multi:
-                consumed = consumed_capacity(r.capacity_requests, d) or {}
+                consumed = self._consumed(r, d, did)
                 existed = did in self.allocating_capacity
                 self._capacity_insert(did, consumed)
 
@@ -1046,7 +1096,7 @@ class _Run:
             if not ok:
                 return False, None
             if multi:
-                consumed = consumed_capacity(r.capacity_requests, d) or {}
+                consumed = self._consumed(r, d, did)
                 self._capacity_insert(did, consumed)
         res = {"request": r.name, "driver": did[0], "pool": did[1], "device": did[2], "_device": d, "_slice": s}
         if r.admin_access:
@@ -1093,7 +1143,7 @@ class _Run:
             self.allocating_capacity[did] = dict(consumed)
             return
         for k, v in consumed.items():
-            agg[k] = agg.get(k, Fraction(0)) + v
+            agg[k] = agg.get(k, 0) + v
 
     def _capacity_remove(self, did, consumed: dict) -> None:
         agg = self.allocating_capacity.get(did)
@@ -1116,7 +1166,7 @@ class _Run:
         scope, sets, scope_slices = self._counter_scope(s, pool)
         avail = self.available_counters.get(scope)
         if avail is None:
-            avail = {name: dict(cs) for name, cs in sets.items()}
+            avail = {name: {k: _n(v) for k, v in cs.items()} for name, cs in sets.items()}
             for sl in scope_slices:
                 spec = _slice_spec(sl)
                 for dev in spec.get("devices") or []:
@@ -1129,14 +1179,14 @@ class _Run:
                             continue
                         for name, c in (cc.get("counters") or {}).items():
                             if name in cs:
-                                cs[name] -= parse_quantity((c or {}).get("value", "0"))
+                                cs[name] -= _qty((c or {}).get("value", "0"))
             self.available_counters[scope] = avail
         consumed = self.consumed_counters.setdefault(scope, {})
         self._add_consumption(consumed, d, +1)
         for set_name, counters in avail.items():
             used = consumed.get(set_name, {})
             for cname, value in counters.items():
-                if value < used.get(cname, Fraction(0)):
+                if value < used.get(cname, 0):
                     self._add_consumption(consumed, d, -1)
                     return False
         return True
@@ -1150,7 +1200,7 @@ class _Run:
         for cc in d.get("consumesCounters") or []:
             cs = consumed.setdefault(cc.get("counterSet", ""), {})
             for name, c in (cc.get("counters") or {}).items():
-                cs[name] = cs.get(name, Fraction(0)) + sign * parse_quantity((c or {}).get("value", "0"))
+                cs[name] = cs.get(name, 0) + sign * _qty((c or {}).get("value", "0"))
 
     # -- result ------------------------------------------------------------------------------------
     def _result(self, ci: int) -> AllocationResult:
