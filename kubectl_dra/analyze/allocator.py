@@ -729,6 +729,8 @@ class _Run:
                 elif c.get("distinctAttribute") and self.sem.code_consumable_capacity:
                     if as_sets:
                         cls = _DistinctAttributeSet
+                    elif self.sem.version == (1, 34):
+                        cls = _DistinctAttributePointers
                     else:
                         cls = _DistinctAttributeAll if self.sem.version >= (1, 37) else _DistinctAttribute
                     cons.append(cls(set(c.get("requests") or []), c["distinctAttribute"]))
@@ -1371,6 +1373,24 @@ class _DistinctAttribute(_Constraint):
         if self.applies(base, sub):
             self.values.pop(base, None)
             self.num -= 1
+
+
+class _DistinctAttributePointers(_DistinctAttribute):
+    """1.34 compares the attribute *pointers* (attribute.IntValue == attr.IntValue, fixed in 1.35 to
+    compare values): only the very same device's attribute counts as a duplicate, i.e. a shareable
+    device picked twice. Identity of the attribute object plays the pointer here."""
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        if self.num and any(other is attr for other in self.values.values()):
+            return False
+        self.values[base] = attr
+        self.num += 1
+        return True
 
 
 class _DistinctAttributeAll(_Constraint):

@@ -270,3 +270,11 @@ def test_before_1_36_all_mode_subrequests_inherit_two_upstream_index_bugs():
     all_then_all = (("nic", {"allocationMode": "All"}), ("gpu", {"allocationMode": "All"}))
     assert outcome((1, 35), *all_then_all) is None
     assert outcome((1, 36), *all_then_all) == [[("r/s1", "d0")]]
+
+
+def test_1_34_distinct_attribute_compares_pointers_so_equal_values_of_two_devices_pass():
+    n = lambda v: {"numa": {"int": v}}  # noqa: E731
+    slices = [sl("s", [dev("a", attributes=n(0)), dev("b", attributes=n(0))])]
+    c = claim(req(count=2), constraints=[{"distinctAttribute": f"{D}/numa"}])
+    assert picks(run(slices, [c], sem((1, 34), DRAConsumableCapacity=True))) == [[("r", "a"), ("r", "b")]]
+    assert run(slices, [c], sem((1, 35), DRAConsumableCapacity=True)) is None
