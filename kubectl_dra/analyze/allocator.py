@@ -338,9 +338,10 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
         # 1.36+ incubating/experimental: sorted by driver and pool name, pools with binding conditions last.
         pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
     elif sem.version < (1, 36) and sem.channel == "experimental":
-        # Slices with binding conditions are added to the pool map after all others.
+        # Slices with binding conditions are added to the pool map after all others, and pools with
+        # binding conditions are moved after the others (keeping the map order within both groups).
         first = {k: i for i, k in enumerate(plain_order)}
-        pools.sort(key=lambda p: first.get((p.driver, p.name), len(first)))
+        pools.sort(key=lambda p: (p.has_binding_conditions, first.get((p.driver, p.name), len(first))))
     # Otherwise upstream ranges over a Go map keyed by pool. For up to 8 pools (one swiss-table group)
     # the order is a rotation of the insertion order, and the insertion order itself is the most
     # likely one: it is kept, so the engine's choice is always one upstream can make.
