@@ -421,8 +421,38 @@ def _attr_set(attr: dict) -> tuple[str, frozenset] | None:
     return None if v is None else (v[0], frozenset((v[1],)))
 
 
-def consumed_capacity(request_caps: dict | None, device: dict) -> dict | None:
-    """calculateConsumedCapacity for every capacity of the device; None if a requested capacity is missing."""
+class CapacityNotRepresentable(Exception):
+    """errCapacityRequestNotRepresentable (1.37): the allocator aborts instead of skipping the device."""
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _safe_milli(q: Fraction) -> int | None:
+    """safeMilliValue: q in milli units when that is exact (and fits int64), else None."""
+    m = q * 1000
+    if m.denominator != 1 or abs(m.numerator) > _INT64_MAX:
+        return None
+    return m.numerator
+
+
+def _use_milli(vr: dict, fractional: bool) -> bool:
+    """useMilli (1.37, DRAFractionalCapacityRange): milli arithmetic when every bound of the range is
+    exact in milli units and the step is at least 1m (the code does not require a fractional bound)."""
+    if not fractional:
+        return False
+    for key in ("min", "max", "step"):
+        if vr.get(key) is None:
+            continue
+        m = _safe_milli(parse_quantity(vr[key]))
+        if m is None or (key == "step" and m < 1):
+            return False
+    return True
+
+
+def consumed_capacity(request_caps: dict | None, device: dict, fractional: bool = False) -> dict | None:
+    """calculateConsumedCapacity for every capacity of the device; None if a requested capacity is missing.
+    fractional: the allocator's FractionalCapacityRange feature (1.37); may raise CapacityNotRepresentable."""
     caps = device.get("capacity") or {}
     if request_caps:
         for name in request_caps:
@@ -449,6 +479,17 @@ def consumed_capacity(request_caps: dict | None, device: dict) -> dict | None:
                 out[name] = mn
             elif vr.get("step") is None:
                 out[name] = req
+            elif _use_milli(vr, fractional):
+                req_m = _safe_milli(req)
+                if req_m is None:
+                    raise CapacityNotRepresentable(
+                        f'capacity "{name}": capacity request cannot be represented in the device\'s range '
+                        f"arithmetic: request {requested} is not a representable milli value")
+                step_m = _value(parse_quantity(vr["step"]) * 1000)
+                mn_m = _value(mn * 1000)
+                added = req_m - mn_m
+                n = added // step_m + (1 if added % step_m else 0)
+                out[name] = Fraction(mn_m + step_m * n, 1000)
             else:
                 step = _value(parse_quantity(vr["step"]))
                 mn_i = _value(mn)
@@ -473,7 +514,7 @@ def _value(q: Fraction) -> int:
     return math.ceil(q) if q >= 0 else -math.ceil(-q)
 
 
-def violates_policy(amount: Fraction, policy: dict | None) -> bool:
+def violates_policy(amount: Fraction, policy: dict | None, fractional: bool = False) -> bool:
     if not policy:
         return False
     if policy.get("default") is not None and amount == parse_quantity(policy["default"]):
@@ -482,6 +523,13 @@ def violates_policy(amount: Fraction, policy: dict | None) -> bool:
     if vr is not None:
         if vr.get("max") is not None and amount > parse_quantity(vr["max"]):
             return True
+        if vr.get("step") is not None and _use_milli(vr, fractional):
+            requested = _safe_milli(amount)
+            if requested is None:
+                return True
+            step_m = _value(parse_quantity(vr["step"]) * 1000)
+            mn_m = _value(parse_quantity(vr.get("min") or "0") * 1000)
+            return (requested - mn_m) % step_m != 0
         if vr.get("step") is not None:
             step = _value(parse_quantity(vr["step"]))
             mn = _value(parse_quantity(vr.get("min") or "0"))
@@ -493,9 +541,10 @@ def violates_policy(amount: Fraction, policy: dict | None) -> bool:
     return False
 
 
-def capacity_demand(request_caps, device: dict) -> str | list[tuple[str, Fraction, Fraction]]:
+def capacity_demand(request_caps, device: dict, fractional: bool = False) -> str | list[tuple[str, Fraction, Fraction]]:
     """The part of CmpRequestOverCapacity that depends only on the request and the device: a reason
-    string when the request can never fit, else per capacity (name, amount one allocation consumes, total)."""
+    string when the request can never fit, else per capacity (name, amount one allocation consumes, total).
+    Raises CapacityNotRepresentable where 1.37 aborts the allocation."""
     caps = device.get("capacity") or {}
     if request_caps:
         missing = [n for n in request_caps if n not in caps]
@@ -504,18 +553,19 @@ def capacity_demand(request_caps, device: dict) -> str | list[tuple[str, Fractio
     out = []
     for name, cap in caps.items():
         requested = (request_caps or {}).get(name)
-        one = consumed_capacity({name: requested} if requested is not None else None, {"capacity": {name: cap}})[name]
-        if violates_policy(one, cap.get("requestPolicy")):
+        one = consumed_capacity({name: requested} if requested is not None else None, {"capacity": {name: cap}},
+                                fractional)[name]
+        if violates_policy(one, cap.get("requestPolicy"), fractional):
             return f"capacity {name}: {requested} violates the device's request policy"
         out.append((name, _n(one), _qty(cap.get("value", "0"))))
     return out
 
 
 def capacity_fits(request_caps, device: dict, already: dict | None, allocating: dict | None,
-                  demand: str | list | None = None) -> tuple[bool, str]:
+                  demand: str | list | None = None, fractional: bool = False) -> tuple[bool, str]:
     """CmpRequestOverCapacity. Returns (fits, reason). demand: capacity_demand(...), if already computed."""
     if demand is None:
-        demand = capacity_demand(request_caps, device)
+        demand = capacity_demand(request_caps, device, fractional)
     if isinstance(demand, str):
         return False, demand
     for name, one, total in demand:
@@ -641,6 +691,7 @@ class _Run:
     def __init__(self, a: Allocator, node: dict, claims: list[dict]):
         self.a = a
         self.sem = a.sem
+        self.fractional = "FractionalCapacityRange" in a.sem.allocator_features
         self.node = node
         self.claims = claims
         self.pools: list[Pool] = []
@@ -804,7 +855,12 @@ class _Run:
                             if self.sem.version >= (1, 37):
                                 # 1.37 checks the static capacity only: shares in use are not subtracted
                                 # here, so they make the allocation fail later.
-                                ok, _ = capacity_fits(r.capacity_requests, d, None, None)
+                                try:
+                                    ok, _ = capacity_fits(r.capacity_requests, d, None, None, fractional=self.fractional)
+                                except CapacityNotRepresentable as e:
+                                    raise AllocationError(
+                                        f"claim {ref}, request {r.sub_name or r.base_name}: checking capacity for "
+                                        f"device {d.get('name', '')}: {e}", kind="request") from None
                             else:
                                 ok, _ = self._capacity_ok(r, d, did)
                             if not ok:
@@ -914,14 +970,20 @@ class _Run:
         key = (r.claim_index, r.request_index, r.sub_index, did)
         c = self.consumed_cache.get(key)
         if c is None:
-            c = self.consumed_cache[key] = {k: _n(v) for k, v in (consumed_capacity(r.capacity_requests, d) or {}).items()}
+            c = consumed_capacity(r.capacity_requests, d, self.fractional) or {}
+            c = self.consumed_cache[key] = {k: _n(v) for k, v in c.items()}
         return dict(c)
 
     def _capacity_ok(self, r: Request, d: dict, did: DeviceID) -> tuple[bool, str]:
         key = (r.claim_index, r.request_index, r.sub_index, did)
         demand = self.demand_cache.get(key)
         if demand is None:
-            demand = self.demand_cache[key] = capacity_demand(r.capacity_requests, d)
+            try:
+                demand = self.demand_cache[key] = capacity_demand(r.capacity_requests, d, self.fractional)
+            except CapacityNotRepresentable as e:
+                raise AllocationError(
+                    f"claim {obj_ref(self.claims[r.claim_index])}, request {r.sub_name or r.base_name}: checking "
+                    f"capacity for device {device_id_str(did)}: {e}", kind="request") from None
         return capacity_fits(
             r.capacity_requests, d, self.a.allocated.aggregated_capacity.get(did), self.allocating_capacity.get(did),
             demand,

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from kubectl_dra.analyze.allocator import (
     AllocatedState,
+    CapacityNotRepresentable,
     Request,
     SelectorEvaluator,
     _slice_spec,
@@ -340,7 +341,11 @@ def device_matrix(
                 out.append(DeviceVerdict(e, "rejected", "counters", short, {}, nodes))
                 continue
         if sem.consumable_capacity:
-            fits, why = capacity_fits(req.capacity_requests, d, allocated.aggregated_capacity.get(e.did), None)
+            try:
+                fits, why = capacity_fits(req.capacity_requests, d, allocated.aggregated_capacity.get(e.did), None,
+                                          fractional="FractionalCapacityRange" in sem.allocator_features)
+            except CapacityNotRepresentable as exc:
+                fits, why = False, str(exc)
             if not fits:
                 out.append(DeviceVerdict(e, "rejected", "capacity", why, {}, nodes))
                 continue

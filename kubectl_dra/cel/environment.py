@@ -1049,12 +1049,17 @@ class CompiledSelector:
                 raise CelCompileError("kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
                                       "CEL engine (cel-cpp); Kubernetes accepts this expression", exact=False)
         any_attrs = not self.env.list_attributes
-        problems = (_checks.hidden_member_calls(ast, any_attrs) + _checks.homogeneous_literals(ast, any_attrs)
-                    + _checks.type_identifiers(ast, src) + _checks.flatten_calls(ast) + _checks.format_literals(ast, not self.env.list_attributes))
+        # Type-checker errors of cel-go first; its AST validators (homogeneous literals, format strings,
+        # regex literals) only run on an expression that type-checked, so their errors are reported
+        # only when there is no checker error.
+        problems = (_checks.hidden_member_calls(ast, any_attrs) + _checks.type_identifiers(ast, src)
+                    + _checks.flatten_calls(ast))
         if not self.env.list_attributes:
             problems += _checks.any_typed_ranges(ast)
         regex_issues, instantiation = _checks.constant_regexes(ast, L.validate_re2)
-        problems += regex_issues
+        if not problems:
+            problems = (_checks.homogeneous_literals(ast, any_attrs) + _checks.format_literals(ast, any_attrs)
+                        + regex_issues)
         if problems:
             problems.sort()
             text = "\n".join(_checks.format_issue(src, off, msg) for off, msg in problems)

@@ -124,6 +124,11 @@ def gen_capacity(c: Ctx, driver: str, multi: bool) -> dict[str, Any]:
         entry = {"value": r.choice(("4", "8", "100", "1500m"))}
         if multi and c.chance(0.4):
             entry["requestPolicy"] = {"default": "1", "validRange": {"min": "1", "step": "1"}}
+            if c.minor >= 37 and c.chance(0.5):
+                # Fractional bounds: milli arithmetic with DRAFractionalCapacityRange, Value() without.
+                entry["requestPolicy"] = {"default": "500m", "validRange": r.choice((
+                    {"min": "500m", "step": "250m"}, {"min": "500m", "step": "500m", "max": "2"}))}
+                c.tag("capacity-fractional-range")
             c.tag("capacity-request-policy")
         cap["cores"] = entry
     return cap
@@ -515,7 +520,7 @@ def gen_request_body(c: Ctx, classes: list, drivers: list[str], sub: bool) -> di
         c.tag("capacity-requests")
         reqs = {"memory": r.choice(("1Gi", "3Gi", "4Gi", "10Gi", "40Gi"))}
         if c.chance(0.3):
-            reqs = {"cores": r.choice(("1", "2", "500m"))}
+            reqs = {"cores": r.choice(("1", "2", "500m") + (("700m", "1200m", "1000001u") if c.minor >= 37 else ()))}
         body["capacity"] = {"requests": reqs}
     return body
 

@@ -104,7 +104,7 @@ def test_generator_covers_the_issue_feature_list():
         "taint-NoSchedule", "taint-NoExecute", "taint-None", "tolerations", "partitionable",
         "consumable-capacity", "capacity-request-policy", "binding-conditions", "pool-incomplete",
         "pool-invalid", "several-pools", "several-slices", "slice-nodeName", "slice-nodeSelector",
-        "slice-allNodes", "slice-perDevice", "attr-list", "constraint-list-attr",
+        "slice-allNodes", "slice-perDevice", "attr-list", "constraint-list-attr", "capacity-fractional-range",
     }
     assert required <= seen, sorted(required - seen)
 

@@ -9,6 +9,7 @@ import pytest
 from kubectl_dra.analyze.allocator import (
     AllocatedState,
     AllocationError,
+    CapacityNotRepresentable,
     Allocator,
     consumed_capacity,
     gather_pools,
@@ -278,3 +279,16 @@ def test_1_34_distinct_attribute_compares_pointers_so_equal_values_of_two_device
     c = claim(req(count=2), constraints=[{"distinctAttribute": f"{D}/numa"}])
     assert picks(run(slices, [c], sem((1, 34), DRAConsumableCapacity=True))) == [[("r", "a"), ("r", "b")]]
     assert run(slices, [c], sem((1, 35), DRAConsumableCapacity=True)) is None
+
+
+def test_fractional_capacity_range_uses_milli_arithmetic_in_1_37():
+    policy = {"validRange": {"min": "500m", "step": "500m"}}
+    device = {"capacity": {"cores": {"value": "4", "requestPolicy": policy}}}
+    # 1.37 (DRAFractionalCapacityRange, on by default): 0.7 rounds up to the next 0.5 step.
+    assert consumed_capacity({"cores": "700m"}, device, fractional=True) == {"cores": Fraction(1)}
+    assert consumed_capacity({"cores": "1200m"}, device, fractional=True) == {"cores": Fraction(3, 2)}
+    # Without the feature the bounds are read as integers (Value() rounds 500m up to 1).
+    assert consumed_capacity({"cores": "1200m"}, device) == {"cores": Fraction(2)}
+    # A request finer than a milli cannot be represented: 1.37 aborts the allocation.
+    with pytest.raises(CapacityNotRepresentable, match="request 1000001u is not a representable milli value"):
+        consumed_capacity({"cores": "1000001u"}, device, fractional=True)
