@@ -41,8 +41,7 @@ _DEFAULTS[(1, 37)] = dict(_DEFAULTS[(1, 36)], DRADeviceTaintRules=True)
 # Alpha gates of the 1.37 allocator (off by default).
 for _g in ("DRAOptionalNodeOperations", "DRADerivedAttributes", "DRADeviceCompatibilityGroups"):
     _DEFAULTS[(1, 37)][_g] = False
-# Beta, on by default in 1.37. kubectl-dra implements the integer range arithmetic only: a requestPolicy
-# with a fractional min/step/max is rounded as if the gate were off (see docs/fidelity.md).
+# Beta, on by default in 1.37: request-policy ranges round in milli units (allocator.consumed_capacity).
 _DEFAULTS[(1, 37)]["DRAFractionalCapacityRange"] = True
 
 KNOWN_GATES = frozenset(_DEFAULTS[NEWEST])

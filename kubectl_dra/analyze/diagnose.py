@@ -18,7 +18,7 @@ from kubectl_dra.analyze.devices import CounterView, DeviceVerdict, Reachability
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_selector_matches, pod_node_rejection
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
-from kubectl_dra.findings.model import Finding, Report, make, verdict_from
+from kubectl_dra.findings.model import UNDETERMINED, Finding, Report, make, verdict_from
 from kubectl_dra.gather.normalize import event_sort_key
 from kubectl_dra.gather.snapshot import Snapshot
 
@@ -734,6 +734,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
         an.device_findings(analyses, dry, None)
     findings = _dedupe(an.findings)
     satisfiable = bool(dry["allocatable"]) and not any(f.blocking for f in findings)
+    determined = satisfiable or not any(f.code in UNDETERMINED for f in findings)
     a = analyses[0]
     requests = []
     for alts in a.requests:
@@ -742,6 +743,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
             requests.append({"name": r.name, "deviceClassName": r.class_name,
                              "devices": [v.to_dict() for v in m]})
     body = {"claim": {"name": _name(claim), "namespace": _ns(claim)}, "satisfiable": satisfiable,
+            "determined": determined,
             "nodes": [x["node"] for x in dry["allocatable"]], "requests": requests,
             "dryRun": a.dry_run}
     return Report("MatchResult", tuple(findings), body, sem.to_dict(), None)

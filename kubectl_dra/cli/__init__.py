@@ -117,7 +117,7 @@ def _emit(report, opts: dict) -> None:
            all_devices=opts["all_devices"])
     sys.stdout.flush()
     if not report.determined:
-        sys.stderr.write(f"error: {report.verdict.summary} (the report above says what could be concluded)\n")
+        sys.stderr.write(f"error: {report.summary} (the report above says what could be concluded)\n")
         raise SystemExit(int(ExitCode.ERROR))
     if report.blocked and not opts["exit_zero"]:
         raise SystemExit(int(ExitCode.BLOCKED))

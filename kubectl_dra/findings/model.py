@@ -114,7 +114,16 @@ class Report:
 
     @property
     def determined(self) -> bool:
+        if self.kind == "MatchResult":
+            return bool(self.body.get("determined", True))
         return self.verdict is None or self.verdict.determined
+
+    @property
+    def summary(self) -> str:
+        """One line for stderr when the answer stays open."""
+        if self.verdict is not None:
+            return self.verdict.summary
+        return next((f.message for f in self.findings if f.code in UNDETERMINED), "undetermined")
 
     @property
     def blocked(self) -> bool:

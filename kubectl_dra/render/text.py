@@ -212,6 +212,8 @@ def _match(out: _Out, d: dict, all_devices: bool) -> None:
     _kv(out, "Semantics", _semantics_line(d["semantics"]))
     if d["satisfiable"]:
         _kv(out, "Satisfiable", "yes, on node(s) " + ", ".join(esc(n) for n in d["nodes"]), "bold green")
+    elif not d.get("determined", True):
+        _kv(out, "Satisfiable", "undetermined (see the findings)", "bold yellow")
     else:
         _kv(out, "Satisfiable", "no", "bold red")
     if d.get("dryRun"):

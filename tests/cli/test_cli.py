@@ -201,3 +201,42 @@ def test_help_does_not_import_heavy_modules():
             "print(','.join(heavy))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "", r.stdout + r.stderr
+
+
+SPLIT_POOL = """
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu}
+  spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: two, namespace: default}
+  spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, allocationMode: ExactCount, count: 2}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: s-a}
+  spec: {driver: gpu.example.com, nodeName: n1, pool: {name: p, generation: 1, resourceSliceCount: 2}, devices: [{name: d0}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: s-b}
+  spec: {driver: gpu.example.com, nodeName: n1, pool: {name: p, generation: 1, resourceSliceCount: 2}, devices: [{name: d1}]}
+"""
+
+
+@pytest.mark.parametrize("command", [["match", "claim"], ["explain", "claim"]])
+def test_where_upstream_would_crash_the_answer_is_undetermined(tmp_path, command):
+    """kube-scheduler 1.34 with DRAConsumableCapacity panics on a pool split over slices (DRA415):
+    no verdict, exit code 2, and the same claim is allocatable with 1.35's allocator."""
+    f = tmp_path / "dump.yaml"
+    f.write_text(SPLIT_POOL)
+    args = [*command, "two", "-n", "default", "--from-file", str(f), "--feature-gates", "DRAConsumableCapacity=true"]
+    r = cli(*args, "--kubernetes-version", "1.34", "-o", "json")
+    assert r.returncode == 2 and r.stderr.startswith("error: kube-scheduler 1.34 would crash here"), r.stderr
+    doc = json.loads(r.stdout)
+    assert "DRA415" in [x["code"] for x in doc["findings"]]
+    assert (doc.get("determined") if command[0] == "match" else doc["verdict"]["determined"]) is False
+    assert cli(*args, "--kubernetes-version", "1.35").returncode == 0
