@@ -275,13 +275,14 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
     """GatherPools for one node."""
     grouped: dict[tuple[str, str], list[dict]] = {}
     order: list[tuple[str, str]] = []
-    plain_order: list[tuple[str, str]] = []  # first seen through a slice without binding conditions
+    plain_order: dict[tuple[str, str], int] = {}  # first seen through a slice without binding conditions
     for s in slices:
         if not slice_targets_node(s, node, sem):
             continue
         key = _pool_key(s)
-        if key not in plain_order and (_slice_spec(s).get("sharedCounters") or not _has_binding_conditions([s])):
-            plain_order.append(key)
+        if key not in plain_order and ((sem.version >= (1, 35) and _slice_spec(s).get("sharedCounters"))
+                                       or not _has_binding_conditions([s])):
+            plain_order[key] = len(plain_order)
         cur = grouped.get(key)
         if cur is None:
             grouped[key] = [s]
@@ -340,8 +341,7 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
     elif sem.version < (1, 36) and sem.channel == "experimental":
         # Slices with binding conditions are added to the pool map after all others, and pools with
         # binding conditions are moved after the others (keeping the map order within both groups).
-        first = {k: i for i, k in enumerate(plain_order)}
-        pools.sort(key=lambda p: (p.has_binding_conditions, first.get((p.driver, p.name), len(first))))
+        pools.sort(key=lambda p: (p.has_binding_conditions, plain_order.get((p.driver, p.name), len(plain_order))))
     # Otherwise upstream ranges over a Go map keyed by pool. For up to 8 pools (one swiss-table group)
     # the order is a rotation of the insertion order, and the insertion order itself is the most
     # likely one: it is kept, so the engine's choice is always one upstream can make.
