@@ -481,7 +481,8 @@ def _parsed_attribute_value(n) -> bool:
     return False
 
 
-def _compile_message(raw: str, src: str | None = None, engine=None, any_attributes: bool = False) -> str:
+def _compile_message(raw: str, src: str | None = None, engine=None, any_attributes: bool = False,
+                     extra: list[tuple[int, str]] | None = None) -> str:
     """cel-cpp issues in cel-go's wording (receiver-style overload lists, `device` field errors,
     identifier positions, logical operators, null/any type names, issues sorted by position),
     with renamed stand-ins mapped back."""
@@ -572,6 +573,8 @@ def _compile_message(raw: str, src: str | None = None, engine=None, any_attribut
             out.append((off, format_issue(src, off, text)))
             continue
         out.append((off, "\n".join(block)))
+    seen = {off for off, _ in out}
+    out += [(off, text) for off, text in extra or () if off not in seen]
     out.sort(key=lambda x: x[0])
     return "\n".join(text for _, text in out)
 
@@ -1039,7 +1042,49 @@ class CompiledSelector:
             text = _compile_message(last_err, current, eng.env, any_attributes=not self.env.list_attributes)
             raise CelCompileError("compilation failed: " + _remap_issues(text, current, src, inserts)) from None
         raise CelCompileError("compilation failed: " + _compile_message(
-            err, src, eng.env, any_attributes=not self.env.list_attributes)) from None
+            err, src, eng.env, any_attributes=not self.env.list_attributes,
+            extra=self._hidden_member_issues(eng, src, toks))) from None
+
+    # Global-only functions that cel-go refuses receiver-style; the hidden member overloads (see
+    # CelEnvironment) let _static_checks word that, but only on an expression cel-cpp type-checked.
+    _GLOBAL_ONLY = frozenset({"sign", "quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "isIP",
+                              "cidr", "isCIDR"})
+
+    def _hidden_member_issues(self, eng: _Engine, src: str, toks) -> list[tuple[int, str]]:
+        """cel-go reports every checker error: next to cel-cpp's, add the receiver-style calls of
+        global-only functions (`x.sign()`), typing the receiver by compiling it on its own."""
+        from . import _checks  # noqa: PLC0415
+        from ._ast import decode_serialized, format_type  # noqa: PLC0415
+
+        out: list[tuple[int, str]] = []
+        match = matching(toks)
+        rev = {v: k for k, v in match.items()}
+        for k, t in enumerate(toks):
+            if not (t.kind == "ident" and t.text in self._GLOBAL_ONLY and 0 < k and toks[k - 1].text == "."
+                    and k + 2 < len(toks) and toks[k + 1].text == "(" and toks[k + 2].text == ")"):
+                continue
+            j = k - 2
+            while j >= 0:
+                u = toks[j]
+                if u.text in (")", "]") and j in rev:
+                    j = rev[j] - 1
+                elif (u.kind in ("ident", "number", "string") and u.text != "in") or u.text in (".", "?."):
+                    j -= 1
+                else:
+                    break
+            if j + 1 > k - 2:
+                continue
+            receiver = src[toks[j + 1].start:toks[k - 1].start]
+            try:
+                ast = decode_serialized(eng.env.compile(receiver).serialize())
+            except Exception:  # noqa: BLE001 - the receiver alone does not compile: nothing to add
+                continue
+            any_attrs = not self.env.list_attributes
+            recv = "any" if any_attrs and _checks.attribute_derived(ast.expr) else format_type(_checks._type(ast, ast.expr))
+            off = toks[k + 1].start
+            out.append((off, _checks.format_issue(
+                src, off, f"found no matching overload for '{t.text}' applied to '{recv}.()'")))
+        return out
 
     def _static_checks(self, ast, src: str) -> None:
         from . import _checks  # noqa: PLC0415

@@ -68,6 +68,12 @@ ROWS = [
     ('"1".quantity() == quantity("1")', GPU, ("compile", "found no matching overload for 'quantity' applied to 'string.()'"),
      V_ALL),
     (f'{C}.memory > quantity("1Gi")', GPU, ("compile", "found no matching overload for '_>_'"), V_ALL),
+    # cel-go lists every checker error, including a global-only function called receiver-style ...
+    (f'{C}.memory > quantity("1Gi") || {C}.memory.sign() == 1', GPU,
+     ("compile", "found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'"), V_ALL),
+    # ... but runs its validators (here: homogeneous list literals) only when checking succeeded.
+    (f'{D}.index.string() == "0" && [{D}.index, 5].max() > 4', GPU,
+     ("compile", "found no matching overload for 'string' applied to"), ((1, 34), (1, 35), (1, 36))),
     ('isQuantity("1Gi") && !isQuantity("200K") && isSemver("1.2.3") && !isSemver("v1.2.3")', GPU, True, V_ALL),
     ('semver("1.2.3").major() == 1 && semver("1.2.3").minor() == 2 && semver("1.2.3").patch() == 3', GPU, True, V_ALL),
     ('semver("1.2.3").isLessThan(semver("1.10.0")) && semver("2.0.0").compareTo(semver("1.0.0")) == 1', GPU, True, V_ALL),
