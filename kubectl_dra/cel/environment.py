@@ -1043,24 +1043,31 @@ class CompiledSelector:
             raise CelCompileError("compilation failed: " + _remap_issues(text, current, src, inserts)) from None
         raise CelCompileError("compilation failed: " + _compile_message(
             err, src, eng.env, any_attributes=not self.env.list_attributes,
-            extra=self._hidden_member_issues(eng, src, toks))) from None
+            extra=self._hidden_member_issues(eng, src))) from None
 
     # Global-only functions that cel-go refuses receiver-style; the hidden member overloads (see
     # CelEnvironment) let _static_checks word that, but only on an expression cel-cpp type-checked.
     _GLOBAL_ONLY = frozenset({"sign", "quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "isIP",
                               "cidr", "isCIDR"})
 
-    def _hidden_member_issues(self, eng: _Engine, src: str, toks) -> list[tuple[int, str]]:
+    def _hidden_member_issues(self, eng: _Engine, src: str) -> list[tuple[int, str]]:
         """cel-go reports every checker error: next to cel-cpp's, add the receiver-style calls of
-        global-only functions (`x.sign()`), typing the receiver by compiling it on its own."""
+        global-only functions (`x.sign()`, `x.string()`), typing the receiver by compiling it on its own.
+        src may hold same-length stand-in names (x.k8sStr()); issues are worded with the real ones."""
         from . import _checks  # noqa: PLC0415
         from ._ast import decode_serialized, format_type  # noqa: PLC0415
 
+        display = src
+        for stand_in, name in _UNRENAME.items():
+            display = display.replace(stand_in, name)
         out: list[tuple[int, str]] = []
+        toks = tokenize(src)
         match = matching(toks)
         rev = {v: k for k, v in match.items()}
         for k, t in enumerate(toks):
-            if not (t.kind == "ident" and t.text in self._GLOBAL_ONLY and 0 < k and toks[k - 1].text == "."
+            name = _UNRENAME.get(t.text, t.text)
+            if not (t.kind == "ident" and (name in self._GLOBAL_ONLY or name in _CONVERSION_STANDINS)
+                    and 0 < k and toks[k - 1].text == "."
                     and k + 2 < len(toks) and toks[k + 1].text == "(" and toks[k + 2].text == ")"):
                 continue
             j = k - 2
@@ -1083,7 +1090,7 @@ class CompiledSelector:
             recv = "any" if any_attrs and _checks.attribute_derived(ast.expr) else format_type(_checks._type(ast, ast.expr))
             off = toks[k + 1].start
             out.append((off, _checks.format_issue(
-                src, off, f"found no matching overload for '{t.text}' applied to '{recv}.()'")))
+                display, off, f"found no matching overload for '{name}' applied to '{recv}.()'")))
         return out
 
     def _static_checks(self, ast, src: str) -> None:

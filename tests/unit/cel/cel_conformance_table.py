@@ -71,6 +71,8 @@ ROWS = [
     # cel-go lists every checker error, including a global-only function called receiver-style ...
     (f'{C}.memory > quantity("1Gi") || {C}.memory.sign() == 1', GPU,
      ("compile", "found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'"), V_ALL),
+    (f'(device.driver) || ({D}.index.string() == "1")', GPU,
+     ("compile", "found no matching overload for 'string' applied to"), V_ALL),
     # ... but runs its validators (here: homogeneous list literals) only when checking succeeded.
     (f'{D}.index.string() == "0" && [{D}.index, 5].max() > 4', GPU,
      ("compile", "found no matching overload for 'string' applied to"), ((1, 34), (1, 35), (1, 36))),
