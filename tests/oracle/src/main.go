@@ -397,8 +397,10 @@ func process(raw json.RawMessage) output {
 	if !out.Deterministic {
 		runs = defaultRuns(s.Slices)
 	}
+	budgeted := true
 	if s.Runs > 0 {
 		runs = s.Runs
+		budgeted = false
 	}
 	seen := map[string]bool{}
 	for i := 0; i < runs; i++ {
@@ -419,10 +421,18 @@ func process(raw json.RawMessage) output {
 		if timedOut {
 			break
 		}
+		// A slow search repeated 400 times would take an hour; past the budget the
+		// default runs stop (at least two are made). An explicit "runs" is honoured in full.
+		if budgeted && i >= 1 && time.Since(start) > rerunBudget {
+			break
+		}
 	}
 	out.ElapsedMS = time.Since(start).Milliseconds()
 	return out
 }
+
+// rerunBudget bounds the default reruns of a map-order allocator (see process).
+const rerunBudget = 5 * time.Second
 
 // defaultRuns: how often a map-order allocator is run so that every pool order
 // is very likely seen. Only pool order is random (pools are gathered from a Go
