@@ -706,6 +706,7 @@ class _Run:
         self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.results: list[list[dict]] = [[] for _ in claims]
+        self.failed_from: set[tuple] = set()  # _boundary_state keys whose search failed
 
     # -- setup -------------------------------------------------------------------------------------
     def run(self):
@@ -879,10 +880,21 @@ class _Run:
             return True
         reqs = claim_requests(self.claims[ci])
         if ri >= len(reqs):
-            try:
-                return self.allocate_one(ci + 1, 0, -1, 0, False, (0, 0, 0))
-            except _MaxSizeExceeded:
+            if ci + 1 >= len(self.claims):
+                return True
+            # Upstream searches the later claims again for every allocation of the earlier ones. A later
+            # search that failed (no error) from the very same state fails again, so it is not repeated:
+            # same outcome and devices as upstream, far fewer steps when a late claim cannot be satisfied.
+            key = self._boundary_state(ci + 1)
+            if key in self.failed_from:
                 return False
+            try:
+                done = self.allocate_one(ci + 1, 0, -1, 0, False, (0, 0, 0))
+            except _MaxSizeExceeded:
+                done = False
+            if not done:
+                self.failed_from.add(key)
+            return done
         if not in_sub and (reqs[ri].get("firstAvailable") or []):
             all_exceeded = True
             sub = 0
@@ -961,6 +973,22 @@ class _Run:
                         return True
                     undo()
         return False
+
+    def _boundary_state(self, c: int) -> tuple:
+        """Everything the search of claims c.. reads that earlier claims change, including what the
+        pre-1.36 bookkeeping leaks (in-flight marks, counters, constraint state of later claims)."""
+        return (
+            c,
+            # in use, and by which later claim (a pre-1.36 leak; admin access looks at its own claim)
+            frozenset((did, frozenset(x for x in cs if x >= c)) for did, cs in self.allocating.items() if cs),
+            frozenset((did, frozenset(v.items())) for did, v in self.allocating_capacity.items()),
+            frozenset(
+                (scope, name, frozenset((k, v) for k, v in cs.items() if v))
+                for scope, sets in self.consumed_counters.items() for name, cs in sets.items()
+            ),
+            tuple(con.state() for cons in self.constraints[c:] for con in cons),
+            tuple(len(self.results[i]) for i in range(c, len(self.claims))),
+        )
 
     def _in_use(self, did: DeviceID) -> bool:
         return did in self.a.allocated.devices or bool(self.allocating.get(did))
@@ -1370,6 +1398,10 @@ class _Constraint:
         self.request_names = request_names
         self.attribute = attribute
 
+    def state(self) -> tuple:
+        """A hashable snapshot of what add() reads (see _Run._boundary_state)."""
+        raise NotImplementedError
+
     def applies(self, base: str, sub: str) -> bool:
         if not self.request_names:
             return True
@@ -1402,6 +1434,9 @@ class _MatchAttribute(_Constraint):
     def remove(self, base, sub, d, did) -> None:
         if self.applies(base, sub):
             self.num -= 1
+
+    def state(self) -> tuple:
+        return self.value, self.num
 
 
 class _DistinctAttribute(_Constraint):
@@ -1437,6 +1472,9 @@ class _DistinctAttribute(_Constraint):
             self.values.pop(base, None)
             self.num -= 1
 
+    def state(self) -> tuple:
+        return tuple(self.values.items()), self.num
+
 
 class _DistinctAttributePointers(_DistinctAttribute):
     """1.34 compares the attribute *pointers* (attribute.IntValue == attr.IntValue, fixed in 1.35 to
@@ -1454,6 +1492,10 @@ class _DistinctAttributePointers(_DistinctAttribute):
         self.values[base] = attr
         self.num += 1
         return True
+
+    def state(self) -> tuple:
+        # the identity of the attribute object plays the pointer
+        return tuple((k, id(v)) for k, v in self.values.items()), self.num
 
 
 class _DistinctAttributeAll(_Constraint):
@@ -1478,6 +1520,9 @@ class _DistinctAttributeAll(_Constraint):
     def remove(self, base, sub, d, did) -> None:
         if self.applies(base, sub):
             self.values.pop()
+
+    def state(self) -> tuple:
+        return tuple(self.values)
 
 
 class _MatchAttributeSet(_Constraint):
@@ -1509,6 +1554,9 @@ class _MatchAttributeSet(_Constraint):
         if self.applies(base, sub):
             self.stack.pop()
 
+    def state(self) -> tuple:
+        return tuple(self.stack)
+
 
 class _DistinctAttributeSet(_Constraint):
     """DRAListTypeAttributes (1.37): the values of the devices must be pairwise disjoint."""
@@ -1534,3 +1582,6 @@ class _DistinctAttributeSet(_Constraint):
     def remove(self, base, sub, d, did) -> None:
         if self.applies(base, sub):
             self.values.pop()
+
+    def state(self) -> tuple:
+        return tuple(self.values)

@@ -231,6 +231,20 @@ def test_search_budget_is_an_honest_error():
     assert v.determined is False and v.blocked is False
 
 
+def test_a_later_claim_that_fails_is_not_searched_again_from_the_same_state():
+    # Four claims spread over ten devices, then one no device satisfies: upstream tries the fifth claim
+    # after each of the 5,040 ordered picks, but only 210 distinct device sets exist.
+    never = req(selectors=[{"cel": {"expression": 'device.driver == "other.example.com"'}}])
+    claims = [claim(req(), name=f"c{i}") for i in range(4)] + [claim(never, name="last")]
+    for v in ((1, 34), (1, 35), (1, 36), (1, 37)):
+        a = Allocator(sem(v), CLASSES, [sl("s", [dev(f"d{i}") for i in range(10)])], AllocatedState())
+        a.max_steps = 5_000  # 2,986 steps; without the memo 17,581
+        assert a.allocate(NODE, claims) is None, v
+        # the same claims minus the impossible one still get the first devices, in order
+        a = Allocator(sem(v), CLASSES, [sl("s", [dev(f"d{i}") for i in range(10)])], AllocatedState())
+        assert picks(a.allocate(NODE, claims[:4])) == [[("r", f"d{i}")] for i in range(4)], v
+
+
 def test_list_attributes_use_set_semantics_only_where_the_allocator_gets_the_feature():
     ids = lambda *v: {"ids": {"ints": list(v)}}  # noqa: E731
     slices = [sl("s", [dev("a", attributes=ids(0, 1)), dev("b", attributes=ids(2)), dev("c", attributes=ids(1, 2))])]
