@@ -10,8 +10,11 @@ ${KUBECTL_DRA_CACHE:-~/.cache/kubectl-dra}/fidelity/disagreements/.
 
 What must agree (nothing else is normalised; see docs/fidelity.md):
   * cel: the list of (source, object, request, class, selector, device) entries, in order; per entry
-    the result (true/false) or that it is an error, and the error text (ERROR_NORMALISERS applies).
-  * allocation outcome (allocated / unallocatable / error) and the error text.
+    the result (true/false) or that it is an error, and the error text (ERROR_NORMALISERS applies);
+    upstream repeats an erroring evaluation and reports every other text it gave (`otherErrors`: which
+    bad attribute is named follows Go map order), ours must be one of them.
+  * allocation outcome (allocated / unallocatable / error) and the error text (an error outcome is
+    repeated upstream for the same reason, even where the search order is deterministic).
   * when allocated: per claim the results (request, driver, pool, device, adminAccess,
     consumedCapacity compared as exact numbers) and the nodeSelector.
   * where upstream's search order is not deterministic (1.34, 1.35 and the 1.36+ "stable"
@@ -168,7 +171,7 @@ def compare(oracle_out: dict[str, Any], ours: dict[str, Any], scenario: dict[str
                 diffs.append({"kind": "cel-result", "detail": {"entry": list(cel_key(u)), "upstream": [u.get("result"), u.get("error")],
                                                                "ours": [o.get("result"), o.get("error")],
                                                                "expression": exprs.get((u["source"], u["object"], u["request"], u["selector"]))}})
-            elif ue and norm_error(u["error"]) != norm_error(o["error"]):
+            elif ue and norm_error(o["error"]) not in {norm_error(t) for t in [u["error"], *(u.get("otherErrors") or [])]}:
                 diffs.append({"kind": "cel-error-text", "detail": {"entry": list(cel_key(u)), "upstream": u["error"], "ours": o["error"],
                                                                    "expression": exprs.get((u["source"], u["object"], u["request"], u["selector"]))}})
 
