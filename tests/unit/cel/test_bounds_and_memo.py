@@ -205,3 +205,12 @@ def test_conversion_cache_not_fooled_by_recycled_ids():
         bad = {"driver": "d", "attributes": {"v": {"version": "v1.2.3"}}}
         res = sel.evaluate(bad)
         assert res.value is None and res.error.startswith("attribute v: "), (i, res)
+
+
+def test_a_syntax_error_comes_alone_without_checker_errors():
+    # cel-go type-checks only what parsed (1.36/long/6172): no "no matching overload" next to it.
+    env = CelEnvironment((1, 36))
+    with pytest.raises(CelCompileError) as e:
+        env.compile('device.driver == || device.attributes["gpu.example.com"].index.string() == "0"')
+    assert "Syntax error: extraneous input '||'" in str(e.value)
+    assert "no matching overload" not in str(e.value)
