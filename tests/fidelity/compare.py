@@ -20,7 +20,8 @@ What must agree (nothing else is normalised; see docs/fidelity.md):
   * where upstream's search order is not deterministic (1.34, 1.35 and the 1.36+ "stable"
     implementation gather pools from a Go map), the oracle runs the allocator many times and reports
     every distinct allocation it saw; ours must equal one of them.
-Inconclusive (not counted in T): upstream panicked or timed out, or rejected the input.
+Inconclusive (not counted in T): upstream panicked or timed out, or rejected the input. Where upstream
+panicked the engine still runs, and the tally says whether it predicted the crash.
 """
 
 from __future__ import annotations
@@ -231,6 +232,15 @@ def judge(scenario: dict[str, Any], oracle_out: dict[str, Any]) -> tuple[str, li
     """("agreed" | "disagreed" | "inconclusive", disagreements or [reason])."""
     why = inconclusive(oracle_out)
     if why:
+        if why.startswith("upstream panicked: "):
+            # Not counted either way, but say whether the engine foresaw the crash (finding DRA415).
+            panic = why[len("upstream panicked: "):]
+            try:
+                err = (run_engine(scenario).get("allocation") or {}).get("error") or ""
+            except Exception:  # noqa: BLE001
+                err = ""
+            if err.startswith("kube-scheduler ") and panic and panic in err:
+                why = "upstream panicked, engine predicted the crash: " + panic
         return "inconclusive", [{"kind": "inconclusive", "detail": why}]
     try:
         ours = run_engine(scenario)
