@@ -1043,9 +1043,7 @@ class CompiledSelector:
             raise CelCompileError("compilation failed: " + _remap_issues(text, current, src, inserts)) from None
         raise CelCompileError("compilation failed: " + _compile_message(
             err, src, eng.env, any_attributes=not self.env.list_attributes,
-            # cel-go type-checks only what parsed: no checker errors next to a syntax error.
-            extra=[] if "Syntax error" in err or "reserved identifier" in err
-            else self._hidden_member_issues(eng, src))) from None
+            extra=self._hidden_member_issues(eng, src))) from None
 
     # Global-only functions that cel-go refuses receiver-style; the hidden member overloads (see
     # CelEnvironment) let _static_checks word that, but only on an expression cel-cpp type-checked.
@@ -1059,6 +1057,10 @@ class CompiledSelector:
         from . import _checks  # noqa: PLC0415
         from ._ast import decode_serialized, format_type  # noqa: PLC0415
 
+        try:
+            eng.env.compile(src, disable_check=True)
+        except RuntimeError:
+            return []  # cel-go type-checks only what parsed: no checker errors next to a syntax error
         display = src
         for stand_in, name in _UNRENAME.items():
             display = display.replace(stand_in, name)
