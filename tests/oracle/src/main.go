@@ -447,7 +447,7 @@ func process(raw json.RawMessage) output {
 }
 
 // errorReruns: how often an error is repeated to see every text upstream can give for it. With k
-// attributes in the map a given one comes first with probability >= 1/k; 64 runs miss one of 16
+// attributes in the map each comes first in roughly 1/k of the runs; 64 runs then miss one of 16
 // with probability 1.6%, one of 8 with 0.02%.
 const errorReruns = 64
 
