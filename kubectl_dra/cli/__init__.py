@@ -152,7 +152,7 @@ def explain_pod_cmd(name, **opts):
       # For CI: JSON, exit 1 when blocked
       kubectl dra explain pod my-pod -o json
     """
-    from kubectl_dra.analyze.diagnose import explain_pod
+    from kubectl_dra.analyze.explain import explain_pod
 
     snap, ns = _gather(opts, pod_name=name)
     sem = _semantics(opts, snap.server_version)
@@ -169,7 +169,7 @@ def explain_claim_cmd(name, **opts):
     Examples:
       kubectl dra explain claim my-claim -n team-a
     """
-    from kubectl_dra.analyze.diagnose import explain_claim
+    from kubectl_dra.analyze.explain import explain_claim
 
     snap, ns = _gather(opts, claim_name=name)
     sem = _semantics(opts, snap.server_version)
@@ -196,7 +196,7 @@ def match_claim_cmd(name, filename, **opts):
       # Every device with its reason
       kubectl dra match claim my-claim --all-devices
     """
-    from kubectl_dra.analyze.diagnose import match_claim
+    from kubectl_dra.analyze.explain import match_claim
 
     if bool(name) == bool(filename):
         raise DraError("give either a claim NAME or -f FILE")

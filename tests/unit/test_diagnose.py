@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.diagnose import explain_pod
+from kubectl_dra.analyze.explain import explain_pod
 from kubectl_dra.analyze.nodes import pod_node_rejection
 from kubectl_dra.features import Semantics
 from kubectl_dra.gather.files import snapshot_from_objects

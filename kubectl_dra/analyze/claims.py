@@ -1,0 +1,169 @@
+"""Which ResourceClaims a pod uses: named claims, generated claims (template + status + owner), and the
+requests of a claim with their DeviceClasses (upstream: the DynamicResources plugin's PreEnqueue/PreFilter
+claim lookup, and resourceclaim.Name)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubectl_dra.analyze.allocator import Request, claim_requests, obj_ref
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.gather.snapshot import Snapshot
+
+POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+
+
+def meta_of(o: dict) -> dict:
+    return o.get("metadata") or {}
+
+
+def name_of(o: dict) -> str:
+    return meta_of(o).get("name", "")
+
+
+def ns_of(o: dict) -> str:
+    return meta_of(o).get("namespace", "") or ""
+
+
+class Index:
+    """Lookups over a snapshot."""
+
+    def __init__(self, snap: Snapshot):
+        self.snap = snap
+        self.pods = {(ns_of(p), name_of(p)): p for p in snap.pods}
+        self.claims = {(ns_of(c), name_of(c)): c for c in snap.claims}
+        self.templates = {(ns_of(t), name_of(t)): t for t in snap.templates}
+        self.classes = {name_of(c): c for c in snap.classes}
+        self.nodes = sorted(snap.nodes, key=name_of)
+        self.gaps = list(snap.gaps)
+        # Without Node objects (offline dumps), node-local slices still name their node.
+        if not self.nodes:
+            names = sorted({(s.get("spec") or {}).get("nodeName") for s in snap.slices if (s.get("spec") or {}).get("nodeName")}
+                           | {(p.get("spec") or {}).get("nodeName") for p in snap.pods if (p.get("spec") or {}).get("nodeName")})
+            self.nodes = [{"metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}}, "synthetic": True} for n in names]
+            self.nodes_synthetic = True
+        else:
+            self.nodes_synthetic = False
+
+    def gap_for(self, resource: str) -> list:
+        return [g for g in self.gaps if g.resource.startswith(resource)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Claim resolution
+
+
+@dataclass
+class PodClaim:
+    pod_claim_name: str
+    source: str  # "claim" or "template"
+    source_name: str
+    claim: dict | None = None
+    findings: list = field(default_factory=list)
+    skipped: bool = False  # resourceClaimName: null in the status
+
+
+def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
+    ns = ns_of(pod)
+    pref = f"{ns}/{name_of(pod)}"
+    statuses = {s.get("name"): s for s in ((pod.get("status") or {}).get("resourceClaimStatuses") or [])}
+    uid = meta_of(pod).get("uid")
+    out: list[PodClaim] = []
+    for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
+        pcn = entry.get("name", "")
+        if entry.get("resourceClaimName"):
+            pc = PodClaim(pcn, "claim", entry["resourceClaimName"])
+            pc.claim = idx.claims.get((ns, pc.source_name))
+            if pc.claim is None:
+                if idx.gap_for("resourceclaims"):
+                    pc.findings.append(gap_finding(idx.gap_for("resourceclaims")[0]))
+                else:
+                    pc.findings.append(make("DRA203", f'could not find ResourceClaim "{ns}/{pc.source_name}"',
+                                            subject={"podClaim": pcn}, claim=f"{ns}/{pc.source_name}"))
+        elif entry.get("resourceClaimTemplateName"):
+            tname = entry["resourceClaimTemplateName"]
+            pc = PodClaim(pcn, "template", tname)
+            st = statuses.get(pcn)
+            if st is not None and st.get("resourceClaimName") is None and "resourceClaimName" in st:
+                pc.skipped = True
+            elif st is not None and st.get("resourceClaimName"):
+                pc.claim = idx.claims.get((ns, st["resourceClaimName"]))
+            if pc.claim is None and not pc.skipped:
+                for c in idx.claims.values():
+                    if ns_of(c) != ns:
+                        continue
+                    if (meta_of(c).get("annotations") or {}).get(POD_CLAIM_ANNOTATION) != pcn:
+                        continue
+                    if any(o.get("kind") == "Pod" and (o.get("uid") == uid if uid else o.get("name") == name_of(pod))
+                           for o in meta_of(c).get("ownerReferences") or []):
+                        pc.claim = c
+                        break
+            if pc.claim is None and not pc.skipped:
+                if (ns, tname) not in idx.templates and not idx.gap_for("resourceclaimtemplates"):
+                    pc.findings.append(make(
+                        "DRA202",
+                        f'PodResourceClaim {pcn}: resource claim template "{tname}": '
+                        f'resourceclaimtemplate.resource.k8s.io "{tname}" not found',
+                        subject={"podClaim": pcn}, template=f"{ns}/{tname}"))
+                else:
+                    pc.findings.append(make("DRA201", f'pod "{pref}": ResourceClaim not created yet',
+                                            subject={"podClaim": pcn}, template=f"{ns}/{tname}"))
+            elif pc.claim is not None and uid:
+                owners = [o for o in meta_of(pc.claim).get("ownerReferences") or [] if o.get("controller")]
+                if not any(o.get("kind") == "Pod" and o.get("uid") == uid for o in owners):
+                    word = "Pod" if sem.version >= (1, 36) else "pod"
+                    pc.findings.append(make(
+                        "DRA205",
+                        f"ResourceClaim {ns}/{name_of(pc.claim)} was not created for {word} {pref} ({word} is not owner)",
+                        subject={"podClaim": pcn}, claim=f"{ns}/{name_of(pc.claim)}",
+                        owners=[f"{o.get('kind')}/{o.get('name')}" for o in owners]))
+        else:
+            pc = PodClaim(pcn, "invalid", "")
+            pc.findings.append(make("DRA206", f'pod "{pref}", spec.resourceClaim "{pcn}": none of the supported fields are set',
+                                    subject={"podClaim": pcn}))
+        if pc.claim is not None and meta_of(pc.claim).get("deletionTimestamp"):
+            pc.findings.append(make("DRA204", f'resourceclaim "{ns}/{name_of(pc.claim)}" is being deleted',
+                                    subject={"podClaim": pcn}, claim=f"{ns}/{name_of(pc.claim)}"))
+        out.append(pc)
+    return out
+
+
+def gap_finding(gap) -> Finding:
+    return make("DRA101", f"cannot {gap.verb} {gap.resource}" + (f" in namespace {gap.namespace}" if gap.namespace else "")
+                + f": {gap.message}", verb=gap.verb, resource=gap.resource, namespace=gap.namespace)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Requests of a claim
+
+
+def build_requests(claim: dict, ci: int, idx: Index) -> tuple[list[list[Request]], list[Finding]]:
+    """Requests (each a list of alternatives: one entry, or the subrequests in order) and class findings."""
+    out: list[list[Request]] = []
+    findings: list[Finding] = []
+    for ri, req in enumerate(claim_requests(claim)):
+        alts: list[Request] = []
+        subs = req.get("firstAvailable") or []
+        if subs:
+            for si, sub in enumerate(subs):
+                alts.append(Request(ci, ri, si, f"{req.get('name', '')}/{sub.get('name', '')}", req.get("name", ""),
+                                    sub.get("name", ""), sub, sub.get("deviceClassName") or ""))
+        else:
+            spec = req.get("exactly") or {}
+            alts.append(Request(ci, ri, -1, req.get("name", ""), req.get("name", ""), "", spec,
+                                spec.get("deviceClassName") or ""))
+        for r in alts:
+            r.class_obj = idx.classes.get(r.class_name)
+            if r.class_obj is None and r.class_name:
+                if idx.gap_for("deviceclasses"):
+                    findings.append(gap_finding(idx.gap_for("deviceclasses")[0]))
+                else:
+                    findings.append(make("DRA211", f"request {r.name}: device class {r.class_name} does not exist",
+                                         subject={"claim": obj_ref(claim), "request": r.name}, deviceClass=r.class_name))
+        out.append(alts)
+    return out, findings
+
+
+# ---------------------------------------------------------------------------------------------------
+# The analysis shared by explain pod / explain claim / match

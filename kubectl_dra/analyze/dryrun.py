@@ -1,0 +1,171 @@
+"""The analysis shared by explain pod / explain claim / match: per-device matrices for every request and an
+allocator dry-run over the nodes the pod may use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kubectl_dra.analyze.allocator import (
+    AllocatedState,
+    AllocationError,
+    Allocator,
+    SelectorEvaluator,
+    apply_taint_rules,
+    obj_ref,
+)
+from kubectl_dra.analyze.claims import Index, build_requests
+from kubectl_dra.analyze.claims import name_of as _name
+from kubectl_dra.analyze.devices import (
+    CounterView,
+    Reachability,
+    Universe,
+    device_matrix,
+)
+from kubectl_dra.analyze.nodes import (
+    NodeSelectorError,
+    node_selector_matches,
+    pod_node_rejection,
+)
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Finding
+from kubectl_dra.gather.snapshot import Snapshot
+
+MAX_DRYRUN_NODES = 200
+MAX_ALLOCATABLE_NODES = 5
+
+
+@dataclass
+class ClaimAnalysis:
+    claim: dict
+    pod_claim_name: str | None
+    requests: list  # list[list[Request]]
+    matrices: dict = field(default_factory=dict)  # request name -> list[DeviceVerdict]
+    allocated: bool = False
+    dry_run: dict | None = None  # node -> results for this claim
+
+
+class Analysis:
+    def __init__(self, snap: Snapshot, sem: Semantics):
+        self.snap = snap
+        self.sem = sem
+        self.idx = Index(snap)
+        self.ev = SelectorEvaluator(sem)
+        self.slices = list(snap.slices)
+        if sem.taint_rules and snap.taint_rules:
+            self.slices = apply_taint_rules(self.slices, snap.taint_rules)
+        self.universe = Universe(self.slices, sem)
+        self.findings: list[Finding] = []
+
+    def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
+        return AllocatedState.from_claims((c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem)
+
+    def usable_nodes(self, pod: dict | None, allocated_claims: list[dict]) -> tuple[list[dict], dict]:
+        """Nodes the pod may use (pod constraints + already-allocated claims' node selectors), and why others not."""
+        usable, rejected = [], {}
+        for n in self.idx.nodes:
+            why = pod_node_rejection(pod, n) if pod is not None else None
+            if why is None:
+                for c in allocated_claims:
+                    sel = ((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")
+                    try:
+                        if sel is not None and not node_selector_matches(sel, n):
+                            why = f"claim {_name(c)} is allocated to devices not reachable from this node"
+                            break
+                    except NodeSelectorError as e:
+                        why = f"claim {_name(c)} has an invalid allocation node selector: {e}"
+                        break
+            if why is None:
+                usable.append(n)
+            else:
+                rejected[_name(n)] = why
+        return usable, rejected
+
+    def analyse_claims(self, claims: list[dict], pod: dict | None, pcnames: list) -> tuple[list[ClaimAnalysis], dict]:
+        """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones."""
+        allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
+        pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
+        state = self.allocated_state()
+        usable, rejected = self.usable_nodes(pod, allocated)
+        counters = CounterView(self.universe, state, self.sem)
+        reach = Reachability(usable)
+        analyses = []
+        for ci, (claim, pcn) in enumerate(zip(claims, pcnames)):
+            reqs, cls_findings = build_requests(claim, ci, self.idx)
+            self.findings.extend(cls_findings)
+            ca = ClaimAnalysis(claim, pcn, reqs, allocated=claim in allocated)
+            own = frozenset(
+                (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
+                for r in (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []
+            )
+            for alts in reqs:
+                for r in alts:
+                    if r.class_obj is None:
+                        continue
+                    m = device_matrix(r, self.universe, state, self.sem, self.ev,
+                                      reach if pod is not None or not self.idx.nodes_synthetic else None,
+                                      counters, own)
+                    if ca.allocated:
+                        chosen = {(x.get("driver"), x.get("pool"), x.get("device"))
+                                  for x in (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []
+                                  if x.get("request") == r.name}
+                        for v in m:
+                            if v.entry.did in chosen:
+                                v.outcome, v.reason, v.stage = "selected", "allocated to this claim", ""
+                    ca.matrices[r.name] = m
+            analyses.append(ca)
+        dry = {"usable": [_name(n) for n in usable], "rejectedNodes": rejected, "allocatable": [], "failures": {},
+               "error": None, "triedNodes": 0, "capped": False}
+        if pending and not any(f.blocking for f in self.findings):
+            self._dry_run(pending, analyses, reach, state, dry)
+        return analyses, dry
+
+    def _dry_run(self, pending, analyses, reach: Reachability, state, dry) -> None:
+        alloc = Allocator(self.sem, self.idx.classes, self.slices, state, self.ev)
+        by_claim = {id(a.claim): a for a in analyses}
+        # Only nodes from which every pending request has at least one candidate are worth a search.
+        # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
+        usable = reach.usable
+        worth_names = None
+        for c in pending:
+            for alts in by_claim[id(c)].requests:
+                names: set = set()
+                for r in alts:
+                    for v in by_claim[id(c)].matrices.get(r.name, []):
+                        if v.outcome == "candidate":
+                            names.update(v.nodes)
+                        elif v.stage == "cel-error":
+                            names.update(reach.nodes_for(v.entry))
+                worth_names = names if worth_names is None else worth_names & names
+        worth = [n for n in usable if worth_names is None or _name(n) in worth_names]
+        dry["consideredNodes"] = len(worth)
+        for n in worth[:MAX_DRYRUN_NODES]:
+            dry["triedNodes"] += 1
+            try:
+                res = alloc.allocate(n, pending)
+            except AllocationError as e:
+                dry["error"] = {"node": _name(n), "message": e.message, "kind": e.kind, "evidence": e.evidence}
+                break
+            if res is None:
+                dry["failures"][_name(n)] = "cannot allocate all claims"
+                continue
+            dry["allocatable"].append({
+                "node": _name(n),
+                "claims": [{"claim": obj_ref(c), "results": r.results, "nodeSelector": r.node_selector}
+                           for c, r in zip(pending, res)],
+            })
+            if len(dry["allocatable"]) >= MAX_ALLOCATABLE_NODES:
+                dry["capped"] = True
+                break
+        if len(worth) > MAX_DRYRUN_NODES and not dry["allocatable"]:
+            dry["capped"] = True
+        if dry["allocatable"]:
+            first = dry["allocatable"][0]
+            for entry in first["claims"]:
+                for a in analyses:
+                    if obj_ref(a.claim) == entry["claim"]:
+                        a.dry_run = entry
+                        picked = {(r["driver"], r["pool"], r["device"], r["request"]) for r in entry["results"]}
+                        for rname, m in a.matrices.items():
+                            for v in m:
+                                if v.entry.did + (rname,) in picked:
+                                    v.outcome, v.reason = "selected", f"selected by the dry-run on node {first['node']}"

@@ -1,0 +1,171 @@
+"""The three public entry points: explain pod, explain claim and match claim (Snapshot + Semantics -> Report).
+Pure: no I/O."""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.allocator import obj_ref
+from kubectl_dra.analyze.claims import gap_finding, resolve_pod_claims
+from kubectl_dra.analyze.claims import meta_of as _meta
+from kubectl_dra.analyze.claims import name_of as _name
+from kubectl_dra.analyze.claims import ns_of as _ns
+from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.report import claim_body, dedupe, ok_summary, semantics_finding
+from kubectl_dra.analyze.verdicts import device_findings, pool_findings
+from kubectl_dra.errors import DraError
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import UNDETERMINED, Report, make, verdict_from
+from kubectl_dra.gather.normalize import event_sort_key
+from kubectl_dra.gather.snapshot import Snapshot
+
+
+def events_for_pod(snap: Snapshot, pod: dict) -> list[dict]:
+    uid = _meta(pod).get("uid")
+    evs = [e for e in snap.events
+           if e["object"]["kind"] == "Pod" and e["object"]["name"] == _name(pod)
+           and (e["object"]["namespace"] or _ns(pod)) == _ns(pod)
+           and (not uid or not e["object"]["uid"] or e["object"]["uid"] == uid)]
+    return sorted(evs, key=event_sort_key)
+
+
+def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
+    an = Analysis(snap, sem)
+    idx = an.idx
+    pod = idx.pods.get((namespace, name))
+    if pod is None:
+        gaps = idx.gap_for("pods")
+        if gaps:
+            raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
+        raise DraError(f'pods "{name}" not found in namespace "{namespace}"')
+    an.findings.extend(gap_finding(g) for g in snap.gaps)
+    an.findings.append(semantics_finding(sem, snap))
+    pcs = resolve_pod_claims(pod, idx, sem)
+    events = events_for_pod(snap, pod)
+    # The controller's own words, when it reported why it could not create a claim.
+    created = [e for e in events if e["reason"] == "FailedResourceClaimCreation"]
+    for pc in pcs:
+        for f in pc.findings:
+            if f.code in ("DRA201", "DRA202") and created:
+                f = make(f.code, f.message, subject=f.subject,
+                         **dict(f.evidence, event={"message": created[-1]["message"], "time": created[-1]["time"]}))
+            an.findings.append(f)
+    resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
+    analyses, dry = an.analyse_claims([pc.claim for pc in resolved], pod, [pc.pod_claim_name for pc in resolved])
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    pending = [a for a in analyses if not a.allocated]
+    if not any(f.blocking for f in an.findings):
+        if pending:
+            device_findings(an, analyses, dry, pod)
+        else:
+            for a in analyses:
+                picks = ", ".join(f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+                                  for r in ((a.claim["status"]["allocation"].get("devices") or {}).get("results") or []))
+                an.findings.append(make("DRA001", f"claim {_name(a.claim)} is allocated: {picks or 'no devices'}",
+                                        subject={"claim": obj_ref(a.claim)}))
+            if node_name:
+                _kubelet_findings(an, pod, analyses, events)
+    for a in analyses:
+        if a.allocated and not node_name and not dry["usable"] and idx.nodes and not idx.nodes_synthetic:
+            an.findings.append(make("DRA502", f"claim {_name(a.claim)} is allocated to devices on a node the pod cannot use",
+                                    subject={"claim": obj_ref(a.claim)}, rejectedNodes=dry["rejectedNodes"]))
+    pool_findings(an)
+    findings = dedupe(an.findings)
+    ok = ok_summary(analyses, dry, node_name, findings)
+    verdict = verdict_from(findings, ok)
+    body = {
+        "pod": {"name": name, "namespace": namespace, "node": node_name, "phase": (pod.get("status") or {}).get("phase"),
+                "uid": _meta(pod).get("uid")},
+        "podClaims": [{"name": pc.pod_claim_name, "source": pc.source, "sourceName": pc.source_name,
+                       "claim": _name(pc.claim) if pc.claim else None, "skipped": pc.skipped} for pc in pcs],
+        "claims": [claim_body(a) for a in analyses],
+        "nodes": {"usable": dry["usable"], "rejected": dry["rejectedNodes"], "synthetic": idx.nodes_synthetic},
+        "events": events,
+    }
+    return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
+
+
+def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
+    node = pod["spec"]["nodeName"]
+    uid = _meta(pod).get("uid")
+    for a in analyses:
+        reserved = [r for r in ((a.claim.get("status") or {}).get("reservedFor") or [])]
+        if uid and reserved is not None and not any(r.get("uid") == uid for r in reserved):
+            an.findings.append(make("DRA603", f"pod is not in claim {_name(a.claim)}'s reservedFor",
+                                    subject={"claim": obj_ref(a.claim)}, reservedFor=reserved))
+    # The latest kubelet DRA event after the pod was scheduled decides.
+    last_sched = max((e["time"] for e in events if e["reason"] == "Scheduled"), default="")
+    prep = [e for e in events if e["reason"] == "FailedPrepareDynamicResources" and e["time"] >= last_sched]
+    running = (pod.get("status") or {}).get("phase") in ("Running", "Succeeded")
+    if prep and not running:
+        e = prep[-1]
+        msg = e["message"]
+        code = "DRA601" if "is not registered" in msg else "DRA602"
+        an.findings.append(make(code, msg, node=node, event={"reason": e["reason"], "time": e["time"],
+                                                             "source": e["source"]}))
+    elif not running and (pod.get("status") or {}).get("phase") == "Pending":
+        an.findings.append(make("DRA604", f"pod is bound to {node}; no kubelet report on preparing its devices yet", node=node))
+
+
+def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
+    an = Analysis(snap, sem)
+    claim = an.idx.claims.get((namespace, name))
+    if claim is None:
+        gaps = an.idx.gap_for("resourceclaims")
+        if gaps:
+            raise DraError(f'cannot get resourceclaim "{name}" in namespace "{namespace}": {gaps[0].message}')
+        raise DraError(f'resourceclaims.resource.k8s.io "{name}" not found in namespace "{namespace}"')
+    an.findings.extend(gap_finding(g) for g in snap.gaps)
+    an.findings.append(semantics_finding(sem, snap))
+    if _meta(claim).get("deletionTimestamp"):
+        an.findings.append(make("DRA204", f'resourceclaim "{namespace}/{name}" is being deleted',
+                                claim=f"{namespace}/{name}"))
+    analyses, dry = an.analyse_claims([claim], None, [None])
+    a = analyses[0]
+    if not any(f.blocking for f in an.findings):
+        if a.allocated:
+            picks = ", ".join(f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+                              for r in ((claim["status"]["allocation"].get("devices") or {}).get("results") or []))
+            an.findings.append(make("DRA001", f"claim {name} is allocated: {picks or 'no devices'}",
+                                    subject={"claim": obj_ref(claim)}))
+        else:
+            device_findings(an, analyses, dry, None)
+    pool_findings(an)
+    findings = dedupe(an.findings)
+    verdict = verdict_from(findings, ok_summary(analyses, dry, None, findings))
+    owners = [f"{o.get('kind')}/{o.get('name')}" for o in _meta(claim).get("ownerReferences") or []]
+    body = {"claim": {"name": name, "namespace": namespace, "owners": owners},
+            "claims": [claim_body(a)], "nodes": {"usable": dry["usable"], "synthetic": an.idx.nodes_synthetic}}
+    return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
+
+
+def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
+    """Which devices would satisfy the claim now. A template is matched as the claim it would generate.
+    An already-allocated claim is matched as if its own allocation were released."""
+    if claim.get("kind") == "ResourceClaimTemplate":
+        claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                 "metadata": {"name": _name(claim), "namespace": _ns(claim)},
+                 "spec": (claim.get("spec") or {}).get("spec") or {}}
+    me = obj_ref(claim)
+    snap2 = Snapshot(**{**snap.__dict__, "claims": tuple(c for c in snap.claims if obj_ref(c) != me)})
+    probe = dict(claim)
+    probe.pop("status", None)
+    an = Analysis(snap2, sem)
+    an.findings.extend(gap_finding(g) for g in snap.gaps)
+    an.findings.append(semantics_finding(sem, snap))
+    analyses, dry = an.analyse_claims([probe], None, [None])
+    if not any(f.blocking for f in an.findings):
+        device_findings(an, analyses, dry, None)
+    findings = dedupe(an.findings)
+    satisfiable = bool(dry["allocatable"]) and not any(f.blocking for f in findings)
+    determined = satisfiable or not any(f.code in UNDETERMINED for f in findings)
+    a = analyses[0]
+    requests = []
+    for alts in a.requests:
+        for r in alts:
+            m = a.matrices.get(r.name) or []
+            requests.append({"name": r.name, "deviceClassName": r.class_name,
+                             "devices": [v.to_dict() for v in m]})
+    body = {"claim": {"name": _name(claim), "namespace": _ns(claim)}, "satisfiable": satisfiable,
+            "determined": determined,
+            "nodes": [x["node"] for x in dry["allocatable"]], "requests": requests,
+            "dryRun": a.dry_run}
+    return Report("MatchResult", tuple(findings), body, sem.to_dict(), None)

@@ -1,0 +1,93 @@
+"""The report bodies and the small shared findings: claim bodies, claim state, the assumed semantics (DRA003),
+the summary used when nothing blocks, and de-duplication."""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.claims import meta_of as _meta
+from kubectl_dra.analyze.claims import name_of as _name
+from kubectl_dra.analyze.claims import ns_of as _ns
+from kubectl_dra.analyze.dryrun import ClaimAnalysis
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.gather.snapshot import Snapshot
+
+
+def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
+    c = a.claim
+    status = c.get("status") or {}
+    alloc = status.get("allocation")
+    body = {
+        "name": _name(c),
+        "namespace": _ns(c),
+        "podClaimName": a.pod_claim_name,
+        "state": claim_state(c),
+        "allocation": None,
+        "reservedFor": [f"{r.get('resource', '')}/{r.get('name', '')}" for r in status.get("reservedFor") or []],
+        "requests": [],
+    }
+    if alloc:
+        body["allocation"] = {
+            "results": [{k: r.get(k) for k in ("request", "driver", "pool", "device") if k in r}
+                        for r in ((alloc.get("devices") or {}).get("results") or [])],
+            "nodeSelector": alloc.get("nodeSelector"),
+        }
+    elif a.dry_run:
+        body["dryRun"] = a.dry_run
+    for alts in a.requests:
+        for r in alts:
+            m = a.matrices.get(r.name)
+            body["requests"].append({
+                "name": r.name,
+                "deviceClassName": r.class_name,
+                "allocationMode": r.mode,
+                "count": r.count if r.mode == "ExactCount" else None,
+                "selectors": [((s.get("cel") or {}).get("expression")) for s in r.selectors],
+                "classSelectors": [((s.get("cel") or {}).get("expression"))
+                                   for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []],
+                "classFound": r.class_obj is not None,
+                "devices": [v.to_dict() for v in m] if m is not None else [],
+            })
+    return body
+
+
+def claim_state(c: dict) -> str:
+    st = c.get("status") or {}
+    if _meta(c).get("deletionTimestamp"):
+        return "deleted"
+    if st.get("allocation"):
+        return "allocated,reserved" if st.get("reservedFor") else "allocated"
+    return "pending"
+
+
+def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
+    gates = ", ".join(f"{k}={'true' if sem.gates[k] else 'false'}" for k in sorted(sem.overridden)) or "defaults"
+    src = {"flag": "from --kubernetes-version", "server": "the API server's version",
+           "default": "newest supported; pass --kubernetes-version"}[sem.version_source]
+    extra = ""
+    if snap.source == "live":
+        extra = "; the scheduler's own feature gates and in-flight allocations are not visible through the API"
+    return make("DRA003", f"assumed Kubernetes {sem.version_str} ({src}), feature gates: {gates}{extra}",
+                kubernetesVersion=sem.version_str, featureGates=dict(sem.gates))
+
+
+def ok_summary(analyses, dry, node_name, findings) -> str:
+    if not analyses:
+        return "the pod has no ResourceClaims to allocate"
+    if any(f.code == "DRA604" for f in findings):
+        return f"claims allocated and reserved; waiting for the kubelet on {node_name} to prepare the devices"
+    if all(a.allocated for a in analyses):
+        where = f" on node {node_name}" if node_name else ""
+        return f"all {len(analyses)} claim(s) allocated{where}"
+    if dry["allocatable"]:
+        return f"claims allocatable now on node {dry['allocatable'][0]['node']}"
+    return "nothing blocks"
+
+
+def dedupe(findings: list[Finding]) -> list[Finding]:
+    seen, out = set(), []
+    for f in findings:
+        key = (f.code, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out

@@ -1,0 +1,214 @@
+"""From the per-device matrices and the dry-run to findings: which request, stage or constraint blocks.
+
+A pure function of an Analysis (dryrun.py); the codes come from the stage a device was rejected at or from the
+kind of allocator error, never from message text."""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.allocator import (
+    Request,
+    _attr_value,
+    lookup_attribute,
+    obj_ref,
+)
+from kubectl_dra.analyze.claims import name_of as _name
+from kubectl_dra.analyze.devices import DeviceVerdict
+from kubectl_dra.analyze.dryrun import Analysis, ClaimAnalysis
+from kubectl_dra.findings.model import Finding, make
+
+
+def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod: dict | None) -> None:
+    blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
+    if blind:
+        g = blind[0]
+        an.findings.append(make(
+            "DRA103", f"cannot tell whether devices are available: {g.verb} {g.resource} was refused",
+            verb=g.verb, resource=g.resource, namespace=g.namespace))
+        return
+    if dry.get("error"):
+        err = dry["error"]
+        code = {"cel-runtime": "DRA301", "cel-compile": "DRA302", "request": "DRA213", "class": "DRA211",
+                "all-pool": "DRA413", "invalid-pool": "DRA413", "constraint": "DRA409",
+                "timeout": "DRA414", "upstream-crash": "DRA415", "inexact": "DRA303"}.get(err["kind"], "DRA413")
+        if "feature is disabled" in err["message"]:
+            code = "DRA212"
+        hint = None
+        if code == "DRA301" and "no such key" not in err["message"]:
+            hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
+        an.findings.append(make(code, err["message"], hint=hint, node=err["node"], **err.get("evidence", {})))
+        return
+    if dry["allocatable"]:
+        nodes = [a["node"] for a in dry["allocatable"]]
+        more = " (and possibly more)" if dry.get("capped") else ""
+        for entry in dry["allocatable"][0]["claims"]:
+            picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry["results"])
+            an.findings.append(make("DRA002", f"claim {entry['claim']} is allocatable now on node(s) "
+                                      f"{', '.join(nodes)}{more}: {picks}",
+                                      subject={"claim": entry["claim"]}, nodes=nodes, results=entry["results"]))
+            for r in entry["results"]:
+                if "/" in r["request"]:
+                    base, sub = r["request"].split("/", 1)
+                    _fallback_info(an, entry["claim"], analyses, base, sub)
+        return
+    if pod is not None and not dry["usable"]:
+        an.findings.append(make("DRA503", "no node passes the pod's own node constraints",
+                                  rejectedNodes=dry["rejectedNodes"]))
+        return
+    # No node works: explain per request, from the matrices.
+    explained = False
+    for a in analyses:
+        if a.allocated:
+            continue
+        for alts in a.requests:
+            f = _request_finding(an, a, alts)
+            if f is not None:
+                an.findings.append(f)
+                explained = True
+    if not explained:
+        has_constraints = any(((a.claim.get("spec") or {}).get("devices") or {}).get("constraints")
+                              for a in analyses if not a.allocated)
+        if has_constraints:
+            for a in analyses:
+                if not a.allocated:
+                    an.findings.extend(constraint_findings(a))
+        else:
+            msg = "cannot allocate all claims on any node the pod may use"
+            hint = None
+            counters = any(v.entry.device.get("consumesCounters") for a in analyses for m in a.matrices.values()
+                           for v in m if v.outcome == "candidate")
+            if counters and an.sem.version < (1, 36):
+                msg += (" (the devices share counters: before 1.36 the allocator does not give back the counters of"
+                        " devices it tried and rejected, so it can run out although enough are free)")
+                hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
+            an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry["triedNodes"],
+                                      failures=dry["failures"]))
+
+
+def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
+    for a in analyses:
+        if obj_ref(a.claim) != claim_ref:
+            continue
+        for alts in a.requests:
+            if alts and alts[0].base_name == base and alts[0].sub_name != sub:
+                skipped = [r.sub_name for r in alts if r.sub_name != sub]
+                idx = [r.sub_name for r in alts].index(sub) if sub in [r.sub_name for r in alts] else 0
+                if idx > 0:
+                    an.findings.append(make("DRA004", f"request {base} falls back to subrequest {sub} "
+                                              f"(earlier: {', '.join(skipped[:idx])})",
+                                              subject={"claim": claim_ref, "request": base}))
+
+
+def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Finding | None:
+    """Why this request (all its subrequests) cannot be satisfied, or None if it could on its own."""
+    reasons = []
+    subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
+    for r in alts:
+        m = a.matrices.get(r.name)
+        if m is None:
+            return None  # class missing: reported already
+        if r.mode == "All":
+            # Every device that passes the selectors (and is reachable) must be allocatable at once.
+            blockers = [v for v in m if v.stage in ("in-use", "taint", "counters", "capacity", "feature")]
+            if blockers and len(alts) == 1:
+                v = blockers[0]
+                code = {"in-use": "DRA404", "taint": "DRA405", "counters": "DRA406", "capacity": "DRA407",
+                        "feature": "DRA212"}[v.stage]
+                return make(code, f"request {r.name}: allocationMode All needs every matching device, but "
+                                  f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
+                            subject=subject, blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]])
+        cands = [v for v in m if v.outcome in ("candidate", "selected")]
+        need = r.count if r.mode == "ExactCount" else max(1, len(cands))
+        per_node: dict[str, int] = {}
+        for v in cands:
+            for n in v.nodes or ("*",):
+                per_node[n] = per_node.get(n, 0) + 1
+        if cands and max(per_node.values()) >= need:
+            return None
+        reasons.append((r, m, cands, need, per_node))
+    r, m, cands, need, per_node = reasons[0]
+    if len(alts) > 1:
+        subject["subrequests"] = [x.name for x in alts]
+    stages: dict[str, list[DeviceVerdict]] = {}
+    for v in m:
+        stages.setdefault(v.stage or "candidate", []).append(v)
+    ev = {"devices": len(m), "byStage": {k: len(v) for k, v in sorted(stages.items())},
+          "examples": {k: [x.entry.id + ": " + x.reason for x in v[:3]] for k, v in sorted(stages.items())}}
+    label = f"request {r.name}" if len(alts) == 1 else f"request {alts[0].base_name} (every subrequest)"
+    if not m:
+        return make("DRA401", f"{label}: no ResourceSlice in the cluster publishes any device", subject=subject, **ev)
+    if cands:
+        best = max(per_node.values())
+        return make("DRA408", f"{label}: needs {need} device(s), at most {best} available on one node",
+                    subject=subject, **ev)
+    if "cel-error" in stages:
+        v = stages["cel-error"][0]
+        return make("DRA301", f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)
+    order = ["taint", "counters", "capacity", "in-use", "feature", "node", "request", "class", "binding", "pool"]
+    for stage in order:
+        if stage in stages:
+            vs = stages[stage]
+            code = {"taint": "DRA405", "counters": "DRA406", "capacity": "DRA407", "in-use": "DRA404",
+                    "feature": "DRA212", "node": "DRA501", "request": "DRA403", "class": "DRA402",
+                    "binding": "DRA412", "pool": "DRA401"}[stage]
+            if stage == "node":
+                msg = f"{label}: {len(vs)} matching device(s), none on a node the pod may use ({vs[0].entry.where()})"
+            elif stage == "request":
+                msg = f"{label}: no device passes the request's selectors ({vs[0].entry.id}: {vs[0].reason})"
+            elif stage == "class":
+                msg = f"{label}: no device passes the selectors of class {r.class_name} ({len(vs)} device(s) checked)"
+            elif stage == "in-use":
+                msg = f"{label}: every matching device is already allocated ({vs[0].entry.id}: {vs[0].reason})"
+            elif stage == "pool":
+                msg = f"{label}: no usable device ({vs[0].reason})"
+                code = "DRA401"
+            elif stage == "taint":
+                msg = f"{label}: every matching device has a taint the request does not tolerate ({vs[0].entry.id}: {vs[0].reason})"
+            elif stage == "counters":
+                msg = f"{label}: the shared counters of every matching device are used up ({vs[0].entry.id}: {vs[0].reason})"
+            elif stage == "capacity":
+                msg = f"{label}: no matching device has enough capacity left ({vs[0].entry.id}: {vs[0].reason})"
+            else:
+                msg = f"{label}: every matching device is rejected ({vs[0].entry.id}: {vs[0].reason})"
+            if code == "DRA412":
+                code = "DRA401"
+            return make(code, msg, subject=subject, **ev)
+    return None
+
+
+def pool_findings(an: Analysis) -> None:
+    for key, state in sorted(an.universe.pool_states.items()):
+        if state.startswith("invalid"):
+            an.findings.append(make("DRA411", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
+        elif state.startswith("incomplete"):
+            an.findings.append(make("DRA410", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
+
+
+def constraint_findings(a: ClaimAnalysis) -> list[Finding]:
+    """Show the values the claim's constraints compare, over the candidate devices of the affected requests."""
+    out = []
+    for i, con in enumerate(((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
+        attr = con.get("matchAttribute") or con.get("distinctAttribute")
+        if not attr:
+            continue
+        kind = "matchAttribute" if con.get("matchAttribute") else "distinctAttribute"
+        wanted = set(con.get("requests") or [])
+        values = {}
+        for rname, m in a.matrices.items():
+            base = rname.split("/", 1)[0]
+            if wanted and base not in wanted and rname not in wanted:
+                continue
+            for v in m:
+                if v.outcome in ("candidate", "selected"):
+                    found = lookup_attribute(v.entry.device, v.entry.did[0], attr)
+                    val = _attr_value(found) if found else None
+                    values[v.entry.id] = "<missing>" if val is None else str(val[1])
+        shown = ", ".join(f"{k}={val}" for k, val in list(values.items())[:8])
+        out.append(make("DRA409", f"claim {_name(a.claim)} constraint #{i} ({kind} {attr}) cannot be met by the "
+                                  f"candidate devices: {shown or 'none'}",
+                        subject={"claim": obj_ref(a.claim), "constraint": i}, attribute=attr, kind=kind,
+                        values=values))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Public entry points
