@@ -110,12 +110,14 @@ class Semantics:
     gates: Mapping[str, bool]
     overridden: frozenset[str] = frozenset()
     version_source: str = "default"  # "flag", "server" or "default"
+    newer_server: str | None = None  # the server's version when it is newer than the newest supported minor
 
     @classmethod
-    def for_version(cls, version=NEWEST, overrides=None, version_source="default") -> "Semantics":
+    def for_version(cls, version=NEWEST, overrides=None, version_source="default",
+                    newer_server: str | None = None) -> "Semantics":
         gates = dict(_DEFAULTS[version])
         gates.update(overrides or {})
-        return cls(version, MappingProxyType(gates), frozenset(overrides or ()), version_source)
+        return cls(version, MappingProxyType(gates), frozenset(overrides or ()), version_source, newer_server)
 
     def gate(self, name: str) -> bool:
         return bool(self.gates.get(name, False))
@@ -221,4 +223,5 @@ class Semantics:
             "versionSource": self.version_source,
             "featureGates": {k: self.gates[k] for k in sorted(self.gates)},
             "overriddenGates": sorted(self.overridden),
+            "serverVersion": self.newer_server,
         }

@@ -4,12 +4,25 @@ Pure: no I/O."""
 from __future__ import annotations
 
 from kubectl_dra.analyze.allocator import obj_ref
+from kubectl_dra.analyze.binding import binding_findings, prebind_failure
 from kubectl_dra.analyze.claims import gap_finding, resolve_pod_claims
 from kubectl_dra.analyze.claims import meta_of as _meta
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
 from kubectl_dra.analyze.dryrun import Analysis
-from kubectl_dra.analyze.report import claim_body, dedupe, ok_summary, semantics_finding
+from kubectl_dra.analyze.report import (
+    assumed_note,
+    claim_body,
+    dedupe,
+    ok_summary,
+    semantics_finding,
+)
+from kubectl_dra.analyze.scheduler import (
+    agreement_finding,
+    changed_since,
+    pod_gate_findings,
+    scheduler_word,
+)
 from kubectl_dra.analyze.verdicts import device_findings, pool_findings
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
@@ -52,7 +65,12 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
     analyses, dry = an.analyse_claims([pc.claim for pc in resolved], pod, [pc.pod_claim_name for pc in resolved])
     node_name = (pod.get("spec") or {}).get("nodeName")
     pending = [a for a in analyses if not a.allocated]
-    if not any(f.blocking for f in an.findings):
+    word = scheduler_word(pod, events)
+    blocked_before = any(f.blocking for f in an.findings)
+    failed_prebind = prebind_failure(word, [a.claim for a in analyses])
+    if failed_prebind is not None:
+        an.findings.append(failed_prebind)
+    if not blocked_before:
         if pending:
             device_findings(an, analyses, dry, pod)
         else:
@@ -61,16 +79,25 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
                                   for r in ((a.claim["status"]["allocation"].get("devices") or {}).get("results") or []))
                 an.findings.append(make("DRA001", f"claim {_name(a.claim)} is allocated: {picks or 'no devices'}",
                                         subject={"claim": obj_ref(a.claim)}))
+            an.findings.extend(binding_findings([a.claim for a in analyses], pod, sem, snap.observed_at))
             if node_name:
                 _kubelet_findings(an, pod, analyses, events)
     for a in analyses:
         if a.allocated and not node_name and not dry["usable"] and idx.nodes and not idx.nodes_synthetic:
             an.findings.append(make("DRA502", f"claim {_name(a.claim)} is allocated to devices on a node the pod cannot use",
                                     subject={"claim": obj_ref(a.claim)}, rejectedNodes=dry["rejectedNodes"]))
+    an.findings.extend(pod_gate_findings(pod))
     pool_findings(an)
+    if word is not None and not any(f.code == "DRA006" for f in an.findings):
+        blocking = [f for f in an.findings if f.blocking]
+        agree = agreement_finding(word, bool(blocking), [x["node"] for x in dry["allocatable"]],
+                                  bool(pending) and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
+                                  changed_since(snap, word.time))
+        if agree is not None:
+            an.findings.append(agree)
     findings = dedupe(an.findings)
     ok = ok_summary(analyses, dry, node_name, findings)
-    verdict = verdict_from(findings, ok)
+    verdict = verdict_from(findings, assumed_note(sem, ok))
     body = {
         "pod": {"name": name, "namespace": namespace, "node": node_name, "phase": (pod.get("status") or {}).get("phase"),
                 "uid": _meta(pod).get("uid")},
@@ -78,6 +105,7 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
                        "claim": _name(pc.claim) if pc.claim else None, "skipped": pc.skipped} for pc in pcs],
         "claims": [claim_body(a) for a in analyses],
         "nodes": {"usable": dry["usable"], "rejected": dry["rejectedNodes"], "synthetic": idx.nodes_synthetic},
+        "scheduler": word.to_dict() if word else None,
         "events": events,
     }
     return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
@@ -130,7 +158,7 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
             device_findings(an, analyses, dry, None)
     pool_findings(an)
     findings = dedupe(an.findings)
-    verdict = verdict_from(findings, ok_summary(analyses, dry, None, findings))
+    verdict = verdict_from(findings, assumed_note(sem, ok_summary(analyses, dry, None, findings)))
     owners = [f"{o.get('kind')}/{o.get('name')}" for o in _meta(claim).get("ownerReferences") or []]
     body = {"claim": {"name": name, "namespace": namespace, "owners": owners},
             "claims": [claim_body(a)], "nodes": {"usable": dry["usable"], "synthetic": an.idx.nodes_synthetic}}

@@ -64,10 +64,20 @@ def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
     src = {"flag": "from --kubernetes-version", "server": "the API server's version",
            "default": "newest supported; pass --kubernetes-version"}[sem.version_source]
     extra = ""
+    if sem.newer_server:
+        src = (f"the API server is {sem.newer_server}, newer than the newest supported minor {sem.version_str}: "
+               f"its DRA semantics are assumed to be {sem.version_str}'s and may differ")
     if snap.source == "live":
         extra = "; the scheduler's own feature gates and in-flight allocations are not visible through the API"
     return make("DRA003", f"assumed Kubernetes {sem.version_str} ({src}), feature gates: {gates}{extra}",
-                kubernetesVersion=sem.version_str, featureGates=dict(sem.gates))
+                kubernetesVersion=sem.version_str, featureGates=dict(sem.gates), serverVersion=sem.newer_server)
+
+
+def assumed_note(sem: Semantics, summary: str) -> str:
+    """A verdict reached with a newer server's semantics assumed says so."""
+    if sem.newer_server:
+        return f"{summary} (assuming Kubernetes {sem.version_str} semantics for a {sem.newer_server} server)"
+    return summary
 
 
 def ok_summary(analyses, dry, node_name, findings) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ._ast import CheckedAst, Node, assignable, decode_type, format_type
+from ._ast import CheckedAst, Node, decode_type, format_type
 
 HIDDEN_MEMBER = "k8s_hidden_member_"
 ATTR = "device.attributes"

@@ -102,7 +102,11 @@ def _message_types():
     """One descriptor pool + message classes for the process (library code compares classes)."""
     global _POOL
     if _POOL is None:
-        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # noqa: PLC0415
+        from google.protobuf import (  # noqa: PLC0415
+            descriptor_pb2,
+            descriptor_pool,
+            message_factory,
+        )
 
         pool = descriptor_pool.DescriptorPool()
         for package in ("kubernetes", "net"):
@@ -127,7 +131,9 @@ class _Engine:
     """One cel-cpp Env plus the protobuf message classes (built once per declaration set)."""
 
     def __init__(self, includes: bool, includes_limit: bool = False, new_celgo: bool = False):
-        from cel_expr_python import cel  # noqa: PLC0415 - lazy on purpose (CLI start-up time)
+        from cel_expr_python import (
+            cel,  # noqa: PLC0415 - lazy on purpose (CLI start-up time)
+        )
 
         self.cel = cel
         pool, classes = _message_types()

@@ -70,7 +70,13 @@ def _timeout(text: str) -> float | None:
 
 
 def _semantics(opts: dict, server_version: str | None):
-    from kubectl_dra.features import FeatureGateError, NEWEST, Semantics, parse_gates, parse_version
+    from kubectl_dra.features import (
+        NEWEST,
+        FeatureGateError,
+        Semantics,
+        parse_gates,
+        parse_version,
+    )
 
     try:
         gates = parse_gates(opts["feature_gates"])
@@ -82,7 +88,7 @@ def _semantics(opts: dict, server_version: str | None):
             except FeatureGateError:
                 v = server_version.lstrip("v").split(".")
                 if (int(v[0]), int("".join(ch for ch in v[1] if ch.isdigit()) or 0)) > NEWEST:
-                    return Semantics.for_version(NEWEST, gates, "server")
+                    return Semantics.for_version(NEWEST, gates, "server", newer_server=server_version)
                 raise
         return Semantics.for_version(NEWEST, gates, "default")
     except FeatureGateError as e:

@@ -76,9 +76,9 @@ class Verdict:
                 "determined": self.determined}
 
 
-# Findings that leave the verdict open: a missing permission, a selector the engine cannot evaluate
+# Findings that leave the verdict open: a disagreement with the scheduler, a missing permission, a selector the engine cannot evaluate
 # exactly, a search that ran out of budget, an upstream allocator that would crash.
-UNDETERMINED = frozenset({"DRA103", "DRA303", "DRA414", "DRA415"})
+UNDETERMINED = frozenset({"DRA005", "DRA103", "DRA303", "DRA414", "DRA415"})
 
 
 def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
@@ -88,9 +88,12 @@ def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
         if open_:
             return Verdict(False, None, open_[0].message, determined=False)
         return Verdict(False, None, ok_summary)
+    # What holds the pod before any piece is looked at (scheduling gates) comes first, then the pieces in order.
     order = {p: i for i, p in enumerate(PIECES)}
-    first = min(blocking, key=lambda f: order.get(f.missing or "", len(PIECES)))
-    return Verdict(True, first.missing, first.message)
+    first = min(blocking, key=lambda f: order.get(f.missing, -1) if f.missing else -1)
+    # A disagreement with the scheduler leaves even a blocked verdict open: one of the two is wrong.
+    disagree = next((f for f in findings if f.code == "DRA005"), None)
+    return Verdict(True, first.missing, first.message, determined=disagree is None)
 
 
 @dataclass(frozen=True)

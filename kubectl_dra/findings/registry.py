@@ -45,6 +45,29 @@ _RULES = [
          "If the first subrequest is the one you want, look at why its devices were rejected.",
          "With `firstAvailable`, the allocator tries the subrequests in order and keeps the first one that leads "
          "to a complete allocation of every claim of the pod."),
+    Rule("DRA005", "scheduler-disagrees", "error", False, None,
+         "kube-scheduler's latest word on the pod and kubectl-dra's analysis disagree about its devices.",
+         "Compare the scheduler's message with the analysis; check the likely causes in the evidence "
+         "(--kubernetes-version/--feature-gates to match the scheduler, run again after its next attempt).",
+         "kubectl-dra compares its dry-run with what the scheduler last said (the newest FailedScheduling, "
+         "BindingConditionsPending or Scheduled event, else the PodScheduled condition). When the scheduler "
+         "reports a DRA reason (`cannot allocate all claims`, a DynamicResources plugin error) for every node "
+         "but the dry-run finds devices, or the scheduler placed the pod while the dry-run finds none, one of "
+         "them sees something the other does not: a feature or field the analysis does not model, a version or "
+         "feature-gate skew, objects that changed after the scheduler's last attempt, or allocations the "
+         "scheduler has in flight. The answer is then undetermined (exit 2), never \"nothing blocks\"."),
+    Rule("DRA006", "scheduling-gated", "error", True, None,
+         "The pod has scheduling gates: the scheduler does not try to schedule it until they are removed.",
+         "Find the controller that owns the gate (its name usually says which) and why it has not removed it.",
+         "`spec.schedulingGates` keeps a pod out of the scheduling queue (condition PodScheduled=False, reason "
+         "SchedulingGated). kubectl-dra still dry-runs the pod's claims and shows what the allocator would do "
+         "once the gates are gone."),
+    Rule("DRA007", "other-scheduler", "warning", False, None,
+         "The pod names a scheduler other than default-scheduler; the analysis models kube-scheduler.",
+         "Check the named scheduler's own logs and events; kubectl-dra's verdict holds only if it runs the "
+         "upstream DynamicResources plugin with the assumed version and feature gates.",
+         "`spec.schedulerName` picks which scheduler places the pod. kubectl-dra ports the allocator and the "
+         "DynamicResources plugin of kube-scheduler; a second scheduler may use other rules or none."),
     Rule("DRA101", "permission-denied", "warning", False, None,
          "kubectl-dra could not read some objects: the answer covers only what it could read.",
          "Grant get/list/watch on the named resource (see docs/rbac.md) or run with a more privileged context.",
@@ -188,6 +211,28 @@ _RULES = [
          "scheduler does. Where that code would panic (kube-scheduler 1.34 with DRAConsumableCapacity indexes "
          "the wrong device and can run past the end of a slice), there is no allocation to report: the verdict "
          "stays undetermined and the exit code is 2."),
+    Rule("DRA421", "binding-conditions-pending", "error", True, "device",
+         "The claim is allocated, but a device waits for its binding conditions: the scheduler holds the pod in PreBind.",
+         "The driver's controller sets the conditions in the claim's status.devices; check that controller and "
+         "the device (for example a fabric attach). The scheduler gives up after the binding timeout.",
+         "A device with `bindingConditions` (KEP-5007) is allocated first and bound later: kube-scheduler emits "
+         "`BindingConditionsPending`, keeps the pod nominated (no `spec.nodeName`) and polls the claim's "
+         "`status.devices[]` until every binding condition is True. The evidence lists each condition with its "
+         "current status and how long the scheduler has waited against the binding timeout (600 s by default, "
+         "`DynamicResourcesArgs.bindingTimeout`)."),
+    Rule("DRA422", "binding-failed", "error", True, "device",
+         "A device's binding failure condition is True: the scheduler deallocates the claim and tries again.",
+         "Look at the reason and message the driver reported; fix the device or remove it from the pool, "
+         "otherwise the scheduler may pick it again.",
+         "When any of a device's `bindingFailureConditions` is True in the claim's `status.devices[]`, PreBind "
+         "fails with `device binding failed: claim=..., reason=..., message=...`, the claim is deallocated and "
+         "the pod goes back to the scheduling queue."),
+    Rule("DRA423", "binding-timeout", "error", True, "device",
+         "A device's binding conditions were not met within the binding timeout: the scheduler deallocates and retries.",
+         "Check the driver's controller that should set the conditions; raise bindingTimeout only if binding is "
+         "known to take that long.",
+         "kube-scheduler waits at most the binding timeout (600 s by default) from `allocation.allocationTimestamp` "
+         "for the binding conditions, then fails PreBind, deallocates the claim and retries."),
     Rule("DRA501", "no-reachable-node", "error", True, "node",
          "Devices that match exist, but none is reachable from a node the pod may use.",
          "Check the pod's nodeName, nodeSelector, affinity and tolerations against the nodes the devices are on.",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from urllib.parse import quote, urlencode
 
 from kubectl_dra.errors import DraError
@@ -213,7 +214,8 @@ def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim
     for k in ("claims", "templates", "classes", "slices", "nodes", "events", "taint_rules"):
         objs.extend(results.get(k, []))
     snap = snapshot_from_objects(objs, namespace, source="live")
-    return Snapshot(**{**snap.__dict__, "gaps": tuple(gaps), "server_version": server_version,
+    observed = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Snapshot(**{**snap.__dict__, "gaps": tuple(gaps), "server_version": server_version, "observed_at": observed,
                        "resource_api_version": rv, "notes": (f"namespace={namespace}",)})
 
 

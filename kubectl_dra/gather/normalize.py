@@ -52,7 +52,7 @@ def _claim_spec(spec: dict) -> None:
 
 def event_sort_key(ev: dict) -> tuple:
     """Time order as `kubectl get events --sort-by=.lastTimestamp`, with series and eventTime handled."""
-    return (_norm_time(ev.get("time")), _norm_time(ev.get("firstTime")), ev.get("name") or "")
+    return (norm_time(ev.get("time")), norm_time(ev.get("firstTime")), ev.get("name") or "")
 
 
 def normalize_event(ev: dict) -> dict:
@@ -97,7 +97,7 @@ def normalize_event(ev: dict) -> dict:
     }
 
 
-def _norm_time(t) -> str:
+def norm_time(t) -> str:
     """RFC3339 and RFC3339 micro timestamps sort correctly as strings once normalised to ...Z."""
     if not t:
         return ""

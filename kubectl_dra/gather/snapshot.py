@@ -37,4 +37,5 @@ class Snapshot:
     source: str = "files"  # "files" or "live"
     server_version: str | None = None
     resource_api_version: str | None = None  # which resource.k8s.io version was read
+    observed_at: str | None = None  # RFC 3339 UTC time of a live gather (None for files): "how long has it waited"
     notes: tuple = field(default=())

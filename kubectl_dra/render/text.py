@@ -89,9 +89,11 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         _kv(out, "Owners", ", ".join(esc(o) for o in c.get("owners") or []) or "<none>")
     _kv(out, "Semantics", _semantics_line(d["semantics"]))
     if not v.get("determined", True):
-        _kv(out, "Verdict", "Unknown: the analysis is incomplete", "bold yellow")
+        why = ("the analysis and the scheduler disagree" if any(f["code"] == "DRA005" for f in d["findings"])
+               else "the analysis is incomplete")
+        _kv(out, "Verdict", f"Unknown: {why}", "bold yellow")
     elif v["blocked"]:
-        _kv(out, "Verdict", f"Blocked: missing {v['missing'] or 'unknown'}", "bold red")
+        _kv(out, "Verdict", f"Blocked: missing {v['missing']}" if v["missing"] else "Blocked", "bold red")
     else:
         _kv(out, "Verdict", "OK: nothing blocks", "bold green")
     _kv(out, "Summary", esc(v["summary"]))

@@ -254,6 +254,66 @@ scenario("capacity-exhausted", "Consumable capacity: a shared GPU has 10Gi of 40
           dclass(), rslice("node-01-gpus", [dev("gpu-0", "40Gi", allowMultipleAllocations=True)], "node-01"), *NODES],
          version="1.36")
 
+scenario("scheduler-disagrees", "The scheduler's latest word is `cannot allocate all claims` on every node, but the dry-run "
+         "finds a free device: DRA005, undetermined (exit 2), never OK.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+          event("web-0", "FailedScheduling", CAN, "2026-11-30T09:00:00Z"), *NODES])
+scenario("scheduler-rejects-other-nodes", "The scheduler rejects one node for DRA and the other for CPU: the dry-run's "
+         "node may be the CPU-starved one, so no disagreement (DRA002, exit 0).",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+          event("web-0", "FailedScheduling", "0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims.",
+                "2026-11-30T09:00:00Z"), *NODES])
+scenario("scheduling-gated", "A pod held by a scheduling gate is blocked (DRA006) whatever its claims; the dry-run "
+         "still shows what the allocator would do once the gate is removed.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")], schedulingGates=[{"name": "example.com/quota-check"}]),
+          claim("c1", [req()]), dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
+scenario("other-scheduler", "A pod for another scheduler: DRA007 says the analysis models kube-scheduler.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")], schedulerName="volcano"),
+          claim("c1", [req()]), dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
+
+
+def bound_claim(name, conditions=None):
+    """An FPGA claim allocated to a device with binding conditions (KEP-5007), reserved for the pod."""
+    c = claim(name, [req("fpga", cls="gpu")], results=[("fpga", "node-02", "fpga-0")], reserved="web-0", node="node-02")
+    r = c["status"]["allocation"]["devices"]["results"][0]
+    r["bindingConditions"] = ["fpga.example.com/attached"]
+    r["bindingFailureConditions"] = ["fpga.example.com/attach-failed"]
+    c["status"]["allocation"]["allocationTimestamp"] = "2026-11-30T09:00:00Z"
+    if conditions is not None:
+        c["status"]["devices"] = [{"driver": DRIVER, "pool": "node-02", "device": "fpga-0", "conditions": conditions}]
+    return c
+
+
+FPGA = rslice("node-02-fpga", [dev("fpga-0", bindsToNode=True, bindingConditions=["fpga.example.com/attached"],
+                                   bindingFailureConditions=["fpga.example.com/attach-failed"])], "node-02")
+WAITING = event("web-0", "BindingConditionsPending", "waiting for binding conditions for device on node node-02",
+                "2026-11-30T09:00:01Z", type_="Normal")
+scenario("binding-conditions-pending", "The claim is allocated to a device with binding conditions the driver has not "
+         "set yet: the scheduler holds the pod in PreBind. Blocked (DRA421), not OK.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "fpga-claim")]), bound_claim("fpga-claim"), dclass(), FPGA, WAITING, *NODES])
+scenario("binding-failed", "The driver set the binding failure condition: DRA422 with its reason and message.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "fpga-claim")]),
+          bound_claim("fpga-claim", [{"type": "fpga.example.com/attach-failed", "status": "True", "reason": "FabricError",
+                                      "message": "port 3 down", "lastTransitionTime": "2026-11-30T09:00:30Z"},
+                                     {"type": "fpga.example.com/attached", "status": "False", "reason": "Attaching",
+                                      "lastTransitionTime": "2026-11-30T09:00:30Z"}]),
+          dclass(), FPGA, WAITING, *NODES])
+scenario("binding-failed-event", "The scheduler's last attempt failed in PreBind on a binding failure and deallocated "
+         "the claim: DRA422 from its event, although a dry-run would allocate the device again.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "fpga-claim")]), claim("fpga-claim", [req("fpga", cls="gpu")]), dclass(), FPGA,
+          WAITING,
+          event("web-0", "FailedScheduling", 'running PreBind plugin "DynamicResources": device binding failed: '
+                'claim=fpga-claim, reason=FabricError, message="port 3 down"', "2026-11-30T09:00:31Z", n=2), *NODES])
+
 
 def main() -> None:
     for name, sc in SCENARIOS.items():

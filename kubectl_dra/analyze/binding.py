@@ -1,0 +1,128 @@
+"""Binding conditions (KEP-5007): an allocated device that must become ready before the pod is bound.
+
+upstream: pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go, PreBind → bindClaim /
+isClaimReadyForBinding / isClaimTimeout. The scheduler allocates the claim, emits `BindingConditionsPending`, then
+polls until every bindingCondition of every result is True in the claim's `status.devices[]` entry for that device
+(written by the driver's controller), fails as soon as one of the bindingFailureConditions is True, and gives up
+after the binding timeout (counted from `allocation.allocationTimestamp`). On failure or timeout it deallocates the
+claim and tries again from the start."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from kubectl_dra.analyze.allocator import obj_ref
+from kubectl_dra.analyze.claims import name_of
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Finding, make
+
+# DynamicResourcesArgs.bindingTimeout default (BindingTimeoutDefaultSeconds in 1.34, the args default since 1.35).
+BINDING_TIMEOUT_SECONDS = 600
+
+
+def parse_time(text) -> datetime | None:
+    if not text or not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _device_status(claim: dict, result: dict) -> dict | None:
+    for d in (claim.get("status") or {}).get("devices") or []:
+        if not isinstance(d, dict):
+            continue
+        if (d.get("driver"), d.get("pool"), d.get("device")) != (result.get("driver"), result.get("pool"),
+                                                               result.get("device")):
+            continue
+        if (d.get("shareID") or None) != (result.get("shareID") or None):
+            continue
+        return d
+    return None
+
+
+def _conditions(status: dict | None) -> dict[str, dict]:
+    out = {}
+    for c in (status or {}).get("conditions") or []:
+        if isinstance(c, dict) and isinstance(c.get("type"), str):
+            out[c["type"]] = c
+    return out
+
+
+def _describe(cond: dict | None) -> str:
+    if cond is None:
+        return "not reported"
+    st = cond.get("status")
+    if st is None or st == "":
+        return "reported without a status"
+    extra = "".join(f", {k} {cond[k]!r}" for k in ("reason", "message") if cond.get(k))
+    return f"{st}{extra}"
+
+
+def binding_findings(claims: list[dict], pod: dict, sem: Semantics, observed_at: str | None) -> list[Finding]:
+    """Findings for the pod's allocated claims whose devices wait for (or failed) their binding conditions.
+
+    Only while the pod is not bound: once `spec.nodeName` is set the conditions were met."""
+    if (pod.get("spec") or {}).get("nodeName") or not sem.binding_conditions:
+        return []
+    now = parse_time(observed_at)
+    out: list[Finding] = []
+    for claim in claims:
+        alloc = (claim.get("status") or {}).get("allocation") or {}
+        started = parse_time(alloc.get("allocationTimestamp"))
+        waited = int((now - started).total_seconds()) if now and started else None
+        for r in (alloc.get("devices") or {}).get("results") or []:
+            if not isinstance(r, dict) or not r.get("bindingConditions"):
+                continue
+            dev = f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+            status = _device_status(claim, r)
+            conds = _conditions(status)
+            subject = {"claim": obj_ref(claim), "device": dev, "request": r.get("request")}
+            evidence = {
+                "bindingConditions": {t: _describe(conds.get(t)) for t in r.get("bindingConditions") or []},
+                "bindingFailureConditions": {t: _describe(conds.get(t)) for t in r.get("bindingFailureConditions") or []},
+                "allocationTimestamp": alloc.get("allocationTimestamp"), "waitedSeconds": waited,
+                "timeoutSeconds": BINDING_TIMEOUT_SECONDS,
+            }
+            failed = [t for t in r.get("bindingFailureConditions") or [] if (conds.get(t) or {}).get("status") == "True"]
+            if failed:
+                c = conds[failed[0]]
+                out.append(make("DRA422", f"device {dev} of claim {name_of(claim)} failed to bind: condition "
+                                          f"{failed[0]} is True (reason {c.get('reason') or '<none>'}, message "
+                                          f"{c.get('message') or ''!r}); the scheduler deallocates the claim and "
+                                          "tries again", subject=subject, **evidence))
+                continue
+            pending = [t for t in r.get("bindingConditions") or [] if (conds.get(t) or {}).get("status") != "True"]
+            if not pending:
+                continue
+            where = ", ".join(f"{t} ({_describe(conds.get(t))})" for t in pending)
+            if waited is not None and waited > BINDING_TIMEOUT_SECONDS:
+                out.append(make("DRA423", f"device {dev} of claim {name_of(claim)} has waited {waited}s for binding "
+                                          f"condition(s) {where}, longer than the {BINDING_TIMEOUT_SECONDS}s binding "
+                                          "timeout: the scheduler deallocates the claim and tries again",
+                                subject=subject, **evidence))
+                continue
+            so_far = (f"waited {waited}s of {BINDING_TIMEOUT_SECONDS}s" if waited is not None else
+                      f"allocated at {alloc.get('allocationTimestamp') or '<unknown>'}, timeout "
+                      f"{BINDING_TIMEOUT_SECONDS}s")
+            out.append(make("DRA421", f"device {dev} of claim {name_of(claim)} waits for binding condition(s) "
+                                      f"{where}, set by the {r.get('driver')} driver's controller; {so_far}",
+                            subject=subject, **evidence))
+    return out
+
+
+def prebind_failure(word, claims: list[dict]) -> Finding | None:
+    """The scheduler's last attempt failed in PreBind on binding conditions, and the claim was deallocated since."""
+    if word is None or word.state != "error":
+        return None
+    msg = word.message
+    if "device binding failed" in msg or " binding failed: " in msg:
+        code = "DRA422"
+    elif "binding timeout" in msg:
+        code = "DRA423"
+    else:
+        return None
+    return make(code, f"the scheduler's last attempt failed while waiting for binding conditions: {msg}; it "
+                      "deallocated the claim and tries again", scheduler=word.to_dict(),
+                claims=[obj_ref(c) for c in claims])
