@@ -112,17 +112,31 @@ def binding_findings(claims: list[dict], pod: dict, sem: Semantics, observed_at:
     return out
 
 
-def prebind_failure(word, claims: list[dict]) -> Finding | None:
-    """The scheduler's last attempt failed in PreBind on binding conditions, and the claim was deallocated since."""
-    if word is None or word.state != "error":
+def prebind_failure(events: list[dict], claims: list[dict]) -> Finding | None:
+    """The scheduler's newest attempt failed in PreBind on binding conditions (and deallocated the claim), and no
+    new wait has begun since (events are oldest first)."""
+    last_wait = ""
+    failed = None
+    for e in events:
+        if e.get("reason") == "BindingConditionsPending":
+            last_wait = e.get("time") or ""
+        elif e.get("reason") == "FailedScheduling" and _binding_error(e.get("message") or ""):
+            failed = e
+    if failed is None or (last_wait and last_wait > (failed.get("time") or "")):
         return None
-    msg = word.message
-    if "device binding failed" in msg or " binding failed: " in msg:
-        code = "DRA422"
-    elif "binding timeout" in msg:
-        code = "DRA423"
-    else:
+    msg = failed.get("message") or ""
+    return make(_binding_error(msg), f"the scheduler's last attempt failed while waiting for binding conditions: {msg}; "
+                                     "it deallocates the claim and tries again",
+                event={"message": msg, "time": failed.get("time")}, claims=[obj_ref(c) for c in claims])
+
+
+def _binding_error(msg: str) -> str | None:
+    """1.36+: `device binding failed: claim=...` / `device binding timeout: ...`; 1.34/1.35: `claim X binding failed:
+    reason=...` / `claim X binding timeout` (both wrapped in `running PreBind plugin "DynamicResources": `)."""
+    if "PreBind" not in msg and "binding" not in msg:
         return None
-    return make(code, f"the scheduler's last attempt failed while waiting for binding conditions: {msg}; it "
-                      "deallocated the claim and tries again", scheduler=word.to_dict(),
-                claims=[obj_ref(c) for c in claims])
+    if "device binding failed" in msg or " binding failed: reason=" in msg:
+        return "DRA422"
+    if "binding timeout" in msg:
+        return "DRA423"
+    return None

@@ -59,11 +59,15 @@ class Analysis:
     def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
         return AllocatedState.from_claims((c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem)
 
-    def usable_nodes(self, pod: dict | None, allocated_claims: list[dict]) -> tuple[list[dict], dict]:
-        """Nodes the pod may use (pod constraints + already-allocated claims' node selectors), and why others not."""
+    def usable_nodes(self, pod: dict | None, allocated_claims: list[dict],
+                     excluded: dict | None = None) -> tuple[list[dict], dict]:
+        """Nodes the pod may use (pod constraints + already-allocated claims' node selectors), and why others not.
+        excluded: nodes left out of the dry-run for a reason of the caller's (name -> why)."""
         usable, rejected = [], {}
         for n in self.idx.nodes:
             why = pod_node_rejection(pod, n) if pod is not None else None
+            if why is None and excluded and _name(n) in excluded:
+                why = excluded[_name(n)]
             if why is None:
                 for c in allocated_claims:
                     sel = ((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")
@@ -80,12 +84,13 @@ class Analysis:
                 rejected[_name(n)] = why
         return usable, rejected
 
-    def analyse_claims(self, claims: list[dict], pod: dict | None, pcnames: list) -> tuple[list[ClaimAnalysis], dict]:
+    def analyse_claims(self, claims: list[dict], pod: dict | None, pcnames: list,
+                       excluded: dict | None = None) -> tuple[list[ClaimAnalysis], dict]:
         """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
         state = self.allocated_state()
-        usable, rejected = self.usable_nodes(pod, allocated)
+        usable, rejected = self.usable_nodes(pod, allocated, excluded)
         counters = CounterView(self.universe, state, self.sem)
         reach = Reachability(usable)
         analyses = []

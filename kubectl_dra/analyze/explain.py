@@ -10,6 +10,8 @@ from kubectl_dra.analyze.claims import meta_of as _meta
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
 from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.extended import plan as extended_plan
+from kubectl_dra.analyze.extended import plugin_path_finding
 from kubectl_dra.analyze.report import (
     assumed_note,
     claim_body,
@@ -62,17 +64,30 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
                          **dict(f.evidence, event={"message": created[-1]["message"], "time": created[-1]["time"]}))
             an.findings.append(f)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
-    analyses, dry = an.analyse_claims([pc.claim for pc in resolved], pod, [pc.pod_claim_name for pc in resolved])
+    claims, names = [pc.claim for pc in resolved], [pc.pod_claim_name for pc in resolved]
+    # DRA-backed extended resources: the scheduler's own claim, analysed last as upstream allocates it last.
+    ext = extended_plan(pod, list(snap.classes), idx.claims, idx.nodes, list(snap.slices), sem)
+    if ext is not None:
+        an.findings.extend(ext.findings)
+        if ext.claim is not None:
+            claims.append(ext.claim)
+            names.append(None)
+    analyses, dry = an.analyse_claims(claims, pod, names,
+                                      excluded=ext.plugin_nodes if ext is not None and not ext.created else None)
     node_name = (pod.get("spec") or {}).get("nodeName")
     pending = [a for a in analyses if not a.allocated]
     word = scheduler_word(pod, events)
     blocked_before = any(f.blocking for f in an.findings)
-    failed_prebind = prebind_failure(word, [a.claim for a in analyses])
+    failed_prebind = prebind_failure(events, [a.claim for a in analyses])
     if failed_prebind is not None:
         an.findings.append(failed_prebind)
     if not blocked_before:
         if pending:
             device_findings(an, analyses, dry, pod)
+            if ext is not None and ext.claim is not None and not dry["allocatable"]:
+                via_plugin = plugin_path_finding(ext, [_name(n) for n in idx.nodes])
+                if via_plugin is not None:
+                    an.findings.append(via_plugin)
         else:
             for a in analyses:
                 picks = ", ".join(f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
@@ -97,13 +112,18 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
             an.findings.append(agree)
     findings = dedupe(an.findings)
     ok = ok_summary(analyses, dry, node_name, findings)
+    if not analyses and ext is not None:
+        ok = f"no DRA allocation: {', '.join(ext.resources)} is left to device plugins"
     verdict = verdict_from(findings, assumed_note(sem, ok))
     body = {
         "pod": {"name": name, "namespace": namespace, "node": node_name, "phase": (pod.get("status") or {}).get("phase"),
                 "uid": _meta(pod).get("uid")},
         "podClaims": [{"name": pc.pod_claim_name, "source": pc.source, "sourceName": pc.source_name,
-                       "claim": _name(pc.claim) if pc.claim else None, "skipped": pc.skipped} for pc in pcs],
+                       "claim": _name(pc.claim) if pc.claim else None, "skipped": pc.skipped} for pc in pcs]
+        + ([{"name": "<extended resources>", "source": "extended", "sourceName": ", ".join(ext.resources),
+             "claim": _name(ext.claim) if ext.created else None, "skipped": False}] if ext is not None else []),
         "claims": [claim_body(a) for a in analyses],
+        "extendedResources": ext.to_dict() if ext is not None else None,
         "nodes": {"usable": dry["usable"], "rejected": dry["rejectedNodes"], "synthetic": idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,
         "events": events,

@@ -7,6 +7,7 @@ from kubectl_dra.analyze.claims import meta_of as _meta
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
 from kubectl_dra.analyze.dryrun import ClaimAnalysis
+from kubectl_dra.analyze.extended import IN_MEMORY_NAME
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.gather.snapshot import Snapshot
@@ -56,6 +57,8 @@ def claim_state(c: dict) -> str:
         return "deleted"
     if st.get("allocation"):
         return "allocated,reserved" if st.get("reservedFor") else "allocated"
+    if _name(c) == IN_MEMORY_NAME:
+        return "not-created"  # the scheduler builds it from the containers' extended-resource requests
     return "pending"
 
 

@@ -61,6 +61,12 @@ class SchedulerWord:
         return self.state == "binding" or is_dra_text(self.message)
 
     @property
+    def retrying(self) -> bool:
+        """PostFilter freed claims for the next attempt (`deallocation of ResourceClaim completed`, `deletion of
+        ResourceClaim completed`): the word describes a state the scheduler has already changed."""
+        return "of ResourceClaim completed" in self.message
+
+    @property
     def blocked(self) -> bool:
         return self.state in ("unschedulable", "error")
 
@@ -159,7 +165,7 @@ def agreement_finding(word: SchedulerWord | None, blocked: bool, allocatable_nod
                       + "; ".join(snap_changes[:3]) + ")")
     else:
         causes.append("a snapshot taken between two scheduler attempts")
-    if word.blocked and word.about_dra and not blocked:
+    if word.blocked and word.about_dra and not blocked and not word.retrying:
         if allocatable_nodes and word.non_dra_nodes:
             # The scheduler rejected some nodes for other reasons: the dry-run's nodes may be among them.
             return None

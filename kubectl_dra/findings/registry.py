@@ -124,6 +124,45 @@ _RULES = [
          "A request cannot be evaluated as written (empty selector, unsupported mode, too many devices).",
          "Fix the request as the message says.",
          "These are errors the allocator returns before searching; in the scheduler they abort the attempt."),
+    Rule("DRA221", "extended-resource-not-dra", "info", False, None,
+         "The pod requests an extended resource that a DeviceClass maps, but DRAExtendedResource is off: it is a "
+         "device-plugin resource.",
+         "With the gate off, only a device plugin (node allocatable) provides it; enable DRAExtendedResource "
+         "(beta and on from 1.36, GA in 1.37) to have DRA serve it.",
+         "kube-scheduler's DynamicResources plugin turns container requests for a DeviceClass's "
+         "`extendedResourceName` (or `deviceclass.resource.kubernetes.io/<class>`) into a claim only with the gate "
+         "DRAExtendedResource. Without it NodeResourcesFit checks the node's allocatable as for any extended "
+         "resource, and the API server drops `spec.extendedResourceName`."),
+    Rule("DRA222", "extended-resource-status-invalid", "error", False, None,
+         "pod.status.extendedResourceClaimStatus is malformed.",
+         "The scheduler writes this status; a malformed one comes from an edited dump or another writer.",
+         "The status must be `{resourceClaimName: <string>, requestMappings: [{containerName, resourceName, "
+         "requestName}]}`. kubectl-dra then looks for the claim by its annotation and owner instead."),
+    Rule("DRA223", "extended-resource-claim-stale", "warning", False, None,
+         "An unallocated extended-resource claim from an earlier scheduling attempt exists.",
+         "Nothing to do: the scheduler deletes it and builds a new one; if it stays, check the scheduler's PostFilter errors.",
+         "The scheduler never reuses such a claim: Filter answers `cannot schedule extended resource claim` on "
+         "every node, PostFilter deletes it (`deletion of ResourceClaim completed`), and the next attempt builds "
+         "the claim again. kubectl-dra dry-runs the claim the next attempt would build."),
+    Rule("DRA224", "extended-resource-device-plugin", "info", False, None,
+         "Every node serves the pod's extended resources through a device plugin: DRA is not involved.",
+         "If the pod stays Pending, look at NodeResourcesFit (`Insufficient <resource>`) on those nodes.",
+         "The DynamicResources plugin uses DRA for a mapped extended resource only on nodes whose allocatable "
+         "lacks it or has 0 of it (1.34: lacks the key). Elsewhere the device plugin serves it."),
+    Rule("DRA225", "extended-resource-double-admission", "warning", False, None,
+         "A node advertises an extended resource through a device plugin and also publishes DRA devices for it.",
+         "Run either the device plugin or the DRA driver for these devices on a node, not both (or disable the "
+         "driver's extended-resource mapping there).",
+         "The kubelet admits pods against the device plugin's count, and the DRA driver hands out its own devices: "
+         "the same physical devices can go to two pods. Several drivers document the switch-over; kubectl-dra "
+         "flags nodes whose allocatable has the resource and whose ResourceSlices come from a driver of the same "
+         "vendor domain."),
+    Rule("DRA226", "extended-resource-device-plugin-path", "error", False, None,
+         "DRA cannot place the pod's extended resources, but some nodes serve them through a device plugin: "
+         "whether the pod fits there is NodeResourcesFit's decision, which kubectl-dra does not model.",
+         "Check the allocatable and requested amounts of the resource on the named nodes (kubectl describe node).",
+         "On nodes whose allocatable has the resource, the DynamicResources plugin leaves it to NodeResourcesFit. "
+         "The DRA verdict covers only the other nodes, so the answer is undetermined (exit 2)."),
     Rule("DRA301", "cel-runtime-error", "error", True, "device",
          "A CEL selector fails at run time on a device; Kubernetes aborts the pod's scheduling attempt.",
          "Guard optional attributes with has(device.attributes[\"domain\"].name) or use .?name.orValue(default).",

@@ -7,6 +7,9 @@ from kubectl_dra.render.escape import esc
 MAX_DEVICES = 10
 EXAMPLES_PER_REASON = 3
 
+# Why a verdict stays open, by the finding that opened it (first match wins).
+_OPEN_REASONS = (("DRA005", "the analysis and the scheduler disagree"),
+                 ("DRA226", "a device plugin may serve the resource"))
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
 
@@ -89,8 +92,8 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         _kv(out, "Owners", ", ".join(esc(o) for o in c.get("owners") or []) or "<none>")
     _kv(out, "Semantics", _semantics_line(d["semantics"]))
     if not v.get("determined", True):
-        why = ("the analysis and the scheduler disagree" if any(f["code"] == "DRA005" for f in d["findings"])
-               else "the analysis is incomplete")
+        codes = {f["code"] for f in d["findings"]}
+        why = next((w for c, w in _OPEN_REASONS if c in codes), "the analysis is incomplete")
         _kv(out, "Verdict", f"Unknown: {why}", "bold yellow")
     elif v["blocked"]:
         _kv(out, "Verdict", f"Blocked: missing {v['missing']}" if v["missing"] else "Blocked", "bold red")
@@ -103,10 +106,13 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         if not d["podClaims"]:
             out.line("  <none>")
         for pc in d["podClaims"]:
-            src = f"template {esc(pc['sourceName'])}" if pc["source"] == "template" else (
-                f"claim {esc(pc['sourceName'])}" if pc["source"] == "claim" else "<invalid>")
+            src = {"template": f"template {esc(pc['sourceName'])}", "claim": f"claim {esc(pc['sourceName'])}",
+                   "extended": f"extended resources {esc(pc['sourceName'])}"}.get(pc["source"], "<invalid>")
             claim = esc(pc["claim"]) if pc["claim"] else ("<skipped>" if pc["skipped"] else "<not created>")
             out.line(f"  {esc(pc['name'])}:  {claim} (from {src})")
+        ext = d.get("extendedResources") or {}
+        for m in ext.get("requestMappings") or []:
+            out.line(f"    container {esc(m['containerName'])}: {esc(m['resourceName'])} -> request {esc(m['requestName'])}")
     for c in d.get("claims") or []:
         out.blank()
         _claim(out, c, all_devices)

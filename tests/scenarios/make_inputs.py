@@ -315,6 +315,90 @@ scenario("binding-failed-event", "The scheduler's last attempt failed in PreBind
                 'claim=fpga-claim, reason=FabricError, message="port 3 down"', "2026-11-30T09:00:31Z", n=2), *NODES])
 
 
+def ext_pod(name, qty="1", res="example.com/gpu", node_name=None, status=None, init=None):
+    """A pod that asks for a DRA-backed extended resource in its container's requests (no claims)."""
+    p = pod(name, claims=(), node_name=node_name)
+    p["spec"].pop("resourceClaims")
+    p["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "1", res: qty}, "limits": {res: qty}}
+    if init:
+        p["spec"]["initContainers"] = init
+    if status:
+        p["status"]["extendedResourceClaimStatus"] = status
+    return p
+
+
+def ext_class(name="gpu-ext", res="example.com/gpu", created="2026-11-01T00:00:00Z"):
+    c = dclass(name)
+    c["spec"]["extendedResourceName"] = res
+    c["metadata"]["creationTimestamp"] = created
+    return c
+
+
+GPU_SLICE = rslice("node-01-gpus", [dev("gpu-0")], "node-01")
+scenario("extended-resource-no-device", "A container asks for example.com/gpu, which DeviceClass gpu-ext maps; no "
+         "ResourceSlice publishes a device. Blocked on the claim the scheduler builds (DRA401), not OK.",
+         "explain pod trainer",
+         [ext_pod("trainer"), ext_class(), *NODES,
+          event("trainer", "FailedScheduling", CAN, "2026-11-30T09:00:00Z")])
+scenario("extended-resource-allocatable", "The extended resource fits a free device: the dry-run of the claim the "
+         "scheduler would build (request container-0-request-1) picks gpu-0.",
+         "explain pod trainer", [ext_pod("trainer"), ext_class(), GPU_SLICE, *NODES])
+scenario("extended-resource-in-use", "A second pod asks for the only GPU, which the first pod's extended-resource "
+         "claim holds: DRA404 names the holder.",
+         "explain pod trainer-2",
+         [ext_pod("trainer-2"), ext_class(), GPU_SLICE, *NODES,
+          {**claim("trainer-extended-resources-x7k2p", [req("container-0-request-1", cls="gpu-ext")],
+                   results=[("container-0-request-1", "node-01", "gpu-0")], reserved="trainer", node="node-01"),
+           "metadata": {"name": "trainer-extended-resources-x7k2p", "namespace": NS,
+                        "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "trainer",
+                                             "uid": "uid-pod-trainer", "controller": True}]}},
+          event("trainer-2", "FailedScheduling", CAN, "2026-11-30T09:00:00Z")])
+scenario("extended-resource-allocated", "After PreBind: the scheduler's claim, its device and the container -> request "
+         "mapping from pod.status.extendedResourceClaimStatus.",
+         "explain pod trainer",
+         [ext_pod("trainer", node_name="node-01", status={
+             "resourceClaimName": "trainer-extended-resources-x7k2p",
+             "requestMappings": [{"containerName": "app", "resourceName": "example.com/gpu",
+                                  "requestName": "container-0-request-1"}]}),
+          ext_class(), GPU_SLICE, *NODES,
+          {**claim("trainer-extended-resources-x7k2p", [req("container-0-request-1", cls="gpu-ext")],
+                   results=[("container-0-request-1", "node-01", "gpu-0")], reserved="trainer", node="node-01"),
+           "metadata": {"name": "trainer-extended-resources-x7k2p", "namespace": NS, "uid": "uid-claim-x",
+                        "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "trainer",
+                                             "uid": "uid-pod-trainer", "controller": True}]}},
+          event("trainer", "Scheduled", "Successfully assigned default/trainer to node-01", "2026-11-30T09:00:00Z",
+                type_="Normal"),
+          event("trainer", "Started", "Started container app", "2026-11-30T09:00:05Z", type_="Normal",
+                component="kubelet", n=2)])
+scenario("extended-resource-gate-off", "With DRAExtendedResource off (1.35 default) the resource is a device-plugin "
+         "resource: DRA221, nothing for DRA to allocate.",
+         "explain pod trainer", [ext_pod("trainer"), ext_class(), GPU_SLICE, *NODES], version="1.35")
+_DP_NODE = node("node-02", zone="b")
+_DP_NODE["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "4"}}
+scenario("extended-resource-device-plugin-node", "node-02 serves example.com/gpu through a device plugin; node-01 has "
+         "no free DRA device. DRA cannot decide for node-02 (NodeResourcesFit does): undetermined (DRA226, exit 2).",
+         "explain pod trainer",
+         [ext_pod("trainer"), ext_class(), node("node-01", zone="a"), _DP_NODE,
+          rslice("node-01-gpus", [dev("gpu-0", taints=[{"key": "gpu.example.com/unhealthy", "effect": "NoSchedule"}])],
+                 "node-01")])
+_DOUBLE = node("node-01", zone="a")
+_DOUBLE["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "1"}}
+scenario("extended-resource-double-admission", "node-01 advertises example.com/gpu through a device plugin and "
+         "publishes the same GPU through the example.com DRA driver: DRA225.",
+         "explain pod trainer",
+         [ext_pod("trainer"), ext_class(), _DOUBLE,
+          rslice("node-01-gpus", [dev("gpu-0")], "node-01", driver="gpu.example.com")])
+scenario("extended-resource-init-containers", "An init container asks for 2 GPUs, the app container for 1: the init "
+         "container reuses the app's request and asks for the rest itself (container-0-request-0, count 1), as "
+         "createRequestsAndMappings does.",
+         "explain pod trainer",
+         [ext_pod("trainer", init=[{"name": "warmup", "image": "registry.example/warmup:1",
+                                    "resources": {"requests": {"example.com/gpu": "2"}}}]),
+          ext_class(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"), *NODES])
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name

@@ -1,0 +1,146 @@
+"""The paths a default 1.37 cluster takes, decided by the real kube-scheduler: DRA-backed extended resources,
+binding conditions, scheduling gates, and a verdict that contradicts the scheduler.
+
+In each scenario the scheduler acts first (FailedScheduling, a created claim, BindingConditionsPending); kubectl-dra
+must then give the same answer, and never "nothing blocks" (exit 0) for a pod the scheduler cannot place.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from dra_objects import RES, claim, device, pod, request, scenario  # noqa: F401 (scenario is a fixture)
+from e2e_helpers import clusterlib, wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+def _extended_class(sc, resource: str) -> None:
+    sc._create_cluster(f"{RES}/deviceclasses", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": sc.cls},
+        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{sc.driver}"'}}],
+                 "extendedResourceName": resource}})
+
+
+def _extended_pod(name: str, resource: str) -> dict:
+    p = pod(name)
+    del p["spec"]["resourceClaims"]
+    c = p["spec"]["containers"][0]
+    c["resources"] = {"requests": {"cpu": "10m", "memory": "16Mi", resource: "1"}, "limits": {resource: "1"}}
+    return p
+
+
+def _codes(doc: dict) -> list[str]:
+    return [f["code"] for f in doc["findings"]]
+
+
+def test_extended_resource_pending_allocated_and_taken(scenario):
+    sc = scenario("extres")
+    resource = f"{sc.driver}/gpu"
+    _extended_class(sc, resource)
+    sc.create(_extended_pod("trainer", resource))
+
+    # No device yet: the scheduler says cannot allocate all claims; kubectl-dra must say blocked, not OK.
+    sc.cluster.wait_unschedulable(sc.ns, "trainer", "cannot allocate all claims")
+    r = sc.cluster.kubectl_dra("explain", "pod", "trainer", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    doc = r.json
+    assert doc["verdict"]["blocked"] is True and doc["verdict"]["missing"] == "device", str(r)
+    assert "DRA401" in _codes(doc), str(r)
+    predicted = [q["name"] for c in doc["claims"] for q in c["requests"]]
+    assert doc["podClaims"][-1]["source"] == "extended", str(r)
+
+    # A device appears: the scheduler creates its own claim, allocates it and records the mapping.
+    sc.slice([device("gpu-0", sc.driver, memory="16Gi")])
+    bound = sc.cluster.wait_bound(sc.ns, "trainer", timeout=90)
+    status = wait_for("extendedResourceClaimStatus",
+                      lambda: sc.cluster.pod(sc.ns, "trainer").get("status", {}).get("extendedResourceClaimStatus"), 60)
+    real = sc.cluster.claim(sc.ns, status["resourceClaimName"])
+    assert [q["name"] for q in real["spec"]["devices"]["requests"]] == predicted, json.dumps(real)
+    assert real["metadata"]["annotations"]["resource.kubernetes.io/extended-resource-claim"] == "true"
+
+    r = sc.cluster.kubectl_dra("explain", "pod", "trainer", "-n", sc.ns, "-o", "json")
+    assert r.code == 0, str(r)
+    doc = r.json
+    assert doc["pod"]["node"] == bound["spec"]["nodeName"]
+    assert doc["podClaims"][-1]["claim"] == status["resourceClaimName"], str(r)
+    assert doc["extendedResources"]["requestMappings"] == [
+        {k: m[k] for k in ("containerName", "resourceName", "requestName")} for m in status["requestMappings"]]
+    ext = next(c for c in doc["claims"] if c["name"] == status["resourceClaimName"])
+    assert [(x["driver"], x["device"]) for x in ext["allocation"]["results"]] == [(sc.driver, "gpu-0")]
+
+    # A second pod for the same resource while the only device is held.
+    sc.create(_extended_pod("trainer-2", resource))
+    sc.cluster.wait_unschedulable(sc.ns, "trainer-2", "cannot allocate all claims")
+    r = sc.cluster.kubectl_dra("explain", "pod", "trainer-2", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    assert "DRA404" in _codes(r.json), str(r)
+    rejected = [d for c in r.json["claims"] for q in c["requests"] for d in q["devices"]]
+    assert [d["reason"] for d in rejected] == [f"allocated to claim {sc.ns}/{status['resourceClaimName']}"], str(r)
+
+
+def test_binding_conditions_waiting_then_failed(scenario):
+    sc = scenario("bind")
+    sc.device_class()
+    sc.slice([device("fpga-0", sc.driver, bindsToNode=True,
+                     bindingConditions=[f"{sc.driver}/attached"],
+                     bindingFailureConditions=[f"{sc.driver}/attach-failed"])], node="node-02")
+    sc.create(claim("fpga-claim", [request("fpga", sc.cls)]))
+    sc.create(pod("fpga-pod", {"fpga": "fpga-claim"}))
+
+    sc.cluster.wait_event(sc.ns, "fpga-pod", "BindingConditionsPending", "node-02", timeout=60)
+    p = sc.cluster.pod(sc.ns, "fpga-pod")
+    assert not p["spec"].get("nodeName"), "the scheduler bound the pod before the binding conditions were met"
+    r = sc.cluster.kubectl_dra("explain", "pod", "fpga-pod", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    waiting = [f for f in r.json["findings"] if f["code"] == "DRA421"]
+    assert waiting and waiting[0]["evidence"]["bindingConditions"] == {f"{sc.driver}/attached": "not reported"}, str(r)
+    assert 0 <= waiting[0]["evidence"]["waitedSeconds"] <= 600, str(r)
+
+    # The driver reports the failure through the claim's status subresource, as a driver's controller would.
+    c = sc.cluster.claim(sc.ns, "fpga-claim")
+    res = c["status"]["allocation"]["devices"]["results"][0]
+    c["status"]["devices"] = [{"driver": res["driver"], "pool": res["pool"], "device": res["device"], "conditions": [{
+        "type": f"{sc.driver}/attach-failed", "status": "True", "reason": "FabricError", "message": "port 3 down",
+        "lastTransitionTime": clusterlib.now_rfc3339(), "observedGeneration": c["metadata"].get("generation", 1)}]}]
+    sc.api.put(f"{RES}/namespaces/{sc.ns}/resourceclaims/fpga-claim/status", c)
+    ev = sc.cluster.wait_event(sc.ns, "fpga-pod", "FailedScheduling", "device binding failed", timeout=60)
+    assert "reason=FabricError" in ev["message"]
+    r = sc.cluster.kubectl_dra("explain", "pod", "fpga-pod", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    assert "DRA422" in _codes(r.json) or "DRA421" in _codes(r.json), str(r)
+    assert r.json["verdict"]["blocked"] is True, str(r)
+
+
+def test_scheduling_gated_pod_is_not_ok(scenario):
+    sc = scenario("gated")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    sc.create(claim("c", [request("gpu", sc.cls)]))
+    sc.create(pod("gated-pod", {"gpu": "c"}, gated=True))
+    wait_for("PodScheduled=False SchedulingGated", lambda: any(
+        x.get("reason") == "SchedulingGated" for x in sc.cluster.pod(sc.ns, "gated-pod").get("status", {}).get(
+            "conditions", [])), 30)
+    r = sc.cluster.kubectl_dra("explain", "pod", "gated-pod", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    assert r.json["verdict"]["blocked"] is True and r.json["verdict"]["missing"] is None, str(r)
+    assert {"DRA006", "DRA002"} <= set(_codes(r.json)), str(r)  # gated, and what the dry-run gives once ungated
+
+
+def test_a_verdict_that_contradicts_the_scheduler_is_undetermined(scenario):
+    """The 1.37 scheduler honours a NoSchedule device taint; analysed with 1.34 semantics (taints off) the
+    dry-run finds the device free. The scheduler's `cannot allocate all claims` wins over a confident OK."""
+    sc = scenario("skew")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver, taints=[{"key": f"{sc.driver}/maintenance", "effect": "NoSchedule"}])])
+    sc.create(claim("c", [request("gpu", sc.cls)]))
+    sc.create(pod("skew-pod", {"gpu": "c"}))
+    sc.cluster.wait_unschedulable(sc.ns, "skew-pod", "cannot allocate all claims")
+
+    right = sc.cluster.kubectl_dra("explain", "pod", "skew-pod", "-n", sc.ns, "-o", "json")
+    assert right.code == 1 and "DRA405" in _codes(right.json), str(right)
+    skewed = sc.cluster.kubectl_dra("explain", "pod", "skew-pod", "-n", sc.ns, "--kubernetes-version", "1.34",
+                                    "-o", "json")
+    assert skewed.code == 2, str(skewed)
+    assert "DRA005" in _codes(skewed.json) and skewed.json["verdict"]["determined"] is False, str(skewed)
+    assert skewed.stderr.startswith("error: the scheduler says"), str(skewed)
