@@ -9,6 +9,7 @@ from kubectl_dra.analyze.claims import gap_finding, resolve_pod_claims
 from kubectl_dra.analyze.claims import meta_of as _meta
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
+from kubectl_dra.analyze.coverage import analysed_objects, coverage_findings
 from kubectl_dra.analyze.dryrun import Analysis
 from kubectl_dra.analyze.extended import plan as extended_plan
 from kubectl_dra.analyze.extended import plugin_path_finding
@@ -28,7 +29,7 @@ from kubectl_dra.analyze.scheduler import (
 from kubectl_dra.analyze.verdicts import device_findings, pool_findings
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
-from kubectl_dra.findings.model import UNDETERMINED, Report, make, verdict_from
+from kubectl_dra.findings.model import OPENS_BLOCKED, UNDETERMINED, Report, make, verdict_from
 from kubectl_dra.gather.normalize import event_sort_key
 from kubectl_dra.gather.snapshot import Snapshot
 
@@ -103,6 +104,7 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
                                     subject={"claim": obj_ref(a.claim)}, rejectedNodes=dry["rejectedNodes"]))
     an.findings.extend(pod_gate_findings(pod))
     pool_findings(an)
+    an.findings.extend(coverage_findings(analysed_objects(analyses)))
     if word is not None and not any(f.code == "DRA006" for f in an.findings):
         blocking = [f for f in an.findings if f.blocking]
         agree = agreement_finding(word, bool(blocking), [x["node"] for x in dry["allocatable"]],
@@ -177,6 +179,7 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
         else:
             device_findings(an, analyses, dry, None)
     pool_findings(an)
+    an.findings.extend(coverage_findings(analysed_objects(analyses)))
     findings = dedupe(an.findings)
     verdict = verdict_from(findings, assumed_note(sem, ok_summary(analyses, dry, None, findings)))
     owners = [f"{o.get('kind')}/{o.get('name')}" for o in _meta(claim).get("ownerReferences") or []]
@@ -202,9 +205,12 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
     analyses, dry = an.analyse_claims([probe], None, [None])
     if not any(f.blocking for f in an.findings):
         device_findings(an, analyses, dry, None)
+    an.findings.extend(coverage_findings(analysed_objects(analyses)))
     findings = dedupe(an.findings)
     satisfiable = bool(dry["allocatable"]) and not any(f.blocking for f in findings)
-    determined = satisfiable or not any(f.code in UNDETERMINED for f in findings)
+    # A field the analysis does not model leaves even a "satisfiable" open.
+    determined = (not any(f.code in OPENS_BLOCKED for f in findings)
+                  and (satisfiable or not any(f.code in UNDETERMINED for f in findings)))
     a = analyses[0]
     requests = []
     for alts in a.requests:

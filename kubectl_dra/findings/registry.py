@@ -68,6 +68,15 @@ _RULES = [
          "upstream DynamicResources plugin with the assumed version and feature gates.",
          "`spec.schedulerName` picks which scheduler places the pod. kubectl-dra ports the allocator and the "
          "DynamicResources plugin of kube-scheduler; a second scheduler may use other rules or none."),
+    Rule("DRA016", "field-not-modelled", "error", False, None,
+         "An object the verdict depends on sets a field that kubectl-dra does not model yet.",
+         "Treat the verdict as unknown; compare with the scheduler's events. The evidence names the object and field.",
+         "kubectl-dra classifies every field of the resource.k8s.io/v1 kinds of each supported minor (checked "
+         "against the Go types): modelled, ignored (no input to allocation, such as driver parameters), or not "
+         "modelled yet (for example 1.37's derived attributes, counter compatibility groups, optional node "
+         "operations with node.status.declaredFeatures, node-allocatable resources). A claim, DeviceClass or "
+         "ResourceSlice that sets one of the last makes the verdict undetermined (exit 2) instead of an answer "
+         "that may be wrong. Only slices whose devices pass a request's class selectors count."),
     Rule("DRA101", "permission-denied", "warning", False, None,
          "kubectl-dra could not read some objects: the answer covers only what it could read.",
          "Grant get/list/watch on the named resource (see docs/rbac.md) or run with a more privileged context.",

@@ -399,6 +399,25 @@ scenario("extended-resource-init-containers", "An init container asks for 2 GPUs
           ext_class(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"), *NODES])
 
 
+_GROUPED = dev("gpu-0", consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}},
+                                          "compatibilityGroups": ["mig-a"]}])
+scenario("field-not-modelled", "A 1.37 device sets consumesCounters[].compatibilityGroups, which kubectl-dra does not "
+         "model yet: DRA016, undetermined (exit 2), although the dry-run finds the device.",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
+          rslice("node-01-gpus", [_GROUPED], "node-01", count=2),
+          rslice("node-01-counters", [], "node-01", pool="node-01", count=2,
+                 sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]), *NODES])
+scenario("field-not-modelled-elsewhere", "The unmodelled field is on a device of another driver, which the class "
+         "excludes: it cannot change the verdict, so the answer stays determined (exit 0).",
+         "explain pod web-0",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+          rslice("node-01-other", [_GROUPED], "node-01", driver="other.example.com", pool="other", count=2),
+          rslice("node-01-other-counters", [], "node-01", driver="other.example.com", pool="other", count=2,
+                 sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]), *NODES])
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -481,6 +482,10 @@ func main() {
 		fmt.Printf("kubernetes %s, %s\n", kubernetesMinor, draModule)
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == "--fields" {
+		printFields()
+		return
+	}
 	// Silence klog: allocator logs at V(5+) only, but keep stderr clean anyway.
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
@@ -510,5 +515,84 @@ func main() {
 		}
 		// Flush per scenario so a driver can stream (request/response over pipes).
 		w.Flush()
+	}
+}
+
+// printFields lists every JSON field path of the resource.k8s.io/v1 kinds in the pinned k8s.io/api, one per line
+// (`Kind.spec.devices[].capacity{}.value`): kubectl-dra's coverage test compares it with the fields its analysis
+// models, so that a field a new minor adds fails the build until it is modelled or makes verdicts undetermined.
+func printFields() {
+	roots := []struct {
+		kind string
+		t    reflect.Type
+	}{
+		{"ResourceClaim", reflect.TypeOf(resourceapi.ResourceClaim{})},
+		{"ResourceClaimTemplate", reflect.TypeOf(resourceapi.ResourceClaimTemplate{})},
+		{"DeviceClass", reflect.TypeOf(resourceapi.DeviceClass{})},
+		{"ResourceSlice", reflect.TypeOf(resourceapi.ResourceSlice{})},
+	}
+	var out []string
+	for _, r := range roots {
+		walkFields(r.kind, r.t, &out, map[reflect.Type]bool{})
+	}
+	sort.Strings(out)
+	for _, line := range out {
+		fmt.Println(line)
+	}
+}
+
+var jsonMarshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+
+func walkFields(prefix string, t reflect.Type, out *[]string, seen map[reflect.Type]bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) {
+		*out = append(*out, prefix)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			*out = append(*out, prefix)
+			return
+		}
+		walkFields(prefix+"[]", t.Elem(), out, seen)
+		return
+	case reflect.Map:
+		walkFields(prefix+"{}", t.Elem(), out, seen)
+		return
+	case reflect.Struct:
+	default:
+		*out = append(*out, prefix)
+		return
+	}
+	if seen[t] {
+		*out = append(*out, prefix+" (recursive)")
+		return
+	}
+	seen[t] = true
+	defer delete(seen, t)
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name := strings.Split(tag, ",")[0]
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if strings.Contains(tag, ",inline") || (f.Anonymous && name == "") {
+			if f.Type.Name() == "TypeMeta" {
+				continue
+			}
+			walkFields(prefix, f.Type, out, seen)
+			continue
+		}
+		if name == "metadata" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		walkFields(prefix+"."+name, f.Type, out, seen)
 	}
 }
