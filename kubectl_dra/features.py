@@ -35,6 +35,8 @@ _DEFAULTS[(1, 36)] = dict(
     DRAConsumableCapacity=True,
     DRADeviceBindingConditions=True,
     DRAExtendedResource=True,
+    DRAWorkloadResourceClaims=False,  # alpha in 1.36, beta and still off in 1.37 (PodGroup claims)
+    DRANodeAllocatableResources=False,  # alpha in 1.36 and 1.37
 )
 _DEFAULTS[(1, 37)] = dict(_DEFAULTS[(1, 36)], DRADeviceTaintRules=True)
 

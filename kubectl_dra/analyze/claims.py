@@ -7,23 +7,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubectl_dra.analyze.allocator import Request, claim_requests, obj_ref
+from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
+from kubectl_dra.analyze.podgroup import (
+    GANG_HINT,
+    accepts_group_owner,
+    not_owned_message,
+    owner_group,
+)
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.gather.snapshot import Snapshot
 
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
-
-
-def meta_of(o: dict) -> dict:
-    return o.get("metadata") or {}
-
-
-def name_of(o: dict) -> str:
-    return meta_of(o).get("name", "")
-
-
-def ns_of(o: dict) -> str:
-    return meta_of(o).get("namespace", "") or ""
 
 
 class Index:
@@ -96,7 +91,7 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                     if (meta_of(c).get("annotations") or {}).get(POD_CLAIM_ANNOTATION) != pcn:
                         continue
                     if any(o.get("kind") == "Pod" and (o.get("uid") == uid if uid else o.get("name") == name_of(pod))
-                           for o in meta_of(c).get("ownerReferences") or []):
+                           for o in meta_of(c).get("ownerReferences") or []) or accepts_group_owner(pod, c, sem):
                         pc.claim = c
                         break
             if pc.claim is None and not pc.skipped:
@@ -111,11 +106,11 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                                             subject={"podClaim": pcn}, template=f"{ns}/{tname}"))
             elif pc.claim is not None and uid:
                 owners = [o for o in meta_of(pc.claim).get("ownerReferences") or [] if o.get("controller")]
-                if not any(o.get("kind") == "Pod" and o.get("uid") == uid for o in owners):
-                    word = "Pod" if sem.version >= (1, 36) else "pod"
+                if (not any(o.get("kind") == "Pod" and o.get("uid") == uid for o in owners)
+                        and not accepts_group_owner(pod, pc.claim, sem)):
                     pc.findings.append(make(
-                        "DRA205",
-                        f"ResourceClaim {ns}/{name_of(pc.claim)} was not created for {word} {pref} ({word} is not owner)",
+                        "DRA205", not_owned_message(pod, pc.claim, sem),
+                        hint=GANG_HINT if owner_group(pc.claim) else None,
                         subject={"podClaim": pcn}, claim=f"{ns}/{name_of(pc.claim)}",
                         owners=[f"{o.get('kind')}/{o.get('name')}" for o in owners]))
         else:

@@ -13,6 +13,14 @@ from kubectl_dra.analyze.coverage import analysed_objects, coverage_findings
 from kubectl_dra.analyze.dryrun import Analysis
 from kubectl_dra.analyze.extended import plan as extended_plan
 from kubectl_dra.analyze.extended import plugin_path_finding
+from kubectl_dra.analyze.health import eviction_findings, health_findings
+from kubectl_dra.analyze.podgroup import (
+    GANG_HINT,
+    owner_group,
+    reserved_for_pod,
+    reserved_groups,
+    shared_claim_findings,
+)
 from kubectl_dra.analyze.report import (
     assumed_note,
     claim_body,
@@ -29,7 +37,13 @@ from kubectl_dra.analyze.scheduler import (
 from kubectl_dra.analyze.verdicts import device_findings, pool_findings
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
-from kubectl_dra.findings.model import OPENS_BLOCKED, UNDETERMINED, Report, make, verdict_from
+from kubectl_dra.findings.model import (
+    OPENS_BLOCKED,
+    UNDETERMINED,
+    Report,
+    make,
+    verdict_from,
+)
 from kubectl_dra.gather.normalize import event_sort_key
 from kubectl_dra.gather.snapshot import Snapshot
 
@@ -101,8 +115,12 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
     for a in analyses:
         if a.allocated and not node_name and not dry["usable"] and idx.nodes and not idx.nodes_synthetic:
             an.findings.append(make("DRA502", f"claim {_name(a.claim)} is allocated to devices on a node the pod cannot use",
+                                    hint=GANG_HINT if reserved_groups(a.claim) or owner_group(a.claim) else None,
                                     subject={"claim": obj_ref(a.claim)}, rejectedNodes=dry["rejectedNodes"]))
+    an.findings.extend(shared_claim_findings(pod, [a.claim for a in analyses], list(snap.pods), sem))
     an.findings.extend(pod_gate_findings(pod))
+    an.findings.extend(health_findings(pod))
+    an.findings.extend(eviction_findings(pod, [a.claim for a in analyses], an.slices))
     pool_findings(an)
     an.findings.extend(coverage_findings(analysed_objects(analyses)))
     if word is not None and not any(f.code == "DRA006" for f in an.findings):
@@ -138,7 +156,7 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
     uid = _meta(pod).get("uid")
     for a in analyses:
         reserved = [r for r in ((a.claim.get("status") or {}).get("reservedFor") or [])]
-        if uid and reserved is not None and not any(r.get("uid") == uid for r in reserved):
+        if uid and not reserved_for_pod(pod, a.claim):
             an.findings.append(make("DRA603", f"pod is not in claim {_name(a.claim)}'s reservedFor",
                                     subject={"claim": obj_ref(a.claim)}, reservedFor=reserved))
     # The latest kubelet DRA event after the pod was scheduled decides.

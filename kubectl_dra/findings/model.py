@@ -78,10 +78,10 @@ class Verdict:
 
 # Findings that leave the verdict open: a disagreement with the scheduler, a missing permission, a selector the engine cannot evaluate
 # exactly, a search that ran out of budget, an upstream allocator that would crash.
-UNDETERMINED = frozenset({"DRA005", "DRA016", "DRA103", "DRA226", "DRA303", "DRA414", "DRA415"})
+UNDETERMINED = frozenset({"DRA005", "DRA016", "DRA017", "DRA103", "DRA226", "DRA303", "DRA414", "DRA415"})
 # Of those, the ones that leave even a blocked verdict open: the block itself may be wrong (DRA016 and DRA226
-# only when the block is a device-level one, which is what they can change).
-OPENS_BLOCKED = frozenset({"DRA005", "DRA016", "DRA226"})
+# only when the block is a device-level one, which is what they can change; DRA017, a gate skew, always).
+OPENS_BLOCKED = frozenset({"DRA005", "DRA016", "DRA017", "DRA226"})
 
 
 def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
@@ -96,7 +96,7 @@ def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
     first = min(blocking, key=lambda f: order.get(f.missing, -1) if f.missing else -1)
     # A disagreement with the scheduler leaves even a blocked verdict open: one of the two is wrong.
     disagree = next((f for f in findings if f.code in OPENS_BLOCKED
-                     and (f.code == "DRA005" or first.missing == "device")), None)
+                     and (f.code in ("DRA005", "DRA017") or first.missing == "device")), None)
     if disagree is not None:
         return Verdict(True, first.missing, disagree.message, determined=False)
     return Verdict(True, first.missing, first.message)

@@ -77,6 +77,13 @@ _RULES = [
          "operations with node.status.declaredFeatures, node-allocatable resources). A claim, DeviceClass or "
          "ResourceSlice that sets one of the last makes the verdict undetermined (exit 2) instead of an answer "
          "that may be wrong. Only slices whose devices pass a request's class selectors count."),
+    Rule("DRA017", "feature-gate-skew", "error", False, None,
+         "The objects show a feature that the assumed feature gates have off: the cluster's gates differ.",
+         "Pass --feature-gates with the gate named in the message (=true) to match the cluster's kube-scheduler.",
+         "Some objects exist only when a gate is on (for example a claim owned by a PodGroup needs "
+         "DRAWorkloadResourceClaims in kube-controller-manager). The scheduler's own gates cannot be read through "
+         "the API, so kubectl-dra cannot tell whether it has the gate on too: the verdict is undetermined (exit 2) "
+         "until --feature-gates says which."),
     Rule("DRA101", "permission-denied", "warning", False, None,
          "kubectl-dra could not read some objects: the answer covers only what it could read.",
          "Grant get/list/watch on the named resource (see docs/rbac.md) or run with a more privileged context.",
@@ -120,6 +127,15 @@ _RULES = [
          "A pod.spec.resourceClaims entry sets neither resourceClaimName nor resourceClaimTemplateName.",
          "Set exactly one of the two fields.",
          "The scheduler reports `none of the supported fields are set`."),
+    Rule("DRA207", "claim-shared-by-podgroup", "info", False, None,
+         "The claim belongs to the pod's PodGroup and is shared by the gang's pods.",
+         "Never delete it for one pod: every pod of the PodGroup uses it. Look at the PodGroup's "
+         "status.resourceClaimStatuses and its events for its state.",
+         "With DRAWorkloadResourceClaims (alpha in 1.36, beta and off by default in 1.37) a PodGroup "
+         "(`scheduling.k8s.io`) lists claims for all its pods: the resourceclaim controller creates them owned by "
+         "the PodGroup and the scheduler reserves them for the group (`reservedFor` resource `podgroups`). A pod "
+         "names its group in `spec.schedulingGroup.podGroupName`. With the gate off the scheduler does not accept "
+         "a PodGroup owner (`Pod is not owner`)."),
     Rule("DRA211", "device-class-missing", "error", True, "class",
          "A request or subrequest names a DeviceClass that does not exist.",
          "Create the DeviceClass (cluster-scoped, usually by the cluster operator or the driver's chart), or fix deviceClassName.",
@@ -311,6 +327,22 @@ _RULES = [
          "The pod is bound and its claims are allocated; the kubelet has not reported on preparing the devices.",
          "If the pod stays Pending, check the kubelet and the driver's plugin on the node.",
          "The API shows no kubelet event yet; kubectl-dra cannot see the driver's registration directly."),
+    Rule("DRA605", "device-unhealthy", "warning", False, None,
+         "The kubelet reports a device of the pod's claims as Unhealthy or Unknown.",
+         "Check the device with the driver's own tools; a NoExecute taint on it (by the driver or a DeviceTaintRule) "
+         "makes the pod move to healthy devices.",
+         "With ResourceHealthStatus (beta, on from 1.36) the kubelet asks the DRA driver for device health and "
+         "writes it per container into `status.containerStatuses[].allocatedResourcesStatus` "
+         "(`claim:<claim>/<request>`, resource `<driver>/<pool>/<device>`). The pod keeps running; kubectl-dra "
+         "reports every device that is not Healthy."),
+    Rule("DRA606", "evicted-by-device-taint", "error", True, "device",
+         "The device taint eviction controller is deleting the pod: one of its devices has a NoExecute taint it does not tolerate.",
+         "Fix or replace the device and remove the taint (or the DeviceTaintRule), or add a toleration to the "
+         "request if the pod may keep the device.",
+         "kube-controller-manager's device-taint-eviction-controller sets the pod condition DisruptionTarget "
+         "(reason DeletionByDeviceTaintManager) and deletes pods whose allocated devices have an untolerated "
+         "NoExecute taint. kubectl-dra names the taint and whether it comes from the ResourceSlice or a "
+         "DeviceTaintRule."),
 ]
 
 REGISTRY: dict[str, Rule] = {r.code: r for r in _RULES}

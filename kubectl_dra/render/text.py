@@ -10,7 +10,8 @@ EXAMPLES_PER_REASON = 3
 # Why a verdict stays open, by the finding that opened it (first match wins).
 _OPEN_REASONS = (("DRA005", "the analysis and the scheduler disagree"),
                  ("DRA226", "a device plugin may serve the resource"),
-                 ("DRA016", "an object sets a field kubectl-dra does not model"))
+                 ("DRA016", "an object sets a field kubectl-dra does not model"),
+                 ("DRA017", "the objects show a feature gate the assumed semantics have off"))
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
 

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from kubectl_dra.analyze.coverage import IGNORED, MODELLED, UNMODELLED, normalize
+
 from .oracle import oracle_path
 
 pytestmark = pytest.mark.oracle

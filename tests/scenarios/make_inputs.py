@@ -418,6 +418,57 @@ scenario("field-not-modelled-elsewhere", "The unmodelled field is on a device of
                  sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]), *NODES])
 
 
+def running_pod(name, claim_name, **status):
+    p = pod(name, [("gpu", "claim", claim_name)], node_name="node-01")
+    p["status"] = {"phase": "Running", **status}
+    return p
+
+
+_ALLOCATED = claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01")
+scenario("device-unhealthy", "The pod runs; the kubelet reports its GPU Unhealthy: DRA605 names the container and device.",
+         "explain pod web-0",
+         [running_pod("web-0", "c1", containerStatuses=[{"name": "app", "ready": True, "allocatedResourcesStatus": [
+             {"name": "claim:gpu/gpu", "resources": [{"resourceID": "gpu.example.com/node-01/gpu-0",
+                                                      "health": "Unhealthy", "message": "XID 79: GPU fell off the bus"}]}]}]),
+          _ALLOCATED, dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
+scenario("evicted-by-device-taint", "A DeviceTaintRule puts a NoExecute taint on the pod's GPU; the eviction controller "
+         "deletes the pod: DRA606 names the rule.",
+         "explain pod web-0",
+         [running_pod("web-0", "c1", conditions=[{"type": "DisruptionTarget", "status": "True",
+                                                  "reason": "DeletionByDeviceTaintManager",
+                                                  "message": "Device Taint manager: deleting due to NoExecute taint",
+                                                  "lastTransitionTime": "2026-11-30T09:10:00Z"}]),
+          _ALLOCATED, dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES,
+          {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "drain-gpu-0"},
+           "spec": {"deviceSelector": {"driver": DRIVER, "pool": "node-01", "device": "gpu-0"},
+                    "taint": {"key": "example.com/maintenance", "value": "rma", "effect": "NoExecute",
+                              "timeAdded": "2026-11-30T09:09:58Z"}}}])
+
+
+def gang_objs():
+    pods = []
+    for i in range(3):
+        p = pod(f"trainer-{i}", [("gpus", "template", "gang-gpus")], node_name="node-01" if i == 0 else None,
+                statuses={"gpus": "gang-gpus-x1y2z"}, schedulingGroup={"podGroupName": "gang"})
+        pods.append(p)
+    c = claim("gang-gpus-x1y2z", [req("gpus")], results=[("gpus", "node-01", "gpu-0")], node="node-01")
+    c["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": "gpus"}
+    c["metadata"]["ownerReferences"] = [{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "name": "gang",
+                                         "uid": "uid-podgroup-gang", "controller": True}]
+    c["status"]["reservedFor"] = [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "gang",
+                                   "uid": "uid-podgroup-gang"}]
+    return [*pods, c, template("gang-gpus", [req("gpus")]), dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+            *NODES]
+
+
+scenario("podgroup-claim", "A PodGroup's claim, shared by its three pods (DRAWorkloadResourceClaims on): allocated "
+         "and reserved for the group; DRA207 names the group and says it is not this pod's to delete.",
+         "explain pod trainer-0 --feature-gates DRAWorkloadResourceClaims=true", gang_objs())
+scenario("podgroup-claim-gate-off", "The same with the 1.37 default (gate off): the scheduler does not accept the "
+         "PodGroup as owner (DRA205), and the hint does not advise deleting the gang's claim.",
+         "explain pod trainer-1", gang_objs())
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name
