@@ -210,6 +210,13 @@ class Semantics:
         return self.version >= (1, 36) and self.channel != "stable"
 
     @cached_property
+    def optional_node_operations_code(self) -> bool:
+        """The channel has 1.37 experimental's optional-node-operations check (allocateDevice): a device of a slice
+        with spec.skipNodeOperations is skipped unless DRAOptionalNodeOperations is on and the node declares the
+        feature in status.declaredFeatures. Channels without the code never read the field."""
+        return self.version >= (1, 37) and self._channel_supports("OptionalNodeOperations")
+
+    @cached_property
     def taints_any_effect(self) -> bool:
         """Old taint semantics: every taint, whatever its effect, must be tolerated."""
         return self.version == (1, 34) or (self.version == (1, 35) and self.channel == "stable")

@@ -230,6 +230,24 @@ def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
     return None
 
 
+NODE_OPERATIONS_FEATURE = "DRAOptionalNodeOperations"  # component-helpers nodedeclaredfeatures draoptionalnodeoperations
+
+
+def skips_node_operations(s: dict) -> bool:
+    return bool(_slice_spec(s).get("skipNodeOperations"))
+
+
+def optional_node_operations_rejection(sem: Semantics, node: dict | None) -> str | None:
+    """upstream: allocator_experimental.go allocateDevice (1.37) for a device whose slice sets skipNodeOperations:
+    the feature must be on and the node must list it in status.declaredFeatures. None when the device may be used."""
+    if not sem.gate("DRAOptionalNodeOperations"):
+        return "its slice skips node operations (skipNodeOperations); DRAOptionalNodeOperations is off"
+    declared = ((node or {}).get("status") or {}).get("declaredFeatures") or []
+    if NODE_OPERATIONS_FEATURE not in declared:
+        return f"its slice skips node operations, but the node does not declare {NODE_OPERATIONS_FEATURE}"
+    return None
+
+
 def apply_taint_rules(slices: list[dict], rules) -> list[dict]:
     """What kube-scheduler's slice tracker does with DeviceTaintRules (gate DRADeviceTaintRules): each rule's
     taint is appended to every device its selector (driver, pool, device; all optional) matches; a rule
@@ -1140,6 +1158,9 @@ class _Run:
         if not multi and r.admin_access and ci in self.allocating.get(did, ()):
             return None
         if not r.admin_access and self._in_use(did):
+            return None
+        if sem.optional_node_operations_code and skips_node_operations(s) and \
+                optional_node_operations_rejection(sem, self.node) is not None:
             return None
         consumes = d.get("consumesCounters") or []
         if not sem.partitionable and consumes:

@@ -60,12 +60,20 @@ def _describe(cond: dict | None) -> str:
     return f"{st}{extra}"
 
 
-def binding_findings(claims: list[dict], pod: dict, sem: Semantics, observed_at: str | None) -> list[Finding]:
+def binding_findings(claims: list[dict], pod: dict, sem: Semantics, observed_at: str | None,
+                     events: list[dict] = ()) -> list[Finding]:
     """Findings for the pod's allocated claims whose devices wait for (or failed) their binding conditions.
 
-    Only while the pod is not bound: once `spec.nodeName` is set the conditions were met."""
+    Only while the pod is not bound: once `spec.nodeName` is set the conditions were met. Earlier attempts that
+    failed or timed out (the scheduler's PreBind events) are counted in the message."""
     if (pod.get("spec") or {}).get("nodeName") or not sem.binding_conditions:
         return []
+    earlier = [e for e in events if e.get("reason") == "FailedScheduling" and _binding_error(e.get("message") or "")]
+    history = ""
+    if earlier:
+        kinds = sorted({"timeout" if _binding_error(e["message"]) == "DRA423" else "failure" for e in earlier})
+        history = (f"; the scheduler already gave up {len(earlier)} time(s) ({' and '.join(kinds)}, last at "
+                   f"{earlier[-1].get('time')}) and tried again")
     now = parse_time(observed_at)
     out: list[Finding] = []
     for claim in claims:
@@ -107,8 +115,8 @@ def binding_findings(claims: list[dict], pod: dict, sem: Semantics, observed_at:
                       f"allocated at {alloc.get('allocationTimestamp') or '<unknown>'}, timeout "
                       f"{BINDING_TIMEOUT_SECONDS}s")
             out.append(make("DRA421", f"device {dev} of claim {name_of(claim)} waits for binding condition(s) "
-                                      f"{where}, set by the {r.get('driver')} driver's controller; {so_far}",
-                            subject=subject, **evidence))
+                                      f"{where}, set by the {r.get('driver')} driver's controller; {so_far}{history}",
+                            subject=subject, earlierAttempts=len(earlier), **evidence))
     return out
 
 

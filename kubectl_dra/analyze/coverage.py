@@ -50,6 +50,7 @@ MODELLED: frozenset[str] = frozenset({
     D + "spec.selectors[].cel.expression", D + "spec.extendedResourceName",
     S + "spec.allNodes", S + "spec.driver", S + "spec.nodeName", *_node_selector(S + "spec.nodeSelector"),
     S + "spec.perDeviceNodeSelection", S + "spec.pool.generation", S + "spec.pool.name",
+    S + "spec.skipNodeOperations[]",  # with node.status.declaredFeatures (allocator.optional_node_operations_rejection)
     S + "spec.pool.resourceSliceCount",
     S + "spec.sharedCounters[].counters{}.value", S + "spec.sharedCounters[].name",
     S + "spec.devices[].allNodes", S + "spec.devices[].allowMultipleAllocations",
@@ -89,6 +90,7 @@ IGNORED: dict[str, str] = {
     C + "status.devices[].networkData.interfaceName": "network data for the workload",
     C + "status.devices[].networkData.ips[]": "network data for the workload",
     C + "status.reservedFor[].apiGroup": "consumer reference (pods and PodGroups are told apart by resource)",
+    C + "status.allocation.devices.results[].skipNodeOperations[]": "copied from the slice into the result",
     **{C + r + "tolerations[].tolerationSeconds": "eviction timing (NoExecute), not allocation" for r in _REQ},
     S + "spec.devices[].taints[].timeAdded": "when the taint was added: eviction timing, not allocation",
     S + "spec.partitionTypeAttribute": "validated by the API server and the slice controller, not read by the allocator",
@@ -98,9 +100,6 @@ IGNORED: dict[str, str] = {
 UNMODELLED: dict[str, str] = {
     **{C + r + "derivedAttributes[].expression": "derived attributes (DRADerivedAttributes)" for r in _REQ},
     **{C + r + "derivedAttributes[].name": "derived attributes (DRADerivedAttributes)" for r in _REQ},
-    C + "status.allocation.devices.results[].skipNodeOperations[]":
-        "optional node operations (DRAOptionalNodeOperations, with node.status.declaredFeatures)",
-    S + "spec.skipNodeOperations[]": "optional node operations (DRAOptionalNodeOperations, with node.status.declaredFeatures)",
     S + "spec.devices[].consumesCounters[].compatibilityGroups[]": "counter compatibility groups (DRADeviceCompatibilityGroups)",
     S + "spec.devices[].nodeAllocatableResourceMappings{}.allocationMultiplier":
         "node-allocatable resources (DRANodeAllocatableResources, 1.36)",

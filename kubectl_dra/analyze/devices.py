@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from kubectl_dra.analyze.allocator import (
+    NODE_OPERATIONS_FEATURE,
     AllocatedState,
     CapacityNotRepresentable,
     Request,
@@ -17,7 +18,9 @@ from kubectl_dra.analyze.allocator import (
     _slice_spec,
     capacity_fits,
     device_id_str,
+    optional_node_operations_rejection,
     selector_expression,
+    skips_node_operations,
     untolerated_taint,
 )
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
@@ -201,7 +204,11 @@ class Reachability:
         self.usable = usable_nodes
         self.names = {n["metadata"]["name"] for n in usable_nodes}
         self.all = tuple(n["metadata"]["name"] for n in usable_nodes)
+        self._by_name = {n["metadata"]["name"]: n for n in usable_nodes}
         self._by_slice: dict[int, tuple] = {}
+
+    def node(self, name: str) -> dict | None:
+        return self._by_name.get(name)
 
     def _select(self, node_name, all_nodes, selector) -> tuple:
         if node_name:
@@ -323,6 +330,18 @@ def device_matrix(
             out.append(DeviceVerdict(e, "rejected", "in-use", f"allocated to claim {', '.join(owners) or '?'}",
                                      {"claims": owners}, nodes))
             continue
+        if sem.optional_node_operations_code and skips_node_operations(e.slice):
+            if not sem.gate("DRAOptionalNodeOperations"):
+                out.append(DeviceVerdict(e, "rejected", "feature", optional_node_operations_rejection(sem, None),
+                                         {}, nodes))
+                continue
+            if reach is not None:
+                nodes = tuple(n for n in nodes if optional_node_operations_rejection(sem, reach.node(n)) is None)
+                if not nodes:
+                    out.append(DeviceVerdict(e, "rejected", "node",
+                                             f"its slice skips node operations, but no node the pod may use declares "
+                                             f"{NODE_OPERATIONS_FEATURE} in status.declaredFeatures"))
+                    continue
         if d.get("consumesCounters") and not sem.partitionable:
             out.append(DeviceVerdict(e, "rejected", "feature",
                                      "device consumes shared counters; DRAPartitionableDevices is off", {}, nodes))

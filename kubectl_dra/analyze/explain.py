@@ -109,7 +109,7 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
                                   for r in ((a.claim["status"]["allocation"].get("devices") or {}).get("results") or []))
                 an.findings.append(make("DRA001", f"claim {_name(a.claim)} is allocated: {picks or 'no devices'}",
                                         subject={"claim": obj_ref(a.claim)}))
-            an.findings.extend(binding_findings([a.claim for a in analyses], pod, sem, snap.observed_at))
+            an.findings.extend(binding_findings([a.claim for a in analyses], pod, sem, snap.observed_at, events))
             if node_name:
                 _kubelet_findings(an, pod, analyses, events)
     for a in analyses:

@@ -598,6 +598,23 @@ def gen_allocated(c: Ctx, slices: list) -> list[dict[str, Any]]:
     return out
 
 
+def optional_node_operations(rng: random.Random, version: str, node: dict, slices: list, c: Ctx) -> None:
+    """1.37: slices that skip node operations and nodes that declare (or not) DRAOptionalNodeOperations. Drawn from a
+    separate generator so that the scenarios of a seed stay what they were before this field existed."""
+    if version < "1.37" or rng.random() >= 0.15:
+        return
+    c.tag("skip-node-operations")
+    for s in slices:
+        if s["spec"].get("devices") and rng.random() < 0.5:
+            s["spec"]["skipNodeOperations"] = rng.choice((["*"], ["NodePrepareResources", "NodeUnprepareResources"],
+                                                          ["NodeUnprepareResources"]))
+    if rng.random() < 0.6:
+        node["status"] = {"declaredFeatures": rng.choice((["DRAOptionalNodeOperations"],
+                                                          ["SomethingElse", "DRAOptionalNodeOperations"], ["SomethingElse"]))}
+    if rng.random() < 0.5:
+        c.gates["DRAOptionalNodeOperations"] = True
+
+
 def gen_gates(c: Ctx) -> dict[str, bool]:
     g = gatesmod.defaults(c.version)
     if c.chance(0.45):
@@ -629,11 +646,14 @@ def generate(version: str, seed: int | str, index: int) -> dict[str, Any]:
         if on and g in gatesmod.ALLOCATOR_GATES and gatesmod.GATES[version][g][1] != gatesmod.GA \
                 and not gatesmod.GATES[version][g][0]:
             c.tag(f"gate-{g}")
+    node = node_obj(c)
+    optional_node_operations(random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:nodeops"), version,
+                             node, slices, c)
     return {
         "id": f"{version}/{seed}/{index}",
         "version": version,
         "featureGates": gates,
-        "node": node_obj(c),
+        "node": node,
         "deviceClasses": classes,
         "claims": claims,
         "allocatedClaims": allocated,

@@ -25,8 +25,13 @@ def test_map_valued_fields_and_templates():
 
 
 def test_each_object_and_field_is_reported_once_with_code_dra016():
-    c = {"metadata": {"name": "c"}, "status": {"allocation": {"devices": {"results": [
-        {"request": "r", "skipNodeOperations": ["*"]}]}}}}
+    c = {"metadata": {"name": "c"}, "spec": {"devices": {"requests": [
+        {"name": "r", "firstAvailable": [{"name": "s", "derivedAttributes": [{"name": "d", "expression": "1"}]}]}]}}}
     fs = coverage_findings([("ResourceClaim", c), ("ResourceClaim", c)])
-    assert [f.code for f in fs] == ["DRA016"]
-    assert "node.status.declaredFeatures" in fs[0].message
+    assert [f.code for f in fs] == ["DRA016", "DRA016"]  # expression and name, once each
+    assert "DRADerivedAttributes" in fs[0].message
+
+
+def test_modelled_fields_are_not_reported():
+    s = {"spec": {"skipNodeOperations": ["*"], "devices": [{"name": "a", "attributes": {"x": {"int": 1}}}]}}
+    assert unmodelled_fields("ResourceSlice", s) == []
