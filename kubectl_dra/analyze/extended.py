@@ -366,3 +366,14 @@ def plugin_path_finding(p: ExtendedPlan, usable: list[str]) -> Finding | None:
     return make("DRA226", f"DRA cannot place the pod's extended resources on the other nodes, but "
                           f"{', '.join(sorted(open_nodes))} {next(iter(open_nodes.values()))}: NodeResourcesFit "
                           "decides there, which kubectl-dra does not model", nodes=open_nodes)
+
+
+def extended_claim_for(pod: dict, snap, sem: Semantics) -> dict | None:
+    """For `match claim -f pod.yaml`: the claim the scheduler would build for the pod's extended resources now."""
+    ns = ns_of(pod) or "default"
+    pod = dict(pod, metadata=dict(meta_of(pod), namespace=ns))
+    claims = {(ns_of(c), name_of(c)): c for c in snap.claims}
+    p = plan(pod, list(snap.classes), claims, list(snap.nodes), list(snap.slices), sem)
+    if p is None or p.claim is None or p.created:
+        return None
+    return dict(p.claim, metadata=dict(p.claim["metadata"], name=f"{name_of(pod)}-extended-resources"))

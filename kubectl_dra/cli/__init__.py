@@ -190,7 +190,8 @@ def match():
 @match.command("claim", context_settings=CONTEXT_SETTINGS)
 @click.argument("name", required=False)
 @click.option("-f", "--filename", type=click.Path(), default=None,
-              help="A ResourceClaim or ResourceClaimTemplate manifest to match instead of a named claim")
+              help="A ResourceClaim or ResourceClaimTemplate manifest to match instead of a named claim, or a Pod "
+                   "manifest: the claim kube-scheduler would build from its DRA-backed extended resources")
 @_common
 def match_claim_cmd(name, filename, **opts):
     """Show which devices would satisfy claim NAME (or the claim in -f FILE) now.
@@ -201,6 +202,8 @@ def match_claim_cmd(name, filename, **opts):
       kubectl dra match claim -f claim.yaml
       # Every device with its reason
       kubectl dra match claim my-claim --all-devices
+      # Where would a pod's nvidia.com/gpu: 1 (a DRA-backed extended resource) go?
+      kubectl dra match claim -f pod.yaml
     """
     from kubectl_dra.analyze.explain import match_claim
 
@@ -212,11 +215,21 @@ def match_claim_cmd(name, filename, **opts):
 
         own = load_files([filename], opts["namespace"] or "default")
         found = list(own.claims) + list(own.templates)
+        if not found and len(own.pods) == 1:
+            found = list(own.pods)  # its DRA-backed extended resources, as the claim the scheduler would build
         if len(found) != 1:
-            raise DraError(f"{filename}: expected exactly one ResourceClaim or ResourceClaimTemplate, found {len(found)}")
+            raise DraError(f"{filename}: expected exactly one ResourceClaim or ResourceClaimTemplate (or a Pod with "
+                           f"DRA-backed extended resources), found {len(found)}")
         claim = found[0]
     snap, ns = _gather(opts, claim_name=name)
     sem = _semantics(opts, snap.server_version)
+    if claim is not None and claim.get("kind") == "Pod":
+        from kubectl_dra.analyze.extended import extended_claim_for
+
+        claim = extended_claim_for(claim, snap, sem)
+        if claim is None:
+            raise DraError(f"{filename}: the pod requests no extended resource that a DeviceClass maps "
+                           "(with DRAExtendedResource on)")
     if claim is None:
         claim = next((c for c in snap.claims if c["metadata"].get("namespace") == ns and c["metadata"]["name"] == name), None)
         if claim is None:

@@ -240,3 +240,17 @@ def test_where_upstream_would_crash_the_answer_is_undetermined(tmp_path, command
     assert "DRA415" in [x["code"] for x in doc["findings"]]
     assert (doc.get("determined") if command[0] == "match" else doc["verdict"]["determined"]) is False
     assert cli(*args, "--kubernetes-version", "1.35").returncode == 0
+
+
+def test_match_a_pod_file_matches_the_claim_the_scheduler_would_build_for_its_extended_resources(tmp_path):
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: trainer-3}\nspec:\n  containers:\n  - name: c\n"
+                   "    image: x\n    resources: {requests: {example.com/gpu: '1'}}\n")
+    dump = Path(__file__).resolve().parents[2] / "examples" / "defaults-1.37" / "extended-resources.yaml"
+    r = cli("match", "claim", "-f", str(pod), "--from-file", str(dump), "-o", "json")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert [q["name"] for q in doc["requests"]] == ["container-0-request-0"]
+    assert [f["code"] for f in doc["findings"]][-1] == "DRA404"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: plain}\nspec:\n  containers: [{name: c, image: x}]\n")
+    assert_one_line_error(cli("match", "claim", "-f", str(pod), "--from-file", str(dump)))
