@@ -336,12 +336,14 @@ def device_matrix(
                                          {}, nodes))
                 continue
             if reach is not None:
-                nodes = tuple(n for n in nodes if optional_node_operations_rejection(sem, reach.node(n)) is None)
-                if not nodes:
+                declaring = tuple(n for n in nodes if optional_node_operations_rejection(sem, reach.node(n)) is None)
+                if not declaring:
+                    who = f"node {nodes[0]} does not" if len(nodes) == 1 else "no node the pod may use does"
                     out.append(DeviceVerdict(e, "rejected", "node",
-                                             f"its slice skips node operations, but no node the pod may use declares "
+                                             f"its slice skips node operations, but {who} declare "
                                              f"{NODE_OPERATIONS_FEATURE} in status.declaredFeatures"))
                     continue
+                nodes = declaring
         if d.get("consumesCounters") and not sem.partitionable:
             out.append(DeviceVerdict(e, "rejected", "feature",
                                      "device consumes shared counters; DRAPartitionableDevices is off", {}, nodes))

@@ -254,3 +254,34 @@ def test_match_a_pod_file_matches_the_claim_the_scheduler_would_build_for_its_ex
     assert [f["code"] for f in doc["findings"]][-1] == "DRA404"
     pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: plain}\nspec:\n  containers: [{name: c, image: x}]\n")
     assert_one_line_error(cli("match", "claim", "-f", str(pod), "--from-file", str(dump)))
+
+
+HOSTILE_POD_STATUS = [
+    {"extendedResourceClaimStatus": "not-an-object"},
+    {"extendedResourceClaimStatus": {"resourceClaimName": ["x"], "requestMappings": "nope"}},
+    {"extendedResourceClaimStatus": {"resourceClaimName": "x", "requestMappings": [1, None]}},
+    {"containerStatuses": [{"name": "c", "allocatedResourcesStatus": "bad"}, 7,
+                           {"name": "d", "allocatedResourcesStatus": [{"name": "claim:x", "resources": [None, "y"]}]}]},
+    {"conditions": ["bad", {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByDeviceTaintManager"}]},
+    {"conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": None}]},
+]
+
+
+@pytest.mark.parametrize("status", HOSTILE_POD_STATUS, ids=range(len(HOSTILE_POD_STATUS)))
+def test_malformed_1_37_status_fields_are_findings_or_one_line_errors(tmp_path, status):
+    doc = yaml.safe_load(STEP3.read_text())
+    for o in doc["items"]:
+        if o["kind"] == "Pod":
+            o["status"].update(status)
+            o["spec"]["containers"][0].setdefault("resources", {})["requests"] = {"example.com/gpu": "x1"}
+            o["spec"]["schedulingGates"] = ["not-a-dict"]
+        if o["kind"] == "ResourceClaim" and o.get("status", {}).get("allocation"):
+            o["status"]["devices"] = [None, {"driver": 3, "conditions": [{"type": "a"}, "b"]}]
+    p = tmp_path / "dump.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    r = cli("explain", "pod", POD, "--from-file", str(p), "-o", "json")
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    if r.returncode == 2 and not r.stdout:
+        assert_one_line_error(r)
+    else:
+        json.loads(r.stdout)

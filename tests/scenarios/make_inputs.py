@@ -469,6 +469,17 @@ scenario("podgroup-claim-gate-off", "The same with the 1.37 default (gate off): 
          "explain pod trainer-1", gang_objs())
 
 
+_DECLARING = node("node-02", zone="b")
+_DECLARING["status"] = {"declaredFeatures": ["DRAOptionalNodeOperations"]}
+scenario("optional-node-operations", "1.37 with DRAOptionalNodeOperations: node-01's slice skips node operations, "
+         "but only node-02 declares the feature in status.declaredFeatures, so only node-02's device is usable.",
+         "explain pod web-0 --feature-gates DRAOptionalNodeOperations=true",
+         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
+          rslice("node-01-gpus", [dev("gpu-0")], "node-01", skipNodeOperations=["*"]),
+          rslice("node-02-gpus", [dev("gpu-1")], "node-02", skipNodeOperations=["*"]),
+          node("node-01", zone="a"), _DECLARING])
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name

@@ -306,3 +306,16 @@ def test_fractional_capacity_range_uses_milli_arithmetic_in_1_37():
     # A request finer than a milli cannot be represented: 1.37 aborts the allocation.
     with pytest.raises(CapacityNotRepresentable, match="request 1000001u is not a representable milli value"):
         consumed_capacity({"cores": "1000001u"}, device, fractional=True)
+
+
+def test_1_37_experimental_skips_devices_of_slices_that_skip_node_operations_unless_the_node_declares_it():
+    slices = [sl("s", [dev("a")], skipNodeOperations=["*"]), sl("t", [dev("b")], pool="q")]
+    on = sem(DRAOptionalNodeOperations=True)
+    assert on.channel == "experimental"
+    declared = {**NODE, "status": {"declaredFeatures": ["DRAOptionalNodeOperations"]}}
+    got = Allocator(on, CLASSES, slices, AllocatedState()).allocate(declared, [claim(req(count=2))])
+    assert got is not None and sorted(r["device"] for r in got[0].results) == ["a", "b"]
+    # The node does not declare the feature: device a is skipped, one device is not enough.
+    assert Allocator(on, CLASSES, slices, AllocatedState()).allocate(NODE, [claim(req(count=2))]) is None
+    # Channels without the code (the default incubating one) never read the field.
+    assert Allocator(sem(), CLASSES, slices, AllocatedState()).allocate(NODE, [claim(req(count=2))]) is not None
