@@ -344,14 +344,18 @@ def plan(pod: dict, classes: list[dict], claims: dict, nodes: list[dict], slices
             p.claim, p.created = None, False
         else:
             return p
+    bound = (pod.get("spec") or {}).get("nodeName")
+    if bound:  # only the node the pod is bound to counts
+        nodes = [n for n in nodes if name_of(n) == bound]
     p.plugin_nodes = device_plugin_nodes(nodes, ext.resources, sem)
     p.findings.extend(double_admission(nodes, ext, slices))
     dra_nodes = [n for n in nodes if name_of(n) not in p.plugin_nodes]
     needed = [r for r in ext.resources if any(needs_dra(n, r, sem) for n in dra_nodes)] if dra_nodes else []
     if not needed:
         p.findings.append(make(
-            "DRA224", f"{', '.join(ext.resources)}: every node serves it through a device plugin, so "
-                      "the DynamicResources plugin leaves it to NodeResourcesFit", nodes=p.plugin_nodes))
+            "DRA224", f"{', '.join(ext.resources)}: " + (f"node {bound} serves" if bound else "every node serves")
+                      + " it through a device plugin, so the DynamicResources plugin leaves it to NodeResourcesFit",
+                      nodes=p.plugin_nodes))
         return p
     requests, maps = build_requests(ext, needed, sem)
     p.claim, p.mappings = in_memory_claim(pod, requests), maps

@@ -144,3 +144,56 @@ def test_a_verdict_that_contradicts_the_scheduler_is_undetermined(scenario):
     assert skewed.code == 2, str(skewed)
     assert "DRA005" in _codes(skewed.json) and skewed.json["verdict"]["determined"] is False, str(skewed)
     assert skewed.stderr.startswith("error: the scheduler says"), str(skewed)
+
+
+def test_extended_resource_served_by_a_device_plugin_on_one_node(scenario):
+    """node-03 advertises the resource in its allocatable (as a device plugin would): the scheduler places the pod
+    there without any DRA claim; kubectl-dra must not call it blocked, and before placement it must not be sure."""
+    sc = scenario("extdp")
+    resource = f"{sc.driver}/gpu"
+    _extended_class(sc, resource)
+    node = "/api/v1/nodes/node-03/status"
+    sc.api.patch(node, {"status": {"capacity": {resource: "1"}, "allocatable": {resource: "1"}}})
+    try:
+        p = _extended_pod("dp-pod", resource)
+        p["spec"]["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
+        sc.create(p)
+        before = sc.cluster.kubectl_dra("explain", "pod", "dp-pod", "-n", sc.ns, "-o", "json")
+        # Gated (DRA006), and DRA cannot place it on node-01/02 while node-03 may fit it through the plugin.
+        assert {"DRA006", "DRA226"} <= set(_codes(before.json)), str(before)
+        assert before.json["extendedResources"]["devicePluginNodes"].keys() == {"node-03"}, str(before)
+        sc.ungate("dp-pod")
+        bound = sc.cluster.wait_bound(sc.ns, "dp-pod", timeout=60)
+        assert bound["spec"]["nodeName"] == "node-03"
+        assert not [c for c in sc.cluster.claims(sc.ns)], "the scheduler made a DRA claim for a device-plugin resource"
+        after = sc.cluster.kubectl_dra("explain", "pod", "dp-pod", "-n", sc.ns, "-o", "json")
+        assert after.code == 0, str(after)
+        assert "DRA224" in _codes(after.json), str(after)
+    finally:
+        sc.api.patch(node, [{"op": "remove", "path": f"/status/capacity/{resource.replace('/', '~1')}"},
+                            {"op": "remove", "path": f"/status/allocatable/{resource.replace('/', '~1')}"}], kind="json")
+
+
+def test_init_container_requests_match_the_scheduler_s_claim(scenario):
+    """The request names and counts kubectl-dra predicts for an init container plus an app container are the ones
+    the real scheduler puts in its claim (createRequestsAndMappings)."""
+    sc = scenario("extinit")
+    resource = f"{sc.driver}/gpu"
+    _extended_class(sc, resource)
+    sc.slice([device(f"gpu-{i}", sc.driver) for i in range(3)])
+    p = _extended_pod("init-pod", resource)
+    p["spec"]["initContainers"] = [{"name": "warmup", "image": "registry.k8s.io/pause:3.10",
+                                    "resources": {"requests": {resource: "2"}, "limits": {resource: "2"}}}]
+    p["spec"]["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
+    sc.create(p)
+    before = sc.cluster.kubectl_dra("explain", "pod", "init-pod", "-n", sc.ns, "-o", "json")
+    predicted = [(q["name"], q["count"]) for c in before.json["claims"] for q in c["requests"]]
+    mappings = before.json["extendedResources"]["requestMappings"]
+    sc.ungate("init-pod")
+    sc.cluster.wait_bound(sc.ns, "init-pod", timeout=60)
+    status = wait_for("extendedResourceClaimStatus",
+                      lambda: sc.cluster.pod(sc.ns, "init-pod").get("status", {}).get("extendedResourceClaimStatus"), 60)
+    real = sc.cluster.claim(sc.ns, status["resourceClaimName"])
+    assert [(q["name"], q["exactly"]["count"]) for q in real["spec"]["devices"]["requests"]] == predicted, str(before)
+    assert sorted(map(str, mappings)) == sorted(
+        str({k: m[k] for k in ("containerName", "resourceName", "requestName")}) for m in status["requestMappings"])
