@@ -7,13 +7,14 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test unit docs docs-check golden bench clean help
+.PHONY: venv demo test unit lint docs docs-check golden bench clean help
 .DEFAULT_GOAL := help
 
 help:
 	@echo "make demo        run 'kubectl dra explain pod' on the bundled tutorial example"
 	@echo "make test        everything CI runs (unit, scenarios, CEL, docs, e2e, fidelity, install)"
 	@echo "make unit        the fast tests only (no cluster, no Go builds)"
+	@echo "make lint        ruff check and ruff format --check (part of make test)"
 	@echo "make docs        regenerate docs/ from the finding registry and the CLI"
 	@echo "make golden      rewrite tests/scenarios/*/expected.* from the current CLI"
 	@echo "make bench       the 40,000-device benchmark"
@@ -49,7 +50,11 @@ bench: $(STAMP)
 # Further targets (cluster, e2e, fidelity, dist, install-test) live in mk/*.mk.
 -include mk/*.mk
 
-test: $(STAMP) docs-check
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: $(STAMP) docs-check lint
 	$(PY) -m pytest -q tests
 
 clean:

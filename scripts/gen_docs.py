@@ -20,7 +20,7 @@ def code_page(rule) -> str:
     missing = rule.missing or "—"
     return (HEADER.format(src="kubectl_dra/findings/registry.py")
             + f"# {rule.code} `{rule.name}`\n\n"
-            + f"| severity | blocks the pod | missing piece |\n|---|---|---|\n"
+            + "| severity | blocks the pod | missing piece |\n|---|---|---|\n"
             + f"| {rule.severity} | {'yes' if rule.blocking else 'no'} | {missing} |\n\n"
             + f"## What it means\n\n{rule.summary}\n\n"
             + f"## Why\n\n{rule.explanation}\n\n"

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def __getattr__(name: str):
     if name in __all__:
-        from . import environment  # noqa: PLC0415 - keep `import kubectl_dra.cel` cheap
+        from . import environment  # keep `import kubectl_dra.cel` cheap
 
         return getattr(environment, name)
     raise AttributeError(name)

@@ -450,7 +450,7 @@ class _Regex:
     @classmethod
     def _programs(cls) -> dict:
         if cls.progs is None:
-            from cel_expr_python import cel  # noqa: PLC0415
+            from cel_expr_python import cel
 
             env = cel.NewEnv(config=cel.NewEnvConfigFromYaml(
                 "name: re2\nextensions:\n  - name: optional\n  - name: regex\n"),

@@ -102,7 +102,7 @@ def _message_types():
     """One descriptor pool + message classes for the process (library code compares classes)."""
     global _POOL
     if _POOL is None:
-        from google.protobuf import (  # noqa: PLC0415
+        from google.protobuf import (
             descriptor_pb2,
             descriptor_pool,
             message_factory,
@@ -132,7 +132,7 @@ class _Engine:
 
     def __init__(self, includes: bool, includes_limit: bool = False, new_celgo: bool = False):
         from cel_expr_python import (
-            cel,  # noqa: PLC0415 - lazy on purpose (CLI start-up time)
+            cel,  # lazy on purpose (CLI start-up time)
         )
 
         self.cel = cel
@@ -453,7 +453,7 @@ def _to_original(cur: int, inserts: list[tuple[int, str]]) -> int:
 
 
 def _remap_issues(text: str, cur_src: str, orig_src: str, inserts: list[tuple[int, str]]) -> str:
-    from ._checks import format_issue  # noqa: PLC0415
+    from ._checks import format_issue
 
     out = []
     for block in re.split(r"\n(?=ERROR: )", text):
@@ -492,7 +492,7 @@ def _compile_message(raw: str, src: str | None = None, engine=None, any_attribut
     """cel-cpp issues in cel-go's wording (receiver-style overload lists, `device` field errors,
     identifier positions, logical operators, null/any type names, issues sorted by position),
     with renamed stand-ins mapped back."""
-    from ._checks import format_issue  # noqa: PLC0415
+    from ._checks import format_issue
 
     msg = _clean_status(raw).rstrip()
     for stand_in, name in _UNRENAME.items():
@@ -510,7 +510,7 @@ def _compile_message(raw: str, src: str | None = None, engine=None, any_attribut
     if src is not None and engine is not None and any(_NO_OVERLOAD.match((_ISSUE.match(b[0]) or [None, "", "", ""])[3] or "")
                                                      for b in blocks if _ISSUE.match(b[0])):
         try:
-            from ._ast import decode_serialized  # noqa: PLC0415
+            from ._ast import decode_serialized
 
             parsed = decode_serialized(engine.compile(src, disable_check=True).serialize())
             calls = {}
@@ -521,7 +521,7 @@ def _compile_message(raw: str, src: str | None = None, engine=None, any_attribut
                 if n.kind == "call":
                     calls.setdefault(parsed.positions.get(n.id), n)
             positions = parsed.positions
-        except Exception:  # noqa: BLE001 - best effort wording only
+        except Exception:  # best effort wording only
             calls = None
     out: list[tuple[int, str]] = []
     for block in blocks:
@@ -592,7 +592,7 @@ _CELGO_TYPE = {"BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double",
 
 def _celgo_type_name(name: str) -> str:
     """cel-expr-python type names (LIST<INT>, MAP<STRING, DYN>) in cel-go's spelling (list(int))."""
-    out, i, word = [], 0, ""
+    out, word = [], ""
     for ch in name:
         if ch.isalnum() or ch in "._":
             word += ch
@@ -764,8 +764,6 @@ class CelEnvironment:
                                 if err:
                                     return f"attribute {name}: {err}"
                         break
-                else:
-                    lists_found = False
                 if any(attr.get(k) is not None for k in _LISTS):
                     continue
             for k in _SCALARS:
@@ -903,7 +901,7 @@ class CompiledSelector:
             checked, checked_src = self._repair(eng, checked_src, toks, str(e))
             edits = edits or [None]  # force re-tokenising the repaired source
         rt = checked.return_type()
-        from ._ast import decode_serialized  # noqa: PLC0415
+        from ._ast import decode_serialized
 
         try:
             ast = decode_serialized(checked.serialize())
@@ -911,7 +909,7 @@ class CompiledSelector:
             raise CelCompileError(f"compilation failed: cannot analyse expression: {e}") from None
         self._static_checks(ast, checked_src)
         if not rt == eng.BOOL:
-            from ._checks import attribute_derived  # noqa: PLC0415
+            from ._checks import attribute_derived
 
             # attribute values are cel-go's AnyType (accepted); other dyn results are accepted only
             # when list attributes make the attribute type DynType (1.36 with the gate, 1.37)
@@ -920,7 +918,7 @@ class CompiledSelector:
                 raise CelCompileError(
                     f"must evaluate to bool or the unknown type, not {_celgo_type_name(rt.name())}")
         plan = _analysis.plan_reads(ast.expr)
-        from ._checks import range_attributes  # noqa: PLC0415
+        from ._checks import range_attributes
 
         self._range_attrs = range_attributes(ast)
         self.plan = plan
@@ -1060,8 +1058,8 @@ class CompiledSelector:
         """cel-go reports every checker error: next to cel-cpp's, add the receiver-style calls of
         global-only functions (`x.sign()`, `x.string()`), typing the receiver by compiling it on its own.
         src may hold same-length stand-in names (x.k8sStr()); issues are worded with the real ones."""
-        from . import _checks  # noqa: PLC0415
-        from ._ast import decode_serialized, format_type  # noqa: PLC0415
+        from . import _checks
+        from ._ast import decode_serialized, format_type
 
         try:
             eng.env.compile(src, disable_check=True)
@@ -1094,7 +1092,7 @@ class CompiledSelector:
             receiver = src[toks[j + 1].start:toks[k - 1].start]
             try:
                 ast = decode_serialized(eng.env.compile(receiver).serialize())
-            except Exception:  # noqa: BLE001 - the receiver alone does not compile: nothing to add
+            except Exception:  # the receiver alone does not compile: nothing to add
                 continue
             any_attrs = not self.env.list_attributes
             recv = "any" if any_attrs and _checks.attribute_derived(ast.expr) else format_type(_checks._type(ast, ast.expr))
@@ -1104,7 +1102,7 @@ class CompiledSelector:
         return out
 
     def _static_checks(self, ast, src: str) -> None:
-        from . import _checks  # noqa: PLC0415
+        from . import _checks
 
         for n in _checks._walk(ast.expr):
             if n.kind == "call" and n.value == "cel.@mapInsert":
@@ -1175,7 +1173,7 @@ class CompiledSelector:
         * Quantity == Quantity is numeric (Cmp) in Kubernetes, but the message carries the
           representation (it decides isInteger/asInteger): statically Quantity-typed ==/!= becomes
           a library call."""
-        from ._ast import decode_type  # noqa: PLC0415
+        from ._ast import decode_type
 
         out = []
         stack = [ast.expr]
@@ -1416,7 +1414,7 @@ class CompiledSelector:
         env = self.env
         try:
             value = program.eval(act)
-        except Exception as e:  # noqa: BLE001 - engine conversion failures become runtime errors
+        except Exception as e:  # engine conversion failures become runtime errors
             if "Iteration budget exceeded" in str(e):
                 # the abort is global like Kubernetes' cancellation; which one applies depends on
                 # whether Kubernetes' cost could stay within its limit

@@ -433,7 +433,7 @@ def _wait(what: str, fn, timeout: float, state_dir: Path, pids: dict, interval: 
             result = fn()
             if result:
                 return result
-        except Exception as exc:  # noqa: BLE001 - report the last error on timeout
+        except Exception as exc:  # report the last error on timeout
             last = exc
         time.sleep(interval)
     logs = "\n".join(f"--- {n} ---\n{_tail(state_dir / 'logs' / f'{n}.log')}" for n in pids)

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
+from dra_objects import gates_scenario, scenario  # noqa: F401 (fixtures, registered for every e2e module)
 from e2e_helpers import Cluster, clusterlib
 
 

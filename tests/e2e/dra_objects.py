@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from e2e_helpers import ApiError, wait_for
 
 RES = "/apis/resource.k8s.io/v1"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from dra_objects import RES, claim, device, pod, request, scenario  # noqa: F401 (scenario is a fixture)
+from dra_objects import RES, claim, device, pod, request
 from e2e_helpers import clusterlib, wait_for
 
 pytestmark = pytest.mark.e2e

@@ -5,9 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from dra_objects import (assert_agrees_blocked, assert_agrees_bound, claim, device,  # noqa: F401
-                         device_outcomes, gates_scenario, pod, predict_and_schedule, request)
+from dra_objects import (
+    assert_agrees_blocked,
+    assert_agrees_bound,
+    claim,
+    device,
+    device_outcomes,
+    pod,
+    predict_and_schedule,
+    request,
+)
 from e2e_helpers import clusterlib
 
 pytestmark = pytest.mark.e2e

@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from dra_objects import claim, device, pod, request, scenario  # noqa: F401
+from dra_objects import claim, device, pod, request
 from e2e_helpers import wait_for
 
 pytestmark = pytest.mark.e2e

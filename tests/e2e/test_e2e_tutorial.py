@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from e2e_helpers import dump, wait_for
 
 MANIFESTS = Path(__file__).parent / "manifests" / "tutorial"

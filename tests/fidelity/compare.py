@@ -237,7 +237,7 @@ def judge(scenario: dict[str, Any], oracle_out: dict[str, Any]) -> tuple[str, li
             panic = why[len("upstream panicked: "):]
             try:
                 err = (run_engine(scenario).get("allocation") or {}).get("error") or ""
-            except Exception:  # noqa: BLE001
+            except Exception:
                 err = ""
             if err.startswith("kube-scheduler ") and panic and panic in err:
                 why = "upstream panicked, engine predicted the crash: " + panic
@@ -246,7 +246,7 @@ def judge(scenario: dict[str, Any], oracle_out: dict[str, Any]) -> tuple[str, li
         ours = run_engine(scenario)
     except EngineTimeout:
         return "disagreed", [{"kind": "engine-timeout", "detail": f"no answer within {ENGINE_TIMEOUT_S}s"}]
-    except Exception:  # noqa: BLE001 - a crash of the engine is a disagreement
+    except Exception:  # a crash of the engine is a disagreement
         return "disagreed", [{"kind": "engine-crash", "detail": traceback.format_exc(limit=8)}]
     diffs = compare(oracle_out, ours, scenario)
     return ("disagreed" if diffs else "agreed"), diffs
@@ -451,7 +451,7 @@ def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known
                         record["minimal"] = shrink_disagreement(oracle, s, diffs, budget_s=shrink_budget_s)
                         out = oracle.evaluate(record["minimal"])
                         record["minimalDiffs"] = judge(record["minimal"], out)[1]
-                    except Exception:  # noqa: BLE001
+                    except Exception:
                         record["shrinkError"] = traceback.format_exc(limit=5)
                 record["scenario"] = s
                 out_dir.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from install_helpers import build, minimal_env, project_version, run
 
 

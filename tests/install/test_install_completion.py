@@ -4,7 +4,6 @@ set it up."""
 from __future__ import annotations
 
 import pytest
-
 from install_helpers import run
 
 pytestmark = pytest.mark.install

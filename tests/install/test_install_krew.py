@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from install_helpers import (
     ROOT,
     assert_same_behaviour,

@@ -15,7 +15,6 @@ import shutil
 
 import pytest
 import yaml
-
 from install_helpers import ROOT, build, minimal_env, project_version, run
 
 pytestmark = pytest.mark.install

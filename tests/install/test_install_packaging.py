@@ -10,7 +10,6 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
-
 from install_helpers import ROOT, project_version
 
 pytestmark = pytest.mark.install

@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from install_helpers import (
     assert_same_behaviour,
     demo_commands,

@@ -9,8 +9,8 @@ import pytest
 from kubectl_dra.analyze.allocator import (
     AllocatedState,
     AllocationError,
-    CapacityNotRepresentable,
     Allocator,
+    CapacityNotRepresentable,
     consumed_capacity,
     gather_pools,
 )

@@ -4,12 +4,11 @@ which stopped early; the environment never runs a bind comprehension (kubectl_dr
 from __future__ import annotations
 
 import pytest
+from cel_conformance_table import GPU, ODD, D
 
 from kubectl_dra.cel import CelEnvironment
 from kubectl_dra.cel._unbind import inline_binds, map_binds
 from kubectl_dra.cel.environment import _engine
-
-from cel_conformance_table import D, GPU, ODD
 
 BUGGY = ['[0, 1, 2].exists(x, x == 1) && cel.bind(a, 5, a == 2)',
          '[0, 1, 2].all(x, x != 1) || cel.bind(a, 5, a == 2)']

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from cel_conformance_table import BIGLIST, GPU, GPU8, KNOWN_DIFFERENCES, LISTS, ROWS, V_ALL, C, D  # noqa: F401
 
 from kubectl_dra.cel import CelCompileError, CelEnvironment
-
-from cel_conformance_table import BIGLIST, C, D, GPU, GPU8, KNOWN_DIFFERENCES, LISTS, ROWS, V_ALL  # noqa: E402,F401
 
 
 def _ids():

@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cel_conformance_table import KNOWN_DIFFERENCES, ROWS
 
 from kubectl_dra.cel import CelCompileError, CelEnvironment
-
-from cel_conformance_table import KNOWN_DIFFERENCES, ROWS
 
 pytestmark = pytest.mark.oracle
 
@@ -134,7 +133,7 @@ def test_hint_matches_allocator_137():
     """The 1.37 allocator error ends with exactly our 1.37 no-such-key text."""
     binary = _oracle("1.37")
     expr = 'device.attributes["gpu.example.com"].nope == 1'
-    from cel_conformance_table import GPU  # noqa: PLC0415
+    from cel_conformance_table import GPU
 
     proc = subprocess.run([str(binary)], input=json.dumps(_scenario(0, expr, GPU, "1.37", False)) + "\n",
                           capture_output=True, text=True, timeout=600)
@@ -190,7 +189,7 @@ def _random_expressions(seed: int, n: int) -> list[str]:
 @pytest.mark.parametrize("version,seed", [("1.34", 11), ("1.36", 12), ("1.37", 13)])
 def test_random_expressions_agree_with_upstream(version, seed):
     """Differential fuzzing: value or first error line identical to upstream for random expressions."""
-    from cel_conformance_table import GPU  # noqa: PLC0415
+    from cel_conformance_table import GPU
 
     binary = _oracle(version)
     exprs = _random_expressions(seed, 300)
@@ -222,8 +221,8 @@ def _logical_precedence_case(expr: str, mine, theirs) -> bool:
 def test_library_calls_agree_with_upstream(version, seed):
     """Differential fuzzing of library semantics: random quantity/semver/strings/lists/regex/URL/IP
     calls with random literals give the same value or first error line as upstream."""
-    from cel_conformance_table import GPU  # noqa: PLC0415
-    from cel_library_fuzz import library_expressions  # noqa: PLC0415
+    from cel_conformance_table import GPU
+    from cel_library_fuzz import library_expressions
 
     binary = _oracle(version)
     exprs = library_expressions(seed, 400)
@@ -307,7 +306,7 @@ def _bind_expressions(seed: int, n: int) -> list[str]:
 
 @pytest.mark.parametrize("version,seed", [("1.34", 31), ("1.36", 32), ("1.37", 33)])
 def test_bind_and_comprehension_expressions_agree_with_upstream(version, seed):
-    from cel_conformance_table import GPU, ODD  # noqa: PLC0415
+    from cel_conformance_table import GPU, ODD
 
     binary = _oracle(version)
     env = CelEnvironment(tuple(int(x) for x in version.split(".")))
