@@ -27,48 +27,129 @@ def generate(path: Path) -> None:
     items = []
     for n in range(NODES):
         name = f"node-{n:05d}"
-        items.append({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}})
-        devices = [{"name": f"gpu-{i}", "attributes": {"model": {"string": rnd.choice(MODELS)}, "index": {"int": i}},
-                    "capacity": {"memory": {"value": rnd.choice(MEM)}}} for i in range(PER_NODE)]
-        items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{name}-gpus"},
-                      "spec": {"driver": D, "nodeName": name, "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                               "devices": devices}})
-    items.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-                  "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]}})
-    sel = [{"cel": {"expression": f'device.attributes["{D}"].model == "H100"'}},
-           {"cel": {"expression": f'device.capacity["{D}"].memory.compareTo(quantity("40Gi")) >= 0'}}]
-    spec = {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount",
-                                                                "count": 1, "selectors": sel}}]}}
+        items.append(
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}}
+        )
+        devices = [
+            {
+                "name": f"gpu-{i}",
+                "attributes": {"model": {"string": rnd.choice(MODELS)}, "index": {"int": i}},
+                "capacity": {"memory": {"value": rnd.choice(MEM)}},
+            }
+            for i in range(PER_NODE)
+        ]
+        items.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"{name}-gpus"},
+                "spec": {
+                    "driver": D,
+                    "nodeName": name,
+                    "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                    "devices": devices,
+                },
+            }
+        )
+    items.append(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]},
+        }
+    )
+    sel = [
+        {"cel": {"expression": f'device.attributes["{D}"].model == "H100"'}},
+        {"cel": {"expression": f'device.capacity["{D}"].memory.compareTo(quantity("40Gi")) >= 0'}},
+    ]
+    spec = {
+        "devices": {
+            "requests": [
+                {
+                    "name": "gpu",
+                    "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1, "selectors": sel},
+                }
+            ]
+        }
+    }
     for c in range(ALLOCATED):
         n = c * NODES // ALLOCATED
-        items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                      "metadata": {"name": f"busy-{c}", "namespace": "default"}, "spec": spec,
-                      "status": {"allocation": {"devices": {"results": [
-                          {"request": "gpu", "driver": D, "pool": f"node-{n:05d}", "device": f"gpu-{c % PER_NODE}"}]}}}})
-    items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                  "metadata": {"name": "bench-claim", "namespace": "default"}, "spec": spec})
-    items.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bench", "namespace": "default", "uid": "u-bench"},
-                  "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimName": "bench-claim"}],
-                           "containers": [{"name": "c", "image": "x"}]}, "status": {"phase": "Pending"}})
+        items.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"busy-{c}", "namespace": "default"},
+                "spec": spec,
+                "status": {
+                    "allocation": {
+                        "devices": {
+                            "results": [
+                                {
+                                    "request": "gpu",
+                                    "driver": D,
+                                    "pool": f"node-{n:05d}",
+                                    "device": f"gpu-{c % PER_NODE}",
+                                }
+                            ]
+                        }
+                    }
+                },
+            }
+        )
+    items.append(
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": "bench-claim", "namespace": "default"},
+            "spec": spec,
+        }
+    )
+    items.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "bench", "namespace": "default", "uid": "u-bench"},
+            "spec": {
+                "resourceClaims": [{"name": "gpu", "resourceClaimName": "bench-claim"}],
+                "containers": [{"name": "c", "image": "x"}],
+            },
+            "status": {"phase": "Pending"},
+        }
+    )
     for e in range(EVENTS):
         pod = "bench" if e % 100 == 0 else f"other-{e}"
-        items.append({"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"ev-{e}", "namespace": "default"},
-                      "involvedObject": {"kind": "Pod", "name": pod, "namespace": "default"}, "type": "Warning",
-                      "reason": "FailedScheduling", "message": f"0/{NODES} nodes are available: {NODES} cannot allocate all claims.",
-                      "source": {"component": "default-scheduler"},
-                      "lastTimestamp": f"2026-11-30T{(e // 3600) % 24:02d}:{(e // 60) % 60:02d}:{e % 60:02d}Z"})
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {"name": f"ev-{e}", "namespace": "default"},
+                "involvedObject": {"kind": "Pod", "name": pod, "namespace": "default"},
+                "type": "Warning",
+                "reason": "FailedScheduling",
+                "message": f"0/{NODES} nodes are available: {NODES} cannot allocate all claims.",
+                "source": {"component": "default-scheduler"},
+                "lastTimestamp": f"2026-11-30T{(e // 3600) % 24:02d}:{(e // 60) % 60:02d}:{e % 60:02d}Z",
+            }
+        )
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
 
 
 def measure(args: list[str]) -> tuple[float, float, int]:
     """Wall seconds and peak RSS (MB) of one run of the CLI in a fresh process."""
-    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-            "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
-            "w = time.perf_counter() - t; "
-            "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, r.returncode); "
-            "sys.stderr.write(r.stderr.decode())")
-    out = subprocess.run([sys.executable, "-c", code, sys.executable, "-m", "kubectl_dra", *args],
-                         capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
+    code = (
+        "import resource, subprocess, sys, time; t = time.perf_counter(); "
+        "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
+        "w = time.perf_counter() - t; "
+        "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, r.returncode); "
+        "sys.stderr.write(r.stderr.decode())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, sys.executable, "-m", "kubectl_dra", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, NO_COLOR="1"),
+    )
     wall, rss, rc = out.stdout.split()
     return float(wall), float(rss), int(rc)
 
@@ -86,10 +167,12 @@ def main() -> int:
         generate(snap)
         print(f"generated {snap} ({snap.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
     rows = []
-    for label, args in (("explain pod", ["explain", "pod", "bench", "--from-file", str(snap)]),
-                        ("match claim", ["match", "claim", "bench-claim", "--from-file", str(snap)]),
-                        ("explain pod -o json", ["explain", "pod", "bench", "--from-file", str(snap), "-o", "json"]),
-                        ("--help", ["--help"])):
+    for label, args in (
+        ("explain pod", ["explain", "pod", "bench", "--from-file", str(snap)]),
+        ("match claim", ["match", "claim", "bench-claim", "--from-file", str(snap)]),
+        ("explain pod -o json", ["explain", "pod", "bench", "--from-file", str(snap), "-o", "json"]),
+        ("--help", ["--help"]),
+    ):
         runs = [measure(args) for _ in range(a.runs)]
         walls = [r[0] for r in runs]
         rows.append((label, statistics.median(walls), min(walls), max(r[1] for r in runs), runs[0][2]))

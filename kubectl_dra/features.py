@@ -52,17 +52,38 @@ KNOWN_GATES = frozenset(_DEFAULTS[NEWEST])
 # allocator features each supports. NewAllocator picks the first whose set covers every enabled feature.
 _BASE = frozenset({"AdminAccess", "PrioritizedList", "PartitionableDevices", "DeviceTaints"})
 _CHANNELS = {
-    (1, 34): (("stable", frozenset()), ("incubating", _BASE),
-              ("experimental", _BASE | {"DeviceBinding", "DeviceStatus", "ConsumableCapacity"})),
-    (1, 35): (("stable", frozenset()), ("incubating", _BASE),
-              ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity"})),
-    (1, 36): (("stable", _BASE), ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity"}),
-              ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "ListTypeAttributes"})),
-    (1, 37): (("stable", _BASE),
-              ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange"}),
-              ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange",
-                                        "ListTypeAttributes", "OptionalNodeOperations", "DerivedAttributes",
-                                        "CompatibilityGroups"})),
+    (1, 34): (
+        ("stable", frozenset()),
+        ("incubating", _BASE),
+        ("experimental", _BASE | {"DeviceBinding", "DeviceStatus", "ConsumableCapacity"}),
+    ),
+    (1, 35): (
+        ("stable", frozenset()),
+        ("incubating", _BASE),
+        ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity"}),
+    ),
+    (1, 36): (
+        ("stable", _BASE),
+        ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity"}),
+        ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "ListTypeAttributes"}),
+    ),
+    (1, 37): (
+        ("stable", _BASE),
+        ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange"}),
+        (
+            "experimental",
+            _BASE
+            | {
+                "DeviceBindingAndStatus",
+                "ConsumableCapacity",
+                "FractionalCapacityRange",
+                "ListTypeAttributes",
+                "OptionalNodeOperations",
+                "DerivedAttributes",
+                "CompatibilityGroups",
+            },
+        ),
+    ),
 }
 
 
@@ -115,8 +136,9 @@ class Semantics:
     newer_server: str | None = None  # the server's version when it is newer than the newest supported minor
 
     @classmethod
-    def for_version(cls, version=NEWEST, overrides=None, version_source="default",
-                    newer_server: str | None = None) -> "Semantics":
+    def for_version(
+        cls, version=NEWEST, overrides=None, version_source="default", newer_server: str | None = None
+    ) -> "Semantics":
         gates = dict(_DEFAULTS[version])
         gates.update(overrides or {})
         return cls(version, MappingProxyType(gates), frozenset(overrides or ()), version_source, newer_server)
@@ -165,9 +187,13 @@ class Semantics:
     @cached_property
     def allocator_features(self) -> frozenset:
         g = self.gate
-        f = {"AdminAccess": g("DRAAdminAccess"), "PrioritizedList": g("DRAPrioritizedList"),
-             "PartitionableDevices": g("DRAPartitionableDevices"), "DeviceTaints": g("DRADeviceTaints"),
-             "ConsumableCapacity": g("DRAConsumableCapacity")}
+        f = {
+            "AdminAccess": g("DRAAdminAccess"),
+            "PrioritizedList": g("DRAPrioritizedList"),
+            "PartitionableDevices": g("DRAPartitionableDevices"),
+            "DeviceTaints": g("DRADeviceTaints"),
+            "ConsumableCapacity": g("DRAConsumableCapacity"),
+        }
         if self.version == (1, 34):
             f["DeviceBinding"] = g("DRADeviceBindingConditions")
             f["DeviceStatus"] = g("DRAResourceClaimDeviceStatus")
@@ -177,9 +203,12 @@ class Semantics:
         # environment): the gate alone never moves 1.36 off the "stable" implementation.
         if self.version >= (1, 37):
             f["ListTypeAttributes"] = g("DRAListTypeAttributes")
-            f.update(FractionalCapacityRange=g("DRAFractionalCapacityRange"),
-                     OptionalNodeOperations=g("DRAOptionalNodeOperations"),
-                     DerivedAttributes=g("DRADerivedAttributes"), CompatibilityGroups=g("DRADeviceCompatibilityGroups"))
+            f.update(
+                FractionalCapacityRange=g("DRAFractionalCapacityRange"),
+                OptionalNodeOperations=g("DRAOptionalNodeOperations"),
+                DerivedAttributes=g("DRADerivedAttributes"),
+                CompatibilityGroups=g("DRADeviceCompatibilityGroups"),
+            )
         return frozenset(k for k, v in f.items() if v)
 
     @cached_property

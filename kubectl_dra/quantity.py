@@ -44,7 +44,9 @@ def parse_quantity(text: str) -> Fraction:
     s = text.strip()
     m = _RE.match(s)
     if not s or not m or (not m.group(2) and not m.group(3)):
-        raise QuantityError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+        raise QuantityError(
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+        )
     sign, whole, frac, suffix, exponent = m.groups()
     digits = (whole or "") + (frac or "")
     value = Fraction(int(digits or "0"), 10 ** len(frac or ""))

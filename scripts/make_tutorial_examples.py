@@ -18,110 +18,231 @@ CLAIM_UID = "0d7a4c1e-8b2f-4e55-a3c6-91b0f6e2d7c4"
 SELECTOR = 'device.capacity["gpu.example.com"].memory\n  .compareTo(quantity("24Gi")) >= 0'
 
 template = {
-    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-    "metadata": {"name": "gpu-24gb", "namespace": NS, "uid": "3b9e7f20-1c4d-4f6a-8e2b-5a7d9c0e1f32",
-                 "creationTimestamp": "2026-11-30T10:00:00Z"},
-    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
-        "deviceClassName": "gpu-inferencia", "allocationMode": "ExactCount", "count": 1,
-        "selectors": [{"cel": {"expression": SELECTOR}}]}}]}}},
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate",
+    "metadata": {
+        "name": "gpu-24gb",
+        "namespace": NS,
+        "uid": "3b9e7f20-1c4d-4f6a-8e2b-5a7d9c0e1f32",
+        "creationTimestamp": "2026-11-30T10:00:00Z",
+    },
+    "spec": {
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": "gpu",
+                        "exactly": {
+                            "deviceClassName": "gpu-inferencia",
+                            "allocationMode": "ExactCount",
+                            "count": 1,
+                            "selectors": [{"cel": {"expression": SELECTOR}}],
+                        },
+                    }
+                ]
+            }
+        }
+    },
 }
 
 pod = {
-    "apiVersion": "v1", "kind": "Pod",
-    "metadata": {"name": POD, "namespace": NS, "uid": POD_UID, "labels": {"app": "recomendador"},
-                 "creationTimestamp": "2026-11-30T10:00:01Z",
-                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "recomendador-7d9c8b6f5",
-                                      "uid": "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d", "controller": True,
-                                      "blockOwnerDeletion": True}]},
-    "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-24gb"}],
-             "containers": [{"name": "recomendador", "image": "ghcr.io/iximiuz/labs/nginx:alpine",
-                             "resources": {"requests": {"cpu": "100m", "memory": "128Mi"},
-                                           "claims": [{"name": "gpu"}]}}],
-             "schedulerName": "default-scheduler"},
-    "status": {"phase": "Pending",
-               "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
-                               "lastTransitionTime": "2026-11-30T10:00:02Z"}],
-               "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": CLAIM}]},
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {
+        "name": POD,
+        "namespace": NS,
+        "uid": POD_UID,
+        "labels": {"app": "recomendador"},
+        "creationTimestamp": "2026-11-30T10:00:01Z",
+        "ownerReferences": [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": "recomendador-7d9c8b6f5",
+                "uid": "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d",
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ],
+    },
+    "spec": {
+        "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-24gb"}],
+        "containers": [
+            {
+                "name": "recomendador",
+                "image": "ghcr.io/iximiuz/labs/nginx:alpine",
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "claims": [{"name": "gpu"}]},
+            }
+        ],
+        "schedulerName": "default-scheduler",
+    },
+    "status": {
+        "phase": "Pending",
+        "conditions": [
+            {
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "Unschedulable",
+                "lastTransitionTime": "2026-11-30T10:00:02Z",
+            }
+        ],
+        "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": CLAIM}],
+    },
 }
 
 claim = {
-    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-    "metadata": {"name": CLAIM, "namespace": NS, "uid": CLAIM_UID, "generateName": f"{POD}-gpu-",
-                 "creationTimestamp": "2026-11-30T10:00:01Z",
-                 "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"},
-                 "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": POD, "uid": POD_UID,
-                                      "controller": True, "blockOwnerDeletion": True}]},
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaim",
+    "metadata": {
+        "name": CLAIM,
+        "namespace": NS,
+        "uid": CLAIM_UID,
+        "generateName": f"{POD}-gpu-",
+        "creationTimestamp": "2026-11-30T10:00:01Z",
+        "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"},
+        "ownerReferences": [
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "name": POD,
+                "uid": POD_UID,
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ],
+    },
     "spec": copy.deepcopy(template["spec"]["spec"]),
     "status": {},
 }
 
 deviceclass = {
-    "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-    "metadata": {"name": "gpu-inferencia", "uid": "5c6d7e8f-9a0b-4c1d-8e2f-3a4b5c6d7e8f",
-                 "creationTimestamp": "2026-11-30T10:02:00Z"},
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "DeviceClass",
+    "metadata": {
+        "name": "gpu-inferencia",
+        "uid": "5c6d7e8f-9a0b-4c1d-8e2f-3a4b5c6d7e8f",
+        "creationTimestamp": "2026-11-30T10:02:00Z",
+    },
     "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
 }
 
 resourceslice = {
-    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-    "metadata": {"name": "nodo-simulado-gpu", "uid": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
-                 "creationTimestamp": "2026-11-30T10:04:00Z"},
-    "spec": {"driver": "gpu.example.com", "nodeName": "node-01",
-             "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 1},
-             "devices": [{"name": "gpu-0", "capacity": {"memory": {"value": "24Gi"}}},
-                         {"name": "gpu-1", "capacity": {"memory": {"value": "8Gi"}}}]},
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceSlice",
+    "metadata": {
+        "name": "nodo-simulado-gpu",
+        "uid": "7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b",
+        "creationTimestamp": "2026-11-30T10:04:00Z",
+    },
+    "spec": {
+        "driver": "gpu.example.com",
+        "nodeName": "node-01",
+        "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 1},
+        "devices": [
+            {"name": "gpu-0", "capacity": {"memory": {"value": "24Gi"}}},
+            {"name": "gpu-1", "capacity": {"memory": {"value": "8Gi"}}},
+        ],
+    },
 }
 
 
 def node(name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
-            "spec": {}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
+        "spec": {},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+    }
 
 
 def event(n: int, type_: str, reason: str, message: str, time: str, component: str, host: str | None = None) -> dict:
     src = {"component": component}
     if host:
         src["host"] = host
-    return {"apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": f"{POD}.18{n:014x}", "namespace": NS},
-            "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": POD, "namespace": NS, "uid": POD_UID},
-            "type": type_, "reason": reason, "message": message, "source": src, "count": 1,
-            "firstTimestamp": time, "lastTimestamp": time}
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{POD}.18{n:014x}", "namespace": NS},
+        "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": POD, "namespace": NS, "uid": POD_UID},
+        "type": type_,
+        "reason": reason,
+        "message": message,
+        "source": src,
+        "count": 1,
+        "firstTimestamp": time,
+        "lastTimestamp": time,
+    }
 
 
 EVENTS = [
-    event(1, "Warning", "FailedScheduling",
-          "0/3 nodes are available: request gpu: device class gpu-inferencia does not exist. no new claims to "
-          "deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
-          "2026-11-30T10:00:02Z", "default-scheduler"),
-    event(2, "Warning", "FailedScheduling",
-          "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes are "
-          "available: 3 Preemption is not helpful for scheduling.",
-          "2026-11-30T10:02:05Z", "default-scheduler"),
-    event(3, "Normal", "Scheduled", f"Successfully assigned {NS}/{POD} to node-01",
-          "2026-11-30T10:04:03Z", "default-scheduler"),
-    event(4, "Warning", "FailedPrepareDynamicResources",
-          "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver gpu.example.com is not registered",
-          "2026-11-30T10:04:04Z", "kubelet", "node-01"),
+    event(
+        1,
+        "Warning",
+        "FailedScheduling",
+        "0/3 nodes are available: request gpu: device class gpu-inferencia does not exist. no new claims to "
+        "deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        "2026-11-30T10:00:02Z",
+        "default-scheduler",
+    ),
+    event(
+        2,
+        "Warning",
+        "FailedScheduling",
+        "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes are "
+        "available: 3 Preemption is not helpful for scheduling.",
+        "2026-11-30T10:02:05Z",
+        "default-scheduler",
+    ),
+    event(
+        3,
+        "Normal",
+        "Scheduled",
+        f"Successfully assigned {NS}/{POD} to node-01",
+        "2026-11-30T10:04:03Z",
+        "default-scheduler",
+    ),
+    event(
+        4,
+        "Warning",
+        "FailedPrepareDynamicResources",
+        "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver gpu.example.com is not registered",
+        "2026-11-30T10:04:04Z",
+        "kubelet",
+        "node-01",
+    ),
 ]
 # A Deployment event that `--field-selector involvedObject.kind=Pod` filters out.
-DEPLOY_EVENT = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "recomendador.1800000000000001", "namespace": NS},
-                "involvedObject": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "recomendador", "namespace": NS},
-                "type": "Normal", "reason": "ScalingReplicaSet", "message": "Scaled up replica set recomendador-7d9c8b6f5 from 0 to 1",
-                "source": {"component": "deployment-controller"}, "count": 1,
-                "firstTimestamp": "2026-11-30T10:00:01Z", "lastTimestamp": "2026-11-30T10:00:01Z"}
+DEPLOY_EVENT = {
+    "apiVersion": "v1",
+    "kind": "Event",
+    "metadata": {"name": "recomendador.1800000000000001", "namespace": NS},
+    "involvedObject": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "recomendador", "namespace": NS},
+    "type": "Normal",
+    "reason": "ScalingReplicaSet",
+    "message": "Scaled up replica set recomendador-7d9c8b6f5 from 0 to 1",
+    "source": {"component": "deployment-controller"},
+    "count": 1,
+    "firstTimestamp": "2026-11-30T10:00:01Z",
+    "lastTimestamp": "2026-11-30T10:00:01Z",
+}
 
 
 def allocated(c: dict) -> dict:
     c = copy.deepcopy(c)
     c["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
     c["status"] = {
-        "allocation": {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-01",
-                                                "device": "gpu-0"}]},
-                       "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                           {"key": "metadata.name", "operator": "In", "values": ["node-01"]}]}]},
-                       "allocationTimestamp": "2026-11-30T10:04:03Z"},
+        "allocation": {
+            "devices": {
+                "results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-01", "device": "gpu-0"}]
+            },
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-01"]}]}
+                ]
+            },
+            "allocationTimestamp": "2026-11-30T10:04:03Z",
+        },
         "reservedFor": [{"resource": "pods", "name": POD, "uid": POD_UID}],
     }
     return c
@@ -130,7 +251,9 @@ def allocated(c: dict) -> dict:
 def scheduled(p: dict) -> dict:
     p = copy.deepcopy(p)
     p["spec"]["nodeName"] = "node-01"
-    p["status"]["conditions"] = [{"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-30T10:04:03Z"}]
+    p["status"]["conditions"] = [
+        {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-30T10:04:03Z"}
+    ]
     return p
 
 
@@ -144,14 +267,26 @@ def write(name: str, title: str, items: list) -> None:
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     nodes = [node(n) for n in ("node-01", "node-02", "node-03")]
-    write("step1-no-class.yaml", "Step 1: Deployment + ResourceClaimTemplate applied; the DeviceClass does not exist",
-          [pod, claim, template] + nodes + [DEPLOY_EVENT] + EVENTS[:1])
-    write("step2-no-device.yaml", "Step 2: DeviceClass applied; no ResourceSlice publishes a device",
-          [pod, claim, template, deviceclass] + nodes + [DEPLOY_EVENT] + EVENTS[:2])
-    write("step3-allocated.yaml", "Step 3: ResourceSlice with gpu-0 (24Gi) and gpu-1 (8Gi); gpu-0 allocated on node-01",
-          [scheduled(pod), allocated(claim), template, deviceclass, resourceslice] + nodes + [DEPLOY_EVENT] + EVENTS[:3])
-    write("step4-driver-missing.yaml", "Step 4: the kubelet cannot prepare the device: the driver is not registered",
-          [scheduled(pod), allocated(claim), template, deviceclass, resourceslice] + nodes + [DEPLOY_EVENT] + EVENTS)
+    write(
+        "step1-no-class.yaml",
+        "Step 1: Deployment + ResourceClaimTemplate applied; the DeviceClass does not exist",
+        [pod, claim, template] + nodes + [DEPLOY_EVENT] + EVENTS[:1],
+    )
+    write(
+        "step2-no-device.yaml",
+        "Step 2: DeviceClass applied; no ResourceSlice publishes a device",
+        [pod, claim, template, deviceclass] + nodes + [DEPLOY_EVENT] + EVENTS[:2],
+    )
+    write(
+        "step3-allocated.yaml",
+        "Step 3: ResourceSlice with gpu-0 (24Gi) and gpu-1 (8Gi); gpu-0 allocated on node-01",
+        [scheduled(pod), allocated(claim), template, deviceclass, resourceslice] + nodes + [DEPLOY_EVENT] + EVENTS[:3],
+    )
+    write(
+        "step4-driver-missing.yaml",
+        "Step 4: the kubelet cannot prepare the device: the driver is not registered",
+        [scheduled(pod), allocated(claim), template, deviceclass, resourceslice] + nodes + [DEPLOY_EVENT] + EVENTS,
+    )
 
 
 if __name__ == "__main__":

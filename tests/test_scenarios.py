@@ -20,8 +20,9 @@ SCENARIOS = sorted(p.name for p in HERE.iterdir() if (p / "cmd").exists())
 def run_cli(args, cwd=None):
     env = dict(os.environ, NO_COLOR="1")
     env.pop("KUBECONFIG", None)
-    return subprocess.run([sys.executable, "-m", "kubectl_dra", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "kubectl_dra", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+    )
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

@@ -41,6 +41,7 @@ def _qty(text) -> Any:
     """parse_quantity normalised with _n, cached for strings (quantity strings repeat across devices)."""
     return _qty_str(text) if isinstance(text, str) else _n(parse_quantity(text))
 
+
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
 DeviceID = tuple  # (driver, pool, device)
@@ -230,7 +231,9 @@ def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
     return None
 
 
-NODE_OPERATIONS_FEATURE = "DRAOptionalNodeOperations"  # component-helpers nodedeclaredfeatures draoptionalnodeoperations
+NODE_OPERATIONS_FEATURE = (
+    "DRAOptionalNodeOperations"  # component-helpers nodedeclaredfeatures draoptionalnodeoperations
+)
 
 
 def skips_node_operations(s: dict) -> bool:
@@ -272,7 +275,9 @@ def apply_taint_rules(slices: list[dict], rules) -> list[dict]:
                 if patched is None:
                     patched = {**sl, "spec": {**spec, "devices": [dict(x) for x in spec.get("devices") or []]}}
                 dev = patched["spec"]["devices"][i]
-                dev["taints"] = list(dev.get("taints") or []) + [dict(taint, rule=(rule.get("metadata") or {}).get("name"))]
+                dev["taints"] = list(dev.get("taints") or []) + [
+                    dict(taint, rule=(rule.get("metadata") or {}).get("name"))
+                ]
         out.append(patched or sl)
     return out
 
@@ -298,8 +303,9 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
         if not slice_targets_node(s, node, sem):
             continue
         key = _pool_key(s)
-        if key not in plain_order and ((sem.version >= (1, 35) and _slice_spec(s).get("sharedCounters"))
-                                       or not _has_binding_conditions([s])):
+        if key not in plain_order and (
+            (sem.version >= (1, 35) and _slice_spec(s).get("sharedCounters")) or not _has_binding_conditions([s])
+        ):
             plain_order[key] = len(plain_order)
         cur = grouped.get(key)
         if cur is None:
@@ -339,11 +345,14 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
             names = {_slice_name(s) for s in group}
             if sem.version >= (1, 37):
                 # 1.37 takes the counter sets of the whole pool, also from slices for other nodes.
-                counter_slices = counter_slices + [x for x in all_for_pool if _slice_name(x) not in names
-                                                   and _slice_spec(x).get("sharedCounters")]
+                counter_slices = counter_slices + [
+                    x for x in all_for_pool if _slice_name(x) not in names and _slice_spec(x).get("sharedCounters")
+                ]
             counter_sets, err = _counter_sets_of(counter_slices)
             err = err or _validate_consumption(counter_sets, group)
-            others = [s for s in all_for_pool if _slice_name(s) not in names and not _slice_spec(s).get("sharedCounters")]
+            others = [
+                s for s in all_for_pool if _slice_name(s) not in names and not _slice_spec(s).get("sharedCounters")
+            ]
             err = err or _validate_consumption(counter_sets, others)
             if err:
                 pool.invalid, pool.invalid_reason = True, err
@@ -502,7 +511,8 @@ def consumed_capacity(request_caps: dict | None, device: dict, fractional: bool 
                 if req_m is None:
                     raise CapacityNotRepresentable(
                         f'capacity "{name}": capacity request cannot be represented in the device\'s range '
-                        f"arithmetic: request {requested} is not a representable milli value")
+                        f"arithmetic: request {requested} is not a representable milli value"
+                    )
                 step_m = _value(parse_quantity(vr["step"]) * 1000)
                 mn_m = _value(mn * 1000)
                 added = req_m - mn_m
@@ -571,16 +581,23 @@ def capacity_demand(request_caps, device: dict, fractional: bool = False) -> str
     out = []
     for name, cap in caps.items():
         requested = (request_caps or {}).get(name)
-        one = consumed_capacity({name: requested} if requested is not None else None, {"capacity": {name: cap}},
-                                fractional)[name]
+        one = consumed_capacity(
+            {name: requested} if requested is not None else None, {"capacity": {name: cap}}, fractional
+        )[name]
         if violates_policy(one, cap.get("requestPolicy"), fractional):
             return f"capacity {name}: {requested} violates the device's request policy"
         out.append((name, _n(one), _qty(cap.get("value", "0"))))
     return out
 
 
-def capacity_fits(request_caps, device: dict, already: dict | None, allocating: dict | None,
-                  demand: str | list | None = None, fractional: bool = False) -> tuple[bool, str]:
+def capacity_fits(
+    request_caps,
+    device: dict,
+    already: dict | None,
+    allocating: dict | None,
+    demand: str | list | None = None,
+    fractional: bool = False,
+) -> tuple[bool, str]:
     """CmpRequestOverCapacity. Returns (fits, reason). demand: capacity_demand(...), if already computed."""
     if demand is None:
         demand = capacity_demand(request_caps, device, fractional)
@@ -764,16 +781,32 @@ class _Run:
                 if subs:
                     min_req = None
                     for si, sub in enumerate(subs):
-                        r = Request(ci, ri, si, f"{req.get('name', '')}/{sub.get('name', '')}", req.get("name", ""),
-                                    sub.get("name", ""), sub, sub.get("deviceClassName") or "")
+                        r = Request(
+                            ci,
+                            ri,
+                            si,
+                            f"{req.get('name', '')}/{sub.get('name', '')}",
+                            req.get("name", ""),
+                            sub.get("name", ""),
+                            sub,
+                            sub.get("deviceClassName") or "",
+                        )
                         self._validate(r, ref)
                         self.requests[(ci, ri, si)] = r
                         min_req = r.num_devices if min_req is None else min(min_req, r.num_devices)
                     min_req = min_req or 0
                 else:
                     spec = exactly or {}
-                    r = Request(ci, ri, -1, req.get("name", ""), req.get("name", ""), "", spec,
-                                spec.get("deviceClassName") or "")
+                    r = Request(
+                        ci,
+                        ri,
+                        -1,
+                        req.get("name", ""),
+                        req.get("name", ""),
+                        "",
+                        spec,
+                        spec.get("deviceClassName") or "",
+                    )
                     if exactly is None:
                         raise AllocationError(
                             f"claim {ref}, request {req.get('name', '')}: missing device class name (unsupported request type?)",
@@ -832,7 +865,8 @@ class _Run:
                 )
         if not self.sem.admin_access and r.sub_index < 0 and r.spec.get("adminAccess") is not None:
             raise AllocationError(
-                f"claim {ref}, request {r.base_name}: admin access is requested, but the feature is disabled", kind="request"
+                f"claim {ref}, request {r.base_name}: admin access is requested, but the feature is disabled",
+                kind="request",
             )
         if not r.class_name:
             raise AllocationError(
@@ -841,7 +875,7 @@ class _Run:
         cls = self.a.classes.get(r.class_name)
         if cls is None:
             raise AllocationError(
-                f'claim {ref}, request {r.name}: could not retrieve device class {r.class_name}: '
+                f"claim {ref}, request {r.name}: could not retrieve device class {r.class_name}: "
                 f'deviceclass.resource.k8s.io "{r.class_name}" not found',
                 kind="class",
             )
@@ -875,11 +909,15 @@ class _Run:
                                 # 1.37 checks the static capacity only: shares in use are not subtracted
                                 # here, so they make the allocation fail later.
                                 try:
-                                    ok, _ = capacity_fits(r.capacity_requests, d, None, None, fractional=self.fractional)
+                                    ok, _ = capacity_fits(
+                                        r.capacity_requests, d, None, None, fractional=self.fractional
+                                    )
                                 except CapacityNotRepresentable as e:
                                     raise AllocationError(
                                         f"claim {ref}, request {r.sub_name or r.base_name}: checking capacity for "
-                                        f"device {d.get('name', '')}: {e}", kind="request") from None
+                                        f"device {d.get('name', '')}: {e}",
+                                        kind="request",
+                                    ) from None
                             else:
                                 ok, _ = self._capacity_ok(r, d, did)
                             if not ok:
@@ -1002,7 +1040,8 @@ class _Run:
             frozenset((did, frozenset(v.items())) for did, v in self.allocating_capacity.items()),
             frozenset(
                 (scope, name, frozenset((k, v) for k, v in cs.items() if v))
-                for scope, sets in self.consumed_counters.items() for name, cs in sets.items()
+                for scope, sets in self.consumed_counters.items()
+                for name, cs in sets.items()
             ),
             tuple(con.state() for cons in self.constraints[c:] for con in cons),
             tuple(len(self.results[i]) for i in range(c, len(self.claims))),
@@ -1029,9 +1068,14 @@ class _Run:
             except CapacityNotRepresentable as e:
                 raise AllocationError(
                     f"claim {obj_ref(self.claims[r.claim_index])}, request {r.sub_name or r.base_name}: checking "
-                    f"capacity for device {device_id_str(did)}: {e}", kind="request") from None
+                    f"capacity for device {device_id_str(did)}: {e}",
+                    kind="request",
+                ) from None
         return capacity_fits(
-            r.capacity_requests, d, self.a.allocated.aggregated_capacity.get(did), self.allocating_capacity.get(did),
+            r.capacity_requests,
+            d,
+            self.a.allocated.aggregated_capacity.get(did),
+            self.allocating_capacity.get(did),
             demand,
         )
 
@@ -1043,7 +1087,9 @@ class _Run:
         if hit is not None:
             return hit
         if r.class_obj is not None:
-            if not self._selectors_match(r, d, did, r.class_obj, ((r.class_obj.get("spec") or {}).get("selectors")) or []):
+            if not self._selectors_match(
+                r, d, did, r.class_obj, ((r.class_obj.get("spec") or {}).get("selectors")) or []
+            ):
                 self.match_cache[key] = False
                 return False
         if not self._selectors_match(r, d, did, None, r.selectors):
@@ -1064,27 +1110,43 @@ class _Run:
         ev = self.a.evaluator
         for i, sel in enumerate(selectors):
             expr = selector_expression(sel) or ""
-            where = f"class {(cls.get('metadata') or {}).get('name', '')}" if cls is not None else f"claim {obj_ref(self.claims[r.claim_index])}"
+            where = (
+                f"class {(cls.get('metadata') or {}).get('name', '')}"
+                if cls is not None
+                else f"claim {obj_ref(self.claims[r.claim_index])}"
+            )
             compiled, cerr = ev.compile(expr)
             if compiled is None and expr in ev.inexact:
                 raise AllocationError(f"{where}: selector #{i}: {cerr}", kind="inexact", selector=i, expression=expr)
             if compiled is None:
                 raise AllocationError(
-                    f"{where}: selector #{i}: CEL compile error: {cerr}", kind="cel-compile",
-                    selector=i, expression=expr, device=device_id_str(did),
+                    f"{where}: selector #{i}: CEL compile error: {cerr}",
+                    kind="cel-compile",
+                    selector=i,
+                    expression=expr,
+                    device=device_id_str(did),
                 )
             res = compiled.evaluate(ev.cel_device(did, d))
             if res.error is not None and not getattr(res, "exact", True):
                 raise AllocationError(
-                    f"{where}: selector #{i} on device {device_id_str(did)}: {res.error}", kind="inexact",
-                    selector=i, expression=expr, device=device_id_str(did), cel_error=res.error,
+                    f"{where}: selector #{i} on device {device_id_str(did)}: {res.error}",
+                    kind="inexact",
+                    selector=i,
+                    expression=expr,
+                    device=device_id_str(did),
+                    cel_error=res.error,
                 )
             if res.error is not None:
                 on = f" on device {device_id_str(did)}" if self.sem.version >= (1, 37) else ""
                 raise AllocationError(
-                    f"{where}: selector #{i}{on}: CEL runtime error: {res.error}", kind="cel-runtime",
-                    selector=i, expression=expr, device=device_id_str(did), cel_error=res.error,
-                    source="class" if cls is not None else "claim", request=r.name,
+                    f"{where}: selector #{i}{on}: CEL runtime error: {res.error}",
+                    kind="cel-runtime",
+                    selector=i,
+                    expression=expr,
+                    device=device_id_str(did),
+                    cel_error=res.error,
+                    source="class" if cls is not None else "claim",
+                    request=r.name,
                 )
             if not res.value:
                 return False
@@ -1159,8 +1221,11 @@ class _Run:
             return None
         if not r.admin_access and self._in_use(did):
             return None
-        if sem.optional_node_operations_code and skips_node_operations(s) and \
-                optional_node_operations_rejection(sem, self.node) is not None:
+        if (
+            sem.optional_node_operations_code
+            and skips_node_operations(s)
+            and optional_node_operations_rejection(sem, self.node) is not None
+        ):
             return None
         consumes = d.get("consumesCounters") or []
         if not sem.partitionable and consumes:
@@ -1205,8 +1270,11 @@ class _Run:
             self.allocating.setdefault(did, set()).add(ci)
         consumed = None
         if sem.consumable_capacity:
-            ok, _ = self._capacity_ok(r, *self._capacity_device_1_34(s, did, di)) if sem.version == (1, 34) \
+            ok, _ = (
+                self._capacity_ok(r, *self._capacity_device_1_34(s, did, di))
+                if sem.version == (1, 34)
                 else self._capacity_ok(r, d, did)
+            )
             if not ok:
                 return False, None
             if multi:
@@ -1245,7 +1313,8 @@ class _Run:
                 f"kube-scheduler 1.34 would crash here: runtime error: index out of range [{di}] with length "
                 f"{len(devices)} (upstream bug in its DRAConsumableCapacity capacity check while allocating device "
                 f"{device_id_str(did)}, fixed in 1.35)",
-                kind="upstream-crash", device=device_id_str(did),
+                kind="upstream-crash",
+                device=device_id_str(did),
             )
         wrong = devices[di]
         return wrong, (did[0], did[1], wrong.get("name", ""))
@@ -1332,7 +1401,9 @@ class _Run:
             if res.get("_shared"):
                 entry["shareID"] = "<generated>"
             out.append(entry)
-        return AllocationResult(results=out, node_selector=self._node_selector(self.results[ci]), config=self._config(ci, claim))
+        return AllocationResult(
+            results=out, node_selector=self._node_selector(self.results[ci]), config=self._config(ci, claim)
+        )
 
     def _request_for(self, ci: int, name: str) -> Request | None:
         for r in self.requests.values():
@@ -1352,17 +1423,24 @@ class _Run:
             else:
                 nn, ns = spec.get("nodeName"), spec.get("nodeSelector")
             if nn or d.get("bindsToNode"):
-                return {"nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+                return {
+                    "nodeSelectorTerms": [
+                        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}
+                    ]
+                }
             if ns is not None:
                 terms = ns.get("nodeSelectorTerms") or []
                 if len(terms) > 1:
                     raise AllocationError(f"unsupported ResourceSlice.NodeSelector with {len(terms)} terms")
                 if terms:
-                    for src, dst in ((terms[0].get("matchFields") or [], fields), (terms[0].get("matchExpressions") or [], exprs)):
+                    for src, dst in (
+                        (terms[0].get("matchFields") or [], fields),
+                        (terms[0].get("matchExpressions") or [], exprs),
+                    ):
                         for req in src:
                             if not any(
-                                e.get("key") == req.get("key") and e.get("operator") == req.get("operator")
+                                e.get("key") == req.get("key")
+                                and e.get("operator") == req.get("operator")
                                 and set(e.get("values") or []) == set(req.get("values") or [])
                                 for e in dst
                             ):

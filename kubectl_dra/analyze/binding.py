@@ -33,8 +33,11 @@ def _device_status(claim: dict, result: dict) -> dict | None:
     for d in (claim.get("status") or {}).get("devices") or []:
         if not isinstance(d, dict):
             continue
-        if (d.get("driver"), d.get("pool"), d.get("device")) != (result.get("driver"), result.get("pool"),
-                                                               result.get("device")):
+        if (d.get("driver"), d.get("pool"), d.get("device")) != (
+            result.get("driver"),
+            result.get("pool"),
+            result.get("device"),
+        ):
             continue
         if (d.get("shareID") or None) != (result.get("shareID") or None):
             continue
@@ -60,8 +63,9 @@ def _describe(cond: dict | None) -> str:
     return f"{st}{extra}"
 
 
-def binding_findings(claims: list[dict], pod: dict, sem: Semantics, observed_at: str | None,
-                     events: list[dict] = ()) -> list[Finding]:
+def binding_findings(
+    claims: list[dict], pod: dict, sem: Semantics, observed_at: str | None, events: list[dict] = ()
+) -> list[Finding]:
     """Findings for the pod's allocated claims whose devices wait for (or failed) their binding conditions.
 
     Only while the pod is not bound: once `spec.nodeName` is set the conditions were met. Earlier attempts that
@@ -72,8 +76,10 @@ def binding_findings(claims: list[dict], pod: dict, sem: Semantics, observed_at:
     history = ""
     if earlier:
         kinds = sorted({"timeout" if _binding_error(e["message"]) == "DRA423" else "failure" for e in earlier})
-        history = (f"; the scheduler already gave up {len(earlier)} time(s) ({' and '.join(kinds)}, last at "
-                   f"{earlier[-1].get('time')}) and tried again")
+        history = (
+            f"; the scheduler already gave up {len(earlier)} time(s) ({' and '.join(kinds)}, last at "
+            f"{earlier[-1].get('time')}) and tried again"
+        )
     now = parse_time(observed_at)
     out: list[Finding] = []
     for claim in claims:
@@ -89,34 +95,62 @@ def binding_findings(claims: list[dict], pod: dict, sem: Semantics, observed_at:
             subject = {"claim": obj_ref(claim), "device": dev, "request": r.get("request")}
             evidence = {
                 "bindingConditions": {t: _describe(conds.get(t)) for t in r.get("bindingConditions") or []},
-                "bindingFailureConditions": {t: _describe(conds.get(t)) for t in r.get("bindingFailureConditions") or []},
-                "allocationTimestamp": alloc.get("allocationTimestamp"), "waitedSeconds": waited,
+                "bindingFailureConditions": {
+                    t: _describe(conds.get(t)) for t in r.get("bindingFailureConditions") or []
+                },
+                "allocationTimestamp": alloc.get("allocationTimestamp"),
+                "waitedSeconds": waited,
                 "timeoutSeconds": BINDING_TIMEOUT_SECONDS,
             }
-            failed = [t for t in r.get("bindingFailureConditions") or [] if (conds.get(t) or {}).get("status") == "True"]
+            failed = [
+                t for t in r.get("bindingFailureConditions") or [] if (conds.get(t) or {}).get("status") == "True"
+            ]
             if failed:
                 c = conds[failed[0]]
-                out.append(make("DRA422", f"device {dev} of claim {name_of(claim)} failed to bind: condition "
-                                          f"{failed[0]} is True (reason {c.get('reason') or '<none>'}, message "
-                                          f"{c.get('message') or ''!r}); the scheduler deallocates the claim and "
-                                          "tries again", subject=subject, **evidence))
+                out.append(
+                    make(
+                        "DRA422",
+                        f"device {dev} of claim {name_of(claim)} failed to bind: condition "
+                        f"{failed[0]} is True (reason {c.get('reason') or '<none>'}, message "
+                        f"{c.get('message') or ''!r}); the scheduler deallocates the claim and "
+                        "tries again",
+                        subject=subject,
+                        **evidence,
+                    )
+                )
                 continue
             pending = [t for t in r.get("bindingConditions") or [] if (conds.get(t) or {}).get("status") != "True"]
             if not pending:
                 continue
             where = ", ".join(f"{t} ({_describe(conds.get(t))})" for t in pending)
             if waited is not None and waited > BINDING_TIMEOUT_SECONDS:
-                out.append(make("DRA423", f"device {dev} of claim {name_of(claim)} has waited {waited}s for binding "
-                                          f"condition(s) {where}, longer than the {BINDING_TIMEOUT_SECONDS}s binding "
-                                          "timeout: the scheduler deallocates the claim and tries again",
-                                subject=subject, **evidence))
+                out.append(
+                    make(
+                        "DRA423",
+                        f"device {dev} of claim {name_of(claim)} has waited {waited}s for binding "
+                        f"condition(s) {where}, longer than the {BINDING_TIMEOUT_SECONDS}s binding "
+                        "timeout: the scheduler deallocates the claim and tries again",
+                        subject=subject,
+                        **evidence,
+                    )
+                )
                 continue
-            so_far = (f"waited {waited}s of {BINDING_TIMEOUT_SECONDS}s" if waited is not None else
-                      f"allocated at {alloc.get('allocationTimestamp') or '<unknown>'}, timeout "
-                      f"{BINDING_TIMEOUT_SECONDS}s")
-            out.append(make("DRA421", f"device {dev} of claim {name_of(claim)} waits for binding condition(s) "
-                                      f"{where}, set by the {r.get('driver')} driver's controller; {so_far}{history}",
-                            subject=subject, earlierAttempts=len(earlier), **evidence))
+            so_far = (
+                f"waited {waited}s of {BINDING_TIMEOUT_SECONDS}s"
+                if waited is not None
+                else f"allocated at {alloc.get('allocationTimestamp') or '<unknown>'}, timeout "
+                f"{BINDING_TIMEOUT_SECONDS}s"
+            )
+            out.append(
+                make(
+                    "DRA421",
+                    f"device {dev} of claim {name_of(claim)} waits for binding condition(s) "
+                    f"{where}, set by the {r.get('driver')} driver's controller; {so_far}{history}",
+                    subject=subject,
+                    earlierAttempts=len(earlier),
+                    **evidence,
+                )
+            )
     return out
 
 
@@ -133,9 +167,13 @@ def prebind_failure(events: list[dict], claims: list[dict]) -> Finding | None:
     if failed is None or (last_wait and last_wait > (failed.get("time") or "")):
         return None
     msg = failed.get("message") or ""
-    return make(_binding_error(msg), f"the scheduler's last attempt failed while waiting for binding conditions: {msg}; "
-                                     "it deallocates the claim and tries again",
-                event={"message": msg, "time": failed.get("time")}, claims=[obj_ref(c) for c in claims])
+    return make(
+        _binding_error(msg),
+        f"the scheduler's last attempt failed while waiting for binding conditions: {msg}; "
+        "it deallocates the claim and tries again",
+        event={"message": msg, "time": failed.get("time")},
+        claims=[obj_ref(c) for c in claims],
+    )
 
 
 def _binding_error(msg: str) -> str | None:

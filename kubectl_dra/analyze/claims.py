@@ -34,9 +34,13 @@ class Index:
         self.gaps = list(snap.gaps)
         # Without Node objects (offline dumps), node-local slices still name their node.
         if not self.nodes:
-            names = sorted({(s.get("spec") or {}).get("nodeName") for s in snap.slices if (s.get("spec") or {}).get("nodeName")}
-                           | {(p.get("spec") or {}).get("nodeName") for p in snap.pods if (p.get("spec") or {}).get("nodeName")})
-            self.nodes = [{"metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}}, "synthetic": True} for n in names]
+            names = sorted(
+                {(s.get("spec") or {}).get("nodeName") for s in snap.slices if (s.get("spec") or {}).get("nodeName")}
+                | {(p.get("spec") or {}).get("nodeName") for p in snap.pods if (p.get("spec") or {}).get("nodeName")}
+            )
+            self.nodes = [
+                {"metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}}, "synthetic": True} for n in names
+            ]
             self.nodes_synthetic = True
         else:
             self.nodes_synthetic = False
@@ -74,8 +78,14 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                 if idx.gap_for("resourceclaims"):
                     pc.findings.append(gap_finding(idx.gap_for("resourceclaims")[0]))
                 else:
-                    pc.findings.append(make("DRA203", f'could not find ResourceClaim "{ns}/{pc.source_name}"',
-                                            subject={"podClaim": pcn}, claim=f"{ns}/{pc.source_name}"))
+                    pc.findings.append(
+                        make(
+                            "DRA203",
+                            f'could not find ResourceClaim "{ns}/{pc.source_name}"',
+                            subject={"podClaim": pcn},
+                            claim=f"{ns}/{pc.source_name}",
+                        )
+                    )
         elif entry.get("resourceClaimTemplateName"):
             tname = entry["resourceClaimTemplateName"]
             pc = PodClaim(pcn, "template", tname)
@@ -90,43 +100,79 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                         continue
                     if (meta_of(c).get("annotations") or {}).get(POD_CLAIM_ANNOTATION) != pcn:
                         continue
-                    if any(o.get("kind") == "Pod" and (o.get("uid") == uid if uid else o.get("name") == name_of(pod))
-                           for o in meta_of(c).get("ownerReferences") or []) or accepts_group_owner(pod, c, sem):
+                    if any(
+                        o.get("kind") == "Pod" and (o.get("uid") == uid if uid else o.get("name") == name_of(pod))
+                        for o in meta_of(c).get("ownerReferences") or []
+                    ) or accepts_group_owner(pod, c, sem):
                         pc.claim = c
                         break
             if pc.claim is None and not pc.skipped:
                 if (ns, tname) not in idx.templates and not idx.gap_for("resourceclaimtemplates"):
-                    pc.findings.append(make(
-                        "DRA202",
-                        f'PodResourceClaim {pcn}: resource claim template "{tname}": '
-                        f'resourceclaimtemplate.resource.k8s.io "{tname}" not found',
-                        subject={"podClaim": pcn}, template=f"{ns}/{tname}"))
+                    pc.findings.append(
+                        make(
+                            "DRA202",
+                            f'PodResourceClaim {pcn}: resource claim template "{tname}": '
+                            f'resourceclaimtemplate.resource.k8s.io "{tname}" not found',
+                            subject={"podClaim": pcn},
+                            template=f"{ns}/{tname}",
+                        )
+                    )
                 else:
-                    pc.findings.append(make("DRA201", f'pod "{pref}": ResourceClaim not created yet',
-                                            subject={"podClaim": pcn}, template=f"{ns}/{tname}"))
+                    pc.findings.append(
+                        make(
+                            "DRA201",
+                            f'pod "{pref}": ResourceClaim not created yet',
+                            subject={"podClaim": pcn},
+                            template=f"{ns}/{tname}",
+                        )
+                    )
             elif pc.claim is not None and uid:
                 owners = [o for o in meta_of(pc.claim).get("ownerReferences") or [] if o.get("controller")]
-                if (not any(o.get("kind") == "Pod" and o.get("uid") == uid for o in owners)
-                        and not accepts_group_owner(pod, pc.claim, sem)):
-                    pc.findings.append(make(
-                        "DRA205", not_owned_message(pod, pc.claim, sem),
-                        hint=GANG_HINT if owner_group(pc.claim) else None,
-                        subject={"podClaim": pcn}, claim=f"{ns}/{name_of(pc.claim)}",
-                        owners=[f"{o.get('kind')}/{o.get('name')}" for o in owners]))
+                if not any(o.get("kind") == "Pod" and o.get("uid") == uid for o in owners) and not accepts_group_owner(
+                    pod, pc.claim, sem
+                ):
+                    pc.findings.append(
+                        make(
+                            "DRA205",
+                            not_owned_message(pod, pc.claim, sem),
+                            hint=GANG_HINT if owner_group(pc.claim) else None,
+                            subject={"podClaim": pcn},
+                            claim=f"{ns}/{name_of(pc.claim)}",
+                            owners=[f"{o.get('kind')}/{o.get('name')}" for o in owners],
+                        )
+                    )
         else:
             pc = PodClaim(pcn, "invalid", "")
-            pc.findings.append(make("DRA206", f'pod "{pref}", spec.resourceClaim "{pcn}": none of the supported fields are set',
-                                    subject={"podClaim": pcn}))
+            pc.findings.append(
+                make(
+                    "DRA206",
+                    f'pod "{pref}", spec.resourceClaim "{pcn}": none of the supported fields are set',
+                    subject={"podClaim": pcn},
+                )
+            )
         if pc.claim is not None and meta_of(pc.claim).get("deletionTimestamp"):
-            pc.findings.append(make("DRA204", f'resourceclaim "{ns}/{name_of(pc.claim)}" is being deleted',
-                                    subject={"podClaim": pcn}, claim=f"{ns}/{name_of(pc.claim)}"))
+            pc.findings.append(
+                make(
+                    "DRA204",
+                    f'resourceclaim "{ns}/{name_of(pc.claim)}" is being deleted',
+                    subject={"podClaim": pcn},
+                    claim=f"{ns}/{name_of(pc.claim)}",
+                )
+            )
         out.append(pc)
     return out
 
 
 def gap_finding(gap) -> Finding:
-    return make("DRA101", f"cannot {gap.verb} {gap.resource}" + (f" in namespace {gap.namespace}" if gap.namespace else "")
-                + f": {gap.message}", verb=gap.verb, resource=gap.resource, namespace=gap.namespace)
+    return make(
+        "DRA101",
+        f"cannot {gap.verb} {gap.resource}"
+        + (f" in namespace {gap.namespace}" if gap.namespace else "")
+        + f": {gap.message}",
+        verb=gap.verb,
+        resource=gap.resource,
+        namespace=gap.namespace,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -142,20 +188,39 @@ def build_requests(claim: dict, ci: int, idx: Index) -> tuple[list[list[Request]
         subs = req.get("firstAvailable") or []
         if subs:
             for si, sub in enumerate(subs):
-                alts.append(Request(ci, ri, si, f"{req.get('name', '')}/{sub.get('name', '')}", req.get("name", ""),
-                                    sub.get("name", ""), sub, sub.get("deviceClassName") or ""))
+                alts.append(
+                    Request(
+                        ci,
+                        ri,
+                        si,
+                        f"{req.get('name', '')}/{sub.get('name', '')}",
+                        req.get("name", ""),
+                        sub.get("name", ""),
+                        sub,
+                        sub.get("deviceClassName") or "",
+                    )
+                )
         else:
             spec = req.get("exactly") or {}
-            alts.append(Request(ci, ri, -1, req.get("name", ""), req.get("name", ""), "", spec,
-                                spec.get("deviceClassName") or ""))
+            alts.append(
+                Request(
+                    ci, ri, -1, req.get("name", ""), req.get("name", ""), "", spec, spec.get("deviceClassName") or ""
+                )
+            )
         for r in alts:
             r.class_obj = idx.classes.get(r.class_name)
             if r.class_obj is None and r.class_name:
                 if idx.gap_for("deviceclasses"):
                     findings.append(gap_finding(idx.gap_for("deviceclasses")[0]))
                 else:
-                    findings.append(make("DRA211", f"request {r.name}: device class {r.class_name} does not exist",
-                                         subject={"claim": obj_ref(claim), "request": r.name}, deviceClass=r.class_name))
+                    findings.append(
+                        make(
+                            "DRA211",
+                            f"request {r.name}: device class {r.class_name} does not exist",
+                            subject={"claim": obj_ref(claim), "request": r.name},
+                            deviceClass=r.class_name,
+                        )
+                    )
         out.append(alts)
     return out, findings
 

@@ -23,55 +23,105 @@ def _both(*leaves: str) -> set[str]:
 
 def _node_selector(prefix: str) -> set[str]:
     """core/v1 NodeSelector: nodes.py evaluates every part of it."""
-    return {f"{prefix}.nodeSelectorTerms[].{m}[].{leaf}" for m in ("matchExpressions", "matchFields")
-            for leaf in ("key", "operator", "values[]")}
+    return {
+        f"{prefix}.nodeSelectorTerms[].{m}[].{leaf}"
+        for m in ("matchExpressions", "matchFields")
+        for leaf in ("key", "operator", "values[]")
+    }
 
 
 # Read by the allocator port, the per-device matrix or the claim/pod analysis.
-MODELLED: frozenset[str] = frozenset({
-    C + "spec.devices.config[].opaque.driver", C + "spec.devices.config[].requests[]",
-    C + "spec.devices.constraints[].distinctAttribute", C + "spec.devices.constraints[].matchAttribute",
-    C + "spec.devices.constraints[].requests[]",
-    C + "spec.devices.requests[].name", C + "spec.devices.requests[].firstAvailable[].name",
-    C + "spec.devices.requests[].exactly.adminAccess",
-    *_both("allocationMode", "capacity.requests{}", "count", "deviceClassName", "selectors[].cel.expression",
-           "tolerations[].effect", "tolerations[].key", "tolerations[].operator", "tolerations[].value"),
-    C + "status.allocation.allocationTimestamp", *_node_selector(C + "status.allocation.nodeSelector"),
-    C + "status.allocation.devices.results[].adminAccess", C + "status.allocation.devices.results[].bindingConditions[]",
-    C + "status.allocation.devices.results[].bindingFailureConditions[]",
-    C + "status.allocation.devices.results[].consumedCapacity{}", C + "status.allocation.devices.results[].device",
-    C + "status.allocation.devices.results[].driver", C + "status.allocation.devices.results[].pool",
-    C + "status.allocation.devices.results[].request", C + "status.allocation.devices.results[].shareID",
-    C + "status.devices[].conditions[].message", C + "status.devices[].conditions[].reason",
-    C + "status.devices[].conditions[].status", C + "status.devices[].conditions[].type",
-    C + "status.devices[].device", C + "status.devices[].driver", C + "status.devices[].pool",
-    C + "status.devices[].shareID",
-    C + "status.reservedFor[].name", C + "status.reservedFor[].resource", C + "status.reservedFor[].uid",
-    D + "spec.selectors[].cel.expression", D + "spec.extendedResourceName",
-    S + "spec.allNodes", S + "spec.driver", S + "spec.nodeName", *_node_selector(S + "spec.nodeSelector"),
-    S + "spec.perDeviceNodeSelection", S + "spec.pool.generation", S + "spec.pool.name",
-    S + "spec.skipNodeOperations[]",  # with node.status.declaredFeatures (allocator.optional_node_operations_rejection)
-    S + "spec.pool.resourceSliceCount",
-    S + "spec.sharedCounters[].counters{}.value", S + "spec.sharedCounters[].name",
-    S + "spec.devices[].allNodes", S + "spec.devices[].allowMultipleAllocations",
-    S + "spec.devices[].attributes{}.bool", S + "spec.devices[].attributes{}.int", S + "spec.devices[].attributes{}.string",
-    S + "spec.devices[].attributes{}.version", S + "spec.devices[].attributes{}.bools[]",
-    S + "spec.devices[].attributes{}.ints[]", S + "spec.devices[].attributes{}.strings[]",
-    S + "spec.devices[].attributes{}.versions[]",
-    S + "spec.devices[].bindingConditions[]", S + "spec.devices[].bindingFailureConditions[]",
-    S + "spec.devices[].bindsToNode",
-    S + "spec.devices[].capacity{}.requestPolicy.default", S + "spec.devices[].capacity{}.requestPolicy.validRange.max",
-    S + "spec.devices[].capacity{}.requestPolicy.validRange.min",
-    S + "spec.devices[].capacity{}.requestPolicy.validRange.step",
-    S + "spec.devices[].capacity{}.requestPolicy.validValues[]", S + "spec.devices[].capacity{}.value",
-    S + "spec.devices[].consumesCounters[].counterSet", S + "spec.devices[].consumesCounters[].counters{}.value",
-    S + "spec.devices[].name", S + "spec.devices[].nodeName", *_node_selector(S + "spec.devices[].nodeSelector"),
-    S + "spec.devices[].taints[].effect", S + "spec.devices[].taints[].key", S + "spec.devices[].taints[].value",
-})
+MODELLED: frozenset[str] = frozenset(
+    {
+        C + "spec.devices.config[].opaque.driver",
+        C + "spec.devices.config[].requests[]",
+        C + "spec.devices.constraints[].distinctAttribute",
+        C + "spec.devices.constraints[].matchAttribute",
+        C + "spec.devices.constraints[].requests[]",
+        C + "spec.devices.requests[].name",
+        C + "spec.devices.requests[].firstAvailable[].name",
+        C + "spec.devices.requests[].exactly.adminAccess",
+        *_both(
+            "allocationMode",
+            "capacity.requests{}",
+            "count",
+            "deviceClassName",
+            "selectors[].cel.expression",
+            "tolerations[].effect",
+            "tolerations[].key",
+            "tolerations[].operator",
+            "tolerations[].value",
+        ),
+        C + "status.allocation.allocationTimestamp",
+        *_node_selector(C + "status.allocation.nodeSelector"),
+        C + "status.allocation.devices.results[].adminAccess",
+        C + "status.allocation.devices.results[].bindingConditions[]",
+        C + "status.allocation.devices.results[].bindingFailureConditions[]",
+        C + "status.allocation.devices.results[].consumedCapacity{}",
+        C + "status.allocation.devices.results[].device",
+        C + "status.allocation.devices.results[].driver",
+        C + "status.allocation.devices.results[].pool",
+        C + "status.allocation.devices.results[].request",
+        C + "status.allocation.devices.results[].shareID",
+        C + "status.devices[].conditions[].message",
+        C + "status.devices[].conditions[].reason",
+        C + "status.devices[].conditions[].status",
+        C + "status.devices[].conditions[].type",
+        C + "status.devices[].device",
+        C + "status.devices[].driver",
+        C + "status.devices[].pool",
+        C + "status.devices[].shareID",
+        C + "status.reservedFor[].name",
+        C + "status.reservedFor[].resource",
+        C + "status.reservedFor[].uid",
+        D + "spec.selectors[].cel.expression",
+        D + "spec.extendedResourceName",
+        S + "spec.allNodes",
+        S + "spec.driver",
+        S + "spec.nodeName",
+        *_node_selector(S + "spec.nodeSelector"),
+        S + "spec.perDeviceNodeSelection",
+        S + "spec.pool.generation",
+        S + "spec.pool.name",
+        S
+        + "spec.skipNodeOperations[]",  # with node.status.declaredFeatures (allocator.optional_node_operations_rejection)
+        S + "spec.pool.resourceSliceCount",
+        S + "spec.sharedCounters[].counters{}.value",
+        S + "spec.sharedCounters[].name",
+        S + "spec.devices[].allNodes",
+        S + "spec.devices[].allowMultipleAllocations",
+        S + "spec.devices[].attributes{}.bool",
+        S + "spec.devices[].attributes{}.int",
+        S + "spec.devices[].attributes{}.string",
+        S + "spec.devices[].attributes{}.version",
+        S + "spec.devices[].attributes{}.bools[]",
+        S + "spec.devices[].attributes{}.ints[]",
+        S + "spec.devices[].attributes{}.strings[]",
+        S + "spec.devices[].attributes{}.versions[]",
+        S + "spec.devices[].bindingConditions[]",
+        S + "spec.devices[].bindingFailureConditions[]",
+        S + "spec.devices[].bindsToNode",
+        S + "spec.devices[].capacity{}.requestPolicy.default",
+        S + "spec.devices[].capacity{}.requestPolicy.validRange.max",
+        S + "spec.devices[].capacity{}.requestPolicy.validRange.min",
+        S + "spec.devices[].capacity{}.requestPolicy.validRange.step",
+        S + "spec.devices[].capacity{}.requestPolicy.validValues[]",
+        S + "spec.devices[].capacity{}.value",
+        S + "spec.devices[].consumesCounters[].counterSet",
+        S + "spec.devices[].consumesCounters[].counters{}.value",
+        S + "spec.devices[].name",
+        S + "spec.devices[].nodeName",
+        *_node_selector(S + "spec.devices[].nodeSelector"),
+        S + "spec.devices[].taints[].effect",
+        S + "spec.devices[].taints[].key",
+        S + "spec.devices[].taints[].value",
+    }
+)
 
 # Present in the API, but no input to whether or which device is allocated.
 IGNORED: dict[str, str] = {
-    C + "spec.devices.config[].opaque.parameters": "driver configuration, passed to the driver, not read by the allocator",
+    C
+    + "spec.devices.config[].opaque.parameters": "driver configuration, passed to the driver, not read by the allocator",
     D + "spec.config[].opaque.driver": "driver configuration (copied into the allocation result)",
     D + "spec.config[].opaque.parameters": "driver configuration (copied into the allocation result)",
     C + "status.allocation.devices.config[].opaque.driver": "result configuration",
@@ -93,28 +143,38 @@ IGNORED: dict[str, str] = {
     C + "status.allocation.devices.results[].skipNodeOperations[]": "copied from the slice into the result",
     **{C + r + "tolerations[].tolerationSeconds": "eviction timing (NoExecute), not allocation" for r in _REQ},
     S + "spec.devices[].taints[].timeAdded": "when the taint was added: eviction timing, not allocation",
-    S + "spec.partitionTypeAttribute": "validated by the API server and the slice controller, not read by the allocator",
+    S
+    + "spec.partitionTypeAttribute": "validated by the API server and the slice controller, not read by the allocator",
 }
 
 # In the API of the minors given, not modelled: set in an object, it makes the affected verdicts undetermined.
 UNMODELLED: dict[str, str] = {
     **{C + r + "derivedAttributes[].expression": "derived attributes (DRADerivedAttributes)" for r in _REQ},
     **{C + r + "derivedAttributes[].name": "derived attributes (DRADerivedAttributes)" for r in _REQ},
-    S + "spec.devices[].consumesCounters[].compatibilityGroups[]": "counter compatibility groups (DRADeviceCompatibilityGroups)",
-    S + "spec.devices[].nodeAllocatableResourceMappings{}.allocationMultiplier":
-        "node-allocatable resources (DRANodeAllocatableResources, 1.36)",
-    S + "spec.devices[].nodeAllocatableResourceMappings{}.capacityKey":
-        "node-allocatable resources (DRANodeAllocatableResources, 1.36)",
-    **{S + f"spec.devices[].nodeAllocatableResources{{}}.{leaf}": "node-allocatable resources (DRANodeAllocatableResources)"
-       for leaf in ("mapping.capacityKey", "mapping.capacityMultiplier", "mapping.deviceMultiplier", "overhead.perContainer",
-                    "overhead.perPod")},
+    S
+    + "spec.devices[].consumesCounters[].compatibilityGroups[]": "counter compatibility groups (DRADeviceCompatibilityGroups)",
+    S
+    + "spec.devices[].nodeAllocatableResourceMappings{}.allocationMultiplier": "node-allocatable resources (DRANodeAllocatableResources, 1.36)",
+    S
+    + "spec.devices[].nodeAllocatableResourceMappings{}.capacityKey": "node-allocatable resources (DRANodeAllocatableResources, 1.36)",
+    **{
+        S
+        + f"spec.devices[].nodeAllocatableResources{{}}.{leaf}": "node-allocatable resources (DRANodeAllocatableResources)"
+        for leaf in (
+            "mapping.capacityKey",
+            "mapping.capacityMultiplier",
+            "mapping.deviceMultiplier",
+            "overhead.perContainer",
+            "overhead.perPod",
+        )
+    },
 }
 
 
 def normalize(path: str) -> str:
     """`ResourceClaimTemplate.spec.spec.X` is the claim's `spec.X`."""
     if path.startswith("ResourceClaimTemplate.spec.spec."):
-        return C + "spec." + path[len("ResourceClaimTemplate.spec.spec."):]
+        return C + "spec." + path[len("ResourceClaimTemplate.spec.spec.") :]
     return path
 
 
@@ -164,8 +224,16 @@ def coverage_findings(objects: list[tuple[str, dict]]) -> list[Finding]:
                 continue
             seen.add(key)
             what = UNMODELLED.get(f"{kind}.{f}") or UNMODELLED.get(normalize(f"{kind}.{f}"), "")
-            out.append(make("DRA016", f"{kind} {name} sets {f}, which kubectl-dra does not model ({what}): the verdict "
-                                      "that depends on it is undetermined", kind=kind, name=name, field=f))
+            out.append(
+                make(
+                    "DRA016",
+                    f"{kind} {name} sets {f}, which kubectl-dra does not model ({what}): the verdict "
+                    "that depends on it is undetermined",
+                    kind=kind,
+                    name=name,
+                    field=f,
+                )
+            )
     return out
 
 

@@ -61,8 +61,12 @@ class DeviceEntry:
         spec = _slice_spec(self.slice)
         try:
             if spec.get("perDeviceNodeSelection"):
-                return node_matches(node, self.device.get("nodeName") or "", bool(self.device.get("allNodes")),
-                                    self.device.get("nodeSelector"))
+                return node_matches(
+                    node,
+                    self.device.get("nodeName") or "",
+                    bool(self.device.get("allNodes")),
+                    self.device.get("nodeSelector"),
+                )
             return node_matches(node, spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector"))
         except NodeSelectorError:
             return False
@@ -83,10 +87,15 @@ class Universe:
         self.counter_sets: dict[tuple, dict] = {}
         for key in sorted(by_pool):
             group = by_pool[key]
-            gen = (int(((_slice_spec(group[0]).get("pool") or {}).get("generation")) or 0) if len(group) == 1 else
-                   max(int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) for s in group))
-            current = sorted((s for s in group if int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) == gen),
-                             key=lambda s: (s.get("metadata") or {}).get("name", ""))
+            gen = (
+                int(((_slice_spec(group[0]).get("pool") or {}).get("generation")) or 0)
+                if len(group) == 1
+                else max(int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) for s in group)
+            )
+            current = sorted(
+                (s for s in group if int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) == gen),
+                key=lambda s: (s.get("metadata") or {}).get("name", ""),
+            )
             want = int(((_slice_spec(current[0]).get("pool") or {}).get("resourceSliceCount")) or 0)
             state = "" if len(current) == want else f"incomplete: {len(current)} of {want} slices published"
             names: set = set()
@@ -107,7 +116,9 @@ class Universe:
                 spec = _slice_spec(s)
                 for d in spec.get("devices") or []:
                     node = d.get("nodeName") if spec.get("perDeviceNodeSelection") else spec.get("nodeName")
-                    self.entries.append(DeviceEntry((key[0], key[1], d.get("name", "")), d, s, key, state, node or None))
+                    self.entries.append(
+                        DeviceEntry((key[0], key[1], d.get("name", "")), d, s, key, state, node or None)
+                    )
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -163,7 +174,12 @@ def shape_key(entry: DeviceEntry) -> tuple:
     key = entry.__dict__.get("_shape")
     if key is None:
         d = entry.device
-        key = (entry.did[0], repr(d.get("attributes")), repr(d.get("capacity")), bool(d.get("allowMultipleAllocations")))
+        key = (
+            entry.did[0],
+            repr(d.get("attributes")),
+            repr(d.get("capacity")),
+            bool(d.get("allowMultipleAllocations")),
+        )
         entry.__dict__["_shape"] = key
     return key
 
@@ -234,8 +250,9 @@ class Reachability:
         key = id(e.slice)
         hit = self._by_slice.get(key)
         if hit is None:
-            hit = self._by_slice[key] = self._select(spec.get("nodeName") or "", bool(spec.get("allNodes")),
-                                                     spec.get("nodeSelector"))
+            hit = self._by_slice[key] = self._select(
+                spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector")
+            )
         return hit
 
 
@@ -253,9 +270,13 @@ class CounterView:
                 if not sem.per_slice_counters:
                     base = universe.counter_sets.get(e.pool_key, {})
                 else:
-                    base = {cs.get("name", ""): {k: parse_quantity((v or {}).get("value", "0"))
-                                                 for k, v in (cs.get("counters") or {}).items()}
-                            for cs in _slice_spec(e.slice).get("sharedCounters") or []}
+                    base = {
+                        cs.get("name", ""): {
+                            k: parse_quantity((v or {}).get("value", "0"))
+                            for k, v in (cs.get("counters") or {}).items()
+                        }
+                        for cs in _slice_spec(e.slice).get("sharedCounters") or []
+                    }
                 self.left[scope] = {n: dict(c) for n, c in base.items()}
         for e in universe.entries:
             if not allocated.is_allocated(e.did):
@@ -282,8 +303,10 @@ class CounterView:
                 need = parse_quantity((c or {}).get("value", "0"))
                 have = cs.get(name, Fraction(0))
                 if need > have:
-                    return (f"counter set {cc.get('counterSet', '')} counter {name}: needs {format_quantity(need)}, "
-                            f"{format_quantity(max(have, Fraction(0)))} left")
+                    return (
+                        f"counter set {cc.get('counterSet', '')} counter {name}: needs {format_quantity(need)}, "
+                        f"{format_quantity(max(have, Fraction(0)))} left"
+                    )
         return None
 
 
@@ -310,8 +333,14 @@ def device_matrix(
             out.append(DeviceVerdict(e, "rejected", "pool", f"pool {e.pool_key[1]} is {e.pool_state}"))
             continue
         if d.get("bindingConditions") and not sem.binding_conditions:
-            out.append(DeviceVerdict(e, "rejected", "binding",
-                                     "device has binding conditions; DRADeviceBindingConditions/DRAResourceClaimDeviceStatus are off"))
+            out.append(
+                DeviceVerdict(
+                    e,
+                    "rejected",
+                    "binding",
+                    "device has binding conditions; DRADeviceBindingConditions/DRAResourceClaimDeviceStatus are off",
+                )
+            )
             continue
         rejected = selector_verdict(ev, req, class_sel, e)
         if rejected is not None:
@@ -320,41 +349,64 @@ def device_matrix(
         if reach is not None:
             nodes = reach.nodes_for(e)
             if not nodes:
-                out.append(DeviceVerdict(e, "rejected", "node",
-                                         f"on {e.where()}, which the pod cannot use"))
+                out.append(DeviceVerdict(e, "rejected", "node", f"on {e.where()}, which the pod cannot use"))
                 continue
         else:
             nodes = ()
         if not req.admin_access and e.did in allocated.devices and e.did not in own_devices:
             owners = allocated.owners.get(e.did) or []
-            out.append(DeviceVerdict(e, "rejected", "in-use", f"allocated to claim {', '.join(owners) or '?'}",
-                                     {"claims": owners}, nodes))
+            out.append(
+                DeviceVerdict(
+                    e, "rejected", "in-use", f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}, nodes
+                )
+            )
             continue
         if sem.optional_node_operations_code and skips_node_operations(e.slice):
             if not sem.gate("DRAOptionalNodeOperations"):
-                out.append(DeviceVerdict(e, "rejected", "feature", optional_node_operations_rejection(sem, None),
-                                         {}, nodes))
+                out.append(
+                    DeviceVerdict(e, "rejected", "feature", optional_node_operations_rejection(sem, None), {}, nodes)
+                )
                 continue
             if reach is not None:
                 declaring = tuple(n for n in nodes if optional_node_operations_rejection(sem, reach.node(n)) is None)
                 if not declaring:
                     who = f"node {nodes[0]} does not" if len(nodes) == 1 else "no node the pod may use does"
-                    out.append(DeviceVerdict(e, "rejected", "node",
-                                             f"its slice skips node operations, but {who} declare "
-                                             f"{NODE_OPERATIONS_FEATURE} in status.declaredFeatures"))
+                    out.append(
+                        DeviceVerdict(
+                            e,
+                            "rejected",
+                            "node",
+                            f"its slice skips node operations, but {who} declare "
+                            f"{NODE_OPERATIONS_FEATURE} in status.declaredFeatures",
+                        )
+                    )
                     continue
                 nodes = declaring
         if d.get("consumesCounters") and not sem.partitionable:
-            out.append(DeviceVerdict(e, "rejected", "feature",
-                                     "device consumes shared counters; DRAPartitionableDevices is off", {}, nodes))
+            out.append(
+                DeviceVerdict(
+                    e,
+                    "rejected",
+                    "feature",
+                    "device consumes shared counters; DRAPartitionableDevices is off",
+                    {},
+                    nodes,
+                )
+            )
             continue
         if sem.device_taints:
             taint = untolerated_taint(d, req.tolerations, sem)
             if taint is not None:
-                out.append(DeviceVerdict(
-                    e, "rejected", "taint",
-                    f"untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}",
-                    {"taint": taint}, nodes))
+                out.append(
+                    DeviceVerdict(
+                        e,
+                        "rejected",
+                        "taint",
+                        f"untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}",
+                        {"taint": taint},
+                        nodes,
+                    )
+                )
                 continue
         if d.get("consumesCounters") and sem.partitionable and e.did not in own_devices:
             short = counters.shortfall(e)
@@ -363,8 +415,13 @@ def device_matrix(
                 continue
         if sem.consumable_capacity:
             try:
-                fits, why = capacity_fits(req.capacity_requests, d, allocated.aggregated_capacity.get(e.did), None,
-                                          fractional="FractionalCapacityRange" in sem.allocator_features)
+                fits, why = capacity_fits(
+                    req.capacity_requests,
+                    d,
+                    allocated.aggregated_capacity.get(e.did),
+                    None,
+                    fractional="FractionalCapacityRange" in sem.allocator_features,
+                )
             except CapacityNotRepresentable as exc:
                 fits, why = False, str(exc)
             if not fits:
@@ -385,18 +442,27 @@ def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: De
     out = None
     ok, idx, detail = evaluate_selectors(ev, class_sel, e)
     if ok is None:
-        out = ("cel-error", f"class {req.class_name} selector #{idx}: CEL error: {detail.get('error')}",
-               dict(detail, source="class", selector=idx))
+        out = (
+            "cel-error",
+            f"class {req.class_name} selector #{idx}: CEL error: {detail.get('error')}",
+            dict(detail, source="class", selector=idx),
+        )
     elif not ok:
         out = ("class", f"class {req.class_name} selector #{idx} is false", dict(detail, selector=idx))
     else:
         ok, idx, detail = evaluate_selectors(ev, req.selectors, e)
         if ok is None:
-            out = ("cel-error", f"request {req.name} selector #{idx}: CEL error: {detail.get('error')}",
-                   dict(detail, source="request", selector=idx))
+            out = (
+                "cel-error",
+                f"request {req.name} selector #{idx}: CEL error: {detail.get('error')}",
+                dict(detail, source="request", selector=idx),
+            )
         elif not ok:
-            out = ("request", f"request {req.name} selector #{idx} is false{_read_suffix(detail)}",
-                   dict(detail, selector=idx))
+            out = (
+                "request",
+                f"request {req.name} selector #{idx} is false{_read_suffix(detail)}",
+                dict(detail, selector=idx),
+            )
     if out is not None:
         out[2].pop("expression", None)  # listed once per request, not per device
     cache[key] = out

@@ -59,8 +59,9 @@ class Analysis:
     def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
         return AllocatedState.from_claims((c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem)
 
-    def usable_nodes(self, pod: dict | None, allocated_claims: list[dict],
-                     excluded: dict | None = None) -> tuple[list[dict], dict]:
+    def usable_nodes(
+        self, pod: dict | None, allocated_claims: list[dict], excluded: dict | None = None
+    ) -> tuple[list[dict], dict]:
         """Nodes the pod may use (pod constraints + already-allocated claims' node selectors), and why others not.
         excluded: nodes left out of the dry-run for a reason of the caller's (name -> why)."""
         usable, rejected = [], {}
@@ -84,8 +85,9 @@ class Analysis:
                 rejected[_name(n)] = why
         return usable, rejected
 
-    def analyse_claims(self, claims: list[dict], pod: dict | None, pcnames: list,
-                       excluded: dict | None = None) -> tuple[list[ClaimAnalysis], dict]:
+    def analyse_claims(
+        self, claims: list[dict], pod: dict | None, pcnames: list, excluded: dict | None = None
+    ) -> tuple[list[ClaimAnalysis], dict]:
         """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
@@ -100,26 +102,46 @@ class Analysis:
             ca = ClaimAnalysis(claim, pcn, reqs, allocated=claim in allocated)
             own = frozenset(
                 (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
-                for r in (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []
+                for r in (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results")
+                or []
             )
             for alts in reqs:
                 for r in alts:
                     if r.class_obj is None:
                         continue
-                    m = device_matrix(r, self.universe, state, self.sem, self.ev,
-                                      reach if pod is not None or not self.idx.nodes_synthetic else None,
-                                      counters, own)
+                    m = device_matrix(
+                        r,
+                        self.universe,
+                        state,
+                        self.sem,
+                        self.ev,
+                        reach if pod is not None or not self.idx.nodes_synthetic else None,
+                        counters,
+                        own,
+                    )
                     if ca.allocated:
-                        chosen = {(x.get("driver"), x.get("pool"), x.get("device"))
-                                  for x in (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []
-                                  if x.get("request") == r.name}
+                        chosen = {
+                            (x.get("driver"), x.get("pool"), x.get("device"))
+                            for x in (((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get(
+                                "results"
+                            )
+                            or []
+                            if x.get("request") == r.name
+                        }
                         for v in m:
                             if v.entry.did in chosen:
                                 v.outcome, v.reason, v.stage = "selected", "allocated to this claim", ""
                     ca.matrices[r.name] = m
             analyses.append(ca)
-        dry = {"usable": [_name(n) for n in usable], "rejectedNodes": rejected, "allocatable": [], "failures": {},
-               "error": None, "triedNodes": 0, "capped": False}
+        dry = {
+            "usable": [_name(n) for n in usable],
+            "rejectedNodes": rejected,
+            "allocatable": [],
+            "failures": {},
+            "error": None,
+            "triedNodes": 0,
+            "capped": False,
+        }
         if pending and not any(f.blocking for f in self.findings):
             self._dry_run(pending, analyses, reach, state, dry)
         return analyses, dry
@@ -153,11 +175,15 @@ class Analysis:
             if res is None:
                 dry["failures"][_name(n)] = "cannot allocate all claims"
                 continue
-            dry["allocatable"].append({
-                "node": _name(n),
-                "claims": [{"claim": obj_ref(c), "results": r.results, "nodeSelector": r.node_selector}
-                           for c, r in zip(pending, res)],
-            })
+            dry["allocatable"].append(
+                {
+                    "node": _name(n),
+                    "claims": [
+                        {"claim": obj_ref(c), "results": r.results, "nodeSelector": r.node_selector}
+                        for c, r in zip(pending, res)
+                    ],
+                }
+            )
             if len(dry["allocatable"]) >= MAX_ALLOCATABLE_NODES:
                 dry["capped"] = True
                 break

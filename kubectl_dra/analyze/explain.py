@@ -50,10 +50,14 @@ from kubectl_dra.gather.snapshot import Snapshot
 
 def events_for_pod(snap: Snapshot, pod: dict) -> list[dict]:
     uid = _meta(pod).get("uid")
-    evs = [e for e in snap.events
-           if e["object"]["kind"] == "Pod" and e["object"]["name"] == _name(pod)
-           and (e["object"]["namespace"] or _ns(pod)) == _ns(pod)
-           and (not uid or not e["object"]["uid"] or e["object"]["uid"] == uid)]
+    evs = [
+        e
+        for e in snap.events
+        if e["object"]["kind"] == "Pod"
+        and e["object"]["name"] == _name(pod)
+        and (e["object"]["namespace"] or _ns(pod)) == _ns(pod)
+        and (not uid or not e["object"]["uid"] or e["object"]["uid"] == uid)
+    ]
     return sorted(evs, key=event_sort_key)
 
 
@@ -75,8 +79,12 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
     for pc in pcs:
         for f in pc.findings:
             if f.code in ("DRA201", "DRA202") and created:
-                f = make(f.code, f.message, subject=f.subject,
-                         **dict(f.evidence, event={"message": created[-1]["message"], "time": created[-1]["time"]}))
+                f = make(
+                    f.code,
+                    f.message,
+                    subject=f.subject,
+                    **dict(f.evidence, event={"message": created[-1]["message"], "time": created[-1]["time"]}),
+                )
             an.findings.append(f)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
     claims, names = [pc.claim for pc in resolved], [pc.pod_claim_name for pc in resolved]
@@ -87,8 +95,9 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
         if ext.claim is not None:
             claims.append(ext.claim)
             names.append(None)
-    analyses, dry = an.analyse_claims(claims, pod, names,
-                                      excluded=ext.plugin_nodes if ext is not None and not ext.created else None)
+    analyses, dry = an.analyse_claims(
+        claims, pod, names, excluded=ext.plugin_nodes if ext is not None and not ext.created else None
+    )
     node_name = (pod.get("spec") or {}).get("nodeName")
     pending = [a for a in analyses if not a.allocated]
     word = scheduler_word(pod, events)
@@ -105,18 +114,31 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
                     an.findings.append(via_plugin)
         else:
             for a in analyses:
-                picks = ", ".join(f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
-                                  for r in ((a.claim["status"]["allocation"].get("devices") or {}).get("results") or []))
-                an.findings.append(make("DRA001", f"claim {_name(a.claim)} is allocated: {picks or 'no devices'}",
-                                        subject={"claim": obj_ref(a.claim)}))
+                picks = ", ".join(
+                    f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+                    for r in ((a.claim["status"]["allocation"].get("devices") or {}).get("results") or [])
+                )
+                an.findings.append(
+                    make(
+                        "DRA001",
+                        f"claim {_name(a.claim)} is allocated: {picks or 'no devices'}",
+                        subject={"claim": obj_ref(a.claim)},
+                    )
+                )
             an.findings.extend(binding_findings([a.claim for a in analyses], pod, sem, snap.observed_at, events))
             if node_name:
                 _kubelet_findings(an, pod, analyses, events)
     for a in analyses:
         if a.allocated and not node_name and not dry["usable"] and idx.nodes and not idx.nodes_synthetic:
-            an.findings.append(make("DRA502", f"claim {_name(a.claim)} is allocated to devices on a node the pod cannot use",
-                                    hint=GANG_HINT if reserved_groups(a.claim) or owner_group(a.claim) else None,
-                                    subject={"claim": obj_ref(a.claim)}, rejectedNodes=dry["rejectedNodes"]))
+            an.findings.append(
+                make(
+                    "DRA502",
+                    f"claim {_name(a.claim)} is allocated to devices on a node the pod cannot use",
+                    hint=GANG_HINT if reserved_groups(a.claim) or owner_group(a.claim) else None,
+                    subject={"claim": obj_ref(a.claim)},
+                    rejectedNodes=dry["rejectedNodes"],
+                )
+            )
     an.findings.extend(shared_claim_findings(pod, [a.claim for a in analyses], list(snap.pods), sem))
     an.findings.extend(pod_gate_findings(pod))
     an.findings.extend(health_findings(pod))
@@ -125,9 +147,13 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
     an.findings.extend(coverage_findings(analysed_objects(analyses)))
     if word is not None and not any(f.code == "DRA006" for f in an.findings):
         blocking = [f for f in an.findings if f.blocking]
-        agree = agreement_finding(word, bool(blocking), [x["node"] for x in dry["allocatable"]],
-                                  bool(pending) and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
-                                  changed_since(snap, word.time))
+        agree = agreement_finding(
+            word,
+            bool(blocking),
+            [x["node"] for x in dry["allocatable"]],
+            bool(pending) and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
+            changed_since(snap, word.time),
+        )
         if agree is not None:
             an.findings.append(agree)
     findings = dedupe(an.findings)
@@ -136,12 +162,36 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
         ok = f"no DRA allocation: {', '.join(ext.resources)} is left to device plugins"
     verdict = verdict_from(findings, assumed_note(sem, ok))
     body = {
-        "pod": {"name": name, "namespace": namespace, "node": node_name, "phase": (pod.get("status") or {}).get("phase"),
-                "uid": _meta(pod).get("uid")},
-        "podClaims": [{"name": pc.pod_claim_name, "source": pc.source, "sourceName": pc.source_name,
-                       "claim": _name(pc.claim) if pc.claim else None, "skipped": pc.skipped} for pc in pcs]
-        + ([{"name": "<extended resources>", "source": "extended", "sourceName": ", ".join(ext.resources),
-             "claim": _name(ext.claim) if ext.created else None, "skipped": False}] if ext is not None else []),
+        "pod": {
+            "name": name,
+            "namespace": namespace,
+            "node": node_name,
+            "phase": (pod.get("status") or {}).get("phase"),
+            "uid": _meta(pod).get("uid"),
+        },
+        "podClaims": [
+            {
+                "name": pc.pod_claim_name,
+                "source": pc.source,
+                "sourceName": pc.source_name,
+                "claim": _name(pc.claim) if pc.claim else None,
+                "skipped": pc.skipped,
+            }
+            for pc in pcs
+        ]
+        + (
+            [
+                {
+                    "name": "<extended resources>",
+                    "source": "extended",
+                    "sourceName": ", ".join(ext.resources),
+                    "claim": _name(ext.claim) if ext.created else None,
+                    "skipped": False,
+                }
+            ]
+            if ext is not None
+            else []
+        ),
         "claims": [claim_body(a) for a in analyses],
         "extendedResources": ext.to_dict() if ext is not None else None,
         "nodes": {"usable": dry["usable"], "rejected": dry["rejectedNodes"], "synthetic": idx.nodes_synthetic},
@@ -157,8 +207,14 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
     for a in analyses:
         reserved = [r for r in ((a.claim.get("status") or {}).get("reservedFor") or [])]
         if uid and not reserved_for_pod(pod, a.claim):
-            an.findings.append(make("DRA603", f"pod is not in claim {_name(a.claim)}'s reservedFor",
-                                    subject={"claim": obj_ref(a.claim)}, reservedFor=reserved))
+            an.findings.append(
+                make(
+                    "DRA603",
+                    f"pod is not in claim {_name(a.claim)}'s reservedFor",
+                    subject={"claim": obj_ref(a.claim)},
+                    reservedFor=reserved,
+                )
+            )
     # The latest kubelet DRA event after the pod was scheduled decides.
     last_sched = max((e["time"] for e in events if e["reason"] == "Scheduled"), default="")
     prep = [e for e in events if e["reason"] == "FailedPrepareDynamicResources" and e["time"] >= last_sched]
@@ -167,10 +223,13 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
         e = prep[-1]
         msg = e["message"]
         code = "DRA601" if "is not registered" in msg else "DRA602"
-        an.findings.append(make(code, msg, node=node, event={"reason": e["reason"], "time": e["time"],
-                                                             "source": e["source"]}))
+        an.findings.append(
+            make(code, msg, node=node, event={"reason": e["reason"], "time": e["time"], "source": e["source"]})
+        )
     elif not running and (pod.get("status") or {}).get("phase") == "Pending":
-        an.findings.append(make("DRA604", f"pod is bound to {node}; no kubelet report on preparing its devices yet", node=node))
+        an.findings.append(
+            make("DRA604", f"pod is bound to {node}; no kubelet report on preparing its devices yet", node=node)
+        )
 
 
 def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
@@ -184,16 +243,20 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
     an.findings.extend(gap_finding(g) for g in snap.gaps)
     an.findings.append(semantics_finding(sem, snap))
     if _meta(claim).get("deletionTimestamp"):
-        an.findings.append(make("DRA204", f'resourceclaim "{namespace}/{name}" is being deleted',
-                                claim=f"{namespace}/{name}"))
+        an.findings.append(
+            make("DRA204", f'resourceclaim "{namespace}/{name}" is being deleted', claim=f"{namespace}/{name}")
+        )
     analyses, dry = an.analyse_claims([claim], None, [None])
     a = analyses[0]
     if not any(f.blocking for f in an.findings):
         if a.allocated:
-            picks = ", ".join(f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
-                              for r in ((claim["status"]["allocation"].get("devices") or {}).get("results") or []))
-            an.findings.append(make("DRA001", f"claim {name} is allocated: {picks or 'no devices'}",
-                                    subject={"claim": obj_ref(claim)}))
+            picks = ", ".join(
+                f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+                for r in ((claim["status"]["allocation"].get("devices") or {}).get("results") or [])
+            )
+            an.findings.append(
+                make("DRA001", f"claim {name} is allocated: {picks or 'no devices'}", subject={"claim": obj_ref(claim)})
+            )
         else:
             device_findings(an, analyses, dry, None)
     pool_findings(an)
@@ -201,8 +264,11 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
     findings = dedupe(an.findings)
     verdict = verdict_from(findings, assumed_note(sem, ok_summary(analyses, dry, None, findings)))
     owners = [f"{o.get('kind')}/{o.get('name')}" for o in _meta(claim).get("ownerReferences") or []]
-    body = {"claim": {"name": name, "namespace": namespace, "owners": owners},
-            "claims": [claim_body(a)], "nodes": {"usable": dry["usable"], "synthetic": an.idx.nodes_synthetic}}
+    body = {
+        "claim": {"name": name, "namespace": namespace, "owners": owners},
+        "claims": [claim_body(a)],
+        "nodes": {"usable": dry["usable"], "synthetic": an.idx.nodes_synthetic},
+    }
     return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
 
 
@@ -210,9 +276,12 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
     """Which devices would satisfy the claim now. A template is matched as the claim it would generate.
     An already-allocated claim is matched as if its own allocation were released."""
     if claim.get("kind") == "ResourceClaimTemplate":
-        claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                 "metadata": {"name": _name(claim), "namespace": _ns(claim)},
-                 "spec": (claim.get("spec") or {}).get("spec") or {}}
+        claim = {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": _name(claim), "namespace": _ns(claim)},
+            "spec": (claim.get("spec") or {}).get("spec") or {},
+        }
     me = obj_ref(claim)
     snap2 = Snapshot(**{**snap.__dict__, "claims": tuple(c for c in snap.claims if obj_ref(c) != me)})
     probe = dict(claim)
@@ -227,17 +296,21 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
     findings = dedupe(an.findings)
     satisfiable = bool(dry["allocatable"]) and not any(f.blocking for f in findings)
     # A field the analysis does not model leaves even a "satisfiable" open.
-    determined = (not any(f.code in OPENS_BLOCKED for f in findings)
-                  and (satisfiable or not any(f.code in UNDETERMINED for f in findings)))
+    determined = not any(f.code in OPENS_BLOCKED for f in findings) and (
+        satisfiable or not any(f.code in UNDETERMINED for f in findings)
+    )
     a = analyses[0]
     requests = []
     for alts in a.requests:
         for r in alts:
             m = a.matrices.get(r.name) or []
-            requests.append({"name": r.name, "deviceClassName": r.class_name,
-                             "devices": [v.to_dict() for v in m]})
-    body = {"claim": {"name": _name(claim), "namespace": _ns(claim)}, "satisfiable": satisfiable,
-            "determined": determined,
-            "nodes": [x["node"] for x in dry["allocatable"]], "requests": requests,
-            "dryRun": a.dry_run}
+            requests.append({"name": r.name, "deviceClassName": r.class_name, "devices": [v.to_dict() for v in m]})
+    body = {
+        "claim": {"name": _name(claim), "namespace": _ns(claim)},
+        "satisfiable": satisfiable,
+        "determined": determined,
+        "nodes": [x["node"] for x in dry["allocatable"]],
+        "requests": requests,
+        "dryRun": a.dry_run,
+    }
     return Report("MatchResult", tuple(findings), body, sem.to_dict(), None)

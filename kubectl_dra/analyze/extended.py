@@ -132,7 +132,7 @@ def pod_extended_resources(pod: dict, classes: list[dict], sem: Semantics) -> Ex
     containers += [(c, True) for c in spec.get("containers") or [] if isinstance(c, dict)]
     out: list[ContainerRequest] = []
     for i, (c, long_lived) in enumerate(containers):
-        reqs = ((c.get("resources") or {}).get("requests") or {})
+        reqs = (c.get("resources") or {}).get("requests") or {}
         if not isinstance(reqs, dict):
             continue
         keys = sorted(str(k) for k in reqs)
@@ -143,8 +143,7 @@ def pod_extended_resources(pod: dict, classes: list[dict], sem: Semantics) -> Ex
             if q is None:
                 continue
             out.append(ContainerRequest(i, str(c.get("name") or ""), name, q, long_lived, keys.index(name)))
-    return ExtendedResources(out, {r.resource: mapping[r.resource] for r in out},
-                             sem.gate("DRAExtendedResource"))
+    return ExtendedResources(out, {r.resource: mapping[r.resource] for r in out}, sem.gate("DRAExtendedResource"))
 
 
 def _req_name(r: ContainerRequest) -> str:
@@ -163,7 +162,10 @@ def build_requests(ext: ExtendedResources, resources: list[str], sem: Semantics)
 
     def request(r: ContainerRequest, count: int) -> dict:
         cls = name_of(ext.classes[r.resource])
-        return {"name": _req_name(r), "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount", "count": count}}
+        return {
+            "name": _req_name(r),
+            "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount", "count": count},
+        }
 
     for res in sorted(resources):
         rs = [r for r in ext.requests if r.resource == res]
@@ -205,11 +207,23 @@ def build_requests(ext: ExtendedResources, resources: list[str], sem: Semantics)
 def in_memory_claim(pod: dict, requests: list[dict]) -> dict:
     """The claim as the scheduler holds it before PreBind creates it (generateName <pod>-extended-resources-)."""
     return {
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-        "metadata": {"name": IN_MEMORY_NAME, "namespace": ns_of(pod), "generateName": f"{name_of(pod)}-extended-resources-",
-                     "annotations": {CLAIM_ANNOTATION: "true"},
-                     "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name_of(pod),
-                                          "uid": meta_of(pod).get("uid"), "controller": True}]},
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": IN_MEMORY_NAME,
+            "namespace": ns_of(pod),
+            "generateName": f"{name_of(pod)}-extended-resources-",
+            "annotations": {CLAIM_ANNOTATION: "true"},
+            "ownerReferences": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": name_of(pod),
+                    "uid": meta_of(pod).get("uid"),
+                    "controller": True,
+                }
+            ],
+        },
         "spec": {"devices": {"requests": requests}},
     }
 
@@ -223,13 +237,24 @@ def find_claim(pod: dict, claims: dict) -> tuple[dict | None, list[dict], list[F
     mappings: list[dict] = []
     if st is not None:
         if not isinstance(st, dict) or not isinstance(st.get("resourceClaimName"), str):
-            findings.append(make("DRA222", "pod.status.extendedResourceClaimStatus is malformed: it has no "
-                                           "resourceClaimName string", status=st if isinstance(st, dict) else str(st)))
+            findings.append(
+                make(
+                    "DRA222",
+                    "pod.status.extendedResourceClaimStatus is malformed: it has no resourceClaimName string",
+                    status=st if isinstance(st, dict) else str(st),
+                )
+            )
             st = {}
         raw = st.get("requestMappings") or []
         if not isinstance(raw, list) or not all(isinstance(m, dict) for m in raw):
-            findings.append(make("DRA222", "pod.status.extendedResourceClaimStatus.requestMappings is not a list of "
-                                           "{containerName, resourceName, requestName}", status=st))
+            findings.append(
+                make(
+                    "DRA222",
+                    "pod.status.extendedResourceClaimStatus.requestMappings is not a list of "
+                    "{containerName, resourceName, requestName}",
+                    status=st,
+                )
+            )
             raw = []
         mappings = [{k: str(m.get(k, "")) for k in ("containerName", "resourceName", "requestName")} for m in raw]
         name = st.get("resourceClaimName")
@@ -238,14 +263,19 @@ def find_claim(pod: dict, claims: dict) -> tuple[dict | None, list[dict], list[F
     for c in claims.values():
         if ns_of(c) != ns or (meta_of(c).get("annotations") or {}).get(CLAIM_ANNOTATION) != "true":
             continue
-        if any(o.get("kind") == "Pod" and o.get("controller") and o.get("name") == name_of(pod)
-               and (not uid or o.get("uid") == uid) for o in meta_of(c).get("ownerReferences") or []):
+        if any(
+            o.get("kind") == "Pod"
+            and o.get("controller")
+            and o.get("name") == name_of(pod)
+            and (not uid or o.get("uid") == uid)
+            for o in meta_of(c).get("ownerReferences") or []
+        ):
             return c, mappings, findings
     return None, mappings, findings
 
 
 def _allocatable(node: dict, res: str) -> tuple[bool, Fraction]:
-    alloc = ((node.get("status") or {}).get("allocatable") or {})
+    alloc = (node.get("status") or {}).get("allocatable") or {}
     if res not in alloc:
         return False, Fraction(0)
     try:
@@ -269,8 +299,11 @@ def device_plugin_nodes(nodes: list[dict], resources: list[str], sem: Semantics)
     for n in nodes:
         if n.get("synthetic"):
             continue
-        served = [f"{r} (allocatable {((n.get('status') or {}).get('allocatable') or {}).get(r)})"
-                  for r in resources if not needs_dra(n, r, sem)]
+        served = [
+            f"{r} (allocatable {((n.get('status') or {}).get('allocatable') or {}).get(r)})"
+            for r in resources
+            if not needs_dra(n, r, sem)
+        ]
         if served:
             out[name_of(n)] = "serves " + ", ".join(served) + " through a device plugin"
     return out
@@ -292,13 +325,24 @@ def double_admission(nodes: list[dict], ext: ExtendedResources, slices: list[dic
             if not present or value <= 0 or name not in drivers_on:
                 continue
             domain = res.split("/", 1)[0]
-            drivers = sorted(d for d in drivers_on[name] if isinstance(d, str) and (d == domain or d.endswith("." + domain)
-                                                                                    or domain.endswith("." + d)))
+            drivers = sorted(
+                d
+                for d in drivers_on[name]
+                if isinstance(d, str) and (d == domain or d.endswith("." + domain) or domain.endswith("." + d))
+            )
             if drivers:
-                out.append(make("DRA225", f"node {name} advertises {res} through a device plugin (allocatable "
-                                          f"{((n.get('status') or {}).get('allocatable') or {}).get(res)}) and publishes DRA "
-                                          f"devices of driver {', '.join(drivers)}: the same devices may be handed out "
-                                          "twice", node=name, resource=res, drivers=drivers))
+                out.append(
+                    make(
+                        "DRA225",
+                        f"node {name} advertises {res} through a device plugin (allocatable "
+                        f"{((n.get('status') or {}).get('allocatable') or {}).get(res)}) and publishes DRA "
+                        f"devices of driver {', '.join(drivers)}: the same devices may be handed out "
+                        "twice",
+                        node=name,
+                        resource=res,
+                        drivers=drivers,
+                    )
+                )
     return out
 
 
@@ -315,32 +359,48 @@ class ExtendedPlan:
     findings: list[Finding] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"resources": self.resources, "claim": name_of(self.claim) if self.claim else None,
-                "created": self.created, "requestMappings": self.mappings, "devicePluginNodes": self.plugin_nodes}
+        return {
+            "resources": self.resources,
+            "claim": name_of(self.claim) if self.claim else None,
+            "created": self.created,
+            "requestMappings": self.mappings,
+            "devicePluginNodes": self.plugin_nodes,
+        }
 
 
-def plan(pod: dict, classes: list[dict], claims: dict, nodes: list[dict], slices: list[dict],
-         sem: Semantics) -> ExtendedPlan | None:
+def plan(
+    pod: dict, classes: list[dict], claims: dict, nodes: list[dict], slices: list[dict], sem: Semantics
+) -> ExtendedPlan | None:
     ext = pod_extended_resources(pod, classes, sem)
     existing, mappings, findings = find_claim(pod, claims) if ext.gate else (None, [], [])
     if not ext.requests and existing is None:
         return None
     p = ExtendedPlan(ext.resources, mappings=mappings, findings=findings)
     if not ext.gate:
-        p.findings.append(make(
-            "DRA221", f"{', '.join(ext.resources)} is requested as an extended resource, but DRAExtendedResource is "
-                      f"off in the assumed Kubernetes {sem.version_str}: it is a device-plugin resource "
-                      "(NodeResourcesFit decides), not DRA", resources=ext.resources))
+        p.findings.append(
+            make(
+                "DRA221",
+                f"{', '.join(ext.resources)} is requested as an extended resource, but DRAExtendedResource is "
+                f"off in the assumed Kubernetes {sem.version_str}: it is a device-plugin resource "
+                "(NodeResourcesFit decides), not DRA",
+                resources=ext.resources,
+            )
+        )
         return p
     if existing is not None:
         p.claim, p.created = existing, True
         alloc = (existing.get("status") or {}).get("allocation")
         if not alloc and ((existing.get("spec") or {}).get("devices") or {}).get("requests"):
             # Never reused: Filter fails every node, PostFilter deletes it, the next attempt builds a new one.
-            p.findings.append(make(
-                "DRA223", f"the scheduler's extended-resource claim {name_of(existing)} from an earlier attempt is not "
-                          "allocated: the scheduler rejects every node with 'cannot schedule extended resource claim', "
-                          "deletes the claim and tries again with a new one", claim=name_of(existing)))
+            p.findings.append(
+                make(
+                    "DRA223",
+                    f"the scheduler's extended-resource claim {name_of(existing)} from an earlier attempt is not "
+                    "allocated: the scheduler rejects every node with 'cannot schedule extended resource claim', "
+                    "deletes the claim and tries again with a new one",
+                    claim=name_of(existing),
+                )
+            )
             p.claim, p.created = None, False
         else:
             return p
@@ -352,10 +412,15 @@ def plan(pod: dict, classes: list[dict], claims: dict, nodes: list[dict], slices
     dra_nodes = [n for n in nodes if name_of(n) not in p.plugin_nodes]
     needed = [r for r in ext.resources if any(needs_dra(n, r, sem) for n in dra_nodes)] if dra_nodes else []
     if not needed:
-        p.findings.append(make(
-            "DRA224", f"{', '.join(ext.resources)}: " + (f"node {bound} serves" if bound else "every node serves")
-                      + " it through a device plugin, so the DynamicResources plugin leaves it to NodeResourcesFit",
-                      nodes=p.plugin_nodes))
+        p.findings.append(
+            make(
+                "DRA224",
+                f"{', '.join(ext.resources)}: "
+                + (f"node {bound} serves" if bound else "every node serves")
+                + " it through a device plugin, so the DynamicResources plugin leaves it to NodeResourcesFit",
+                nodes=p.plugin_nodes,
+            )
+        )
         return p
     requests, maps = build_requests(ext, needed, sem)
     p.claim, p.mappings = in_memory_claim(pod, requests), maps
@@ -367,9 +432,13 @@ def plugin_path_finding(p: ExtendedPlan, usable: list[str]) -> Finding | None:
     open_nodes = {n: why for n, why in p.plugin_nodes.items() if n in usable}
     if not open_nodes:
         return None
-    return make("DRA226", f"DRA cannot place the pod's extended resources on the other nodes, but "
-                          f"{', '.join(sorted(open_nodes))} {next(iter(open_nodes.values()))}: NodeResourcesFit "
-                          "decides there, which kubectl-dra does not model", nodes=open_nodes)
+    return make(
+        "DRA226",
+        f"DRA cannot place the pod's extended resources on the other nodes, but "
+        f"{', '.join(sorted(open_nodes))} {next(iter(open_nodes.values()))}: NodeResourcesFit "
+        "decides there, which kubectl-dra does not model",
+        nodes=open_nodes,
+    )
 
 
 def extended_claim_for(pod: dict, snap, sem: Semantics) -> dict | None:

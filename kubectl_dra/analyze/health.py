@@ -33,19 +33,33 @@ def health_findings(pod: dict) -> list[Finding]:
                     if health == "Healthy":
                         continue
                     msg = f": {res['message']}" if res.get("message") else ""
-                    out.append(make(
-                        "DRA605", f"container {cs.get('name', '')}: device {res.get('resourceID', '<unknown>')} "
-                                  f"({ars['name']}) is {health}{msg}",
-                        subject={"container": cs.get("name", ""), "resource": ars["name"]},
-                        device=res.get("resourceID"), health=health, healthMessage=res.get("message")))
+                    out.append(
+                        make(
+                            "DRA605",
+                            f"container {cs.get('name', '')}: device {res.get('resourceID', '<unknown>')} "
+                            f"({ars['name']}) is {health}{msg}",
+                            subject={"container": cs.get("name", ""), "resource": ars["name"]},
+                            device=res.get("resourceID"),
+                            health=health,
+                            healthMessage=res.get("message"),
+                        )
+                    )
     return out
 
 
 def eviction_findings(pod: dict, claims: list[dict], slices: list[dict]) -> list[Finding]:
     """DRA606 when the device taint eviction controller deletes the pod, naming the NoExecute taints of its devices."""
-    cond = next((c for c in (pod.get("status") or {}).get("conditions") or []
-                 if isinstance(c, dict) and c.get("type") == "DisruptionTarget" and c.get("status") == "True"
-                 and c.get("reason") == EVICTION_REASON), None)
+    cond = next(
+        (
+            c
+            for c in (pod.get("status") or {}).get("conditions") or []
+            if isinstance(c, dict)
+            and c.get("type") == "DisruptionTarget"
+            and c.get("status") == "True"
+            and c.get("reason") == EVICTION_REASON
+        ),
+        None,
+    )
     if cond is None:
         return []
     devices: dict[tuple, str] = {}
@@ -63,13 +77,35 @@ def eviction_findings(pod: dict, claims: list[dict], slices: list[dict]) -> list
             for t in d.get("taints") or []:
                 if t.get("effect") != "NoExecute":
                     continue
-                src = f"DeviceTaintRule {t['rule']}" if t.get("rule") else f"ResourceSlice {(s.get('metadata') or {}).get('name')}"
-                taints.append({"device": device_id_str(did), "claim": devices[did], "source": src,
-                               "taint": f"{t.get('key')}={t.get('value') or ''}:NoExecute", "timeAdded": t.get("timeAdded")})
-    named = "; ".join(f"{x['device']} has {x['taint']} from {x['source']}"
-                      + (f", added {x['timeAdded']}" if x.get("timeAdded") else "") for x in taints[:3])
+                src = (
+                    f"DeviceTaintRule {t['rule']}"
+                    if t.get("rule")
+                    else f"ResourceSlice {(s.get('metadata') or {}).get('name')}"
+                )
+                taints.append(
+                    {
+                        "device": device_id_str(did),
+                        "claim": devices[did],
+                        "source": src,
+                        "taint": f"{t.get('key')}={t.get('value') or ''}:NoExecute",
+                        "timeAdded": t.get("timeAdded"),
+                    }
+                )
+    named = "; ".join(
+        f"{x['device']} has {x['taint']} from {x['source']}"
+        + (f", added {x['timeAdded']}" if x.get("timeAdded") else "")
+        for x in taints[:3]
+    )
     when = cond.get("lastTransitionTime") or "<unknown>"
-    return [make("DRA606", f"the device taint eviction controller is deleting the pod (since {when}): "
-                           + (named or "a device of its claims has a NoExecute taint it does not tolerate "
-                                       "(the taint is no longer visible)"),
-                 condition={k: cond.get(k) for k in ("reason", "message", "lastTransitionTime")}, taints=taints)]
+    return [
+        make(
+            "DRA606",
+            f"the device taint eviction controller is deleting the pod (since {when}): "
+            + (
+                named
+                or "a device of its claims has a NoExecute taint it does not tolerate (the taint is no longer visible)"
+            ),
+            condition={k: cond.get(k) for k in ("reason", "message", "lastTransitionTime")},
+            taints=taints,
+        )
+    ]

@@ -108,8 +108,9 @@ def pod_node_rejection(pod: dict, node: dict) -> str | None:
     for k, v in (spec.get("nodeSelector") or {}).items():
         if labels.get(k) != v:
             return f"node does not match the pod's nodeSelector {k}={v}"
-    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"))
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    )
     if required is not None:
         try:
             ok = node_selector_matches(required, node)

@@ -23,15 +23,21 @@ def pod_group(pod: dict) -> str | None:
 def owner_group(claim: dict) -> str | None:
     """The PodGroup that controls the claim, if any."""
     for o in meta_of(claim).get("ownerReferences") or []:
-        if (o.get("controller") and o.get("kind") == "PodGroup"
-                and str(o.get("apiVersion", "")).startswith("scheduling.k8s.io/")):
+        if (
+            o.get("controller")
+            and o.get("kind") == "PodGroup"
+            and str(o.get("apiVersion", "")).startswith("scheduling.k8s.io/")
+        ):
             return o.get("name")
     return None
 
 
 def reserved_groups(claim: dict) -> list[str]:
-    return [r.get("name", "") for r in (claim.get("status") or {}).get("reservedFor") or []
-            if isinstance(r, dict) and r.get("resource") == "podgroups" and r.get("apiGroup") == "scheduling.k8s.io"]
+    return [
+        r.get("name", "")
+        for r in (claim.get("status") or {}).get("reservedFor") or []
+        if isinstance(r, dict) and r.get("resource") == "podgroups" and r.get("apiGroup") == "scheduling.k8s.io"
+    ]
 
 
 def accepts_group_owner(pod: dict, claim: dict, sem: Semantics) -> bool:
@@ -74,17 +80,32 @@ def shared_claim_findings(pod: dict, claims: list[dict], pods: list[dict], sem: 
             continue
         members = sorted(name_of(p) for p in pods if ns_of(p) == ns_of(c) and pod_group(p) == group)
         if not sem.gate(GATE) and owner_group(c):
-            out.append(make("DRA017", f"claim {name_of(c)} is owned by PodGroup {group}, which only the resourceclaim "
-                                      f"controller with {GATE} creates, but the gate is off in the assumed semantics: "
-                                      f"if the scheduler has it on, pass --feature-gates {GATE}=true",
-                            subject={"claim": f"{ns_of(c)}/{name_of(c)}"}, gate=GATE))
-        out.append(make("DRA207", f"claim {name_of(c)} belongs to PodGroup {ns_of(c)}/{group}, shared by its pods "
-                                  f"({len(members)} in the snapshot: {', '.join(members[:5]) or 'none'}); it is the "
-                                  "gang's claim, not this pod's",
-                        subject={"claim": f"{ns_of(c)}/{name_of(c)}"}, podGroup=group, pods=members,
-                        gateEnabled=sem.gate(GATE)))
+            out.append(
+                make(
+                    "DRA017",
+                    f"claim {name_of(c)} is owned by PodGroup {group}, which only the resourceclaim "
+                    f"controller with {GATE} creates, but the gate is off in the assumed semantics: "
+                    f"if the scheduler has it on, pass --feature-gates {GATE}=true",
+                    subject={"claim": f"{ns_of(c)}/{name_of(c)}"},
+                    gate=GATE,
+                )
+            )
+        out.append(
+            make(
+                "DRA207",
+                f"claim {name_of(c)} belongs to PodGroup {ns_of(c)}/{group}, shared by its pods "
+                f"({len(members)} in the snapshot: {', '.join(members[:5]) or 'none'}); it is the "
+                "gang's claim, not this pod's",
+                subject={"claim": f"{ns_of(c)}/{name_of(c)}"},
+                podGroup=group,
+                pods=members,
+                gateEnabled=sem.gate(GATE),
+            )
+        )
     return out
 
 
-GANG_HINT = ("The claim belongs to a PodGroup and is shared by the gang: do not delete it for one pod. Check the "
-             "PodGroup's status.resourceClaimStatuses and the resourceclaim controller's events on the PodGroup.")
+GANG_HINT = (
+    "The claim belongs to a PodGroup and is shared by the gang: do not delete it for one pod. Check the "
+    "PodGroup's status.resourceClaimStatuses and the resourceclaim controller's events on the PodGroup."
+)

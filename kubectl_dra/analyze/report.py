@@ -28,8 +28,10 @@ def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
     }
     if alloc:
         body["allocation"] = {
-            "results": [{k: r.get(k) for k in ("request", "driver", "pool", "device") if k in r}
-                        for r in ((alloc.get("devices") or {}).get("results") or [])],
+            "results": [
+                {k: r.get(k) for k in ("request", "driver", "pool", "device") if k in r}
+                for r in ((alloc.get("devices") or {}).get("results") or [])
+            ],
             "nodeSelector": alloc.get("nodeSelector"),
         }
     elif a.dry_run:
@@ -37,17 +39,21 @@ def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
     for alts in a.requests:
         for r in alts:
             m = a.matrices.get(r.name)
-            body["requests"].append({
-                "name": r.name,
-                "deviceClassName": r.class_name,
-                "allocationMode": r.mode,
-                "count": r.count if r.mode == "ExactCount" else None,
-                "selectors": [((s.get("cel") or {}).get("expression")) for s in r.selectors],
-                "classSelectors": [((s.get("cel") or {}).get("expression"))
-                                   for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []],
-                "classFound": r.class_obj is not None,
-                "devices": [v.to_dict() for v in m] if m is not None else [],
-            })
+            body["requests"].append(
+                {
+                    "name": r.name,
+                    "deviceClassName": r.class_name,
+                    "allocationMode": r.mode,
+                    "count": r.count if r.mode == "ExactCount" else None,
+                    "selectors": [((s.get("cel") or {}).get("expression")) for s in r.selectors],
+                    "classSelectors": [
+                        ((s.get("cel") or {}).get("expression"))
+                        for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []
+                    ],
+                    "classFound": r.class_obj is not None,
+                    "devices": [v.to_dict() for v in m] if m is not None else [],
+                }
+            )
     return body
 
 
@@ -64,16 +70,26 @@ def claim_state(c: dict) -> str:
 
 def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
     gates = ", ".join(f"{k}={'true' if sem.gates[k] else 'false'}" for k in sorted(sem.overridden)) or "defaults"
-    src = {"flag": "from --kubernetes-version", "server": "the API server's version",
-           "default": "newest supported; pass --kubernetes-version"}[sem.version_source]
+    src = {
+        "flag": "from --kubernetes-version",
+        "server": "the API server's version",
+        "default": "newest supported; pass --kubernetes-version",
+    }[sem.version_source]
     extra = ""
     if sem.newer_server:
-        src = (f"the API server is {sem.newer_server}, newer than the newest supported minor {sem.version_str}: "
-               f"its DRA semantics are assumed to be {sem.version_str}'s and may differ")
+        src = (
+            f"the API server is {sem.newer_server}, newer than the newest supported minor {sem.version_str}: "
+            f"its DRA semantics are assumed to be {sem.version_str}'s and may differ"
+        )
     if snap.source == "live":
         extra = "; the scheduler's own feature gates and in-flight allocations are not visible through the API"
-    return make("DRA003", f"assumed Kubernetes {sem.version_str} ({src}), feature gates: {gates}{extra}",
-                kubernetesVersion=sem.version_str, featureGates=dict(sem.gates), serverVersion=sem.newer_server)
+    return make(
+        "DRA003",
+        f"assumed Kubernetes {sem.version_str} ({src}), feature gates: {gates}{extra}",
+        kubernetesVersion=sem.version_str,
+        featureGates=dict(sem.gates),
+        serverVersion=sem.newer_server,
+    )
 
 
 def assumed_note(sem: Semantics, summary: str) -> str:

@@ -45,8 +45,16 @@ def evaluate(scenario: dict) -> dict:
             driver, pool = spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")
             for d in spec.get("devices") or []:
                 did = (driver, pool, d.get("name", ""))
-                entry = {"source": source, "object": obj, "request": request, "class": cls, "selector": idx,
-                         "device": "/".join(did), "result": None, "error": None}
+                entry = {
+                    "source": source,
+                    "object": obj,
+                    "request": request,
+                    "class": cls,
+                    "selector": idx,
+                    "device": "/".join(did),
+                    "result": None,
+                    "error": None,
+                }
                 compiled, err = ev.compile(expr)
                 if compiled is None:
                     entry["error"] = err
@@ -85,7 +93,14 @@ def evaluate(scenario: dict) -> dict:
                     run("claim", obj, r.get("name", ""), r["exactly"].get("deviceClassName", ""), i, expr)
             for sub in r.get("firstAvailable") or []:
                 for i, expr in enumerate(_selectors(sub.get("selectors"))):
-                    run("claim", obj, f"{r.get('name', '')}/{sub.get('name', '')}", sub.get("deviceClassName", ""), i, expr)
+                    run(
+                        "claim",
+                        obj,
+                        f"{r.get('name', '')}/{sub.get('name', '')}",
+                        sub.get("deviceClassName", ""),
+                        i,
+                        expr,
+                    )
 
     alloc = Allocator(sem, by_name, slices, AllocatedState.from_claims(allocated, sem), ev)
     out = {"outcome": "unallocatable", "error": None, "claims": []}

@@ -78,8 +78,14 @@ class SchedulerWord:
         return max(0, self.nodes_total - self.dra_nodes)
 
     def to_dict(self) -> dict:
-        return {"state": self.state, "message": self.message, "time": self.time, "source": self.source,
-                "nodesTotal": self.nodes_total, "draRejectedNodes": self.dra_nodes}
+        return {
+            "state": self.state,
+            "message": self.message,
+            "time": self.time,
+            "source": self.source,
+            "nodesTotal": self.nodes_total,
+            "draRejectedNodes": self.dra_nodes,
+        }
 
 
 def _histogram(message: str) -> tuple[int | None, int | None]:
@@ -112,8 +118,9 @@ def scheduler_word(pod: dict, events: list[dict]) -> SchedulerWord | None:
         return None
     if evs:
         e = evs[-1]
-        state = {"FailedScheduling": "unschedulable", "BindingConditionsPending": "binding",
-                 "Scheduled": "scheduled"}[e["reason"]]
+        state = {"FailedScheduling": "unschedulable", "BindingConditionsPending": "binding", "Scheduled": "scheduled"}[
+            e["reason"]
+        ]
         msg = e.get("message") or ""
         if state == "unschedulable" and msg.startswith("running "):
             state = "error"
@@ -124,13 +131,20 @@ def scheduler_word(pod: dict, events: list[dict]) -> SchedulerWord | None:
             continue
         msg = c.get("message") or ""
         if c.get("status") == "True":
-            return SchedulerWord("scheduled", msg or "PodScheduled=True", c.get("lastTransitionTime") or "",
-                                 "condition PodScheduled")
+            return SchedulerWord(
+                "scheduled", msg or "PodScheduled=True", c.get("lastTransitionTime") or "", "condition PodScheduled"
+            )
         if c.get("status") == "False" and c.get("reason") in ("Unschedulable", "SchedulerError"):
             state = "error" if c.get("reason") == "SchedulerError" else "unschedulable"
             total, dra = _histogram(msg) if state == "unschedulable" else (None, None)
-            return SchedulerWord(state, msg, c.get("lastTransitionTime") or c.get("lastProbeTime") or "",
-                                 "condition PodScheduled", total, dra)
+            return SchedulerWord(
+                state,
+                msg,
+                c.get("lastTransitionTime") or c.get("lastProbeTime") or "",
+                "condition PodScheduled",
+                total,
+                dra,
+            )
     return None
 
 
@@ -141,41 +155,76 @@ def pod_gate_findings(pod: dict) -> list[Finding]:
     spec = pod.get("spec") or {}
     gates = [g.get("name", "") for g in spec.get("schedulingGates") or [] if isinstance(g, dict)]
     if gates and not spec.get("nodeName"):
-        out.append(make("DRA006", f"the pod is held by scheduling gate(s) {', '.join(gates)}: the scheduler does "
-                                  "not try to schedule it until they are removed", gates=gates))
+        out.append(
+            make(
+                "DRA006",
+                f"the pod is held by scheduling gate(s) {', '.join(gates)}: the scheduler does "
+                "not try to schedule it until they are removed",
+                gates=gates,
+            )
+        )
     sched = spec.get("schedulerName") or DEFAULT_SCHEDULER
     if sched != DEFAULT_SCHEDULER:
-        out.append(make("DRA007", f"the pod names scheduler {sched!r}; the analysis models kube-scheduler "
-                                  f"({DEFAULT_SCHEDULER}) and its DynamicResources plugin", schedulerName=sched))
+        out.append(
+            make(
+                "DRA007",
+                f"the pod names scheduler {sched!r}; the analysis models kube-scheduler "
+                f"({DEFAULT_SCHEDULER}) and its DynamicResources plugin",
+                schedulerName=sched,
+            )
+        )
     return out
 
 
-def agreement_finding(word: SchedulerWord | None, blocked: bool, allocatable_nodes: list[str],
-                      device_blocked: bool, snap_changes: list[str]) -> Finding | None:
+def agreement_finding(
+    word: SchedulerWord | None,
+    blocked: bool,
+    allocatable_nodes: list[str],
+    device_blocked: bool,
+    snap_changes: list[str],
+) -> Finding | None:
     """DRA005 when the scheduler's latest word and the analysis disagree about DRA.
 
     blocked: the analysis found a blocking finding; allocatable_nodes: nodes where the dry-run found devices;
     device_blocked: the blocking finding is a device-level result of the dry-run."""
     if word is None:
         return None
-    causes = ["a feature or field the analysis does not model", "a version or feature-gate skew between "
-              "kube-scheduler and the assumed semantics", "allocations the scheduler has in flight (not in the API)"]
+    causes = [
+        "a feature or field the analysis does not model",
+        "a version or feature-gate skew between kube-scheduler and the assumed semantics",
+        "allocations the scheduler has in flight (not in the API)",
+    ]
     if snap_changes:
-        causes.insert(0, "the scheduler has not tried again since objects changed after its last attempt ("
-                      + "; ".join(snap_changes[:3]) + ")")
+        causes.insert(
+            0,
+            "the scheduler has not tried again since objects changed after its last attempt ("
+            + "; ".join(snap_changes[:3])
+            + ")",
+        )
     else:
         causes.append("a snapshot taken between two scheduler attempts")
     if word.blocked and word.about_dra and not blocked and not word.retrying:
         if allocatable_nodes and word.non_dra_nodes:
             # The scheduler rejected some nodes for other reasons: the dry-run's nodes may be among them.
             return None
-        found = (f"the dry-run finds the claims allocatable on {', '.join(allocatable_nodes)}" if allocatable_nodes
-                 else "the analysis finds nothing that blocks")
-        return make("DRA005", f"the scheduler says {word.message!r} ({word.source}{', ' + word.time if word.time else ''}), "
-                              f"but {found}", scheduler=word.to_dict(), likelyCauses=causes)
+        found = (
+            f"the dry-run finds the claims allocatable on {', '.join(allocatable_nodes)}"
+            if allocatable_nodes
+            else "the analysis finds nothing that blocks"
+        )
+        return make(
+            "DRA005",
+            f"the scheduler says {word.message!r} ({word.source}{', ' + word.time if word.time else ''}), but {found}",
+            scheduler=word.to_dict(),
+            likelyCauses=causes,
+        )
     if word.state == "scheduled" and blocked and device_blocked:
-        return make("DRA005", f"the scheduler placed the pod ({word.message}), but the dry-run finds its devices "
-                              "not allocatable", scheduler=word.to_dict(), likelyCauses=causes)
+        return make(
+            "DRA005",
+            f"the scheduler placed the pod ({word.message}), but the dry-run finds its devices not allocatable",
+            scheduler=word.to_dict(),
+            likelyCauses=causes,
+        )
     return None
 
 

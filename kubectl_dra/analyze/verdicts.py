@@ -21,15 +21,30 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
     blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
     if blind:
         g = blind[0]
-        an.findings.append(make(
-            "DRA103", f"cannot tell whether devices are available: {g.verb} {g.resource} was refused",
-            verb=g.verb, resource=g.resource, namespace=g.namespace))
+        an.findings.append(
+            make(
+                "DRA103",
+                f"cannot tell whether devices are available: {g.verb} {g.resource} was refused",
+                verb=g.verb,
+                resource=g.resource,
+                namespace=g.namespace,
+            )
+        )
         return
     if dry.get("error"):
         err = dry["error"]
-        code = {"cel-runtime": "DRA301", "cel-compile": "DRA302", "request": "DRA213", "class": "DRA211",
-                "all-pool": "DRA413", "invalid-pool": "DRA413", "constraint": "DRA409",
-                "timeout": "DRA414", "upstream-crash": "DRA415", "inexact": "DRA303"}.get(err["kind"], "DRA413")
+        code = {
+            "cel-runtime": "DRA301",
+            "cel-compile": "DRA302",
+            "request": "DRA213",
+            "class": "DRA211",
+            "all-pool": "DRA413",
+            "invalid-pool": "DRA413",
+            "constraint": "DRA409",
+            "timeout": "DRA414",
+            "upstream-crash": "DRA415",
+            "inexact": "DRA303",
+        }.get(err["kind"], "DRA413")
         if "feature is disabled" in err["message"]:
             code = "DRA212"
         hint = None
@@ -42,17 +57,24 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
         more = " (and possibly more)" if dry.get("capped") else ""
         for entry in dry["allocatable"][0]["claims"]:
             picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry["results"])
-            an.findings.append(make("DRA002", f"claim {entry['claim']} is allocatable now on node(s) "
-                                      f"{', '.join(nodes)}{more}: {picks}",
-                                      subject={"claim": entry["claim"]}, nodes=nodes, results=entry["results"]))
+            an.findings.append(
+                make(
+                    "DRA002",
+                    f"claim {entry['claim']} is allocatable now on node(s) {', '.join(nodes)}{more}: {picks}",
+                    subject={"claim": entry["claim"]},
+                    nodes=nodes,
+                    results=entry["results"],
+                )
+            )
             for r in entry["results"]:
                 if "/" in r["request"]:
                     base, sub = r["request"].split("/", 1)
                     _fallback_info(an, entry["claim"], analyses, base, sub)
         return
     if pod is not None and not dry["usable"]:
-        an.findings.append(make("DRA503", "no node passes the pod's own node constraints",
-                                  rejectedNodes=dry["rejectedNodes"]))
+        an.findings.append(
+            make("DRA503", "no node passes the pod's own node constraints", rejectedNodes=dry["rejectedNodes"])
+        )
         return
     # No node works: explain per request, from the matrices.
     explained = False
@@ -65,8 +87,9 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
                 an.findings.append(f)
                 explained = True
     if not explained:
-        has_constraints = any(((a.claim.get("spec") or {}).get("devices") or {}).get("constraints")
-                              for a in analyses if not a.allocated)
+        has_constraints = any(
+            ((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") for a in analyses if not a.allocated
+        )
         if has_constraints:
             for a in analyses:
                 if not a.allocated:
@@ -74,14 +97,20 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
         else:
             msg = "cannot allocate all claims on any node the pod may use"
             hint = None
-            counters = any(v.entry.device.get("consumesCounters") for a in analyses for m in a.matrices.values()
-                           for v in m if v.outcome == "candidate")
+            counters = any(
+                v.entry.device.get("consumesCounters")
+                for a in analyses
+                for m in a.matrices.values()
+                for v in m
+                if v.outcome == "candidate"
+            )
             if counters and an.sem.version < (1, 36):
-                msg += (" (the devices share counters: before 1.36 the allocator does not give back the counters of"
-                        " devices it tried and rejected, so it can run out although enough are free)")
+                msg += (
+                    " (the devices share counters: before 1.36 the allocator does not give back the counters of"
+                    " devices it tried and rejected, so it can run out although enough are free)"
+                )
                 hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
-            an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry["triedNodes"],
-                                      failures=dry["failures"]))
+            an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry["triedNodes"], failures=dry["failures"]))
 
 
 def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
@@ -93,9 +122,13 @@ def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
                 skipped = [r.sub_name for r in alts if r.sub_name != sub]
                 idx = [r.sub_name for r in alts].index(sub) if sub in [r.sub_name for r in alts] else 0
                 if idx > 0:
-                    an.findings.append(make("DRA004", f"request {base} falls back to subrequest {sub} "
-                                              f"(earlier: {', '.join(skipped[:idx])})",
-                                              subject={"claim": claim_ref, "request": base}))
+                    an.findings.append(
+                        make(
+                            "DRA004",
+                            f"request {base} falls back to subrequest {sub} (earlier: {', '.join(skipped[:idx])})",
+                            subject={"claim": claim_ref, "request": base},
+                        )
+                    )
 
 
 def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Finding | None:
@@ -111,11 +144,20 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
             blockers = [v for v in m if v.stage in ("in-use", "taint", "counters", "capacity", "feature")]
             if blockers and len(alts) == 1:
                 v = blockers[0]
-                code = {"in-use": "DRA404", "taint": "DRA405", "counters": "DRA406", "capacity": "DRA407",
-                        "feature": "DRA212"}[v.stage]
-                return make(code, f"request {r.name}: allocationMode All needs every matching device, but "
-                                  f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
-                            subject=subject, blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]])
+                code = {
+                    "in-use": "DRA404",
+                    "taint": "DRA405",
+                    "counters": "DRA406",
+                    "capacity": "DRA407",
+                    "feature": "DRA212",
+                }[v.stage]
+                return make(
+                    code,
+                    f"request {r.name}: allocationMode All needs every matching device, but "
+                    f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
+                    subject=subject,
+                    blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]],
+                )
         cands = [v for v in m if v.outcome in ("candidate", "selected")]
         need = r.count if r.mode == "ExactCount" else max(1, len(cands))
         per_node: dict[str, int] = {}
@@ -131,15 +173,19 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
     stages: dict[str, list[DeviceVerdict]] = {}
     for v in m:
         stages.setdefault(v.stage or "candidate", []).append(v)
-    ev = {"devices": len(m), "byStage": {k: len(v) for k, v in sorted(stages.items())},
-          "examples": {k: [x.entry.id + ": " + x.reason for x in v[:3]] for k, v in sorted(stages.items())}}
+    ev = {
+        "devices": len(m),
+        "byStage": {k: len(v) for k, v in sorted(stages.items())},
+        "examples": {k: [x.entry.id + ": " + x.reason for x in v[:3]] for k, v in sorted(stages.items())},
+    }
     label = f"request {r.name}" if len(alts) == 1 else f"request {alts[0].base_name} (every subrequest)"
     if not m:
         return make("DRA401", f"{label}: no ResourceSlice in the cluster publishes any device", subject=subject, **ev)
     if cands:
         best = max(per_node.values())
-        return make("DRA408", f"{label}: needs {need} device(s), at most {best} available on one node",
-                    subject=subject, **ev)
+        return make(
+            "DRA408", f"{label}: needs {need} device(s), at most {best} available on one node", subject=subject, **ev
+        )
     if "cel-error" in stages:
         v = stages["cel-error"][0]
         return make("DRA301", f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)
@@ -147,9 +193,18 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
     for stage in order:
         if stage in stages:
             vs = stages[stage]
-            code = {"taint": "DRA405", "counters": "DRA406", "capacity": "DRA407", "in-use": "DRA404",
-                    "feature": "DRA212", "node": "DRA501", "request": "DRA403", "class": "DRA402",
-                    "binding": "DRA412", "pool": "DRA401"}[stage]
+            code = {
+                "taint": "DRA405",
+                "counters": "DRA406",
+                "capacity": "DRA407",
+                "in-use": "DRA404",
+                "feature": "DRA212",
+                "node": "DRA501",
+                "request": "DRA403",
+                "class": "DRA402",
+                "binding": "DRA412",
+                "pool": "DRA401",
+            }[stage]
             if stage == "node":
                 msg = f"{label}: {len(vs)} matching device(s), none on a node the pod may use ({vs[0].entry.where()})"
             elif stage == "request":
@@ -203,10 +258,17 @@ def constraint_findings(a: ClaimAnalysis) -> list[Finding]:
                     val = _attr_value(found) if found else None
                     values[v.entry.id] = "<missing>" if val is None else str(val[1])
         shown = ", ".join(f"{k}={val}" for k, val in list(values.items())[:8])
-        out.append(make("DRA409", f"claim {_name(a.claim)} constraint #{i} ({kind} {attr}) cannot be met by the "
-                                  f"candidate devices: {shown or 'none'}",
-                        subject={"claim": obj_ref(a.claim), "constraint": i}, attribute=attr, kind=kind,
-                        values=values))
+        out.append(
+            make(
+                "DRA409",
+                f"claim {_name(a.claim)} constraint #{i} ({kind} {attr}) cannot be met by the "
+                f"candidate devices: {shown or 'none'}",
+                subject={"claim": obj_ref(a.claim), "constraint": i},
+                attribute=attr,
+                kind=kind,
+                values=values,
+            )
+        )
     return out
 
 

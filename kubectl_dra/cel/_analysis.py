@@ -32,9 +32,9 @@ class ReadPlan:
     multi: bool = False
     attr_all: bool = False
     cap_all: bool = False
-    attr_domains: set = field(default_factory=set)     # whole domain read
+    attr_domains: set = field(default_factory=set)  # whole domain read
     cap_domains: set = field(default_factory=set)
-    attr_keys: list = field(default_factory=list)      # (domain, id) in first-use order
+    attr_keys: list = field(default_factory=list)  # (domain, id) in first-use order
     cap_keys: list = field(default_factory=list)
     rewrite_index_ids: list = field(default_factory=list)  # ids of `_[_]` calls on the outer maps
 
@@ -79,8 +79,13 @@ def plan_reads(root: Node) -> ReadPlan:
         is_attr = name == ATTR
         parent = parents.get(id(n))
         domain = None
-        if parent is not None and parent.kind == "call" and parent.value in ("_[_]", "_[?_]") \
-                and parent.args and parent.args[0] is n:
+        if (
+            parent is not None
+            and parent.kind == "call"
+            and parent.value in ("_[_]", "_[?_]")
+            and parent.args
+            and parent.args[0] is n
+        ):
             domain = _const_str(parent.args[1])
             if parent.value == "_[_]":
                 plan.rewrite_index_ids.append(parent.id)
@@ -279,8 +284,18 @@ class CostEstimator:
             return _add(total, first.n * 0.1), Size(_add(_mul(first.n, 2), 2))
         if fn in ("upperAscii", "lowerAscii", "trim", "substring", "charAt", "reverse", "k8sSubstr", "k8sCAt"):
             return _add(total, first.n * 0.1), Size(first.n, first.elem)
-        if fn in ("matches", "find", "findAll", "contains", "startsWith", "endsWith",
-                  "indexOf", "lastIndexOf", "k8sIdxO", "k8sLastIdxO"):
+        if fn in (
+            "matches",
+            "find",
+            "findAll",
+            "contains",
+            "startsWith",
+            "endsWith",
+            "indexOf",
+            "lastIndexOf",
+            "k8sIdxO",
+            "k8sLastIdxO",
+        ):
             return _add(total, _mul(first.n, max(second.n, 1)) * 0.1), Size(first.n, Size(first.n))
         if fn in ("flatten",):
             inner = first.elem or ONE
@@ -290,14 +305,24 @@ class CostEstimator:
             # calibrated against Kubernetes: lists.range(500).sort() passes, lists.range(1000).sort()
             # is cancelled (cost grows ~n^2), the same for distinct()
             return _add(total, _mul(first.n, first.n)), first
-        if fn in ("slice", "sum", "min", "max", "isSorted", "includes", "size", "sets.contains",
-                  "sets.intersects", "sets.equivalent", "transformList"):
+        if fn in (
+            "slice",
+            "sum",
+            "min",
+            "max",
+            "isSorted",
+            "includes",
+            "size",
+            "sets.contains",
+            "sets.intersects",
+            "sets.equivalent",
+            "transformList",
+        ):
             extra = first.n if fn not in ("slice", "size") else 1.0
             if fn.startswith("sets."):
                 extra = _mul(first.n, second.n)
             return _add(total, extra), first if fn == "slice" else ONE
-        if fn in ("_[_]", "_[?_]", "_?._", "orValue", "value", "or", "optional.of",
-                  "optional.ofNonZeroValue", "dyn"):
+        if fn in ("_[_]", "_[?_]", "_?._", "orValue", "value", "or", "optional.of", "optional.ofNonZeroValue", "dyn"):
             # element access / optional plumbing: result is an element (or the wrapped value)
             if fn in ("_[_]", "_[?_]", "_?._"):
                 return total, first.elem or UNKNOWN
@@ -310,10 +335,46 @@ class CostEstimator:
 
 
 _SCALAR_RESULTS = {
-    "_&&_", "_||_", "!_", "-_", "_-_", "_*_", "_/_", "_%_", "_<_", "_<=_", "_>_", "_>=_", "size", "int", "uint",
-    "double", "bool", "has", "@not_strictly_false", "compareTo", "isGreaterThan", "isLessThan", "sign",
-    "isInteger", "asInteger", "asApproximateFloat", "major", "minor", "patch", "isSemver", "isQuantity",
-    "quantity", "semver", "add", "sub", "hasValue", "startsWith", "endsWith", "contains", "matches",
+    "_&&_",
+    "_||_",
+    "!_",
+    "-_",
+    "_-_",
+    "_*_",
+    "_/_",
+    "_%_",
+    "_<_",
+    "_<=_",
+    "_>_",
+    "_>=_",
+    "size",
+    "int",
+    "uint",
+    "double",
+    "bool",
+    "has",
+    "@not_strictly_false",
+    "compareTo",
+    "isGreaterThan",
+    "isLessThan",
+    "sign",
+    "isInteger",
+    "asInteger",
+    "asApproximateFloat",
+    "major",
+    "minor",
+    "patch",
+    "isSemver",
+    "isQuantity",
+    "quantity",
+    "semver",
+    "add",
+    "sub",
+    "hasValue",
+    "startsWith",
+    "endsWith",
+    "contains",
+    "matches",
 }
 
 

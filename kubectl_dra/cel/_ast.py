@@ -37,14 +37,14 @@ def _fields(buf: bytes) -> list[tuple[int, int, Any]]:
         if wt == 0:
             val, pos = _varint(buf, pos)
         elif wt == 1:
-            val = buf[pos:pos + 8]
+            val = buf[pos : pos + 8]
             pos += 8
         elif wt == 2:
             ln, pos = _varint(buf, pos)
-            val = buf[pos:pos + ln]
+            val = buf[pos : pos + ln]
             pos += ln
         elif wt == 5:
-            val = buf[pos:pos + 4]
+            val = buf[pos : pos + 4]
             pos += 4
         else:  # groups are not used by cel.expr
             raise ValueError(f"unsupported wire type {wt}")
@@ -65,10 +65,10 @@ class Node:
 
     id: int
     kind: str
-    value: Any = None          # const value; ident name; select field; call function; struct message name
-    const_type: str = ""       # const: "null" | "bool" | "int" | "uint" | "double" | "string" | "bytes"
+    value: Any = None  # const value; ident name; select field; call function; struct message name
+    const_type: str = ""  # const: "null" | "bool" | "int" | "uint" | "double" | "string" | "bytes"
     operand: Node | None = None  # select operand / call target
-    test_only: bool = False    # select: has() form
+    test_only: bool = False  # select: has() form
     args: list[Node] = field(default_factory=list)  # call args / list elements
     entries: list[tuple[Node | str, Node, bool]] = field(default_factory=list)  # map/struct (key, value, optional)
     # comprehension parts
@@ -203,9 +203,9 @@ def decode_expr(buf: bytes) -> Node:
 @dataclass(slots=True)
 class CheckedAst:
     expr: Node
-    positions: dict[int, int]          # expr id -> code point offset
+    positions: dict[int, int]  # expr id -> code point offset
     references: dict[int, tuple[str, list[str]]]  # expr id -> (name, overload ids)
-    types: dict[int, bytes]            # expr id -> serialized cel.expr.Type (decoded lazily)
+    types: dict[int, bytes]  # expr id -> serialized cel.expr.Type (decoded lazily)
     macro_calls: dict[int, Node]
 
 

@@ -40,8 +40,9 @@ def hidden_member_calls(ast: CheckedAst, attributes_are_any: bool = False) -> li
             continue
         recv = tname(n.operand) if n.operand is not None else "dyn"
         args = ", ".join(tname(a) for a in n.args)
-        out.append((ast.positions.get(n.id, 0),
-                    f"found no matching overload for '{n.value}' applied to '{recv}.({args})'"))
+        out.append(
+            (ast.positions.get(n.id, 0), f"found no matching overload for '{n.value}' applied to '{recv}.({args})'")
+        )
     return out
 
 
@@ -68,8 +69,12 @@ def homogeneous_literals(ast: CheckedAst, attributes_are_any: bool = False) -> l
                     first = t
                     continue
                 if t != first and not _optional_of(t, first) and not _optional_of(first, t):
-                    out.append((ast.positions.get(elem.id, 0),
-                                f"expected type '{format_type(first)}' but found '{format_type(t)}'"))
+                    out.append(
+                        (
+                            ast.positions.get(elem.id, 0),
+                            f"expected type '{format_type(first)}' but found '{format_type(t)}'",
+                        )
+                    )
                     break
             else:
                 continue
@@ -83,9 +88,16 @@ def _optional_of(a: tuple, b: tuple) -> bool:
 
 def _is_attribute_value(node: Node) -> bool:
     """device.attributes[<d>].<id> / [<id>] / .?<id> (a value of the attribute type)."""
+
     def is_domain(n: Node | None) -> bool:
-        return (n is not None and n.kind == "call" and n.value in ("_[_]", "_[?_]") and n.args
-                and n.args[0].kind == "ident" and n.args[0].value == ATTR)
+        return (
+            n is not None
+            and n.kind == "call"
+            and n.value in ("_[_]", "_[?_]")
+            and n.args
+            and n.args[0].kind == "ident"
+            and n.args[0].value == ATTR
+        )
 
     if node.kind == "select" and not node.test_only:
         return is_domain(node.operand)
@@ -106,8 +118,12 @@ def any_typed_ranges(ast: CheckedAst) -> list[tuple[int, str]]:
             any_vars.add(n.accu_var)  # cel.bind(x, <attribute value>, ...)
             continue
         if _is_attribute_value(rng) or (rng.kind == "ident" and rng.value in any_vars):
-            out.append((ast.positions.get(rng.id, 0),
-                        "expression of type 'any' cannot be range of a comprehension (must be list, map, or dynamic)"))
+            out.append(
+                (
+                    ast.positions.get(rng.id, 0),
+                    "expression of type 'any' cannot be range of a comprehension (must be list, map, or dynamic)",
+                )
+            )
     return out
 
 
@@ -150,13 +166,21 @@ def constant_conversions(ast: CheckedAst) -> list[str]:
         arg0 = n.args[0] if n.kind == "call" and len(n.args) == 1 else None
         while arg0 is not None and arg0.kind == "call" and arg0.value == "dyn" and len(arg0.args) == 1:
             arg0 = arg0.args[0]  # cel-go folds dyn(<literal>) too
-        if n.kind == "call" and n.operand is None and n.value in ("int", "uint") and arg0 is not None \
-                and arg0.kind == "const" and arg0.const_type == "double":
+        if (
+            n.kind == "call"
+            and n.operand is None
+            and n.value in ("int", "uint")
+            and arg0 is not None
+            and arg0.kind == "const"
+            and arg0.const_type == "double"
+        ):
             v = arg0.value
             lo, hi = (-(2**63), 2**63) if n.value == "int" else (0, 2**64)
             if not (v == v and lo <= v < hi) or (n.value == "int" and v <= -(2**63)):
-                out.append("program instantiation failed: " +
-                           ("integer overflow" if n.value == "int" else "unsigned integer overflow"))
+                out.append(
+                    "program instantiation failed: "
+                    + ("integer overflow" if n.value == "int" else "unsigned integer overflow")
+                )
             continue
         if n.kind == "call" and n.operand is None and n.value in ("int", "uint", "double") and arg0 is not None:
             a = arg0
@@ -193,8 +217,11 @@ def range_attributes(ast: CheckedAst) -> list[tuple[str, str]]:
         d = dom.args[1]
         if d.kind != "const" or d.const_type != "string":
             continue
-        ident = node.value if node.kind == "select" else (
-            node.args[1].value if node.args[1].kind == "const" and node.args[1].const_type == "string" else None)
+        ident = (
+            node.value
+            if node.kind == "select"
+            else (node.args[1].value if node.args[1].kind == "const" and node.args[1].const_type == "string" else None)
+        )
         if ident is not None:
             out.append((d.value, ident))
     return out
@@ -204,11 +231,22 @@ def attribute_derived(node: Node) -> bool:
     """Whether an expression has cel-go's AnyType (an attribute value) rather than dyn."""
     if _is_attribute_value(node):
         return True
-    if node.kind == "call" and node.value == "orValue" and node.operand is not None \
-            and node.operand.kind == "call" and node.operand.value == "_?._" and node.operand.args:
+    if (
+        node.kind == "call"
+        and node.value == "orValue"
+        and node.operand is not None
+        and node.operand.kind == "call"
+        and node.operand.value == "_?._"
+        and node.operand.args
+    ):
         d = node.operand.args[0]
-        return (d.kind == "call" and d.value in ("_[_]", "_[?_]") and bool(d.args)
-                and d.args[0].kind == "ident" and d.args[0].value == ATTR)
+        return (
+            d.kind == "call"
+            and d.value in ("_[_]", "_[?_]")
+            and bool(d.args)
+            and d.args[0].kind == "ident"
+            and d.args[0].value == ATTR
+        )
     if node.kind == "call" and node.value == "_?_:_" and len(node.args) == 3:
         return attribute_derived(node.args[1]) or attribute_derived(node.args[2])
     return False
@@ -220,24 +258,44 @@ def format_issue(src: str, offset: int, message: str) -> str:
     line_no = src.count("\n", 0, offset) + 1
     col = offset - line_start
     line_end = src.find("\n", offset)
-    text = src[line_start:line_end if line_end != -1 else len(src)]
+    text = src[line_start : line_end if line_end != -1 else len(src)]
     return f"ERROR: <input>:{line_no}:{col + 1}: {message}\n | {text}\n | {'.' * col}^"
 
 
 # ------------------------------------------------------------------ string.format literal validator
-_FMT_STRING = ("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, "
-               "durations, and timestamps, was given %s")
+_FMT_STRING = (
+    "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, "
+    "durations, and timestamps, was given %s"
+)
 _FMT = {
     "d": (("int", "uint"), "decimal clause can only be used on integers, was given %s"),
     "f": (("double", "string"), "fixed-point clause can only be used on doubles, was given %s"),
     "e": (("double", "string"), "scientific clause can only be used on doubles, was given %s"),
     "b": (("int", "uint", "bool"), "only integers and bools can be formatted as binary, was given %s"),
-    "x": (("int", "uint", "string", "bytes"), "only integers, byte buffers, and strings can be formatted as hex, was given %s"),
-    "X": (("int", "uint", "string", "bytes"), "only integers, byte buffers, and strings can be formatted as hex, was given %s"),
+    "x": (
+        ("int", "uint", "string", "bytes"),
+        "only integers, byte buffers, and strings can be formatted as hex, was given %s",
+    ),
+    "X": (
+        ("int", "uint", "string", "bytes"),
+        "only integers, byte buffers, and strings can be formatted as hex, was given %s",
+    ),
     "o": (("int", "uint"), "octal clause can only be used on integers, was given %s"),
 }
-_STRING_KINDS = ("list", "map", "int", "uint", "double", "bool", "string", "google.protobuf.Timestamp", "bytes",
-                 "google.protobuf.Duration", "type", "null_type")
+_STRING_KINDS = (
+    "list",
+    "map",
+    "int",
+    "uint",
+    "double",
+    "bool",
+    "string",
+    "google.protobuf.Timestamp",
+    "bytes",
+    "google.protobuf.Duration",
+    "type",
+    "null_type",
+)
 
 
 def _kind_name(t: tuple) -> str:
@@ -316,8 +374,11 @@ def format_literals(ast: CheckedAst, attributes_are_any: bool) -> list[tuple[int
                 while j < len(fmt) and fmt[j].isdigit() and fmt[j].isascii():
                     j += 1
                 if j >= len(fmt):
-                    problem = (call_pos, "could not parse formatting clause: error while parsing precision: "
-                                         "could not find end of precision specifier")
+                    problem = (
+                        call_pos,
+                        "could not parse formatting clause: error while parsing precision: "
+                        "could not find end of precision specifier",
+                    )
                     break
             clause = fmt[j]
             arg = args[arg_index]
@@ -335,7 +396,10 @@ def format_literals(ast: CheckedAst, attributes_are_any: bool) -> list[tuple[int
             i = j + 1
             arg_index += 1
         if problem is None and len(args) > arg_index:
-            problem = (call_pos, f"too many arguments supplied to string.format (expected {arg_index}, got {len(args)})")
+            problem = (
+                call_pos,
+                f"too many arguments supplied to string.format (expected {arg_index}, got {len(args)})",
+            )
         if problem is not None:
             out.append(problem)
     return out
@@ -360,6 +424,10 @@ def flatten_calls(ast: CheckedAst) -> list[tuple[int, str]]:
         if n.kind == "call" and n.value == "flatten" and n.operand is not None and not n.args:
             t = _type(ast, n.operand)
             if t[0] == "list" and t[1][0] not in ("list", "dyn", "param", "error"):
-                out.append((ast.positions.get(n.id, 0),
-                            f"found no matching overload for 'flatten' applied to '{format_type(t)}.()'"))
+                out.append(
+                    (
+                        ast.positions.get(n.id, 0),
+                        f"found no matching overload for 'flatten' applied to '{format_type(t)}.()'",
+                    )
+                )
     return out

@@ -38,11 +38,11 @@ def _unescape(s: str, mode: str) -> str:
         c = b[i]
         if c == 0x25:  # %
             if i + 2 >= len(b) or chr(b[i + 1]) not in _HEX or chr(b[i + 2]) not in _HEX:
-                frag = b[i:i + 3].decode("utf-8", "replace")
+                frag = b[i : i + 3].decode("utf-8", "replace")
                 raise GoURLError(f"invalid URL escape {_goq(frag)}")
-            if mode == HOST and int(chr(b[i + 1]), 16) < 8 and b[i:i + 3] != b"%25":
-                raise GoURLError(f"invalid URL escape {_goq(b[i:i + 3].decode())}")
-            out.append(int(b[i + 1:i + 3].decode(), 16))
+            if mode == HOST and int(chr(b[i + 1]), 16) < 8 and b[i : i + 3] != b"%25":
+                raise GoURLError(f"invalid URL escape {_goq(b[i : i + 3].decode())}")
+            out.append(int(b[i + 1 : i + 3].decode(), 16))
             i += 3
             continue
         if c == 0x2B and mode == QUERY_COMPONENT:
@@ -82,7 +82,7 @@ def _parse_host(host: str) -> str:
         i = host.rfind("]")
         if i < 0:
             raise GoURLError("missing ']' in host")
-        colon_port = host[i + 1:]
+        colon_port = host[i + 1 :]
         if not _valid_optional_port(colon_port):
             raise GoURLError(f"invalid port {_goq(colon_port)} after host")
     else:
@@ -118,7 +118,7 @@ class GoURL:
         host, port = self.host, ""
         colon = host.rfind(":")
         if colon != -1 and _valid_optional_port(host[colon:]):
-            host, port = host[:colon], host[colon + 1:]
+            host, port = host[:colon], host[colon + 1 :]
         if host.startswith("[") and host.endswith("]"):
             host = host[1:-1]
         return host, port
@@ -160,7 +160,7 @@ def _get_scheme(raw: str) -> tuple[str, str]:
         if c == ":":
             if i == 0:
                 raise GoURLError("missing protocol scheme")
-            return raw[:i], raw[i + 1:]
+            return raw[:i], raw[i + 1 :]
         return "", raw
     return "", raw
 
@@ -198,7 +198,7 @@ def _parse(raw: str) -> GoURL:
         if i >= 0:
             authority, rest = authority[:i], authority[i:]
         at = authority.rfind("@")
-        u.host = _parse_host(authority[at + 1:] if at >= 0 else authority)
+        u.host = _parse_host(authority[at + 1 :] if at >= 0 else authority)
         if at >= 0:
             userinfo = authority[:at]
             for c in userinfo:

@@ -293,6 +293,7 @@ def make_index_of_str(new_celgo: bool):
                 raise _err(f"index out of range: {offset}")
             return min(offset, len(s))
         return f_index_of_str(s, sub, offset)
+
     return f
 
 
@@ -303,6 +304,7 @@ def make_last_index_of_str(new_celgo: bool):
                 raise _err(f"index out of range: {offset}")
             return min(offset, len(s))
         return f_last_index_of_str(s, sub, offset)
+
     return f
 
 
@@ -316,6 +318,7 @@ def make_lists_range(new_celgo: bool):
         if n > MAX_RANGE:
             raise _err("operation cancelled: actual cost limit exceeded")
         return list(range(n)) if n > 0 else []
+
     return f
 
 
@@ -452,9 +455,10 @@ class _Regex:
         if cls.progs is None:
             from cel_expr_python import cel
 
-            env = cel.NewEnv(config=cel.NewEnvConfigFromYaml(
-                "name: re2\nextensions:\n  - name: optional\n  - name: regex\n"),
-                variables={"s": cel.Type.STRING, "p": cel.Type.STRING})
+            env = cel.NewEnv(
+                config=cel.NewEnvConfigFromYaml("name: re2\nextensions:\n  - name: optional\n  - name: regex\n"),
+                variables={"s": cel.Type.STRING, "p": cel.Type.STRING},
+            )
             cls.progs = {
                 "matches": env.compile("s.matches(p)"),
                 "extract": env.compile('regex.extract(s, p).orValue("\\u0000none")'),
@@ -475,7 +479,7 @@ def _go_regex_error(raw: str, pattern: str) -> str:
     msg = msg.removeprefix("invalid regular expression: ")
     for code, go in _RE2_CODES.items():
         if msg.startswith(code + ": ") or msg == code:
-            arg = msg[len(code) + 2:] if msg.startswith(code + ": ") else ""
+            arg = msg[len(code) + 2 :] if msg.startswith(code + ": ") else ""
             return f"error parsing regexp: {go}: `{arg}`"
     return f"error parsing regexp: {msg}"
 
@@ -502,7 +506,7 @@ def _non_capturing(p: str) -> str:
     while i < n:
         c = p[i]
         if c == "\\":
-            out.append(p[i:i + 2])
+            out.append(p[i : i + 2])
             i += 2
             continue
         if in_class:
@@ -523,8 +527,9 @@ def _non_capturing(p: str) -> str:
                 i += 1
             continue
         if c == "(":
-            if p.startswith("(?P<", i) or (p.startswith("(?<", i) and not p.startswith("(?<=", i)
-                                          and not p.startswith("(?<!", i)):
+            if p.startswith("(?P<", i) or (
+                p.startswith("(?<", i) and not p.startswith("(?<=", i) and not p.startswith("(?<!", i)
+            ):
                 j = p.find(">", i)
                 if j != -1:
                     out.append("(?:")
@@ -551,10 +556,22 @@ def f_find(s: str, pattern: str) -> str:
 
 
 _PY_RE_CACHE: dict[str, Any] = {}
-_POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7F", "blank": "\\t ",
-          "cntrl": "\\x00-\\x1F\\x7F", "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
-          "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z", "word": "0-9A-Za-z_",
-          "xdigit": "0-9A-Fa-f"}
+_POSIX = {
+    "alnum": "0-9A-Za-z",
+    "alpha": "A-Za-z",
+    "ascii": "\\x00-\\x7F",
+    "blank": "\\t ",
+    "cntrl": "\\x00-\\x1F\\x7F",
+    "digit": "0-9",
+    "graph": "!-~",
+    "lower": "a-z",
+    "print": " -~",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": "\\t\\n\\v\\f\\r ",
+    "upper": "A-Z",
+    "word": "0-9A-Za-z_",
+    "xdigit": "0-9A-Fa-f",
+}
 
 
 def _python_re(pattern: str):
@@ -564,15 +581,16 @@ def _python_re(pattern: str):
     if hit is not False:
         return hit
     rx = None
-    if not any(t in pattern for t in ("\\p", "\\P", "\\Q", "\\C", "(?U", "[:^")) \
-            and not re.search(r"\(\?[a-zA-Z]*U", pattern):
+    if not any(t in pattern for t in ("\\p", "\\P", "\\Q", "\\C", "(?U", "[:^")) and not re.search(
+        r"\(\?[a-zA-Z]*U", pattern
+    ):
         out, i, n, in_class = [], 0, len(pattern), False
         multiline = bool(re.search(r"\(\?[a-zA-Z]*m", pattern))
         while i < n:
             c = pattern[i]
             if c == "\\" and i + 1 < n:
                 nxt = pattern[i + 1]
-                out.append("\\Z" if nxt == "z" else pattern[i:i + 2])
+                out.append("\\Z" if nxt == "z" else pattern[i : i + 2])
                 i += 2
                 continue
             if in_class:
@@ -773,8 +791,12 @@ def f_ip_is_global_unicast(x: Any) -> bool:
     ip = _ip(x)
     if ip.version == 4 and (int(ip) == 0 or int(ip) == 0xFFFFFFFF):
         return False
-    return not (ip.version == 6 and int(ip) == 0) and not f_ip_is_loopback(x) and not _is_multicast(ip) \
+    return (
+        not (ip.version == 6 and int(ip) == 0)
+        and not f_ip_is_loopback(x)
+        and not _is_multicast(ip)
         and not f_ip_is_link_local_unicast(x)
+    )
 
 
 def _parse_cidr(s: str):
@@ -782,8 +804,10 @@ def _parse_cidr(s: str):
     try:
         ip, bits = _netip.parse_prefix(s)
     except _netip.NetipError as e:
-        raise _err("network address parse error during conversion from string: "
-                   f"network address parse error during conversion from string: {e}") from None
+        raise _err(
+            "network address parse error during conversion from string: "
+            f"network address parse error during conversion from string: {e}"
+        ) from None
     if _netip.is_4in6(ip):
         raise _err(f"IPv4-mapped IPv6 address {_goq(s)} is not allowed")
     return ip, bits

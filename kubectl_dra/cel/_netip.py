@@ -65,7 +65,7 @@ def _parse_ipv6(inp: str) -> tuple[ipaddress.IPv6Address, str]:
     s, zone = inp, ""
     i = s.find("%")
     if i != -1:
-        s, zone = s[:i], s[i + 1:]
+        s, zone = s[:i], s[i + 1 :]
         if zone == "":
             raise _addr_error(inp, "zone must be a non-empty string")
     ip = [0] * 16
@@ -100,7 +100,7 @@ def _parse_ipv6(inp: str) -> tuple[ipaddress.IPv6Address, str]:
                 raise _addr_error(inp, "embedded IPv4 address must replace the final 2 fields of the address", s)
             if i + 4 > 16:
                 raise _addr_error(inp, "too many hex fields to fit an embedded IPv4 at the end of the address", s)
-            ip[i:i + 4] = _ipv4_fields(inp, s)
+            ip[i : i + 4] = _ipv4_fields(inp, s)
             s = ""
             i += 4
             break
@@ -148,6 +148,7 @@ def parse_addr(s: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address, s
 
 def parse_prefix(s: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address, int]:
     """netip.ParsePrefix: (address, bits)."""
+
     def err(msg: str) -> NetipError:
         return NetipError(f"netip.ParsePrefix({_goq(s)}): {msg}")
 
@@ -160,7 +161,7 @@ def parse_prefix(s: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address,
         raise err(str(e)) from None
     if ip.version == 6 and zone:
         raise err("IPv6 zones cannot be present in a prefix")
-    bits_str = s[i + 1:]
+    bits_str = s[i + 1 :]
     if len(bits_str) > 1 and not ("1" <= bits_str[0] <= "9"):
         raise err(f"bad bits after slash: {_goq(bits_str)}")
     body = bits_str[1:] if bits_str[:1] in "+-" else bits_str

@@ -29,7 +29,7 @@ def _number(part: str, what: str) -> int:
         raise SemverError(f"{what.capitalize()} number must not contain leading zeroes {_goq(part)}")
     v = int(part)
     if v > UINT64_MAX:
-        raise SemverError(f'strconv.ParseUint: parsing {_goq(part)}: value out of range')
+        raise SemverError(f"strconv.ParseUint: parsing {_goq(part)}: value out of range")
     return v
 
 
@@ -51,11 +51,11 @@ def parse(s: str) -> tuple[int, int, int, tuple[int | str, ...]]:
     pre: list[str] = []
     bi = patch_str.find("+")
     if bi != -1:
-        build = patch_str[bi + 1:].split(".")
+        build = patch_str[bi + 1 :].split(".")
         patch_str = patch_str[:bi]
     pi = patch_str.find("-")
     if pi != -1:
-        pre = patch_str[pi + 1:].split(".")
+        pre = patch_str[pi + 1 :].split(".")
         patch_str = patch_str[:pi]
     patch = _number(patch_str, "patch")
     pre_ids: list[int | str] = []

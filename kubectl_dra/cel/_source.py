@@ -11,13 +11,15 @@ import re
 from dataclasses import dataclass
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUMBER = re.compile(r"(?:0[xX][0-9a-fA-F]+[uU]?|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?[uU]?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)")
+_NUMBER = re.compile(
+    r"(?:0[xX][0-9a-fA-F]+[uU]?|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?[uU]?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)"
+)
 _PUNCT2 = ("==", "!=", "<=", ">=", "&&", "||", ".?", "[?", "{?")
 
 
 @dataclass(slots=True)
 class Token:
-    kind: str   # "ident" | "string" | "number" | "punct"
+    kind: str  # "ident" | "string" | "number" | "punct"
     text: str
     start: int
     end: int
@@ -80,7 +82,7 @@ def tokenize(src: str) -> list[Token]:
             toks.append(Token("number", m.group(), i, m.end()))
             i = m.end()
             continue
-        two = src[i:i + 2]
+        two = src[i : i + 2]
         if two in _PUNCT2:
             toks.append(Token("punct", two, i, i + 2))
             i += 2

@@ -31,8 +31,14 @@ class _NoInline(Exception):
 def _binds(toks: list[Token], match: dict[int, int]):
     """Yield (k, var_idx, comma1, comma2, close) token indices of every well-formed cel.bind call."""
     for k in range(len(toks) - 4):
-        if toks[k].text != "cel" or toks[k].kind != "ident" or toks[k + 1].text != "." \
-                or toks[k + 2].text != "bind" or toks[k + 3].text != "(" or k + 3 not in match:
+        if (
+            toks[k].text != "cel"
+            or toks[k].kind != "ident"
+            or toks[k + 1].text != "."
+            or toks[k + 2].text != "bind"
+            or toks[k + 3].text != "("
+            or k + 3 not in match
+        ):
             continue
         if k > 0 and toks[k - 1].text in (".", ".?"):
             continue
@@ -78,8 +84,14 @@ def _declares(toks: list[Token], names: set[str]) -> bool:
     """Conservatively: is any of ``names`` introduced as a comprehension/bind variable (an identifier
     argument directly followed by a comma)?"""
     for j, t in enumerate(toks):
-        if t.kind == "ident" and t.text in names and j + 1 < len(toks) and toks[j + 1].text == "," \
-                and j > 0 and toks[j - 1].text in ("(", ","):
+        if (
+            t.kind == "ident"
+            and t.text in names
+            and j + 1 < len(toks)
+            and toks[j + 1].text == ","
+            and j > 0
+            and toks[j - 1].text in ("(", ",")
+        ):
             return True
     return False
 
@@ -92,21 +104,25 @@ def _inline(src: str) -> str:
         return src
     k, v, c1, c2, close = first
     name = toks[v].text
-    init = _inline(src[toks[c1].end:toks[c2].start]).strip()
-    body = _inline(src[toks[c2].end:toks[close].start])
+    init = _inline(src[toks[c1].end : toks[c2].start]).strip()
+    body = _inline(src[toks[c2].end : toks[close].start])
     btoks = tokenize(body)
     free = {t.text for t in tokenize(init) if t.kind == "ident"}
     if _declares(btoks, {name} | free):
         raise _NoInline
     pieces, last = [], 0
     for j, t in enumerate(btoks):
-        if t.kind == "ident" and t.text == name and not (j > 0 and btoks[j - 1].text in (".", ".?")) \
-                and not (j + 1 < len(btoks) and btoks[j + 1].text == "("):
-            pieces.append(body[last:t.start])
+        if (
+            t.kind == "ident"
+            and t.text == name
+            and not (j > 0 and btoks[j - 1].text in (".", ".?"))
+            and not (j + 1 < len(btoks) and btoks[j + 1].text == "(")
+        ):
+            pieces.append(body[last : t.start])
             pieces.append(f"({init})")
             last = t.end
     pieces.append(body[last:])
-    out = src[:toks[k].start] + "(" + "".join(pieces).strip() + ")" + _inline(src[toks[close].end:])
+    out = src[: toks[k].start] + "(" + "".join(pieces).strip() + ")" + _inline(src[toks[close].end :])
     if len(out) > MAX_INLINE_CHARS:
         raise _NoInline
     return out

@@ -23,19 +23,29 @@ COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
 # cel-cpp (as built into cel-expr-python 0.1.3) aborts an evaluation after 10,000 comprehension
 # iterations in total; Kubernetes' limit is a cost of 1,000,000, so some expressions Kubernetes
 # evaluates fine cannot be evaluated here.
-ENGINE_LIMIT = ("kubectl-dra: the expression needs more than 10000 loop iterations, beyond what the "
-                "local CEL engine evaluates; Kubernetes' result is unknown")
+ENGINE_LIMIT = (
+    "kubectl-dra: the expression needs more than 10000 loop iterations, beyond what the "
+    "local CEL engine evaluates; Kubernetes' result is unknown"
+)
 MAX_VALUE_SIZE = 2_000_000  # elements / characters of any intermediate value
-NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
-                    "or guarding the check with has() for optional fields")
+NO_SUCH_KEY_HINT = (
+    ". consider using CEL optional chaining (.? followed by orValue()) "
+    "or guarding the check with has() for optional fields"
+)
 # Same-length stand-ins for member names that clash with the strings extension (caret columns stay right).
 _RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO", "charAt": "k8sCAt", "substring": "k8sSubstr"}
 LISTS_RANGE = "k8sLstRange"  # same length as "lists.range"
 K8S_STRING = "k8sStr"  # same length as "string"
 # receiver-style calls of conversion functions (x.string()) are renamed to these same-length names,
 # which only have hidden member overloads, so the error can name the receiver type like cel-go
-_CONVERSION_STANDINS = {"string": K8S_STRING, "int": "k8i", "uint": "k8ui", "double": "k8sDbl", "bool": "k8sB",
-                        "bytes": "k8sBy"}
+_CONVERSION_STANDINS = {
+    "string": K8S_STRING,
+    "int": "k8i",
+    "uint": "k8ui",
+    "double": "k8sDbl",
+    "bool": "k8sB",
+    "bytes": "k8sBy",
+}
 HIDDEN_MEMBER = "k8s_hidden_member_"
 QEQ = "k8sQuantityEq"
 _UNRENAME = {v: k for k, v in _RENAMES.items()}
@@ -93,8 +103,14 @@ _ENGINE_LOCK = threading.Lock()
 
 
 # full names as in Kubernetes (net.IP / net.CIDR show up in cel-go error messages)
-_MESSAGE_NAMES = ("kubernetes.Quantity", "kubernetes.Semver", "kubernetes.URL", "net.IP", "net.CIDR",
-                  "kubernetes.ImplDispatch")
+_MESSAGE_NAMES = (
+    "kubernetes.Quantity",
+    "kubernetes.Semver",
+    "kubernetes.URL",
+    "net.IP",
+    "net.CIDR",
+    "kubernetes.ImplDispatch",
+)
 _POOL: tuple | None = None
 
 
@@ -110,17 +126,23 @@ def _message_types():
 
         pool = descriptor_pool.DescriptorPool()
         for package in ("kubernetes", "net"):
-            fdp = descriptor_pb2.FileDescriptorProto(name=f"kubectl_dra_cel_{package}.proto", package=package,
-                                                     syntax="proto3")
+            fdp = descriptor_pb2.FileDescriptorProto(
+                name=f"kubectl_dra_cel_{package}.proto", package=package, syntax="proto3"
+            )
             for full in _MESSAGE_NAMES:
                 if full.split(".")[0] != package:
                     continue
                 m = fdp.message_type.add(name=full.split(".")[1])
-                m.field.add(name="v", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+                m.field.add(
+                    name="v",
+                    number=1,
+                    type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                    label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+                )
             pool.Add(fdp)
-        classes = {n.split(".")[1]: message_factory.GetMessageClass(pool.FindMessageTypeByName(n))
-                   for n in _MESSAGE_NAMES}
+        classes = {
+            n.split(".")[1]: message_factory.GetMessageClass(pool.FindMessageTypeByName(n)) for n in _MESSAGE_NAMES
+        }
         L.Types.Q, L.Types.S = classes["Quantity"], classes["Semver"]
         L.Types.URL, L.Types.IP, L.Types.CIDR = classes["URL"], classes["IP"], classes["CIDR"]
         _POOL = (pool, classes)
@@ -162,8 +184,16 @@ class _Engine:
             funcs_src.append(d)
             return d
 
-        comparable = [("int", INT), ("uint", T.UINT), ("double", DBL), ("bool", BOOL), ("string", STR),
-                      ("bytes", T.BYTES), ("duration", T.DURATION), ("timestamp", T.TIMESTAMP)]
+        comparable = [
+            ("int", INT),
+            ("uint", T.UINT),
+            ("double", DBL),
+            ("bool", BOOL),
+            ("string", STR),
+            ("bytes", T.BYTES),
+            ("duration", T.DURATION),
+            ("timestamp", T.TIMESTAMP),
+        ]
         funcs: list = [
             # quantity library
             F("quantity", O("string_to_quantity", Q, [STR], L.f_quantity)),
@@ -173,51 +203,101 @@ class _Engine:
             F("isInteger", O("quantity_is_integer", BOOL, [Q], L.f_is_integer, True)),
             F("asInteger", O("quantity_as_integer", INT, [Q], L.f_as_integer, True)),
             F("asApproximateFloat", O("quantity_as_float", DBL, [Q], L.f_as_float, True)),
-            F("add", O("quantity_add", Q, [Q, Q], L.f_add_q, True), O("quantity_add_int", Q, [Q, INT], L.f_add_i, True)),
-            F("sub", O("quantity_sub", Q, [Q, Q], L.f_sub_q, True), O("quantity_sub_int", Q, [Q, INT], L.f_sub_i, True)),
-            F("compareTo", O("quantity_compare_to", INT, [Q, Q], member=True),
-              O("semver_compare_to", INT, [S, S], member=True),
-              O("impl_compare_to", INT, [X, X], L.f_compare_to, True)),
-            F("isGreaterThan", O("quantity_is_greater_than", BOOL, [Q, Q], member=True),
-              O("semver_is_greater_than", BOOL, [S, S], member=True),
-              O("impl_is_greater_than", BOOL, [X, X], L.f_is_greater, True)),
-            F("isLessThan", O("quantity_is_less_than", BOOL, [Q, Q], member=True),
-              O("semver_is_less_than", BOOL, [S, S], member=True),
-              O("impl_is_less_than", BOOL, [X, X], L.f_is_less, True)),
+            F(
+                "add",
+                O("quantity_add", Q, [Q, Q], L.f_add_q, True),
+                O("quantity_add_int", Q, [Q, INT], L.f_add_i, True),
+            ),
+            F(
+                "sub",
+                O("quantity_sub", Q, [Q, Q], L.f_sub_q, True),
+                O("quantity_sub_int", Q, [Q, INT], L.f_sub_i, True),
+            ),
+            F(
+                "compareTo",
+                O("quantity_compare_to", INT, [Q, Q], member=True),
+                O("semver_compare_to", INT, [S, S], member=True),
+                O("impl_compare_to", INT, [X, X], L.f_compare_to, True),
+            ),
+            F(
+                "isGreaterThan",
+                O("quantity_is_greater_than", BOOL, [Q, Q], member=True),
+                O("semver_is_greater_than", BOOL, [S, S], member=True),
+                O("impl_is_greater_than", BOOL, [X, X], L.f_is_greater, True),
+            ),
+            F(
+                "isLessThan",
+                O("quantity_is_less_than", BOOL, [Q, Q], member=True),
+                O("semver_is_less_than", BOOL, [S, S], member=True),
+                O("impl_is_less_than", BOOL, [X, X], L.f_is_less, True),
+            ),
             # semver library
-            F("semver", O("string_to_semver", S, [STR], L.f_semver),
-              O("string_bool_to_semver", S, [STR, BOOL], L.f_semver)),
-            F("isSemver", O("is_semver_string", BOOL, [STR], L.f_is_semver),
-              O("is_semver_string_bool", BOOL, [STR, BOOL], L.f_is_semver)),
+            F(
+                "semver",
+                O("string_to_semver", S, [STR], L.f_semver),
+                O("string_bool_to_semver", S, [STR, BOOL], L.f_semver),
+            ),
+            F(
+                "isSemver",
+                O("is_semver_string", BOOL, [STR], L.f_is_semver),
+                O("is_semver_string_bool", BOOL, [STR, BOOL], L.f_is_semver),
+            ),
             F("major", O("semver_major", INT, [S], L.f_major, True)),
             F("minor", O("semver_minor", INT, [S], L.f_minor, True)),
             F("patch", O("semver_patch", INT, [S], L.f_patch, True)),
             # k8s lists library (v0); type parameters are spelled out per comparable type
-            F("isSorted", *[O(f"list_{n}_is_sorted", BOOL, [T.List(t)], member=True) for n, t in comparable],
-              O("impl_is_sorted", BOOL, [LX], L.f_is_sorted, True)),
-            F("sum", *[O(f"list_{n}_sum", t, [T.List(t)], member=True)
-                       for n, t in comparable if n in ("int", "uint", "double", "duration")],
-              O("impl_sum", DYN, [LX], L.f_sum, True)),
-            F("min", *[O(f"list_{n}_min", t, [T.List(t)], member=True) for n, t in comparable],
-              O("impl_min", DYN, [LX], L.f_min, True)),
-            F("max", *[O(f"list_{n}_max", t, [T.List(t)], member=True) for n, t in comparable],
-              O("impl_max", DYN, [LX], L.f_max, True)),
-            F(_RENAMES["indexOf"], O("string_index_of", INT, [STR, STR], L.make_index_of_str(new_celgo), True),
-              O("string_index_of_int", INT, [STR, STR, INT], L.make_index_of_str(new_celgo), True),
-              *[O(f"list_{n}_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
-              O("impl_list_index_of", INT, [LX, ANY], L.f_index_of_list, True)),
+            F(
+                "isSorted",
+                *[O(f"list_{n}_is_sorted", BOOL, [T.List(t)], member=True) for n, t in comparable],
+                O("impl_is_sorted", BOOL, [LX], L.f_is_sorted, True),
+            ),
+            F(
+                "sum",
+                *[
+                    O(f"list_{n}_sum", t, [T.List(t)], member=True)
+                    for n, t in comparable
+                    if n in ("int", "uint", "double", "duration")
+                ],
+                O("impl_sum", DYN, [LX], L.f_sum, True),
+            ),
+            F(
+                "min",
+                *[O(f"list_{n}_min", t, [T.List(t)], member=True) for n, t in comparable],
+                O("impl_min", DYN, [LX], L.f_min, True),
+            ),
+            F(
+                "max",
+                *[O(f"list_{n}_max", t, [T.List(t)], member=True) for n, t in comparable],
+                O("impl_max", DYN, [LX], L.f_max, True),
+            ),
+            F(
+                _RENAMES["indexOf"],
+                O("string_index_of", INT, [STR, STR], L.make_index_of_str(new_celgo), True),
+                O("string_index_of_int", INT, [STR, STR, INT], L.make_index_of_str(new_celgo), True),
+                *[O(f"list_{n}_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
+                O("impl_list_index_of", INT, [LX, ANY], L.f_index_of_list, True),
+            ),
             F(_RENAMES["charAt"], O("string_char_at_int", STR, [STR, INT], L.f_char_at, True)),
-            F(_RENAMES["substring"], O("string_substring_int", STR, [STR, INT], L.f_substring, True),
-              O("string_substring_int_int", STR, [STR, INT, INT], L.f_substring, True)),
+            F(
+                _RENAMES["substring"],
+                O("string_substring_int", STR, [STR, INT], L.f_substring, True),
+                O("string_substring_int_int", STR, [STR, INT, INT], L.f_substring, True),
+            ),
             F(LISTS_RANGE, O("lists_range", T.List(INT), [INT], L.make_lists_range(new_celgo))),
-            F(_RENAMES["lastIndexOf"], O("string_last_index_of", INT, [STR, STR], L.make_last_index_of_str(new_celgo), True),
-              O("string_last_index_of_int", INT, [STR, STR, INT], L.make_last_index_of_str(new_celgo), True),
-              *[O(f"list_{n}_last_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
-              O("impl_list_last_index_of", INT, [LX, ANY], L.f_last_index_of_list, True)),
+            F(
+                _RENAMES["lastIndexOf"],
+                O("string_last_index_of", INT, [STR, STR], L.make_last_index_of_str(new_celgo), True),
+                O("string_last_index_of_int", INT, [STR, STR, INT], L.make_last_index_of_str(new_celgo), True),
+                *[O(f"list_{n}_last_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
+                O("impl_list_last_index_of", INT, [LX, ANY], L.f_last_index_of_list, True),
+            ),
             # k8s regex library
             F("find", O("string_find_string", STR, [STR, STR], L.f_find, True)),
-            F("findAll", O("string_find_all_string", T.List(STR), [STR, STR], L.f_find_all, True),
-              O("string_find_all_string_int", T.List(STR), [STR, STR, INT], L.f_find_all, True)),
+            F(
+                "findAll",
+                O("string_find_all_string", T.List(STR), [STR, STR], L.f_find_all, True),
+                O("string_find_all_string_int", T.List(STR), [STR, STR, INT], L.f_find_all, True),
+            ),
             # k8s URL library
             F("url", O("string_to_url", URL, [STR], L.f_url)),
             F("isURL", O("is_url_string", BOOL, [STR], L.f_is_url)),
@@ -230,35 +310,66 @@ class _Engine:
             # k8s IP / CIDR libraries
             F("ip", O("string_to_ip", IP, [STR], L.f_ip), O("cidr_ip", IP, [CIDR], L.f_cidr_ip, True)),
             F("isIP", O("is_ip", BOOL, [STR], L.f_is_ip)),
-            F(K8S_STRING, O("ip_to_string", STR, [IP], member=False), O("cidr_to_string", STR, [CIDR], member=False),
-              O("impl_to_string", STR, [X], L.f_string_of)),
+            F(
+                K8S_STRING,
+                O("ip_to_string", STR, [IP], member=False),
+                O("cidr_to_string", STR, [CIDR], member=False),
+                O("impl_to_string", STR, [X], L.f_string_of),
+            ),
             F("ip.isCanonical", O("ip_is_canonical", BOOL, [STR], L.f_ip_is_canonical)),
             F("family", O("ip_family", INT, [IP], L.f_family, True)),
             F("isUnspecified", O("ip_is_unspecified", BOOL, [IP], L.f_ip_is_unspecified, True)),
             F("isLoopback", O("ip_is_loopback", BOOL, [IP], L.f_ip_is_loopback, True)),
-            F("isLinkLocalMulticast", O("ip_is_link_local_multicast", BOOL, [IP], L.f_ip_is_link_local_multicast, True)),
+            F(
+                "isLinkLocalMulticast",
+                O("ip_is_link_local_multicast", BOOL, [IP], L.f_ip_is_link_local_multicast, True),
+            ),
             F("isLinkLocalUnicast", O("ip_is_link_local_unicast", BOOL, [IP], L.f_ip_is_link_local_unicast, True)),
             F("isGlobalUnicast", O("ip_is_global_unicast", BOOL, [IP], L.f_ip_is_global_unicast, True)),
             F("cidr", O("string_to_cidr", CIDR, [STR], L.f_cidr)),
             F("isCIDR", O("is_cidr", BOOL, [STR], L.f_is_cidr)),
-            F("containsIP", O("cidr_contains_ip_string", BOOL, [CIDR, STR], member=True),
-              O("cidr_contains_ip_ip", BOOL, [CIDR, IP], member=True),
-              O("impl_contains_ip", BOOL, [X, ANY], L.f_contains_ip, True)),
-            F("containsCIDR", O("cidr_contains_cidr_string", BOOL, [CIDR, STR], member=True),
-              O("cidr_contains_cidr", BOOL, [CIDR, CIDR], member=True),
-              O("impl_contains_cidr", BOOL, [X, ANY], L.f_contains_cidr, True)),
+            F(
+                "containsIP",
+                O("cidr_contains_ip_string", BOOL, [CIDR, STR], member=True),
+                O("cidr_contains_ip_ip", BOOL, [CIDR, IP], member=True),
+                O("impl_contains_ip", BOOL, [X, ANY], L.f_contains_ip, True),
+            ),
+            F(
+                "containsCIDR",
+                O("cidr_contains_cidr_string", BOOL, [CIDR, STR], member=True),
+                O("cidr_contains_cidr", BOOL, [CIDR, CIDR], member=True),
+                O("impl_contains_cidr", BOOL, [X, ANY], L.f_contains_cidr, True),
+            ),
             F("masked", O("cidr_masked", CIDR, [CIDR], L.f_cidr_masked, True)),
             F("prefixLength", O("cidr_prefix_length", INT, [CIDR], L.f_prefix_length, True)),
         ]
         if includes:
-            F("includes", O("dra_includes_dyn_dyn", BOOL, [ANY, ANY],
-                                  L.f_includes_limited if includes_limit else L.f_includes, True))
+            F(
+                "includes",
+                O(
+                    "dra_includes_dyn_dyn",
+                    BOOL,
+                    [ANY, ANY],
+                    L.f_includes_limited if includes_limit else L.f_includes,
+                    True,
+                ),
+            )
         # cel-go rejects receiver-style calls of global-only functions ("found no matching overload for
         # 'sign' applied to 'kubernetes.Quantity.()'"); cel-cpp would say "undeclared reference".  Hidden
         # member overloads let the checker resolve such calls so that the adapter can report them with
         # the receiver/argument types in cel-go's wording (see _static_checks).
-        hidden = {"sign": (1,), "quantity": (1,), "isQuantity": (1,), "semver": (1, 2), "isSemver": (1, 2),
-                  "url": (1,), "isURL": (1,), "isIP": (1,), "cidr": (1,), "isCIDR": (1,)}
+        hidden = {
+            "sign": (1,),
+            "quantity": (1,),
+            "isQuantity": (1,),
+            "semver": (1, 2),
+            "isSemver": (1, 2),
+            "url": (1,),
+            "isURL": (1,),
+            "isIP": (1,),
+            "cidr": (1,),
+            "isCIDR": (1,),
+        }
         for conv, stand_in in _CONVERSION_STANDINS.items():
             hidden[stand_in] = (1, 2)
             if stand_in != K8S_STRING:
@@ -278,7 +389,8 @@ class _Engine:
             "  - name: sets\n"
             "  - name: bindings\n"
             "  - name: optional\n    version: 2\n"
-            "  - name: two-var-comprehensions\n")
+            "  - name: two-var-comprehensions\n"
+        )
         self.env = cel.NewEnv(
             descriptor_pool=pool,
             config=config,
@@ -374,7 +486,9 @@ _TRAITS = {
     "_<_": _NUM | {"string", "bytes", "bool", "google.protobuf.Duration", "google.protobuf.Timestamp"},
     "_+_": _NUM | {"string", "bytes", "list", "google.protobuf.Duration", "google.protobuf.Timestamp"},
     "_-_": _NUM | {"google.protobuf.Duration", "google.protobuf.Timestamp"},
-    "_*_": _NUM, "_/_": _NUM, "_%_": {"int64", "uint64"},
+    "_*_": _NUM,
+    "_/_": _NUM,
+    "_%_": {"int64", "uint64"},
     "size": {"string", "bytes", "list", "map"},
     "-_": {"int64", "double", "google.protobuf.Duration"},
 }
@@ -469,26 +583,45 @@ def _remap_issues(text: str, cur_src: str, orig_src: str, inserts: list[tuple[in
 
 def _parsed_attribute_value(n) -> bool:
     """On the *parsed* AST: device.attributes[d].x / [d][x] / [d].?x.orValue(..) (cel-go AnyType)."""
+
     def is_domain(d) -> bool:
-        return (d is not None and d.kind == "call" and d.value in ("_[_]", "_[?_]") and d.args
-                and d.args[0].kind == "select" and d.args[0].value == "attributes"
-                and d.args[0].operand is not None and d.args[0].operand.kind == "ident"
-                and d.args[0].operand.value == "device")
+        return (
+            d is not None
+            and d.kind == "call"
+            and d.value in ("_[_]", "_[?_]")
+            and d.args
+            and d.args[0].kind == "select"
+            and d.args[0].value == "attributes"
+            and d.args[0].operand is not None
+            and d.args[0].operand.kind == "ident"
+            and d.args[0].operand.value == "device"
+        )
 
     if n.kind == "select" and not n.test_only:
         return is_domain(n.operand)
     if n.kind == "call" and n.value == "_[_]" and n.args:
         return is_domain(n.args[0])
-    if n.kind == "call" and n.value == "orValue" and n.operand is not None and n.operand.kind == "call" \
-            and n.operand.value == "_?._" and n.operand.args:
+    if (
+        n.kind == "call"
+        and n.value == "orValue"
+        and n.operand is not None
+        and n.operand.kind == "call"
+        and n.operand.value == "_?._"
+        and n.operand.args
+    ):
         return is_domain(n.operand.args[0])
     if n.kind == "call" and n.value == "_?_:_" and len(n.args) == 3:
         return _parsed_attribute_value(n.args[1]) or _parsed_attribute_value(n.args[2])
     return False
 
 
-def _compile_message(raw: str, src: str | None = None, engine=None, any_attributes: bool = False,
-                     extra: list[tuple[int, str]] | None = None) -> str:
+def _compile_message(
+    raw: str,
+    src: str | None = None,
+    engine=None,
+    any_attributes: bool = False,
+    extra: list[tuple[int, str]] | None = None,
+) -> str:
     """cel-cpp issues in cel-go's wording (receiver-style overload lists, `device` field errors,
     identifier positions, logical operators, null/any type names, issues sorted by position),
     with renamed stand-ins mapped back."""
@@ -507,8 +640,15 @@ def _compile_message(raw: str, src: str | None = None, engine=None, any_attribut
         else:
             blocks[-1].append(line)
     calls = None
-    if src is not None and engine is not None and any(_NO_OVERLOAD.match((_ISSUE.match(b[0]) or [None, "", "", ""])[3] or "")
-                                                     for b in blocks if _ISSUE.match(b[0])):
+    if (
+        src is not None
+        and engine is not None
+        and any(
+            _NO_OVERLOAD.match((_ISSUE.match(b[0]) or [None, "", "", ""])[3] or "")
+            for b in blocks
+            if _ISSUE.match(b[0])
+        )
+    ):
         try:
             from ._ast import decode_serialized
 
@@ -543,26 +683,44 @@ def _compile_message(raw: str, src: str | None = None, engine=None, any_attribut
                 start = off
                 while start > 0 and (src[start - 1].isalnum() or src[start - 1] in "_."):
                     start -= 1
-                out.append((start, format_issue(src, start, f"undeclared reference to '{name.split('.', 1)[0]}' "
-                                                            f"(in container '')")))
+                out.append(
+                    (
+                        start,
+                        format_issue(
+                            src, start, f"undeclared reference to '{name.split('.', 1)[0]}' (in container '')"
+                        ),
+                    )
+                )
             continue
         if o:
             fn, types = o.group(1), _split_types(o.group(2))
             node = calls.get(off) if calls is not None else None
-            operands = ([node.operand] if node is not None and node.operand is not None else []) + \
-                (list(node.args) if node is not None else [])
+            operands = ([node.operand] if node is not None and node.operand is not None else []) + (
+                list(node.args) if node is not None else []
+            )
             if fn in ("_&&_", "_||_") and node is not None and len(operands) == len(types):
                 # cel-go checks logical operators operand by operand
                 for t, operand in zip(types, operands):
                     if t not in ("bool", "dyn", "*error*"):
                         p = positions.get(operand.id, off)
-                        out.append((p, format_issue(src, p, f"expected type 'bool' but found '{t.replace('null_type', 'null')}'")))
+                        out.append(
+                            (
+                                p,
+                                format_issue(
+                                    src, p, f"expected type 'bool' but found '{t.replace('null_type', 'null')}'"
+                                ),
+                            )
+                        )
                 continue
             if node is not None and len(operands) == len(types):
-                types = [("any" if (t == "dyn" and any_attributes and _parsed_attribute_value(op)) else t)
-                         for t, op in zip(types, operands)]
-            types = [re.sub(r"\b[A-Z]%\d+\b", "dyn", t.replace("null_type", "null").replace("*error*", "!error!"))
-                     for t in types]
+                types = [
+                    ("any" if (t == "dyn" and any_attributes and _parsed_attribute_value(op)) else t)
+                    for t, op in zip(types, operands)
+                ]
+            types = [
+                re.sub(r"\b[A-Z]%\d+\b", "dyn", t.replace("null_type", "null").replace("*error*", "!error!"))
+                for t in types
+            ]
             member = False
             if 0 <= off < len(src) and src[off] == "(":
                 k = off
@@ -585,9 +743,20 @@ def _compile_message(raw: str, src: str | None = None, engine=None, any_attribut
     return "\n".join(text for _, text in out)
 
 
-_CELGO_TYPE = {"BOOL": "bool", "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string",
-               "BYTES": "bytes", "NULL": "null_type", "DYN": "dyn", "TIMESTAMP": "google.protobuf.Timestamp",
-               "DURATION": "google.protobuf.Duration", "TYPE": "type", "ERROR": "*error*"}
+_CELGO_TYPE = {
+    "BOOL": "bool",
+    "INT": "int",
+    "UINT": "uint",
+    "DOUBLE": "double",
+    "STRING": "string",
+    "BYTES": "bytes",
+    "NULL": "null_type",
+    "DYN": "dyn",
+    "TIMESTAMP": "google.protobuf.Timestamp",
+    "DURATION": "google.protobuf.Duration",
+    "TYPE": "type",
+    "ERROR": "*error*",
+}
 
 
 def _celgo_type_name(name: str) -> str:
@@ -688,7 +857,7 @@ def _split(name: str, driver: str) -> tuple[str, str]:
     i = name.find("/")
     if i < 0:
         return driver, name
-    return name[:i], name[i + 1:]
+    return name[:i], name[i + 1 :]
 
 
 # ------------------------------------------------------------------------------ environment
@@ -818,12 +987,14 @@ class CelEnvironment:
             domain, ident = _split(name, driver)
             raw = cap.get("value") if isinstance(cap, dict) else cap
             capacity.setdefault(domain, {})[ident] = eng.Q(v=_quantity_encoded(str(raw)))
-        act = eng.env.Activation({
-            "device.driver": driver,
-            "device.attributes": attributes,
-            "device.capacity": capacity,
-            "device.allowMultipleAllocations": bool(device.get("allowMultipleAllocations") or False),
-        })
+        act = eng.env.Activation(
+            {
+                "device.driver": driver,
+                "device.attributes": attributes,
+                "device.capacity": capacity,
+                "device.allowMultipleAllocations": bool(device.get("allowMultipleAllocations") or False),
+            }
+        )
         self.activations_built += 1
         if len(self._act_cache) >= 4096:
             self._act_cache.pop(next(iter(self._act_cache)))
@@ -874,7 +1045,7 @@ class CompiledSelector:
     def __init__(self, env: CelEnvironment, expression: str):
         self.env = env
         self.expression = expression
-        self.evaluations = 0       # real engine evaluations (for tests / measurements)
+        self.evaluations = 0  # real engine evaluations (for tests / measurements)
         self._memo: dict[Any, EvalResult] = {}
         if len(expression.encode("utf-8")) > MAX_EXPRESSION_BYTES:
             raise CelCompileError(f"Too long: may not be more than {MAX_EXPRESSION_BYTES} bytes")
@@ -882,16 +1053,32 @@ class CompiledSelector:
         toks = tokenize(expression)
         edits = []
         for k, t in enumerate(toks):
-            if t.kind == "ident" and t.text in _RENAMES and k > 0 and toks[k - 1].text in (".", ".?") \
-                    and k + 1 < len(toks) and toks[k + 1].text == "(":
+            if (
+                t.kind == "ident"
+                and t.text in _RENAMES
+                and k > 0
+                and toks[k - 1].text in (".", ".?")
+                and k + 1 < len(toks)
+                and toks[k + 1].text == "("
+            ):
                 edits.append((t.start, t.end, _RENAMES[t.text]))
             # lists.range(<non-negative literal>) stays native; anything else may be negative, which
             # cel-cpp rejects ("vector::reserve") while cel-go returns []
-            if t.text == "lists" and k + 3 < len(toks) and toks[k + 1].text == "." and toks[k + 2].text == "range" \
-                    and toks[k + 3].text == "(" and toks[k + 2].end - t.start == len("lists.range") \
-                    and (k == 0 or toks[k - 1].text != "."):
-                literal = (k + 5 < len(toks) and toks[k + 4].kind == "number" and toks[k + 5].text == ")"
-                           and toks[k + 4].text.isdigit())
+            if (
+                t.text == "lists"
+                and k + 3 < len(toks)
+                and toks[k + 1].text == "."
+                and toks[k + 2].text == "range"
+                and toks[k + 3].text == "("
+                and toks[k + 2].end - t.start == len("lists.range")
+                and (k == 0 or toks[k - 1].text != ".")
+            ):
+                literal = (
+                    k + 5 < len(toks)
+                    and toks[k + 4].kind == "number"
+                    and toks[k + 5].text == ")"
+                    and toks[k + 4].text.isdigit()
+                )
                 if not literal:
                     edits.append((t.start, toks[k + 2].end, LISTS_RANGE))
         checked_src = apply_edits(expression, edits) if edits else expression
@@ -915,8 +1102,7 @@ class CompiledSelector:
             # when list attributes make the attribute type DynType (1.36 with the gate, 1.37)
             ok = rt.name() == "DYN" and (env.list_attributes or attribute_derived(ast.expr))
             if not ok:
-                raise CelCompileError(
-                    f"must evaluate to bool or the unknown type, not {_celgo_type_name(rt.name())}")
+                raise CelCompileError(f"must evaluate to bool or the unknown type, not {_celgo_type_name(rt.name())}")
         plan = _analysis.plan_reads(ast.expr)
         from ._checks import range_attributes
 
@@ -974,27 +1160,38 @@ class CompiledSelector:
         if "No overload found in reference resolve step" in err:
             fn = err.rsplit(" for ", 1)[-1].split(" ")[0]
             what = "transformMap()/transformMapEntry()" if "mapInsert" in fn else fn
-            raise CelCompileError(f"kubectl-dra: {what} is not supported by the local CEL engine (cel-cpp); "
-                                  "Kubernetes accepts this expression", exact=False)
+            raise CelCompileError(
+                f"kubectl-dra: {what} is not supported by the local CEL engine (cel-cpp); "
+                "Kubernetes accepts this expression",
+                exact=False,
+            )
         if "'unwrap'" in err and "optional" in src:
-            raise CelCompileError("kubectl-dra: optional.unwrap() is not supported by the local CEL engine (cel-cpp); "
-                                  "Kubernetes accepts this expression", exact=False)
+            raise CelCompileError(
+                "kubectl-dra: optional.unwrap() is not supported by the local CEL engine (cel-cpp); "
+                "Kubernetes accepts this expression",
+                exact=False,
+            )
         if re.search(r"undeclared reference to '(format|format\.[A-Za-z0-9]+)'", err):
-            raise CelCompileError("kubectl-dra: the Kubernetes format library (format.named(), "
-                                  "format.dns1123Label(), ...) is not available in the local CEL engine; "
-                                  "Kubernetes accepts this expression", exact=False)
+            raise CelCompileError(
+                "kubectl-dra: the Kubernetes format library (format.named(), "
+                "format.dns1123Label(), ...) is not available in the local CEL engine; "
+                "Kubernetes accepts this expression",
+                exact=False,
+            )
         u = re.search(r"<input>:(\d+):(\d+): undeclared reference to '(string|int|uint|double|bool|bytes)'", err)
         if u:
             off = _offset(src, int(u.group(1)), int(u.group(2)))
             name = u.group(3)
             k = off - len(name)
-            if k > 0 and src[k:off] == name and src[off:off + 1] == "(" and src[:k].rstrip().endswith("."):
+            if k > 0 and src[k:off] == name and src[off : off + 1] == "(" and src[:k].rstrip().endswith("."):
                 fixed = src[:k] + _CONVERSION_STANDINS[name] + src[off:]
                 try:
                     return eng.env.compile(fixed), fixed
                 except RuntimeError as e:
                     return self._repair(eng, fixed, tokenize(fixed), str(e))
-        m = re.search(r"<input>:(\d+):(\d+): found no matching overload for 'string' applied to '\((net\.IP|net\.CIDR)\)'", err)
+        m = re.search(
+            r"<input>:(\d+):(\d+): found no matching overload for 'string' applied to '\((net\.IP|net\.CIDR)\)'", err
+        )
         if m:
             # string(<IP|CIDR>) exists in Kubernetes; cel-cpp's string() cannot be extended, so the call
             # is renamed (same length) to a library function
@@ -1014,8 +1211,10 @@ class CompiledSelector:
         """cel-cpp has no CrossTypeNumericComparisons checker option: retry with dyn() on the left
         operand of int/uint/double ordering comparisons that cel-go accepts.  If other errors remain,
         they are reported at their positions in the original source."""
-        pattern = re.compile(r"<input>:(\d+):(\d+): found no matching overload for '_(?:<|<=|>|>=)_' "
-                             r"applied to '\((int|uint|double), (int|uint|double)\)'")
+        pattern = re.compile(
+            r"<input>:(\d+):(\d+): found no matching overload for '_(?:<|<=|>|>=)_' "
+            r"applied to '\((int|uint|double), (int|uint|double)\)'"
+        )
         inserts: list[tuple[int, str]] = []  # (offset in the original source, inserted text)
         current, last_err = src, err
         for _ in range(16):
@@ -1045,14 +1244,22 @@ class CompiledSelector:
         if inserts and last_err != err:
             text = _compile_message(last_err, current, eng.env, any_attributes=not self.env.list_attributes)
             raise CelCompileError("compilation failed: " + _remap_issues(text, current, src, inserts)) from None
-        raise CelCompileError("compilation failed: " + _compile_message(
-            err, src, eng.env, any_attributes=not self.env.list_attributes,
-            extra=self._hidden_member_issues(eng, src))) from None
+        raise CelCompileError(
+            "compilation failed: "
+            + _compile_message(
+                err,
+                src,
+                eng.env,
+                any_attributes=not self.env.list_attributes,
+                extra=self._hidden_member_issues(eng, src),
+            )
+        ) from None
 
     # Global-only functions that cel-go refuses receiver-style; the hidden member overloads (see
     # CelEnvironment) let _static_checks word that, but only on an expression cel-cpp type-checked.
-    _GLOBAL_ONLY = frozenset({"sign", "quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "isIP",
-                              "cidr", "isCIDR"})
+    _GLOBAL_ONLY = frozenset(
+        {"sign", "quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "isIP", "cidr", "isCIDR"}
+    )
 
     def _hidden_member_issues(self, eng: _Engine, src: str) -> list[tuple[int, str]]:
         """cel-go reports every checker error: next to cel-cpp's, add the receiver-style calls of
@@ -1074,9 +1281,15 @@ class CompiledSelector:
         rev = {v: k for k, v in match.items()}
         for k, t in enumerate(toks):
             name = _UNRENAME.get(t.text, t.text)
-            if not (t.kind == "ident" and (name in self._GLOBAL_ONLY or name in _CONVERSION_STANDINS)
-                    and 0 < k and toks[k - 1].text == "."
-                    and k + 2 < len(toks) and toks[k + 1].text == "(" and toks[k + 2].text == ")"):
+            if not (
+                t.kind == "ident"
+                and (name in self._GLOBAL_ONLY or name in _CONVERSION_STANDINS)
+                and 0 < k
+                and toks[k - 1].text == "."
+                and k + 2 < len(toks)
+                and toks[k + 1].text == "("
+                and toks[k + 2].text == ")"
+            ):
                 continue
             j = k - 2
             while j >= 0:
@@ -1089,16 +1302,26 @@ class CompiledSelector:
                     break
             if j + 1 > k - 2:
                 continue
-            receiver = src[toks[j + 1].start:toks[k - 1].start]
+            receiver = src[toks[j + 1].start : toks[k - 1].start]
             try:
                 ast = decode_serialized(eng.env.compile(receiver).serialize())
             except Exception:  # the receiver alone does not compile: nothing to add
                 continue
             any_attrs = not self.env.list_attributes
-            recv = "any" if any_attrs and _checks.attribute_derived(ast.expr) else format_type(_checks._type(ast, ast.expr))
+            recv = (
+                "any"
+                if any_attrs and _checks.attribute_derived(ast.expr)
+                else format_type(_checks._type(ast, ast.expr))
+            )
             off = toks[k + 1].start
-            out.append((off, _checks.format_issue(
-                display, off, f"found no matching overload for '{name}' applied to '{recv}.()'")))
+            out.append(
+                (
+                    off,
+                    _checks.format_issue(
+                        display, off, f"found no matching overload for '{name}' applied to '{recv}.()'"
+                    ),
+                )
+            )
         return out
 
     def _static_checks(self, ast, src: str) -> None:
@@ -1106,20 +1329,27 @@ class CompiledSelector:
 
         for n in _checks._walk(ast.expr):
             if n.kind == "call" and n.value == "cel.@mapInsert":
-                raise CelCompileError("kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
-                                      "CEL engine (cel-cpp); Kubernetes accepts this expression", exact=False)
+                raise CelCompileError(
+                    "kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
+                    "CEL engine (cel-cpp); Kubernetes accepts this expression",
+                    exact=False,
+                )
         any_attrs = not self.env.list_attributes
         # Type-checker errors of cel-go first; its AST validators (homogeneous literals, format strings,
         # regex literals) only run on an expression that type-checked, so their errors are reported
         # only when there is no checker error.
-        problems = (_checks.hidden_member_calls(ast, any_attrs) + _checks.type_identifiers(ast, src)
-                    + _checks.flatten_calls(ast))
+        problems = (
+            _checks.hidden_member_calls(ast, any_attrs)
+            + _checks.type_identifiers(ast, src)
+            + _checks.flatten_calls(ast)
+        )
         if not self.env.list_attributes:
             problems += _checks.any_typed_ranges(ast)
         regex_issues, instantiation = _checks.constant_regexes(ast, L.validate_re2)
         if not problems:
-            problems = (_checks.homogeneous_literals(ast, any_attrs) + _checks.format_literals(ast, any_attrs)
-                        + regex_issues)
+            problems = (
+                _checks.homogeneous_literals(ast, any_attrs) + _checks.format_literals(ast, any_attrs) + regex_issues
+            )
         if problems:
             problems.sort()
             text = "\n".join(_checks.format_issue(src, off, msg) for off, msg in problems)
@@ -1139,24 +1369,42 @@ class CompiledSelector:
         outer = ("device.attributes", "device.capacity")
         skip: set[int] = set()
         for k in range(len(toks) - 7):
-            seq = [t.text for t in toks[k:k + 8]]
-            if seq[0] == "has" and seq[1] == "(" and seq[2] == "device" and seq[3] == "." and \
-                    seq[4] in ("attributes", "capacity") and seq[5] == "." and toks[k + 6].kind == "ident" and seq[7] == ")":
+            seq = [t.text for t in toks[k : k + 8]]
+            if (
+                seq[0] == "has"
+                and seq[1] == "("
+                and seq[2] == "device"
+                and seq[3] == "."
+                and seq[4] in ("attributes", "capacity")
+                and seq[5] == "."
+                and toks[k + 6].kind == "ident"
+                and seq[7] == ")"
+            ):
                 out.append((toks[k].start, toks[k + 7].end, "true"))
                 skip.add(toks[k + 5].start)
         stack = [ast.expr]
         while stack:
             n = stack.pop()
             stack.extend(n.children())
-            if n.kind == "call" and n.value == "_[?_]" and n.args and n.args[0].kind == "ident" \
-                    and n.args[0].value in outer:
+            if (
+                n.kind == "call"
+                and n.value == "_[?_]"
+                and n.args
+                and n.args[0].kind == "ident"
+                and n.args[0].value in outer
+            ):
                 k = by_start.get(ast.positions.get(n.id))
                 if k is None or k < 3 or toks[k].text != "[?" or k not in match or toks[k - 3].text != "device":
                     continue
                 out.append((toks[k - 3].start, toks[k - 3].start, "optional.of("))
                 out.append((toks[match[k]].end, toks[match[k]].end, ".orValue({}))"))
-            elif n.kind == "select" and not n.test_only and n.operand is not None \
-                    and n.operand.kind == "ident" and n.operand.value in outer:
+            elif (
+                n.kind == "select"
+                and not n.test_only
+                and n.operand is not None
+                and n.operand.kind == "ident"
+                and n.operand.value in outer
+            ):
                 pos = ast.positions.get(n.id)
                 k = by_start.get(pos)
                 if k is None or pos in skip or toks[k].text != "." or k + 1 >= len(toks):
@@ -1208,8 +1456,7 @@ class CompiledSelector:
                 continue
             objects = (("msg", "kubernetes.Semver"), quantity)
             right_null = rt[0] == "null" or (right.kind == "const" and right.const_type == "null")
-            if not ((lt[0] == "dyn" and not right_null and rt not in objects)
-                    or (lt in objects and rt[0] == "dyn")):
+            if not ((lt[0] == "dyn" and not right_null and rt not in objects) or (lt in objects and rt[0] == "dyn")):
                 continue
             end = self._right_operand_end(toks, match, by_start[op])
             if end is None:
@@ -1218,9 +1465,15 @@ class CompiledSelector:
             # (see _unbind.py) and one comprehension iteration
             out.append((start, start, "[["))
             out.append((op, op + 2, ", "))
-            out.append((end, end, "]].map(k8sEqP, (type(k8sEqP[0]) in [kubernetes.Semver, kubernetes.Quantity] && "
-                                  "k8sEqP[1] != null && type(k8sEqP[1]) != type(k8sEqP[0])) ? dyn(0) + dyn(\"\") : "
-                                  "k8sEqP[0] == k8sEqP[1])[0]"))
+            out.append(
+                (
+                    end,
+                    end,
+                    "]].map(k8sEqP, (type(k8sEqP[0]) in [kubernetes.Semver, kubernetes.Quantity] && "
+                    'k8sEqP[1] != null && type(k8sEqP[1]) != type(k8sEqP[0])) ? dyn(0) + dyn("") : '
+                    "k8sEqP[0] == k8sEqP[1])[0]",
+                )
+            )
         return out
 
     @staticmethod
@@ -1278,16 +1531,26 @@ class CompiledSelector:
             driver = device.get("driver") or ""
             attrs = device.get("attributes") or {}
             caps = device.get("capacity") or {}
-            parts: list = [driver if need_driver else None,
-                           bool(device.get("allowMultipleAllocations")) if need_multi else None]
+            parts: list = [
+                driver if need_driver else None,
+                bool(device.get("allowMultipleAllocations")) if need_multi else None,
+            ]
             if attr_all:
                 parts.append(tuple((_split(n, driver), _attr_key(a)) for n, a in attrs.items()))
             else:
                 for d, i in attr_keys:
                     parts.append(_attr_key(_raw_attr(attrs, driver, d, i)))
                 for d in attr_domains:
-                    parts.append(tuple(sorted((i2, _attr_key(a)) for n, a in attrs.items()
-                                              for dd, i2 in (_split(n, driver),) if dd == d)))
+                    parts.append(
+                        tuple(
+                            sorted(
+                                (i2, _attr_key(a))
+                                for n, a in attrs.items()
+                                for dd, i2 in (_split(n, driver),)
+                                if dd == d
+                            )
+                        )
+                    )
             if cap_all:
                 parts.append(tuple((_split(n, driver), _cap_raw(c)) for n, c in caps.items()))
             else:
@@ -1297,8 +1560,13 @@ class CompiledSelector:
                         c = caps.get(i)
                     parts.append(_cap_raw(c))
                 for d in cap_domains:
-                    parts.append(tuple(sorted((i2, _cap_raw(c)) for n, c in caps.items()
-                                              for dd, i2 in (_split(n, driver),) if dd == d)))
+                    parts.append(
+                        tuple(
+                            sorted(
+                                (i2, _cap_raw(c)) for n, c in caps.items() for dd, i2 in (_split(n, driver),) if dd == d
+                            )
+                        )
+                    )
             return tuple(parts)
 
         return key
@@ -1313,8 +1581,10 @@ class CompiledSelector:
 
         def key(device: dict) -> tuple:
             driver = device.get("driver") or ""
-            parts: list = [driver if need_driver else None,
-                           bool(device.get("allowMultipleAllocations")) if need_multi else None]
+            parts: list = [
+                driver if need_driver else None,
+                bool(device.get("allowMultipleAllocations")) if need_multi else None,
+            ]
             if attrs_q:
                 attrs = device.get("attributes") or empty
                 for full, d, i in attrs_q:
@@ -1342,8 +1612,12 @@ class CompiledSelector:
         for d, i in self._range_attrs:
             raw = _raw_attr(attrs, driver, d, i)
             if isinstance(raw, dict):
-                for k, name in (("string", "types.String"), ("int", "types.Int"), ("bool", "types.Bool"),
-                                ("version", "cel.Semver")):
+                for k, name in (
+                    ("string", "types.String"),
+                    ("int", "types.Int"),
+                    ("bool", "types.Bool"),
+                    ("version", "cel.Semver"),
+                ):
                     if raw.get(k) is not None:
                         gotype = name
                         break
@@ -1432,5 +1706,6 @@ class CompiledSelector:
                 return EvalResult(None, self._iterable_error(device), reads)
             return EvalResult(None, _runtime_message(raw, env.no_such_key_hint), reads)
         tn = _result_type_name(value)
-        return EvalResult(None, f"CEL result of type {tn} could not be converted to bool: "
-                                f"{_bool_conversion_error(tn)}", reads)
+        return EvalResult(
+            None, f"CEL result of type {tn} could not be converted to bool: {_bool_conversion_error(tn)}", reads
+        )

@@ -22,27 +22,49 @@ def prog_name(argv0: str | None = None) -> str:
         base = base[:-4]
     for prefix in ("kubectl-", "kubectl_"):
         if base.startswith(prefix):
-            return "kubectl " + base[len(prefix):].replace("_", "-")
+            return "kubectl " + base[len(prefix) :].replace("_", "-")
     return "kubectl dra"
 
 
 def _common(f):
     """kubectl's global flags plus kubectl-dra's input and output flags, accepted after the subcommand."""
     opts = [
-        click.option("-n", "--namespace", default=None, help="Namespace of the object (default: the kubeconfig context's)"),
+        click.option(
+            "-n", "--namespace", default=None, help="Namespace of the object (default: the kubeconfig context's)"
+        ),
         click.option("-A", "--all-namespaces", is_flag=True, help="Find the named pod in any namespace"),
-        click.option("--kubeconfig", default=None, help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"),
+        click.option(
+            "--kubeconfig", default=None, help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"
+        ),
         click.option("--context", default=None, help="The kubeconfig context to use"),
-        click.option("--request-timeout", default="30s", show_default=True,
-                     help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)"),
-        click.option("-o", "--output", type=click.Choice(OUTPUTS), default="text", show_default=True,
-                     help="Output format"),
-        click.option("--from-file", "from_files", multiple=True, type=click.Path(),
-                     help="Read objects from a YAML/JSON file or directory instead of a cluster (repeatable)"),
-        click.option("--kubernetes-version", default=None, metavar="1.34|1.35|1.36|1.37",
-                     help="Semantics to assume (default: the server's version, else the newest supported)"),
-        click.option("--feature-gates", default=None, metavar="Name=true,...",
-                     help="Override the version's default DRA feature gates"),
+        click.option(
+            "--request-timeout",
+            default="30s",
+            show_default=True,
+            help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
+        ),
+        click.option(
+            "-o", "--output", type=click.Choice(OUTPUTS), default="text", show_default=True, help="Output format"
+        ),
+        click.option(
+            "--from-file",
+            "from_files",
+            multiple=True,
+            type=click.Path(),
+            help="Read objects from a YAML/JSON file or directory instead of a cluster (repeatable)",
+        ),
+        click.option(
+            "--kubernetes-version",
+            default=None,
+            metavar="1.34|1.35|1.36|1.37",
+            help="Semantics to assume (default: the server's version, else the newest supported)",
+        ),
+        click.option(
+            "--feature-gates",
+            default=None,
+            metavar="Name=true,...",
+            help="Override the version's default DRA feature gates",
+        ),
         click.option("--all-devices", is_flag=True, help="List every device instead of a summary"),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),
         click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),
@@ -105,9 +127,16 @@ def _gather(opts: dict, *, pod_name=None, claim_name=None):
     from kubectl_dra.gather.live import gather_live
 
     progress = sys.stderr.isatty() and opts["output"] == "text"
-    snap = gather_live(kubeconfig=opts["kubeconfig"], context=opts["context"], namespace=opts["namespace"],
-                       timeout=_timeout(opts["request_timeout"]), pod_name=pod_name, claim_name=claim_name,
-                       all_namespaces=opts["all_namespaces"], progress=progress)
+    snap = gather_live(
+        kubeconfig=opts["kubeconfig"],
+        context=opts["context"],
+        namespace=opts["namespace"],
+        timeout=_timeout(opts["request_timeout"]),
+        pod_name=pod_name,
+        claim_name=claim_name,
+        all_namespaces=opts["all_namespaces"],
+        progress=progress,
+    )
     ns = next((n.split("=", 1)[1] for n in snap.notes if n.startswith("namespace=")), opts["namespace"] or "default")
     if pod_name and opts["all_namespaces"]:
         ns = next((p["metadata"]["namespace"] for p in snap.pods if p["metadata"]["name"] == pod_name), ns)
@@ -117,10 +146,15 @@ def _gather(opts: dict, *, pod_name=None, claim_name=None):
 def _emit(report, opts: dict) -> None:
     from kubectl_dra.render import render
 
-    color = (sys.stdout.isatty() and not opts["no_color"] and not os.environ.get("NO_COLOR")
-             and os.environ.get("TERM") != "dumb") or bool(os.environ.get("FORCE_COLOR"))
-    render(report, opts["output"], sys.stdout, color=color and opts["output"] == "text",
-           all_devices=opts["all_devices"])
+    color = (
+        sys.stdout.isatty()
+        and not opts["no_color"]
+        and not os.environ.get("NO_COLOR")
+        and os.environ.get("TERM") != "dumb"
+    ) or bool(os.environ.get("FORCE_COLOR"))
+    render(
+        report, opts["output"], sys.stdout, color=color and opts["output"] == "text", all_devices=opts["all_devices"]
+    )
     sys.stdout.flush()
     if not report.determined:
         sys.stderr.write(f"error: {report.summary} (the report above says what could be concluded)\n")
@@ -189,9 +223,14 @@ def match():
 
 @match.command("claim", context_settings=CONTEXT_SETTINGS)
 @click.argument("name", required=False)
-@click.option("-f", "--filename", type=click.Path(), default=None,
-              help="A ResourceClaim or ResourceClaimTemplate manifest to match instead of a named claim, or a Pod "
-                   "manifest: the claim kube-scheduler would build from its DRA-backed extended resources")
+@click.option(
+    "-f",
+    "--filename",
+    type=click.Path(),
+    default=None,
+    help="A ResourceClaim or ResourceClaimTemplate manifest to match instead of a named claim, or a Pod "
+    "manifest: the claim kube-scheduler would build from its DRA-backed extended resources",
+)
 @_common
 def match_claim_cmd(name, filename, **opts):
     """Show which devices would satisfy claim NAME (or the claim in -f FILE) now.
@@ -218,8 +257,10 @@ def match_claim_cmd(name, filename, **opts):
         if not found and len(own.pods) == 1:
             found = list(own.pods)  # its DRA-backed extended resources, as the claim the scheduler would build
         if len(found) != 1:
-            raise DraError(f"{filename}: expected exactly one ResourceClaim or ResourceClaimTemplate (or a Pod with "
-                           f"DRA-backed extended resources), found {len(found)}")
+            raise DraError(
+                f"{filename}: expected exactly one ResourceClaim or ResourceClaimTemplate (or a Pod with "
+                f"DRA-backed extended resources), found {len(found)}"
+            )
         claim = found[0]
     snap, ns = _gather(opts, claim_name=name)
     sem = _semantics(opts, snap.server_version)
@@ -228,10 +269,14 @@ def match_claim_cmd(name, filename, **opts):
 
         claim = extended_claim_for(claim, snap, sem)
         if claim is None:
-            raise DraError(f"{filename}: the pod requests no extended resource that a DeviceClass maps "
-                           "(with DRAExtendedResource on)")
+            raise DraError(
+                f"{filename}: the pod requests no extended resource that a DeviceClass maps "
+                "(with DRAExtendedResource on)"
+            )
     if claim is None:
-        claim = next((c for c in snap.claims if c["metadata"].get("namespace") == ns and c["metadata"]["name"] == name), None)
+        claim = next(
+            (c for c in snap.claims if c["metadata"].get("namespace") == ns and c["metadata"]["name"] == name), None
+        )
         if claim is None:
             raise DraError(f'resourceclaims.resource.k8s.io "{name}" not found in namespace "{ns}"')
     elif not claim["metadata"].get("namespace"):
@@ -243,8 +288,11 @@ def match_claim_cmd(name, filename, **opts):
 @click.option("-o", "--output", type=click.Choice(("text", "json", "yaml")), default="text")
 def version(output):
     """Print the kubectl-dra version."""
-    info = {"kubectlDra": __version__, "python": sys.version.split()[0],
-            "supportedKubernetes": ["1.34", "1.35", "1.36", "1.37"]}
+    info = {
+        "kubectlDra": __version__,
+        "python": sys.version.split()[0],
+        "supportedKubernetes": ["1.34", "1.35", "1.36", "1.37"],
+    }
     if output == "json":
         import json
 

@@ -72,8 +72,12 @@ class Verdict:
     determined: bool = True  # False: a missing permission or API left the answer open (exit 2)
 
     def to_dict(self) -> dict:
-        return {"blocked": self.blocked, "missing": self.missing, "summary": self.summary,
-                "determined": self.determined}
+        return {
+            "blocked": self.blocked,
+            "missing": self.missing,
+            "summary": self.summary,
+            "determined": self.determined,
+        }
 
 
 # Findings that leave the verdict open: a disagreement with the scheduler, a missing permission, a selector the engine cannot evaluate
@@ -95,8 +99,14 @@ def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
     order = {p: i for i, p in enumerate(PIECES)}
     first = min(blocking, key=lambda f: order.get(f.missing, -1) if f.missing else -1)
     # A disagreement with the scheduler leaves even a blocked verdict open: one of the two is wrong.
-    disagree = next((f for f in findings if f.code in OPENS_BLOCKED
-                     and (f.code in ("DRA005", "DRA017") or first.missing == "device")), None)
+    disagree = next(
+        (
+            f
+            for f in findings
+            if f.code in OPENS_BLOCKED and (f.code in ("DRA005", "DRA017") or first.missing == "device")
+        ),
+        None,
+    )
     if disagree is not None:
         return Verdict(True, first.missing, disagree.message, determined=False)
     return Verdict(True, first.missing, first.message)

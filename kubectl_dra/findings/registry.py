@@ -23,326 +23,674 @@ class Rule:
 
 
 _RULES = [
-    Rule("DRA001", "claim-allocated", "info", False, None,
-         "The claim is allocated; each request shows the device it got.",
-         "Nothing to do for this claim.",
-         "The scheduler allocated devices to the claim (`status.allocation`). kubectl-dra lists which device "
-         "each request got and, for the devices that were not chosen, why."),
-    Rule("DRA002", "claim-allocatable", "info", False, None,
-         "The claim is not allocated yet, but a dry-run of the allocator finds devices for it now.",
-         "Wait for the scheduler's next attempt; if the pod stays Pending, check the pod's other scheduling constraints.",
-         "kubectl-dra ran the allocator of the cluster's Kubernetes version against the current ResourceSlices "
-         "and allocated claims and found a node and devices. Allocations the scheduler has in flight are not "
-         "visible in the API, so a device may be taken between the dry-run and the scheduler's attempt."),
-    Rule("DRA003", "semantics-assumed", "info", False, None,
-         "The Kubernetes version and feature gates the analysis assumed.",
-         "Pass --kubernetes-version and --feature-gates to match the cluster's kube-scheduler.",
-         "Whether a device is allocatable depends on the scheduler's version and feature gates (for example "
-         "device taints, partitionable devices and consumable capacity are off by default before 1.36). Live, "
-         "kubectl-dra reads the API server's version; the scheduler's own gates cannot be read through the API."),
-    Rule("DRA004", "subrequest-fallback", "info", False, None,
-         "A firstAvailable request is (or would be) satisfied by a later subrequest, not the first one.",
-         "If the first subrequest is the one you want, look at why its devices were rejected.",
-         "With `firstAvailable`, the allocator tries the subrequests in order and keeps the first one that leads "
-         "to a complete allocation of every claim of the pod."),
-    Rule("DRA005", "scheduler-disagrees", "error", False, None,
-         "kube-scheduler's latest word on the pod and kubectl-dra's analysis disagree about its devices.",
-         "Compare the scheduler's message with the analysis; check the likely causes in the evidence "
-         "(--kubernetes-version/--feature-gates to match the scheduler, run again after its next attempt).",
-         "kubectl-dra compares its dry-run with what the scheduler last said (the newest FailedScheduling, "
-         "BindingConditionsPending or Scheduled event, else the PodScheduled condition). When the scheduler "
-         "reports a DRA reason (`cannot allocate all claims`, a DynamicResources plugin error) for every node "
-         "but the dry-run finds devices, or the scheduler placed the pod while the dry-run finds none, one of "
-         "them sees something the other does not: a feature or field the analysis does not model, a version or "
-         "feature-gate skew, objects that changed after the scheduler's last attempt, or allocations the "
-         "scheduler has in flight. The answer is then undetermined (exit 2), never \"nothing blocks\"."),
-    Rule("DRA006", "scheduling-gated", "error", True, None,
-         "The pod has scheduling gates: the scheduler does not try to schedule it until they are removed.",
-         "Find the controller that owns the gate (its name usually says which) and why it has not removed it.",
-         "`spec.schedulingGates` keeps a pod out of the scheduling queue (condition PodScheduled=False, reason "
-         "SchedulingGated). kubectl-dra still dry-runs the pod's claims and shows what the allocator would do "
-         "once the gates are gone."),
-    Rule("DRA007", "other-scheduler", "warning", False, None,
-         "The pod names a scheduler other than default-scheduler; the analysis models kube-scheduler.",
-         "Check the named scheduler's own logs and events; kubectl-dra's verdict holds only if it runs the "
-         "upstream DynamicResources plugin with the assumed version and feature gates.",
-         "`spec.schedulerName` picks which scheduler places the pod. kubectl-dra ports the allocator and the "
-         "DynamicResources plugin of kube-scheduler; a second scheduler may use other rules or none."),
-    Rule("DRA016", "field-not-modelled", "error", False, None,
-         "An object the verdict depends on sets a field that kubectl-dra does not model yet.",
-         "Treat the verdict as unknown; compare with the scheduler's events. The evidence names the object and field.",
-         "kubectl-dra classifies every field of the resource.k8s.io/v1 kinds of each supported minor (checked "
-         "against the Go types): modelled, ignored (no input to allocation, such as driver parameters), or not "
-         "modelled yet (for example 1.37's derived attributes, counter compatibility groups, optional node "
-         "operations with node.status.declaredFeatures, node-allocatable resources). A claim, DeviceClass or "
-         "ResourceSlice that sets one of the last makes the verdict undetermined (exit 2) instead of an answer "
-         "that may be wrong. Only slices whose devices pass a request's class selectors count."),
-    Rule("DRA017", "feature-gate-skew", "error", False, None,
-         "The objects show a feature that the assumed feature gates have off: the cluster's gates differ.",
-         "Pass --feature-gates with the gate named in the message (=true) to match the cluster's kube-scheduler.",
-         "Some objects exist only when a gate is on (for example a claim owned by a PodGroup needs "
-         "DRAWorkloadResourceClaims in kube-controller-manager). The scheduler's own gates cannot be read through "
-         "the API, so kubectl-dra cannot tell whether it has the gate on too: the verdict is undetermined (exit 2) "
-         "until --feature-gates says which."),
-    Rule("DRA101", "permission-denied", "warning", False, None,
-         "kubectl-dra could not read some objects: the answer covers only what it could read.",
-         "Grant get/list/watch on the named resource (see docs/rbac.md) or run with a more privileged context.",
-         "The API server refused a read. kubectl-dra never writes to a cluster and needs only get, list and watch "
-         "on pods, events, nodes, resourceclaims, resourceclaimtemplates, deviceclasses and resourceslices. "
-         "Conclusions that depend on the unread objects are reported as unknown rather than guessed."),
-    Rule("DRA102", "resource-api-unavailable", "error", True, None,
-         "The API server does not serve resource.k8s.io, so no DRA object can be read.",
-         "Use a cluster with Dynamic Resource Allocation (Kubernetes 1.34+ serves resource.k8s.io/v1).",
-         "Discovery did not list resource.k8s.io/v1, v1beta2 or v1beta1."),
-    Rule("DRA103", "analysis-incomplete", "error", False, None,
-         "A permission or API the analysis needs is missing, so kubectl-dra cannot say whether the claim can get devices.",
-         "Grant the permission named in the evidence (see docs/rbac.md); the exit code is 2 until then.",
-         "Without ResourceSlices (or DeviceClasses) no device can be checked. kubectl-dra prints what it could "
-         "conclude and exits 2 rather than guessing a verdict."),
-    Rule("DRA201", "claim-not-created", "error", True, "claim",
-         "The pod's ResourceClaim has not been generated from its template yet.",
-         "The resourceclaim controller in kube-controller-manager creates it; check that it runs and look for FailedResourceClaimCreation events.",
-         "For `resourceClaimTemplateName`, the resourceclaim controller creates one claim per pod and records "
-         "its name in `pod.status.resourceClaimStatuses`. Until then the scheduler parks the pod silently "
-         "(`ResourceClaim not created yet`, with no event)."),
-    Rule("DRA202", "claim-template-missing", "error", True, "claim",
-         "The ResourceClaimTemplate the pod names does not exist.",
-         "Create the ResourceClaimTemplate in the pod's namespace, or fix resourceClaimTemplateName.",
-         "The controller reports `FailedResourceClaimCreation` on the pod: "
-         "`PodResourceClaim <name>: resource claim template \"<t>\": resourceclaimtemplate.resource.k8s.io \"<t>\" not found`."),
-    Rule("DRA203", "claim-missing", "error", True, "claim",
-         "The ResourceClaim the pod names does not exist.",
-         "Create the ResourceClaim in the pod's namespace, or fix resourceClaimName.",
-         "The scheduler reports `could not find ResourceClaim \"<ns>/<name>\"` and does not schedule the pod."),
-    Rule("DRA204", "claim-being-deleted", "error", True, "claim",
-         "The pod's ResourceClaim is being deleted.",
-         "Wait for the deletion to finish and let the controller recreate it, or recreate the claim.",
-         "A claim with a deletionTimestamp cannot be used: `resourceclaim \"<name>\" is being deleted`."),
-    Rule("DRA205", "claim-not-owned-by-pod", "error", True, "claim",
-         "The generated ResourceClaim the pod refers to is owned by another object.",
-         "Delete the stale claim so the controller generates one for this pod.",
-         "Claims generated from a template must be controlled by the pod: "
-         "`ResourceClaim <ns>/<name> was not created for pod <ns>/<pod> (pod is not owner)`."),
-    Rule("DRA206", "pod-claim-invalid", "error", True, "claim",
-         "A pod.spec.resourceClaims entry sets neither resourceClaimName nor resourceClaimTemplateName.",
-         "Set exactly one of the two fields.",
-         "The scheduler reports `none of the supported fields are set`."),
-    Rule("DRA207", "claim-shared-by-podgroup", "info", False, None,
-         "The claim belongs to the pod's PodGroup and is shared by the gang's pods.",
-         "Never delete it for one pod: every pod of the PodGroup uses it. Look at the PodGroup's "
-         "status.resourceClaimStatuses and its events for its state.",
-         "With DRAWorkloadResourceClaims (alpha in 1.36, beta and off by default in 1.37) a PodGroup "
-         "(`scheduling.k8s.io`) lists claims for all its pods: the resourceclaim controller creates them owned by "
-         "the PodGroup and the scheduler reserves them for the group (`reservedFor` resource `podgroups`). A pod "
-         "names its group in `spec.schedulingGroup.podGroupName`. With the gate off the scheduler does not accept "
-         "a PodGroup owner (`Pod is not owner`)."),
-    Rule("DRA211", "device-class-missing", "error", True, "class",
-         "A request or subrequest names a DeviceClass that does not exist.",
-         "Create the DeviceClass (cluster-scoped, usually by the cluster operator or the driver's chart), or fix deviceClassName.",
-         "The scheduler's PreFilter reports `request <req>: device class <class> does not exist` and retries when a "
-         "DeviceClass is added. No device can be considered without its class."),
-    Rule("DRA212", "feature-disabled", "error", True, "device",
-         "The claim uses a DRA feature that is disabled in the assumed Kubernetes version/feature gates.",
-         "Enable the named feature gate on kube-scheduler (and the API server), or stop using the field.",
-         "The allocator refuses claims that use firstAvailable, adminAccess or capacity requests while their gate is off."),
-    Rule("DRA213", "request-invalid", "error", True, "device",
-         "A request cannot be evaluated as written (empty selector, unsupported mode, too many devices).",
-         "Fix the request as the message says.",
-         "These are errors the allocator returns before searching; in the scheduler they abort the attempt."),
-    Rule("DRA221", "extended-resource-not-dra", "info", False, None,
-         "The pod requests an extended resource that a DeviceClass maps, but DRAExtendedResource is off: it is a "
-         "device-plugin resource.",
-         "With the gate off, only a device plugin (node allocatable) provides it; enable DRAExtendedResource "
-         "(beta and on from 1.36, GA in 1.37) to have DRA serve it.",
-         "kube-scheduler's DynamicResources plugin turns container requests for a DeviceClass's "
-         "`extendedResourceName` (or `deviceclass.resource.kubernetes.io/<class>`) into a claim only with the gate "
-         "DRAExtendedResource. Without it NodeResourcesFit checks the node's allocatable as for any extended "
-         "resource, and the API server drops `spec.extendedResourceName`."),
-    Rule("DRA222", "extended-resource-status-invalid", "error", False, None,
-         "pod.status.extendedResourceClaimStatus is malformed.",
-         "The scheduler writes this status; a malformed one comes from an edited dump or another writer.",
-         "The status must be `{resourceClaimName: <string>, requestMappings: [{containerName, resourceName, "
-         "requestName}]}`. kubectl-dra then looks for the claim by its annotation and owner instead."),
-    Rule("DRA223", "extended-resource-claim-stale", "warning", False, None,
-         "An unallocated extended-resource claim from an earlier scheduling attempt exists.",
-         "Nothing to do: the scheduler deletes it and builds a new one; if it stays, check the scheduler's PostFilter errors.",
-         "The scheduler never reuses such a claim: Filter answers `cannot schedule extended resource claim` on "
-         "every node, PostFilter deletes it (`deletion of ResourceClaim completed`), and the next attempt builds "
-         "the claim again. kubectl-dra dry-runs the claim the next attempt would build."),
-    Rule("DRA224", "extended-resource-device-plugin", "info", False, None,
-         "Every node serves the pod's extended resources through a device plugin: DRA is not involved.",
-         "If the pod stays Pending, look at NodeResourcesFit (`Insufficient <resource>`) on those nodes.",
-         "The DynamicResources plugin uses DRA for a mapped extended resource only on nodes whose allocatable "
-         "lacks it or has 0 of it (1.34: lacks the key). Elsewhere the device plugin serves it."),
-    Rule("DRA225", "extended-resource-double-admission", "warning", False, None,
-         "A node advertises an extended resource through a device plugin and also publishes DRA devices for it.",
-         "Run either the device plugin or the DRA driver for these devices on a node, not both (or disable the "
-         "driver's extended-resource mapping there).",
-         "The kubelet admits pods against the device plugin's count, and the DRA driver hands out its own devices: "
-         "the same physical devices can go to two pods. Several drivers document the switch-over; kubectl-dra "
-         "flags nodes whose allocatable has the resource and whose ResourceSlices come from a driver of the same "
-         "vendor domain."),
-    Rule("DRA226", "extended-resource-device-plugin-path", "error", False, None,
-         "DRA cannot place the pod's extended resources, but some nodes serve them through a device plugin: "
-         "whether the pod fits there is NodeResourcesFit's decision, which kubectl-dra does not model.",
-         "Check the allocatable and requested amounts of the resource on the named nodes (kubectl describe node).",
-         "On nodes whose allocatable has the resource, the DynamicResources plugin leaves it to NodeResourcesFit. "
-         "The DRA verdict covers only the other nodes, so the answer is undetermined (exit 2)."),
-    Rule("DRA301", "cel-runtime-error", "error", True, "device",
-         "A CEL selector fails at run time on a device; Kubernetes aborts the pod's scheduling attempt.",
-         "Guard optional attributes with has(device.attributes[\"domain\"].name) or use .?name.orValue(default).",
-         "In the allocator a selector error is fatal for the whole attempt, not \"device skipped\": the scheduler "
-         "reports `running \"DynamicResources\" filter plugin: class|claim <name>: selector #<i>: CEL runtime error: <err>` "
-         "and retries with backoff. Whether it fires depends on whether the search reaches that device."),
-    Rule("DRA302", "cel-compile-error", "error", True, "device",
-         "A CEL selector does not compile in the Kubernetes CEL environment.",
-         "Fix the expression; the message gives the position and cel-go's wording.",
-         "New expressions are validated by the API server, so this usually means a downgrade or a feature "
-         "disabled since the object was written."),
-    Rule("DRA303", "cel-not-evaluable", "error", False, None,
-         "A CEL selector hits a limit of kubectl-dra's CEL engine, so its Kubernetes result is unknown.",
-         "Check the expression by hand, or simplify it; the message names the limit.",
-         "kubectl-dra evaluates selectors with cel-cpp plus Kubernetes' libraries. A few constructs "
-         "(more than 10,000 loop iterations, transformMap, the format library) are outside what it can "
-         "evaluate exactly; rather than guess, it leaves the verdict open (exit 2)."),
-    Rule("DRA401", "no-devices-published", "error", True, "device",
-         "No ResourceSlice publishes any device the request could use.",
-         "Install or fix the DRA driver so it publishes ResourceSlices for its devices.",
-         "Devices exist for DRA only as entries in ResourceSlices, written by the driver's kubelet plugin or "
-         "controller. With no slices the scheduler can only say `cannot allocate all claims`."),
-    Rule("DRA402", "no-device-matches-class", "error", True, "device",
-         "Devices are published, but none passes the DeviceClass's selectors.",
-         "Check the class's selectors (usually device.driver) against the driver name in the ResourceSlices.",
-         "Class selectors are evaluated before the request's; a device must pass all of them."),
-    Rule("DRA403", "no-device-matches-request", "error", True, "device",
-         "Devices pass the class, but none passes the request's own selectors.",
-         "Relax the request's CEL selector or add devices that satisfy it; the evidence shows the values each selector read.",
-         "Each request selector is evaluated per device; a device must pass all of them."),
-    Rule("DRA404", "devices-in-use", "error", True, "device",
-         "Matching devices exist, but they are already allocated to other claims.",
-         "Free a device (delete the pods holding it) or add devices; see which claims hold them in the evidence.",
-         "A device allocated to one claim (without adminAccess or shared consumable capacity) cannot be allocated to another."),
-    Rule("DRA405", "devices-tainted", "error", True, "device",
-         "Matching devices carry taints the request does not tolerate.",
-         "Add a matching toleration to the request, or remove the taint.",
-         "With DRADeviceTaints, NoSchedule and NoExecute taints (1.34: every taint) keep a device from being allocated "
-         "unless the request tolerates them."),
-    Rule("DRA406", "counters-exhausted", "error", True, "device",
-         "Matching devices consume shared counters that are already used up.",
-         "Free partitions that consume the same counter set, or request a smaller partition.",
-         "Partitionable devices consume counters from their pool's counter sets; a device is not allocatable if any "
-         "counter would go below zero."),
-    Rule("DRA407", "capacity-exhausted", "error", True, "device",
-         "Matching devices do not have enough consumable capacity left (or the request violates their policy).",
-         "Request less capacity, or free shares of the device.",
-         "With DRAConsumableCapacity, a shareable device can be allocated until its capacity is used up; requests are "
-         "rounded per the device's requestPolicy."),
-    Rule("DRA408", "not-enough-devices", "error", True, "device",
-         "Fewer devices are available than the request asks for.",
-         "Lower the count or add devices.",
-         "An ExactCount request needs `count` distinct devices on one node (or reachable from it)."),
-    Rule("DRA409", "constraint-unsatisfiable", "error", True, "device",
-         "Enough devices match each request, but no combination satisfies the claim's constraints.",
-         "Check matchAttribute/distinctAttribute against the devices' attributes shown in the evidence.",
-         "matchAttribute requires every affected device to have the same value; distinctAttribute requires different values."),
-    Rule("DRA410", "pool-incomplete", "warning", False, None,
-         "A resource pool is incomplete (not all of its ResourceSlices are published), so its devices are skipped.",
-         "Wait for the driver to finish publishing, or fix resourceSliceCount.",
-         "From 1.35 the allocator skips incomplete pools; a request with allocationMode All fails on them."),
-    Rule("DRA411", "pool-invalid", "warning", False, None,
-         "A resource pool is invalid (duplicate device names, unknown counter sets) and cannot be used.",
-         "Fix the driver's ResourceSlices.",
-         "1.34 aborts the scheduling attempt when it reaches an invalid pool; 1.35+ skips it and reports "
-         "`invalid resource pools were encountered` when nothing else fits."),
-    Rule("DRA412", "binding-conditions-unsupported", "warning", False, None,
-         "Matching devices have binding conditions, which the assumed feature gates do not support.",
-         "Enable DRADeviceBindingConditions and DRAResourceClaimDeviceStatus.",
-         "Devices with bindingConditions are skipped unless both gates are on."),
-    Rule("DRA413", "allocation-failed", "error", True, "device",
-         "Each request has candidate devices, but the allocator finds no complete allocation on any usable node.",
-         "Read the per-node reasons in the evidence: usually devices spread over nodes, counts or constraints.",
-         "All requests of all of the pod's claims must be satisfied on one node at once."),
-    Rule("DRA414", "search-budget-exceeded", "error", False, None,
-         "The allocation dry-run gave up: the search space is too large for kubectl-dra's step budget.",
-         "Narrow the claim (selectors, counts), or check the scheduler's events: its own filter timeout (10 s) may fire too.",
-         "The allocator searches depth-first with backtracking. kube-scheduler stops after its filter timeout "
-         "(`timed out trying to allocate devices`); kubectl-dra stops after a fixed number of steps and says it "
-         "cannot tell, rather than guessing. The exit code is 2."),
-    Rule("DRA415", "upstream-allocator-crash", "error", False, None,
-         "kube-scheduler of the assumed version would crash (panic) while allocating this claim: a known upstream bug.",
-         "Turn the alpha gate named in the message off, or upgrade kube-scheduler to a minor with the fix.",
-         "kubectl-dra follows the upstream allocator of each minor, bugs included, because they decide what the "
-         "scheduler does. Where that code would panic (kube-scheduler 1.34 with DRAConsumableCapacity indexes "
-         "the wrong device and can run past the end of a slice), there is no allocation to report: the verdict "
-         "stays undetermined and the exit code is 2."),
-    Rule("DRA421", "binding-conditions-pending", "error", True, "device",
-         "The claim is allocated, but a device waits for its binding conditions: the scheduler holds the pod in PreBind.",
-         "The driver's controller sets the conditions in the claim's status.devices; check that controller and "
-         "the device (for example a fabric attach). The scheduler gives up after the binding timeout.",
-         "A device with `bindingConditions` (KEP-5007) is allocated first and bound later: kube-scheduler emits "
-         "`BindingConditionsPending`, keeps the pod nominated (no `spec.nodeName`) and polls the claim's "
-         "`status.devices[]` until every binding condition is True. The evidence lists each condition with its "
-         "current status and how long the scheduler has waited against the binding timeout (600 s by default, "
-         "`DynamicResourcesArgs.bindingTimeout`)."),
-    Rule("DRA422", "binding-failed", "error", True, "device",
-         "A device's binding failure condition is True: the scheduler deallocates the claim and tries again.",
-         "Look at the reason and message the driver reported; fix the device or remove it from the pool, "
-         "otherwise the scheduler may pick it again.",
-         "When any of a device's `bindingFailureConditions` is True in the claim's `status.devices[]`, PreBind "
-         "fails with `device binding failed: claim=..., reason=..., message=...`, the claim is deallocated and "
-         "the pod goes back to the scheduling queue."),
-    Rule("DRA423", "binding-timeout", "error", True, "device",
-         "A device's binding conditions were not met within the binding timeout: the scheduler deallocates and retries.",
-         "Check the driver's controller that should set the conditions; raise bindingTimeout only if binding is "
-         "known to take that long.",
-         "kube-scheduler waits at most the binding timeout (600 s by default) from `allocation.allocationTimestamp` "
-         "for the binding conditions, then fails PreBind, deallocates the claim and retries."),
-    Rule("DRA501", "no-reachable-node", "error", True, "node",
-         "Devices that match exist, but none is reachable from a node the pod may use.",
-         "Check the pod's nodeName, nodeSelector, affinity and tolerations against the nodes the devices are on.",
-         "A device is reachable from a node through its slice's nodeName, nodeSelector or allNodes (or per-device "
-         "node selection); the pod's own node constraints must allow that node."),
-    Rule("DRA502", "claim-allocated-elsewhere", "error", True, "node",
-         "The claim is already allocated to devices on a node the pod cannot use.",
-         "Delete the pod(s) that hold the claim so it is deallocated, or let the pod use that node.",
-         "The scheduler reports `resourceclaim not available on the node` for every other node."),
-    Rule("DRA503", "no-usable-node", "error", True, "node",
-         "No node passes the pod's own node constraints, independent of devices.",
-         "Check nodeName, nodeSelector, required node affinity, taints and cordoned nodes.",
-         "kubectl-dra checks nodeName, nodeSelector, required node affinity, node taints and cordons."),
-    Rule("DRA601", "driver-not-registered", "error", True, "driver",
-         "The kubelet on the pod's node reports the DRA driver is not registered.",
-         "Install the driver's kubelet plugin (DaemonSet) on that node and check its registration.",
-         "The kubelet prepares devices through the driver's kubelet plugin before starting the pod's containers: "
-         "`Failed to prepare dynamic resources: prepare dynamic resources: DRA driver <name> is not registered`."),
-    Rule("DRA602", "driver-prepare-failed", "error", True, "driver",
-         "The kubelet could not prepare the pod's devices.",
-         "Look at the driver's kubelet plugin logs on that node; the event message carries its error.",
-         "NodePrepareResources failed or timed out; the pod stays Pending/ContainerCreating and the kubelet retries."),
-    Rule("DRA603", "pod-not-reserved", "error", True, "driver",
-         "The pod runs on a node but is not in the claim's reservedFor list.",
-         "The scheduler reserves claims before binding; check for a racing deallocation or a hand-bound pod.",
-         "The kubelet refuses: `pod <pod> (<uid>) is not allowed to use ResourceClaim <claim> (<uid>)`."),
-    Rule("DRA604", "waiting-for-kubelet", "info", False, None,
-         "The pod is bound and its claims are allocated; the kubelet has not reported on preparing the devices.",
-         "If the pod stays Pending, check the kubelet and the driver's plugin on the node.",
-         "The API shows no kubelet event yet; kubectl-dra cannot see the driver's registration directly."),
-    Rule("DRA605", "device-unhealthy", "warning", False, None,
-         "The kubelet reports a device of the pod's claims as Unhealthy or Unknown.",
-         "Check the device with the driver's own tools; a NoExecute taint on it (by the driver or a DeviceTaintRule) "
-         "makes the pod move to healthy devices.",
-         "With ResourceHealthStatus (beta, on from 1.36) the kubelet asks the DRA driver for device health and "
-         "writes it per container into `status.containerStatuses[].allocatedResourcesStatus` "
-         "(`claim:<claim>/<request>`, resource `<driver>/<pool>/<device>`). The pod keeps running; kubectl-dra "
-         "reports every device that is not Healthy."),
-    Rule("DRA606", "evicted-by-device-taint", "error", True, "device",
-         "The device taint eviction controller is deleting the pod: one of its devices has a NoExecute taint it does not tolerate.",
-         "Fix or replace the device and remove the taint (or the DeviceTaintRule), or add a toleration to the "
-         "request if the pod may keep the device.",
-         "kube-controller-manager's device-taint-eviction-controller sets the pod condition DisruptionTarget "
-         "(reason DeletionByDeviceTaintManager) and deletes pods whose allocated devices have an untolerated "
-         "NoExecute taint. kubectl-dra names the taint and whether it comes from the ResourceSlice or a "
-         "DeviceTaintRule."),
+    Rule(
+        "DRA001",
+        "claim-allocated",
+        "info",
+        False,
+        None,
+        "The claim is allocated; each request shows the device it got.",
+        "Nothing to do for this claim.",
+        "The scheduler allocated devices to the claim (`status.allocation`). kubectl-dra lists which device "
+        "each request got and, for the devices that were not chosen, why.",
+    ),
+    Rule(
+        "DRA002",
+        "claim-allocatable",
+        "info",
+        False,
+        None,
+        "The claim is not allocated yet, but a dry-run of the allocator finds devices for it now.",
+        "Wait for the scheduler's next attempt; if the pod stays Pending, check the pod's other scheduling constraints.",
+        "kubectl-dra ran the allocator of the cluster's Kubernetes version against the current ResourceSlices "
+        "and allocated claims and found a node and devices. Allocations the scheduler has in flight are not "
+        "visible in the API, so a device may be taken between the dry-run and the scheduler's attempt.",
+    ),
+    Rule(
+        "DRA003",
+        "semantics-assumed",
+        "info",
+        False,
+        None,
+        "The Kubernetes version and feature gates the analysis assumed.",
+        "Pass --kubernetes-version and --feature-gates to match the cluster's kube-scheduler.",
+        "Whether a device is allocatable depends on the scheduler's version and feature gates (for example "
+        "device taints, partitionable devices and consumable capacity are off by default before 1.36). Live, "
+        "kubectl-dra reads the API server's version; the scheduler's own gates cannot be read through the API.",
+    ),
+    Rule(
+        "DRA004",
+        "subrequest-fallback",
+        "info",
+        False,
+        None,
+        "A firstAvailable request is (or would be) satisfied by a later subrequest, not the first one.",
+        "If the first subrequest is the one you want, look at why its devices were rejected.",
+        "With `firstAvailable`, the allocator tries the subrequests in order and keeps the first one that leads "
+        "to a complete allocation of every claim of the pod.",
+    ),
+    Rule(
+        "DRA005",
+        "scheduler-disagrees",
+        "error",
+        False,
+        None,
+        "kube-scheduler's latest word on the pod and kubectl-dra's analysis disagree about its devices.",
+        "Compare the scheduler's message with the analysis; check the likely causes in the evidence "
+        "(--kubernetes-version/--feature-gates to match the scheduler, run again after its next attempt).",
+        "kubectl-dra compares its dry-run with what the scheduler last said (the newest FailedScheduling, "
+        "BindingConditionsPending or Scheduled event, else the PodScheduled condition). When the scheduler "
+        "reports a DRA reason (`cannot allocate all claims`, a DynamicResources plugin error) for every node "
+        "but the dry-run finds devices, or the scheduler placed the pod while the dry-run finds none, one of "
+        "them sees something the other does not: a feature or field the analysis does not model, a version or "
+        "feature-gate skew, objects that changed after the scheduler's last attempt, or allocations the "
+        'scheduler has in flight. The answer is then undetermined (exit 2), never "nothing blocks".',
+    ),
+    Rule(
+        "DRA006",
+        "scheduling-gated",
+        "error",
+        True,
+        None,
+        "The pod has scheduling gates: the scheduler does not try to schedule it until they are removed.",
+        "Find the controller that owns the gate (its name usually says which) and why it has not removed it.",
+        "`spec.schedulingGates` keeps a pod out of the scheduling queue (condition PodScheduled=False, reason "
+        "SchedulingGated). kubectl-dra still dry-runs the pod's claims and shows what the allocator would do "
+        "once the gates are gone.",
+    ),
+    Rule(
+        "DRA007",
+        "other-scheduler",
+        "warning",
+        False,
+        None,
+        "The pod names a scheduler other than default-scheduler; the analysis models kube-scheduler.",
+        "Check the named scheduler's own logs and events; kubectl-dra's verdict holds only if it runs the "
+        "upstream DynamicResources plugin with the assumed version and feature gates.",
+        "`spec.schedulerName` picks which scheduler places the pod. kubectl-dra ports the allocator and the "
+        "DynamicResources plugin of kube-scheduler; a second scheduler may use other rules or none.",
+    ),
+    Rule(
+        "DRA016",
+        "field-not-modelled",
+        "error",
+        False,
+        None,
+        "An object the verdict depends on sets a field that kubectl-dra does not model yet.",
+        "Treat the verdict as unknown; compare with the scheduler's events. The evidence names the object and field.",
+        "kubectl-dra classifies every field of the resource.k8s.io/v1 kinds of each supported minor (checked "
+        "against the Go types): modelled, ignored (no input to allocation, such as driver parameters), or not "
+        "modelled yet (for example 1.37's derived attributes, counter compatibility groups, optional node "
+        "operations with node.status.declaredFeatures, node-allocatable resources). A claim, DeviceClass or "
+        "ResourceSlice that sets one of the last makes the verdict undetermined (exit 2) instead of an answer "
+        "that may be wrong. Only slices whose devices pass a request's class selectors count.",
+    ),
+    Rule(
+        "DRA017",
+        "feature-gate-skew",
+        "error",
+        False,
+        None,
+        "The objects show a feature that the assumed feature gates have off: the cluster's gates differ.",
+        "Pass --feature-gates with the gate named in the message (=true) to match the cluster's kube-scheduler.",
+        "Some objects exist only when a gate is on (for example a claim owned by a PodGroup needs "
+        "DRAWorkloadResourceClaims in kube-controller-manager). The scheduler's own gates cannot be read through "
+        "the API, so kubectl-dra cannot tell whether it has the gate on too: the verdict is undetermined (exit 2) "
+        "until --feature-gates says which.",
+    ),
+    Rule(
+        "DRA101",
+        "permission-denied",
+        "warning",
+        False,
+        None,
+        "kubectl-dra could not read some objects: the answer covers only what it could read.",
+        "Grant get/list/watch on the named resource (see docs/rbac.md) or run with a more privileged context.",
+        "The API server refused a read. kubectl-dra never writes to a cluster and needs only get, list and watch "
+        "on pods, events, nodes, resourceclaims, resourceclaimtemplates, deviceclasses and resourceslices. "
+        "Conclusions that depend on the unread objects are reported as unknown rather than guessed.",
+    ),
+    Rule(
+        "DRA102",
+        "resource-api-unavailable",
+        "error",
+        True,
+        None,
+        "The API server does not serve resource.k8s.io, so no DRA object can be read.",
+        "Use a cluster with Dynamic Resource Allocation (Kubernetes 1.34+ serves resource.k8s.io/v1).",
+        "Discovery did not list resource.k8s.io/v1, v1beta2 or v1beta1.",
+    ),
+    Rule(
+        "DRA103",
+        "analysis-incomplete",
+        "error",
+        False,
+        None,
+        "A permission or API the analysis needs is missing, so kubectl-dra cannot say whether the claim can get devices.",
+        "Grant the permission named in the evidence (see docs/rbac.md); the exit code is 2 until then.",
+        "Without ResourceSlices (or DeviceClasses) no device can be checked. kubectl-dra prints what it could "
+        "conclude and exits 2 rather than guessing a verdict.",
+    ),
+    Rule(
+        "DRA201",
+        "claim-not-created",
+        "error",
+        True,
+        "claim",
+        "The pod's ResourceClaim has not been generated from its template yet.",
+        "The resourceclaim controller in kube-controller-manager creates it; check that it runs and look for FailedResourceClaimCreation events.",
+        "For `resourceClaimTemplateName`, the resourceclaim controller creates one claim per pod and records "
+        "its name in `pod.status.resourceClaimStatuses`. Until then the scheduler parks the pod silently "
+        "(`ResourceClaim not created yet`, with no event).",
+    ),
+    Rule(
+        "DRA202",
+        "claim-template-missing",
+        "error",
+        True,
+        "claim",
+        "The ResourceClaimTemplate the pod names does not exist.",
+        "Create the ResourceClaimTemplate in the pod's namespace, or fix resourceClaimTemplateName.",
+        "The controller reports `FailedResourceClaimCreation` on the pod: "
+        '`PodResourceClaim <name>: resource claim template "<t>": resourceclaimtemplate.resource.k8s.io "<t>" not found`.',
+    ),
+    Rule(
+        "DRA203",
+        "claim-missing",
+        "error",
+        True,
+        "claim",
+        "The ResourceClaim the pod names does not exist.",
+        "Create the ResourceClaim in the pod's namespace, or fix resourceClaimName.",
+        'The scheduler reports `could not find ResourceClaim "<ns>/<name>"` and does not schedule the pod.',
+    ),
+    Rule(
+        "DRA204",
+        "claim-being-deleted",
+        "error",
+        True,
+        "claim",
+        "The pod's ResourceClaim is being deleted.",
+        "Wait for the deletion to finish and let the controller recreate it, or recreate the claim.",
+        'A claim with a deletionTimestamp cannot be used: `resourceclaim "<name>" is being deleted`.',
+    ),
+    Rule(
+        "DRA205",
+        "claim-not-owned-by-pod",
+        "error",
+        True,
+        "claim",
+        "The generated ResourceClaim the pod refers to is owned by another object.",
+        "Delete the stale claim so the controller generates one for this pod.",
+        "Claims generated from a template must be controlled by the pod: "
+        "`ResourceClaim <ns>/<name> was not created for pod <ns>/<pod> (pod is not owner)`.",
+    ),
+    Rule(
+        "DRA206",
+        "pod-claim-invalid",
+        "error",
+        True,
+        "claim",
+        "A pod.spec.resourceClaims entry sets neither resourceClaimName nor resourceClaimTemplateName.",
+        "Set exactly one of the two fields.",
+        "The scheduler reports `none of the supported fields are set`.",
+    ),
+    Rule(
+        "DRA207",
+        "claim-shared-by-podgroup",
+        "info",
+        False,
+        None,
+        "The claim belongs to the pod's PodGroup and is shared by the gang's pods.",
+        "Never delete it for one pod: every pod of the PodGroup uses it. Look at the PodGroup's "
+        "status.resourceClaimStatuses and its events for its state.",
+        "With DRAWorkloadResourceClaims (alpha in 1.36, beta and off by default in 1.37) a PodGroup "
+        "(`scheduling.k8s.io`) lists claims for all its pods: the resourceclaim controller creates them owned by "
+        "the PodGroup and the scheduler reserves them for the group (`reservedFor` resource `podgroups`). A pod "
+        "names its group in `spec.schedulingGroup.podGroupName`. With the gate off the scheduler does not accept "
+        "a PodGroup owner (`Pod is not owner`).",
+    ),
+    Rule(
+        "DRA211",
+        "device-class-missing",
+        "error",
+        True,
+        "class",
+        "A request or subrequest names a DeviceClass that does not exist.",
+        "Create the DeviceClass (cluster-scoped, usually by the cluster operator or the driver's chart), or fix deviceClassName.",
+        "The scheduler's PreFilter reports `request <req>: device class <class> does not exist` and retries when a "
+        "DeviceClass is added. No device can be considered without its class.",
+    ),
+    Rule(
+        "DRA212",
+        "feature-disabled",
+        "error",
+        True,
+        "device",
+        "The claim uses a DRA feature that is disabled in the assumed Kubernetes version/feature gates.",
+        "Enable the named feature gate on kube-scheduler (and the API server), or stop using the field.",
+        "The allocator refuses claims that use firstAvailable, adminAccess or capacity requests while their gate is off.",
+    ),
+    Rule(
+        "DRA213",
+        "request-invalid",
+        "error",
+        True,
+        "device",
+        "A request cannot be evaluated as written (empty selector, unsupported mode, too many devices).",
+        "Fix the request as the message says.",
+        "These are errors the allocator returns before searching; in the scheduler they abort the attempt.",
+    ),
+    Rule(
+        "DRA221",
+        "extended-resource-not-dra",
+        "info",
+        False,
+        None,
+        "The pod requests an extended resource that a DeviceClass maps, but DRAExtendedResource is off: it is a "
+        "device-plugin resource.",
+        "With the gate off, only a device plugin (node allocatable) provides it; enable DRAExtendedResource "
+        "(beta and on from 1.36, GA in 1.37) to have DRA serve it.",
+        "kube-scheduler's DynamicResources plugin turns container requests for a DeviceClass's "
+        "`extendedResourceName` (or `deviceclass.resource.kubernetes.io/<class>`) into a claim only with the gate "
+        "DRAExtendedResource. Without it NodeResourcesFit checks the node's allocatable as for any extended "
+        "resource, and the API server drops `spec.extendedResourceName`.",
+    ),
+    Rule(
+        "DRA222",
+        "extended-resource-status-invalid",
+        "error",
+        False,
+        None,
+        "pod.status.extendedResourceClaimStatus is malformed.",
+        "The scheduler writes this status; a malformed one comes from an edited dump or another writer.",
+        "The status must be `{resourceClaimName: <string>, requestMappings: [{containerName, resourceName, "
+        "requestName}]}`. kubectl-dra then looks for the claim by its annotation and owner instead.",
+    ),
+    Rule(
+        "DRA223",
+        "extended-resource-claim-stale",
+        "warning",
+        False,
+        None,
+        "An unallocated extended-resource claim from an earlier scheduling attempt exists.",
+        "Nothing to do: the scheduler deletes it and builds a new one; if it stays, check the scheduler's PostFilter errors.",
+        "The scheduler never reuses such a claim: Filter answers `cannot schedule extended resource claim` on "
+        "every node, PostFilter deletes it (`deletion of ResourceClaim completed`), and the next attempt builds "
+        "the claim again. kubectl-dra dry-runs the claim the next attempt would build.",
+    ),
+    Rule(
+        "DRA224",
+        "extended-resource-device-plugin",
+        "info",
+        False,
+        None,
+        "Every node serves the pod's extended resources through a device plugin: DRA is not involved.",
+        "If the pod stays Pending, look at NodeResourcesFit (`Insufficient <resource>`) on those nodes.",
+        "The DynamicResources plugin uses DRA for a mapped extended resource only on nodes whose allocatable "
+        "lacks it or has 0 of it (1.34: lacks the key). Elsewhere the device plugin serves it.",
+    ),
+    Rule(
+        "DRA225",
+        "extended-resource-double-admission",
+        "warning",
+        False,
+        None,
+        "A node advertises an extended resource through a device plugin and also publishes DRA devices for it.",
+        "Run either the device plugin or the DRA driver for these devices on a node, not both (or disable the "
+        "driver's extended-resource mapping there).",
+        "The kubelet admits pods against the device plugin's count, and the DRA driver hands out its own devices: "
+        "the same physical devices can go to two pods. Several drivers document the switch-over; kubectl-dra "
+        "flags nodes whose allocatable has the resource and whose ResourceSlices come from a driver of the same "
+        "vendor domain.",
+    ),
+    Rule(
+        "DRA226",
+        "extended-resource-device-plugin-path",
+        "error",
+        False,
+        None,
+        "DRA cannot place the pod's extended resources, but some nodes serve them through a device plugin: "
+        "whether the pod fits there is NodeResourcesFit's decision, which kubectl-dra does not model.",
+        "Check the allocatable and requested amounts of the resource on the named nodes (kubectl describe node).",
+        "On nodes whose allocatable has the resource, the DynamicResources plugin leaves it to NodeResourcesFit. "
+        "The DRA verdict covers only the other nodes, so the answer is undetermined (exit 2).",
+    ),
+    Rule(
+        "DRA301",
+        "cel-runtime-error",
+        "error",
+        True,
+        "device",
+        "A CEL selector fails at run time on a device; Kubernetes aborts the pod's scheduling attempt.",
+        'Guard optional attributes with has(device.attributes["domain"].name) or use .?name.orValue(default).',
+        'In the allocator a selector error is fatal for the whole attempt, not "device skipped": the scheduler '
+        'reports `running "DynamicResources" filter plugin: class|claim <name>: selector #<i>: CEL runtime error: <err>` '
+        "and retries with backoff. Whether it fires depends on whether the search reaches that device.",
+    ),
+    Rule(
+        "DRA302",
+        "cel-compile-error",
+        "error",
+        True,
+        "device",
+        "A CEL selector does not compile in the Kubernetes CEL environment.",
+        "Fix the expression; the message gives the position and cel-go's wording.",
+        "New expressions are validated by the API server, so this usually means a downgrade or a feature "
+        "disabled since the object was written.",
+    ),
+    Rule(
+        "DRA303",
+        "cel-not-evaluable",
+        "error",
+        False,
+        None,
+        "A CEL selector hits a limit of kubectl-dra's CEL engine, so its Kubernetes result is unknown.",
+        "Check the expression by hand, or simplify it; the message names the limit.",
+        "kubectl-dra evaluates selectors with cel-cpp plus Kubernetes' libraries. A few constructs "
+        "(more than 10,000 loop iterations, transformMap, the format library) are outside what it can "
+        "evaluate exactly; rather than guess, it leaves the verdict open (exit 2).",
+    ),
+    Rule(
+        "DRA401",
+        "no-devices-published",
+        "error",
+        True,
+        "device",
+        "No ResourceSlice publishes any device the request could use.",
+        "Install or fix the DRA driver so it publishes ResourceSlices for its devices.",
+        "Devices exist for DRA only as entries in ResourceSlices, written by the driver's kubelet plugin or "
+        "controller. With no slices the scheduler can only say `cannot allocate all claims`.",
+    ),
+    Rule(
+        "DRA402",
+        "no-device-matches-class",
+        "error",
+        True,
+        "device",
+        "Devices are published, but none passes the DeviceClass's selectors.",
+        "Check the class's selectors (usually device.driver) against the driver name in the ResourceSlices.",
+        "Class selectors are evaluated before the request's; a device must pass all of them.",
+    ),
+    Rule(
+        "DRA403",
+        "no-device-matches-request",
+        "error",
+        True,
+        "device",
+        "Devices pass the class, but none passes the request's own selectors.",
+        "Relax the request's CEL selector or add devices that satisfy it; the evidence shows the values each selector read.",
+        "Each request selector is evaluated per device; a device must pass all of them.",
+    ),
+    Rule(
+        "DRA404",
+        "devices-in-use",
+        "error",
+        True,
+        "device",
+        "Matching devices exist, but they are already allocated to other claims.",
+        "Free a device (delete the pods holding it) or add devices; see which claims hold them in the evidence.",
+        "A device allocated to one claim (without adminAccess or shared consumable capacity) cannot be allocated to another.",
+    ),
+    Rule(
+        "DRA405",
+        "devices-tainted",
+        "error",
+        True,
+        "device",
+        "Matching devices carry taints the request does not tolerate.",
+        "Add a matching toleration to the request, or remove the taint.",
+        "With DRADeviceTaints, NoSchedule and NoExecute taints (1.34: every taint) keep a device from being allocated "
+        "unless the request tolerates them.",
+    ),
+    Rule(
+        "DRA406",
+        "counters-exhausted",
+        "error",
+        True,
+        "device",
+        "Matching devices consume shared counters that are already used up.",
+        "Free partitions that consume the same counter set, or request a smaller partition.",
+        "Partitionable devices consume counters from their pool's counter sets; a device is not allocatable if any "
+        "counter would go below zero.",
+    ),
+    Rule(
+        "DRA407",
+        "capacity-exhausted",
+        "error",
+        True,
+        "device",
+        "Matching devices do not have enough consumable capacity left (or the request violates their policy).",
+        "Request less capacity, or free shares of the device.",
+        "With DRAConsumableCapacity, a shareable device can be allocated until its capacity is used up; requests are "
+        "rounded per the device's requestPolicy.",
+    ),
+    Rule(
+        "DRA408",
+        "not-enough-devices",
+        "error",
+        True,
+        "device",
+        "Fewer devices are available than the request asks for.",
+        "Lower the count or add devices.",
+        "An ExactCount request needs `count` distinct devices on one node (or reachable from it).",
+    ),
+    Rule(
+        "DRA409",
+        "constraint-unsatisfiable",
+        "error",
+        True,
+        "device",
+        "Enough devices match each request, but no combination satisfies the claim's constraints.",
+        "Check matchAttribute/distinctAttribute against the devices' attributes shown in the evidence.",
+        "matchAttribute requires every affected device to have the same value; distinctAttribute requires different values.",
+    ),
+    Rule(
+        "DRA410",
+        "pool-incomplete",
+        "warning",
+        False,
+        None,
+        "A resource pool is incomplete (not all of its ResourceSlices are published), so its devices are skipped.",
+        "Wait for the driver to finish publishing, or fix resourceSliceCount.",
+        "From 1.35 the allocator skips incomplete pools; a request with allocationMode All fails on them.",
+    ),
+    Rule(
+        "DRA411",
+        "pool-invalid",
+        "warning",
+        False,
+        None,
+        "A resource pool is invalid (duplicate device names, unknown counter sets) and cannot be used.",
+        "Fix the driver's ResourceSlices.",
+        "1.34 aborts the scheduling attempt when it reaches an invalid pool; 1.35+ skips it and reports "
+        "`invalid resource pools were encountered` when nothing else fits.",
+    ),
+    Rule(
+        "DRA412",
+        "binding-conditions-unsupported",
+        "warning",
+        False,
+        None,
+        "Matching devices have binding conditions, which the assumed feature gates do not support.",
+        "Enable DRADeviceBindingConditions and DRAResourceClaimDeviceStatus.",
+        "Devices with bindingConditions are skipped unless both gates are on.",
+    ),
+    Rule(
+        "DRA413",
+        "allocation-failed",
+        "error",
+        True,
+        "device",
+        "Each request has candidate devices, but the allocator finds no complete allocation on any usable node.",
+        "Read the per-node reasons in the evidence: usually devices spread over nodes, counts or constraints.",
+        "All requests of all of the pod's claims must be satisfied on one node at once.",
+    ),
+    Rule(
+        "DRA414",
+        "search-budget-exceeded",
+        "error",
+        False,
+        None,
+        "The allocation dry-run gave up: the search space is too large for kubectl-dra's step budget.",
+        "Narrow the claim (selectors, counts), or check the scheduler's events: its own filter timeout (10 s) may fire too.",
+        "The allocator searches depth-first with backtracking. kube-scheduler stops after its filter timeout "
+        "(`timed out trying to allocate devices`); kubectl-dra stops after a fixed number of steps and says it "
+        "cannot tell, rather than guessing. The exit code is 2.",
+    ),
+    Rule(
+        "DRA415",
+        "upstream-allocator-crash",
+        "error",
+        False,
+        None,
+        "kube-scheduler of the assumed version would crash (panic) while allocating this claim: a known upstream bug.",
+        "Turn the alpha gate named in the message off, or upgrade kube-scheduler to a minor with the fix.",
+        "kubectl-dra follows the upstream allocator of each minor, bugs included, because they decide what the "
+        "scheduler does. Where that code would panic (kube-scheduler 1.34 with DRAConsumableCapacity indexes "
+        "the wrong device and can run past the end of a slice), there is no allocation to report: the verdict "
+        "stays undetermined and the exit code is 2.",
+    ),
+    Rule(
+        "DRA421",
+        "binding-conditions-pending",
+        "error",
+        True,
+        "device",
+        "The claim is allocated, but a device waits for its binding conditions: the scheduler holds the pod in PreBind.",
+        "The driver's controller sets the conditions in the claim's status.devices; check that controller and "
+        "the device (for example a fabric attach). The scheduler gives up after the binding timeout.",
+        "A device with `bindingConditions` (KEP-5007) is allocated first and bound later: kube-scheduler emits "
+        "`BindingConditionsPending`, keeps the pod nominated (no `spec.nodeName`) and polls the claim's "
+        "`status.devices[]` until every binding condition is True. The evidence lists each condition with its "
+        "current status and how long the scheduler has waited against the binding timeout (600 s by default, "
+        "`DynamicResourcesArgs.bindingTimeout`).",
+    ),
+    Rule(
+        "DRA422",
+        "binding-failed",
+        "error",
+        True,
+        "device",
+        "A device's binding failure condition is True: the scheduler deallocates the claim and tries again.",
+        "Look at the reason and message the driver reported; fix the device or remove it from the pool, "
+        "otherwise the scheduler may pick it again.",
+        "When any of a device's `bindingFailureConditions` is True in the claim's `status.devices[]`, PreBind "
+        "fails with `device binding failed: claim=..., reason=..., message=...`, the claim is deallocated and "
+        "the pod goes back to the scheduling queue.",
+    ),
+    Rule(
+        "DRA423",
+        "binding-timeout",
+        "error",
+        True,
+        "device",
+        "A device's binding conditions were not met within the binding timeout: the scheduler deallocates and retries.",
+        "Check the driver's controller that should set the conditions; raise bindingTimeout only if binding is "
+        "known to take that long.",
+        "kube-scheduler waits at most the binding timeout (600 s by default) from `allocation.allocationTimestamp` "
+        "for the binding conditions, then fails PreBind, deallocates the claim and retries.",
+    ),
+    Rule(
+        "DRA501",
+        "no-reachable-node",
+        "error",
+        True,
+        "node",
+        "Devices that match exist, but none is reachable from a node the pod may use.",
+        "Check the pod's nodeName, nodeSelector, affinity and tolerations against the nodes the devices are on.",
+        "A device is reachable from a node through its slice's nodeName, nodeSelector or allNodes (or per-device "
+        "node selection); the pod's own node constraints must allow that node.",
+    ),
+    Rule(
+        "DRA502",
+        "claim-allocated-elsewhere",
+        "error",
+        True,
+        "node",
+        "The claim is already allocated to devices on a node the pod cannot use.",
+        "Delete the pod(s) that hold the claim so it is deallocated, or let the pod use that node.",
+        "The scheduler reports `resourceclaim not available on the node` for every other node.",
+    ),
+    Rule(
+        "DRA503",
+        "no-usable-node",
+        "error",
+        True,
+        "node",
+        "No node passes the pod's own node constraints, independent of devices.",
+        "Check nodeName, nodeSelector, required node affinity, taints and cordoned nodes.",
+        "kubectl-dra checks nodeName, nodeSelector, required node affinity, node taints and cordons.",
+    ),
+    Rule(
+        "DRA601",
+        "driver-not-registered",
+        "error",
+        True,
+        "driver",
+        "The kubelet on the pod's node reports the DRA driver is not registered.",
+        "Install the driver's kubelet plugin (DaemonSet) on that node and check its registration.",
+        "The kubelet prepares devices through the driver's kubelet plugin before starting the pod's containers: "
+        "`Failed to prepare dynamic resources: prepare dynamic resources: DRA driver <name> is not registered`.",
+    ),
+    Rule(
+        "DRA602",
+        "driver-prepare-failed",
+        "error",
+        True,
+        "driver",
+        "The kubelet could not prepare the pod's devices.",
+        "Look at the driver's kubelet plugin logs on that node; the event message carries its error.",
+        "NodePrepareResources failed or timed out; the pod stays Pending/ContainerCreating and the kubelet retries.",
+    ),
+    Rule(
+        "DRA603",
+        "pod-not-reserved",
+        "error",
+        True,
+        "driver",
+        "The pod runs on a node but is not in the claim's reservedFor list.",
+        "The scheduler reserves claims before binding; check for a racing deallocation or a hand-bound pod.",
+        "The kubelet refuses: `pod <pod> (<uid>) is not allowed to use ResourceClaim <claim> (<uid>)`.",
+    ),
+    Rule(
+        "DRA604",
+        "waiting-for-kubelet",
+        "info",
+        False,
+        None,
+        "The pod is bound and its claims are allocated; the kubelet has not reported on preparing the devices.",
+        "If the pod stays Pending, check the kubelet and the driver's plugin on the node.",
+        "The API shows no kubelet event yet; kubectl-dra cannot see the driver's registration directly.",
+    ),
+    Rule(
+        "DRA605",
+        "device-unhealthy",
+        "warning",
+        False,
+        None,
+        "The kubelet reports a device of the pod's claims as Unhealthy or Unknown.",
+        "Check the device with the driver's own tools; a NoExecute taint on it (by the driver or a DeviceTaintRule) "
+        "makes the pod move to healthy devices.",
+        "With ResourceHealthStatus (beta, on from 1.36) the kubelet asks the DRA driver for device health and "
+        "writes it per container into `status.containerStatuses[].allocatedResourcesStatus` "
+        "(`claim:<claim>/<request>`, resource `<driver>/<pool>/<device>`). The pod keeps running; kubectl-dra "
+        "reports every device that is not Healthy.",
+    ),
+    Rule(
+        "DRA606",
+        "evicted-by-device-taint",
+        "error",
+        True,
+        "device",
+        "The device taint eviction controller is deleting the pod: one of its devices has a NoExecute taint it does not tolerate.",
+        "Fix or replace the device and remove the taint (or the DeviceTaintRule), or add a toleration to the "
+        "request if the pod may keep the device.",
+        "kube-controller-manager's device-taint-eviction-controller sets the pod condition DisruptionTarget "
+        "(reason DeletionByDeviceTaintManager) and deletes pods whose allocated devices have an untolerated "
+        "NoExecute taint. kubectl-dra names the taint and whether it comes from the ResourceSlice or a "
+        "DeviceTaintRule.",
+    ),
 ]
 
 REGISTRY: dict[str, Rule] = {r.code: r for r in _RULES}

@@ -35,9 +35,7 @@ def _iter_paths(paths):
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            found = sorted(
-                f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in _EXTENSIONS
-            )
+            found = sorted(f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in _EXTENSIONS)
             if not found:
                 raise DraError(f"{p}: directory has no .yaml, .yml or .json files")
             yield from found

@@ -41,7 +41,9 @@ class Client:
         except FileNotFoundError as e:
             raise DraError(f"kubeconfig not found: {e.filename or kubeconfig}") from None
         except Exception as e:  # yaml errors, exec plugin failures...
-            raise DraError(f"cannot load kubeconfig: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+            raise DraError(
+                f"cannot load kubeconfig: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            ) from None
         self.timeout = timeout
         self.host = self.api.configuration.host
 
@@ -51,7 +53,8 @@ class Client:
         url_path = path + (("?" + urlencode(query)) if query else "")
         try:
             method, url, headers, _, _ = self.api.param_serialize(
-                "GET", url_path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
+                "GET", url_path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"]
+            )
             resp = self.api.call_api(method, url, header_params=headers, _request_timeout=self.timeout)
             data = resp.read()
             status = int(getattr(resp, "status", 200) or 200)
@@ -63,7 +66,9 @@ class Client:
             if e.status in (403, 404):
                 raise _Forbidden(e.status, msg) from None
             if e.status == 401:
-                raise DraError(f"Unauthorized: the server rejected the credentials of this kubeconfig ({msg})") from None
+                raise DraError(
+                    f"Unauthorized: the server rejected the credentials of this kubeconfig ({msg})"
+                ) from None
             if e.status == 0:
                 raise DraError(f"unable to connect to the server at {self.host}: {msg}") from None
             raise DraError(f"the server answered {e.status} for GET {path}: {msg}") from None
@@ -110,8 +115,9 @@ def _progress(enabled: bool, text: str) -> None:
         sys.stderr.flush()
 
 
-def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim_name=None,
-                all_namespaces=False, progress=False) -> Snapshot:
+def gather_live(
+    *, kubeconfig, context, namespace, timeout, pod_name=None, claim_name=None, all_namespaces=False, progress=False
+) -> Snapshot:
     """Fetch what explain/match need. Missing permissions become Gaps, not failures."""
     c = Client(kubeconfig, context, timeout)
     if namespace is None:
@@ -130,8 +136,15 @@ def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim
     except _Forbidden:
         pass
     if rv is None:
-        gaps.append(Gap("get", "resource.k8s.io", None, "not-served",
-                        "the server does not serve resource.k8s.io/v1, v1beta2 or v1beta1"))
+        gaps.append(
+            Gap(
+                "get",
+                "resource.k8s.io",
+                None,
+                "not-served",
+                "the server does not serve resource.k8s.io/v1, v1beta2 or v1beta1",
+            )
+        )
     api = f"resource.k8s.io/{rv}" if rv else None
     objs: list[dict] = []
 
@@ -165,23 +178,46 @@ def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim
 
     if api:
         base = f"/apis/{api}"
-        add("claims", lambda: c.list(f"{base}/resourceclaims", "ResourceClaim", api), "list",
-            "resourceclaims.resource.k8s.io")
-        add("templates", lambda: c.list(f"{base}/namespaces/{quote(namespace)}/resourceclaimtemplates",
-                                        "ResourceClaimTemplate", api),
-            "list", "resourceclaimtemplates.resource.k8s.io", namespace)
-        add("classes", lambda: c.list(f"{base}/deviceclasses", "DeviceClass", api), "list",
-            "deviceclasses.resource.k8s.io")
-        add("slices", lambda: c.list(f"{base}/resourceslices", "ResourceSlice", api), "list",
-            "resourceslices.resource.k8s.io")
+        add(
+            "claims",
+            lambda: c.list(f"{base}/resourceclaims", "ResourceClaim", api),
+            "list",
+            "resourceclaims.resource.k8s.io",
+        )
+        add(
+            "templates",
+            lambda: c.list(
+                f"{base}/namespaces/{quote(namespace)}/resourceclaimtemplates", "ResourceClaimTemplate", api
+            ),
+            "list",
+            "resourceclaimtemplates.resource.k8s.io",
+            namespace,
+        )
+        add(
+            "classes",
+            lambda: c.list(f"{base}/deviceclasses", "DeviceClass", api),
+            "list",
+            "deviceclasses.resource.k8s.io",
+        )
+        add(
+            "slices",
+            lambda: c.list(f"{base}/resourceslices", "ResourceSlice", api),
+            "list",
+            "resourceslices.resource.k8s.io",
+        )
     add("nodes", lambda: c.list("/api/v1/nodes", "Node", "v1"), "list", "nodes")
     rule_versions = [v for v in ("v1", "v1beta2", "v1alpha3") if v in served]
     if rule_versions:
         add("taint_rules", lambda: _taint_rules(c, rule_versions), "list", "devicetaintrules.resource.k8s.io")
     if pod is not None:
         sel = f"involvedObject.kind=Pod,involvedObject.name={pod_name}"
-        add("events", lambda: c.list(f"/api/v1/namespaces/{quote(namespace)}/events", "Event", "v1",
-                                     {"fieldSelector": sel}), "list", "events", namespace)
+        add(
+            "events",
+            lambda: c.list(f"/api/v1/namespaces/{quote(namespace)}/events", "Event", "v1", {"fieldSelector": sel}),
+            "list",
+            "events",
+            namespace,
+        )
     _progress(progress, f"Fetching {', '.join(jobs)} ...")
     results = {}
     with ThreadPoolExecutor(max_workers=min(6, len(jobs) or 1)) as pool:
@@ -195,12 +231,18 @@ def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim
     # Without cluster-wide claims, at least the namespace's own claims (devices in use elsewhere stay unknown).
     if api and "claims" not in results:
         try:
-            results["claims"] = c.list(f"/apis/{api}/namespaces/{quote(namespace)}/resourceclaims", "ResourceClaim", api)
+            results["claims"] = c.list(
+                f"/apis/{api}/namespaces/{quote(namespace)}/resourceclaims", "ResourceClaim", api
+            )
         except _Forbidden as e:
             gaps.append(Gap("list", "resourceclaims.resource.k8s.io", namespace, "forbidden", e.message))
-    if claim_name is not None and api and not any(
-        (o["metadata"].get("namespace") == namespace and o["metadata"].get("name") == claim_name)
-        for o in results.get("claims", [])
+    if (
+        claim_name is not None
+        and api
+        and not any(
+            (o["metadata"].get("namespace") == namespace and o["metadata"].get("name") == claim_name)
+            for o in results.get("claims", [])
+        )
     ):
         try:
             one = c.get(f"/apis/{api}/namespaces/{quote(namespace)}/resourceclaims/{quote(claim_name)}")
@@ -215,8 +257,16 @@ def gather_live(*, kubeconfig, context, namespace, timeout, pod_name=None, claim
         objs.extend(results.get(k, []))
     snap = snapshot_from_objects(objs, namespace, source="live")
     observed = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Snapshot(**{**snap.__dict__, "gaps": tuple(gaps), "server_version": server_version, "observed_at": observed,
-                       "resource_api_version": rv, "notes": (f"namespace={namespace}",)})
+    return Snapshot(
+        **{
+            **snap.__dict__,
+            "gaps": tuple(gaps),
+            "server_version": server_version,
+            "observed_at": observed,
+            "resource_api_version": rv,
+            "notes": (f"namespace={namespace}",),
+        }
+    )
 
 
 def _taint_rules(c: Client, versions: list[str]) -> list[dict]:

@@ -74,7 +74,13 @@ def normalize_event(ev: dict) -> dict:
         component = src.get("component") or ev.get("reportingComponent") or ""
         host = src.get("host") or ev.get("reportingInstance") or ""
         message = ev.get("message") or ""
-        last = series.get("lastObservedTime") or ev.get("lastTimestamp") or ev.get("eventTime") or ev.get("firstTimestamp") or ""
+        last = (
+            series.get("lastObservedTime")
+            or ev.get("lastTimestamp")
+            or ev.get("eventTime")
+            or ev.get("firstTimestamp")
+            or ""
+        )
         first = ev.get("firstTimestamp") or ev.get("eventTime") or last
         count = series.get("count") or ev.get("count") or 1
     if not last:

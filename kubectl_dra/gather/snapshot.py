@@ -16,8 +16,13 @@ class Gap:
     message: str
 
     def to_dict(self) -> dict:
-        return {"verb": self.verb, "resource": self.resource, "namespace": self.namespace,
-                "reason": self.reason, "message": self.message}
+        return {
+            "verb": self.verb,
+            "resource": self.resource,
+            "namespace": self.namespace,
+            "reason": self.reason,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True)

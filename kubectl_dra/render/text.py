@@ -8,10 +8,12 @@ MAX_DEVICES = 10
 EXAMPLES_PER_REASON = 3
 
 # Why a verdict stays open, by the finding that opened it (first match wins).
-_OPEN_REASONS = (("DRA005", "the analysis and the scheduler disagree"),
-                 ("DRA226", "a device plugin may serve the resource"),
-                 ("DRA016", "an object sets a field kubectl-dra does not model"),
-                 ("DRA017", "the objects show a feature gate the assumed semantics have off"))
+_OPEN_REASONS = (
+    ("DRA005", "the analysis and the scheduler disagree"),
+    ("DRA226", "a device plugin may serve the resource"),
+    ("DRA016", "an object sets a field kubectl-dra does not model"),
+    ("DRA017", "the objects show a feature gate the assumed semantics have off"),
+)
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
 
@@ -22,9 +24,17 @@ class _Out:
     def __init__(self, stream, color: bool, width: int | None):
         from rich.console import Console
 
-        self.console = Console(file=stream, markup=False, highlight=False, emoji=False,
-                               force_terminal=color, no_color=not color, color_system="standard" if color else None,
-                               width=width or 100000, soft_wrap=True)
+        self.console = Console(
+            file=stream,
+            markup=False,
+            highlight=False,
+            emoji=False,
+            force_terminal=color,
+            no_color=not color,
+            color_system="standard" if color else None,
+            width=width or 100000,
+            soft_wrap=True,
+        )
 
     def line(self, *parts) -> None:
         """parts: str (plain) or (str, style)."""
@@ -77,8 +87,10 @@ def render_text(report, stream, color: bool = False, width: int | None = None, a
 def _semantics_line(sem: dict) -> str:
     over = sem.get("overriddenGates") or []
     gates = ", ".join(f"{g}={'true' if sem['featureGates'][g] else 'false'}" for g in over) or "defaults"
-    return (f"Kubernetes {sem['kubernetesVersion']} ({sem['versionSource']}), feature gates: {gates}, "
-            f"allocator: {sem.get('allocator', '?')}")
+    return (
+        f"Kubernetes {sem['kubernetesVersion']} ({sem['versionSource']}), feature gates: {gates}, "
+        f"allocator: {sem.get('allocator', '?')}"
+    )
 
 
 def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
@@ -108,13 +120,18 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         if not d["podClaims"]:
             out.line("  <none>")
         for pc in d["podClaims"]:
-            src = {"template": f"template {esc(pc['sourceName'])}", "claim": f"claim {esc(pc['sourceName'])}",
-                   "extended": f"extended resources {esc(pc['sourceName'])}"}.get(pc["source"], "<invalid>")
+            src = {
+                "template": f"template {esc(pc['sourceName'])}",
+                "claim": f"claim {esc(pc['sourceName'])}",
+                "extended": f"extended resources {esc(pc['sourceName'])}",
+            }.get(pc["source"], "<invalid>")
             claim = esc(pc["claim"]) if pc["claim"] else ("<skipped>" if pc["skipped"] else "<not created>")
             out.line(f"  {esc(pc['name'])}:  {claim} (from {src})")
         ext = d.get("extendedResources") or {}
         for m in ext.get("requestMappings") or []:
-            out.line(f"    container {esc(m['containerName'])}: {esc(m['resourceName'])} -> request {esc(m['requestName'])}")
+            out.line(
+                f"    container {esc(m['containerName'])}: {esc(m['resourceName'])} -> request {esc(m['requestName'])}"
+            )
     for c in d.get("claims") or []:
         out.blank()
         _claim(out, c, all_devices)
@@ -124,8 +141,14 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     if not findings:
         out.line("  <none>")
     for f in findings:
-        out.line("  ", (f["code"], "bold"), "  ", (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])), "  ",
-                 esc(f["message"]))
+        out.line(
+            "  ",
+            (f["code"], "bold"),
+            "  ",
+            (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])),
+            "  ",
+            esc(f["message"]),
+        )
         if f["severity"] != "info" or f["code"] in ("DRA002",):
             out.line(" " * 19 + "hint: " + esc(f["hint"]))
     if "events" in d:
@@ -139,8 +162,15 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
             for e in evs:
                 src = e["source"]["component"] + (f", {e['source']['host']}" if e["source"].get("host") else "")
                 count = f" (x{e['count']})" if e.get("count", 1) > 1 else ""
-                rows.append([esc(e["time"]) or "<unknown>", esc(e["type"]), esc(e["reason"]), esc(src),
-                             esc(e["message"]) + count])
+                rows.append(
+                    [
+                        esc(e["time"]) or "<unknown>",
+                        esc(e["type"]),
+                        esc(e["reason"]),
+                        esc(src),
+                        esc(e["message"]) + count,
+                    ]
+                )
                 styles.append([None, "yellow" if e["type"] == "Warning" else None, None, None, None])
             _table(out, ["LAST SEEN", "TYPE", "REASON", "FROM", "MESSAGE"], rows, 2, styles)
 
@@ -150,14 +180,27 @@ def _claim(out: _Out, c: dict, all_devices: bool) -> None:
     _kv(out, "State", esc(c["state"]), indent=2, keyw=12)
     if c.get("allocation"):
         res = c["allocation"]["results"]
-        _kv(out, "Allocated", ", ".join(f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}"
-                                       for r in res) or "<no devices>", "green", indent=2, keyw=12)
+        _kv(
+            out,
+            "Allocated",
+            ", ".join(f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}" for r in res)
+            or "<no devices>",
+            "green",
+            indent=2,
+            keyw=12,
+        )
         if c.get("reservedFor"):
             _kv(out, "Reserved", ", ".join(esc(r) for r in c["reservedFor"]), indent=2, keyw=12)
     elif c.get("dryRun"):
         res = c["dryRun"]["results"]
-        _kv(out, "Dry-run", ", ".join(f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}"
-                                     for r in res), "green", indent=2, keyw=12)
+        _kv(
+            out,
+            "Dry-run",
+            ", ".join(f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}" for r in res),
+            "green",
+            indent=2,
+            keyw=12,
+        )
     for r in c.get("requests") or []:
         mode = f"{r['allocationMode']} {r['count']}" if r["allocationMode"] == "ExactCount" else r["allocationMode"]
         cls = esc(r["deviceClassName"]) + ("" if r["classFound"] else " (does not exist)")
@@ -192,8 +235,15 @@ def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
         out.line(f"{pad}  <none published>")
         return
     shown = devices if all_devices else _pick(devices)
-    rows = [[esc(f"{dv['driver']}/{dv['pool']}/{dv['device']}"), esc(dv.get("node")) or "-", dv["outcome"],
-             esc(dv["reason"])] for dv in shown]
+    rows = [
+        [
+            esc(f"{dv['driver']}/{dv['pool']}/{dv['device']}"),
+            esc(dv.get("node")) or "-",
+            dv["outcome"],
+            esc(dv["reason"]),
+        ]
+        for dv in shown
+    ]
     styles = [[None, None, _OUTCOME_STYLE.get(dv["outcome"]), None] for dv in shown]
     _table(out, ["DEVICE", "NODE", "OUTCOME", "REASON"], rows, indent + 2, styles)
     hidden = len(devices) - len(shown)
@@ -227,8 +277,14 @@ def _match(out: _Out, d: dict, all_devices: bool) -> None:
     else:
         _kv(out, "Satisfiable", "no", "bold red")
     if d.get("dryRun"):
-        _kv(out, "Would get", ", ".join(f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}"
-                                       for r in d["dryRun"]["results"]))
+        _kv(
+            out,
+            "Would get",
+            ", ".join(
+                f"{esc(r['request'])} -> {esc(r['driver'])}/{esc(r['pool'])}/{esc(r['device'])}"
+                for r in d["dryRun"]["results"]
+            ),
+        )
     for r in d["requests"]:
         out.blank()
         out.line(f"Request {esc(r['name'])} (class {esc(r['deviceClassName'])}):")
@@ -240,10 +296,17 @@ def _match(out: _Out, d: dict, all_devices: bool) -> None:
             continue
         out.line(f"  Matching devices: {len(good)}")
         if good:
-            rows = [[esc(f"{x['driver']}/{x['pool']}/{x['device']}"), esc(x.get("node")) or "-", x["outcome"]]
-                    for x in good[:MAX_DEVICES]]
-            _table(out, ["DEVICE", "NODE", "OUTCOME"], rows, 4,
-                   [[None, None, _OUTCOME_STYLE.get(x["outcome"])] for x in good[:MAX_DEVICES]])
+            rows = [
+                [esc(f"{x['driver']}/{x['pool']}/{x['device']}"), esc(x.get("node")) or "-", x["outcome"]]
+                for x in good[:MAX_DEVICES]
+            ]
+            _table(
+                out,
+                ["DEVICE", "NODE", "OUTCOME"],
+                rows,
+                4,
+                [[None, None, _OUTCOME_STYLE.get(x["outcome"])] for x in good[:MAX_DEVICES]],
+            )
             if len(good) > MAX_DEVICES:
                 out.line(f"    ... and {len(good) - MAX_DEVICES} more")
         out.line(f"  Rejected devices: {len(bad)}")
@@ -259,8 +322,14 @@ def _match(out: _Out, d: dict, all_devices: bool) -> None:
     out.blank()
     out.line("Findings:")
     for f in d["findings"]:
-        out.line("  ", (f["code"], "bold"), "  ", (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])), "  ",
-                 esc(f["message"]))
+        out.line(
+            "  ",
+            (f["code"], "bold"),
+            "  ",
+            (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])),
+            "  ",
+            esc(f["message"]),
+        )
 
 
 def _reason_key(x: dict) -> str:
@@ -268,6 +337,13 @@ def _reason_key(x: dict) -> str:
     ev = x.get("evidence") or {}
     if stage in ("class", "request", "cel-error") and "selector" in ev:
         return f"{stage} selector #{ev['selector']}" + (" (CEL error)" if stage == "cel-error" else " is false")
-    return {"in-use": "already allocated", "node": "not on a usable node", "taint": "untolerated taint",
-            "counters": "shared counters exhausted", "capacity": "not enough capacity", "pool": "pool unusable",
-            "binding": "binding conditions unsupported", "feature": "feature disabled"}.get(stage, stage or "rejected")
+    return {
+        "in-use": "already allocated",
+        "node": "not on a usable node",
+        "taint": "untolerated taint",
+        "counters": "shared counters exhausted",
+        "capacity": "not enough capacity",
+        "pool": "pool unusable",
+        "binding": "binding conditions unsupported",
+        "feature": "feature disabled",
+    }.get(stage, stage or "rejected")

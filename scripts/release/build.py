@@ -52,8 +52,15 @@ ARCHIVE_RE = re.compile(r"^kubectl-dra_(?P<os>[a-z0-9]+)_(?P<arch>[a-z0-9]+)\.(?
 # Fixed timestamp for archive members, so that the same onedir always packs to the same sha256.
 ARCHIVE_MTIME = 315532800  # 1980-01-01
 # Files and directories whose content decides the standalone build (the cache key).
-BINARY_INPUTS = ["kubectl_dra", "pyproject.toml", "README.md", "LICENSE", "packaging",
-                 "requirements/dist.lock", "scripts/release/build.py"]
+BINARY_INPUTS = [
+    "kubectl_dra",
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "packaging",
+    "requirements/dist.lock",
+    "scripts/release/build.py",
+]
 IN_TOOLCHAIN = "KUBECTL_DRA_BUILD_IN_TOOLCHAIN"
 
 
@@ -86,8 +93,16 @@ def host_platform() -> tuple[str, str]:
     """(os, arch) in krew's (GOOS, GOARCH) spelling for the machine this runs on."""
     osname = {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(sys.platform, sys.platform)
     machine = platform.machine().lower()
-    arch = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64",
-            "armv7l": "arm", "i386": "386", "i686": "386", "ppc64le": "ppc64le"}.get(machine, machine)
+    arch = {
+        "x86_64": "amd64",
+        "amd64": "amd64",
+        "aarch64": "arm64",
+        "arm64": "arm64",
+        "armv7l": "arm",
+        "i386": "386",
+        "i686": "386",
+        "ppc64le": "ppc64le",
+    }.get(machine, machine)
     return osname, arch
 
 
@@ -138,8 +153,19 @@ def ensure_toolchain() -> Path:
         final.mkdir(parents=True)
         base_python = getattr(sys, "_base_executable", sys.executable)
         run([base_python, "-m", "venv", venv])
-        run([venv_bin(venv, "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-             "--no-input", "-r", LOCK])
+        run(
+            [
+                venv_bin(venv, "python"),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--no-input",
+                "-r",
+                LOCK,
+            ]
+        )
         run([venv_bin(venv, "python"), "-m", "pip", "check"])
         (final / "ok").write_text(f"created in {time.monotonic() - t0:.1f}s\n")
         log(f"toolchain ready in {time.monotonic() - t0:.1f}s: {venv}")
@@ -172,10 +198,16 @@ def ensure_go_tools() -> dict[str, Path]:
             return tools
         t0 = time.monotonic()
         tmp = Path(tempfile.mkdtemp(prefix=d.name + ".", dir=d.parent))
-        env = dict(os.environ, GOBIN=str(tmp), CGO_ENABLED="0", GOFLAGS="-mod=mod -buildvcs=false",
-                   GOTOOLCHAIN="local")
-        run(["go", "install", f"{KREW_MODULE}/cmd/krew@{KREW_VERSION}",
-             f"{KREW_MODULE}/cmd/validate-krew-manifest@{KREW_VERSION}"], env=env)
+        env = dict(os.environ, GOBIN=str(tmp), CGO_ENABLED="0", GOFLAGS="-mod=mod -buildvcs=false", GOTOOLCHAIN="local")
+        run(
+            [
+                "go",
+                "install",
+                f"{KREW_MODULE}/cmd/krew@{KREW_VERSION}",
+                f"{KREW_MODULE}/cmd/validate-krew-manifest@{KREW_VERSION}",
+            ],
+            env=env,
+        )
         shutil.rmtree(d, ignore_errors=True)
         tmp.rename(d)
         log(f"krew {KREW_VERSION} built in {time.monotonic() - t0:.1f}s: {d}")
@@ -185,14 +217,19 @@ def ensure_go_tools() -> dict[str, Path]:
 def cmd_tools(args) -> None:
     venv = ensure_toolchain()
     go = ensure_go_tools()
-    print(json.dumps({
-        "python": str(venv_bin(venv, "python")),
-        "pipx": str(venv_bin(venv, "pipx")),
-        "pyinstaller": str(venv_bin(venv, "pyinstaller")),
-        "kubectl": str(venv_bin(venv, "kubectl")),
-        "krew": str(go["krew"]),
-        "validate-krew-manifest": str(go["validate-krew-manifest"]),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "python": str(venv_bin(venv, "python")),
+                "pipx": str(venv_bin(venv, "pipx")),
+                "pyinstaller": str(venv_bin(venv, "pyinstaller")),
+                "kubectl": str(venv_bin(venv, "kubectl")),
+                "krew": str(go["krew"]),
+                "validate-krew-manifest": str(go["validate-krew-manifest"]),
+            },
+            indent=2,
+        )
+    )
 
 
 # --------------------------------------------------------------------------- wheel + sdist
@@ -210,8 +247,9 @@ def build_python(outdir: Path, *, sdist: bool = True, wheel: bool = True) -> lis
     # [build-system] requires (pinned).
     flags = [] if (sdist and wheel) else ["--sdist"] if sdist else ["--wheel"]
     run([venv_bin(venv, "python"), "-m", "build", *flags, "--outdir", outdir, ROOT])
-    built = sorted(p for p in outdir.glob(f"kubectl_dra-{version}*")
-                   if p.suffix == ".whl" or p.name.endswith(".tar.gz"))
+    built = sorted(
+        p for p in outdir.glob(f"kubectl_dra-{version}*") if p.suffix == ".whl" or p.name.endswith(".tar.gz")
+    )
     log("built " + ", ".join(p.name for p in built) + f" ({len(before)} files were in {outdir})")
     return built
 
@@ -228,8 +266,11 @@ def binary_key() -> str:
     h.update("/".join(host_platform()).encode())
     for rel in BINARY_INPUTS:
         p = ROOT / rel
-        files = [p] if p.is_file() else sorted(
-            f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc")
+        files = (
+            [p]
+            if p.is_file()
+            else sorted(f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc")
+        )
         for f in files:
             h.update(str(f.relative_to(ROOT)).encode() + b"\0")
             h.update(hashlib.sha256(f.read_bytes()).digest())
@@ -251,8 +292,7 @@ def smoke_test(exe: Path) -> str:
         env = {"SYSTEMROOT": os.environ.get("SYSTEMROOT", ""), "PATH": os.environ.get("SYSTEMROOT", "")}
     res = subprocess.run([str(exe), "version"], env=env, capture_output=True, text=True, timeout=120)
     if res.returncode != 0 or project_version() not in res.stdout + res.stderr:
-        raise SystemExit(f"frozen binary failed its smoke test (exit {res.returncode}):\n"
-                         f"{res.stdout}\n{res.stderr}")
+        raise SystemExit(f"frozen binary failed its smoke test (exit {res.returncode}):\n{res.stdout}\n{res.stderr}")
     return res.stdout.strip()
 
 
@@ -274,8 +314,11 @@ def pack(onedir: Path, dest: Path, osname: str) -> None:
                     zi.compress_type = zipfile.ZIP_DEFLATED
                     z.writestr(zi, src.read_bytes())
     else:
-        with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz, \
-                tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        with (
+            open(tmp, "wb") as raw,
+            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz,
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+        ):
             for src, arc in entries:
                 ti = tar.gettarinfo(str(src), arcname=arc)
                 ti.uid = ti.gid = 0
@@ -305,8 +348,21 @@ def build_binary(outdir: Path) -> Path:
             try:
                 wheel = build_python(work / "wheel", sdist=False)[0]
                 site = work / "site"
-                run([venv_bin(venv, "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                     "--no-deps", "--no-compile", "--target", site, wheel])
+                run(
+                    [
+                        venv_bin(venv, "python"),
+                        "-m",
+                        "pip",
+                        "install",
+                        "-q",
+                        "--disable-pip-version-check",
+                        "--no-deps",
+                        "--no-compile",
+                        "--target",
+                        site,
+                        wheel,
+                    ]
+                )
                 # Install-time paths would make every build differ: PEP 610's direct_url.json (the
                 # temporary wheel path) and RECORD's line for the console script (its shebang
                 # names the toolchain's python; the script itself is not frozen). Drop both, so
@@ -314,18 +370,39 @@ def build_binary(outdir: Path) -> Path:
                 for di in site.glob("kubectl_dra-*.dist-info"):
                     (di / "direct_url.json").unlink(missing_ok=True)
                     record = di / "RECORD"
-                    record.write_text("".join(
-                        line for line in record.read_text().splitlines(True)
-                        if not line.startswith((f"{di.name}/direct_url.json,", "../"))))
-                env = dict(os.environ, KUBECTL_DRA_SITE=str(site), PYTHONPATH=str(site),
-                           PYTHONHASHSEED="0", SOURCE_DATE_EPOCH=str(ARCHIVE_MTIME))
+                    record.write_text(
+                        "".join(
+                            line
+                            for line in record.read_text().splitlines(True)
+                            if not line.startswith((f"{di.name}/direct_url.json,", "../"))
+                        )
+                    )
+                env = dict(
+                    os.environ,
+                    KUBECTL_DRA_SITE=str(site),
+                    PYTHONPATH=str(site),
+                    PYTHONHASHSEED="0",
+                    SOURCE_DATE_EPOCH=str(ARCHIVE_MTIME),
+                )
                 env.pop("PYTHONSTARTUP", None)
                 with open(work / "pyinstaller.log", "w") as logf:
                     try:
-                        run([venv_bin(venv, "pyinstaller"), "--noconfirm", "--clean",
-                             "--distpath", work / "out", "--workpath", work / "build",
-                             ROOT / "packaging" / "kubectl-dra.spec"],
-                            env=env, cwd=work, stdout=logf, stderr=subprocess.STDOUT)
+                        run(
+                            [
+                                venv_bin(venv, "pyinstaller"),
+                                "--noconfirm",
+                                "--clean",
+                                "--distpath",
+                                work / "out",
+                                "--workpath",
+                                work / "build",
+                                ROOT / "packaging" / "kubectl-dra.spec",
+                            ],
+                            env=env,
+                            cwd=work,
+                            stdout=logf,
+                            stderr=subprocess.STDOUT,
+                        )
                     except subprocess.CalledProcessError:
                         sys.stderr.write((work / "pyinstaller.log").read_text()[-6000:])
                         raise
@@ -335,9 +412,17 @@ def build_binary(outdir: Path) -> Path:
                 (work / "out" / "kubectl-dra").rename(entry / "kubectl-dra")
                 shutil.copy(work / "pyinstaller.log", entry / "pyinstaller.log")
                 pack(entry / "kubectl-dra", archive, osname)
-                (entry / "ok").write_text(json.dumps({
-                    "key": key, "seconds": round(time.monotonic() - t0, 1),
-                    "archive": archive.name, "sha256": sha256_file(archive)}) + "\n")
+                (entry / "ok").write_text(
+                    json.dumps(
+                        {
+                            "key": key,
+                            "seconds": round(time.monotonic() - t0, 1),
+                            "archive": archive.name,
+                            "sha256": sha256_file(archive),
+                        }
+                    )
+                    + "\n"
+                )
                 log(f"standalone build in {time.monotonic() - t0:.1f}s -> {entry}")
             finally:
                 shutil.rmtree(work, ignore_errors=True)
@@ -355,8 +440,11 @@ def prune(pattern: str, keep: int) -> None:
     """Drop all but the `keep` most recently used cache entries matching pattern (each source
     change makes a new binary-<key> entry of ~130 MB)."""
     base = cache_root() / "dist"
-    entries = sorted((p for p in base.glob(pattern) if p.is_dir() and "." not in p.name),
-                     key=lambda p: p.stat().st_mtime, reverse=True)
+    entries = sorted(
+        (p for p in base.glob(pattern) if p.is_dir() and "." not in p.name),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
     for old in entries[keep:]:
         with locked(old.with_suffix(".lock")):
             shutil.rmtree(old, ignore_errors=True)
@@ -414,8 +502,15 @@ def build_manifest(archives: list[Path], *, uri_base: str, name: str | None) -> 
         m = ARCHIVE_RE.match(a.name)
         if not m:
             raise SystemExit(f"not a kubectl-dra release archive: {a}")
-        platforms.append({"os": m["os"], "arch": m["arch"], "uri": f"{base}/{a.name}",
-                          "sha256": sha256_file(a), "bin": exe_name(m["os"])})
+        platforms.append(
+            {
+                "os": m["os"],
+                "arch": m["arch"],
+                "uri": f"{base}/{a.name}",
+                "sha256": sha256_file(a),
+                "bin": exe_name(m["os"]),
+            }
+        )
     if not platforms:
         raise SystemExit("no kubectl-dra_<os>_<arch>.tar.gz|zip archive to put in the manifest")
     text = render_manifest(name=name, version=version, meta=meta, platforms=platforms)
@@ -430,8 +525,11 @@ def build_manifest(archives: list[Path], *, uri_base: str, name: str | None) -> 
 
 def cmd_manifest(args) -> None:
     dist = Path(args.dist)
-    archives = [Path(a) for a in args.archives] if args.archives else \
-        sorted(p for p in dist.glob("kubectl-dra_*") if ARCHIVE_RE.match(p.name))
+    archives = (
+        [Path(a) for a in args.archives]
+        if args.archives
+        else sorted(p for p in dist.glob("kubectl-dra_*") if ARCHIVE_RE.match(p.name))
+    )
     name, text = build_manifest(archives, uri_base=args.uri_base, name=args.name)
     if args.update_root:
         ROOT_MANIFEST.write_text(text)
@@ -460,9 +558,11 @@ def main(argv: list[str]) -> None:
     sub.add_parser("binary", help="standalone PyInstaller build for this machine, packed for krew")
     for name in ("manifest", "all"):
         p = sub.add_parser(name, help="krew manifest" if name == "manifest" else "python + binary + manifest")
-        p.add_argument("--uri-base", default=os.environ.get("KUBECTL_DRA_URI_BASE", DEFAULT_URI_BASE),
-                       help="where the archives are published; {tag} is replaced by v<version> "
-                            f"(default: {DEFAULT_URI_BASE})")
+        p.add_argument(
+            "--uri-base",
+            default=os.environ.get("KUBECTL_DRA_URI_BASE", DEFAULT_URI_BASE),
+            help=f"where the archives are published; {{tag}} is replaced by v<version> (default: {DEFAULT_URI_BASE})",
+        )
         p.add_argument("--name", help="krew plugin name (default: metadata.name of ./krew-manifest.yaml)")
         p.add_argument("--archives", nargs="*", help="archives to list (default: dist/kubectl-dra_*)")
         p.add_argument("--out", help="output file (default: dist/<name>.yaml)")
@@ -470,8 +570,9 @@ def main(argv: list[str]) -> None:
     args = ap.parse_args(argv)
     if args.cmd != "tools":
         reexec_in_toolchain(argv)
-    {"tools": cmd_tools, "python": cmd_python, "binary": cmd_binary,
-     "manifest": cmd_manifest, "all": cmd_all}[args.cmd](args)
+    {"tools": cmd_tools, "python": cmd_python, "binary": cmd_binary, "manifest": cmd_manifest, "all": cmd_all}[
+        args.cmd
+    ](args)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,12 @@ def cli(*args, env=None, timeout=60, argv0=None):
     e.update(env or {})
     cmd = [sys.executable, "-m", "kubectl_dra", *args]
     if argv0:
-        cmd = [sys.executable, "-c", f"import sys; sys.argv[0] = {argv0!r}; from kubectl_dra.cli import main; main()", *args]
+        cmd = [
+            sys.executable,
+            "-c",
+            f"import sys; sys.argv[0] = {argv0!r}; from kubectl_dra.cli import main; main()",
+            *args,
+        ]
     return subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=timeout)
 
 
@@ -48,11 +53,16 @@ def test_json_and_yaml_are_the_same_document():
     assert json.loads(j.stdout) == yaml.safe_load(y.stdout)
     doc = json.loads(j.stdout)
     assert doc["apiVersion"] == "kubectl-dra/v1alpha1" and doc["kind"] == "Diagnosis"
-    assert doc["verdict"] == {"blocked": True, "missing": "driver", "determined": True,
-                              "summary": doc["verdict"]["summary"]}
+    assert doc["verdict"] == {
+        "blocked": True,
+        "missing": "driver",
+        "determined": True,
+        "summary": doc["verdict"]["summary"],
+    }
     assert {"code", "severity", "message", "hint"} <= set(doc["findings"][0])
     assert doc["claims"][0]["allocation"]["results"] == [
-        {"request": "gpu", "driver": "gpu.example.com", "pool": "node-01", "device": "gpu-0"}]
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "node-01", "device": "gpu-0"}
+    ]
 
 
 def test_match_contract(tmp_path):
@@ -83,18 +93,24 @@ def test_usage_says_kubectl_dra_as_a_plugin():
     assert "Usage: kubectl dra" in r.stdout
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["explain", "pod"], "Missing argument"),
-    (["explain", "pod", POD, "-o", "xml"], "'xml' is not one of"),
-    (["explain", "pod", POD, "--from-file", "/nonexistent.yaml"], "no such file or directory"),
-    (["explain", "pod", "nope", "--from-file", str(STEP3)], 'pods "nope" not found'),
-    (["explain", "claim", "nope", "--from-file", str(STEP3)], "not found"),
-    (["explain", "pod", POD, "--from-file", str(STEP3), "--kubernetes-version", "1.20"], "not supported"),
-    (["explain", "pod", POD, "--from-file", str(STEP3), "--feature-gates", "Nope=true"], "unknown feature gate"),
-    (["explain", "pod", POD, "--from-file", str(STEP3), "--feature-gates", "DRADeviceTaints"], "invalid feature gate"),
-    (["match", "claim"], "either a claim NAME or -f FILE"),
-    (["frobnicate"], "No such command"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["explain", "pod"], "Missing argument"),
+        (["explain", "pod", POD, "-o", "xml"], "'xml' is not one of"),
+        (["explain", "pod", POD, "--from-file", "/nonexistent.yaml"], "no such file or directory"),
+        (["explain", "pod", "nope", "--from-file", str(STEP3)], 'pods "nope" not found'),
+        (["explain", "claim", "nope", "--from-file", str(STEP3)], "not found"),
+        (["explain", "pod", POD, "--from-file", str(STEP3), "--kubernetes-version", "1.20"], "not supported"),
+        (["explain", "pod", POD, "--from-file", str(STEP3), "--feature-gates", "Nope=true"], "unknown feature gate"),
+        (
+            ["explain", "pod", POD, "--from-file", str(STEP3), "--feature-gates", "DRADeviceTaints"],
+            "invalid feature gate",
+        ),
+        (["match", "claim"], "either a claim NAME or -f FILE"),
+        (["frobnicate"], "No such command"),
+    ],
+)
 def test_bad_flags_are_one_line_errors(args, fragment):
     assert_one_line_error(cli(*args), fragment)
 
@@ -110,7 +126,7 @@ BAD_INPUTS = {
     "bad-json.json": '{"kind": "Pod", ',
     "deep.yaml": "a: " + "[" * 5000 + "]" * 5000 + "\n",
     "duplicate.yaml": "kind: Pod\napiVersion: v1\nmetadata: {name: p, namespace: default}\n---\n"
-                      "kind: Pod\napiVersion: v1\nmetadata: {name: p, namespace: default}\n",
+    "kind: Pod\napiVersion: v1\nmetadata: {name: p, namespace: default}\n",
 }
 
 
@@ -136,13 +152,16 @@ def _dump_with_selector(tmp_path, expr: str, model: str = "H100") -> Path:
     return p
 
 
-@pytest.mark.parametrize("expr,code", [
-    ("device.driver ==", "DRA302"),  # syntax error
-    ("device.attributes[\"gpu.example.com\"].model > 3", "DRA301"),  # no such overload at run time
-    ("(" * 2000 + "true" + ")" * 2000, "DRA302"),  # nesting beyond the parser's limit
-    ("lists.range(100000).map(x, lists.range(100000).map(y, x * y)).size() > 0", "DRA301"),  # cost bound
-    (" || ".join(f'device.driver == "d{i}"' for i in range(3000)), "DRA302"),  # > 10 KiB
-])
+@pytest.mark.parametrize(
+    "expr,code",
+    [
+        ("device.driver ==", "DRA302"),  # syntax error
+        ('device.attributes["gpu.example.com"].model > 3', "DRA301"),  # no such overload at run time
+        ("(" * 2000 + "true" + ")" * 2000, "DRA302"),  # nesting beyond the parser's limit
+        ("lists.range(100000).map(x, lists.range(100000).map(y, x * y)).size() > 0", "DRA301"),  # cost bound
+        (" || ".join(f'device.driver == "d{i}"' for i in range(3000)), "DRA302"),  # > 10 KiB
+    ],
+)
 def test_hostile_cel_is_a_finding_not_a_crash_or_hang(tmp_path, expr, code):
     r = cli("explain", "pod", POD, "--from-file", str(_dump_with_selector(tmp_path, expr)), "-o", "json", timeout=60)
     assert r.returncode == 1, r.stderr
@@ -152,7 +171,9 @@ def test_hostile_cel_is_a_finding_not_a_crash_or_hang(tmp_path, expr, code):
 
 
 def test_control_characters_never_reach_the_terminal(tmp_path):
-    p = _dump_with_selector(tmp_path, 'device.attributes["gpu.example.com"].model == "x"', model="\x1b[2J\x1b]0;t\x07[red]m")
+    p = _dump_with_selector(
+        tmp_path, 'device.attributes["gpu.example.com"].model == "x"', model="\x1b[2J\x1b]0;t\x07[red]m"
+    )
     r = cli("explain", "pod", POD, "--from-file", str(p), env={"FORCE_COLOR": "1", "NO_COLOR": ""})
     assert "\x1b[2J" not in r.stdout and "\x07" not in r.stdout
     assert "\\x1b[2J\\x1b]0;t\\x07[red]m" in r.stdout
@@ -165,13 +186,22 @@ def test_verbose_shows_a_traceback_for_internal_errors(tmp_path):
 
 def test_unreachable_cluster_is_exit_2(tmp_path):
     kc = tmp_path / "kubeconfig"
-    kc.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": "x",
-        "clusters": [{"name": "x", "cluster": {"server": "https://127.0.0.1:9"}}],
-        "contexts": [{"name": "x", "context": {"cluster": "x", "user": "u"}}],
-        "users": [{"name": "u", "user": {"token": "t"}}]}))
-    assert_one_line_error(cli("explain", "pod", "p", "--kubeconfig", str(kc), "--request-timeout", "2s"),
-                          "unable to connect to the server")
+    kc.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "x",
+                "clusters": [{"name": "x", "cluster": {"server": "https://127.0.0.1:9"}}],
+                "contexts": [{"name": "x", "context": {"cluster": "x", "user": "u"}}],
+                "users": [{"name": "u", "user": {"token": "t"}}],
+            }
+        )
+    )
+    assert_one_line_error(
+        cli("explain", "pod", "p", "--kubeconfig", str(kc), "--request-timeout", "2s"),
+        "unable to connect to the server",
+    )
 
 
 def test_bad_kubeconfig_is_exit_2(tmp_path):
@@ -195,10 +225,12 @@ def test_version():
 
 
 def test_help_does_not_import_heavy_modules():
-    code = ("import sys; from kubectl_dra.cli import cli; "
-            "import click.testing as t; t.CliRunner().invoke(cli, ['explain', 'pod', '--help']); "
-            "heavy = [m for m in ('kubernetes', 'cel_expr_python', 'google.protobuf', 'yaml', 'rich') if m in sys.modules]; "
-            "print(','.join(heavy))")
+    code = (
+        "import sys; from kubectl_dra.cli import cli; "
+        "import click.testing as t; t.CliRunner().invoke(cli, ['explain', 'pod', '--help']); "
+        "heavy = [m for m in ('kubernetes', 'cel_expr_python', 'google.protobuf', 'yaml', 'rich') if m in sys.modules]; "
+        "print(','.join(heavy))"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "", r.stdout + r.stderr
 
@@ -244,8 +276,10 @@ def test_where_upstream_would_crash_the_answer_is_undetermined(tmp_path, command
 
 def test_match_a_pod_file_matches_the_claim_the_scheduler_would_build_for_its_extended_resources(tmp_path):
     pod = tmp_path / "pod.yaml"
-    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: trainer-3}\nspec:\n  containers:\n  - name: c\n"
-                   "    image: x\n    resources: {requests: {example.com/gpu: '1'}}\n")
+    pod.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: trainer-3}\nspec:\n  containers:\n  - name: c\n"
+        "    image: x\n    resources: {requests: {example.com/gpu: '1'}}\n"
+    )
     dump = Path(__file__).resolve().parents[2] / "examples" / "defaults-1.37" / "extended-resources.yaml"
     r = cli("match", "claim", "-f", str(pod), "--from-file", str(dump), "-o", "json")
     assert r.returncode == 1, r.stderr
@@ -260,8 +294,13 @@ HOSTILE_POD_STATUS = [
     {"extendedResourceClaimStatus": "not-an-object"},
     {"extendedResourceClaimStatus": {"resourceClaimName": ["x"], "requestMappings": "nope"}},
     {"extendedResourceClaimStatus": {"resourceClaimName": "x", "requestMappings": [1, None]}},
-    {"containerStatuses": [{"name": "c", "allocatedResourcesStatus": "bad"}, 7,
-                           {"name": "d", "allocatedResourcesStatus": [{"name": "claim:x", "resources": [None, "y"]}]}]},
+    {
+        "containerStatuses": [
+            {"name": "c", "allocatedResourcesStatus": "bad"},
+            7,
+            {"name": "d", "allocatedResourcesStatus": [{"name": "claim:x", "resources": [None, "y"]}]},
+        ]
+    },
     {"conditions": ["bad", {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByDeviceTaintManager"}]},
     {"conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": None}]},
 ]

@@ -15,6 +15,7 @@ from any python3 (it is also imported by tests/e2e/conftest.py).
     cluster.py down [--state DIR]         stop and remove DIR
     cluster.py status [--state DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,17 +73,32 @@ def build() -> Path:
 
 
 def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.PIPE)
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 def _leaf(pki: Path, name: str, subj: str, ext: str) -> None:
     (pki / f"{name}.ext").write_text(ext)
     _openssl("genrsa", "-out", f"{name}.key", "2048", cwd=pki)
     _openssl("req", "-new", "-key", f"{name}.key", "-subj", subj, "-out", f"{name}.csr", cwd=pki)
-    _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-             "-CAcreateserial", "-days", "3650", "-sha256", "-extfile", f"{name}.ext",
-             "-out", f"{name}.crt", cwd=pki)
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        f"{name}.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "3650",
+        "-sha256",
+        "-extfile",
+        f"{name}.ext",
+        "-out",
+        f"{name}.crt",
+        cwd=pki,
+    )
 
 
 CLIENTS = {
@@ -98,16 +114,37 @@ CLIENTS = {
 def make_pki(pki: Path) -> None:
     pki.mkdir(parents=True, exist_ok=True)
     _openssl("genrsa", "-out", "ca.key", "2048", cwd=pki)
-    _openssl("req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=kubectl-dra-e2e-ca",
-             "-days", "3650", "-sha256", "-out", "ca.crt", cwd=pki)
-    _leaf(pki, "apiserver", "/CN=kube-apiserver",
-          "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n"
-          "extendedKeyUsage=serverAuth\n"
-          "subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,"
-          "DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\n")
+    _openssl(
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        "ca.key",
+        "-subj",
+        "/CN=kubectl-dra-e2e-ca",
+        "-days",
+        "3650",
+        "-sha256",
+        "-out",
+        "ca.crt",
+        cwd=pki,
+    )
+    _leaf(
+        pki,
+        "apiserver",
+        "/CN=kube-apiserver",
+        "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n"
+        "extendedKeyUsage=serverAuth\n"
+        "subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,"
+        "DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\n",
+    )
     for name, subj in CLIENTS.items():
-        _leaf(pki, name, subj, "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n"
-                               "extendedKeyUsage=clientAuth\n")
+        _leaf(
+            pki,
+            name,
+            subj,
+            "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
+        )
     _openssl("genrsa", "-out", "sa.key", "2048", cwd=pki)
     _openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=pki)
 
@@ -116,17 +153,23 @@ def _b64(path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode()
 
 
-def write_kubeconfig(path: Path, server: str, pki: Path, user: str, name: str = "kubectl-dra-e2e",
-                     token: str | None = None) -> None:
+def write_kubeconfig(
+    path: Path, server: str, pki: Path, user: str, name: str = "kubectl-dra-e2e", token: str | None = None
+) -> None:
     """kubeconfig with embedded data; JSON is valid YAML, so no YAML library is needed."""
-    creds = {"token": token} if token else {
-        "client-certificate-data": _b64(pki / f"{user}.crt"),
-        "client-key-data": _b64(pki / f"{user}.key"),
-    }
+    creds = (
+        {"token": token}
+        if token
+        else {
+            "client-certificate-data": _b64(pki / f"{user}.crt"),
+            "client-key-data": _b64(pki / f"{user}.key"),
+        }
+    )
     cfg = {
-        "apiVersion": "v1", "kind": "Config", "preferences": {},
-        "clusters": [{"name": name, "cluster": {
-            "server": server, "certificate-authority-data": _b64(pki / "ca.crt")}}],
+        "apiVersion": "v1",
+        "kind": "Config",
+        "preferences": {},
+        "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority-data": _b64(pki / "ca.crt")}}],
         "users": [{"name": user, "user": creds}],
         "contexts": [{"name": name, "context": {"cluster": name, "user": user, "namespace": "default"}}],
         "current-context": name,
@@ -142,8 +185,15 @@ def write_kubeconfig(path: Path, server: str, pki: Path, user: str, name: str = 
 class Api:
     """Tiny JSON client for the API server, authenticated with a client certificate or token."""
 
-    def __init__(self, server: str, ca: Path, cert: Path | None = None, key: Path | None = None,
-                 token: str | None = None, timeout: float = 30):
+    def __init__(
+        self,
+        server: str,
+        ca: Path,
+        cert: Path | None = None,
+        key: Path | None = None,
+        token: str | None = None,
+        timeout: float = 30,
+    ):
         self.server = server.rstrip("/")
         self.ctx = ssl.create_default_context(cafile=str(ca))
         if cert:
@@ -156,8 +206,7 @@ class Api:
         pki = Path(state["dir"]) / "pki"
         return cls(state["server"], pki / "ca.crt", pki / f"{user}.crt", pki / f"{user}.key")
 
-    def request(self, method: str, path: str, body=None, content_type: str = "application/json",
-                ok404: bool = False):
+    def request(self, method: str, path: str, body=None, content_type: str = "application/json", ok404: bool = False):
         data = None
         if body is not None:
             data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -195,9 +244,11 @@ class Api:
         return self.request("DELETE", path, ok404=ok404)
 
     def patch(self, path: str, body, kind: str = "strategic"):
-        ctype = {"strategic": "application/strategic-merge-patch+json",
-                 "merge": "application/merge-patch+json",
-                 "json": "application/json-patch+json"}[kind]
+        ctype = {
+            "strategic": "application/strategic-merge-patch+json",
+            "merge": "application/merge-patch+json",
+            "json": "application/json-patch+json",
+        }[kind]
         return self.request("PATCH", path, body, content_type=ctype)
 
 
@@ -233,8 +284,15 @@ def now_micro() -> str:
 
 def _conditions(ts: str) -> list[dict]:
     def cond(ctype, status, reason, message):
-        return {"type": ctype, "status": status, "reason": reason, "message": message,
-                "lastHeartbeatTime": ts, "lastTransitionTime": ts}
+        return {
+            "type": ctype,
+            "status": status,
+            "reason": reason,
+            "message": message,
+            "lastHeartbeatTime": ts,
+            "lastTransitionTime": ts,
+        }
+
     return [
         cond("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
         cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
@@ -246,18 +304,35 @@ def _conditions(ts: str) -> list[dict]:
 def node_object(name: str, kubelet_version: str) -> dict:
     res = {"cpu": "16", "memory": "64Gi", "pods": "110", "ephemeral-storage": "100Gi"}
     return {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "labels": {
-            "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-            "kubectl-dra.e2e/fake-node": "true"}},
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": {
+                "kubernetes.io/hostname": name,
+                "kubernetes.io/os": "linux",
+                "kubernetes.io/arch": "amd64",
+                "kubectl-dra.e2e/fake-node": "true",
+            },
+        },
         "spec": {},
         "status": {
-            "capacity": res, "allocatable": res, "conditions": _conditions(now_rfc3339()),
+            "capacity": res,
+            "allocatable": res,
+            "conditions": _conditions(now_rfc3339()),
             "addresses": [{"type": "Hostname", "address": name}],
-            "nodeInfo": {"machineID": name, "systemUUID": name, "bootID": name, "kernelVersion": "fake",
-                         "osImage": "kubectl-dra e2e fake node", "containerRuntimeVersion": "fake://1",
-                         "kubeletVersion": kubelet_version, "kubeProxyVersion": "",
-                         "operatingSystem": "linux", "architecture": "amd64"},
+            "nodeInfo": {
+                "machineID": name,
+                "systemUUID": name,
+                "bootID": name,
+                "kernelVersion": "fake",
+                "osImage": "kubectl-dra e2e fake node",
+                "containerRuntimeVersion": "fake://1",
+                "kubeletVersion": kubelet_version,
+                "kubeProxyVersion": "",
+                "operatingSystem": "linux",
+                "architecture": "amd64",
+            },
         },
     }
 
@@ -284,11 +359,21 @@ def heartbeat_once(api: Api, name: str, kubelet_version: str, report_status: boo
     lease_path = f"/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/{name}"
     lease = api.get(lease_path, ok404=True)
     if lease is None:
-        api.post("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", {
-            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-            "metadata": {"name": name, "namespace": "kube-node-lease", "ownerReferences": [{
-                "apiVersion": "v1", "kind": "Node", "name": name, "uid": node["metadata"]["uid"]}]},
-            "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": now_micro()}})
+        api.post(
+            "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+            {
+                "apiVersion": "coordination.k8s.io/v1",
+                "kind": "Lease",
+                "metadata": {
+                    "name": name,
+                    "namespace": "kube-node-lease",
+                    "ownerReferences": [
+                        {"apiVersion": "v1", "kind": "Node", "name": name, "uid": node["metadata"]["uid"]}
+                    ],
+                },
+                "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": now_micro()},
+            },
+        )
     else:
         lease["spec"]["renewTime"] = now_micro()
         api.put(lease_path, lease)
@@ -330,8 +415,9 @@ def _start(state_dir: Path, name: str, argv: list[str]) -> int:
     logs = state_dir / "logs"
     logs.mkdir(exist_ok=True)
     out = open(logs / f"{name}.log", "ab")
-    proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True, cwd=state_dir)
+    proc = subprocess.Popen(
+        argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, cwd=state_dir
+    )
     out.close()
     return proc.pid
 
@@ -427,8 +513,10 @@ def _wait(what: str, fn, timeout: float, state_dir: Path, pids: dict, interval: 
     while time.time() < deadline:
         for name, pid in pids.items():
             if not _alive(pid, state_dir):
-                raise StartError(f"{name} exited while waiting for {what}; last log lines:\n"
-                                 + _tail(state_dir / "logs" / f"{name}.log"))
+                raise StartError(
+                    f"{name} exited while waiting for {what}; last log lines:\n"
+                    + _tail(state_dir / "logs" / f"{name}.log")
+                )
         try:
             result = fn()
             if result:
@@ -454,8 +542,13 @@ rules:
 """
 
 
-def up(state_dir: Path | None = None, gates: str = "", bin_dir: Path | None = None,
-       nodes: tuple[str, ...] = NODES, timeout: float = 180) -> dict:
+def up(
+    state_dir: Path | None = None,
+    gates: str = "",
+    bin_dir: Path | None = None,
+    nodes: tuple[str, ...] = NODES,
+    timeout: float = 180,
+) -> dict:
     """Start the control plane; returns the state dict (also written to DIR/cluster.json)."""
     t0 = time.time()
     state_dir = Path(state_dir or default_state_dir()).resolve()
@@ -470,17 +563,27 @@ def up(state_dir: Path | None = None, gates: str = "", bin_dir: Path | None = No
     make_pki(pki)
     ports = {k: free_port() for k in ("etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler")}
     server = f"https://127.0.0.1:{ports['apiserver']}"
-    version = subprocess.run([str(bin_dir / "kube-apiserver"), "--version"], capture_output=True,
-                             text=True).stdout.split()[-1]
+    version = subprocess.run(
+        [str(bin_dir / "kube-apiserver"), "--version"], capture_output=True, text=True
+    ).stdout.split()[-1]
     for user in ("admin", "controller-manager", "scheduler", "nodes"):
         write_kubeconfig(state_dir / f"{user}.kubeconfig", server, pki, user)
     kubeconfig = state_dir / "kubeconfig"
     shutil.copy(state_dir / "admin.kubeconfig", kubeconfig)
     (state_dir / "audit-policy.yaml").write_text(AUDIT_POLICY)
     gate_args = [f"--feature-gates={gates}"] if gates else []
-    state = {"dir": str(state_dir), "server": server, "kubeconfig": str(kubeconfig), "ports": ports,
-             "version": version, "gates": gates, "bin": str(bin_dir), "nodes": list(nodes),
-             "audit_log": str(state_dir / "audit.log"), "pids": {}}
+    state = {
+        "dir": str(state_dir),
+        "server": server,
+        "kubeconfig": str(kubeconfig),
+        "ports": ports,
+        "version": version,
+        "gates": gates,
+        "bin": str(bin_dir),
+        "nodes": list(nodes),
+        "audit_log": str(state_dir / "audit.log"),
+        "pids": {},
+    }
     pids = state["pids"]
 
     def save():
@@ -489,79 +592,144 @@ def up(state_dir: Path | None = None, gates: str = "", bin_dir: Path | None = No
     try:
         etcd_url = f"http://127.0.0.1:{ports['etcd']}"
         peer_url = f"http://127.0.0.1:{ports['etcd-peer']}"
-        pids["etcd"] = _start(state_dir, "etcd", [
-            str(bin_dir / "etcd"), "--name=e2e", f"--data-dir={state_dir}/etcd",
-            f"--listen-client-urls={etcd_url}", f"--advertise-client-urls={etcd_url}",
-            f"--listen-peer-urls={peer_url}", f"--initial-advertise-peer-urls={peer_url}",
-            f"--initial-cluster=e2e={peer_url}", "--unsafe-no-fsync=true", "--log-level=warn"])
+        pids["etcd"] = _start(
+            state_dir,
+            "etcd",
+            [
+                str(bin_dir / "etcd"),
+                "--name=e2e",
+                f"--data-dir={state_dir}/etcd",
+                f"--listen-client-urls={etcd_url}",
+                f"--advertise-client-urls={etcd_url}",
+                f"--listen-peer-urls={peer_url}",
+                f"--initial-advertise-peer-urls={peer_url}",
+                f"--initial-cluster=e2e={peer_url}",
+                "--unsafe-no-fsync=true",
+                "--log-level=warn",
+            ],
+        )
         save()
 
         def etcd_ok():
             with urllib.request.urlopen(etcd_url + "/health", timeout=2) as r:
                 return json.loads(r.read()).get("health") == "true"
+
         _wait("etcd /health", etcd_ok, 60, state_dir, pids)
 
-        pids["kube-apiserver"] = _start(state_dir, "kube-apiserver", [
-            str(bin_dir / "kube-apiserver"), f"--etcd-servers={etcd_url}",
-            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-            f"--secure-port={ports['apiserver']}", f"--cert-dir={state_dir}/apiserver-certs",
-            f"--tls-cert-file={pki}/apiserver.crt", f"--tls-private-key-file={pki}/apiserver.key",
-            f"--client-ca-file={pki}/ca.crt",
-            f"--service-account-key-file={pki}/sa.pub", f"--service-account-signing-key-file={pki}/sa.key",
-            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-            "--authorization-mode=Node,RBAC", "--service-cluster-ip-range=10.0.0.0/24",
-            "--endpoint-reconciler-type=none", "--allow-privileged=true",
-            "--runtime-config=resource.k8s.io/v1=true",
-            f"--audit-policy-file={state_dir}/audit-policy.yaml",
-            f"--audit-log-path={state_dir}/audit.log", "--audit-log-format=json",
-            "--audit-log-mode=blocking", "--profiling=false", *gate_args])
+        pids["kube-apiserver"] = _start(
+            state_dir,
+            "kube-apiserver",
+            [
+                str(bin_dir / "kube-apiserver"),
+                f"--etcd-servers={etcd_url}",
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                f"--secure-port={ports['apiserver']}",
+                f"--cert-dir={state_dir}/apiserver-certs",
+                f"--tls-cert-file={pki}/apiserver.crt",
+                f"--tls-private-key-file={pki}/apiserver.key",
+                f"--client-ca-file={pki}/ca.crt",
+                f"--service-account-key-file={pki}/sa.pub",
+                f"--service-account-signing-key-file={pki}/sa.key",
+                "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+                "--authorization-mode=Node,RBAC",
+                "--service-cluster-ip-range=10.0.0.0/24",
+                "--endpoint-reconciler-type=none",
+                "--allow-privileged=true",
+                "--runtime-config=resource.k8s.io/v1=true",
+                f"--audit-policy-file={state_dir}/audit-policy.yaml",
+                f"--audit-log-path={state_dir}/audit.log",
+                "--audit-log-format=json",
+                "--audit-log-mode=blocking",
+                "--profiling=false",
+                *gate_args,
+            ],
+        )
         save()
         admin = Api(server, pki / "ca.crt", pki / "admin.crt", pki / "admin.key", timeout=5)
         _wait("kube-apiserver /readyz", lambda: admin.get("/readyz") == "ok", 120, state_dir, pids)
-        _wait("resource.k8s.io/v1 to be served",
-              lambda: any(r["name"] == "resourceslices"
-                          for r in admin.get("/apis/resource.k8s.io/v1")["resources"]),
-              30, state_dir, pids)
+        _wait(
+            "resource.k8s.io/v1 to be served",
+            lambda: any(r["name"] == "resourceslices" for r in admin.get("/apis/resource.k8s.io/v1")["resources"]),
+            30,
+            state_dir,
+            pids,
+        )
 
-        pids["kube-controller-manager"] = _start(state_dir, "kube-controller-manager", [
-            str(bin_dir / "kube-controller-manager"),
-            f"--kubeconfig={state_dir}/controller-manager.kubeconfig",
-            f"--authentication-kubeconfig={state_dir}/controller-manager.kubeconfig",
-            f"--authorization-kubeconfig={state_dir}/controller-manager.kubeconfig",
-            "--bind-address=127.0.0.1", f"--secure-port={ports['controller-manager']}",
-            f"--cert-dir={state_dir}/controller-manager-certs", "--leader-elect=false",
-            f"--service-account-private-key-file={pki}/sa.key", f"--root-ca-file={pki}/ca.crt",
-            "--use-service-account-credentials=true", "--controllers=*", *gate_args])
-        pids["kube-scheduler"] = _start(state_dir, "kube-scheduler", [
-            str(bin_dir / "kube-scheduler"),
-            f"--kubeconfig={state_dir}/scheduler.kubeconfig",
-            f"--authentication-kubeconfig={state_dir}/scheduler.kubeconfig",
-            f"--authorization-kubeconfig={state_dir}/scheduler.kubeconfig",
-            "--bind-address=127.0.0.1", f"--secure-port={ports['scheduler']}",
-            f"--cert-dir={state_dir}/scheduler-certs", "--leader-elect=false", *gate_args])
+        pids["kube-controller-manager"] = _start(
+            state_dir,
+            "kube-controller-manager",
+            [
+                str(bin_dir / "kube-controller-manager"),
+                f"--kubeconfig={state_dir}/controller-manager.kubeconfig",
+                f"--authentication-kubeconfig={state_dir}/controller-manager.kubeconfig",
+                f"--authorization-kubeconfig={state_dir}/controller-manager.kubeconfig",
+                "--bind-address=127.0.0.1",
+                f"--secure-port={ports['controller-manager']}",
+                f"--cert-dir={state_dir}/controller-manager-certs",
+                "--leader-elect=false",
+                f"--service-account-private-key-file={pki}/sa.key",
+                f"--root-ca-file={pki}/ca.crt",
+                "--use-service-account-credentials=true",
+                "--controllers=*",
+                *gate_args,
+            ],
+        )
+        pids["kube-scheduler"] = _start(
+            state_dir,
+            "kube-scheduler",
+            [
+                str(bin_dir / "kube-scheduler"),
+                f"--kubeconfig={state_dir}/scheduler.kubeconfig",
+                f"--authentication-kubeconfig={state_dir}/scheduler.kubeconfig",
+                f"--authorization-kubeconfig={state_dir}/scheduler.kubeconfig",
+                "--bind-address=127.0.0.1",
+                f"--secure-port={ports['scheduler']}",
+                f"--cert-dir={state_dir}/scheduler-certs",
+                "--leader-elect=false",
+                *gate_args,
+            ],
+        )
         save()
-        pids["heartbeat"] = _start(state_dir, "heartbeat", [
-            sys.executable, str(HERE / "cluster.py"), "heartbeat", "--state", str(state_dir)])
+        pids["heartbeat"] = _start(
+            state_dir, "heartbeat", [sys.executable, str(HERE / "cluster.py"), "heartbeat", "--state", str(state_dir)]
+        )
         save()
 
-        _wait("kube-controller-manager /healthz",
-              lambda: _insecure_get(f"https://127.0.0.1:{ports['controller-manager']}/healthz") == 200,
-              60, state_dir, pids)
-        _wait("kube-scheduler /healthz",
-              lambda: _insecure_get(f"https://127.0.0.1:{ports['scheduler']}/healthz") == 200,
-              60, state_dir, pids)
+        _wait(
+            "kube-controller-manager /healthz",
+            lambda: _insecure_get(f"https://127.0.0.1:{ports['controller-manager']}/healthz") == 200,
+            60,
+            state_dir,
+            pids,
+        )
+        _wait(
+            "kube-scheduler /healthz",
+            lambda: _insecure_get(f"https://127.0.0.1:{ports['scheduler']}/healthz") == 200,
+            60,
+            state_dir,
+            pids,
+        )
 
         def nodes_ready():
             items = admin.get("/api/v1/nodes")["items"]
-            ready = [n for n in items if n["metadata"]["name"] in nodes
-                     and any(c["type"] == "Ready" and c["status"] == "True"
-                             for c in n["status"].get("conditions", []))
-                     and not n["spec"].get("taints")]
+            ready = [
+                n
+                for n in items
+                if n["metadata"]["name"] in nodes
+                and any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"].get("conditions", []))
+                and not n["spec"].get("taints")
+            ]
             return len(ready) == len(nodes)
+
         _wait("the fake nodes to be Ready and untainted", nodes_ready, timeout, state_dir, pids, 0.5)
-        _wait("the default ServiceAccount",
-              lambda: admin.get("/api/v1/namespaces/default/serviceaccounts/default", ok404=True),
-              60, state_dir, pids)
+        _wait(
+            "the default ServiceAccount",
+            lambda: admin.get("/api/v1/namespaces/default/serviceaccounts/default", ok404=True),
+            60,
+            state_dir,
+            pids,
+        )
     except BaseException:
         down(state_dir, keep=True)
         raise
@@ -575,8 +743,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=["build", "up", "down", "status", "heartbeat"])
     ap.add_argument("--state", type=Path, default=None, help="state directory (default %(default)s)")
-    ap.add_argument("--gates", default=os.environ.get("FEATURE_GATES", ""),
-                    help="kube feature gates, e.g. DRADeviceTaints=true; 'dra' = " + DRA_GATES)
+    ap.add_argument(
+        "--gates",
+        default=os.environ.get("FEATURE_GATES", ""),
+        help="kube feature gates, e.g. DRADeviceTaints=true; 'dra' = " + DRA_GATES,
+    )
     ap.add_argument("--keep", action="store_true", help="down: keep the state directory (logs)")
     args = ap.parse_args(argv)
     gates = DRA_GATES if args.gates == "dra" else args.gates

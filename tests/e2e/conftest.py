@@ -6,6 +6,7 @@ feature gates; `gates_cluster` (module) starts a second control plane with the D
 If KUBECTL_DRA_CLUSTER_DIR names a running cluster (`make cluster-up`), `cluster` reuses it and
 leaves it running. A failed build or start is a test error, never a skip.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,8 +33,7 @@ def _start(name: str, gates: str) -> tuple[Cluster, Path]:
     try:
         state = clusterlib.up(state_dir, gates=gates)
     except Exception as exc:  # a failed start fails the tests (never a skip)
-        pytest.fail(f"could not start the {name} control plane (logs kept in {state_dir}):\n{exc}",
-                    pytrace=False)
+        pytest.fail(f"could not start the {name} control plane (logs kept in {state_dir}):\n{exc}", pytrace=False)
     return Cluster(state), state_dir
 
 

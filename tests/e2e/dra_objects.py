@@ -1,4 +1,5 @@
 """Builders for the DRA objects of the e2e scenarios (plain dicts, resource.k8s.io/v1)."""
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,9 @@ def _attr(v):
     return {"string": v}
 
 
-def request(name: str, cls: str, count: int | None = 1, selectors: list[str] = (), mode: str = "ExactCount",
-            **extra) -> dict:
+def request(
+    name: str, cls: str, count: int | None = 1, selectors: list[str] = (), mode: str = "ExactCount", **extra
+) -> dict:
     exactly: dict = {"deviceClassName": cls, "allocationMode": mode}
     if mode == "ExactCount":
         exactly["count"] = count
@@ -42,21 +44,37 @@ def claim(name: str, requests: list[dict], constraints: list[dict] | None = None
     devices: dict = {"requests": requests}
     if constraints:
         devices["constraints"] = constraints
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name},
-            "spec": {"devices": devices}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": name},
+        "spec": {"devices": devices},
+    }
 
 
-def pod(name: str, claims: dict[str, str] | None = None, templates: dict[str, str] | None = None,
-        gated: bool = False, node_selector: dict | None = None) -> dict:
+def pod(
+    name: str,
+    claims: dict[str, str] | None = None,
+    templates: dict[str, str] | None = None,
+    gated: bool = False,
+    node_selector: dict | None = None,
+) -> dict:
     """claims: pod claim name -> ResourceClaim name; templates: pod claim name -> template name."""
     rc = [{"name": k, "resourceClaimName": v} for k, v in (claims or {}).items()]
     rc += [{"name": k, "resourceClaimTemplateName": v} for k, v in (templates or {}).items()]
     spec: dict = {
         "resourceClaims": rc,
         "terminationGracePeriodSeconds": 0,
-        "containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10",
-                        "resources": {"requests": {"cpu": "10m", "memory": "16Mi"},
-                                      "claims": [{"name": x["name"]} for x in rc]}}],
+        "containers": [
+            {
+                "name": "app",
+                "image": "registry.k8s.io/pause:3.10",
+                "resources": {
+                    "requests": {"cpu": "10m", "memory": "16Mi"},
+                    "claims": [{"name": x["name"]} for x in rc],
+                },
+            }
+        ],
     }
     if gated:
         spec["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
@@ -76,21 +94,43 @@ class Scenario:
         self._cluster_objs: list[str] = []
 
     def device_class(self) -> None:
-        self._create_cluster(f"{RES}/deviceclasses", {
-            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": self.cls},
-            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{self.driver}"'}}]}})
+        self._create_cluster(
+            f"{RES}/deviceclasses",
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "DeviceClass",
+                "metadata": {"name": self.cls},
+                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{self.driver}"'}}]},
+            },
+        )
 
-    def slice(self, devices: list[dict], node: str = "node-01", suffix: str = "", pool: str | None = None,
-              slice_count: int = 1, shared_counters: list[dict] | None = None) -> None:
-        spec: dict = {"driver": self.driver, "nodeName": node,
-                      "pool": {"name": pool or node, "generation": 1, "resourceSliceCount": slice_count}}
+    def slice(
+        self,
+        devices: list[dict],
+        node: str = "node-01",
+        suffix: str = "",
+        pool: str | None = None,
+        slice_count: int = 1,
+        shared_counters: list[dict] | None = None,
+    ) -> None:
+        spec: dict = {
+            "driver": self.driver,
+            "nodeName": node,
+            "pool": {"name": pool or node, "generation": 1, "resourceSliceCount": slice_count},
+        }
         if devices:
             spec["devices"] = devices
         if shared_counters:
             spec["sharedCounters"] = shared_counters
-        self._create_cluster(f"{RES}/resourceslices", {
-            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-            "metadata": {"name": f"{self.name}-{node}{suffix}"}, "spec": spec})
+        self._create_cluster(
+            f"{RES}/resourceslices",
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"{self.name}-{node}{suffix}"},
+                "spec": spec,
+            },
+        )
 
     def _create_cluster(self, collection: str, obj: dict) -> None:
         path = f"{collection}/{obj['metadata']['name']}"
@@ -101,14 +141,19 @@ class Scenario:
 
     def create(self, obj: dict) -> dict:
         kind = obj["kind"]
-        coll = {"ResourceClaim": f"{RES}/namespaces/{self.ns}/resourceclaims",
-                "ResourceClaimTemplate": f"{RES}/namespaces/{self.ns}/resourceclaimtemplates",
-                "Pod": f"/api/v1/namespaces/{self.ns}/pods"}[kind]
+        coll = {
+            "ResourceClaim": f"{RES}/namespaces/{self.ns}/resourceclaims",
+            "ResourceClaimTemplate": f"{RES}/namespaces/{self.ns}/resourceclaimtemplates",
+            "Pod": f"/api/v1/namespaces/{self.ns}/pods",
+        }[kind]
         return self.api.post(coll, obj)
 
     def ungate(self, pod_name: str) -> None:
-        self.api.patch(f"/api/v1/namespaces/{self.ns}/pods/{pod_name}",
-                       [{"op": "remove", "path": "/spec/schedulingGates"}], kind="json")
+        self.api.patch(
+            f"/api/v1/namespaces/{self.ns}/pods/{pod_name}",
+            [{"op": "remove", "path": "/spec/schedulingGates"}],
+            kind="json",
+        )
 
     def cleanup(self) -> None:
         for path in reversed(self._cluster_objs):
@@ -125,6 +170,7 @@ def _scenarios(cluster, ns):
         s = Scenario(cluster, ns, name)
         made.append(s)
         return s
+
     return make, made
 
 
@@ -152,8 +198,12 @@ def gates_scenario(gates_cluster, request):
 
 
 def selected_devices(match_doc: dict) -> list[tuple[str, str, str]]:
-    return sorted((d["driver"], d["pool"], d["device"]) for q in match_doc["requests"]
-                  for d in q["devices"] if d["outcome"] == "selected")
+    return sorted(
+        (d["driver"], d["pool"], d["device"])
+        for q in match_doc["requests"]
+        for d in q["devices"]
+        if d["outcome"] == "selected"
+    )
 
 
 def device_outcomes(match_doc: dict) -> dict[str, str]:
@@ -190,8 +240,9 @@ def assert_agrees_bound(sc, pod_name: str, claim_name: str, real, prediction) ->
     return r.json
 
 
-def assert_agrees_blocked(sc, pod_name: str, claim_name: str | None = None, missing=None,
-                          match_unsatisfiable: bool = True) -> dict:
+def assert_agrees_blocked(
+    sc, pod_name: str, claim_name: str | None = None, missing=None, match_unsatisfiable: bool = True
+) -> dict:
     r = sc.cluster.kubectl_dra("explain", "pod", pod_name, "-n", sc.ns, "-o", "json")
     assert r.code == 1, str(r)
     doc = r.json

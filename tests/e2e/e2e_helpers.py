@@ -1,4 +1,5 @@
 """Helpers for the end-to-end suite (imported by conftest.py and the tests)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -69,8 +70,10 @@ class DraResult:
         return self.__str__()
 
     def __str__(self):
-        return (f"$ {' '.join(self.argv)}\nexit code {self.code}\n--- stdout ---\n{self.stdout}"
-                f"\n--- stderr ---\n{self.stderr}")
+        return (
+            f"$ {' '.join(self.argv)}\nexit code {self.code}\n--- stdout ---\n{self.stdout}"
+            f"\n--- stderr ---\n{self.stderr}"
+        )
 
 
 class Cluster:
@@ -86,8 +89,9 @@ class Cluster:
         self.kubectl_bin = str(Path(state["bin"]) / "kubectl")
 
     # --- generic -------------------------------------------------------------------------
-    def kubectl(self, *args: str, input: str | None = None, check: bool = True,
-                kubeconfig: str | None = None) -> subprocess.CompletedProcess:
+    def kubectl(
+        self, *args: str, input: str | None = None, check: bool = True, kubeconfig: str | None = None
+    ) -> subprocess.CompletedProcess:
         argv = [self.kubectl_bin, f"--kubeconfig={kubeconfig or self.kubeconfig}", *args]
         proc = subprocess.run(argv, input=input, capture_output=True, text=True, timeout=120)
         if check and proc.returncode != 0:
@@ -105,17 +109,18 @@ class Cluster:
     def kubectl_dra(self, *args: str, kubeconfig: str | None = None, timeout: float = 120) -> DraResult:
         argv = [*kubectl_dra_argv(), *args, "--kubeconfig", kubeconfig or self.kubeconfig]
         env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
         return DraResult(argv, proc)
 
     # --- namespaces ------------------------------------------------------------------------
     def create_namespace(self, prefix: str) -> str:
         name = f"{prefix}-{uuid.uuid4().hex[:5]}"
-        self.api.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
-                                             "metadata": {"name": name}})
-        wait_for(f"default ServiceAccount in {name}",
-                 lambda: self.api.get(f"/api/v1/namespaces/{name}/serviceaccounts/default", ok404=True), 60)
+        self.api.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        wait_for(
+            f"default ServiceAccount in {name}",
+            lambda: self.api.get(f"/api/v1/namespaces/{name}/serviceaccounts/default", ok404=True),
+            60,
+        )
         return name
 
     def delete_namespace(self, name: str) -> None:
@@ -141,7 +146,8 @@ class Cluster:
         items = self.api.get(f"/api/v1/namespaces/{ns}/events{q}")["items"]
 
         def ts(e):
-            return (e.get("lastTimestamp") or e.get("eventTime") or e["metadata"]["creationTimestamp"] or "")
+            return e.get("lastTimestamp") or e.get("eventTime") or e["metadata"]["creationTimestamp"] or ""
+
         return sorted(items, key=ts)
 
     def wait_event(self, ns: str, pod: str, reason: str, contains: str = "", timeout: float = 60) -> dict:
@@ -150,13 +156,18 @@ class Cluster:
                 if e["reason"] == reason and contains in e.get("message", ""):
                     return e
             return None
-        return wait_for(f"event {reason!r} containing {contains!r} on pod {ns}/{pod} "
-                        f"(events so far: {[(e['reason'], e.get('message')) for e in self.events(ns, pod)]})",
-                        find, timeout)
+
+        return wait_for(
+            f"event {reason!r} containing {contains!r} on pod {ns}/{pod} "
+            f"(events so far: {[(e['reason'], e.get('message')) for e in self.events(ns, pod)]})",
+            find,
+            timeout,
+        )
 
     def wait_bound(self, ns: str, pod: str, timeout: float = 60) -> dict:
-        return wait_for(f"pod {ns}/{pod} to be bound",
-                        lambda: (p := self.pod(ns, pod))["spec"].get("nodeName") and p, timeout)
+        return wait_for(
+            f"pod {ns}/{pod} to be bound", lambda: (p := self.pod(ns, pod))["spec"].get("nodeName") and p, timeout
+        )
 
     def wait_unschedulable(self, ns: str, pod: str, contains: str = "", timeout: float = 60) -> dict:
         """Wait for the scheduler's FailedScheduling event, then check the pod is still unbound."""
@@ -174,23 +185,38 @@ class Cluster:
         """Post an event exactly as the kubelet's legacy event recorder would."""
         ts = clusterlib.now_rfc3339()
         meta = pod["metadata"]
-        return self.api.post(f"/api/v1/namespaces/{meta['namespace']}/events", {
-            "apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": f"{meta['name']}.{uuid.uuid4().hex[:16]}", "namespace": meta["namespace"]},
-            "involvedObject": {"kind": "Pod", "namespace": meta["namespace"], "name": meta["name"],
-                               "uid": meta["uid"], "apiVersion": "v1",
-                               "resourceVersion": meta["resourceVersion"]},
-            "reason": reason, "message": message, "type": "Warning",
-            "source": {"component": "kubelet", "host": node},
-            "firstTimestamp": ts, "lastTimestamp": ts, "count": 1,
-            "reportingComponent": "kubelet", "reportingInstance": node,
-        })
+        return self.api.post(
+            f"/api/v1/namespaces/{meta['namespace']}/events",
+            {
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {"name": f"{meta['name']}.{uuid.uuid4().hex[:16]}", "namespace": meta["namespace"]},
+                "involvedObject": {
+                    "kind": "Pod",
+                    "namespace": meta["namespace"],
+                    "name": meta["name"],
+                    "uid": meta["uid"],
+                    "apiVersion": "v1",
+                    "resourceVersion": meta["resourceVersion"],
+                },
+                "reason": reason,
+                "message": message,
+                "type": "Warning",
+                "source": {"component": "kubelet", "host": node},
+                "firstTimestamp": ts,
+                "lastTimestamp": ts,
+                "count": 1,
+                "reportingComponent": "kubelet",
+                "reportingInstance": node,
+            },
+        )
 
     # --- RBAC ------------------------------------------------------------------------------
     def token_kubeconfig(self, ns: str, sa: str, path: Path) -> str:
-        tr = self.api.post(f"/api/v1/namespaces/{ns}/serviceaccounts/{sa}/token", {
-            "apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
-            "spec": {"expirationSeconds": 3600}})
+        tr = self.api.post(
+            f"/api/v1/namespaces/{ns}/serviceaccounts/{sa}/token",
+            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 3600}},
+        )
         clusterlib.write_kubeconfig(path, self.server, self.dir / "pki", user=sa, token=tr["status"]["token"])
         return str(path)
 

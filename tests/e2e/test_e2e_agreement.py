@@ -13,6 +13,7 @@ Every scenario uses its own driver (<scenario>.example.com), DeviceClass and nam
 scenarios cannot take each other's devices. The gate-dependent scenarios (device taints, shared
 counters) run on the second control plane with the DRA gates on: test_e2e_gates.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -70,8 +71,7 @@ def test_allocation_mode_all_with_one_device_in_use(scenario):
     sc = scenario("all")
     sc.device_class()
     sc.slice([device(f"dev-{i}", sc.driver, attrs={"index": i}) for i in range(2)])
-    sc.create(claim("claim-one", [request("gpu", sc.cls, selectors=[
-        f'device.attributes["{sc.driver}"].index == 1'])]))
+    sc.create(claim("claim-one", [request("gpu", sc.cls, selectors=[f'device.attributes["{sc.driver}"].index == 1'])]))
     sc.create(pod("pod-one", {"gpu": "claim-one"}, gated=True))
     _, real, prediction = predict_and_schedule(sc, "pod-one", "claim-one")
     assert real == [(sc.driver, "node-01", "dev-1")]
@@ -90,13 +90,32 @@ def test_first_available_falls_back_to_second_subrequest(scenario):
     sc.device_class()
     sc.slice([device("small-0", sc.driver, memory="8Gi")])
     mem = f'device.capacity["{sc.driver}"].memory'
-    c = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "claim-fa"},
-         "spec": {"devices": {"requests": [{"name": "gpu", "firstAvailable": [
-             {"name": "big", "deviceClassName": sc.cls,
-              "selectors": [{"cel": {"expression": f'{mem}.compareTo(quantity("24Gi")) >= 0'}}]},
-             {"name": "small", "deviceClassName": sc.cls,
-              "selectors": [{"cel": {"expression": f'{mem}.compareTo(quantity("4Gi")) >= 0'}}]},
-         ]}]}}}
+    c = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "claim-fa"},
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": "gpu",
+                        "firstAvailable": [
+                            {
+                                "name": "big",
+                                "deviceClassName": sc.cls,
+                                "selectors": [{"cel": {"expression": f'{mem}.compareTo(quantity("24Gi")) >= 0'}}],
+                            },
+                            {
+                                "name": "small",
+                                "deviceClassName": sc.cls,
+                                "selectors": [{"cel": {"expression": f'{mem}.compareTo(quantity("4Gi")) >= 0'}}],
+                            },
+                        ],
+                    }
+                ]
+            }
+        },
+    }
     sc.create(c)
     sc.create(pod("pod-fa", {"gpu": "claim-fa"}, gated=True))
     _, real, prediction = predict_and_schedule(sc, "pod-fa", "claim-fa")
@@ -113,8 +132,13 @@ def test_match_attribute_constraint_cannot_be_met(scenario):
     sc = scenario("matchattr")
     sc.device_class()
     sc.slice([device("dev-0", sc.driver, attrs={"numa": 0}), device("dev-1", sc.driver, attrs={"numa": 1})])
-    sc.create(claim("claim-pair", [request("a", sc.cls), request("b", sc.cls)],
-                    constraints=[{"requests": ["a", "b"], "matchAttribute": f"{sc.driver}/numa"}]))
+    sc.create(
+        claim(
+            "claim-pair",
+            [request("a", sc.cls), request("b", sc.cls)],
+            constraints=[{"requests": ["a", "b"], "matchAttribute": f"{sc.driver}/numa"}],
+        )
+    )
     sc.create(pod("pod-pair", {"pair": "claim-pair"}))
     sc.cluster.wait_unschedulable(sc.ns, "pod-pair", "cannot allocate all claims")
     assert_agrees_blocked(sc, "pod-pair", "claim-pair", missing="device")
@@ -149,8 +173,11 @@ def test_cel_selector_reads_missing_attribute(scenario):
     sc = scenario("celerr")
     sc.device_class()
     sc.slice([device("dev-0", sc.driver, attrs={"model": "a100"})])
-    sc.create(claim("claim-cel", [request("gpu", sc.cls, selectors=[
-        f'device.attributes["{sc.driver}"].memoryType == "hbm3"'])]))
+    sc.create(
+        claim(
+            "claim-cel", [request("gpu", sc.cls, selectors=[f'device.attributes["{sc.driver}"].memoryType == "hbm3"'])]
+        )
+    )
     sc.create(pod("pod-cel", {"gpu": "claim-cel"}))
     ev = sc.cluster.wait_unschedulable(sc.ns, "pod-cel", "CEL runtime error")
     assert "no such key: memoryType" in ev["message"], ev["message"]

@@ -4,6 +4,7 @@ binding conditions, scheduling gates, and a verdict that contradicts the schedul
 In each scenario the scheduler acts first (FailedScheduling, a created claim, BindingConditionsPending); kubectl-dra
 must then give the same answer, and never "nothing blocks" (exit 0) for a pod the scheduler cannot place.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,10 +17,18 @@ pytestmark = pytest.mark.e2e
 
 
 def _extended_class(sc, resource: str) -> None:
-    sc._create_cluster(f"{RES}/deviceclasses", {
-        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": sc.cls},
-        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{sc.driver}"'}}],
-                 "extendedResourceName": resource}})
+    sc._create_cluster(
+        f"{RES}/deviceclasses",
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": sc.cls},
+            "spec": {
+                "selectors": [{"cel": {"expression": f'device.driver == "{sc.driver}"'}}],
+                "extendedResourceName": resource,
+            },
+        },
+    )
 
 
 def _extended_pod(name: str, resource: str) -> dict:
@@ -53,8 +62,11 @@ def test_extended_resource_pending_allocated_and_taken(scenario):
     # A device appears: the scheduler creates its own claim, allocates it and records the mapping.
     sc.slice([device("gpu-0", sc.driver, memory="16Gi")])
     bound = sc.cluster.wait_bound(sc.ns, "trainer", timeout=90)
-    status = wait_for("extendedResourceClaimStatus",
-                      lambda: sc.cluster.pod(sc.ns, "trainer").get("status", {}).get("extendedResourceClaimStatus"), 60)
+    status = wait_for(
+        "extendedResourceClaimStatus",
+        lambda: sc.cluster.pod(sc.ns, "trainer").get("status", {}).get("extendedResourceClaimStatus"),
+        60,
+    )
     real = sc.cluster.claim(sc.ns, status["resourceClaimName"])
     assert [q["name"] for q in real["spec"]["devices"]["requests"]] == predicted, json.dumps(real)
     assert real["metadata"]["annotations"]["resource.kubernetes.io/extended-resource-claim"] == "true"
@@ -65,7 +77,8 @@ def test_extended_resource_pending_allocated_and_taken(scenario):
     assert doc["pod"]["node"] == bound["spec"]["nodeName"]
     assert doc["podClaims"][-1]["claim"] == status["resourceClaimName"], str(r)
     assert doc["extendedResources"]["requestMappings"] == [
-        {k: m[k] for k in ("containerName", "resourceName", "requestName")} for m in status["requestMappings"]]
+        {k: m[k] for k in ("containerName", "resourceName", "requestName")} for m in status["requestMappings"]
+    ]
     ext = next(c for c in doc["claims"] if c["name"] == status["resourceClaimName"])
     assert [(x["driver"], x["device"]) for x in ext["allocation"]["results"]] == [(sc.driver, "gpu-0")]
 
@@ -82,9 +95,18 @@ def test_extended_resource_pending_allocated_and_taken(scenario):
 def test_binding_conditions_waiting_then_failed(scenario):
     sc = scenario("bind")
     sc.device_class()
-    sc.slice([device("fpga-0", sc.driver, bindsToNode=True,
-                     bindingConditions=[f"{sc.driver}/attached"],
-                     bindingFailureConditions=[f"{sc.driver}/attach-failed"])], node="node-02")
+    sc.slice(
+        [
+            device(
+                "fpga-0",
+                sc.driver,
+                bindsToNode=True,
+                bindingConditions=[f"{sc.driver}/attached"],
+                bindingFailureConditions=[f"{sc.driver}/attach-failed"],
+            )
+        ],
+        node="node-02",
+    )
     sc.create(claim("fpga-claim", [request("fpga", sc.cls)]))
     sc.create(pod("fpga-pod", {"fpga": "fpga-claim"}))
 
@@ -100,9 +122,23 @@ def test_binding_conditions_waiting_then_failed(scenario):
     # The driver reports the failure through the claim's status subresource, as a driver's controller would.
     c = sc.cluster.claim(sc.ns, "fpga-claim")
     res = c["status"]["allocation"]["devices"]["results"][0]
-    c["status"]["devices"] = [{"driver": res["driver"], "pool": res["pool"], "device": res["device"], "conditions": [{
-        "type": f"{sc.driver}/attach-failed", "status": "True", "reason": "FabricError", "message": "port 3 down",
-        "lastTransitionTime": clusterlib.now_rfc3339(), "observedGeneration": c["metadata"].get("generation", 1)}]}]
+    c["status"]["devices"] = [
+        {
+            "driver": res["driver"],
+            "pool": res["pool"],
+            "device": res["device"],
+            "conditions": [
+                {
+                    "type": f"{sc.driver}/attach-failed",
+                    "status": "True",
+                    "reason": "FabricError",
+                    "message": "port 3 down",
+                    "lastTransitionTime": clusterlib.now_rfc3339(),
+                    "observedGeneration": c["metadata"].get("generation", 1),
+                }
+            ],
+        }
+    ]
     sc.api.put(f"{RES}/namespaces/{sc.ns}/resourceclaims/fpga-claim/status", c)
     ev = sc.cluster.wait_event(sc.ns, "fpga-pod", "FailedScheduling", "device binding failed", timeout=60)
     assert "reason=FabricError" in ev["message"]
@@ -118,9 +154,14 @@ def test_scheduling_gated_pod_is_not_ok(scenario):
     sc.slice([device("dev-0", sc.driver)])
     sc.create(claim("c", [request("gpu", sc.cls)]))
     sc.create(pod("gated-pod", {"gpu": "c"}, gated=True))
-    wait_for("PodScheduled=False SchedulingGated", lambda: any(
-        x.get("reason") == "SchedulingGated" for x in sc.cluster.pod(sc.ns, "gated-pod").get("status", {}).get(
-            "conditions", [])), 30)
+    wait_for(
+        "PodScheduled=False SchedulingGated",
+        lambda: any(
+            x.get("reason") == "SchedulingGated"
+            for x in sc.cluster.pod(sc.ns, "gated-pod").get("status", {}).get("conditions", [])
+        ),
+        30,
+    )
     r = sc.cluster.kubectl_dra("explain", "pod", "gated-pod", "-n", sc.ns, "-o", "json")
     assert r.code == 1, str(r)
     assert r.json["verdict"]["blocked"] is True and r.json["verdict"]["missing"] is None, str(r)
@@ -139,8 +180,9 @@ def test_a_verdict_that_contradicts_the_scheduler_is_undetermined(scenario):
 
     right = sc.cluster.kubectl_dra("explain", "pod", "skew-pod", "-n", sc.ns, "-o", "json")
     assert right.code == 1 and "DRA405" in _codes(right.json), str(right)
-    skewed = sc.cluster.kubectl_dra("explain", "pod", "skew-pod", "-n", sc.ns, "--kubernetes-version", "1.34",
-                                    "-o", "json")
+    skewed = sc.cluster.kubectl_dra(
+        "explain", "pod", "skew-pod", "-n", sc.ns, "--kubernetes-version", "1.34", "-o", "json"
+    )
     assert skewed.code == 2, str(skewed)
     assert "DRA005" in _codes(skewed.json) and skewed.json["verdict"]["determined"] is False, str(skewed)
     assert skewed.stderr.startswith("error: the scheduler says"), str(skewed)
@@ -170,8 +212,14 @@ def test_extended_resource_served_by_a_device_plugin_on_one_node(scenario):
         assert after.code == 0, str(after)
         assert "DRA224" in _codes(after.json), str(after)
     finally:
-        sc.api.patch(node, [{"op": "remove", "path": f"/status/capacity/{resource.replace('/', '~1')}"},
-                            {"op": "remove", "path": f"/status/allocatable/{resource.replace('/', '~1')}"}], kind="json")
+        sc.api.patch(
+            node,
+            [
+                {"op": "remove", "path": f"/status/capacity/{resource.replace('/', '~1')}"},
+                {"op": "remove", "path": f"/status/allocatable/{resource.replace('/', '~1')}"},
+            ],
+            kind="json",
+        )
 
 
 def test_init_container_requests_match_the_scheduler_s_claim(scenario):
@@ -182,8 +230,13 @@ def test_init_container_requests_match_the_scheduler_s_claim(scenario):
     _extended_class(sc, resource)
     sc.slice([device(f"gpu-{i}", sc.driver) for i in range(3)])
     p = _extended_pod("init-pod", resource)
-    p["spec"]["initContainers"] = [{"name": "warmup", "image": "registry.k8s.io/pause:3.10",
-                                    "resources": {"requests": {resource: "2"}, "limits": {resource: "2"}}}]
+    p["spec"]["initContainers"] = [
+        {
+            "name": "warmup",
+            "image": "registry.k8s.io/pause:3.10",
+            "resources": {"requests": {resource: "2"}, "limits": {resource: "2"}},
+        }
+    ]
     p["spec"]["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
     sc.create(p)
     before = sc.cluster.kubectl_dra("explain", "pod", "init-pod", "-n", sc.ns, "-o", "json")
@@ -191,9 +244,13 @@ def test_init_container_requests_match_the_scheduler_s_claim(scenario):
     mappings = before.json["extendedResources"]["requestMappings"]
     sc.ungate("init-pod")
     sc.cluster.wait_bound(sc.ns, "init-pod", timeout=60)
-    status = wait_for("extendedResourceClaimStatus",
-                      lambda: sc.cluster.pod(sc.ns, "init-pod").get("status", {}).get("extendedResourceClaimStatus"), 60)
+    status = wait_for(
+        "extendedResourceClaimStatus",
+        lambda: sc.cluster.pod(sc.ns, "init-pod").get("status", {}).get("extendedResourceClaimStatus"),
+        60,
+    )
     real = sc.cluster.claim(sc.ns, status["resourceClaimName"])
     assert [(q["name"], q["exactly"]["count"]) for q in real["spec"]["devices"]["requests"]] == predicted, str(before)
     assert sorted(map(str, mappings)) == sorted(
-        str({k: m[k] for k in ("containerName", "resourceName", "requestName")}) for m in status["requestMappings"])
+        str({k: m[k] for k in ("containerName", "resourceName", "requestName")}) for m in status["requestMappings"]
+    )

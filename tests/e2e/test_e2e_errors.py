@@ -1,5 +1,6 @@
 """Errors from a real API server: kubectl-dra exits 2 ("could not do its job") with one
 `error: ...` line, as docs/exit-codes.md says, and never mistakes an error Status for data."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,11 +24,19 @@ def test_claim_not_found(cluster, namespace):
 
 def test_no_permission_to_read_the_pod(cluster, namespace, tmp_path):
     """A ServiceAccount with no role at all: the pod itself is forbidden, nothing to explain."""
-    cluster.api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts",
-                     {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "nobody"}})
-    cluster.api.post(f"/api/v1/namespaces/{namespace}/pods", {
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "plain"},
-        "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}})
+    cluster.api.post(
+        f"/api/v1/namespaces/{namespace}/serviceaccounts",
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "nobody"}},
+    )
+    cluster.api.post(
+        f"/api/v1/namespaces/{namespace}/pods",
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "plain"},
+            "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]},
+        },
+    )
     kc = cluster.token_kubeconfig(namespace, "nobody", tmp_path / "nobody.kubeconfig")
     r = cluster.kubectl_dra("explain", "pod", "plain", "-n", namespace, kubeconfig=kc)
     assert r.code == 2, str(r)

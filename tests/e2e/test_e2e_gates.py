@@ -1,5 +1,6 @@
 """Agreement scenarios that need DRA beta/alpha feature gates (device taints, partitionable
 devices with shared counters), on the second control plane started with the gates on."""
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,9 @@ def test_gates_are_on(gates_cluster):
     metrics = gates_cluster.api.get("/metrics")
     for gate in ("DRADeviceTaints", "DRAPartitionableDevices", "DRAConsumableCapacity"):
         assert f'kubernetes_feature_enabled{{name="{gate}",stage=' in metrics
-        line = next(x for x in metrics.splitlines() if f'name="{gate}"' in x and x.startswith("kubernetes_feature_enabled"))
+        line = next(
+            x for x in metrics.splitlines() if f'name="{gate}"' in x and x.startswith("kubernetes_feature_enabled")
+        )
         assert line.endswith(" 1"), line
 
 
@@ -65,8 +68,13 @@ def test_exhausted_shared_counters(gates_scenario):
     sc.slice([], suffix="-counters", pool="node-01", slice_count=2, shared_counters=counters)
 
     def part(name):
-        return device(name, sc.driver, memory="24Gi", consumesCounters=[
-            {"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "24Gi"}}}])
+        return device(
+            name,
+            sc.driver,
+            memory="24Gi",
+            consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "24Gi"}}}],
+        )
+
     sc.slice([part("part-a"), part("part-b")], suffix="-devices", pool="node-01", slice_count=2)
 
     sc.create(claim("claim-1", [request("gpu", sc.cls)]))

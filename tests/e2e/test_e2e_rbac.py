@@ -3,6 +3,7 @@
 The API server of the suite writes a JSON audit log (tests/cluster/cluster.py); from it the
 tests check that kubectl-dra's user issued no verb other than get, list and watch.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,13 +20,19 @@ DRA = ["resourceclaims", "resourceclaimtemplates", "deviceclasses", "resourcesli
 
 
 def cluster_role(name: str, drop_list_on: str | None = None) -> dict:
-    rules = [{"apiGroups": [""], "resources": CORE, "verbs": READ},
-             {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": READ}]
+    rules = [
+        {"apiGroups": [""], "resources": CORE, "verbs": READ},
+        {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": READ},
+    ]
     for res in DRA:
         verbs = [v for v in READ if not (res == drop_list_on and v == "list")]
         rules.append({"apiGroups": ["resource.k8s.io"], "resources": [res], "verbs": verbs})
-    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-            "metadata": {"name": name}, "rules": rules}
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": name},
+        "rules": rules,
+    }
 
 
 @pytest.fixture
@@ -35,21 +42,37 @@ def reader(cluster, namespace, tmp_path):
 
     def make(sa: str, drop_list_on: str | None = None) -> tuple[str, str]:
         role = f"{namespace}-{sa}"
-        cluster.api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts",
-                         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": sa}})
+        cluster.api.post(
+            f"/api/v1/namespaces/{namespace}/serviceaccounts",
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": sa}},
+        )
         cluster.api.post("/apis/rbac.authorization.k8s.io/v1/clusterroles", cluster_role(role, drop_list_on))
-        cluster.api.post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
-            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-            "metadata": {"name": role},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
-            "subjects": [{"kind": "ServiceAccount", "name": sa, "namespace": namespace}]})
+        cluster.api.post(
+            "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": role},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+                "subjects": [{"kind": "ServiceAccount", "name": sa, "namespace": namespace}],
+            },
+        )
         made.append(role)
         kc = cluster.token_kubeconfig(namespace, sa, tmp_path / f"{sa}.kubeconfig")
         user = f"system:serviceaccount:{namespace}:{sa}"
         # RBAC caches are eventually consistent: wait until the role is in effect.
-        wait_for(f"RBAC for {user}", lambda: cluster.kubectl(
-            "auth", "can-i", "get", "pods", "-n", namespace, f"--as={user}", check=False).stdout.strip() == "yes", 30)
+        wait_for(
+            f"RBAC for {user}",
+            lambda: (
+                cluster.kubectl(
+                    "auth", "can-i", "get", "pods", "-n", namespace, f"--as={user}", check=False
+                ).stdout.strip()
+                == "yes"
+            ),
+            30,
+        )
         return kc, user
+
     yield make
     for role in made:
         cluster.api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{role}")
@@ -71,8 +94,9 @@ def _verbs_of(cluster, user: str) -> list[tuple[str, str, int]]:
     for e in cluster.audit_entries():
         if e.get("user", {}).get("username") == user:
             ref = e.get("objectRef") or {}
-            out.append((e["verb"], ref.get("resource") or e.get("requestURI"),
-                        (e.get("responseStatus") or {}).get("code", 0)))
+            out.append(
+                (e["verb"], ref.get("resource") or e.get("requestURI"), (e.get("responseStatus") or {}).get("code", 0))
+            )
     return out
 
 
@@ -108,8 +132,12 @@ def test_without_list_on_resourceslices_reports_permission_denied(cluster, scena
     sc.create(pod("pod-p", {"gpus": "claim-p"}))
     sc.cluster.wait_unschedulable(sc.ns, "pod-p", "cannot allocate all claims")
     kc, user = reader("kubectl-dra-limited", drop_list_on="resourceslices")
-    assert cluster.kubectl("auth", "can-i", "list", "resourceslices.resource.k8s.io", f"--as={user}",
-                           check=False).stdout.strip() == "no"
+    assert (
+        cluster.kubectl(
+            "auth", "can-i", "list", "resourceslices.resource.k8s.io", f"--as={user}", check=False
+        ).stdout.strip()
+        == "no"
+    )
 
     r = cluster.kubectl_dra("explain", "pod", "pod-p", "-n", sc.ns, "-o", "json", kubeconfig=kc)
     # It still answers what it can (a Diagnosis on stdout) and names the missing permission...

@@ -4,6 +4,7 @@ After each step the real kube-scheduler / kube-controller-manager act; the `*_cl
 assert what they did, the `*_kubectl_dra` tests assert that kubectl-dra explains it. The tests
 of this module run in file order and share the tutorial's state.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -17,8 +18,9 @@ from e2e_helpers import dump, wait_for
 MANIFESTS = Path(__file__).parent / "manifests" / "tutorial"
 NS = "default"  # the tutorial works in the default namespace
 DRIVER = "gpu.example.com"
-KUBELET_MESSAGE = ("Failed to prepare dynamic resources: prepare dynamic resources: "
-                   "DRA driver gpu.example.com is not registered")
+KUBELET_MESSAGE = (
+    "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver gpu.example.com is not registered"
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -55,8 +57,13 @@ def explain(cluster, tut, *extra):
 
 def event_time(e: dict) -> dt.datetime:
     """When an event last happened, for core/v1 events written by either events API."""
-    candidates = [e.get("lastTimestamp"), (e.get("series") or {}).get("lastObservedTime"),
-                  e.get("eventTime"), e.get("firstTimestamp"), e["metadata"].get("creationTimestamp")]
+    candidates = [
+        e.get("lastTimestamp"),
+        (e.get("series") or {}).get("lastObservedTime"),
+        e.get("eventTime"),
+        e.get("firstTimestamp"),
+        e["metadata"].get("creationTimestamp"),
+    ]
     for c in candidates:
         if c:
             return dt.datetime.fromisoformat(c.replace("Z", "+00:00"))
@@ -93,6 +100,7 @@ def test_step1_cluster_claim_generated_and_class_missing(cluster, tut):
             if st["name"] == "gpu" and st.get("resourceClaimName"):
                 return st["resourceClaimName"]
         return None
+
     claim_name = wait_for("the generated ResourceClaim name in pod status", generated, 60)
     tut["claim"] = claim_name
     claim = cluster.claim(NS, claim_name)
@@ -104,8 +112,9 @@ def test_step1_cluster_claim_generated_and_class_missing(cluster, tut):
     # The real scheduler's first message names the missing class.
     ev = cluster.wait_unschedulable(NS, tut["pod"], "device class gpu-inferencia does not exist")
     assert ev["type"] == "Warning"
-    assert ev["message"].startswith("0/3 nodes are available: request gpu: device class gpu-inferencia "
-                                    "does not exist"), ev["message"]
+    assert ev["message"].startswith(
+        "0/3 nodes are available: request gpu: device class gpu-inferencia does not exist"
+    ), ev["message"]
     assert cluster.pod(NS, tut["pod"])["status"]["phase"] == "Pending"
 
 
@@ -198,7 +207,11 @@ def test_step4_cluster_kubelet_event(cluster, tut):
     # messages, in time order, are the tutorial's four rows.
     distinct = [x for i, x in enumerate(tut["events"]) if i == 0 or x != tut["events"][i - 1]]
     assert [r for r, _ in distinct] == [
-        "FailedScheduling", "FailedScheduling", "Scheduled", "FailedPrepareDynamicResources"], dump(events)
+        "FailedScheduling",
+        "FailedScheduling",
+        "Scheduled",
+        "FailedPrepareDynamicResources",
+    ], dump(events)
     assert "device class gpu-inferencia does not exist" in distinct[0][1]
     assert "3 cannot allocate all claims" in distinct[1][1]
     assert distinct[2][1] == f"Successfully assigned {NS}/{tut['pod']} to node-01"
@@ -220,9 +233,13 @@ def test_step4_kubectl_dra_text_events_in_time_order(cluster, tut):
     r = explain(cluster, tut)
     assert r.code == 1, str(r)
     assert "Events:" in r.stdout, str(r)
-    out = r.stdout[r.stdout.rindex("Events:"):]
-    marks = ["device class gpu-inferencia does not exist", "cannot allocate all claims",
-             f"Successfully assigned {NS}/{tut['pod']} to node-01", "DRA driver gpu.example.com is not registered"]
+    out = r.stdout[r.stdout.rindex("Events:") :]
+    marks = [
+        "device class gpu-inferencia does not exist",
+        "cannot allocate all claims",
+        f"Successfully assigned {NS}/{tut['pod']} to node-01",
+        "DRA driver gpu.example.com is not registered",
+    ]
     positions = [out.find(m) for m in marks]
     assert all(p >= 0 for p in positions), f"missing event text {list(zip(marks, positions))}\n{r}"
     rows = [x for x in out.splitlines() if "default-scheduler" in x or "kubelet" in x]

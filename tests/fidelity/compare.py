@@ -65,9 +65,24 @@ ENGINE_TIMEOUT_S = 30
 # ---------------------------------------------------------------------------------------------
 # Quantities (exact), independent of the engine's own parser.
 
-_SUFFIX = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
-           "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
-           "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_SUFFIX = {
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+    "n": Fraction(1, 10**9),
+    "u": Fraction(1, 10**6),
+    "m": Fraction(1, 1000),
+    "": 1,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+}
 
 
 def quantity(text: Any) -> Fraction | str:
@@ -109,7 +124,12 @@ def canon_allocation(a: dict[str, Any] | None) -> dict[str, Any]:
     for c in a.get("claims") or []:
         results = []
         for r in c.get("results") or []:
-            e = {"request": r.get("request"), "driver": r.get("driver"), "pool": r.get("pool"), "device": r.get("device")}
+            e = {
+                "request": r.get("request"),
+                "driver": r.get("driver"),
+                "pool": r.get("pool"),
+                "device": r.get("device"),
+            }
             if r.get("adminAccess"):
                 e["adminAccess"] = True
             if r.get("consumedCapacity"):
@@ -132,7 +152,9 @@ def inconclusive(oracle_out: dict[str, Any]) -> str | None:
         return "input rejected by the oracle: " + oracle_out["inputError"]
     outcomes = {a.get("outcome") for a in oracle_out.get("alternatives") or [oracle_out.get("allocation") or {}]}
     if "panic" in outcomes:
-        return "upstream panicked: " + next(a.get("error") or "" for a in oracle_out["alternatives"] if a.get("outcome") == "panic")
+        return "upstream panicked: " + next(
+            a.get("error") or "" for a in oracle_out["alternatives"] if a.get("outcome") == "panic"
+        )
     if "timeout" in outcomes:
         return "upstream allocator timed out"
     return None
@@ -147,34 +169,66 @@ def expressions(scenario: dict[str, Any] | None) -> dict[tuple, str]:
         for i, sel in enumerate((c.get("spec") or {}).get("selectors") or []):
             out[("class", c["metadata"]["name"], "", i)] = (sel.get("cel") or {}).get("expression", "")
     for c in scenario.get("claims") or []:
-        obj = f'{c["metadata"].get("namespace", "")}/{c["metadata"]["name"]}'
+        obj = f"{c['metadata'].get('namespace', '')}/{c['metadata']['name']}"
         for r in c["spec"]["devices"].get("requests") or []:
-            bodies = [(r["name"], r["exactly"])] if r.get("exactly") else [(f'{r["name"]}/{b["name"]}', b) for b in r.get("firstAvailable") or []]
+            bodies = (
+                [(r["name"], r["exactly"])]
+                if r.get("exactly")
+                else [(f"{r['name']}/{b['name']}", b) for b in r.get("firstAvailable") or []]
+            )
             for name, b in bodies:
                 for i, sel in enumerate(b.get("selectors") or []):
                     out[("claim", obj, name, i)] = (sel.get("cel") or {}).get("expression", "")
     return out
 
 
-def compare(oracle_out: dict[str, Any], ours: dict[str, Any], scenario: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def compare(
+    oracle_out: dict[str, Any], ours: dict[str, Any], scenario: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Disagreements between the oracle output and ours: a list of {"kind", "detail"}."""
     diffs: list[dict[str, Any]] = []
     exprs = expressions(scenario)
     up_cel, our_cel = oracle_out.get("cel") or [], ours.get("cel") or []
     if [cel_key(e) for e in up_cel] != [cel_key(e) for e in our_cel]:
         up_keys, our_keys = collections.Counter(map(cel_key, up_cel)), collections.Counter(map(cel_key, our_cel))
-        diffs.append({"kind": "cel-entries", "detail": {
-            "missing": [list(k) for k in (up_keys - our_keys)][:5], "extra": [list(k) for k in (our_keys - up_keys)][:5]}})
+        diffs.append(
+            {
+                "kind": "cel-entries",
+                "detail": {
+                    "missing": [list(k) for k in (up_keys - our_keys)][:5],
+                    "extra": [list(k) for k in (our_keys - up_keys)][:5],
+                },
+            }
+        )
     else:
         for u, o in zip(up_cel, our_cel):
             ue, oe = u.get("error") is not None, o.get("error") is not None
             if ue != oe or (not ue and u.get("result") != o.get("result")):
-                diffs.append({"kind": "cel-result", "detail": {"entry": list(cel_key(u)), "upstream": [u.get("result"), u.get("error")],
-                                                               "ours": [o.get("result"), o.get("error")],
-                                                               "expression": exprs.get((u["source"], u["object"], u["request"], u["selector"]))}})
-            elif ue and norm_error(o["error"]) not in {norm_error(t) for t in [u["error"], *(u.get("otherErrors") or [])]}:
-                diffs.append({"kind": "cel-error-text", "detail": {"entry": list(cel_key(u)), "upstream": u["error"], "ours": o["error"],
-                                                                   "expression": exprs.get((u["source"], u["object"], u["request"], u["selector"]))}})
+                diffs.append(
+                    {
+                        "kind": "cel-result",
+                        "detail": {
+                            "entry": list(cel_key(u)),
+                            "upstream": [u.get("result"), u.get("error")],
+                            "ours": [o.get("result"), o.get("error")],
+                            "expression": exprs.get((u["source"], u["object"], u["request"], u["selector"])),
+                        },
+                    }
+                )
+            elif ue and norm_error(o["error"]) not in {
+                norm_error(t) for t in [u["error"], *(u.get("otherErrors") or [])]
+            }:
+                diffs.append(
+                    {
+                        "kind": "cel-error-text",
+                        "detail": {
+                            "entry": list(cel_key(u)),
+                            "upstream": u["error"],
+                            "ours": o["error"],
+                            "expression": exprs.get((u["source"], u["object"], u["request"], u["selector"])),
+                        },
+                    }
+                )
 
     our_alloc = canon_allocation(ours.get("allocation"))
     alts = [canon_allocation(a) for a in (oracle_out.get("alternatives") or [oracle_out.get("allocation")])]
@@ -191,13 +245,26 @@ def compare(oracle_out: dict[str, Any], ours: dict[str, Any], scenario: dict[str
         up = same_outcome[0]
         if our_alloc["outcome"] == "error":
             kind = "error-text"
-        elif [[(r["request"], r["driver"], r["pool"], r["device"]) for r in c["results"]] for c in our_alloc["claims"]] in \
-                [[[(r["request"], r["driver"], r["pool"], r["device"]) for r in c["results"]] for c in a["claims"]] for a in same_outcome]:
+        elif [
+            [(r["request"], r["driver"], r["pool"], r["device"]) for r in c["results"]] for c in our_alloc["claims"]
+        ] in [
+            [[(r["request"], r["driver"], r["pool"], r["device"]) for r in c["results"]] for c in a["claims"]]
+            for a in same_outcome
+        ]:
             kind = "allocation-details"  # same devices, different adminAccess/consumedCapacity/nodeSelector
         else:
             kind = "devices"
-    diffs.append({"kind": kind, "detail": {"upstream": up, "ours": our_alloc,
-                                           "upstreamAlternatives": len(alts), "deterministic": oracle_out.get("deterministic")}})
+    diffs.append(
+        {
+            "kind": kind,
+            "detail": {
+                "upstream": up,
+                "ours": our_alloc,
+                "upstreamAlternatives": len(alts),
+                "deterministic": oracle_out.get("deterministic"),
+            },
+        }
+    )
     return diffs
 
 
@@ -216,7 +283,9 @@ def _alarm(signum, frame):  # pragma: no cover
 def run_engine(scenario: dict[str, Any]) -> dict[str, Any]:
     from kubectl_dra.analyze.scenario import evaluate  # the contract (issue 4)
 
-    use_alarm = hasattr(signal, "SIGALRM") and __import__("threading").current_thread() is __import__("threading").main_thread()
+    use_alarm = (
+        hasattr(signal, "SIGALRM") and __import__("threading").current_thread() is __import__("threading").main_thread()
+    )
     if use_alarm:
         old = signal.signal(signal.SIGALRM, _alarm)
         signal.alarm(ENGINE_TIMEOUT_S)
@@ -234,7 +303,7 @@ def judge(scenario: dict[str, Any], oracle_out: dict[str, Any]) -> tuple[str, li
     if why:
         if why.startswith("upstream panicked: "):
             # Not counted either way, but say whether the engine foresaw the crash (finding DRA415).
-            panic = why[len("upstream panicked: "):]
+            panic = why[len("upstream panicked: ") :]
             try:
                 err = (run_engine(scenario).get("allocation") or {}).get("error") or ""
             except Exception:
@@ -268,7 +337,8 @@ def needs_recheck(oracle_out: dict[str, Any], diffs: list[dict[str, Any]]) -> bo
     orders Go's map iteration produces are not uniformly distributed (small maps start at a random
     slot), so a valid order can be missing from the first runs."""
     return not oracle_out.get("deterministic") and any(
-        d["kind"] in ("outcome", "devices", "allocation-details", "error-text") for d in diffs)
+        d["kind"] in ("outcome", "devices", "allocation-details", "error-text") for d in diffs
+    )
 
 
 def with_more_runs(oracle: Oracle, scenario: dict[str, Any], oracle_out: dict[str, Any]) -> dict[str, Any]:
@@ -287,12 +357,22 @@ def signature(diffs: list[dict[str, Any]]) -> set[str]:
     return {d["kind"] for d in diffs}
 
 
-SEVERITY = ["engine-crash", "engine-timeout", "outcome", "devices", "allocation-details", "error-text",
-            "cel-entries", "cel-result", "cel-error-text"]
+SEVERITY = [
+    "engine-crash",
+    "engine-timeout",
+    "outcome",
+    "devices",
+    "allocation-details",
+    "error-text",
+    "cel-entries",
+    "cel-result",
+    "cel-error-text",
+]
 
 
-def shrink_disagreement(oracle: Oracle, scenario: dict[str, Any], diffs: list[dict[str, Any]], max_steps: int = 300,
-                        budget_s: float = 120.0) -> dict[str, Any]:
+def shrink_disagreement(
+    oracle: Oracle, scenario: dict[str, Any], diffs: list[dict[str, Any]], max_steps: int = 300, budget_s: float = 120.0
+) -> dict[str, Any]:
     # Keep the most severe kind of disagreement while shrinking (otherwise a device-choice
     # difference would happily shrink into an unrelated error-text difference).
     want = min(signature(diffs), key=lambda k: SEVERITY.index(k) if k in SEVERITY else len(SEVERITY))
@@ -333,7 +413,9 @@ def _entry_matches(e: dict[str, Any], version: str, scenario_id: str, diff: dict
     return True
 
 
-def is_known(known: list[dict[str, Any]], scenario_id: str, diffs: list[dict[str, Any]], version: str = "") -> dict[str, Any] | None:
+def is_known(
+    known: list[dict[str, Any]], scenario_id: str, diffs: list[dict[str, Any]], version: str = ""
+) -> dict[str, Any] | None:
     """The known-differences entries explaining *every* disagreement of a scenario (each diff by at
     least one entry), as {"cause": "...; ...", "entries": [...]}, or None if any diff is unexplained.
     Entry fields: cause (required), versions, id (regex on the scenario id), kinds, detail (regex
@@ -345,7 +427,10 @@ def is_known(known: list[dict[str, Any]], scenario_id: str, diffs: list[dict[str
             return None
         if hit not in used:
             used.append(hit)
-    return {"cause": "; ".join(e["cause"].strip().split("\n")[0] for e in used), "entries": [e.get("name", "") for e in used]}
+    return {
+        "cause": "; ".join(e["cause"].strip().split("\n")[0] for e in used),
+        "entries": [e.get("name", "") for e in used],
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -355,7 +440,9 @@ def is_known(known: list[dict[str, Any]], scenario_id: str, diffs: list[dict[str
 class Tally:
     def __init__(self):
         self.by_version: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-        self.by_feature: dict[str, dict[str, collections.Counter]] = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
+        self.by_feature: dict[str, dict[str, collections.Counter]] = collections.defaultdict(
+            lambda: collections.defaultdict(collections.Counter)
+        )
         self.kinds: collections.Counter = collections.Counter()
         self.disagreements: list[dict[str, Any]] = []
         self.inconclusive: collections.Counter = collections.Counter()
@@ -378,12 +465,16 @@ class Tally:
     def render(self, versions: list[str]) -> str:
         lines = []
         lines.append("Agreement per version")
-        lines.append(f"{'version':<9}{'scenarios':>10}{'agreed':>9}{'disagreed':>11}{'inconclusive':>14}{'agreement':>11}")
+        lines.append(
+            f"{'version':<9}{'scenarios':>10}{'agreed':>9}{'disagreed':>11}{'inconclusive':>14}{'agreement':>11}"
+        )
         for v in versions:
             c = self.by_version[v]
             t = c["agreed"] + c["disagreed"]
             pct = f"{100 * c['agreed'] / t:.2f}%" if t else "-"
-            lines.append(f"{v:<9}{t + c['inconclusive']:>10}{c['agreed']:>9}{c['disagreed']:>11}{c['inconclusive']:>14}{pct:>11}")
+            lines.append(
+                f"{v:<9}{t + c['inconclusive']:>10}{c['agreed']:>9}{c['disagreed']:>11}{c['inconclusive']:>14}{pct:>11}"
+            )
         lines.append("")
         lines.append("Agreement per feature (agreed/compared per version)")
         lines.append(f"{'feature':<34}" + "".join(f"{v:>15}" for v in versions))
@@ -401,13 +492,25 @@ class Tally:
                 lines.append(f"  {v} {k}: {n}")
         if self.inconclusive:
             lines.append("")
-            lines.append("Inconclusive (not counted): " + ", ".join(f"{k}: {n}" for k, n in sorted(self.inconclusive.items())))
+            lines.append(
+                "Inconclusive (not counted): " + ", ".join(f"{k}: {n}" for k, n in sorted(self.inconclusive.items()))
+            )
         return "\n".join(lines)
 
 
-def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known: list[dict[str, Any]] | None = None,
-        out_dir: Path | None = None, start: int = 0, log: Callable[[str], None] = print,
-        max_shrinks: int = 25, per_signature: int = 2, shrink_budget_s: float = 120.0) -> Tally:
+def run(
+    versions: list[str],
+    n: int,
+    seed: int | str,
+    shrink: bool = True,
+    known: list[dict[str, Any]] | None = None,
+    out_dir: Path | None = None,
+    start: int = 0,
+    log: Callable[[str], None] = print,
+    max_shrinks: int = 25,
+    per_signature: int = 2,
+    shrink_budget_s: float = 120.0,
+) -> Tally:
     tally = Tally()
     known = known or []
     out_dir = out_dir or cache_dir() / "fidelity" / "disagreements"
@@ -438,11 +541,19 @@ def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known
                 status, diffs = judge(s, with_more_runs(oracle, s, out))
                 finish(s, status, diffs)
             c = tally.by_version[v]
-            log(f"# {v}: compared {sum(c.values())} scenarios in {time.time() - t0:.1f}s "
+            log(
+                f"# {v}: compared {sum(c.values())} scenarios in {time.time() - t0:.1f}s "
                 f"(agreed {c['agreed']}, disagreed {c['disagreed']}, inconclusive {c['inconclusive']}); "
-                f"writing {len(pending)} disagreement(s)")
+                f"writing {len(pending)} disagreement(s)"
+            )
             for s, diffs, entry in pending:
-                record = {"id": s["id"], "version": v, "kinds": sorted(signature(diffs)), "known": entry, "diffs": diffs}
+                record = {
+                    "id": s["id"],
+                    "version": v,
+                    "kinds": sorted(signature(diffs)),
+                    "known": entry,
+                    "diffs": diffs,
+                }
                 sig = (v, tuple(sorted(signature(diffs))), _detail_class(diffs))
                 if shrink and shrinks < max_shrinks and entry is None and shrunk[sig] < per_signature:
                     shrinks += 1
@@ -464,10 +575,14 @@ def run(versions: list[str], n: int, seed: int | str, shrink: bool = True, known
                     path.write_text(json.dumps(record["minimal"], indent=1))
                 record["path"] = str(path)
                 tally.disagreements.append(record)
-                log(f"DISAGREEMENT {s['id']} {','.join(record['kinds'])}{' (known: ' + entry['cause'] + ')' if entry else ''} -> {path}")
+                log(
+                    f"DISAGREEMENT {s['id']} {','.join(record['kinds'])}{' (known: ' + entry['cause'] + ')' if entry else ''} -> {path}"
+                )
         c = tally.by_version[v]
-        log(f"# {v}: {sum(c.values())} scenarios in {time.time() - t0:.1f}s "
-            f"(agreed {c['agreed']}, disagreed {c['disagreed']}, inconclusive {c['inconclusive']})")
+        log(
+            f"# {v}: {sum(c.values())} scenarios in {time.time() - t0:.1f}s "
+            f"(agreed {c['agreed']}, disagreed {c['disagreed']}, inconclusive {c['inconclusive']})"
+        )
     return tally
 
 
@@ -493,15 +608,32 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = a.out_dir or cache_dir() / "fidelity" / "disagreements"
     unknown = [d for d in tally.disagreements if not d["known"]]
     if tally.disagreements:
-        print(f"\n{len(tally.disagreements)} disagreement(s) ({len(unknown)} not in {a.known.name}) written to {out_dir}")
+        print(
+            f"\n{len(tally.disagreements)} disagreement(s) ({len(unknown)} not in {a.known.name}) written to {out_dir}"
+        )
     if a.json:
-        a.json.write_text(json.dumps({"seed": a.seed, "n": a.n, "versions": {v: dict(tally.by_version[v]) for v in versions},
-                                      "kinds": {f"{v} {k}": n for (v, k), n in tally.kinds.items()},
-                                      "inconclusive": dict(tally.inconclusive),
-                                      "disagreements": [{"id": d["id"], "kinds": d["kinds"], "known": (d["known"] or {}).get("entries"),
-                                                         "path": d.get("path")} for d in tally.disagreements],
-                                      "features": {f: {v: dict(c) for v, c in fv.items()} for f, fv in tally.by_feature.items()}},
-                                     indent=1))
+        a.json.write_text(
+            json.dumps(
+                {
+                    "seed": a.seed,
+                    "n": a.n,
+                    "versions": {v: dict(tally.by_version[v]) for v in versions},
+                    "kinds": {f"{v} {k}": n for (v, k), n in tally.kinds.items()},
+                    "inconclusive": dict(tally.inconclusive),
+                    "disagreements": [
+                        {
+                            "id": d["id"],
+                            "kinds": d["kinds"],
+                            "known": (d["known"] or {}).get("entries"),
+                            "path": d.get("path"),
+                        }
+                        for d in tally.disagreements
+                    ],
+                    "features": {f: {v: dict(c) for v, c in fv.items()} for f, fv in tally.by_feature.items()},
+                },
+                indent=1,
+            )
+        )
     agreed, total = tally.totals()
     print(f"agreed {agreed} of {total}")
     return 1 if (unknown and a.strict) else 0

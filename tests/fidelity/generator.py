@@ -101,9 +101,18 @@ def gen_attributes(c: Ctx, driver: str) -> dict[str, Any]:
         c.tag("attr-list")
         # Overlapping and disjoint lists, so that matchAttribute/distinctAttribute on "ids" can go
         # either way under the set semantics of DRAListTypeAttributes.
-        attrs[name("ids")] = r.choice(({"ints": [0, 1, 2]}, {"ints": [2, 3]}, {"ints": [4]},
-                                       {"strings": ["a", "b"]}, {"strings": ["b", "c"]}, {"bools": [True]},
-                                       {"versions": ["1.0.0", "2.0.0"]}, {"versions": ["2.0.0"]}))
+        attrs[name("ids")] = r.choice(
+            (
+                {"ints": [0, 1, 2]},
+                {"ints": [2, 3]},
+                {"ints": [4]},
+                {"strings": ["a", "b"]},
+                {"strings": ["b", "c"]},
+                {"bools": [True]},
+                {"versions": ["1.0.0", "2.0.0"]},
+                {"versions": ["2.0.0"]},
+            )
+        )
     if not c.clean and c.chance(0.02):
         # Not valid per API validation, but the scheduler must cope: every CEL evaluation on
         # this device fails while building the attribute map.
@@ -126,8 +135,12 @@ def gen_capacity(c: Ctx, driver: str, multi: bool) -> dict[str, Any]:
             entry["requestPolicy"] = {"default": "1", "validRange": {"min": "1", "step": "1"}}
             if c.minor >= 37 and c.chance(0.5):
                 # Fractional bounds: milli arithmetic with DRAFractionalCapacityRange, Value() without.
-                entry["requestPolicy"] = {"default": "500m", "validRange": r.choice((
-                    {"min": "500m", "step": "250m"}, {"min": "500m", "step": "500m", "max": "2"}))}
+                entry["requestPolicy"] = {
+                    "default": "500m",
+                    "validRange": r.choice(
+                        ({"min": "500m", "step": "250m"}, {"min": "500m", "step": "500m", "max": "2"})
+                    ),
+                }
                 c.tag("capacity-fractional-range")
             c.tag("capacity-request-policy")
         cap["cores"] = entry
@@ -167,7 +180,7 @@ def gen_atom(c: Ctx, drivers: list[str]) -> str:
     choices: list[tuple[str, tuple[str, ...]]] = [
         (f'device.driver == "{r.choice(DRIVERS)}"', ("cel-driver",)),
         (f'{a}.model == "{s}"', ("cel-string-attr",)),
-        (f'{a}.index {r.choice(("<", "<=", ">", ">=", "==", "!="))} {n}', ("cel-int-attr",)),
+        (f"{a}.index {r.choice(('<', '<=', '>', '>=', '==', '!='))} {n}", ("cel-int-attr",)),
         (f"{a}.index > {n}.5", ("cel-int-vs-double",)),
         (f"{a}.index == {n}.0", ("cel-int-vs-double",)),
         (f"{a}.healthy", ("cel-bool-attr",)),
@@ -196,14 +209,14 @@ def gen_atom(c: Ctx, drivers: list[str]) -> str:
         (f'{a}.model.lowerAscii() == "a100"', ("cel-string-ext",)),
         (f'{a}.model.upperAscii().indexOf("1") >= 0', ("cel-string-ext",)),
         (f'{a}.model.replace("a", "b") == "b100"', ("cel-string-ext",)),
-        (f"{a}.model.split(\"1\").size() > 1", ("cel-string-ext",)),
+        (f'{a}.model.split("1").size() > 1', ("cel-string-ext",)),
         (f'{a}.model.substring(0, 2) == "a1"', ("cel-string-ext",)),
         (f'{a}.model.charAt(0) == "a"', ("cel-string-ext",)),
-        (f'{a}.model.trim().size() == 4', ("cel-string-ext",)),
+        (f"{a}.model.trim().size() == 4", ("cel-string-ext",)),
         (f'{a}.model.matches("^[ah][0-9]+$")', ("cel-matches",)),
         (f'{a}.?model.orValue("none") == "none"', ("cel-optional",)),
         (f'{a}[?"index"].orValue(-1) >= 0', ("cel-optional",)),
-        (f'{a}.?nosuch.hasValue()', ("cel-optional",)),
+        (f"{a}.?nosuch.hasValue()", ("cel-optional",)),
         (f"cel.bind(g, {a}, g.index >= {n} && g.healthy)", ("cel-bind",)),
         (f'cel.bind(m, {cap}.memory, m.compareTo(quantity("{q}")) > 0)', ("cel-bind",)),
         (f"has({a}.model)", ("cel-has",)),
@@ -212,7 +225,7 @@ def gen_atom(c: Ctx, drivers: list[str]) -> str:
         ('device.attributes["unknown.example.net"].size() == 0', ("cel-unknown-domain",)),
         ('device.capacity["unknown.example.net"].size() == 0', ("cel-unknown-domain",)),
         (f"{a}.nosuch == 1", ("cel-missing-id", "cel-runtime-error")),
-        (f'{a}.model == {n}', ("cel-heterogeneous-eq",)),
+        (f"{a}.model == {n}", ("cel-heterogeneous-eq",)),
         (f"{a}.flex == 1", ("cel-heterogeneous-eq",)),
         (f'{a}.driverVersion == "{v}"', ("cel-heterogeneous-eq", "cel-runtime-error")),
         (f"{a}.model > {n}", ("cel-type-error", "cel-runtime-error")),
@@ -231,14 +244,21 @@ def gen_atom(c: Ctx, drivers: list[str]) -> str:
         (f"[{a}.index, 5].max() > 4", ("cel-k8s-libs",)),
         (f'"{s},x".split(",").size() == 2', ("cel-string-ext",)),
         (f'{a}.index.string() == "{n}"', ("cel-conversions",)),
-        (f'int({a}.model) > 0', ("cel-conversions", "cel-runtime-error")),
-        (f'double({a}.index) / 2.0 > 0.4', ("cel-conversions",)),
+        (f"int({a}.model) > 0", ("cel-conversions", "cel-runtime-error")),
+        (f"double({a}.index) / 2.0 > 0.4", ("cel-conversions",)),
     ]
     if c.clean:
         unsafe = ("cel-runtime-error", "cel-type-error", "cel-compile-error", "cel-cost-limit")
-        choices = [(e, f) for e, f in choices
-                   if not any(u in f for u in unsafe) and ".flex" not in e and ".substring(" not in e
-                   and ".cores.asInteger()" not in e and "/ 0 " not in e and 'quantity("200K")' not in e]
+        choices = [
+            (e, f)
+            for e, f in choices
+            if not any(u in f for u in unsafe)
+            and ".flex" not in e
+            and ".substring(" not in e
+            and ".cores.asInteger()" not in e
+            and "/ 0 " not in e
+            and 'quantity("200K")' not in e
+        ]
     if c.chance(0.03) and not c.clean:
         choices.append(("lists.range(2000).all(i, lists.range(2000).all(j, i + j >= 0))", ("cel-cost-limit",)))
     if c.minor >= 36 and (not c.clean or c.gates.get("DRAListTypeAttributes")):
@@ -248,7 +268,7 @@ def gen_atom(c: Ctx, drivers: list[str]) -> str:
         choices += [
             ('device.name == "gpu-0"', ("cel-compile-error",)),
             (f'{cap}.memory > quantity("{q}")', ("cel-compile-error",)),
-            (f'{cap}.memory.sign() == 1', ("cel-compile-error",)),
+            (f"{cap}.memory.sign() == 1", ("cel-compile-error",)),
             ("device.driver", ("cel-compile-error",)),
             ("device.driver ==", ("cel-compile-error",)),
             (f'{a}.model.reverse() == "001a"', ("cel-compile-error",)),
@@ -295,8 +315,12 @@ def node_selector(c: Ctx, matching: bool) -> dict[str, Any]:
     elif matching:
         req = {"key": "topology.kubernetes.io/zone", "operator": "Exists"}
     else:
-        req = r.choice(({"key": "kubernetes.io/hostname", "operator": "In", "values": [OTHER_NODE]},
-                        {"key": "example.com/none", "operator": "Exists"}))
+        req = r.choice(
+            (
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": [OTHER_NODE]},
+                {"key": "example.com/none", "operator": "Exists"},
+            )
+        )
     return {"nodeSelectorTerms": [{"matchExpressions": [req]}]}
 
 
@@ -325,8 +349,10 @@ def gen_pool(c: Ctx, driver: str, pool: str, multi_ok: bool) -> list[dict[str, A
     if nslices > 1:
         c.tag("several-slices")
     # Pool-wide node targeting.
-    mode = r.choices(("nodeName", "nodeName-other", "nodeSelector", "nodeSelector-miss", "allNodes", "perDevice"),
-                     weights=(40, 6, 14, 5, 15, 10))[0]
+    mode = r.choices(
+        ("nodeName", "nodeName-other", "nodeSelector", "nodeSelector-miss", "allNodes", "perDevice"),
+        weights=(40, 6, 14, 5, 15, 10),
+    )[0]
     c.tag(f"slice-{mode}")
     counters = c.chance(0.22)
     slices: list[dict[str, Any]] = []
@@ -334,13 +360,21 @@ def gen_pool(c: Ctx, driver: str, pool: str, multi_ok: bool) -> list[dict[str, A
     if counters:
         c.tag("partitionable")
         for i in range(r.choice((1, 1, 2))):
-            counter_sets.append({"name": f"cs-{i}", "counters": {
-                "memory": {"value": r.choice(("24Gi", "40Gi", "80Gi"))},
-                **({"slots": {"value": r.choice(("2", "3", "7"))}} if c.chance(0.5) else {}),
-            }})
+            counter_sets.append(
+                {
+                    "name": f"cs-{i}",
+                    "counters": {
+                        "memory": {"value": r.choice(("24Gi", "40Gi", "80Gi"))},
+                        **({"slots": {"value": r.choice(("2", "3", "7"))}} if c.chance(0.5) else {}),
+                    },
+                }
+            )
     devcount = 0
     for s in range(nslices):
-        spec: dict[str, Any] = {"driver": driver, "pool": {"name": pool, "generation": 1, "resourceSliceCount": nslices}}
+        spec: dict[str, Any] = {
+            "driver": driver,
+            "pool": {"name": pool, "generation": 1, "resourceSliceCount": nslices},
+        }
         set_targeting(c, spec, mode)
         devices = []
         for _ in range(r.choice((2, 3, 4, 4, 6) if c.clean else (1, 2, 2, 3, 4))):
@@ -349,8 +383,14 @@ def gen_pool(c: Ctx, driver: str, pool: str, multi_ok: bool) -> list[dict[str, A
         spec["devices"] = devices
         if counters and c.minor == 34 and s == 0:
             spec["sharedCounters"] = counter_sets
-        slices.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                       "metadata": {"name": f"{driver.split('.')[0]}-{pool}-{s}"}, "spec": spec})
+        slices.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"{driver.split('.')[0]}-{pool}-{s}"},
+                "spec": spec,
+            }
+        )
     if counters and c.minor == 34:
         # 1.34: counters are per slice; devices of other slices must not consume the first slice's sets.
         for sl in slices[1:]:
@@ -358,16 +398,25 @@ def gen_pool(c: Ctx, driver: str, pool: str, multi_ok: bool) -> list[dict[str, A
                 d.pop("consumesCounters", None)
     if counters and c.minor >= 35:
         # 1.35+: counter sets live in their own slice of the pool, which counts toward resourceSliceCount.
-        spec = {"driver": driver, "pool": {"name": pool, "generation": 1, "resourceSliceCount": nslices + 1},
-                "sharedCounters": counter_sets}
+        spec = {
+            "driver": driver,
+            "pool": {"name": pool, "generation": 1, "resourceSliceCount": nslices + 1},
+            "sharedCounters": counter_sets,
+        }
         set_targeting(c, spec, mode if mode != "perDevice" else "allNodes")
         if c.chance(0.5):
             spec.pop("nodeName", None), spec.pop("nodeSelector", None), spec.pop("perDeviceNodeSelection", None)
             spec["allNodes"] = True
         for sl in slices:
             sl["spec"]["pool"]["resourceSliceCount"] = nslices + 1
-        slices.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                       "metadata": {"name": f"{driver.split('.')[0]}-{pool}-counters"}, "spec": spec})
+        slices.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"{driver.split('.')[0]}-{pool}-counters"},
+                "spec": spec,
+            }
+        )
     # Broken pools.
     if c.chance(0.07):
         c.tag("pool-incomplete")
@@ -435,9 +484,14 @@ def gen_device(c: Ctx, driver: str, name: str, mode: str, counter_sets: list, mu
     if c.chance(0.15):
         c.tag("taints")
         effects = ["NoSchedule", "NoExecute"] + (["None"] if c.minor >= 35 else [])
-        d["taints"] = [{"key": r.choice(("example.com/unhealthy", "example.com/maintenance")),
-                        **({"value": r.choice(("true", "soon"))} if c.chance(0.7) else {}),
-                        "effect": r.choice(effects)} for _ in range(r.choice((1, 1, 2)))]
+        d["taints"] = [
+            {
+                "key": r.choice(("example.com/unhealthy", "example.com/maintenance")),
+                **({"value": r.choice(("true", "soon"))} if c.chance(0.7) else {}),
+                "effect": r.choice(effects),
+            }
+            for _ in range(r.choice((1, 1, 2)))
+        ]
         for t in d["taints"]:
             c.tag(f"taint-{t['effect']}")
     if c.chance(0.08):
@@ -470,8 +524,14 @@ def gen_classes(c: Ctx, drivers: list[str]) -> list[dict[str, Any]]:
         spec: dict[str, Any] = {}
         if exprs:
             spec["selectors"] = selectors(exprs)
-        classes.append({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-                        "metadata": {"name": f"class-{i}"}, "spec": spec})
+        classes.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "DeviceClass",
+                "metadata": {"name": f"class-{i}"},
+                "spec": spec,
+            }
+        )
         c.class_driver[f"class-{i}"] = drv if pinned else None
     return classes
 
@@ -564,15 +624,20 @@ def gen_claim(c: Ctx, name: str, classes: list, drivers: list[str]) -> dict[str,
         constraints.append(con)
     if constraints:
         devices["constraints"] = constraints
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-            "metadata": {"name": name, "namespace": NAMESPACE, "uid": f"uid-{name}"},
-            "spec": {"devices": devices}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": NAMESPACE, "uid": f"uid-{name}"},
+        "spec": {"devices": devices},
+    }
 
 
 def gen_allocated(c: Ctx, slices: list) -> list[dict[str, Any]]:
     """Claims that already hold some of the devices (possibly admin access or a shared allocation)."""
     r = c.rng
-    devices = [(s["spec"]["driver"], s["spec"]["pool"]["name"], d) for s in slices for d in s["spec"].get("devices", [])]
+    devices = [
+        (s["spec"]["driver"], s["spec"]["pool"]["name"], d) for s in slices for d in s["spec"].get("devices", [])
+    ]
     if not devices or not c.chance(0.45):
         return []
     c.tag("devices-in-use")
@@ -586,15 +651,27 @@ def gen_allocated(c: Ctx, slices: list) -> list[dict[str, Any]]:
                 c.tag("in-use-admin-access")
             elif d.get("allowMultipleAllocations") and c.chance(0.8):
                 res["shareID"] = f"00000000-0000-0000-0000-00000000{i:02d}{k:02d}"
-                res["consumedCapacity"] = {name: (cap.get("requestPolicy", {}).get("default") or cap["value"])
-                                           for name, cap in d.get("capacity", {}).items()}
+                res["consumedCapacity"] = {
+                    name: (cap.get("requestPolicy", {}).get("default") or cap["value"])
+                    for name, cap in d.get("capacity", {}).items()
+                }
                 c.tag("in-use-shared")
             results.append(res)
-        out.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                    "metadata": {"name": f"in-use-{i}", "namespace": NAMESPACE, "uid": f"uid-in-use-{i}"},
-                    "spec": {"devices": {"requests": [{"name": f"req-{k}", "exactly": {"deviceClassName": "class-0"}}
-                                                      for k in range(len(results))]}},
-                    "status": {"allocation": {"devices": {"results": results}}}})
+        out.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"in-use-{i}", "namespace": NAMESPACE, "uid": f"uid-in-use-{i}"},
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {"name": f"req-{k}", "exactly": {"deviceClassName": "class-0"}} for k in range(len(results))
+                        ]
+                    }
+                },
+                "status": {"allocation": {"devices": {"results": results}}},
+            }
+        )
     return out
 
 
@@ -606,11 +683,15 @@ def optional_node_operations(rng: random.Random, version: str, node: dict, slice
     c.tag("skip-node-operations")
     for s in slices:
         if s["spec"].get("devices") and rng.random() < 0.5:
-            s["spec"]["skipNodeOperations"] = rng.choice((["*"], ["NodePrepareResources", "NodeUnprepareResources"],
-                                                          ["NodeUnprepareResources"]))
+            s["spec"]["skipNodeOperations"] = rng.choice(
+                (["*"], ["NodePrepareResources", "NodeUnprepareResources"], ["NodeUnprepareResources"])
+            )
     if rng.random() < 0.6:
-        node["status"] = {"declaredFeatures": rng.choice((["DRAOptionalNodeOperations"],
-                                                          ["SomethingElse", "DRAOptionalNodeOperations"], ["SomethingElse"]))}
+        node["status"] = {
+            "declaredFeatures": rng.choice(
+                (["DRAOptionalNodeOperations"], ["SomethingElse", "DRAOptionalNodeOperations"], ["SomethingElse"])
+            )
+        }
     if rng.random() < 0.5:
         c.gates["DRAOptionalNodeOperations"] = True
 
@@ -643,12 +724,17 @@ def generate(version: str, seed: int | str, index: int) -> dict[str, Any]:
         c.tag("several-claims")
     allocated = gen_allocated(c, slices)
     for g, on in gates.items():
-        if on and g in gatesmod.ALLOCATOR_GATES and gatesmod.GATES[version][g][1] != gatesmod.GA \
-                and not gatesmod.GATES[version][g][0]:
+        if (
+            on
+            and g in gatesmod.ALLOCATOR_GATES
+            and gatesmod.GATES[version][g][1] != gatesmod.GA
+            and not gatesmod.GATES[version][g][0]
+        ):
             c.tag(f"gate-{g}")
     node = node_obj(c)
-    optional_node_operations(random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:nodeops"), version,
-                             node, slices, c)
+    optional_node_operations(
+        random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:nodeops"), version, node, slices, c
+    )
     return {
         "id": f"{version}/{seed}/{index}",
         "version": version,
@@ -673,6 +759,7 @@ def scenarios(version: str, seed: int | str, n: int, start: int = 0):
 
 def _candidates(s: dict[str, Any]):
     """Yield (description, smaller scenario) for every single-step reduction of s."""
+
     def variant(fn: Callable[[dict[str, Any]], bool], what: str):
         t = copy.deepcopy(s)
         if fn(t) is not False:
@@ -685,11 +772,16 @@ def _candidates(s: dict[str, Any]):
     for i in range(len(s["allocatedClaims"])):
         out.append(variant(lambda t, i=i: t["allocatedClaims"].pop(i), f"allocated claim {i}"))
     for i in range(len(s["slices"])):
+
         def drop_slice(t, i=i):
             sl = t["slices"].pop(i)
             for o in t["slices"]:
-                if o["spec"]["driver"] == sl["spec"]["driver"] and o["spec"]["pool"]["name"] == sl["spec"]["pool"]["name"]:
+                if (
+                    o["spec"]["driver"] == sl["spec"]["driver"]
+                    and o["spec"]["pool"]["name"] == sl["spec"]["pool"]["name"]
+                ):
                     o["spec"]["pool"]["resourceSliceCount"] = max(1, o["spec"]["pool"]["resourceSliceCount"] - 1)
+
         out.append(variant(drop_slice, f"slice {i} (count adjusted)"))
         out.append(variant(lambda t, i=i: t["slices"].pop(i), f"slice {i}"))
     for i, sl in enumerate(s["slices"]):
@@ -698,10 +790,21 @@ def _candidates(s: dict[str, Any]):
         for j, d in enumerate(sl["spec"].get("devices", [])):
             for key in ("attributes", "capacity"):
                 for name in list(d.get(key, {})):
-                    out.append(variant(lambda t, i=i, j=j, key=key, name=name:
-                                       t["slices"][i]["spec"]["devices"][j][key].pop(name), f"{key} {name}"))
-            for key in ("taints", "consumesCounters", "bindingConditions", "bindingFailureConditions", "bindsToNode",
-                        "allowMultipleAllocations", "nodeSelector"):
+                    out.append(
+                        variant(
+                            lambda t, i=i, j=j, key=key, name=name: t["slices"][i]["spec"]["devices"][j][key].pop(name),
+                            f"{key} {name}",
+                        )
+                    )
+            for key in (
+                "taints",
+                "consumesCounters",
+                "bindingConditions",
+                "bindingFailureConditions",
+                "bindsToNode",
+                "allowMultipleAllocations",
+                "nodeSelector",
+            ):
                 if key in d:
                     out.append(variant(lambda t, i=i, j=j, key=key: t["slices"][i]["spec"]["devices"][j].pop(key), key))
         for key in ("sharedCounters",):
@@ -709,25 +812,47 @@ def _candidates(s: dict[str, Any]):
                 out.append(variant(lambda t, i=i, key=key: t["slices"][i]["spec"].pop(key), key))
     for i, cl in enumerate(s["deviceClasses"]):
         for j in range(len(cl["spec"].get("selectors", []))):
-            out.append(variant(lambda t, i=i, j=j: t["deviceClasses"][i]["spec"]["selectors"].pop(j), f"class selector {i}/{j}"))
+            out.append(
+                variant(
+                    lambda t, i=i, j=j: t["deviceClasses"][i]["spec"]["selectors"].pop(j), f"class selector {i}/{j}"
+                )
+            )
     for i, cl in enumerate(s["claims"]):
         dv = cl["spec"]["devices"]
         if len(dv["requests"]) > 1:
             for j in range(len(dv["requests"])):
-                out.append(variant(lambda t, i=i, j=j: t["claims"][i]["spec"]["devices"]["requests"].pop(j), f"request {i}/{j}"))
+                out.append(
+                    variant(
+                        lambda t, i=i, j=j: t["claims"][i]["spec"]["devices"]["requests"].pop(j), f"request {i}/{j}"
+                    )
+                )
         for j in range(len(dv.get("constraints", []))):
-            out.append(variant(lambda t, i=i, j=j: t["claims"][i]["spec"]["devices"]["constraints"].pop(j), "constraint"))
+            out.append(
+                variant(lambda t, i=i, j=j: t["claims"][i]["spec"]["devices"]["constraints"].pop(j), "constraint")
+            )
         for j, rq in enumerate(dv["requests"]):
-            bodies = [("exactly", None)] if "exactly" in rq else [("firstAvailable", k) for k in range(len(rq["firstAvailable"]))]
+            bodies = (
+                [("exactly", None)]
+                if "exactly" in rq
+                else [("firstAvailable", k) for k in range(len(rq["firstAvailable"]))]
+            )
             if "firstAvailable" in rq and len(rq["firstAvailable"]) > 1:
                 for k in range(len(rq["firstAvailable"])):
-                    out.append(variant(lambda t, i=i, j=j, k=k: t["claims"][i]["spec"]["devices"]["requests"][j]["firstAvailable"].pop(k), "subrequest"))
+                    out.append(
+                        variant(
+                            lambda t, i=i, j=j, k=k: t["claims"][i]["spec"]["devices"]["requests"][j][
+                                "firstAvailable"
+                            ].pop(k),
+                            "subrequest",
+                        )
+                    )
             for field, k in bodies:
                 body = rq[field] if k is None else rq[field][k]
 
                 def get(t, i=i, j=j, field=field, k=k):
                     b = t["claims"][i]["spec"]["devices"]["requests"][j][field]
                     return b if k is None else b[k]
+
                 for m in range(len(body.get("selectors", []))):
                     out.append(variant(lambda t, get=get, m=m: get(t)["selectors"].pop(m), "request selector"))
                 for key in ("tolerations", "capacity", "adminAccess"):
@@ -736,14 +861,20 @@ def _candidates(s: dict[str, Any]):
                 if body.get("count", 1) > 1:  # count stays defaulted (>= 1), as the apiserver stores it
                     out.append(variant(lambda t, get=get: get(t).update(count=1), "count=1"))
                 if body.get("allocationMode") == "All":
-                    out.append(variant(lambda t, get=get: get(t).update(allocationMode="ExactCount", count=1), "ExactCount"))
+                    out.append(
+                        variant(lambda t, get=get: get(t).update(allocationMode="ExactCount", count=1), "ExactCount")
+                    )
     return [o for o in out if o]
 
 
 def _prune_empty(x: Any) -> Any:
     if isinstance(x, dict):
         out = {k: _prune_empty(v) for k, v in x.items()}
-        return {k: v for k, v in out.items() if v not in ([], {}) or k in ("allocatedClaims", "claims", "slices", "deviceClasses", "features")}
+        return {
+            k: v
+            for k, v in out.items()
+            if v not in ([], {}) or k in ("allocatedClaims", "claims", "slices", "deviceClasses", "features")
+        }
     if isinstance(x, list):
         return [_prune_empty(v) for v in x]
     return x
@@ -754,8 +885,12 @@ def _default_gates(s: dict[str, Any]) -> dict[str, Any]:
     return s
 
 
-def shrink(scenario: dict[str, Any], still_fails: Callable[[dict[str, Any]], bool], max_steps: int = 400,
-           budget_s: float = 120.0) -> dict[str, Any]:
+def shrink(
+    scenario: dict[str, Any],
+    still_fails: Callable[[dict[str, Any]], bool],
+    max_steps: int = 400,
+    budget_s: float = 120.0,
+) -> dict[str, Any]:
     """Greedy delta debugging: keep applying the first single-step reduction that keeps the
     disagreement, until none does (or max_steps predicate calls, or budget_s seconds)."""
     import time

@@ -29,8 +29,9 @@ class Oracle:
     def __init__(self, version: str):
         self.version = version
         self.path = oracle_path(version)
-        self.proc = subprocess.Popen([str(self.path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            [str(self.path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
 
     def evaluate(self, scenario: dict[str, Any]) -> dict[str, Any]:
         assert self.proc.stdin and self.proc.stdout

@@ -1,6 +1,6 @@
 """Render the JSON tallies of `compare.py --json` runs as the Markdown tables of docs/fidelity.md.
 
-    python tests/fidelity/report.py /tmp/fid-long/1.3*.json
+python tests/fidelity/report.py /tmp/fid-long/1.3*.json
 """
 
 from __future__ import annotations
@@ -26,7 +26,11 @@ def main(paths: list[str]) -> None:
         c = versions[v]
         a, d, i = c.get("agreed", 0), c.get("disagreed", 0), c.get("inconclusive", 0)
         ta, tt = ta + a, tt + a + d
-        print(f"| {v} | {a + d + i} | {a} | {d} | {i} | {100 * a / (a + d):.2f}% |" if a + d else f"| {v} | {i} | 0 | 0 | {i} | - |")
+        print(
+            f"| {v} | {a + d + i} | {a} | {d} | {i} | {100 * a / (a + d):.2f}% |"
+            if a + d
+            else f"| {v} | {i} | 0 | 0 | {i} | - |"
+        )
     print()
     print(f"`agreed {ta} of {tt}`")
     print()

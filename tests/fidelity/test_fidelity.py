@@ -33,6 +33,7 @@ def oracle(request):
 
 # --- the oracle alone, on hand-written scenarios ----------------------------------------------
 
+
 def tutorial(version: str) -> dict:
     s = json.loads((HERE / "scenarios" / "tutorial.json").read_text())
     s["version"] = version
@@ -46,15 +47,19 @@ def test_oracle_tutorial_picks_the_24gi_gpu(oracle):
     assert out["version"] == oracle.version
     by_device = {(e["source"], e["device"]): e["result"] for e in out["cel"]}
     assert by_device == {
-        ("class", "gpu.example.com/node-1/gpu-0"): True, ("class", "gpu.example.com/node-1/gpu-1"): True,
-        ("claim", "gpu.example.com/node-1/gpu-0"): True, ("claim", "gpu.example.com/node-1/gpu-1"): False,
+        ("class", "gpu.example.com/node-1/gpu-0"): True,
+        ("class", "gpu.example.com/node-1/gpu-1"): True,
+        ("claim", "gpu.example.com/node-1/gpu-0"): True,
+        ("claim", "gpu.example.com/node-1/gpu-1"): False,
     }
     alloc = out["allocation"]
     assert alloc["outcome"] == "allocated", alloc
     assert alloc["claims"][0]["results"] == [
-        {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}]
-    assert alloc["claims"][0]["nodeSelector"] == {"nodeSelectorTerms": [
-        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "node-1", "device": "gpu-0"}
+    ]
+    assert alloc["claims"][0]["nodeSelector"] == {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]
+    }
 
 
 def test_oracle_tutorial_without_a_big_enough_gpu(oracle):
@@ -67,7 +72,8 @@ def test_oracle_tutorial_without_a_big_enough_gpu(oracle):
 def test_oracle_reports_cel_runtime_errors_and_the_allocator_error(oracle):
     s = tutorial(oracle.version)
     s["claims"][0]["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [
-        {"cel": {"expression": 'device.attributes["gpu.example.com"].model == "x"'}}]
+        {"cel": {"expression": 'device.attributes["gpu.example.com"].model == "x"'}}
+    ]
     out = oracle.evaluate(s)
     errors = {e["error"] for e in out["cel"] if e["source"] == "claim"}
     assert errors == {"no such key: model"}
@@ -84,6 +90,7 @@ def test_oracle_rejects_fields_its_api_version_does_not_know(oracle):
 
 # --- the generator and the shrinker ---------------------------------------------------------
 
+
 def test_generator_is_reproducible():
     for v in VERSIONS:
         assert generator.generate(v, 7, 3) == generator.generate(v, 7, 3)
@@ -96,15 +103,52 @@ def test_generator_covers_the_issue_feature_list():
         for s in generator.scenarios(v, CI_SEED, CI_N):
             seen.update(s["features"])
     required = {
-        "cel-int-attr", "cel-bool-attr", "cel-string-attr", "cel-semver", "cel-quantity", "cel-quantity-arith",
-        "cel-string-ext", "cel-matches", "cel-optional", "cel-bind", "cel-has", "cel-missing-id",
-        "cel-unknown-domain", "attr-unqualified-name", "cel-heterogeneous-eq", "cel-int-vs-double",
-        "cel-type-error", "cel-runtime-error", "cel-compile-error", "count-1", "count-n", "mode-all",
-        "first-available", "match-attribute", "distinct-attribute", "devices-in-use", "admin-access",
-        "taint-NoSchedule", "taint-NoExecute", "taint-None", "tolerations", "partitionable",
-        "consumable-capacity", "capacity-request-policy", "binding-conditions", "pool-incomplete",
-        "pool-invalid", "several-pools", "several-slices", "slice-nodeName", "slice-nodeSelector",
-        "slice-allNodes", "slice-perDevice", "attr-list", "constraint-list-attr", "capacity-fractional-range",
+        "cel-int-attr",
+        "cel-bool-attr",
+        "cel-string-attr",
+        "cel-semver",
+        "cel-quantity",
+        "cel-quantity-arith",
+        "cel-string-ext",
+        "cel-matches",
+        "cel-optional",
+        "cel-bind",
+        "cel-has",
+        "cel-missing-id",
+        "cel-unknown-domain",
+        "attr-unqualified-name",
+        "cel-heterogeneous-eq",
+        "cel-int-vs-double",
+        "cel-type-error",
+        "cel-runtime-error",
+        "cel-compile-error",
+        "count-1",
+        "count-n",
+        "mode-all",
+        "first-available",
+        "match-attribute",
+        "distinct-attribute",
+        "devices-in-use",
+        "admin-access",
+        "taint-NoSchedule",
+        "taint-NoExecute",
+        "taint-None",
+        "tolerations",
+        "partitionable",
+        "consumable-capacity",
+        "capacity-request-policy",
+        "binding-conditions",
+        "pool-incomplete",
+        "pool-invalid",
+        "several-pools",
+        "several-slices",
+        "slice-nodeName",
+        "slice-nodeSelector",
+        "slice-allNodes",
+        "slice-perDevice",
+        "attr-list",
+        "constraint-list-attr",
+        "capacity-fractional-range",
     }
     assert required <= seen, sorted(required - seen)
 
@@ -124,8 +168,21 @@ def test_shrinker_keeps_the_failure_and_removes_the_rest():
 
 
 def test_comparison_flags_a_changed_device_choice_and_accepts_an_identical_answer():
-    up = {"deterministic": True, "cel": [], "allocation": {"outcome": "allocated", "error": None, "claims": [
-        {"claim": "ns/c", "results": [{"request": "r", "driver": "d", "pool": "p", "device": "a"}], "nodeSelector": None}]}}
+    up = {
+        "deterministic": True,
+        "cel": [],
+        "allocation": {
+            "outcome": "allocated",
+            "error": None,
+            "claims": [
+                {
+                    "claim": "ns/c",
+                    "results": [{"request": "r", "driver": "d", "pool": "p", "device": "a"}],
+                    "nodeSelector": None,
+                }
+            ],
+        },
+    }
     up["alternatives"] = [up["allocation"]]
     ours = copy.deepcopy({"cel": up["cel"], "allocation": up["allocation"]})
     assert compare.compare(up, ours) == []
@@ -146,21 +203,34 @@ def test_quantities_compare_exactly():
 
 # --- the differential test itself -----------------------------------------------------------
 
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_engine_agrees_with_upstream(version, tmp_path):
     known = compare.load_known(HERE / "known-differences.yaml")
     lines: list[str] = []
-    tally = compare.run([version], CI_N, CI_SEED, shrink=True, known=known, out_dir=tmp_path,
-                        log=lines.append, max_shrinks=3, shrink_budget_s=60)
+    tally = compare.run(
+        [version],
+        CI_N,
+        CI_SEED,
+        shrink=True,
+        known=known,
+        out_dir=tmp_path,
+        log=lines.append,
+        max_shrinks=3,
+        shrink_budget_s=60,
+    )
     c = tally.by_version[version]
     assert sum(c.values()) == CI_N
     assert tally.inconclusive.get("input rejected by the oracle", 0) == 0, "generator produced invalid objects"
     unknown = [d for d in tally.disagreements if not d["known"]]
     report = "\n".join(
         f"{d['id']}: {', '.join(d['kinds'])}\n    {json.dumps(d['diffs'][0]['detail'])[:600]}\n    file: {d['path']}"
-        for d in unknown[:15])
-    assert not unknown, (f"{len(unknown)} disagreement(s) with upstream {version} not listed in "
-                         f"known-differences.yaml:\n{report}\n" + tally.render([version]))
+        for d in unknown[:15]
+    )
+    assert not unknown, (
+        f"{len(unknown)} disagreement(s) with upstream {version} not listed in "
+        f"known-differences.yaml:\n{report}\n" + tally.render([version])
+    )
 
 
 @pytest.mark.parametrize("path", sorted((HERE / "scenarios").rglob("*.json")), ids=lambda p: p.stem)
@@ -178,5 +248,6 @@ def test_fixed_scenarios(path):
         status, diffs = compare.judge(s, out)
         assert status != "inconclusive" or "panicked" in diffs[0]["detail"], diffs
         if status == "disagreed":
-            assert compare.is_known(known, s.get("id", path.stem), diffs, version), \
+            assert compare.is_known(known, s.get("id", path.stem), diffs, version), (
                 f"{path.name} on {version}: {json.dumps(diffs)[:1500]}"
+            )

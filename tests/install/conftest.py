@@ -77,12 +77,26 @@ def custom_index(dist, archive, release_server, tmp_path_factory) -> Path:
     repository with plugins/dra.yaml, whose archive URI is the local release server."""
     repo = tmp_path_factory.mktemp("krew-index")
     (repo / "plugins").mkdir()
-    build("manifest", "--uri-base", release_server, "--out", str(repo / "plugins" / "dra.yaml"),
-          "--archives", str(archive), dist=dist)
-    git_env = {"PATH": "/usr/bin:/bin", "HOME": str(repo), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1"}
-    for cmd in (["git", "init", "-q", "-b", "master"], ["git", "add", "plugins"],
-                ["git", "commit", "-q", "-m", "dra"]):
+    build(
+        "manifest",
+        "--uri-base",
+        release_server,
+        "--out",
+        str(repo / "plugins" / "dra.yaml"),
+        "--archives",
+        str(archive),
+        dist=dist,
+    )
+    git_env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(repo),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    for cmd in (["git", "init", "-q", "-b", "master"], ["git", "add", "plugins"], ["git", "commit", "-q", "-m", "dra"]):
         subprocess.run(cmd, cwd=repo, env=git_env, check=True, capture_output=True)
     return repo
 

@@ -54,16 +54,21 @@ class Result:
 
 def run(cmd: list, env: dict, *, cwd: Path | None = None, timeout: int = 300) -> Result:
     cmd = [str(c) for c in cmd]
-    p = subprocess.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
-                       text=True, timeout=timeout)
+    p = subprocess.run(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
     return Result(cmd, p.returncode, p.stdout, p.stderr)
 
 
 def minimal_env(home: Path, path_dirs: list[Path], **extra: str) -> dict[str, str]:
     """env -i plus the few variables a user's shell has; no trace of the project venv."""
     path = os.pathsep.join([str(d) for d in path_dirs] + ["/usr/bin", "/bin"])
-    env = {"PATH": path, "HOME": str(home), "LANG": "C.UTF-8", "COLUMNS": "120", "TERM": "dumb",
-           "KUBECONFIG": str(home / "no-such-kubeconfig")}
+    env = {
+        "PATH": path,
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "COLUMNS": "120",
+        "TERM": "dumb",
+        "KUBECONFIG": str(home / "no-such-kubeconfig"),
+    }
     env.update(extra)
     return env
 

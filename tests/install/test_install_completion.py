@@ -22,7 +22,7 @@ def test_bash_completion_completes(krew_install):
     and its completion function asks the frozen binary for candidates."""
     env, _ = krew_install
     script = (
-        'source <(kubectl-dra completion bash)\n'
+        "source <(kubectl-dra completion bash)\n"
         'COMP_WORDS=(kubectl-dra ex); COMP_CWORD=1; _kubectl_dra_completion kubectl-dra; echo "1:${COMPREPLY[*]}"\n'
         'COMP_WORDS=(kubectl-dra explain ""); COMP_CWORD=2; _kubectl_dra_completion kubectl-dra; echo "2:${COMPREPLY[*]}"\n'
     )

@@ -184,10 +184,16 @@ def test_ctrl_c_during_api_call_exits_130(krew_install, tmp_path):
             "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
             f"clusters: [{{name: c, cluster: {{server: 'http://127.0.0.1:{server.getsockname()[1]}'}}}}]\n"
             "contexts: [{name: c, context: {cluster: c, user: u}}]\n"
-            "users: [{name: u, user: {token: t}}]\n")
-        proc = subprocess.Popen(["kubectl", "dra", "explain", "pod", "web-0", "--kubeconfig", str(kubeconfig),
-                                 "--request-timeout", "0"], env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            "users: [{name: u, user: {token: t}}]\n"
+        )
+        proc = subprocess.Popen(
+            ["kubectl", "dra", "explain", "pod", "web-0", "--kubeconfig", str(kubeconfig), "--request-timeout", "0"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             server.settimeout(60)
             conn, _ = server.accept()  # the plugin is now waiting for the API server

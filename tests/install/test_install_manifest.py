@@ -75,8 +75,11 @@ def test_checked_in_manifest_is_what_the_release_script_writes(dist, manifest):
     """Only uri/sha256 differ between ./krew-manifest.yaml and dist/dra.yaml, so the manifest the
     install tests use carries the checked-in descriptions, name, version, selectors and bin."""
     generated = yaml.safe_load((dist / "dra.yaml").read_text())
-    strip = lambda m: {**m, "spec": {**m["spec"], "platforms": [  # noqa: E731
-        {k: v for k, v in p.items() if k not in ("uri", "sha256")} for p in m["spec"]["platforms"]]}}
+
+    def strip(m):
+        platforms = [{k: v for k, v in p.items() if k not in ("uri", "sha256")} for p in m["spec"]["platforms"]]
+        return {**m, "spec": {**m["spec"], "platforms": platforms}}
+
     assert strip(generated) == strip(manifest)
     assert [p["uri"] for p in generated["spec"]["platforms"]] == [p["uri"] for p in manifest["spec"]["platforms"]]
     # and the text is byte-identical apart from the sha256 lines (formatting is the script's)

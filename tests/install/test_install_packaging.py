@@ -80,8 +80,7 @@ def test_wheel_contents(wheel_files):
     assert "Tag: py3-none-any" in wheel_files["wheel"]
     assert not [n for n in names if n.startswith(("tests/", "scripts/", "packaging/"))]
     # every module of the source package is in the wheel
-    src = {p.relative_to(ROOT).as_posix() for p in (ROOT / "kubectl_dra").rglob("*.py")
-           if "__pycache__" not in p.parts}
+    src = {p.relative_to(ROOT).as_posix() for p in (ROOT / "kubectl_dra").rglob("*.py") if "__pycache__" not in p.parts}
     assert src <= set(names), sorted(src - set(names))
 
 

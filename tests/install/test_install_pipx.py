@@ -27,8 +27,9 @@ pytestmark = pytest.mark.install
 
 
 def pipx_env(home: Path, pipx_home: Path, pipx_bin: Path) -> dict[str, str]:
-    env = minimal_env(home, [pipx_bin], PIPX_HOME=str(pipx_home), PIPX_BIN_DIR=str(pipx_bin),
-                      PIPX_MAN_DIR=str(pipx_home / "man"))
+    env = minimal_env(
+        home, [pipx_bin], PIPX_HOME=str(pipx_home), PIPX_BIN_DIR=str(pipx_bin), PIPX_MAN_DIR=str(pipx_home / "man")
+    )
     # pip's own settings of this machine (index, certificates, find-links) and its cache.
     env.update({k: v for k, v in os.environ.items() if k.startswith("PIP_") and k != "PIP_REQUIRE_VIRTUALENV"})
     env.setdefault("PIP_CACHE_DIR", os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")))
@@ -66,7 +67,9 @@ def test_pipx_venv_has_the_pinned_runtime(pipx_install):
     assert installed.get("kubectl-dra") == project_version(), installed
     import tomllib
 
-    pins = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["dependencies"]
+    pins = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"][
+        "dependencies"
+    ]
     for pin in pins:
         name, version = pin.split("==")
         got = {k.lower().replace("_", "-"): v for k, v in installed.items()}.get(name.lower().replace("_", "-"))

@@ -19,23 +19,38 @@ DRIVER = "gpu.example.com"
 
 
 def node(name, **labels):
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}}, "spec": {}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}},
+        "spec": {},
+    }
 
 
 def dev(name, mem="24Gi", **extra):
     d = {"name": name, "capacity": {"memory": {"value": mem}}}
     attrs = extra.pop("attrs", None)
     if attrs:
-        d["attributes"] = {k: ({"int": v} if isinstance(v, int) and not isinstance(v, bool) else
-                               {"bool": v} if isinstance(v, bool) else {"string": v}) for k, v in attrs.items()}
+        d["attributes"] = {
+            k: (
+                {"int": v}
+                if isinstance(v, int) and not isinstance(v, bool)
+                else {"bool": v}
+                if isinstance(v, bool)
+                else {"string": v}
+            )
+            for k, v in attrs.items()
+        }
     d.update(extra)
     return d
 
 
 def rslice(name, devices, node_name=None, pool=None, driver=DRIVER, count=1, gen=1, **spec):
-    s = {"driver": driver, "pool": {"name": pool or node_name or name, "generation": gen, "resourceSliceCount": count},
-         "devices": devices}
+    s = {
+        "driver": driver,
+        "pool": {"name": pool or node_name or name, "generation": gen, "resourceSliceCount": count},
+        "devices": devices,
+    }
     if node_name:
         s["nodeName"] = node_name
     s.update(spec)
@@ -43,8 +58,12 @@ def rslice(name, devices, node_name=None, pool=None, driver=DRIVER, count=1, gen
 
 
 def dclass(name="gpu", expr=f'device.driver == "{DRIVER}"'):
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
-            "spec": {"selectors": [{"cel": {"expression": expr}}] if expr else []}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": name},
+        "spec": {"selectors": [{"cel": {"expression": expr}}] if expr else []},
+    }
 
 
 def req(name="gpu", cls="gpu", count=1, selectors=(), mode="ExactCount", **extra):
@@ -58,20 +77,27 @@ def req(name="gpu", cls="gpu", count=1, selectors=(), mode="ExactCount", **extra
 
 
 def claim(name, requests, constraints=None, owner_pod=None, results=None, reserved=None, node=None, **meta):
-    c = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-         "metadata": {"name": name, "namespace": NS, "uid": f"uid-claim-{name}", **meta},
-         "spec": {"devices": {"requests": requests}}}
+    c = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": NS, "uid": f"uid-claim-{name}", **meta},
+        "spec": {"devices": {"requests": requests}},
+    }
     if constraints:
         c["spec"]["devices"]["constraints"] = constraints
     if owner_pod:
-        c["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner_pod,
-                                             "uid": f"uid-pod-{owner_pod}", "controller": True}]
+        c["metadata"]["ownerReferences"] = [
+            {"apiVersion": "v1", "kind": "Pod", "name": owner_pod, "uid": f"uid-pod-{owner_pod}", "controller": True}
+        ]
         c["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": "gpu"}
     if results is not None:
-        alloc = {"devices": {"results": [{"request": r, "driver": DRIVER, "pool": p, "device": d} for r, p, d in results]}}
+        alloc = {
+            "devices": {"results": [{"request": r, "driver": DRIVER, "pool": p, "device": d} for r, p, d in results]}
+        }
         if node:
-            alloc["nodeSelector"] = {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [node]}]}]}
+            alloc["nodeSelector"] = {
+                "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]
+            }
         c["status"] = {"allocation": alloc}
         if reserved:
             c["status"]["reservedFor"] = [{"resource": "pods", "name": reserved, "uid": f"uid-pod-{reserved}"}]
@@ -82,9 +108,13 @@ def pod(name, claims=(("gpu", "claim", None),), node_name=None, statuses=None, *
     rc = []
     for pcn, kind, ref in claims:
         rc.append({"name": pcn, ("resourceClaimName" if kind == "claim" else "resourceClaimTemplateName"): ref})
-    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS, "uid": f"uid-pod-{name}"},
-         "spec": {"resourceClaims": rc, "containers": [{"name": "app", "image": "registry.example/app:1"}], **spec},
-         "status": {"phase": "Pending"}}
+    p = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": NS, "uid": f"uid-pod-{name}"},
+        "spec": {"resourceClaims": rc, "containers": [{"name": "app", "image": "registry.example/app:1"}], **spec},
+        "status": {"phase": "Pending"},
+    }
     if node_name:
         p["spec"]["nodeName"] = node_name
     if statuses is not None:
@@ -93,15 +123,28 @@ def pod(name, claims=(("gpu", "claim", None),), node_name=None, statuses=None, *
 
 
 def template(name, requests):
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-            "metadata": {"name": name, "namespace": NS}, "spec": {"spec": {"devices": {"requests": requests}}}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": NS},
+        "spec": {"spec": {"devices": {"requests": requests}}},
+    }
 
 
 def event(pod_name, reason, message, time, type_="Warning", component="default-scheduler", n=1):
-    return {"apiVersion": "v1", "kind": "Event", "metadata": {"name": f"{pod_name}.{n}", "namespace": NS},
-            "involvedObject": {"kind": "Pod", "name": pod_name, "namespace": NS, "uid": f"uid-pod-{pod_name}"},
-            "type": type_, "reason": reason, "message": message, "source": {"component": component},
-            "firstTimestamp": time, "lastTimestamp": time, "count": 1}
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{pod_name}.{n}", "namespace": NS},
+        "involvedObject": {"kind": "Pod", "name": pod_name, "namespace": NS, "uid": f"uid-pod-{pod_name}"},
+        "type": type_,
+        "reason": reason,
+        "message": message,
+        "source": {"component": component},
+        "firstTimestamp": time,
+        "lastTimestamp": time,
+        "count": 1,
+    }
 
 
 NODES = [node("node-01", zone="a"), node("node-02", zone="b")]
@@ -115,167 +158,487 @@ def scenario(name, doc, cmd, objs, version=None):
 
 
 # The tutorial's four states (same dumps as examples/tutorial).
-for step, expect in (("step1-no-class", "missing: class"), ("step2-no-device", "missing: device"),
-                     ("step3-allocated", "allocated, nothing blocks"), ("step4-driver-missing", "missing: driver")):
-    SCENARIOS[f"tutorial-{step}"] = {"doc": f"The tutorial, {step}: {expect}.",
-                                     "cmd": "explain pod recomendador-7d9c8b6f5-x2x4k", "copy": TUTORIAL / f"{step}.yaml"}
-SCENARIOS["tutorial-match-claim"] = {"doc": "match claim on the tutorial's step 3: gpu-0 matches, gpu-1 fails the selector.",
-                                     "cmd": "match claim recomendador-7d9c8b6f5-x2x4k-gpu-8kq2w",
-                                     "copy": TUTORIAL / "step3-allocated.yaml"}
+for step, expect in (
+    ("step1-no-class", "missing: class"),
+    ("step2-no-device", "missing: device"),
+    ("step3-allocated", "allocated, nothing blocks"),
+    ("step4-driver-missing", "missing: driver"),
+):
+    SCENARIOS[f"tutorial-{step}"] = {
+        "doc": f"The tutorial, {step}: {expect}.",
+        "cmd": "explain pod recomendador-7d9c8b6f5-x2x4k",
+        "copy": TUTORIAL / f"{step}.yaml",
+    }
+SCENARIOS["tutorial-match-claim"] = {
+    "doc": "match claim on the tutorial's step 3: gpu-0 matches, gpu-1 fails the selector.",
+    "cmd": "match claim recomendador-7d9c8b6f5-x2x4k-gpu-8kq2w",
+    "copy": TUTORIAL / "step3-allocated.yaml",
+}
 
 SEL24 = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("24Gi")) >= 0'
 
-scenario("claim-not-created", "Template exists but the controller has not generated the claim yet: missing claim.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "template", "gpu-tmpl")]), template("gpu-tmpl", [req()]), dclass(), *NODES])
-scenario("claim-template-missing", "The template does not exist; the controller reports FailedResourceClaimCreation.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "template", "no-such-template")]), dclass(), *NODES,
-          event("web-0", "FailedResourceClaimCreation",
-                'PodResourceClaim gpu: resource claim template "no-such-template": '
-                'resourceclaimtemplate.resource.k8s.io "no-such-template" not found',
-                "2026-11-30T09:00:00Z", component="resource_claim")])
-scenario("claim-missing", "A named ResourceClaim does not exist.", "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "shared-gpu")]), dclass(), *NODES])
-scenario("claim-being-deleted", "The named claim has a deletionTimestamp.", "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]),
-          claim("c1", [req()], deletionTimestamp="2026-11-30T09:00:00Z"), dclass(), *NODES])
-scenario("claim-not-owned", "The generated claim in the pod's status belongs to another pod.", "explain pod web-1",
-         [pod("web-1", [("gpu", "template", "gpu-tmpl")], statuses={"gpu": "web-0-gpu-abcde"}),
-          claim("web-0-gpu-abcde", [req()], owner_pod="web-0"), template("gpu-tmpl", [req()]), dclass(), *NODES])
-scenario("device-in-use", "The only matching device is allocated to another pod's claim.", "explain pod web-1",
-         [pod("web-1", [("gpu", "claim", "c2")]), claim("c2", [req()]),
-          claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01"),
-          dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
-scenario("exactcount-too-many", "ExactCount asks for 3 devices; only 2 pass the selector.", "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req(count=3, selectors=[SEL24])]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1"), dev("gpu-2", "8Gi")], "node-01"), *NODES])
-scenario("all-mode-one-in-use", "allocationMode All while one of the matching devices is in use.", "explain pod web-1",
-         [pod("web-1", [("gpu", "claim", "c2")]), claim("c2", [req(mode="All")]),
-          claim("c1", [req()], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
-          dclass(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"), *NODES])
-scenario("first-available-fallback", "firstAvailable: no 80Gi device, so the 24Gi subrequest is used.", "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]),
-          claim("c1", [{"name": "gpu", "firstAvailable": [
-              {"name": "big", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1, "selectors": [
-                  {"cel": {"expression": 'device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'}}]},
-              {"name": "small", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}]}]),
-          dclass(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1", "8Gi")], "node-01"), *NODES])
-scenario("match-attribute-unsatisfiable", "Two GPUs on the same NUMA node are required; each NUMA node has one.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]),
-          claim("c1", [req(count=2)], constraints=[{"matchAttribute": f"{DRIVER}/numa"}]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0", attrs={"numa": 0}), dev("gpu-1", attrs={"numa": 1})], "node-01"), *NODES])
-scenario("node-selector-excludes", "The only device is on node-02; the pod's nodeSelector wants zone a.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "a"}), claim("c1", [req()]), dclass(),
-          rslice("node-02-gpus", [dev("gpu-0")], "node-02"), *NODES])
-scenario("cel-missing-attribute", "A selector reads an attribute the devices lack: a CEL runtime error aborts scheduling.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]),
-          claim("c1", [req(selectors=['device.attributes["gpu.example.com"].model == "H100"'])]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
-scenario("cel-guarded-attribute", "The same selector guarded with has(): no error, no match.", "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]),
-          claim("c1", [req(selectors=['has(device.attributes["gpu.example.com"].model) && '
-                                      'device.attributes["gpu.example.com"].model == "H100"'])]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
-scenario("taint-untolerated", "A NoSchedule device taint the request does not tolerate (1.36: DRADeviceTaints on).",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0", taints=[{"key": "maintenance", "value": "true", "effect": "NoSchedule"}])],
-                 "node-01"), *NODES], version="1.36")
-scenario("taint-ignored-1-35", "The same taint on 1.35, where DRADeviceTaints is off by default: allocatable.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0", taints=[{"key": "maintenance", "value": "true", "effect": "NoSchedule"}])],
-                 "node-01"), *NODES], version="1.35")
+scenario(
+    "claim-not-created",
+    "Template exists but the controller has not generated the claim yet: missing claim.",
+    "explain pod web-0",
+    [pod("web-0", [("gpu", "template", "gpu-tmpl")]), template("gpu-tmpl", [req()]), dclass(), *NODES],
+)
+scenario(
+    "claim-template-missing",
+    "The template does not exist; the controller reports FailedResourceClaimCreation.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "template", "no-such-template")]),
+        dclass(),
+        *NODES,
+        event(
+            "web-0",
+            "FailedResourceClaimCreation",
+            'PodResourceClaim gpu: resource claim template "no-such-template": '
+            'resourceclaimtemplate.resource.k8s.io "no-such-template" not found',
+            "2026-11-30T09:00:00Z",
+            component="resource_claim",
+        ),
+    ],
+)
+scenario(
+    "claim-missing",
+    "A named ResourceClaim does not exist.",
+    "explain pod web-0",
+    [pod("web-0", [("gpu", "claim", "shared-gpu")]), dclass(), *NODES],
+)
+scenario(
+    "claim-being-deleted",
+    "The named claim has a deletionTimestamp.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()], deletionTimestamp="2026-11-30T09:00:00Z"),
+        dclass(),
+        *NODES,
+    ],
+)
+scenario(
+    "claim-not-owned",
+    "The generated claim in the pod's status belongs to another pod.",
+    "explain pod web-1",
+    [
+        pod("web-1", [("gpu", "template", "gpu-tmpl")], statuses={"gpu": "web-0-gpu-abcde"}),
+        claim("web-0-gpu-abcde", [req()], owner_pod="web-0"),
+        template("gpu-tmpl", [req()]),
+        dclass(),
+        *NODES,
+    ],
+)
+scenario(
+    "device-in-use",
+    "The only matching device is allocated to another pod's claim.",
+    "explain pod web-1",
+    [
+        pod("web-1", [("gpu", "claim", "c2")]),
+        claim("c2", [req()]),
+        claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01"),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "exactcount-too-many",
+    "ExactCount asks for 3 devices; only 2 pass the selector.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req(count=3, selectors=[SEL24])]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1"), dev("gpu-2", "8Gi")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "all-mode-one-in-use",
+    "allocationMode All while one of the matching devices is in use.",
+    "explain pod web-1",
+    [
+        pod("web-1", [("gpu", "claim", "c2")]),
+        claim("c2", [req(mode="All")]),
+        claim("c1", [req()], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "first-available-fallback",
+    "firstAvailable: no 80Gi device, so the 24Gi subrequest is used.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim(
+            "c1",
+            [
+                {
+                    "name": "gpu",
+                    "firstAvailable": [
+                        {
+                            "name": "big",
+                            "deviceClassName": "gpu",
+                            "allocationMode": "ExactCount",
+                            "count": 1,
+                            "selectors": [
+                                {
+                                    "cel": {
+                                        "expression": 'device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'
+                                    }
+                                }
+                            ],
+                        },
+                        {"name": "small", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1},
+                    ],
+                }
+            ],
+        ),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1", "8Gi")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "match-attribute-unsatisfiable",
+    "Two GPUs on the same NUMA node are required; each NUMA node has one.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req(count=2)], constraints=[{"matchAttribute": f"{DRIVER}/numa"}]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0", attrs={"numa": 0}), dev("gpu-1", attrs={"numa": 1})], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "node-selector-excludes",
+    "The only device is on node-02; the pod's nodeSelector wants zone a.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "a"}),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-02-gpus", [dev("gpu-0")], "node-02"),
+        *NODES,
+    ],
+)
+scenario(
+    "cel-missing-attribute",
+    "A selector reads an attribute the devices lack: a CEL runtime error aborts scheduling.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req(selectors=['device.attributes["gpu.example.com"].model == "H100"'])]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "cel-guarded-attribute",
+    "The same selector guarded with has(): no error, no match.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim(
+            "c1",
+            [
+                req(
+                    selectors=[
+                        'has(device.attributes["gpu.example.com"].model) && '
+                        'device.attributes["gpu.example.com"].model == "H100"'
+                    ]
+                )
+            ],
+        ),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "taint-untolerated",
+    "A NoSchedule device taint the request does not tolerate (1.36: DRADeviceTaints on).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice(
+            "node-01-gpus",
+            [dev("gpu-0", taints=[{"key": "maintenance", "value": "true", "effect": "NoSchedule"}])],
+            "node-01",
+        ),
+        *NODES,
+    ],
+    version="1.36",
+)
+scenario(
+    "taint-ignored-1-35",
+    "The same taint on 1.35, where DRADeviceTaints is off by default: allocatable.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice(
+            "node-01-gpus",
+            [dev("gpu-0", taints=[{"key": "maintenance", "value": "true", "effect": "NoSchedule"}])],
+            "node-01",
+        ),
+        *NODES,
+    ],
+    version="1.35",
+)
 COUNTERS = [{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]
-scenario("counters-exhausted", "Partitions of one GPU share 40Gi of counters; 30Gi are used, a 20Gi partition does not fit.",
-         "explain pod web-1",
-         [pod("web-1", [("gpu", "claim", "c2")]),
-          claim("c2", [req(selectors=['device.attributes["gpu.example.com"].profile == "20g"'])]),
-          claim("c1", [req()], results=[("gpu", "node-01", "gpu-0-30g")], reserved="web-0", node="node-01"), dclass(),
-          rslice("node-01-counters", [], "node-01", pool="node-01", count=2, sharedCounters=COUNTERS),
-          rslice("node-01-parts", [
-              dev("gpu-0-30g", attrs={"profile": "30g"},
-                  consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "30Gi"}}}]),
-              dev("gpu-0-20g", attrs={"profile": "20g"},
-                  consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "20Gi"}}}])],
-              "node-01", pool="node-01", count=2),
-          *NODES], version="1.36")
-scenario("allocatable-now", "Not allocated yet, but a free device fits: exit 0 with the node and device.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req(selectors=[SEL24])]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0", "8Gi"), dev("gpu-1")], "node-01"), *NODES])
-scenario("claim-allocated-elsewhere", "The claim is allocated on node-02 but the pod must run on node-01.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "a"}),
-          claim("c1", [req()], results=[("gpu", "node-02", "gpu-0")], node="node-02"), dclass(),
-          rslice("node-02-gpus", [dev("gpu-0")], "node-02"), *NODES])
-scenario("explain-claim-allocated", "explain claim on an allocated claim.", "explain claim c1",
-         [claim("c1", [req(selectors=[SEL24])], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
-          dclass(), rslice("node-01-gpus", [dev("gpu-0", "8Gi"), dev("gpu-1")], "node-01"), *NODES])
-scenario("match-unsatisfiable", "match claim: nothing has 80Gi.", "match claim c1",
-         [claim("c1", [req(selectors=['device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'])]),
-          dclass(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1", "8Gi")], "node-01"),
-          rslice("node-02-gpus", [dev("gpu-0", "40Gi")], "node-02"), *NODES])
-scenario("pool-incomplete", "The driver published 1 of 2 slices of a pool: its devices are skipped (1.35+).",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
-          rslice("node-01-gpus-a", [dev("gpu-0")], "node-01", pool="node-01", count=2), *NODES])
-scenario("hostile-strings", "Rich markup and terminal escapes in names, attributes and events are printed inert.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]),
-          claim("c1", [req(selectors=['device.attributes["gpu.example.com"].model == "[bold red]x"'])]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0", attrs={"model": "\x1b[31mRED\x1b[0m [link=file:///etc/passwd]x[/link]"})],
-                 "node-01"),
-          event("web-0", "FailedScheduling", "evil \x1b]0;pwned\x07 title [bold]not bold[/bold]\r\nsecond line",
-                "2026-11-30T09:00:00Z"), *NODES])
-scenario("v1beta1-input", "Objects written as resource.k8s.io/v1beta1 are normalised to v1.", "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]),
-          {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceClaim",
-           "metadata": {"name": "c1", "namespace": NS},
-           "spec": {"devices": {"requests": [{"name": "gpu", "deviceClassName": "gpu", "allocationMode": "ExactCount",
-                                              "count": 1, "selectors": [{"cel": {"expression": SEL24}}]}]}}},
-          {**dclass(), "apiVersion": "resource.k8s.io/v1beta1"},
-          {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-           "spec": {"driver": DRIVER, "nodeName": "node-01", "pool": {"name": "node-01", "generation": 1,
-                                                                       "resourceSliceCount": 1},
-                    "devices": [{"name": "gpu-0", "basic": {"capacity": {"memory": {"value": "24Gi"}}}}]}},
-          *NODES])
-scenario("capacity-exhausted", "Consumable capacity: a shared GPU has 10Gi of 40Gi left; 20Gi requested (1.36).",
-         "explain pod web-1",
-         [pod("web-1", [("gpu", "claim", "c2")]),
-          claim("c2", [req(capacity={"requests": {"memory": "20Gi"}})]),
-          {**claim("c1", [req()]), "status": {"allocation": {"devices": {"results": [
-              {"request": "gpu", "driver": DRIVER, "pool": "node-01", "device": "gpu-0", "shareID": "5f0e7a6c-1111-2222-3333-444455556666",
-               "consumedCapacity": {"memory": "30Gi"}}]}}}},
-          dclass(), rslice("node-01-gpus", [dev("gpu-0", "40Gi", allowMultipleAllocations=True)], "node-01"), *NODES],
-         version="1.36")
+scenario(
+    "counters-exhausted",
+    "Partitions of one GPU share 40Gi of counters; 30Gi are used, a 20Gi partition does not fit.",
+    "explain pod web-1",
+    [
+        pod("web-1", [("gpu", "claim", "c2")]),
+        claim("c2", [req(selectors=['device.attributes["gpu.example.com"].profile == "20g"'])]),
+        claim("c1", [req()], results=[("gpu", "node-01", "gpu-0-30g")], reserved="web-0", node="node-01"),
+        dclass(),
+        rslice("node-01-counters", [], "node-01", pool="node-01", count=2, sharedCounters=COUNTERS),
+        rslice(
+            "node-01-parts",
+            [
+                dev(
+                    "gpu-0-30g",
+                    attrs={"profile": "30g"},
+                    consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "30Gi"}}}],
+                ),
+                dev(
+                    "gpu-0-20g",
+                    attrs={"profile": "20g"},
+                    consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "20Gi"}}}],
+                ),
+            ],
+            "node-01",
+            pool="node-01",
+            count=2,
+        ),
+        *NODES,
+    ],
+    version="1.36",
+)
+scenario(
+    "allocatable-now",
+    "Not allocated yet, but a free device fits: exit 0 with the node and device.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req(selectors=[SEL24])]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0", "8Gi"), dev("gpu-1")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "claim-allocated-elsewhere",
+    "The claim is allocated on node-02 but the pod must run on node-01.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "a"}),
+        claim("c1", [req()], results=[("gpu", "node-02", "gpu-0")], node="node-02"),
+        dclass(),
+        rslice("node-02-gpus", [dev("gpu-0")], "node-02"),
+        *NODES,
+    ],
+)
+scenario(
+    "explain-claim-allocated",
+    "explain claim on an allocated claim.",
+    "explain claim c1",
+    [
+        claim("c1", [req(selectors=[SEL24])], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0", "8Gi"), dev("gpu-1")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "match-unsatisfiable",
+    "match claim: nothing has 80Gi.",
+    "match claim c1",
+    [
+        claim("c1", [req(selectors=['device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'])]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1", "8Gi")], "node-01"),
+        rslice("node-02-gpus", [dev("gpu-0", "40Gi")], "node-02"),
+        *NODES,
+    ],
+)
+scenario(
+    "pool-incomplete",
+    "The driver published 1 of 2 slices of a pool: its devices are skipped (1.35+).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus-a", [dev("gpu-0")], "node-01", pool="node-01", count=2),
+        *NODES,
+    ],
+)
+scenario(
+    "hostile-strings",
+    "Rich markup and terminal escapes in names, attributes and events are printed inert.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req(selectors=['device.attributes["gpu.example.com"].model == "[bold red]x"'])]),
+        dclass(),
+        rslice(
+            "node-01-gpus",
+            [dev("gpu-0", attrs={"model": "\x1b[31mRED\x1b[0m [link=file:///etc/passwd]x[/link]"})],
+            "node-01",
+        ),
+        event(
+            "web-0",
+            "FailedScheduling",
+            "evil \x1b]0;pwned\x07 title [bold]not bold[/bold]\r\nsecond line",
+            "2026-11-30T09:00:00Z",
+        ),
+        *NODES,
+    ],
+)
+scenario(
+    "v1beta1-input",
+    "Objects written as resource.k8s.io/v1beta1 are normalised to v1.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        {
+            "apiVersion": "resource.k8s.io/v1beta1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": "c1", "namespace": NS},
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpu",
+                            "deviceClassName": "gpu",
+                            "allocationMode": "ExactCount",
+                            "count": 1,
+                            "selectors": [{"cel": {"expression": SEL24}}],
+                        }
+                    ]
+                }
+            },
+        },
+        {**dclass(), "apiVersion": "resource.k8s.io/v1beta1"},
+        {
+            "apiVersion": "resource.k8s.io/v1beta1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": "s"},
+            "spec": {
+                "driver": DRIVER,
+                "nodeName": "node-01",
+                "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": "gpu-0", "basic": {"capacity": {"memory": {"value": "24Gi"}}}}],
+            },
+        },
+        *NODES,
+    ],
+)
+scenario(
+    "capacity-exhausted",
+    "Consumable capacity: a shared GPU has 10Gi of 40Gi left; 20Gi requested (1.36).",
+    "explain pod web-1",
+    [
+        pod("web-1", [("gpu", "claim", "c2")]),
+        claim("c2", [req(capacity={"requests": {"memory": "20Gi"}})]),
+        {
+            **claim("c1", [req()]),
+            "status": {
+                "allocation": {
+                    "devices": {
+                        "results": [
+                            {
+                                "request": "gpu",
+                                "driver": DRIVER,
+                                "pool": "node-01",
+                                "device": "gpu-0",
+                                "shareID": "5f0e7a6c-1111-2222-3333-444455556666",
+                                "consumedCapacity": {"memory": "30Gi"},
+                            }
+                        ]
+                    }
+                }
+            },
+        },
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0", "40Gi", allowMultipleAllocations=True)], "node-01"),
+        *NODES,
+    ],
+    version="1.36",
+)
 
-scenario("scheduler-disagrees", "The scheduler's latest word is `cannot allocate all claims` on every node, but the dry-run "
-         "finds a free device: DRA005, undetermined (exit 2), never OK.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
-          event("web-0", "FailedScheduling", CAN, "2026-11-30T09:00:00Z"), *NODES])
-scenario("scheduler-rejects-other-nodes", "The scheduler rejects one node for DRA and the other for CPU: the dry-run's "
-         "node may be the CPU-starved one, so no disagreement (DRA002, exit 0).",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
-          event("web-0", "FailedScheduling", "0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims.",
-                "2026-11-30T09:00:00Z"), *NODES])
-scenario("scheduling-gated", "A pod held by a scheduling gate is blocked (DRA006) whatever its claims; the dry-run "
-         "still shows what the allocator would do once the gate is removed.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")], schedulingGates=[{"name": "example.com/quota-check"}]),
-          claim("c1", [req()]), dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
-scenario("other-scheduler", "A pod for another scheduler: DRA007 says the analysis models kube-scheduler.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")], schedulerName="volcano"),
-          claim("c1", [req()]), dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
+scenario(
+    "scheduler-disagrees",
+    "The scheduler's latest word is `cannot allocate all claims` on every node, but the dry-run "
+    "finds a free device: DRA005, undetermined (exit 2), never OK.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        event("web-0", "FailedScheduling", CAN, "2026-11-30T09:00:00Z"),
+        *NODES,
+    ],
+)
+scenario(
+    "scheduler-rejects-other-nodes",
+    "The scheduler rejects one node for DRA and the other for CPU: the dry-run's "
+    "node may be the CPU-starved one, so no disagreement (DRA002, exit 0).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        event(
+            "web-0",
+            "FailedScheduling",
+            "0/2 nodes are available: 1 Insufficient cpu, 1 cannot allocate all claims.",
+            "2026-11-30T09:00:00Z",
+        ),
+        *NODES,
+    ],
+)
+scenario(
+    "scheduling-gated",
+    "A pod held by a scheduling gate is blocked (DRA006) whatever its claims; the dry-run "
+    "still shows what the allocator would do once the gate is removed.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")], schedulingGates=[{"name": "example.com/quota-check"}]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "other-scheduler",
+    "A pod for another scheduler: DRA007 says the analysis models kube-scheduler.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")], schedulerName="volcano"),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
 
 
 def bound_claim(name, conditions=None):
@@ -290,29 +653,84 @@ def bound_claim(name, conditions=None):
     return c
 
 
-FPGA = rslice("node-02-fpga", [dev("fpga-0", bindsToNode=True, bindingConditions=["fpga.example.com/attached"],
-                                   bindingFailureConditions=["fpga.example.com/attach-failed"])], "node-02")
-WAITING = event("web-0", "BindingConditionsPending", "waiting for binding conditions for device on node node-02",
-                "2026-11-30T09:00:01Z", type_="Normal")
-scenario("binding-conditions-pending", "The claim is allocated to a device with binding conditions the driver has not "
-         "set yet: the scheduler holds the pod in PreBind. Blocked (DRA421), not OK.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "fpga-claim")]), bound_claim("fpga-claim"), dclass(), FPGA, WAITING, *NODES])
-scenario("binding-failed", "The driver set the binding failure condition: DRA422 with its reason and message.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "fpga-claim")]),
-          bound_claim("fpga-claim", [{"type": "fpga.example.com/attach-failed", "status": "True", "reason": "FabricError",
-                                      "message": "port 3 down", "lastTransitionTime": "2026-11-30T09:00:30Z"},
-                                     {"type": "fpga.example.com/attached", "status": "False", "reason": "Attaching",
-                                      "lastTransitionTime": "2026-11-30T09:00:30Z"}]),
-          dclass(), FPGA, WAITING, *NODES])
-scenario("binding-failed-event", "The scheduler's last attempt failed in PreBind on a binding failure and deallocated "
-         "the claim: DRA422 from its event, although a dry-run would allocate the device again.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "fpga-claim")]), claim("fpga-claim", [req("fpga", cls="gpu")]), dclass(), FPGA,
-          WAITING,
-          event("web-0", "FailedScheduling", 'running PreBind plugin "DynamicResources": device binding failed: '
-                'claim=fpga-claim, reason=FabricError, message="port 3 down"', "2026-11-30T09:00:31Z", n=2), *NODES])
+FPGA = rslice(
+    "node-02-fpga",
+    [
+        dev(
+            "fpga-0",
+            bindsToNode=True,
+            bindingConditions=["fpga.example.com/attached"],
+            bindingFailureConditions=["fpga.example.com/attach-failed"],
+        )
+    ],
+    "node-02",
+)
+WAITING = event(
+    "web-0",
+    "BindingConditionsPending",
+    "waiting for binding conditions for device on node node-02",
+    "2026-11-30T09:00:01Z",
+    type_="Normal",
+)
+scenario(
+    "binding-conditions-pending",
+    "The claim is allocated to a device with binding conditions the driver has not "
+    "set yet: the scheduler holds the pod in PreBind. Blocked (DRA421), not OK.",
+    "explain pod web-0",
+    [pod("web-0", [("gpu", "claim", "fpga-claim")]), bound_claim("fpga-claim"), dclass(), FPGA, WAITING, *NODES],
+)
+scenario(
+    "binding-failed",
+    "The driver set the binding failure condition: DRA422 with its reason and message.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "fpga-claim")]),
+        bound_claim(
+            "fpga-claim",
+            [
+                {
+                    "type": "fpga.example.com/attach-failed",
+                    "status": "True",
+                    "reason": "FabricError",
+                    "message": "port 3 down",
+                    "lastTransitionTime": "2026-11-30T09:00:30Z",
+                },
+                {
+                    "type": "fpga.example.com/attached",
+                    "status": "False",
+                    "reason": "Attaching",
+                    "lastTransitionTime": "2026-11-30T09:00:30Z",
+                },
+            ],
+        ),
+        dclass(),
+        FPGA,
+        WAITING,
+        *NODES,
+    ],
+)
+scenario(
+    "binding-failed-event",
+    "The scheduler's last attempt failed in PreBind on a binding failure and deallocated "
+    "the claim: DRA422 from its event, although a dry-run would allocate the device again.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "fpga-claim")]),
+        claim("fpga-claim", [req("fpga", cls="gpu")]),
+        dclass(),
+        FPGA,
+        WAITING,
+        event(
+            "web-0",
+            "FailedScheduling",
+            'running PreBind plugin "DynamicResources": device binding failed: '
+            'claim=fpga-claim, reason=FabricError, message="port 3 down"',
+            "2026-11-30T09:00:31Z",
+            n=2,
+        ),
+        *NODES,
+    ],
+)
 
 
 def ext_pod(name, qty="1", res="example.com/gpu", node_name=None, status=None, init=None):
@@ -335,87 +753,219 @@ def ext_class(name="gpu-ext", res="example.com/gpu", created="2026-11-01T00:00:0
 
 
 GPU_SLICE = rslice("node-01-gpus", [dev("gpu-0")], "node-01")
-scenario("extended-resource-no-device", "A container asks for example.com/gpu, which DeviceClass gpu-ext maps; no "
-         "ResourceSlice publishes a device. Blocked on the claim the scheduler builds (DRA401), not OK.",
-         "explain pod trainer",
-         [ext_pod("trainer"), ext_class(), *NODES,
-          event("trainer", "FailedScheduling", CAN, "2026-11-30T09:00:00Z")])
-scenario("extended-resource-allocatable", "The extended resource fits a free device: the dry-run of the claim the "
-         "scheduler would build (request container-0-request-1) picks gpu-0.",
-         "explain pod trainer", [ext_pod("trainer"), ext_class(), GPU_SLICE, *NODES])
-scenario("extended-resource-in-use", "A second pod asks for the only GPU, which the first pod's extended-resource "
-         "claim holds: DRA404 names the holder.",
-         "explain pod trainer-2",
-         [ext_pod("trainer-2"), ext_class(), GPU_SLICE, *NODES,
-          {**claim("trainer-extended-resources-x7k2p", [req("container-0-request-1", cls="gpu-ext")],
-                   results=[("container-0-request-1", "node-01", "gpu-0")], reserved="trainer", node="node-01"),
-           "metadata": {"name": "trainer-extended-resources-x7k2p", "namespace": NS,
-                        "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
-                        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "trainer",
-                                             "uid": "uid-pod-trainer", "controller": True}]}},
-          event("trainer-2", "FailedScheduling", CAN, "2026-11-30T09:00:00Z")])
-scenario("extended-resource-allocated", "After PreBind: the scheduler's claim, its device and the container -> request "
-         "mapping from pod.status.extendedResourceClaimStatus.",
-         "explain pod trainer",
-         [ext_pod("trainer", node_name="node-01", status={
-             "resourceClaimName": "trainer-extended-resources-x7k2p",
-             "requestMappings": [{"containerName": "app", "resourceName": "example.com/gpu",
-                                  "requestName": "container-0-request-1"}]}),
-          ext_class(), GPU_SLICE, *NODES,
-          {**claim("trainer-extended-resources-x7k2p", [req("container-0-request-1", cls="gpu-ext")],
-                   results=[("container-0-request-1", "node-01", "gpu-0")], reserved="trainer", node="node-01"),
-           "metadata": {"name": "trainer-extended-resources-x7k2p", "namespace": NS, "uid": "uid-claim-x",
-                        "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
-                        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "trainer",
-                                             "uid": "uid-pod-trainer", "controller": True}]}},
-          event("trainer", "Scheduled", "Successfully assigned default/trainer to node-01", "2026-11-30T09:00:00Z",
-                type_="Normal"),
-          event("trainer", "Started", "Started container app", "2026-11-30T09:00:05Z", type_="Normal",
-                component="kubelet", n=2)])
-scenario("extended-resource-gate-off", "With DRAExtendedResource off (1.35 default) the resource is a device-plugin "
-         "resource: DRA221, nothing for DRA to allocate.",
-         "explain pod trainer", [ext_pod("trainer"), ext_class(), GPU_SLICE, *NODES], version="1.35")
+scenario(
+    "extended-resource-no-device",
+    "A container asks for example.com/gpu, which DeviceClass gpu-ext maps; no "
+    "ResourceSlice publishes a device. Blocked on the claim the scheduler builds (DRA401), not OK.",
+    "explain pod trainer",
+    [ext_pod("trainer"), ext_class(), *NODES, event("trainer", "FailedScheduling", CAN, "2026-11-30T09:00:00Z")],
+)
+scenario(
+    "extended-resource-allocatable",
+    "The extended resource fits a free device: the dry-run of the claim the "
+    "scheduler would build (request container-0-request-1) picks gpu-0.",
+    "explain pod trainer",
+    [ext_pod("trainer"), ext_class(), GPU_SLICE, *NODES],
+)
+scenario(
+    "extended-resource-in-use",
+    "A second pod asks for the only GPU, which the first pod's extended-resource claim holds: DRA404 names the holder.",
+    "explain pod trainer-2",
+    [
+        ext_pod("trainer-2"),
+        ext_class(),
+        GPU_SLICE,
+        *NODES,
+        {
+            **claim(
+                "trainer-extended-resources-x7k2p",
+                [req("container-0-request-1", cls="gpu-ext")],
+                results=[("container-0-request-1", "node-01", "gpu-0")],
+                reserved="trainer",
+                node="node-01",
+            ),
+            "metadata": {
+                "name": "trainer-extended-resources-x7k2p",
+                "namespace": NS,
+                "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                "ownerReferences": [
+                    {"apiVersion": "v1", "kind": "Pod", "name": "trainer", "uid": "uid-pod-trainer", "controller": True}
+                ],
+            },
+        },
+        event("trainer-2", "FailedScheduling", CAN, "2026-11-30T09:00:00Z"),
+    ],
+)
+scenario(
+    "extended-resource-allocated",
+    "After PreBind: the scheduler's claim, its device and the container -> request "
+    "mapping from pod.status.extendedResourceClaimStatus.",
+    "explain pod trainer",
+    [
+        ext_pod(
+            "trainer",
+            node_name="node-01",
+            status={
+                "resourceClaimName": "trainer-extended-resources-x7k2p",
+                "requestMappings": [
+                    {"containerName": "app", "resourceName": "example.com/gpu", "requestName": "container-0-request-1"}
+                ],
+            },
+        ),
+        ext_class(),
+        GPU_SLICE,
+        *NODES,
+        {
+            **claim(
+                "trainer-extended-resources-x7k2p",
+                [req("container-0-request-1", cls="gpu-ext")],
+                results=[("container-0-request-1", "node-01", "gpu-0")],
+                reserved="trainer",
+                node="node-01",
+            ),
+            "metadata": {
+                "name": "trainer-extended-resources-x7k2p",
+                "namespace": NS,
+                "uid": "uid-claim-x",
+                "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                "ownerReferences": [
+                    {"apiVersion": "v1", "kind": "Pod", "name": "trainer", "uid": "uid-pod-trainer", "controller": True}
+                ],
+            },
+        },
+        event(
+            "trainer",
+            "Scheduled",
+            "Successfully assigned default/trainer to node-01",
+            "2026-11-30T09:00:00Z",
+            type_="Normal",
+        ),
+        event(
+            "trainer",
+            "Started",
+            "Started container app",
+            "2026-11-30T09:00:05Z",
+            type_="Normal",
+            component="kubelet",
+            n=2,
+        ),
+    ],
+)
+scenario(
+    "extended-resource-gate-off",
+    "With DRAExtendedResource off (1.35 default) the resource is a device-plugin "
+    "resource: DRA221, nothing for DRA to allocate.",
+    "explain pod trainer",
+    [ext_pod("trainer"), ext_class(), GPU_SLICE, *NODES],
+    version="1.35",
+)
 _DP_NODE = node("node-02", zone="b")
 _DP_NODE["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "4"}}
-scenario("extended-resource-device-plugin-node", "node-02 serves example.com/gpu through a device plugin; node-01 has "
-         "no free DRA device. DRA cannot decide for node-02 (NodeResourcesFit does): undetermined (DRA226, exit 2).",
-         "explain pod trainer",
-         [ext_pod("trainer"), ext_class(), node("node-01", zone="a"), _DP_NODE,
-          rslice("node-01-gpus", [dev("gpu-0", taints=[{"key": "gpu.example.com/unhealthy", "effect": "NoSchedule"}])],
-                 "node-01")])
+scenario(
+    "extended-resource-device-plugin-node",
+    "node-02 serves example.com/gpu through a device plugin; node-01 has "
+    "no free DRA device. DRA cannot decide for node-02 (NodeResourcesFit does): undetermined (DRA226, exit 2).",
+    "explain pod trainer",
+    [
+        ext_pod("trainer"),
+        ext_class(),
+        node("node-01", zone="a"),
+        _DP_NODE,
+        rslice(
+            "node-01-gpus",
+            [dev("gpu-0", taints=[{"key": "gpu.example.com/unhealthy", "effect": "NoSchedule"}])],
+            "node-01",
+        ),
+    ],
+)
 _DOUBLE = node("node-01", zone="a")
 _DOUBLE["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "1"}}
-scenario("extended-resource-double-admission", "node-01 advertises example.com/gpu through a device plugin and "
-         "publishes the same GPU through the example.com DRA driver: DRA225.",
-         "explain pod trainer",
-         [ext_pod("trainer"), ext_class(), _DOUBLE,
-          rslice("node-01-gpus", [dev("gpu-0")], "node-01", driver="gpu.example.com")])
-scenario("extended-resource-init-containers", "An init container asks for 2 GPUs, the app container for 1: the init "
-         "container reuses the app's request and asks for the rest itself (container-0-request-0, count 1), as "
-         "createRequestsAndMappings does.",
-         "explain pod trainer",
-         [ext_pod("trainer", init=[{"name": "warmup", "image": "registry.example/warmup:1",
-                                    "resources": {"requests": {"example.com/gpu": "2"}}}]),
-          ext_class(), rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"), *NODES])
+scenario(
+    "extended-resource-double-admission",
+    "node-01 advertises example.com/gpu through a device plugin and "
+    "publishes the same GPU through the example.com DRA driver: DRA225.",
+    "explain pod trainer",
+    [
+        ext_pod("trainer"),
+        ext_class(),
+        _DOUBLE,
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01", driver="gpu.example.com"),
+    ],
+)
+scenario(
+    "extended-resource-init-containers",
+    "An init container asks for 2 GPUs, the app container for 1: the init "
+    "container reuses the app's request and asks for the rest itself (container-0-request-0, count 1), as "
+    "createRequestsAndMappings does.",
+    "explain pod trainer",
+    [
+        ext_pod(
+            "trainer",
+            init=[
+                {
+                    "name": "warmup",
+                    "image": "registry.example/warmup:1",
+                    "resources": {"requests": {"example.com/gpu": "2"}},
+                }
+            ],
+        ),
+        ext_class(),
+        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"),
+        *NODES,
+    ],
+)
 
 
-_GROUPED = dev("gpu-0", consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}},
-                                          "compatibilityGroups": ["mig-a"]}])
-scenario("field-not-modelled", "A 1.37 device sets consumesCounters[].compatibilityGroups, which kubectl-dra does not "
-         "model yet: DRA016, undetermined (exit 2), although the dry-run finds the device.",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
-          rslice("node-01-gpus", [_GROUPED], "node-01", count=2),
-          rslice("node-01-counters", [], "node-01", pool="node-01", count=2,
-                 sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]), *NODES])
-scenario("field-not-modelled-elsewhere", "The unmodelled field is on a device of another driver, which the class "
-         "excludes: it cannot change the verdict, so the answer stays determined (exit 0).",
-         "explain pod web-0",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
-          rslice("node-01-other", [_GROUPED], "node-01", driver="other.example.com", pool="other", count=2),
-          rslice("node-01-other-counters", [], "node-01", driver="other.example.com", pool="other", count=2,
-                 sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]), *NODES])
+_GROUPED = dev(
+    "gpu-0",
+    consumesCounters=[
+        {"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}, "compatibilityGroups": ["mig-a"]}
+    ],
+)
+scenario(
+    "field-not-modelled",
+    "A 1.37 device sets consumesCounters[].compatibilityGroups, which kubectl-dra does not "
+    "model yet: DRA016, undetermined (exit 2), although the dry-run finds the device.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [_GROUPED], "node-01", count=2),
+        rslice(
+            "node-01-counters",
+            [],
+            "node-01",
+            pool="node-01",
+            count=2,
+            sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}],
+        ),
+        *NODES,
+    ],
+)
+scenario(
+    "field-not-modelled-elsewhere",
+    "The unmodelled field is on a device of another driver, which the class "
+    "excludes: it cannot change the verdict, so the answer stays determined (exit 0).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        rslice("node-01-other", [_GROUPED], "node-01", driver="other.example.com", pool="other", count=2),
+        rslice(
+            "node-01-other-counters",
+            [],
+            "node-01",
+            driver="other.example.com",
+            pool="other",
+            count=2,
+            sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}],
+        ),
+        *NODES,
+    ],
+)
 
 
 def running_pod(name, claim_name, **status):
@@ -425,59 +975,148 @@ def running_pod(name, claim_name, **status):
 
 
 _ALLOCATED = claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01")
-scenario("device-unhealthy", "The pod runs; the kubelet reports its GPU Unhealthy: DRA605 names the container and device.",
-         "explain pod web-0",
-         [running_pod("web-0", "c1", containerStatuses=[{"name": "app", "ready": True, "allocatedResourcesStatus": [
-             {"name": "claim:gpu/gpu", "resources": [{"resourceID": "gpu.example.com/node-01/gpu-0",
-                                                      "health": "Unhealthy", "message": "XID 79: GPU fell off the bus"}]}]}]),
-          _ALLOCATED, dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES])
-scenario("evicted-by-device-taint", "A DeviceTaintRule puts a NoExecute taint on the pod's GPU; the eviction controller "
-         "deletes the pod: DRA606 names the rule.",
-         "explain pod web-0",
-         [running_pod("web-0", "c1", conditions=[{"type": "DisruptionTarget", "status": "True",
-                                                  "reason": "DeletionByDeviceTaintManager",
-                                                  "message": "Device Taint manager: deleting due to NoExecute taint",
-                                                  "lastTransitionTime": "2026-11-30T09:10:00Z"}]),
-          _ALLOCATED, dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES,
-          {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "drain-gpu-0"},
-           "spec": {"deviceSelector": {"driver": DRIVER, "pool": "node-01", "device": "gpu-0"},
-                    "taint": {"key": "example.com/maintenance", "value": "rma", "effect": "NoExecute",
-                              "timeAdded": "2026-11-30T09:09:58Z"}}}])
+scenario(
+    "device-unhealthy",
+    "The pod runs; the kubelet reports its GPU Unhealthy: DRA605 names the container and device.",
+    "explain pod web-0",
+    [
+        running_pod(
+            "web-0",
+            "c1",
+            containerStatuses=[
+                {
+                    "name": "app",
+                    "ready": True,
+                    "allocatedResourcesStatus": [
+                        {
+                            "name": "claim:gpu/gpu",
+                            "resources": [
+                                {
+                                    "resourceID": "gpu.example.com/node-01/gpu-0",
+                                    "health": "Unhealthy",
+                                    "message": "XID 79: GPU fell off the bus",
+                                }
+                            ],
+                        }
+                    ],
+                }
+            ],
+        ),
+        _ALLOCATED,
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "evicted-by-device-taint",
+    "A DeviceTaintRule puts a NoExecute taint on the pod's GPU; the eviction controller "
+    "deletes the pod: DRA606 names the rule.",
+    "explain pod web-0",
+    [
+        running_pod(
+            "web-0",
+            "c1",
+            conditions=[
+                {
+                    "type": "DisruptionTarget",
+                    "status": "True",
+                    "reason": "DeletionByDeviceTaintManager",
+                    "message": "Device Taint manager: deleting due to NoExecute taint",
+                    "lastTransitionTime": "2026-11-30T09:10:00Z",
+                }
+            ],
+        ),
+        _ALLOCATED,
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceTaintRule",
+            "metadata": {"name": "drain-gpu-0"},
+            "spec": {
+                "deviceSelector": {"driver": DRIVER, "pool": "node-01", "device": "gpu-0"},
+                "taint": {
+                    "key": "example.com/maintenance",
+                    "value": "rma",
+                    "effect": "NoExecute",
+                    "timeAdded": "2026-11-30T09:09:58Z",
+                },
+            },
+        },
+    ],
+)
 
 
 def gang_objs():
     pods = []
     for i in range(3):
-        p = pod(f"trainer-{i}", [("gpus", "template", "gang-gpus")], node_name="node-01" if i == 0 else None,
-                statuses={"gpus": "gang-gpus-x1y2z"}, schedulingGroup={"podGroupName": "gang"})
+        p = pod(
+            f"trainer-{i}",
+            [("gpus", "template", "gang-gpus")],
+            node_name="node-01" if i == 0 else None,
+            statuses={"gpus": "gang-gpus-x1y2z"},
+            schedulingGroup={"podGroupName": "gang"},
+        )
         pods.append(p)
     c = claim("gang-gpus-x1y2z", [req("gpus")], results=[("gpus", "node-01", "gpu-0")], node="node-01")
     c["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": "gpus"}
-    c["metadata"]["ownerReferences"] = [{"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "name": "gang",
-                                         "uid": "uid-podgroup-gang", "controller": True}]
-    c["status"]["reservedFor"] = [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "gang",
-                                   "uid": "uid-podgroup-gang"}]
-    return [*pods, c, template("gang-gpus", [req("gpus")]), dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
-            *NODES]
+    c["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "scheduling.k8s.io/v1beta1",
+            "kind": "PodGroup",
+            "name": "gang",
+            "uid": "uid-podgroup-gang",
+            "controller": True,
+        }
+    ]
+    c["status"]["reservedFor"] = [
+        {"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "gang", "uid": "uid-podgroup-gang"}
+    ]
+    return [
+        *pods,
+        c,
+        template("gang-gpus", [req("gpus")]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ]
 
 
-scenario("podgroup-claim", "A PodGroup's claim, shared by its three pods (DRAWorkloadResourceClaims on): allocated "
-         "and reserved for the group; DRA207 names the group and says it is not this pod's to delete.",
-         "explain pod trainer-0 --feature-gates DRAWorkloadResourceClaims=true", gang_objs())
-scenario("podgroup-claim-gate-off", "The same with the 1.37 default (gate off): the scheduler does not accept the "
-         "PodGroup as owner (DRA205), and the hint does not advise deleting the gang's claim.",
-         "explain pod trainer-1", gang_objs())
+scenario(
+    "podgroup-claim",
+    "A PodGroup's claim, shared by its three pods (DRAWorkloadResourceClaims on): allocated "
+    "and reserved for the group; DRA207 names the group and says it is not this pod's to delete.",
+    "explain pod trainer-0 --feature-gates DRAWorkloadResourceClaims=true",
+    gang_objs(),
+)
+scenario(
+    "podgroup-claim-gate-off",
+    "The same with the 1.37 default (gate off): the scheduler does not accept the "
+    "PodGroup as owner (DRA205), and the hint does not advise deleting the gang's claim.",
+    "explain pod trainer-1",
+    gang_objs(),
+)
 
 
 _DECLARING = node("node-02", zone="b")
 _DECLARING["status"] = {"declaredFeatures": ["DRAOptionalNodeOperations"]}
-scenario("optional-node-operations", "1.37 with DRAOptionalNodeOperations: node-01's slice skips node operations, "
-         "but only node-02 declares the feature in status.declaredFeatures, so only node-02's device is usable.",
-         "explain pod web-0 --feature-gates DRAOptionalNodeOperations=true",
-         [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(),
-          rslice("node-01-gpus", [dev("gpu-0")], "node-01", skipNodeOperations=["*"]),
-          rslice("node-02-gpus", [dev("gpu-1")], "node-02", skipNodeOperations=["*"]),
-          node("node-01", zone="a"), _DECLARING])
+scenario(
+    "optional-node-operations",
+    "1.37 with DRAOptionalNodeOperations: node-01's slice skips node operations, "
+    "but only node-02 declares the feature in status.declaredFeatures, so only node-02's device is usable.",
+    "explain pod web-0 --feature-gates DRAOptionalNodeOperations=true",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01", skipNodeOperations=["*"]),
+        rslice("node-02-gpus", [dev("gpu-1")], "node-02", skipNodeOperations=["*"]),
+        node("node-01", zone="a"),
+        _DECLARING,
+    ],
+)
 
 
 def main() -> None:
@@ -491,7 +1130,9 @@ def main() -> None:
             (d / "input.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, width=120))
         cmd = sc["cmd"] + (f" --kubernetes-version {sc['version']}" if sc.get("version") else "")
         (d / "cmd").write_text(cmd + "\n")
-        (d / "README.md").write_text(f"# {name}\n\n{sc['doc']}\n\nCommand: `kubectl dra {cmd} --from-file input.yaml`\n")
+        (d / "README.md").write_text(
+            f"# {name}\n\n{sc['doc']}\n\nCommand: `kubectl dra {cmd} --from-file input.yaml`\n"
+        )
 
 
 if __name__ == "__main__":

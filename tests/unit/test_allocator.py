@@ -36,7 +36,9 @@ def sl(name, devices, node="n1", pool="p", count=1, gen=1, **spec):
     return {"metadata": {"name": name}, "spec": s}
 
 
-CLASSES = {"gpu": {"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]}}}
+CLASSES = {
+    "gpu": {"metadata": {"name": "gpu"}, "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]}}
+}
 
 
 def claim(*requests, constraints=None, name="c"):
@@ -68,8 +70,12 @@ def test_first_fit_in_pool_then_slice_order():
 
 
 def test_in_use_devices_are_skipped_and_admin_access_ignores_them():
-    used = {"metadata": {"name": "u", "namespace": "ns"},
-            "status": {"allocation": {"devices": {"results": [{"request": "r", "driver": D, "pool": "p", "device": "d0"}]}}}}
+    used = {
+        "metadata": {"name": "u", "namespace": "ns"},
+        "status": {
+            "allocation": {"devices": {"results": [{"request": "r", "driver": D, "pool": "p", "device": "d0"}]}}
+        },
+    }
     slices = [sl("s", [dev("d0"), dev("d1")])]
     assert picks(run(slices, [claim(req())], allocated=[used])) == [[("r", "d1")]]
     res = run(slices, [claim(req(adminAccess=True))], allocated=[used])
@@ -97,13 +103,19 @@ def test_distinct_attribute():
 def test_all_mode_takes_every_matching_device_and_fails_when_one_is_in_use():
     slices = [sl("s", [dev("d0"), dev("d1")])]
     assert picks(run(slices, [claim(req(mode="All"))])) == [[("r", "d0"), ("r", "d1")]]
-    used = {"metadata": {"name": "u", "namespace": "ns"},
-            "status": {"allocation": {"devices": {"results": [{"request": "r", "driver": D, "pool": "p", "device": "d1"}]}}}}
+    used = {
+        "metadata": {"name": "u", "namespace": "ns"},
+        "status": {
+            "allocation": {"devices": {"results": [{"request": "r", "driver": D, "pool": "p", "device": "d1"}]}}
+        },
+    }
     assert run(slices, [claim(req(mode="All"))], allocated=[used]) is None
 
 
 def test_all_mode_on_incomplete_pool_is_an_error():
-    with pytest.raises(AllocationError, match="asks for all devices, but resource pool gpu.example.com/p is currently being updated"):
+    with pytest.raises(
+        AllocationError, match="asks for all devices, but resource pool gpu.example.com/p is currently being updated"
+    ):
         run([sl("s", [dev("d0")], count=2)], [claim(req(mode="All"))])
 
 
@@ -122,9 +134,13 @@ def test_invalid_pool_error_differs_by_version():
 
 
 def test_first_available_uses_the_first_subrequest_that_fits():
-    r = {"name": "r", "firstAvailable": [
-        {"name": "two", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2},
-        {"name": "one", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}]}
+    r = {
+        "name": "r",
+        "firstAvailable": [
+            {"name": "two", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2},
+            {"name": "one", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1},
+        ],
+    }
     assert picks(run([sl("s", [dev("d0")])], [claim(r)])) == [[("r/one", "d0")]]
     with pytest.raises(AllocationError, match="has subrequests, but the DRAPrioritizedList feature is disabled"):
         run([sl("s", [dev("d0")])], [claim(r)], sem(DRAPrioritizedList=False))
@@ -147,7 +163,10 @@ def test_taints_by_version():
 def test_counters_are_shared_per_pool():
     counters = [{"name": "cs", "counters": {"mem": {"value": "40Gi"}}}]
     part = lambda n, v: dev(n, consumesCounters=[{"counterSet": "cs", "counters": {"mem": {"value": v}}}])  # noqa: E731
-    slices = [sl("c", [], count=2, sharedCounters=counters), sl("d", [part("a", "30Gi"), part("b", "20Gi"), part("c", "10Gi")], count=2)]
+    slices = [
+        sl("c", [], count=2, sharedCounters=counters),
+        sl("d", [part("a", "30Gi"), part("b", "20Gi"), part("c", "10Gi")], count=2),
+    ]
     res = run(slices, [claim(req(count=2))], sem((1, 36)))
     assert picks(res) == [[("r", "a"), ("r", "c")]]
     # Gate off: devices that consume counters are never allocated.
@@ -155,26 +174,38 @@ def test_counters_are_shared_per_pool():
 
 
 def test_claim_device_limit():
-    with pytest.raises(AllocationError, match="request r: adding 33 devices exceeds the claim limit of 32, with 0 already accounted for"):
+    with pytest.raises(
+        AllocationError,
+        match="request r: adding 33 devices exceeds the claim limit of 32, with 0 already accounted for",
+    ):
         run([sl("s", [dev("d0")])], [claim(req(count=33))])
 
 
 def test_node_selector_result():
-    ns_slice = sl("s", [dev("d0")], node=None, nodeSelector={"nodeSelectorTerms": [{"matchExpressions": [
-        {"key": "zone", "operator": "In", "values": ["a"]}]}]})
+    ns_slice = sl(
+        "s",
+        [dev("d0")],
+        node=None,
+        nodeSelector={
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]
+        },
+    )
     res = run([ns_slice], [claim(req())])
-    assert res[0].node_selector == {"nodeSelectorTerms": [{"matchExpressions": [
-        {"key": "zone", "operator": "In", "values": ["a"]}]}]}
+    assert res[0].node_selector == {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]
+    }
     res = run([sl("s", [dev("d0")])], [claim(req())])
-    assert res[0].node_selector == {"nodeSelectorTerms": [{"matchFields": [
-        {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
+    assert res[0].node_selector == {
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]
+    }
     res = run([sl("s", [dev("d0")], node=None, allNodes=True)], [claim(req())])
     assert res[0].node_selector is None
 
 
 def test_slices_for_other_nodes_and_older_generations_are_ignored():
-    pools = gather_pools([sl("x", [dev("d0")], node="n2"), sl("old", [dev("d1")], gen=1), sl("new", [dev("d2")], gen=2)],
-                         NODE, sem())
+    pools = gather_pools(
+        [sl("x", [dev("d0")], node="n2"), sl("old", [dev("d1")], gen=1), sl("new", [dev("d2")], gen=2)], NODE, sem()
+    )
     assert [(p.name, [s["metadata"]["name"] for s in p.slices]) for p in pools] == [("p", ["new"])]
 
 
@@ -185,7 +216,9 @@ def test_cel_runtime_error_aborts_with_upstream_wording():
     assert e.value.message == "claim ns/c: selector #0: CEL runtime error: no such key: model"
     with pytest.raises(AllocationError) as e:
         run([sl("s", [dev("d0")])], [c], sem((1, 37)))
-    assert e.value.message.startswith("claim ns/c: selector #0 on device gpu.example.com/p/d0: CEL runtime error: no such key: model")
+    assert e.value.message.startswith(
+        "claim ns/c: selector #0 on device gpu.example.com/p/d0: CEL runtime error: no such key: model"
+    )
 
 
 def test_consumable_capacity_rounding():
@@ -209,11 +242,15 @@ def test_device_taint_rules_are_applied_like_the_scheduler_does():
     from kubectl_dra.analyze.allocator import apply_taint_rules
 
     slices = [sl("s", [dev("d0"), dev("d1")])]
-    rule = {"metadata": {"name": "maint"}, "spec": {"deviceSelector": {"driver": D, "device": "d0"},
-                                                     "taint": {"key": "m", "effect": "NoSchedule"}}}
+    rule = {
+        "metadata": {"name": "maint"},
+        "spec": {"deviceSelector": {"driver": D, "device": "d0"}, "taint": {"key": "m", "effect": "NoSchedule"}},
+    }
     patched = apply_taint_rules(slices, [rule, {"metadata": {"name": "none"}, "spec": {"taint": {"key": "x"}}}])
     assert [d.get("taints") for d in patched[0]["spec"]["devices"]] == [
-        [{"key": "m", "effect": "NoSchedule", "rule": "maint"}], None]
+        [{"key": "m", "effect": "NoSchedule", "rule": "maint"}],
+        None,
+    ]
     assert slices[0]["spec"]["devices"][0].get("taints") is None  # the input is not modified
     assert picks(run(patched, [claim(req())], sem((1, 37)))) == [[("r", "d1")]]
 
@@ -262,11 +299,19 @@ def test_list_attributes_use_set_semantics_only_where_the_allocator_gets_the_fea
 
 
 def _first_available(*subs):
-    return {"name": "r", "firstAvailable": [dict(name=f"s{i}", deviceClassName=c, **m) for i, (c, m) in enumerate(subs)]}
+    return {
+        "name": "r",
+        "firstAvailable": [dict(name=f"s{i}", deviceClassName=c, **m) for i, (c, m) in enumerate(subs)],
+    }
 
 
-NIC_CLASSES = dict(CLASSES, nic={"metadata": {"name": "nic"},
-                                 "spec": {"selectors": [{"cel": {"expression": 'device.driver == "nic.example.com"'}}]}})
+NIC_CLASSES = dict(
+    CLASSES,
+    nic={
+        "metadata": {"name": "nic"},
+        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "nic.example.com"'}}]},
+    },
+)
 
 
 def test_before_1_36_all_mode_subrequests_inherit_two_upstream_index_bugs():
@@ -274,7 +319,9 @@ def test_before_1_36_all_mode_subrequests_inherit_two_upstream_index_bugs():
 
     def outcome(v, *subs):
         s = sem(v)
-        res = Allocator(s, NIC_CLASSES, slices, AllocatedState.from_claims((), s)).allocate(NODE, [claim(_first_available(*subs))])
+        res = Allocator(s, NIC_CLASSES, slices, AllocatedState.from_claims((), s)).allocate(
+            NODE, [claim(_first_available(*subs))]
+        )
         return picks(res) if res else None
 
     # The next "all" device is looked up as a device of the first subrequest (count 3: no room).

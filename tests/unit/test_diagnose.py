@@ -13,27 +13,54 @@ D = "gpu.example.com"
 
 
 def pod(**spec):
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns", "uid": "u1"},
-            "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}], **spec},
-            "status": {"phase": "Pending"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns", "uid": "u1"},
+        "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}], **spec},
+        "status": {"phase": "Pending"},
+    }
 
 
 def claim(owner_uid="u1", annotation="gpu", **status):
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-            "metadata": {"name": "p-gpu-x1", "namespace": "ns",
-                         "annotations": {"resource.kubernetes.io/pod-claim-name": annotation},
-                         "ownerReferences": [{"kind": "Pod", "name": "p", "uid": owner_uid, "controller": True}]},
-            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "c"}}]}}, "status": status}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {
+            "name": "p-gpu-x1",
+            "namespace": "ns",
+            "annotations": {"resource.kubernetes.io/pod-claim-name": annotation},
+            "ownerReferences": [{"kind": "Pod", "name": "p", "uid": owner_uid, "controller": True}],
+        },
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "c"}}]}},
+        "status": status,
+    }
 
 
-CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c"},
-         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]}}
-SLICE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-         "spec": {"driver": D, "nodeName": "n1", "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
-                  "devices": [{"name": "gpu-0"}]}}
+CLASS = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "DeviceClass",
+    "metadata": {"name": "c"},
+    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]},
+}
+SLICE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceSlice",
+    "metadata": {"name": "s"},
+    "spec": {
+        "driver": D,
+        "nodeName": "n1",
+        "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": "gpu-0"}],
+    },
+}
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {}}}
-TEMPLATE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "t", "namespace": "ns"},
-            "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "c"}}]}}}}
+TEMPLATE = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "t", "namespace": "ns"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "c"}}]}}},
+}
 
 
 def snap(*objs, gaps=()):
@@ -67,18 +94,41 @@ def test_missing_slices_permission_leaves_the_verdict_open():
 
 def test_events_are_filtered_to_the_pod_and_sorted_with_series_and_event_time():
     evs = [
-        {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "ns"},
-         "involvedObject": {"kind": "Pod", "name": "p", "namespace": "ns"}, "reason": "Late",
-         "lastTimestamp": "2026-01-01T00:00:01Z", "series": {"count": 3, "lastObservedTime": "2026-01-01T00:10:00.000000Z"}},
-        {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e2", "namespace": "ns"},
-         "regarding": {"kind": "Pod", "name": "p", "namespace": "ns"}, "reason": "Middle", "note": "n",
-         "eventTime": "2026-01-01T00:05:00.123456Z", "reportingController": "kubelet"},
-        {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e3", "namespace": "ns"},
-         "involvedObject": {"kind": "Pod", "name": "p", "namespace": "ns"}, "reason": "Early",
-         "lastTimestamp": "2026-01-01T00:01:00Z"},
-        {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e4", "namespace": "ns"},
-         "involvedObject": {"kind": "ReplicaSet", "name": "p", "namespace": "ns"}, "reason": "NotMine",
-         "lastTimestamp": "2026-01-01T00:00:00Z"},
+        {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": "e1", "namespace": "ns"},
+            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "ns"},
+            "reason": "Late",
+            "lastTimestamp": "2026-01-01T00:00:01Z",
+            "series": {"count": 3, "lastObservedTime": "2026-01-01T00:10:00.000000Z"},
+        },
+        {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"name": "e2", "namespace": "ns"},
+            "regarding": {"kind": "Pod", "name": "p", "namespace": "ns"},
+            "reason": "Middle",
+            "note": "n",
+            "eventTime": "2026-01-01T00:05:00.123456Z",
+            "reportingController": "kubelet",
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": "e3", "namespace": "ns"},
+            "involvedObject": {"kind": "Pod", "name": "p", "namespace": "ns"},
+            "reason": "Early",
+            "lastTimestamp": "2026-01-01T00:01:00Z",
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": "e4", "namespace": "ns"},
+            "involvedObject": {"kind": "ReplicaSet", "name": "p", "namespace": "ns"},
+            "reason": "NotMine",
+            "lastTimestamp": "2026-01-01T00:00:00Z",
+        },
     ]
     r = explain_pod(snap(pod(), claim(), TEMPLATE, CLASS, SLICE, NODE, *evs), SEM, "ns", "p")
     assert [e["reason"] for e in r.body["events"]] == ["Early", "Middle", "Late"]
@@ -86,20 +136,33 @@ def test_events_are_filtered_to_the_pod_and_sorted_with_series_and_event_time():
 
 
 def test_node_filters():
-    n = {"metadata": {"name": "n1", "labels": {"zone": "a"}}, "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]}}
+    n = {
+        "metadata": {"name": "n1", "labels": {"zone": "a"}},
+        "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]},
+    }
     assert "untolerated taint" in pod_node_rejection(pod(), n)
     assert pod_node_rejection(pod(tolerations=[{"key": "gpu", "operator": "Exists"}]), n) is None
     assert "nodeSelector" in pod_node_rejection(pod(nodeSelector={"zone": "b"}), n)
-    aff = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a"]}]}]}}}
+    aff = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a"]}]}]
+            }
+        }
+    }
     assert "affinity" in pod_node_rejection(pod(affinity=aff, tolerations=[{"operator": "Exists"}]), n)
     cordoned = {"metadata": {"name": "n2"}, "spec": {"unschedulable": True}}
     assert "cordoned" in pod_node_rejection(pod(), cordoned)
 
 
 def test_allocated_claim_pins_the_node():
-    alloc = {"allocation": {"devices": {"results": [{"request": "gpu", "driver": D, "pool": "n1", "device": "gpu-0"}]},
-                            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                                {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+    alloc = {
+        "allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": D, "pool": "n1", "device": "gpu-0"}]},
+            "nodeSelector": {
+                "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]
+            },
+        }
+    }
     r = explain_pod(snap(pod(nodeSelector={"zone": "b"}), claim(**alloc), TEMPLATE, CLASS, SLICE, NODE), SEM, "ns", "p")
     assert r.verdict.missing == "node" and "DRA502" in codes(r)

@@ -29,12 +29,18 @@ def cls(name, ern=None, created="2026-01-01T00:00:00Z"):
 
 
 def pod(containers, init=()):
-    return {"kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "u1"},
-            "spec": {"initContainers": list(init), "containers": list(containers)}}
+    return {
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default", "uid": "u1"},
+        "spec": {"initContainers": list(init), "containers": list(containers)},
+    }
 
 
 def ctr(name, restart=None, **requests):
-    c = {"name": name, "resources": {"requests": {k.replace("__", "/").replace("_", "."): v for k, v in requests.items()}}}
+    c = {
+        "name": name,
+        "resources": {"requests": {k.replace("__", "/").replace("_", "."): v for k, v in requests.items()}},
+    }
     if restart:
         c["restartPolicy"] = restart
     return c
@@ -57,7 +63,10 @@ def test_extended_resource_names_follow_the_core_helper():
 
 
 def test_newest_class_wins_a_shared_name_and_equal_timestamps_go_to_the_lower_name():
-    old, new = cls("a-old", "example.com/gpu", "2026-01-01T00:00:00Z"), cls("z-new", "example.com/gpu", "2026-02-01T00:00:00Z")
+    old, new = (
+        cls("a-old", "example.com/gpu", "2026-01-01T00:00:00Z"),
+        cls("z-new", "example.com/gpu", "2026-02-01T00:00:00Z"),
+    )
     m = class_mapping([new, old], S37)
     assert m["example.com/gpu"]["metadata"]["name"] == "z-new"
     assert m["deviceclass.resource.kubernetes.io/a-old"] is old  # every class keeps its implicit name
@@ -73,25 +82,40 @@ def test_1_34_maps_only_the_explicit_name_when_one_is_set():
 def test_request_names_count_init_containers_first_and_the_sorted_request_keys():
     p = pod([ctr("app", cpu="1", example_com__gpu="2")])
     reqs, maps = plan(p, [cls("gpu", "example.com/gpu")])
-    assert reqs == [{"name": "container-0-request-1",
-                     "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2}}]
+    assert reqs == [
+        {
+            "name": "container-0-request-1",
+            "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2},
+        }
+    ]
     assert maps == [{"containerName": "app", "resourceName": "example.com/gpu", "requestName": "container-0-request-1"}]
 
 
 def test_an_init_container_reuses_later_requests_and_asks_only_for_the_rest():
     p = pod([ctr("app", example_com__gpu="1")], init=[ctr("warmup", example_com__gpu="3")])
     reqs, maps = plan(p, [cls("gpu", "example.com/gpu")])
-    assert [(r["name"], r["exactly"]["count"]) for r in reqs] == [("container-0-request-0", 2), ("container-1-request-0", 1)]
+    assert [(r["name"], r["exactly"]["count"]) for r in reqs] == [
+        ("container-0-request-0", 2),
+        ("container-1-request-0", 1),
+    ]
     assert [(m["containerName"], m["requestName"]) for m in maps] == [
-        ("app", "container-1-request-0"), ("warmup", "container-1-request-0"), ("warmup", "container-0-request-0")]
+        ("app", "container-1-request-0"),
+        ("warmup", "container-1-request-0"),
+        ("warmup", "container-0-request-0"),
+    ]
 
 
 def test_only_the_largest_init_request_is_kept_and_mappings_follow_it():
-    p = pod([ctr("app", example_com__gpu="1")],
-            init=[ctr("i0", example_com__gpu="2"), ctr("i1", example_com__gpu="4")])
+    p = pod([ctr("app", example_com__gpu="1")], init=[ctr("i0", example_com__gpu="2"), ctr("i1", example_com__gpu="4")])
     reqs, maps = plan(p, [cls("gpu", "example.com/gpu")])
-    assert [(r["name"], r["exactly"]["count"]) for r in reqs] == [("container-1-request-0", 3), ("container-2-request-0", 1)]
-    assert {m["requestName"] for m in maps if m["containerName"] == "i0"} == {"container-2-request-0", "container-1-request-0"}
+    assert [(r["name"], r["exactly"]["count"]) for r in reqs] == [
+        ("container-1-request-0", 3),
+        ("container-2-request-0", 1),
+    ]
+    assert {m["requestName"] for m in maps if m["containerName"] == "i0"} == {
+        "container-2-request-0",
+        "container-1-request-0",
+    }
 
 
 def test_a_sidecar_gets_its_own_request_like_a_regular_container():
@@ -103,8 +127,10 @@ def test_a_sidecar_gets_its_own_request_like_a_regular_container():
 def test_1_34_makes_one_request_per_container_without_reuse():
     p = pod([ctr("app", example_com__gpu="1")], init=[ctr("warmup", example_com__gpu="3")])
     reqs, _ = plan(p, [cls("gpu", "example.com/gpu")], S34)
-    assert sorted((r["name"], r["exactly"]["count"]) for r in reqs) == [("container-0-request-0", 3),
-                                                                       ("container-1-request-0", 1)]
+    assert sorted((r["name"], r["exactly"]["count"]) for r in reqs) == [
+        ("container-0-request-0", 3),
+        ("container-1-request-0", 1),
+    ]
 
 
 def test_fractional_zero_and_unmapped_requests_are_not_dra():
@@ -128,9 +154,14 @@ def test_nodes_with_the_resource_in_allocatable_use_the_device_plugin():
 
 def test_the_scheduler_created_claim_is_found_by_status_or_by_annotation_and_owner():
     p = pod([ctr("app", example_com__gpu="1")])
-    c = {"metadata": {"name": "p-extended-resources-abcde", "namespace": "default",
-                      "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
-                      "ownerReferences": [{"kind": "Pod", "name": "p", "uid": "u1", "controller": True}]}}
+    c = {
+        "metadata": {
+            "name": "p-extended-resources-abcde",
+            "namespace": "default",
+            "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+            "ownerReferences": [{"kind": "Pod", "name": "p", "uid": "u1", "controller": True}],
+        }
+    }
     claims = {("default", "p-extended-resources-abcde"): c}
     assert find_claim(p, claims)[0] is c
     p["status"] = {"extendedResourceClaimStatus": {"resourceClaimName": 7}}

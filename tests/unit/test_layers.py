@@ -9,8 +9,18 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parents[2] / "kubectl_dra"
 
 FORBIDDEN = {
-    "analyze": {"click", "rich", "kubernetes", "kubectl_dra.cli", "kubectl_dra.render", "kubectl_dra.gather.live",
-                "urllib", "requests", "subprocess", "socket"},
+    "analyze": {
+        "click",
+        "rich",
+        "kubernetes",
+        "kubectl_dra.cli",
+        "kubectl_dra.render",
+        "kubectl_dra.gather.live",
+        "urllib",
+        "requests",
+        "subprocess",
+        "socket",
+    },
     "findings": {"click", "rich", "kubernetes", "kubectl_dra.cli", "kubectl_dra.analyze", "kubectl_dra.gather"},
     "render": {"kubernetes", "kubectl_dra.analyze", "kubectl_dra.gather", "kubectl_dra.cli"},
     "gather": {"click", "rich", "kubectl_dra.analyze", "kubectl_dra.render", "kubectl_dra.cli"},

@@ -13,41 +13,88 @@ from kubectl_dra.gather.snapshot import Snapshot
 
 
 def ev(reason, message, time, type_="Warning"):
-    return {"type": type_, "reason": reason, "message": message, "time": time, "firstTime": time, "count": 1,
-            "object": {"kind": "Pod", "namespace": "default", "name": "p", "uid": ""},
-            "source": {"component": "default-scheduler", "host": ""}, "name": time}
+    return {
+        "type": type_,
+        "reason": reason,
+        "message": message,
+        "time": time,
+        "firstTime": time,
+        "count": 1,
+        "object": {"kind": "Pod", "namespace": "default", "name": "p", "uid": ""},
+        "source": {"component": "default-scheduler", "host": ""},
+        "name": time,
+    }
 
 
-POD = {"kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "u"}, "spec": {"containers": []},
-       "status": {"phase": "Pending"}}
+POD = {
+    "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "default", "uid": "u"},
+    "spec": {"containers": []},
+    "status": {"phase": "Pending"},
+}
 
 
 def test_the_newest_scheduler_event_is_its_word_and_the_histogram_counts_dra_nodes():
-    w = scheduler_word(POD, [ev("FailedScheduling", "0/3 nodes are available: 1 Insufficient cpu, 2 cannot allocate "
-                                "all claims. preemption: 0/3 nodes are available: 3 Preemption is not helpful.", "t1")])
+    w = scheduler_word(
+        POD,
+        [
+            ev(
+                "FailedScheduling",
+                "0/3 nodes are available: 1 Insufficient cpu, 2 cannot allocate "
+                "all claims. preemption: 0/3 nodes are available: 3 Preemption is not helpful.",
+                "t1",
+            )
+        ],
+    )
     assert (w.state, w.nodes_total, w.dra_nodes, w.non_dra_nodes) == ("unschedulable", 3, 2, 1)
-    w = scheduler_word(POD, [ev("FailedScheduling", "0/3 nodes are available: 3 cannot allocate all claims.", "t1"),
-                             ev("BindingConditionsPending", "waiting for binding conditions for device on node n",
-                                "t2", "Normal")])
+    w = scheduler_word(
+        POD,
+        [
+            ev("FailedScheduling", "0/3 nodes are available: 3 cannot allocate all claims.", "t1"),
+            ev("BindingConditionsPending", "waiting for binding conditions for device on node n", "t2", "Normal"),
+        ],
+    )
     assert w.state == "binding" and w.about_dra
 
 
 def test_a_prefilter_rejection_applies_to_every_node():
-    w = scheduler_word(POD, [ev("FailedScheduling", "0/3 nodes are available: request gpu: device class x does not "
-                                "exist. no new claims to deallocate", "t1")])
+    w = scheduler_word(
+        POD,
+        [
+            ev(
+                "FailedScheduling",
+                "0/3 nodes are available: request gpu: device class x does not exist. no new claims to deallocate",
+                "t1",
+            )
+        ],
+    )
     assert (w.nodes_total, w.dra_nodes) == (3, 3)
 
 
 def test_without_events_the_pod_scheduled_condition_speaks():
-    pod = dict(POD, status={"conditions": [{"type": "PodScheduled", "status": "False", "reason": "SchedulerError",
-                                            "message": 'running PreBind plugin "DynamicResources": boom'}]})
+    pod = dict(
+        POD,
+        status={
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "SchedulerError",
+                    "message": 'running PreBind plugin "DynamicResources": boom',
+                }
+            ]
+        },
+    )
     w = scheduler_word(pod, [])
     assert w.state == "error" and w.about_dra
 
 
 def test_a_binding_failure_counts_until_a_new_wait_begins():
-    fail = ev("FailedScheduling", 'running PreBind plugin "DynamicResources": device binding failed: claim=c, '
-              'reason=R, message="m"', "t2")
+    fail = ev(
+        "FailedScheduling",
+        'running PreBind plugin "DynamicResources": device binding failed: claim=c, reason=R, message="m"',
+        "t2",
+    )
     assert prebind_failure([fail], []).code == "DRA422"
     old = ev("FailedScheduling", 'running PreBind plugin "DynamicResources": claim c binding timeout', "t1")
     assert prebind_failure([old], []).code == "DRA423"  # the 1.34/1.35 wording
@@ -65,16 +112,35 @@ def test_a_newer_server_says_its_semantics_are_assumed():
 
 def test_a_podgroup_reservation_counts_for_its_pods_by_name():
     pod = dict(POD, spec={"schedulingGroup": {"podGroupName": "gang"}})
-    claim = {"status": {"reservedFor": [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "gang",
-                                         "uid": "g"}]}}
+    claim = {
+        "status": {
+            "reservedFor": [{"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": "gang", "uid": "g"}]
+        }
+    }
     assert reserved_for_pod(pod, claim)
     assert not reserved_for_pod(POD, claim)
 
 
 def test_unhealthy_and_unknown_devices_are_reported_healthy_ones_not():
-    pod = dict(POD, status={"containerStatuses": [{"name": "app", "allocatedResourcesStatus": [
-        {"name": "claim:gpu", "resources": [{"resourceID": "d/p/a", "health": "Healthy"},
-                                            {"resourceID": "d/p/b", "health": "Unknown"}]},
-        {"name": "nvidia.com/gpu", "resources": [{"resourceID": "x", "health": "Unhealthy"}]}]}]})
+    pod = dict(
+        POD,
+        status={
+            "containerStatuses": [
+                {
+                    "name": "app",
+                    "allocatedResourcesStatus": [
+                        {
+                            "name": "claim:gpu",
+                            "resources": [
+                                {"resourceID": "d/p/a", "health": "Healthy"},
+                                {"resourceID": "d/p/b", "health": "Unknown"},
+                            ],
+                        },
+                        {"name": "nvidia.com/gpu", "resources": [{"resourceID": "x", "health": "Unhealthy"}]},
+                    ],
+                }
+            ]
+        },
+    )
     fs = health_findings(pod)
     assert [f.evidence["device"] for f in fs] == ["d/p/b"]  # device-plugin resources are not DRA's

@@ -17,8 +17,8 @@ HOSTILE_RUNTIME = [
     "lists.range(1000000000).size() > 0",
     "lists.range(1000).all(i, lists.range(1000).all(j, lists.range(1000).all(k, true)))",
     'cel.bind(a, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", cel.bind(b, a+a+a+a+a+a+a+a+a+a, '
-    'cel.bind(c, b+b+b+b+b+b+b+b+b+b, cel.bind(d, c+c+c+c+c+c+c+c+c+c, cel.bind(e, d+d+d+d+d+d+d+d+d+d, '
-    'cel.bind(f, e+e+e+e+e+e+e+e+e+e, size(f+f+f+f+f+f+f+f+f+f) > 0))))))',
+    "cel.bind(c, b+b+b+b+b+b+b+b+b+b, cel.bind(d, c+c+c+c+c+c+c+c+c+c, cel.bind(e, d+d+d+d+d+d+d+d+d+d, "
+    "cel.bind(f, e+e+e+e+e+e+e+e+e+e, size(f+f+f+f+f+f+f+f+f+f) > 0))))))",
     '"x".replace("", "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy").replace("", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")'
     '.replace("", "wwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwwww").replace("", "vvvvvvvvvvvvvvvvvvvvvvvv")'
     '.replace("", "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu").size() > 0',
@@ -44,8 +44,9 @@ print(json.dumps(out))
 
 
 def _run_isolated(exprs: list[str]) -> list[dict]:
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(exprs)], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, json.dumps(exprs)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout)
 
@@ -57,13 +58,16 @@ def test_hostile_expressions_are_cancelled_quickly():
         assert res["s"] < 2.0, (expr, res)
 
 
-@pytest.mark.parametrize("src", [
-    "(" * 10000 + "true" + ")" * 10000,
-    "[" * 10000 + "]" * 10000 + " == []",
-    " + ".join(["1"] * 10000) + " > 0",
-    "{'a': 1}" + ".a" * 10000 + " == 1",
-    "size(" * 5000 + "[]" + ")" * 5000 + " == 0",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "(" * 10000 + "true" + ")" * 10000,
+        "[" * 10000 + "]" * 10000 + " == []",
+        " + ".join(["1"] * 10000) + " > 0",
+        "{'a': 1}" + ".a" * 10000 + " == 1",
+        "size(" * 5000 + "[]" + ")" * 5000 + " == 0",
+    ],
+)
 def test_deep_nesting_is_a_compile_error_not_a_crash(src):
     results = _run_isolated([src])
     assert "compile" in results[0], results
@@ -86,19 +90,27 @@ def test_bounded_comprehension_under_limit_evaluates():
 def _devices(n: int) -> list[dict]:
     models = ["A100", "H100", "L4", "T4"]
     mems = ["8Gi", "16Gi", "24Gi", "80Gi"]
-    return [{
-        "driver": "gpu.example.com",
-        "name": f"gpu-{i}",
-        "attributes": {"model": {"string": models[i % 4]}, "index": {"int": i},
-                       "driverVersion": {"version": "550.54.15"}},
-        "capacity": {"memory": {"value": mems[(i // 4) % 4]}},
-    } for i in range(n)]
+    return [
+        {
+            "driver": "gpu.example.com",
+            "name": f"gpu-{i}",
+            "attributes": {
+                "model": {"string": models[i % 4]},
+                "index": {"int": i},
+                "driverVersion": {"version": "550.54.15"},
+            },
+            "capacity": {"memory": {"value": mems[(i // 4) % 4]}},
+        }
+        for i in range(n)
+    ]
 
 
 def test_memoisation_keys_on_values_read():
     env = CelEnvironment((1, 36))
-    sel = env.compile('device.attributes["gpu.example.com"].model == "H100" && '
-                      'device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0')
+    sel = env.compile(
+        'device.attributes["gpu.example.com"].model == "H100" && '
+        'device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0'
+    )
     devs = _devices(4000)
     results = [sel.evaluate(d) for d in devs]
     assert sel.evaluations == 16  # 4 models x 4 memory sizes; `index` differs per device but is not read
@@ -129,8 +141,10 @@ def test_activation_built_once_per_device_across_selectors():
 
 def test_speed_uncached_and_cached(capsys):
     env = CelEnvironment((1, 36))
-    expr = ('device.attributes["gpu.example.com"].model == "H100" && '
-            'device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0')
+    expr = (
+        'device.attributes["gpu.example.com"].model == "H100" && '
+        'device.capacity["gpu.example.com"].memory.compareTo(quantity("16Gi")) >= 0'
+    )
     sel = env.compile(expr)
     devs = _devices(2000)
     t = time.perf_counter()
@@ -145,8 +159,10 @@ def test_speed_uncached_and_cached(capsys):
         sel2.evaluate(d)
     cached = (time.perf_counter() - t) / len(devs2) * 1e6
     with capsys.disabled():
-        print(f"\n[cel] uncached {uncached:.1f} us/eval (incl. activation); memoised {cached:.1f} us/eval "
-              f"over 40k devices ({sel2.evaluations} real evaluations)")
+        print(
+            f"\n[cel] uncached {uncached:.1f} us/eval (incl. activation); memoised {cached:.1f} us/eval "
+            f"over 40k devices ({sel2.evaluations} real evaluations)"
+        )
     assert sel2.evaluations == 16
     assert cached < uncached
 
@@ -179,9 +195,11 @@ def test_conversion_verdict_computed_once_per_device():
     """The attribute conversion check (unsupported values, bad versions) runs once per device, not
     once per selector evaluation: a memo hit costs no pass over all attributes."""
     env = CelEnvironment((1, 36))
-    sels = [env.compile('device.attributes["gpu.example.com"].model == "H100"'),
-            env.compile('device.attributes["gpu.example.com"].index >= 0'),
-            env.compile('device.driver == "gpu.example.com"')]
+    sels = [
+        env.compile('device.attributes["gpu.example.com"].model == "H100"'),
+        env.compile('device.attributes["gpu.example.com"].index >= 0'),
+        env.compile('device.driver == "gpu.example.com"'),
+    ]
     devs = _devices(20)
     for d in devs:
         d["attributes"] = _CountingAttrs(d["attributes"])

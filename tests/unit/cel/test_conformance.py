@@ -52,15 +52,22 @@ def test_list_gate_in_136():
         off.compile(expr)
     # ... and any list-valued attribute on the device aborts every evaluation on it
     res = off.compile('device.attributes["nic.example.com"].name == "eth0"').evaluate(LISTS)
-    assert res.value is None and res.error.startswith("attribute ") and res.error.endswith(": unsupported attribute value")
+    assert (
+        res.value is None and res.error.startswith("attribute ") and res.error.endswith(": unsupported attribute value")
+    )
 
 
 def test_includes_48_item_limit_only_in_136():
     expr = 'device.attributes["d"].many.includes(999)'
     res = CelEnvironment((1, 36), list_attributes=True).compile(expr).evaluate(BIGLIST)
     assert res.error == "'includes' function cannot be applied to lists longer than 48 values"
-    assert CelEnvironment((1, 36), list_attributes=True).compile(
-        'device.attributes["d"].many.includes(3)').evaluate(BIGLIST).value is True
+    assert (
+        CelEnvironment((1, 36), list_attributes=True)
+        .compile('device.attributes["d"].many.includes(3)')
+        .evaluate(BIGLIST)
+        .value
+        is True
+    )
     assert CelEnvironment((1, 37)).compile(expr).evaluate(BIGLIST).value is False
 
 
@@ -69,8 +76,10 @@ def test_no_such_key_hint_only_in_137():
     plain = CelEnvironment((1, 36)).compile(expr).evaluate(GPU).error
     hinted = CelEnvironment((1, 37)).compile(expr).evaluate(GPU).error
     assert plain == "no such key: nope"
-    assert hinted == ("no such key: nope. consider using CEL optional chaining (.? followed by orValue()) "
-                      "or guarding the check with has() for optional fields")
+    assert hinted == (
+        "no such key: nope. consider using CEL optional chaining (.? followed by orValue()) "
+        "or guarding the check with has() for optional fields"
+    )
 
 
 def test_compile_error_wording_and_caret():
@@ -109,8 +118,10 @@ def test_compile_cache_returns_same_object():
 
 def test_reads_report_paths_and_values():
     env = CelEnvironment((1, 36))
-    sel = env.compile(f'{C}.memory.compareTo(quantity("8Gi")) >= 0 && device.driver == "gpu.example.com" '
-                      '&& device.attributes["gpu.example.com"].nope == 1')
+    sel = env.compile(
+        f'{C}.memory.compareTo(quantity("8Gi")) >= 0 && device.driver == "gpu.example.com" '
+        '&& device.attributes["gpu.example.com"].nope == 1'
+    )
     res = sel.evaluate(GPU8)
     assert (("capacity", "gpu.example.com", "memory"), "8Gi") in res.reads
     assert (("driver",), "gpu.example.com") in res.reads

@@ -24,8 +24,10 @@ pytestmark = pytest.mark.oracle
 
 ROOT = Path(__file__).resolve().parents[3]
 VERSIONS = ("1.34", "1.35", "1.36", "1.37")
-HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
-        "or guarding the check with has() for optional fields")
+HINT = (
+    ". consider using CEL optional chaining (.? followed by orValue()) "
+    "or guarding the check with has() for optional fields"
+)
 
 
 def _scenario(idx: int, expr: str, device: dict, version: str, list_gate: bool) -> dict:
@@ -33,19 +35,50 @@ def _scenario(idx: int, expr: str, device: dict, version: str, list_gate: bool) 
     api_dev.setdefault("name", "dev-0")
     gates = {"DRAListTypeAttributes": True} if list_gate else {}
     return {
-        "id": str(idx), "version": version, "runs": 1, "featureGates": gates,
+        "id": str(idx),
+        "version": version,
+        "runs": 1,
+        "featureGates": gates,
         "node": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
-        "deviceClasses": [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c"},
-                           "spec": {}}],
-        "claims": [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
-                    "metadata": {"name": "claim", "namespace": "ns"},
-                    "spec": {"devices": {"requests": [{"name": "r", "exactly": {
-                        "deviceClassName": "c", "allocationMode": "ExactCount", "count": 1, "selectors": [{"cel": {"expression": expr}}]}}]}}}],
+        "deviceClasses": [
+            {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c"}, "spec": {}}
+        ],
+        "claims": [
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": "claim", "namespace": "ns"},
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {
+                                "name": "r",
+                                "exactly": {
+                                    "deviceClassName": "c",
+                                    "allocationMode": "ExactCount",
+                                    "count": 1,
+                                    "selectors": [{"cel": {"expression": expr}}],
+                                },
+                            }
+                        ]
+                    }
+                },
+            }
+        ],
         "allocatedClaims": [],
-        "slices": [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-                    "spec": {"driver": device.get("driver", "d"), "nodeName": "n1",
-                             "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
-                             "devices": [api_dev]}}],
+        "slices": [
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": "s"},
+                "spec": {
+                    "driver": device.get("driver", "d"),
+                    "nodeName": "n1",
+                    "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                    "devices": [api_dev],
+                },
+            }
+        ],
     }
 
 
@@ -53,8 +86,12 @@ def _cached_oracle(version: str) -> Path:
     """Where tests/oracle/build.sh puts the binary (same hash), without building it."""
     here = ROOT / "tests" / "oracle"
     h = hashlib.sha256()
-    for part in (here / f"v{version}" / "go.mod", here / f"v{version}" / "go.sum", here / f"v{version}" / "shim.go",
-                 here / "src" / "main.go"):
+    for part in (
+        here / f"v{version}" / "go.mod",
+        here / f"v{version}" / "go.sum",
+        here / f"v{version}" / "shim.go",
+        here / "src" / "main.go",
+    ):
         h.update(part.read_bytes())
     cache = Path(os.environ.get("KUBECTL_DRA_CACHE") or Path.home() / ".cache" / "kubectl-dra")
     return cache / "oracle" / f"{version}-{h.hexdigest()[:16]}" / "oracle"
@@ -69,13 +106,19 @@ def _oracle(version: str) -> Path:
     if path.exists():
         return path
     try:
-        out = subprocess.run(["bash", str(ROOT / "tests" / "oracle" / "build.sh"), version],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=1800)
+        out = subprocess.run(
+            ["bash", str(ROOT / "tests" / "oracle" / "build.sh"), version],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=1800,
+        )
     except (subprocess.TimeoutExpired, OSError) as e:
         pytest.fail(f"building the oracle for {version} failed: {e}", pytrace=False)
     if out.returncode != 0:
-        pytest.fail(f"tests/oracle/build.sh {version} failed (exit {out.returncode}):\n{out.stderr[-4000:]}",
-                    pytrace=False)
+        pytest.fail(
+            f"tests/oracle/build.sh {version} failed (exit {out.returncode}):\n{out.stderr[-4000:]}", pytrace=False
+        )
     built = Path(out.stdout.strip().splitlines()[-1])
     if not os.access(built, os.X_OK):
         pytest.fail(f"tests/oracle/build.sh {version} printed {built}, which is not an executable", pytrace=False)
@@ -92,8 +135,9 @@ def _cases(version: str, list_gate: bool):
         yield idx, expr, dev
 
 
-@pytest.mark.parametrize("version,list_gate", [("1.34", False), ("1.35", False), ("1.36", False),
-                                               ("1.36", True), ("1.37", False)])
+@pytest.mark.parametrize(
+    "version,list_gate", [("1.34", False), ("1.35", False), ("1.36", False), ("1.36", True), ("1.37", False)]
+)
 def test_table_agrees_with_upstream(version, list_gate):
     binary = _oracle(version)
     cases = list(_cases(version, list_gate))
@@ -135,8 +179,13 @@ def test_hint_matches_allocator_137():
     expr = 'device.attributes["gpu.example.com"].nope == 1'
     from cel_conformance_table import GPU
 
-    proc = subprocess.run([str(binary)], input=json.dumps(_scenario(0, expr, GPU, "1.37", False)) + "\n",
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(binary)],
+        input=json.dumps(_scenario(0, expr, GPU, "1.37", False)) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     out = json.loads(proc.stdout.splitlines()[0])
     mine = CelEnvironment((1, 37)).compile(expr).evaluate(GPU).error
     assert out["allocation"]["error"].endswith("CEL runtime error: " + mine)
@@ -145,7 +194,9 @@ def test_hint_matches_allocator_137():
 def test_known_differences_are_real_upstream_values():
     """The KNOWN_DIFFERENCES table states Kubernetes' values; check them against upstream 1.36."""
     binary = _oracle("1.36")
-    payload = "\n".join(json.dumps(_scenario(i, e, d, "1.36", False)) for i, (e, d, _v, _r) in enumerate(KNOWN_DIFFERENCES))
+    payload = "\n".join(
+        json.dumps(_scenario(i, e, d, "1.36", False)) for i, (e, d, _v, _r) in enumerate(KNOWN_DIFFERENCES)
+    )
     proc = subprocess.run([str(binary)], input=payload + "\n", capture_output=True, text=True, timeout=600)
     outputs = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
     for (expr, _d, value, _r), out in zip(KNOWN_DIFFERENCES, outputs):
@@ -160,12 +211,35 @@ def _random_expressions(seed: int, n: int) -> list[str]:
 
     rnd = random.Random(seed)
     d = 'device.attributes["gpu.example.com"]'
-    atoms = [f'{d}.model', f'{d}.index', f'{d}.driverVersion', f'{d}.x', f'{d}.nope',
-             'device.capacity["gpu.example.com"].memory', 'device.driver', '"H100"', '1', '1.5', 'true', 'null',
-             'semver("1.0.0")', 'quantity("1Gi")', '[1, 2]', '{"a": 1}', 'device.attributes["other"].x', '2u',
-             '"550.54.15"', 'device.allowMultipleAllocations', f'{d}["model"]', f'{d}.?model.orValue("")', 'dyn(1)',
-             'b"x"', '-1', f'size({d})']
-    binops = ['==', '!=', '<', '>', '<=', '>=', '+', '-', '*', '/', '%', '&&', '||', 'in']
+    atoms = [
+        f"{d}.model",
+        f"{d}.index",
+        f"{d}.driverVersion",
+        f"{d}.x",
+        f"{d}.nope",
+        'device.capacity["gpu.example.com"].memory',
+        "device.driver",
+        '"H100"',
+        "1",
+        "1.5",
+        "true",
+        "null",
+        'semver("1.0.0")',
+        'quantity("1Gi")',
+        "[1, 2]",
+        '{"a": 1}',
+        'device.attributes["other"].x',
+        "2u",
+        '"550.54.15"',
+        "device.allowMultipleAllocations",
+        f'{d}["model"]',
+        f'{d}.?model.orValue("")',
+        "dyn(1)",
+        'b"x"',
+        "-1",
+        f"size({d})",
+    ]
+    binops = ["==", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "&&", "||", "in"]
 
     def gen(depth: int = 0) -> str:
         r = rnd.random()
@@ -213,8 +287,12 @@ def test_random_expressions_agree_with_upstream(version, seed):
 def _logical_precedence_case(expr: str, mine, theirs) -> bool:
     """Known difference (README): for `<non-bool> || <error>` cel-go reports the first operand
     ("no such overload"), cel-cpp the error of the second one."""
-    return theirs == "no such overload" and isinstance(mine, str) and ("||" in expr or "&&" in expr) \
+    return (
+        theirs == "no such overload"
+        and isinstance(mine, str)
+        and ("||" in expr or "&&" in expr)
         and not mine.startswith("compilation failed")
+    )
 
 
 @pytest.mark.parametrize("version,seed", [("1.34", 21), ("1.36", 22), ("1.37", 23)])
@@ -248,9 +326,23 @@ def test_failed_oracle_build_fails_instead_of_skipping(tmp_path):
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("")
     env = dict(os.environ, KUBECTL_DRA_CACHE=str(blocker))  # build.sh cannot create its cache dir here
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-                           f"{__file__}::test_hint_matches_allocator_137"],
-                          capture_output=True, text=True, timeout=600, env=env, cwd=str(ROOT))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-rs",
+            f"{__file__}::test_hint_matches_allocator_137",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=str(ROOT),
+    )
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert "1 failed" in proc.stdout and "skipped" not in proc.stdout, proc.stdout[-3000:]
     assert "tests/oracle/build.sh 1.37 failed" in proc.stdout, proc.stdout[-3000:]
@@ -263,18 +355,52 @@ def _bind_expressions(seed: int, n: int) -> list[str]:
 
     rnd = random.Random(seed)
     d = 'device.attributes["gpu.example.com"]'
-    comps = ['[0, 1, 2].exists(x, x == 1)', '[0, 1, 2].exists(x, x == 2)', '[0, 1, 2].all(x, x != 1)',
-             '[0, 1, 2].all(x, x < 5)', '[0, 1, 2].exists_one(x, x == 1)', '[0, 1, 2].filter(x, x > 0).size() == 2',
-             '[0, 1, 2].map(x, x * 2)[2] == 4', '{"a": 1, "b": 2}.exists(k, k == "a")',
-             '[0, 1, 2].exists(i, v, v == 1)', f'[0, 1, 2].exists(x, x == {d}.index)',
-             f'[0, 1, 2].all(x, x != {d}.index)']
-    inits = ['5', '2', f'{d}.index', f'{d}.model', f'{d}.nope', '1 / 0', '[0, 1, 2].exists(y, y == 1)',
-             f'{d}.driverVersion', '"H100"', '[1, 2]']
-    uses = ['{v} == 2', '{v} == 5', '{v} == "H100"', 'true', 'false || {v} == 1', 'true || {v} == 1',
-            'type({v}) == int', '{v} != null', f'{d}.model == "H100" && {{v}} == 0']
-    attr_eq = [f'{d}.model == "H100"', f'{d}.model == 2', f'{d}.index == 1', f'{d}.index == 0',
-               f'{d}.driverVersion == semver("550.54.15")', f'{d}.driverVersion == "550.54.15"',
-               f'{d}.nope == 1', f'{d}.x == true']
+    comps = [
+        "[0, 1, 2].exists(x, x == 1)",
+        "[0, 1, 2].exists(x, x == 2)",
+        "[0, 1, 2].all(x, x != 1)",
+        "[0, 1, 2].all(x, x < 5)",
+        "[0, 1, 2].exists_one(x, x == 1)",
+        "[0, 1, 2].filter(x, x > 0).size() == 2",
+        "[0, 1, 2].map(x, x * 2)[2] == 4",
+        '{"a": 1, "b": 2}.exists(k, k == "a")',
+        "[0, 1, 2].exists(i, v, v == 1)",
+        f"[0, 1, 2].exists(x, x == {d}.index)",
+        f"[0, 1, 2].all(x, x != {d}.index)",
+    ]
+    inits = [
+        "5",
+        "2",
+        f"{d}.index",
+        f"{d}.model",
+        f"{d}.nope",
+        "1 / 0",
+        "[0, 1, 2].exists(y, y == 1)",
+        f"{d}.driverVersion",
+        '"H100"',
+        "[1, 2]",
+    ]
+    uses = [
+        "{v} == 2",
+        "{v} == 5",
+        '{v} == "H100"',
+        "true",
+        "false || {v} == 1",
+        "true || {v} == 1",
+        "type({v}) == int",
+        "{v} != null",
+        f'{d}.model == "H100" && {{v}} == 0',
+    ]
+    attr_eq = [
+        f'{d}.model == "H100"',
+        f"{d}.model == 2",
+        f"{d}.index == 1",
+        f"{d}.index == 0",
+        f'{d}.driverVersion == semver("550.54.15")',
+        f'{d}.driverVersion == "550.54.15"',
+        f"{d}.nope == 1",
+        f"{d}.x == true",
+    ]
 
     def bind(depth: int = 0) -> str:
         v = rnd.choice("ab")
