@@ -164,6 +164,8 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
 
 
 def gap_finding(gap) -> Finding:
+    if gap.reason == "not-served" and gap.resource == "resource.k8s.io":
+        return make("DRA102", f"the API server does not serve resource.k8s.io: {gap.message}", resource=gap.resource)
     return make(
         "DRA101",
         f"cannot {gap.verb} {gap.resource}"
@@ -207,9 +209,29 @@ def build_requests(claim: dict, ci: int, idx: Index) -> tuple[list[list[Request]
                     ci, ri, -1, req.get("name", ""), req.get("name", ""), "", spec, spec.get("deviceClassName") or ""
                 )
             )
+        if not subs and not isinstance(req.get("exactly"), dict):
+            # upstream PreFilter: neither exactly nor firstAvailable
+            findings.append(
+                make(
+                    "DRA213",
+                    f"resource claim {obj_ref(claim)}, request {req.get('name', '')}: unknown request type",
+                    subject={"claim": obj_ref(claim), "request": req.get("name")},
+                )
+            )
+            out.append(alts)
+            continue
         for r in alts:
             r.class_obj = idx.classes.get(r.class_name)
-            if r.class_obj is None and r.class_name:
+            if not r.class_name:
+                # upstream validateDeviceClass: an Error status, the pod gets `running PreFilter plugin ...`
+                findings.append(
+                    make(
+                        "DRA213",
+                        f"request {r.name}: unsupported request type",
+                        subject={"claim": obj_ref(claim), "request": r.name},
+                    )
+                )
+            elif r.class_obj is None:
                 if idx.gap_for("deviceclasses"):
                     findings.append(gap_finding(idx.gap_for("deviceclasses")[0]))
                 else:

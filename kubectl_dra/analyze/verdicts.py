@@ -222,10 +222,10 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
                 msg = f"{label}: the shared counters of every matching device are used up ({vs[0].entry.id}: {vs[0].reason})"
             elif stage == "capacity":
                 msg = f"{label}: no matching device has enough capacity left ({vs[0].entry.id}: {vs[0].reason})"
+            elif stage == "binding":
+                msg = f"{label}: every device has binding conditions, which the assumed feature gates do not support"
             else:
                 msg = f"{label}: every matching device is rejected ({vs[0].entry.id}: {vs[0].reason})"
-            if code == "DRA412":
-                code = "DRA401"
             return make(code, msg, subject=subject, **ev)
     return None
 

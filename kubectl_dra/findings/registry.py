@@ -509,12 +509,14 @@ _RULES = [
     Rule(
         "DRA412",
         "binding-conditions-unsupported",
-        "warning",
-        False,
-        None,
-        "Matching devices have binding conditions, which the assumed feature gates do not support.",
-        "Enable DRADeviceBindingConditions and DRAResourceClaimDeviceStatus.",
-        "Devices with bindingConditions are skipped unless both gates are on.",
+        "error",
+        True,
+        "device",
+        "Every device the request could use has binding conditions, which the assumed feature gates do not support.",
+        "Enable DRADeviceBindingConditions and DRAResourceClaimDeviceStatus (both on by default from 1.36), or pass "
+        "--feature-gates to match the scheduler.",
+        "Devices with bindingConditions are skipped unless both gates are on; when no other device is left the "
+        "request cannot be allocated.",
     ),
     Rule(
         "DRA413",

@@ -1119,6 +1119,188 @@ scenario(
 )
 
 
+# One scenario per code that no other test reaches (tests/unit/test_registry.py requires each code in a test).
+scenario(
+    "pod-claim-invalid",
+    "A pod claim entry with neither resourceClaimName nor resourceClaimTemplateName (DRA206).",
+    "explain pod web-0",
+    [
+        {
+            **pod("web-0", [("gpu", "claim", "c1")]),
+            "spec": {"resourceClaims": [{"name": "gpu"}], "containers": [{"name": "app", "image": "x"}]},
+        },
+        *NODES,
+    ],
+)
+scenario(
+    "feature-disabled",
+    "A firstAvailable request while DRAPrioritizedList is off: the allocator refuses (DRA212).",
+    "explain pod web-0 --feature-gates DRAPrioritizedList=false",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim(
+            "c1",
+            [
+                {
+                    "name": "gpu",
+                    "firstAvailable": [
+                        {"name": "big", "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}
+                    ],
+                }
+            ],
+        ),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "request-invalid",
+    "A request with no device class name: upstream's `unsupported request type` (DRA213).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [{"name": "gpu", "exactly": {"allocationMode": "ExactCount", "count": 1}}]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "extended-resource-claim-stale",
+    "An unallocated extended-resource claim from an earlier attempt: the "
+    "scheduler deletes it and builds a new one (DRA223); the dry-run shows the new one.",
+    "explain pod trainer",
+    [
+        ext_pod("trainer"),
+        ext_class(),
+        GPU_SLICE,
+        *NODES,
+        {
+            **claim("trainer-extended-resources-old01", [req("container-0-request-1", cls="gpu-ext")]),
+            "metadata": {
+                "name": "trainer-extended-resources-old01",
+                "namespace": NS,
+                "annotations": {"resource.kubernetes.io/extended-resource-claim": "true"},
+                "ownerReferences": [
+                    {"apiVersion": "v1", "kind": "Pod", "name": "trainer", "uid": "uid-pod-trainer", "controller": True}
+                ],
+            },
+        },
+    ],
+)
+scenario(
+    "cel-not-evaluable",
+    "A selector Kubernetes accepts but the local CEL engine cannot run (optional.unwrap): "
+    "undetermined (DRA303, exit 2), never a guess.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req(selectors=["optional.of(device.driver).unwrap() == 'gpu.example.com'"])]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "no-device-matches-class",
+    "Devices are published, but the class selects another driver's (DRA402).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(expr='device.driver == "npu.example.com"'),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "pool-invalid",
+    "A pool whose two slices publish the same device name is invalid (DRA411).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-a", [dev("gpu-0")], "node-01", pool="node-01", count=2),
+        rslice("node-01-b", [dev("gpu-0")], "node-01", pool="node-01", count=2),
+        *NODES,
+    ],
+)
+scenario(
+    "binding-conditions-unsupported",
+    "The only device has binding conditions and the assumed 1.35 defaults do not support them (DRA412).",
+    "explain pod web-0",
+    [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(), FPGA, *NODES],
+    version="1.35",
+)
+scenario(
+    "allocation-failed",
+    "Two claims of the pod each need the one free device: each could have it alone, not both (DRA413).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("a", "claim", "c1"), ("b", "claim", "c2")]),
+        claim("c1", [req()]),
+        claim("c2", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "no-usable-node",
+    "The pod's nodeSelector matches no node (DRA503).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "mars"}),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "driver-prepare-failed",
+    "The kubelet's NodePrepareResources call failed: the driver's error (DRA602).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")], node_name="node-01"),
+        _ALLOCATED,
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+        event(
+            "web-0",
+            "Scheduled",
+            "Successfully assigned default/web-0 to node-01",
+            "2026-11-30T09:00:00Z",
+            type_="Normal",
+        ),
+        event(
+            "web-0",
+            "FailedPrepareDynamicResources",
+            "Failed to prepare dynamic resources: prepare dynamic "
+            "resources: NodePrepareResources failed for ResourceClaim c1: GPU gpu-0 is in use by a MIG profile",
+            "2026-11-30T09:00:03Z",
+            component="kubelet",
+            n=2,
+        ),
+    ],
+)
+scenario(
+    "pod-not-reserved",
+    "The pod is bound, but its claim is reserved for another pod: the kubelet refuses (DRA603).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")], node_name="node-01"),
+        claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="other", node="node-01"),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name

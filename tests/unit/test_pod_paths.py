@@ -144,3 +144,16 @@ def test_unhealthy_and_unknown_devices_are_reported_healthy_ones_not():
     )
     fs = health_findings(pod)
     assert [f.evidence["device"] for f in fs] == ["d/p/b"]  # device-plugin resources are not DRA's
+
+
+def test_a_server_without_resource_k8s_io_is_dra102_not_a_permission_problem():
+    from kubectl_dra.gather.snapshot import Gap
+
+    gap = Gap(
+        "get", "resource.k8s.io", None, "not-served", "the server does not serve resource.k8s.io/v1, v1beta2 or v1beta1"
+    )
+    pod = dict(POD, spec={"resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}], "containers": []})
+    r = explain_pod(Snapshot(pods=(pod,), gaps=(gap,), source="live"), Semantics.for_version(NEWEST), "default", "p")
+    codes = [f.code for f in r.findings]
+    assert "DRA102" in codes and "DRA101" not in codes
+    assert r.verdict.blocked
