@@ -17,6 +17,7 @@ take, so our pick is one upstream could also have made.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable
@@ -58,14 +59,30 @@ def obj_ref(obj: dict) -> str:
     return f"{ns}/{meta.get('name', '')}" if ns else meta.get("name", "")
 
 
+class ErrorKind(str, Enum):
+    """What kind of error Allocate() returned: the finding is chosen from this, never from the message text."""
+
+    CEL_RUNTIME = "cel-runtime"
+    CEL_COMPILE = "cel-compile"
+    INEXACT = "inexact"  # an expression Kubernetes accepts that the local CEL engine cannot run
+    INVALID_POOL = "invalid-pool"
+    ALL_POOL = "all-pool"  # allocationMode All over an incomplete or invalid pool
+    CONSTRAINT = "constraint"
+    REQUEST = "request"
+    CLASS = "class"
+    FEATURE_DISABLED = "feature-disabled"  # a request uses a feature whose gate is off
+    TIMEOUT = "timeout"  # the engine's step budget
+    UPSTREAM_CRASH = "upstream-crash"  # upstream would panic
+    ERROR = "error"
+
+
 class AllocationError(Exception):
     """An error Allocate() returns: in kube-scheduler it aborts the scheduling attempt."""
 
-    def __init__(self, message: str, kind: str = "error", **evidence: Any):
+    def __init__(self, message: str, kind: ErrorKind | str = ErrorKind.ERROR, **evidence: Any):
         super().__init__(message)
         self.message = message
-        self.kind = kind  # "cel-runtime", "cel-compile", "invalid-pool", "all-pool", "constraint", "request",
-        # "timeout" (step budget), "upstream-crash" (upstream would panic), "error"
+        self.kind = ErrorKind(kind)
         self.evidence = evidence
 
 
@@ -759,24 +776,24 @@ class _Run:
                 if subs and not sem.prioritized_list:
                     raise AllocationError(
                         f"claim {ref}, request {req.get('name', '')}: has subrequests, but the DRAPrioritizedList feature is disabled",
-                        kind="request",
+                        kind=ErrorKind.FEATURE_DISABLED,
                     )
                 if sem.code_consumable_capacity and not sem.consumable_capacity:
                     if sem.version == (1, 34) and any(sub.get("capacity") is not None for sub in subs):
                         raise AllocationError(
                             f"claim {ref}, request {req.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
-                            kind="request",
+                            kind=ErrorKind.FEATURE_DISABLED,
                         )
                     if exactly is not None and exactly.get("capacity") is not None:
                         raise AllocationError(
                             f"claim {ref}, request {req.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
-                            kind="request",
+                            kind=ErrorKind.FEATURE_DISABLED,
                         )
                     for sub in subs:
                         if sub.get("capacity") is not None:
                             raise AllocationError(
                                 f"claim {ref}, subrequest {sub.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
-                                kind="request",
+                                kind=ErrorKind.FEATURE_DISABLED,
                             )
                 if subs:
                     min_req = None
@@ -810,7 +827,7 @@ class _Run:
                     if exactly is None:
                         raise AllocationError(
                             f"claim {ref}, request {req.get('name', '')}: missing device class name (unsupported request type?)",
-                            kind="request",
+                            kind=ErrorKind.REQUEST,
                         )
                     self._validate(r, ref)
                     self.requests[(ci, ri, -1)] = r
@@ -819,7 +836,7 @@ class _Run:
                     raise AllocationError(
                         f"claim {ref}, request {req.get('name', '')}: adding {min_req} devices exceeds the claim limit "
                         f"of {ALLOCATION_RESULTS_MAX_SIZE}, with {min_per_claim} already accounted for",
-                        kind="request",
+                        kind=ErrorKind.REQUEST,
                     )
                 min_per_claim += min_req
             cons = []
@@ -840,7 +857,8 @@ class _Run:
                     cons.append(cls(set(c.get("requests") or []), c["distinctAttribute"]))
                 else:
                     raise AllocationError(
-                        f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)", kind="request"
+                        f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)",
+                        kind=ErrorKind.REQUEST,
                     )
             self.constraints.append(cons)
         # Upstream starts the search with a fresh selector cache (deviceMatchesRequest = make(...)): what
@@ -852,7 +870,7 @@ class _Run:
             raise AllocationError("allocation max size exceeded") from None
         if not done:
             if self.sem.version >= (1, 35) and any(p.invalid for p in self.pools):
-                raise AllocationError("invalid resource pools were encountered", kind="invalid-pool")
+                raise AllocationError("invalid resource pools were encountered", kind=ErrorKind.INVALID_POOL)
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
 
@@ -861,23 +879,24 @@ class _Run:
             if not selector_expression(sel):
                 raise AllocationError(
                     f"claim {ref}, request {r.base_name}, selector #{i}: CEL expression empty (unsupported selector type?)",
-                    kind="request",
+                    kind=ErrorKind.REQUEST,
                 )
         if not self.sem.admin_access and r.sub_index < 0 and r.spec.get("adminAccess") is not None:
             raise AllocationError(
                 f"claim {ref}, request {r.base_name}: admin access is requested, but the feature is disabled",
-                kind="request",
+                kind=ErrorKind.FEATURE_DISABLED,
             )
         if not r.class_name:
             raise AllocationError(
-                f"claim {ref}, request {r.name}: missing device class name (unsupported request type?)", kind="request"
+                f"claim {ref}, request {r.name}: missing device class name (unsupported request type?)",
+                kind=ErrorKind.REQUEST,
             )
         cls = self.a.classes.get(r.class_name)
         if cls is None:
             raise AllocationError(
                 f"claim {ref}, request {r.name}: could not retrieve device class {r.class_name}: "
                 f'deviceclass.resource.k8s.io "{r.class_name}" not found',
-                kind="class",
+                kind=ErrorKind.CLASS,
             )
         r.class_obj = cls
         if r.mode == "ExactCount":
@@ -888,12 +907,12 @@ class _Run:
                 if pool.incomplete:
                     raise AllocationError(
                         f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently being updated",
-                        kind="all-pool",
+                        kind=ErrorKind.ALL_POOL,
                     )
                 if pool.invalid:
                     raise AllocationError(
                         f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently invalid",
-                        kind="all-pool",
+                        kind=ErrorKind.ALL_POOL,
                     )
                 # Before 1.36 the selector cache key of subrequest i is still that of subrequest i-1 while it
                 # is validated (requestKey.subRequestIndex is set after validateDeviceRequest): results are
@@ -916,7 +935,7 @@ class _Run:
                                     raise AllocationError(
                                         f"claim {ref}, request {r.sub_name or r.base_name}: checking capacity for "
                                         f"device {d.get('name', '')}: {e}",
-                                        kind="request",
+                                        kind=ErrorKind.REQUEST,
                                     ) from None
                             else:
                                 ok, _ = self._capacity_ok(r, d, did)
@@ -925,13 +944,17 @@ class _Run:
                         r.all_devices.append((did, d, s, pool))
             r.num_devices = len(r.all_devices)
         else:
-            raise AllocationError(f"claim {ref}, request {r.name}: unsupported count mode {r.mode}", kind="request")
+            raise AllocationError(
+                f"claim {ref}, request {r.name}: unsupported count mode {r.mode}", kind=ErrorKind.REQUEST
+            )
 
     # -- search ------------------------------------------------------------------------------------
     def allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: tuple) -> bool:
         self.a.steps += 1
         if self.a.steps > self.a.max_steps:
-            raise AllocationError("filter operation aborted: search exceeded kubectl-dra's step budget", kind="timeout")
+            raise AllocationError(
+                "filter operation aborted: search exceeded kubectl-dra's step budget", kind=ErrorKind.TIMEOUT
+            )
         if ci >= len(self.claims):
             return True
         reqs = claim_requests(self.claims[ci])
@@ -997,7 +1020,9 @@ class _Run:
             pool = self.pools[pi]
             if pool.invalid:
                 if self.sem.version < (1, 35):
-                    raise AllocationError(f"pool {pool.name} is invalid: {pool.invalid_reason}", kind="invalid-pool")
+                    raise AllocationError(
+                        f"pool {pool.name} is invalid: {pool.invalid_reason}", kind=ErrorKind.INVALID_POOL
+                    )
                 continue
             if pool.incomplete and self.sem.version >= (1, 35):
                 continue
@@ -1069,7 +1094,7 @@ class _Run:
                 raise AllocationError(
                     f"claim {obj_ref(self.claims[r.claim_index])}, request {r.sub_name or r.base_name}: checking "
                     f"capacity for device {device_id_str(did)}: {e}",
-                    kind="request",
+                    kind=ErrorKind.REQUEST,
                 ) from None
         return capacity_fits(
             r.capacity_requests,
@@ -1117,11 +1142,13 @@ class _Run:
             )
             compiled, cerr = ev.compile(expr)
             if compiled is None and expr in ev.inexact:
-                raise AllocationError(f"{where}: selector #{i}: {cerr}", kind="inexact", selector=i, expression=expr)
+                raise AllocationError(
+                    f"{where}: selector #{i}: {cerr}", kind=ErrorKind.INEXACT, selector=i, expression=expr
+                )
             if compiled is None:
                 raise AllocationError(
                     f"{where}: selector #{i}: CEL compile error: {cerr}",
-                    kind="cel-compile",
+                    kind=ErrorKind.CEL_COMPILE,
                     selector=i,
                     expression=expr,
                     device=device_id_str(did),
@@ -1130,7 +1157,7 @@ class _Run:
             if res.error is not None and not getattr(res, "exact", True):
                 raise AllocationError(
                     f"{where}: selector #{i} on device {device_id_str(did)}: {res.error}",
-                    kind="inexact",
+                    kind=ErrorKind.INEXACT,
                     selector=i,
                     expression=expr,
                     device=device_id_str(did),
@@ -1140,7 +1167,7 @@ class _Run:
                 on = f" on device {device_id_str(did)}" if self.sem.version >= (1, 37) else ""
                 raise AllocationError(
                     f"{where}: selector #{i}{on}: CEL runtime error: {res.error}",
-                    kind="cel-runtime",
+                    kind=ErrorKind.CEL_RUNTIME,
                     selector=i,
                     expression=expr,
                     device=device_id_str(did),
@@ -1241,7 +1268,7 @@ class _Run:
         return AllocationError(
             f"claim {obj_ref(self.claims[r.claim_index])}, request {r.sub_name or r.base_name}: cannot add device "
             f"{device_id_str(did)} because a claim constraint would not be satisfied",
-            kind="constraint",
+            kind=ErrorKind.CONSTRAINT,
         )
 
     def _allocate_device_legacy(self, r: Request, did, d, s, pool: Pool, must: bool, di: int):
@@ -1313,7 +1340,7 @@ class _Run:
                 f"kube-scheduler 1.34 would crash here: runtime error: index out of range [{di}] with length "
                 f"{len(devices)} (upstream bug in its DRAConsumableCapacity capacity check while allocating device "
                 f"{device_id_str(did)}, fixed in 1.35)",
-                kind="upstream-crash",
+                kind=ErrorKind.UPSTREAM_CRASH,
                 device=device_id_str(did),
             )
         wrong = devices[di]

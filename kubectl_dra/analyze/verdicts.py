@@ -6,6 +6,7 @@ kind of allocator error, never from message text."""
 from __future__ import annotations
 
 from kubectl_dra.analyze.allocator import (
+    ErrorKind,
     Request,
     _attr_value,
     lookup_attribute,
@@ -15,6 +16,22 @@ from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.devices import DeviceVerdict
 from kubectl_dra.analyze.dryrun import Analysis, ClaimAnalysis
 from kubectl_dra.findings.model import Finding, make
+
+# Allocator error kind -> finding code.
+ERROR_KIND_CODES = {
+    ErrorKind.CEL_RUNTIME: "DRA301",
+    ErrorKind.CEL_COMPILE: "DRA302",
+    ErrorKind.INEXACT: "DRA303",
+    ErrorKind.REQUEST: "DRA213",
+    ErrorKind.CLASS: "DRA211",
+    ErrorKind.FEATURE_DISABLED: "DRA212",
+    ErrorKind.ALL_POOL: "DRA413",
+    ErrorKind.INVALID_POOL: "DRA413",
+    ErrorKind.CONSTRAINT: "DRA409",
+    ErrorKind.TIMEOUT: "DRA414",
+    ErrorKind.UPSTREAM_CRASH: "DRA415",
+    ErrorKind.ERROR: "DRA413",
+}
 
 
 def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod: dict | None) -> None:
@@ -33,20 +50,7 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
         return
     if dry.get("error"):
         err = dry["error"]
-        code = {
-            "cel-runtime": "DRA301",
-            "cel-compile": "DRA302",
-            "request": "DRA213",
-            "class": "DRA211",
-            "all-pool": "DRA413",
-            "invalid-pool": "DRA413",
-            "constraint": "DRA409",
-            "timeout": "DRA414",
-            "upstream-crash": "DRA415",
-            "inexact": "DRA303",
-        }.get(err["kind"], "DRA413")
-        if "feature is disabled" in err["message"]:
-            code = "DRA212"
+        code = ERROR_KIND_CODES[err["kind"]]
         hint = None
         if code == "DRA301" and "no such key" not in err["message"]:
             hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
