@@ -91,14 +91,23 @@ class FeatureGateError(ValueError):
     """A --feature-gates or --kubernetes-version value that cannot be used."""
 
 
+def version_tuple(text: str) -> tuple[int, int] | None:
+    """'1.36', 'v1.36.2', '1.36.2-gke.1' or '1.36+' -> (1, 36); None if it is not a version."""
+    parts = str(text).strip().lstrip("v").split(".")
+    try:
+        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()))
+    except (ValueError, IndexError):
+        return None
+
+
 def parse_version(text: str) -> tuple[int, int]:
     """'1.36', 'v1.36.2' or '1.36.2-gke.1' -> (1, 36); the value must be a supported minor."""
-    s = text.strip().lstrip("v")
-    parts = s.split(".")
-    try:
-        major, minor = int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()))
-    except (ValueError, IndexError):
-        raise FeatureGateError(f"invalid Kubernetes version {text!r}: expected 1.34, 1.35, 1.36 or 1.37") from None
+    v = version_tuple(text)
+    if v is None:
+        raise FeatureGateError(
+            f"invalid Kubernetes version {text!r}: expected " + ", ".join(f"{a}.{b}" for a, b in SUPPORTED_VERSIONS)
+        )
+    major, minor = v
     if (major, minor) not in SUPPORTED_VERSIONS:
         raise FeatureGateError(
             f"Kubernetes version {major}.{minor} is not supported: expected one of "

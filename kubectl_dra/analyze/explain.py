@@ -3,6 +3,8 @@ Pure: no I/O."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kubectl_dra.analyze.allocator import obj_ref
 from kubectl_dra.analyze.binding import binding_findings, prebind_failure
 from kubectl_dra.analyze.claims import gap_finding, resolve_pod_claims
@@ -283,7 +285,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
             "spec": (claim.get("spec") or {}).get("spec") or {},
         }
     me = obj_ref(claim)
-    snap2 = Snapshot(**{**snap.__dict__, "claims": tuple(c for c in snap.claims if obj_ref(c) != me)})
+    snap2 = replace(snap, claims=tuple(c for c in snap.claims if obj_ref(c) != me))
     probe = dict(claim)
     probe.pop("status", None)
     an = Analysis(snap2, sem)

@@ -1,4 +1,4 @@
-"""Command line: flags -> options -> gather -> analyse -> render. The only layer that knows about click."""
+"""Command line: flags -> Options (options.py) -> gather -> analyse -> render. The only layer that knows about click."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import sys
 import click
 
 from kubectl_dra import __version__
+from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
 from kubectl_dra.errors import DraError, ExitCode
+from kubectl_dra.features import SUPPORTED_VERSIONS
+from kubectl_dra.render import FORMATS
 
-OUTPUTS = ("text", "json", "yaml")
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -44,7 +46,7 @@ def _common(f):
             help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
         ),
         click.option(
-            "-o", "--output", type=click.Choice(OUTPUTS), default="text", show_default=True, help="Output format"
+            "-o", "--output", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format"
         ),
         click.option(
             "--from-file",
@@ -56,7 +58,7 @@ def _common(f):
         click.option(
             "--kubernetes-version",
             default=None,
-            metavar="1.34|1.35|1.36|1.37",
+            metavar=VERSIONS_METAVAR,
             help="Semantics to assume (default: the server's version, else the newest supported)",
         ),
         click.option(
@@ -75,91 +77,43 @@ def _common(f):
     return f
 
 
-def _timeout(text: str) -> float | None:
-    t = (text or "0").strip().lower()
-    mult = 1.0
-    for suffix, m in (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)):
-        if t.endswith(suffix):
-            t, mult = t[: -len(suffix)], m
-            break
-    try:
-        v = float(t) * mult
-    except ValueError:
-        raise DraError(f"invalid --request-timeout {text!r}: use a duration such as 30s or 1m") from None
-    if v < 0:
-        raise DraError("--request-timeout must not be negative")
-    return v or None
-
-
-def _semantics(opts: dict, server_version: str | None):
-    from kubectl_dra.features import (
-        NEWEST,
-        FeatureGateError,
-        Semantics,
-        parse_gates,
-        parse_version,
-    )
-
-    try:
-        gates = parse_gates(opts["feature_gates"])
-        if opts["kubernetes_version"]:
-            return Semantics.for_version(parse_version(opts["kubernetes_version"]), gates, "flag")
-        if server_version:
-            try:
-                return Semantics.for_version(parse_version(server_version), gates, "server")
-            except FeatureGateError:
-                v = server_version.lstrip("v").split(".")
-                if (int(v[0]), int("".join(ch for ch in v[1] if ch.isdigit()) or 0)) > NEWEST:
-                    return Semantics.for_version(NEWEST, gates, "server", newer_server=server_version)
-                raise
-        return Semantics.for_version(NEWEST, gates, "default")
-    except FeatureGateError as e:
-        raise DraError(str(e)) from None
-
-
-def _gather(opts: dict, *, pod_name=None, claim_name=None):
-    if opts["from_files"]:
+def _gather(o: Options, *, pod_name=None, claim_name=None):
+    """The snapshot and the namespace the named object is in."""
+    if o.from_files:
         from kubectl_dra.gather.files import load_files
 
-        ns = opts["namespace"] or "default"
-        snap = load_files(opts["from_files"], ns)
-        return snap, ns
+        ns = o.namespace or "default"
+        return load_files(list(o.from_files), ns), ns
     from kubectl_dra.gather.live import gather_live
 
-    progress = sys.stderr.isatty() and opts["output"] == "text"
     snap = gather_live(
-        kubeconfig=opts["kubeconfig"],
-        context=opts["context"],
-        namespace=opts["namespace"],
-        timeout=_timeout(opts["request_timeout"]),
+        kubeconfig=o.kubeconfig,
+        context=o.context,
+        namespace=o.namespace,
+        timeout=o.timeout,
         pod_name=pod_name,
         claim_name=claim_name,
-        all_namespaces=opts["all_namespaces"],
-        progress=progress,
+        all_namespaces=o.all_namespaces,
+        progress=sys.stderr.isatty() and o.output == "text",
     )
-    ns = next((n.split("=", 1)[1] for n in snap.notes if n.startswith("namespace=")), opts["namespace"] or "default")
-    if pod_name and opts["all_namespaces"]:
+    ns = snap.namespace or o.namespace or "default"
+    if pod_name and o.all_namespaces:
         ns = next((p["metadata"]["namespace"] for p in snap.pods if p["metadata"]["name"] == pod_name), ns)
     return snap, ns
 
 
-def _emit(report, opts: dict) -> None:
+def _emit(report, o: Options) -> None:
     from kubectl_dra.render import render
 
     color = (
-        sys.stdout.isatty()
-        and not opts["no_color"]
-        and not os.environ.get("NO_COLOR")
-        and os.environ.get("TERM") != "dumb"
+        sys.stdout.isatty() and not o.no_color and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     ) or bool(os.environ.get("FORCE_COLOR"))
-    render(
-        report, opts["output"], sys.stdout, color=color and opts["output"] == "text", all_devices=opts["all_devices"]
-    )
+    render(report, o.output, sys.stdout, color=color and o.output == "text", all_devices=o.all_devices)
     sys.stdout.flush()
     if not report.determined:
         sys.stderr.write(f"error: {report.summary} (the report above says what could be concluded)\n")
         raise SystemExit(int(ExitCode.ERROR))
-    if report.blocked and not opts["exit_zero"]:
+    if report.blocked and not o.exit_zero:
         raise SystemExit(int(ExitCode.BLOCKED))
 
 
@@ -180,7 +134,7 @@ def explain():
 @explain.command("pod", context_settings=CONTEXT_SETTINGS)
 @click.argument("name")
 @_common
-def explain_pod_cmd(name, **opts):
+def explain_pod_cmd(name, **params):
     """Explain why pod NAME does (not) get its devices.
 
     \b
@@ -194,15 +148,15 @@ def explain_pod_cmd(name, **opts):
     """
     from kubectl_dra.analyze.explain import explain_pod
 
-    snap, ns = _gather(opts, pod_name=name)
-    sem = _semantics(opts, snap.server_version)
-    _emit(explain_pod(snap, sem, ns, name), opts)
+    o = Options.from_click(params)
+    snap, ns = _gather(o, pod_name=name)
+    _emit(explain_pod(snap, o.semantics(snap.server_version), ns, name), o)
 
 
 @explain.command("claim", context_settings=CONTEXT_SETTINGS)
 @click.argument("name")
 @_common
-def explain_claim_cmd(name, **opts):
+def explain_claim_cmd(name, **params):
     """Explain the allocation state of ResourceClaim NAME.
 
     \b
@@ -211,9 +165,9 @@ def explain_claim_cmd(name, **opts):
     """
     from kubectl_dra.analyze.explain import explain_claim
 
-    snap, ns = _gather(opts, claim_name=name)
-    sem = _semantics(opts, snap.server_version)
-    _emit(explain_claim(snap, sem, ns, name), opts)
+    o = Options.from_click(params)
+    snap, ns = _gather(o, claim_name=name)
+    _emit(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)
 
 
 @cli.group(context_settings=CONTEXT_SETTINGS)
@@ -232,7 +186,7 @@ def match():
     "manifest: the claim kube-scheduler would build from its DRA-backed extended resources",
 )
 @_common
-def match_claim_cmd(name, filename, **opts):
+def match_claim_cmd(name, filename, **params):
     """Show which devices would satisfy claim NAME (or the claim in -f FILE) now.
 
     \b
@@ -246,13 +200,14 @@ def match_claim_cmd(name, filename, **opts):
     """
     from kubectl_dra.analyze.explain import match_claim
 
+    o = Options.from_click(params)
     if bool(name) == bool(filename):
         raise DraError("give either a claim NAME or -f FILE")
     claim = None
     if filename:
         from kubectl_dra.gather.files import load_files
 
-        own = load_files([filename], opts["namespace"] or "default")
+        own = load_files([filename], o.namespace or "default")
         found = list(own.claims) + list(own.templates)
         if not found and len(own.pods) == 1:
             found = list(own.pods)  # its DRA-backed extended resources, as the claim the scheduler would build
@@ -262,8 +217,8 @@ def match_claim_cmd(name, filename, **opts):
                 f"DRA-backed extended resources), found {len(found)}"
             )
         claim = found[0]
-    snap, ns = _gather(opts, claim_name=name)
-    sem = _semantics(opts, snap.server_version)
+    snap, ns = _gather(o, claim_name=name)
+    sem = o.semantics(snap.server_version)
     if claim is not None and claim.get("kind") == "Pod":
         from kubectl_dra.analyze.extended import extended_claim_for
 
@@ -281,17 +236,17 @@ def match_claim_cmd(name, filename, **opts):
             raise DraError(f'resourceclaims.resource.k8s.io "{name}" not found in namespace "{ns}"')
     elif not claim["metadata"].get("namespace"):
         claim = dict(claim, metadata=dict(claim["metadata"], namespace=ns))
-    _emit(match_claim(snap, sem, claim), opts)
+    _emit(match_claim(snap, sem, claim), o)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
-@click.option("-o", "--output", type=click.Choice(("text", "json", "yaml")), default="text")
+@click.option("-o", "--output", type=click.Choice(FORMATS), default="text")
 def version(output):
     """Print the kubectl-dra version."""
     info = {
         "kubectlDra": __version__,
         "python": sys.version.split()[0],
-        "supportedKubernetes": ["1.34", "1.35", "1.36", "1.37"],
+        "supportedKubernetes": [f"{a}.{b}" for a, b in SUPPORTED_VERSIONS],
     }
     if output == "json":
         import json

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import datetime, timezone
 from urllib.parse import quote, urlencode
 
@@ -257,15 +258,13 @@ def gather_live(
         objs.extend(results.get(k, []))
     snap = snapshot_from_objects(objs, namespace, source="live")
     observed = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Snapshot(
-        **{
-            **snap.__dict__,
-            "gaps": tuple(gaps),
-            "server_version": server_version,
-            "observed_at": observed,
-            "resource_api_version": rv,
-            "notes": (f"namespace={namespace}",),
-        }
+    return replace(
+        snap,
+        gaps=tuple(gaps),
+        server_version=server_version,
+        observed_at=observed,
+        resource_api_version=rv,
+        namespace=namespace,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -43,4 +43,4 @@ class Snapshot:
     server_version: str | None = None
     resource_api_version: str | None = None  # which resource.k8s.io version was read
     observed_at: str | None = None  # RFC 3339 UTC time of a live gather (None for files): "how long has it waited"
-    notes: tuple = field(default=())
+    namespace: str | None = None  # live: the namespace the named object was looked up in

@@ -1,0 +1,37 @@
+"""The command line's Options: flags checked once, semantics chosen from the flag or the server's version."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubectl_dra.cli.options import Options, parse_timeout
+from kubectl_dra.errors import DraError
+
+
+def opts(**kw) -> Options:
+    return Options.from_click({"request_timeout": "30s", "output": "text", **kw})
+
+
+def test_timeouts_read_as_kubectl_reads_them():
+    assert parse_timeout("30s") == 30 and parse_timeout("1m") == 60 and parse_timeout("500ms") == 0.5
+    assert parse_timeout("0") is None
+    with pytest.raises(DraError):
+        parse_timeout("soon")
+
+
+def test_bad_gates_and_versions_fail_before_any_gather():
+    with pytest.raises(DraError, match="unknown feature gate"):
+        opts(feature_gates="NoSuchGate=true")
+    with pytest.raises(DraError, match="not supported"):
+        opts(kubernetes_version="1.30")
+
+
+def test_semantics_from_the_flag_the_server_or_the_newest():
+    assert opts(kubernetes_version="1.35").semantics("v1.37.2").version == (1, 35)
+    s = opts().semantics("v1.36.3-gke.100")
+    assert (s.version, s.version_source, s.newer_server) == ((1, 36), "server", None)
+    newer = opts().semantics("v1.38.0")
+    assert (newer.version, newer.newer_server) == ((1, 37), "v1.38.0")
+    with pytest.raises(DraError):
+        opts().semantics("v1.30.1")
+    assert opts().semantics(None).version_source == "default"
