@@ -16,7 +16,7 @@ from kubectl_dra.analyze.podgroup import (
 )
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.gather.snapshot import Snapshot
+from kubectl_dra.model.snapshot import Snapshot
 
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 

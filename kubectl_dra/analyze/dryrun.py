@@ -28,7 +28,7 @@ from kubectl_dra.analyze.nodes import (
 )
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding
-from kubectl_dra.gather.snapshot import Snapshot
+from kubectl_dra.model.snapshot import Snapshot
 
 MAX_DRYRUN_NODES = 200
 MAX_ALLOCATABLE_NODES = 5

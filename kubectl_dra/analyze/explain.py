@@ -46,8 +46,8 @@ from kubectl_dra.findings.model import (
     make,
     verdict_from,
 )
-from kubectl_dra.gather.normalize import event_sort_key
-from kubectl_dra.gather.snapshot import Snapshot
+from kubectl_dra.model.normalize import event_sort_key
+from kubectl_dra.model.snapshot import Snapshot
 
 
 def events_for_pod(snap: Snapshot, pod: dict) -> list[dict]:

@@ -10,7 +10,7 @@ from kubectl_dra.analyze.dryrun import ClaimAnalysis
 from kubectl_dra.analyze.extended import IN_MEMORY_NAME
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.gather.snapshot import Snapshot
+from kubectl_dra.model.snapshot import Snapshot
 
 
 def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:

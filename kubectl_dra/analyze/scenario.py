@@ -17,7 +17,7 @@ from kubectl_dra.analyze.allocator import (
     selector_expression,
 )
 from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
-from kubectl_dra.gather.normalize import to_v1
+from kubectl_dra.model.normalize import to_v1
 from kubectl_dra.quantity import format_quantity
 
 

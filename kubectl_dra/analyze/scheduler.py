@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kubectl_dra.analyze.claims import name_of
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.gather.normalize import event_sort_key, norm_time
+from kubectl_dra.model.normalize import event_sort_key, norm_time
 
 DEFAULT_SCHEDULER = "default-scheduler"
 SCHEDULER_REASONS = ("FailedScheduling", "BindingConditionsPending", "Scheduled")

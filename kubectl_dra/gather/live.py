@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from urllib.parse import quote, urlencode
 
 from kubectl_dra.errors import DraError
-from kubectl_dra.gather.files import snapshot_from_objects
-from kubectl_dra.gather.snapshot import Gap, Snapshot
+from kubectl_dra.model.objects import snapshot_from_objects
+from kubectl_dra.model.snapshot import Gap, Snapshot
 
 PAGE = 500
 RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")

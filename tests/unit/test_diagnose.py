@@ -5,8 +5,8 @@ from __future__ import annotations
 from kubectl_dra.analyze.explain import explain_pod
 from kubectl_dra.analyze.nodes import pod_node_rejection
 from kubectl_dra.features import Semantics
-from kubectl_dra.gather.files import snapshot_from_objects
-from kubectl_dra.gather.snapshot import Gap, Snapshot
+from kubectl_dra.model.objects import snapshot_from_objects
+from kubectl_dra.model.snapshot import Gap, Snapshot
 
 SEM = Semantics.for_version((1, 37))
 D = "gpu.example.com"

@@ -1,5 +1,6 @@
-"""The one-way layers, enforced: cli -> gather -> analyze -> findings -> render. Analysis and findings import
-no click, rich or kubernetes; only gather does I/O; renderers never import analysis."""
+"""The one-way layers, enforced: cli -> gather -> model (the snapshot) -> analyze -> findings -> render. Analysis,
+the model and findings import no click, rich or kubernetes; only gather does I/O; analysis never imports gather;
+renderers never import analysis."""
 
 from __future__ import annotations
 
@@ -15,11 +16,25 @@ FORBIDDEN = {
         "kubernetes",
         "kubectl_dra.cli",
         "kubectl_dra.render",
-        "kubectl_dra.gather.live",
+        "kubectl_dra.gather",
         "urllib",
         "requests",
         "subprocess",
         "socket",
+    },
+    "model": {
+        "click",
+        "rich",
+        "kubernetes",
+        "kubectl_dra.cli",
+        "kubectl_dra.render",
+        "kubectl_dra.gather",
+        "kubectl_dra.analyze",
+        "urllib",
+        "requests",
+        "subprocess",
+        "socket",
+        "pathlib",
     },
     "findings": {"click", "rich", "kubernetes", "kubectl_dra.cli", "kubectl_dra.analyze", "kubectl_dra.gather"},
     "render": {"kubernetes", "kubectl_dra.analyze", "kubectl_dra.gather", "kubectl_dra.cli"},

@@ -9,7 +9,7 @@ from kubectl_dra.analyze.health import health_findings
 from kubectl_dra.analyze.podgroup import reserved_for_pod
 from kubectl_dra.analyze.scheduler import scheduler_word
 from kubectl_dra.features import NEWEST, Semantics
-from kubectl_dra.gather.snapshot import Snapshot
+from kubectl_dra.model.snapshot import Snapshot
 
 
 def ev(reason, message, time, type_="Warning"):
@@ -147,7 +147,7 @@ def test_unhealthy_and_unknown_devices_are_reported_healthy_ones_not():
 
 
 def test_a_server_without_resource_k8s_io_is_dra102_not_a_permission_problem():
-    from kubectl_dra.gather.snapshot import Gap
+    from kubectl_dra.model.snapshot import Gap
 
     gap = Gap(
         "get", "resource.k8s.io", None, "not-served", "the server does not serve resource.k8s.io/v1, v1beta2 or v1beta1"

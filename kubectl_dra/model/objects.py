@@ -1,0 +1,101 @@
+"""From raw API objects to the Snapshot: bucket by kind, check the shapes analysis walks, normalise to v1.
+No I/O: gather/files.py and gather/live.py both end here."""
+
+from __future__ import annotations
+
+from kubectl_dra.errors import DraError
+from kubectl_dra.model.normalize import normalize_event, to_v1
+from kubectl_dra.model.snapshot import Snapshot
+
+_BUCKETS = {
+    "Pod": "pods",
+    "ResourceClaim": "claims",
+    "ResourceClaimTemplate": "templates",
+    "DeviceClass": "classes",
+    "ResourceSlice": "slices",
+    "Node": "nodes",
+    "Event": "events",
+    "DeviceTaintRule": "taint_rules",
+}
+
+
+def snapshot_from_objects(objs, namespace: str, source: str = "files") -> Snapshot:
+    buckets: dict[str, list] = {v: [] for v in _BUCKETS.values()}
+    seen: set = set()
+    for obj in objs:
+        kind = obj.get("kind")
+        bucket = _BUCKETS.get(kind)
+        if bucket is None:
+            continue
+        _check_shape(obj)
+        obj = to_v1(obj)
+        meta = obj.setdefault("metadata", {})
+        if kind in ("Pod", "ResourceClaim", "ResourceClaimTemplate", "Event") and not meta.get("namespace"):
+            meta = obj["metadata"] = dict(meta, namespace=namespace)
+        key = (kind, meta.get("namespace") or "", meta.get("name"))
+        if key in seen and kind != "Event":
+            raise DraError(f"{kind} {'/'.join(k for k in key[1:] if k)} appears twice in the input")
+        seen.add(key)
+        if kind == "Event":
+            buckets[bucket].append(normalize_event(obj))
+        else:
+            buckets[bucket].append(obj)
+    return Snapshot(**{k: tuple(v) for k, v in buckets.items()}, source=source)
+
+
+_DICT_FIELDS = {"spec", "status", "metadata"}
+
+
+def _check_shape(obj: dict) -> None:
+    """Reject objects whose structure is wrong where analysis walks it, with a one-line error."""
+    name = f"{obj.get('kind')} {obj['metadata'].get('name')}"
+    for f in _DICT_FIELDS:
+        if f in obj and obj[f] is not None and not isinstance(obj[f], dict):
+            raise DraError(f"{name}: .{f} must be a mapping")
+    kind = obj.get("kind")
+    spec = obj.get("spec") or {}
+    if kind == "ResourceSlice":
+        _expect_list(spec, "devices", name)
+        for i, d in enumerate(spec.get("devices") or []):
+            if not isinstance(d, dict) or not isinstance(d.get("name", ""), str):
+                raise DraError(f"{name}: .spec.devices[{i}] must be a mapping with a name")
+            for m in ("attributes", "capacity", "basic"):
+                if m in d and d[m] is not None and not isinstance(d[m], dict):
+                    raise DraError(f"{name}: .spec.devices[{i}].{m} must be a mapping")
+            for aname, a in (d.get("attributes") or {}).items():
+                if not isinstance(a, dict):
+                    raise DraError(f"{name}: device {d.get('name')} attribute {aname} must be a mapping")
+            for cname, c in (d.get("capacity") or {}).items():
+                if not isinstance(c, dict):
+                    raise DraError(f"{name}: device {d.get('name')} capacity {cname} must be a mapping")
+        if not isinstance(spec.get("driver", ""), str):
+            raise DraError(f"{name}: .spec.driver must be a string")
+        if "pool" in spec and not isinstance(spec["pool"], dict):
+            raise DraError(f"{name}: .spec.pool must be a mapping")
+    elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        inner = spec.get("spec") if kind == "ResourceClaimTemplate" else spec
+        if inner is not None and not isinstance(inner, dict):
+            raise DraError(f"{name}: .spec.spec must be a mapping")
+        devices = (inner or {}).get("devices") or {}
+        if not isinstance(devices, dict):
+            raise DraError(f"{name}: .spec.devices must be a mapping")
+        _expect_list(devices, "requests", name)
+        for i, r in enumerate(devices.get("requests") or []):
+            if not isinstance(r, dict):
+                raise DraError(f"{name}: request #{i} must be a mapping")
+            for sel_holder in [r.get("exactly") or r] + list(r.get("firstAvailable") or []):
+                if not isinstance(sel_holder, dict):
+                    raise DraError(f"{name}: request {r.get('name')} has a malformed subrequest")
+                for s in sel_holder.get("selectors") or []:
+                    expr = ((s or {}).get("cel") or {}).get("expression") if isinstance(s, dict) else None
+                    if expr is not None and not isinstance(expr, str):
+                        raise DraError(f"{name}: request {r.get('name')}: CEL expression must be a string")
+    elif kind == "DeviceClass":
+        _expect_list(spec, "selectors", name)
+    elif kind == "Pod":
+        _expect_list(spec, "resourceClaims", name)
+
+
+def _expect_list(d: dict, key: str, name: str) -> None:
+    if key in d and d[key] is not None and not isinstance(d[key], list):
+        raise DraError(f"{name}: .{key} must be a list")
