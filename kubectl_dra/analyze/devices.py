@@ -1,7 +1,7 @@
 """The device universe (every device of every slice, cluster-wide) and the per-request device matrix:
 for each request and each device, the first reason it cannot be used, or that it is a candidate.
 
-The allocator (allocator.py) answers *whether* claims fit on a node; this module answers *why not*,
+The allocator (analyze/allocator/) answers *whether* claims fit on a node; this module answers *why not*,
 device by device, in the allocator's own order of checks."""
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from kubectl_dra.analyze.allocator import (
     CapacityNotRepresentable,
     Request,
     SelectorEvaluator,
-    _slice_spec,
     capacity_fits,
     device_id_str,
     optional_node_operations_rejection,
     selector_expression,
     skips_node_operations,
+    slice_spec,
     untolerated_taint,
 )
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
@@ -42,7 +42,7 @@ class DeviceEntry:
         return device_id_str(self.did)
 
     def where(self) -> str:
-        spec = _slice_spec(self.slice)
+        spec = slice_spec(self.slice)
         if spec.get("perDeviceNodeSelection"):
             if self.device.get("nodeName"):
                 return f"node {self.device['nodeName']}"
@@ -58,7 +58,7 @@ class DeviceEntry:
         return "no node"
 
     def reachable_from(self, node: dict) -> bool:
-        spec = _slice_spec(self.slice)
+        spec = slice_spec(self.slice)
         try:
             if spec.get("perDeviceNodeSelection"):
                 return node_matches(
@@ -79,7 +79,7 @@ class Universe:
         self.sem = sem
         by_pool: dict[tuple, list] = {}
         for s in slices:
-            spec = _slice_spec(s)
+            spec = slice_spec(s)
             key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
             by_pool.setdefault(key, []).append(s)
         self.entries: list[DeviceEntry] = []
@@ -88,32 +88,32 @@ class Universe:
         for key in sorted(by_pool):
             group = by_pool[key]
             gen = (
-                int(((_slice_spec(group[0]).get("pool") or {}).get("generation")) or 0)
+                int(((slice_spec(group[0]).get("pool") or {}).get("generation")) or 0)
                 if len(group) == 1
-                else max(int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) for s in group)
+                else max(int(((slice_spec(s).get("pool") or {}).get("generation")) or 0) for s in group)
             )
             current = sorted(
-                (s for s in group if int(((_slice_spec(s).get("pool") or {}).get("generation")) or 0) == gen),
+                (s for s in group if int(((slice_spec(s).get("pool") or {}).get("generation")) or 0) == gen),
                 key=lambda s: (s.get("metadata") or {}).get("name", ""),
             )
-            want = int(((_slice_spec(current[0]).get("pool") or {}).get("resourceSliceCount")) or 0)
+            want = int(((slice_spec(current[0]).get("pool") or {}).get("resourceSliceCount")) or 0)
             state = "" if len(current) == want else f"incomplete: {len(current)} of {want} slices published"
             names: set = set()
             for s in current:
-                for d in _slice_spec(s).get("devices") or []:
+                for d in slice_spec(s).get("devices") or []:
                     if d.get("name") in names and not state:
                         state = f"invalid: duplicate device name {d.get('name')}"
                     names.add(d.get("name"))
             counters: dict = {}
             for s in current:
-                for cs in _slice_spec(s).get("sharedCounters") or []:
+                for cs in slice_spec(s).get("sharedCounters") or []:
                     counters[cs.get("name", "")] = {
                         k: parse_quantity((v or {}).get("value", "0")) for k, v in (cs.get("counters") or {}).items()
                     }
             self.pool_states[key] = state
             self.counter_sets[key] = counters
             for s in current:
-                spec = _slice_spec(s)
+                spec = slice_spec(s)
                 for d in spec.get("devices") or []:
                     node = d.get("nodeName") if spec.get("perDeviceNodeSelection") else spec.get("nodeName")
                     self.entries.append(
@@ -243,7 +243,7 @@ class Reachability:
         return ()
 
     def nodes_for(self, e: DeviceEntry) -> tuple:
-        spec = _slice_spec(e.slice)
+        spec = slice_spec(e.slice)
         if spec.get("perDeviceNodeSelection"):
             d = e.device
             return self._select(d.get("nodeName") or "", bool(d.get("allNodes")), d.get("nodeSelector"))
@@ -275,7 +275,7 @@ class CounterView:
                             k: parse_quantity((v or {}).get("value", "0"))
                             for k, v in (cs.get("counters") or {}).items()
                         }
-                        for cs in _slice_spec(e.slice).get("sharedCounters") or []
+                        for cs in slice_spec(e.slice).get("sharedCounters") or []
                     }
                 self.left[scope] = {n: dict(c) for n, c in base.items()}
         for e in universe.entries:

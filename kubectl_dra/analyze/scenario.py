@@ -12,7 +12,6 @@ from kubectl_dra.analyze.allocator import (
     AllocationError,
     Allocator,
     SelectorEvaluator,
-    _MaxSizeExceeded,
     obj_ref,
     selector_expression,
 )
@@ -108,9 +107,6 @@ def evaluate(scenario: dict) -> dict:
         res = alloc.allocate(scenario.get("node") or {}, claims)
     except AllocationError as e:
         out.update(outcome="error", error=e.message)
-        return {"cel": cel, "allocation": out}
-    except _MaxSizeExceeded:
-        out.update(outcome="error", error="allocation max size exceeded")
         return {"cel": cel, "allocation": out}
     if res is not None:
         out["outcome"] = "allocated"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from kubectl_dra.analyze.allocator import (
     ErrorKind,
     Request,
-    _attr_value,
+    attribute_value,
     lookup_attribute,
     obj_ref,
 )
@@ -259,7 +259,7 @@ def constraint_findings(a: ClaimAnalysis) -> list[Finding]:
             for v in m:
                 if v.outcome in ("candidate", "selected"):
                     found = lookup_attribute(v.entry.device, v.entry.did[0], attr)
-                    val = _attr_value(found) if found else None
+                    val = attribute_value(found) if found else None
                     values[v.entry.id] = "<missing>" if val is None else str(val[1])
         shown = ", ".join(f"{k}={val}" for k, val in list(values.items())[:8])
         out.append(

@@ -946,7 +946,7 @@ class CelEnvironment:
                 return f"attribute {name}: unsupported attribute value"
         return None
 
-    def _attr_value(self, attr: dict) -> Any:
+    def attribute_value(self, attr: dict) -> Any:
         eng = self.engine
         if self.list_attributes:
             for k in _LISTS:
@@ -981,7 +981,7 @@ class CelEnvironment:
         attributes: dict[str, dict[str, Any]] = {}
         for name, attr in (device.get("attributes") or {}).items():
             domain, ident = _split(name, driver)
-            attributes.setdefault(domain, {})[ident] = self._attr_value(attr)
+            attributes.setdefault(domain, {})[ident] = self.attribute_value(attr)
         capacity: dict[str, dict[str, Any]] = {}
         for name, cap in (device.get("capacity") or {}).items():
             domain, ident = _split(name, driver)

@@ -1,0 +1,199 @@
+"""Claim constraints (upstream: constraint.go): matchAttribute and distinctAttribute, per minor and channel."""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.allocator.checks import _attr_set, attribute_value, lookup_attribute
+
+
+class _Constraint:
+    def __init__(self, request_names: set, attribute: str):
+        self.request_names = request_names
+        self.attribute = attribute
+
+    def state(self) -> tuple:
+        """A hashable snapshot of what add() reads (see _Run._boundary_state)."""
+        raise NotImplementedError
+
+    def applies(self, base: str, sub: str) -> bool:
+        if not self.request_names:
+            return True
+        if not sub:
+            return base in self.request_names
+        return base in self.request_names or f"{base}/{sub}" in self.request_names
+
+
+class _MatchAttribute(_Constraint):
+    def __init__(self, request_names, attribute):
+        super().__init__(request_names, attribute)
+        self.value = None
+        self.num = 0
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        v = attribute_value(attr)
+        if self.num == 0:
+            self.value, self.num = v, 1
+            return True
+        if v is None or self.value is None or v != self.value:
+            return False
+        self.num += 1
+        return True
+
+    def remove(self, base, sub, d, did) -> None:
+        if self.applies(base, sub):
+            self.num -= 1
+
+    def state(self) -> tuple:
+        return self.value, self.num
+
+
+class _DistinctAttribute(_Constraint):
+    """Upstream quirk kept on purpose: values are remembered per request name, overwritten per device."""
+
+    def __init__(self, request_names, attribute):
+        super().__init__(request_names, attribute)
+        self.values: dict[str, tuple] = {}
+        self.num = 0
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        v = attribute_value(attr)
+        if self.num == 0:
+            self.values[base] = v
+            self.num = 1
+            return True
+        if v is None:
+            return False
+        for other in self.values.values():
+            if other is not None and other == v:
+                return False
+        self.values[base] = v
+        self.num += 1
+        return True
+
+    def remove(self, base, sub, d, did) -> None:
+        if self.applies(base, sub):
+            self.values.pop(base, None)
+            self.num -= 1
+
+    def state(self) -> tuple:
+        return tuple(self.values.items()), self.num
+
+
+class _DistinctAttributePointers(_DistinctAttribute):
+    """1.34 compares the attribute *pointers* (attribute.IntValue == attr.IntValue, fixed in 1.35 to
+    compare values): only the very same device's attribute counts as a duplicate, i.e. a shareable
+    device picked twice. Identity of the attribute object plays the pointer here."""
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        if self.num and any(other is attr for other in self.values.values()):
+            return False
+        self.values[base] = attr
+        self.num += 1
+        return True
+
+    def state(self) -> tuple:
+        # the identity of the attribute object plays the pointer
+        return tuple((k, id(v)) for k, v in self.values.items()), self.num
+
+
+class _DistinctAttributeAll(_Constraint):
+    """1.37: every affected device is compared with every device added before it."""
+
+    def __init__(self, request_names, attribute):
+        super().__init__(request_names, attribute)
+        self.values: list = []
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        v = attribute_value(attr)
+        if self.values and (v is None or any(other is not None and other == v for other in self.values)):
+            return False
+        self.values.append(v)
+        return True
+
+    def remove(self, base, sub, d, did) -> None:
+        if self.applies(base, sub):
+            self.values.pop()
+
+    def state(self) -> tuple:
+        return tuple(self.values)
+
+
+class _MatchAttributeSet(_Constraint):
+    """DRAListTypeAttributes (1.37): the values of all devices must have a non-empty intersection;
+    a stack of intersections so that remove() restores the previous one."""
+
+    def __init__(self, request_names, attribute):
+        super().__init__(request_names, attribute)
+        self.stack: list[tuple[str, frozenset]] = []
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        new = _attr_set(attr)
+        if new is None:
+            return False
+        if self.stack:
+            kind, values = self.stack[-1]
+            if kind != new[0] or not (values & new[1]):
+                return False
+            new = (kind, values & new[1])
+        self.stack.append(new)
+        return True
+
+    def remove(self, base, sub, d, did) -> None:
+        if self.applies(base, sub):
+            self.stack.pop()
+
+    def state(self) -> tuple:
+        return tuple(self.stack)
+
+
+class _DistinctAttributeSet(_Constraint):
+    """DRAListTypeAttributes (1.37): the values of the devices must be pairwise disjoint."""
+
+    def __init__(self, request_names, attribute):
+        super().__init__(request_names, attribute)
+        self.values: list[tuple[str, frozenset] | None] = []
+
+    def add(self, base, sub, d, did) -> bool:
+        if not self.applies(base, sub):
+            return True
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return False
+        new = _attr_set(attr)
+        if new is None:
+            return False
+        if any(old is not None and old[0] == new[0] and old[1] & new[1] for old in self.values):
+            return False
+        self.values.append(new)
+        return True
+
+    def remove(self, base, sub, d, did) -> None:
+        if self.applies(base, sub):
+            self.values.pop()
+
+    def state(self) -> tuple:
+        return tuple(self.values)

@@ -1,0 +1,262 @@
+"""Pool gathering and validity, node reachability of slices, DeviceTaintRules, optional node operations.
+
+upstream: structured/internal/*/pools_<channel>.go GatherPools, slice tracker (DeviceTaintRules)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable
+
+from kubectl_dra.analyze.allocator.common import AllocationError
+from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
+from kubectl_dra.features import Semantics
+from kubectl_dra.quantity import parse_quantity
+
+
+@dataclass
+class Pool:
+    driver: str
+    name: str
+    slices: list = field(default_factory=list)  # slices targeting the node, sorted by name
+    not_targeting: list = field(default_factory=list)
+    counter_sets: dict = field(default_factory=dict)  # name -> {counter: Fraction}
+    incomplete: bool = False
+    invalid: bool = False
+    invalid_reason: str = ""
+    has_binding_conditions: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"{self.driver}/{self.name}"
+
+
+def slice_spec(s: dict) -> dict:
+    return s.get("spec") or {}
+
+
+def _slice_name(s: dict) -> str:
+    return (s.get("metadata") or {}).get("name", "")
+
+
+def _pool_key(s: dict) -> tuple[str, str]:
+    spec = slice_spec(s)
+    return spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")
+
+
+def _generation(s: dict) -> int:
+    return int((slice_spec(s).get("pool") or {}).get("generation") or 0)
+
+
+def _slice_count(s: dict) -> int:
+    return int((slice_spec(s).get("pool") or {}).get("resourceSliceCount") or 0)
+
+
+def _counter_sets_of(slices: Iterable[dict]) -> tuple[dict, str | None]:
+    sets: dict[str, dict[str, Fraction]] = {}
+    for s in slices:
+        for cs in slice_spec(s).get("sharedCounters") or []:
+            name = cs.get("name", "")
+            if name in sets:
+                return sets, f"duplicate counter set name {name}"
+            sets[name] = {k: parse_quantity((v or {}).get("value", "0")) for k, v in (cs.get("counters") or {}).items()}
+    return sets, None
+
+
+def _validate_consumption(counter_sets: dict, slices: Iterable[dict]) -> str | None:
+    for s in slices:
+        for d in slice_spec(s).get("devices") or []:
+            for cc in d.get("consumesCounters") or []:
+                cs = counter_sets.get(cc.get("counterSet", ""))
+                if cs is None:
+                    return f"counter set {cc.get('counterSet', '')} not found"
+                for cname in cc.get("counters") or {}:
+                    if cname not in cs:
+                        return f"counter {cname} not found in counter set {cc.get('counterSet', '')}"
+    return None
+
+
+def _duplicate_device(slices: Iterable[dict]) -> str | None:
+    seen: set[str] = set()
+    for s in slices:
+        for d in slice_spec(s).get("devices") or []:
+            n = d.get("name", "")
+            if n in seen:
+                return f"duplicate device name {n}"
+            seen.add(n)
+    return None
+
+
+def _has_binding_conditions(slices: Iterable[dict]) -> bool:
+    return any(d.get("bindingConditions") is not None for s in slices for d in slice_spec(s).get("devices") or [])
+
+
+def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
+    """Whether a slice is relevant for the node (None: the slice is ignored entirely for this version)."""
+    spec = slice_spec(s)
+    per_device = spec.get("perDeviceNodeSelection")
+    if not sem.partitionable and (per_device is not None or (sem.version >= (1, 35) and spec.get("sharedCounters"))):
+        return None
+    if (1, 35) <= sem.version < (1, 37) and spec.get("sharedCounters"):
+        return True  # 1.35/1.36: counter slices always belong; 1.37 selects them by node like the others
+    node_name, all_nodes, selector = spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector")
+    if node_name or all_nodes or selector is not None:
+        try:
+            return node_matches(node, node_name, all_nodes, selector)
+        except NodeSelectorError as e:
+            raise AllocationError(f"failed to perform node selection for slice {_slice_name(s)}: {e}") from None
+    if per_device:
+        for d in spec.get("devices") or []:
+            try:
+                if node_matches(node, d.get("nodeName") or "", bool(d.get("allNodes")), d.get("nodeSelector")):
+                    return True
+            except NodeSelectorError as e:
+                raise AllocationError(
+                    f"failed to perform node selection for device {d.get('name', '')} in slice {_slice_name(s)}: {e}"
+                ) from None
+        return False
+    return None
+
+
+NODE_OPERATIONS_FEATURE = (
+    "DRAOptionalNodeOperations"  # component-helpers nodedeclaredfeatures draoptionalnodeoperations
+)
+
+
+def skips_node_operations(s: dict) -> bool:
+    return bool(slice_spec(s).get("skipNodeOperations"))
+
+
+def optional_node_operations_rejection(sem: Semantics, node: dict | None) -> str | None:
+    """upstream: allocator_experimental.go allocateDevice (1.37) for a device whose slice sets skipNodeOperations:
+    the feature must be on and the node must list it in status.declaredFeatures. None when the device may be used."""
+    if not sem.gate("DRAOptionalNodeOperations"):
+        return "its slice skips node operations (skipNodeOperations); DRAOptionalNodeOperations is off"
+    declared = ((node or {}).get("status") or {}).get("declaredFeatures") or []
+    if NODE_OPERATIONS_FEATURE not in declared:
+        return f"its slice skips node operations, but the node does not declare {NODE_OPERATIONS_FEATURE}"
+    return None
+
+
+def apply_taint_rules(slices: list[dict], rules) -> list[dict]:
+    """What kube-scheduler's slice tracker does with DeviceTaintRules (gate DRADeviceTaintRules): each rule's
+    taint is appended to every device its selector (driver, pool, device; all optional) matches; a rule
+    without a selector matches nothing. Slices are copied only when a rule applies."""
+    rules = [r for r in rules if (r.get("spec") or {}).get("deviceSelector") is not None]
+    if not rules:
+        return slices
+    out = []
+    for sl in slices:
+        spec = slice_spec(sl)
+        patched = None
+        for rule in rules:
+            sel = rule["spec"]["deviceSelector"]
+            taint = rule["spec"].get("taint") or {}
+            if sel.get("driver") is not None and sel["driver"] != spec.get("driver"):
+                continue
+            if sel.get("pool") is not None and sel["pool"] != (spec.get("pool") or {}).get("name"):
+                continue
+            for i, d in enumerate(spec.get("devices") or []):
+                if sel.get("device") is not None and sel["device"] != d.get("name"):
+                    continue
+                if patched is None:
+                    patched = {**sl, "spec": {**spec, "devices": [dict(x) for x in spec.get("devices") or []]}}
+                dev = patched["spec"]["devices"][i]
+                dev["taints"] = list(dev.get("taints") or []) + [
+                    dict(taint, rule=(rule.get("metadata") or {}).get("name"))
+                ]
+        out.append(patched or sl)
+    return out
+
+
+def _order_slices(group: list[dict], sem: Semantics) -> list[dict]:
+    """Slice order inside a pool: sorted by name in 1.36+ incubating/experimental; before that the order
+    the scheduler's informer listed them (kept as given), with slices holding binding-condition devices
+    moved last by the experimental channels of 1.34/1.35."""
+    if sem.resume_search:
+        return sorted(group, key=_slice_name)
+    if sem.version < (1, 36) and sem.channel == "experimental":
+        plain = [s for s in group if not _has_binding_conditions([s])]
+        return plain + [s for s in group if _has_binding_conditions([s])]
+    return list(group)
+
+
+def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
+    """GatherPools for one node."""
+    grouped: dict[tuple[str, str], list[dict]] = {}
+    order: list[tuple[str, str]] = []
+    plain_order: dict[tuple[str, str], int] = {}  # first seen through a slice without binding conditions
+    for s in slices:
+        if not slice_targets_node(s, node, sem):
+            continue
+        key = _pool_key(s)
+        if key not in plain_order and (
+            (sem.version >= (1, 35) and slice_spec(s).get("sharedCounters")) or not _has_binding_conditions([s])
+        ):
+            plain_order[key] = len(plain_order)
+        cur = grouped.get(key)
+        if cur is None:
+            grouped[key] = [s]
+            order.append(key)
+        elif _generation(s) > _generation(cur[0]):
+            grouped[key] = [s]
+        elif _generation(s) == _generation(cur[0]):
+            cur.append(s)
+    pools: list[Pool] = []
+    for key in order:
+        group = _order_slices(grouped[key], sem)
+        pool = Pool(driver=key[0], name=key[1])
+        gen = _generation(group[0])
+        complete = len(group) == _slice_count(group[0])
+        all_for_pool = group
+        if sem.version >= (1, 35) and not complete:
+            all_for_pool = [s for s in slices if _pool_key(s) == key and _generation(s) == gen]
+            if any(_pool_key(s) == key and _generation(s) > gen for s in slices):
+                continue  # obsolete: a newer generation exists somewhere
+            if len(all_for_pool) != _slice_count(group[0]):
+                pool.incomplete = True
+                pools.append(pool)
+                continue
+        elif sem.version < (1, 35) and not complete:
+            pool.incomplete = True
+        if sem.partitionable and sem.version >= (1, 35):
+            device_slices = [s for s in group if not slice_spec(s).get("sharedCounters")]
+            counter_slices = [s for s in group if slice_spec(s).get("sharedCounters")]
+        else:
+            device_slices, counter_slices = group, []
+        pool.slices = device_slices
+        dup = _duplicate_device(device_slices)
+        if dup:
+            pool.invalid, pool.invalid_reason = True, dup
+        elif sem.partitionable and sem.version >= (1, 35):
+            names = {_slice_name(s) for s in group}
+            if sem.version >= (1, 37):
+                # 1.37 takes the counter sets of the whole pool, also from slices for other nodes.
+                counter_slices = counter_slices + [
+                    x for x in all_for_pool if _slice_name(x) not in names and slice_spec(x).get("sharedCounters")
+                ]
+            counter_sets, err = _counter_sets_of(counter_slices)
+            err = err or _validate_consumption(counter_sets, group)
+            others = [
+                s for s in all_for_pool if _slice_name(s) not in names and not slice_spec(s).get("sharedCounters")
+            ]
+            err = err or _validate_consumption(counter_sets, others)
+            if err:
+                pool.invalid, pool.invalid_reason = True, err
+            pool.counter_sets = counter_sets
+            pool.not_targeting = sorted(others, key=_slice_name)
+        if pool.invalid and sem.version >= (1, 35):
+            pool.slices, pool.not_targeting = [], []  # upstream returns an invalid pool without its slices
+        pool.has_binding_conditions = _has_binding_conditions(pool.slices)
+        pools.append(pool)
+    if sem.resume_search:
+        # 1.36+ incubating/experimental: sorted by driver and pool name, pools with binding conditions last.
+        pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
+    elif sem.version < (1, 36) and sem.channel == "experimental":
+        # Slices with binding conditions are added to the pool map after all others, and pools with
+        # binding conditions are moved after the others (keeping the map order within both groups).
+        pools.sort(key=lambda p: (p.has_binding_conditions, plain_order.get((p.driver, p.name), len(plain_order))))
+    # Otherwise upstream ranges over a Go map keyed by pool. For up to 8 pools (one swiss-table group)
+    # the order is a rotation of the insertion order, and the insertion order itself is the most
+    # likely one: it is kept, so the engine's choice is always one upstream can make.
+    return pools

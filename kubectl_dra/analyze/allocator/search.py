@@ -1,0 +1,514 @@
+"""The search (upstream: allocator_<channel>.go Allocate, validateDeviceRequest, allocateOne): Allocator and
+one run of it for a node."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from kubectl_dra.analyze.allocator.capacity import (
+    CapacityNotRepresentable,
+    capacity_demand,
+    capacity_fits,
+    consumed_capacity,
+)
+from kubectl_dra.analyze.allocator.common import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocationError,
+    DeviceID,
+    ErrorKind,
+    _n,
+    device_id_str,
+    obj_ref,
+)
+from kubectl_dra.analyze.allocator.constraints import (
+    _Constraint,
+    _DistinctAttribute,
+    _DistinctAttributeAll,
+    _DistinctAttributePointers,
+    _DistinctAttributeSet,
+    _MatchAttribute,
+    _MatchAttributeSet,
+)
+from kubectl_dra.analyze.allocator.device import DeviceAllocation
+from kubectl_dra.analyze.allocator.pools import Pool, gather_pools, slice_spec
+from kubectl_dra.analyze.allocator.requests import Request, claim_requests
+from kubectl_dra.analyze.allocator.result import AllocationResult, ResultBuilding
+from kubectl_dra.analyze.allocator.selection import SelectorEvaluator, selector_expression
+from kubectl_dra.analyze.allocator.state import AllocatedState
+from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
+from kubectl_dra.features import Semantics
+
+
+class Allocator:
+    """structured.NewAllocator(...) for a set of slices, classes and allocated claims."""
+
+    def __init__(
+        self,
+        sem: Semantics,
+        classes: dict[str, dict],
+        slices: list[dict],
+        allocated: AllocatedState,
+        evaluator: SelectorEvaluator | None = None,
+    ):
+        self.sem = sem
+        self.classes = classes
+        self.slices = slices
+        self.allocated = allocated
+        self.evaluator = evaluator or SelectorEvaluator(sem)
+        self.steps = 0
+        self.max_steps = 2_000_000
+
+    # -- entry point ------------------------------------------------------------------------------
+    def allocate(self, node: dict, claims: list[dict]) -> list[AllocationResult] | None:
+        """Returns one AllocationResult per claim, None when the claims do not fit on the node, or raises
+        AllocationError with upstream's error text."""
+        run = _Run(self, node, claims)
+        return run.run()
+
+
+class _Run(DeviceAllocation, ResultBuilding):
+    """One Allocate() call for one node: the state of the search."""
+
+    def __init__(self, a: Allocator, node: dict, claims: list[dict]):
+        self.a = a
+        self.sem = a.sem
+        self.fractional = "FractionalCapacityRange" in a.sem.allocator_features
+        self.node = node
+        self.claims = claims
+        self.pools: list[Pool] = []
+        self.requests: dict[tuple[int, int, int], Request] = {}
+        self.selected_sub: dict[tuple[int, int], int] = {}
+        self.constraints: list[list[_Constraint]] = []
+        self.match_cache: dict[tuple, bool] = {}
+        self.demand_cache: dict[tuple, Any] = {}  # (claim, request, subrequest, device) -> capacity_demand
+        self.consumed_cache: dict[tuple, dict] = {}  # same key -> consumed_capacity
+        self.allocating: dict[DeviceID, set[int]] = {}
+        self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
+        self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
+        self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
+        self.results: list[list[dict]] = [[] for _ in claims]
+        self.failed_from: set[tuple] = set()  # _boundary_state keys whose search failed
+
+    # -- setup -------------------------------------------------------------------------------------
+    def run(self):
+        sem = self.sem
+        try:
+            self.pools = gather_pools(self.a.slices, self.node, sem)
+        except AllocationError as e:
+            raise AllocationError(f"gather pool information: {e.message}") from None
+        for ci, claim in enumerate(self.claims):
+            ref = obj_ref(claim)
+            min_per_claim = 0
+            for ri, req in enumerate(claim_requests(claim)):
+                subs = req.get("firstAvailable") or []
+                exactly = req.get("exactly")
+                if subs and not sem.prioritized_list:
+                    raise AllocationError(
+                        f"claim {ref}, request {req.get('name', '')}: has subrequests, but the DRAPrioritizedList feature is disabled",
+                        kind=ErrorKind.FEATURE_DISABLED,
+                    )
+                if sem.code_consumable_capacity and not sem.consumable_capacity:
+                    if sem.version == (1, 34) and any(sub.get("capacity") is not None for sub in subs):
+                        raise AllocationError(
+                            f"claim {ref}, request {req.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
+                            kind=ErrorKind.FEATURE_DISABLED,
+                        )
+                    if exactly is not None and exactly.get("capacity") is not None:
+                        raise AllocationError(
+                            f"claim {ref}, request {req.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
+                            kind=ErrorKind.FEATURE_DISABLED,
+                        )
+                    for sub in subs:
+                        if sub.get("capacity") is not None:
+                            raise AllocationError(
+                                f"claim {ref}, subrequest {sub.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
+                                kind=ErrorKind.FEATURE_DISABLED,
+                            )
+                if subs:
+                    min_req = None
+                    for si, sub in enumerate(subs):
+                        r = Request(
+                            ci,
+                            ri,
+                            si,
+                            f"{req.get('name', '')}/{sub.get('name', '')}",
+                            req.get("name", ""),
+                            sub.get("name", ""),
+                            sub,
+                            sub.get("deviceClassName") or "",
+                        )
+                        self._validate(r, ref)
+                        self.requests[(ci, ri, si)] = r
+                        min_req = r.num_devices if min_req is None else min(min_req, r.num_devices)
+                    min_req = min_req or 0
+                else:
+                    spec = exactly or {}
+                    r = Request(
+                        ci,
+                        ri,
+                        -1,
+                        req.get("name", ""),
+                        req.get("name", ""),
+                        "",
+                        spec,
+                        spec.get("deviceClassName") or "",
+                    )
+                    if exactly is None:
+                        raise AllocationError(
+                            f"claim {ref}, request {req.get('name', '')}: missing device class name (unsupported request type?)",
+                            kind=ErrorKind.REQUEST,
+                        )
+                    self._validate(r, ref)
+                    self.requests[(ci, ri, -1)] = r
+                    min_req = r.num_devices
+                if min_req > ALLOCATION_RESULTS_MAX_SIZE - min_per_claim:
+                    raise AllocationError(
+                        f"claim {ref}, request {req.get('name', '')}: adding {min_req} devices exceeds the claim limit "
+                        f"of {ALLOCATION_RESULTS_MAX_SIZE}, with {min_per_claim} already accounted for",
+                        kind=ErrorKind.REQUEST,
+                    )
+                min_per_claim += min_req
+            cons = []
+            # Set semantics for list-typed attributes: only where the allocator gets ListTypeAttributes
+            # (1.37 "experimental"; 1.36's plugin never passes it).
+            as_sets = "ListTypeAttributes" in self.sem.allocator_features
+            for i, c in enumerate(((claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
+                if c.get("matchAttribute"):
+                    cls = _MatchAttributeSet if as_sets else _MatchAttribute
+                    cons.append(cls(set(c.get("requests") or []), c["matchAttribute"]))
+                elif c.get("distinctAttribute") and self.sem.code_consumable_capacity:
+                    if as_sets:
+                        cls = _DistinctAttributeSet
+                    elif self.sem.version == (1, 34):
+                        cls = _DistinctAttributePointers
+                    else:
+                        cls = _DistinctAttributeAll if self.sem.version >= (1, 37) else _DistinctAttribute
+                    cons.append(cls(set(c.get("requests") or []), c["distinctAttribute"]))
+                else:
+                    raise AllocationError(
+                        f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)",
+                        kind=ErrorKind.REQUEST,
+                    )
+            self.constraints.append(cons)
+        # Upstream starts the search with a fresh selector cache (deviceMatchesRequest = make(...)): what
+        # validation cached, possibly under another subrequest's key (see above), is dropped.
+        self.match_cache = {}
+        try:
+            done = self.allocate_one(0, 0, -1, 0, False, (0, 0, 0))
+        except _MaxSizeExceeded:
+            raise AllocationError("allocation max size exceeded") from None
+        if not done:
+            if self.sem.version >= (1, 35) and any(p.invalid for p in self.pools):
+                raise AllocationError("invalid resource pools were encountered", kind=ErrorKind.INVALID_POOL)
+            return None
+        return [self._result(ci) for ci in range(len(self.claims))]
+
+    def _validate(self, r: Request, ref: str) -> None:
+        for i, sel in enumerate(r.selectors):
+            if not selector_expression(sel):
+                raise AllocationError(
+                    f"claim {ref}, request {r.base_name}, selector #{i}: CEL expression empty (unsupported selector type?)",
+                    kind=ErrorKind.REQUEST,
+                )
+        if not self.sem.admin_access and r.sub_index < 0 and r.spec.get("adminAccess") is not None:
+            raise AllocationError(
+                f"claim {ref}, request {r.base_name}: admin access is requested, but the feature is disabled",
+                kind=ErrorKind.FEATURE_DISABLED,
+            )
+        if not r.class_name:
+            raise AllocationError(
+                f"claim {ref}, request {r.name}: missing device class name (unsupported request type?)",
+                kind=ErrorKind.REQUEST,
+            )
+        cls = self.a.classes.get(r.class_name)
+        if cls is None:
+            raise AllocationError(
+                f"claim {ref}, request {r.name}: could not retrieve device class {r.class_name}: "
+                f'deviceclass.resource.k8s.io "{r.class_name}" not found',
+                kind=ErrorKind.CLASS,
+            )
+        r.class_obj = cls
+        if r.mode == "ExactCount":
+            r.num_devices = r.count
+        elif r.mode == "All":
+            r.all_devices = []
+            for pool in self.pools:
+                if pool.incomplete:
+                    raise AllocationError(
+                        f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently being updated",
+                        kind=ErrorKind.ALL_POOL,
+                    )
+                if pool.invalid:
+                    raise AllocationError(
+                        f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently invalid",
+                        kind=ErrorKind.ALL_POOL,
+                    )
+                # Before 1.36 the selector cache key of subrequest i is still that of subrequest i-1 while it
+                # is validated (requestKey.subRequestIndex is set after validateDeviceRequest): results are
+                # shared with, and stored for, the previous subrequest.
+                key_sub = r.sub_index - 1 if self.sem.version < (1, 36) and r.sub_index > 0 else r.sub_index
+                for s in pool.slices:
+                    for d in slice_spec(s).get("devices") or []:
+                        did = (pool.driver, pool.name, d.get("name", ""))
+                        if not self.is_selectable(r, s, d, did, key_sub):
+                            continue
+                        if self.sem.consumable_capacity:
+                            if self.sem.version >= (1, 37):
+                                # 1.37 checks the static capacity only: shares in use are not subtracted
+                                # here, so they make the allocation fail later.
+                                try:
+                                    ok, _ = capacity_fits(
+                                        r.capacity_requests, d, None, None, fractional=self.fractional
+                                    )
+                                except CapacityNotRepresentable as e:
+                                    raise AllocationError(
+                                        f"claim {ref}, request {r.sub_name or r.base_name}: checking capacity for "
+                                        f"device {d.get('name', '')}: {e}",
+                                        kind=ErrorKind.REQUEST,
+                                    ) from None
+                            else:
+                                ok, _ = self._capacity_ok(r, d, did)
+                            if not ok:
+                                continue
+                        r.all_devices.append((did, d, s, pool))
+            r.num_devices = len(r.all_devices)
+        else:
+            raise AllocationError(
+                f"claim {ref}, request {r.name}: unsupported count mode {r.mode}", kind=ErrorKind.REQUEST
+            )
+
+    # -- search ------------------------------------------------------------------------------------
+    def allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: tuple) -> bool:
+        self.a.steps += 1
+        if self.a.steps > self.a.max_steps:
+            raise AllocationError(
+                "filter operation aborted: search exceeded kubectl-dra's step budget", kind=ErrorKind.TIMEOUT
+            )
+        if ci >= len(self.claims):
+            return True
+        reqs = claim_requests(self.claims[ci])
+        if ri >= len(reqs):
+            if ci + 1 >= len(self.claims):
+                return True
+            # Upstream searches the later claims again for every allocation of the earlier ones. A later
+            # search that failed (no error) from the very same state fails again, so it is not repeated:
+            # same outcome and devices as upstream, far fewer steps when a late claim cannot be satisfied.
+            key = self._boundary_state(ci + 1)
+            if key in self.failed_from:
+                return False
+            try:
+                done = self.allocate_one(ci + 1, 0, -1, 0, False, (0, 0, 0))
+            except _MaxSizeExceeded:
+                done = False
+            if not done:
+                self.failed_from.add(key)
+            return done
+        if not in_sub and (reqs[ri].get("firstAvailable") or []):
+            all_exceeded = True
+            sub = 0
+            while (ci, ri, sub) in self.requests:
+                try:
+                    ok = self.allocate_one(ci, ri, sub, 0, True, (0, 0, 0))
+                except _MaxSizeExceeded:
+                    sub += 1
+                    continue
+                all_exceeded = False
+                if ok:
+                    self.selected_sub[(ci, ri)] = sub
+                    return True
+                sub += 1
+            if all_exceeded:
+                raise _MaxSizeExceeded()
+            return False
+        r = self.requests[(ci, ri, si)]
+        if r.mode == "All" and not r.all_devices:
+            return False
+        if di >= r.num_devices:
+            return self.allocate_one(ci, ri + 1, -1, 0, False, (0, 0, 0))
+        if r.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE - len(self.results[ci]):
+            raise _MaxSizeExceeded()
+        if r.mode == "All":
+            did, d, s, pool = r.all_devices[di]
+            ok, undo = self.allocate_device(r, did, d, s, pool, True, di)
+            if not ok:
+                return False
+            # Before 1.36 the next "all" device is looked up without the subrequest index, i.e. as a device
+            # of the first subrequest (allocateOne's deviceIndices literal omits subRequestIndex).
+            next_si = 0 if self.sem.version < (1, 36) and si > 0 else si
+            try:
+                done = self.allocate_one(ci, ri, next_si, di + 1, in_sub, (0, 0, 0))
+            except BaseException:
+                undo()
+                raise
+            if not done:
+                undo()
+            return done
+        resume = self.sem.resume_search
+        p0, s0, d0 = start if resume else (0, 0, 0)
+        for pi in range(p0, len(self.pools)):
+            pool = self.pools[pi]
+            if pool.invalid:
+                if self.sem.version < (1, 35):
+                    raise AllocationError(
+                        f"pool {pool.name} is invalid: {pool.invalid_reason}", kind=ErrorKind.INVALID_POOL
+                    )
+                continue
+            if pool.incomplete and self.sem.version >= (1, 35):
+                continue
+            for sj in range(s0 if pi == p0 else 0, len(pool.slices)):
+                s = pool.slices[sj]
+                devices = slice_spec(s).get("devices") or []
+                for dj in range(d0 if (pi == p0 and sj == s0) else 0, len(devices)):
+                    d = devices[dj]
+                    did = (pool.driver, pool.name, d.get("name", ""))
+                    if r.admin_access and ci in self.allocating.get(did, ()):
+                        continue
+                    if not r.admin_access and self._in_use(did):
+                        continue
+                    if not self.is_selectable(r, s, d, did):
+                        continue
+                    if self.sem.consumable_capacity:
+                        ok, _ = self._capacity_ok(r, d, did)
+                        if not ok:
+                            continue
+                    ok, undo = self.allocate_device(r, did, d, s, pool, False, di)
+                    if not ok:
+                        continue
+                    try:
+                        done = self.allocate_one(ci, ri, si, di + 1, in_sub, (pi, sj, dj + 1))
+                    except BaseException:
+                        undo()
+                        raise
+                    if done:
+                        return True
+                    undo()
+        return False
+
+    def _boundary_state(self, c: int) -> tuple:
+        """Everything the search of claims c.. reads that earlier claims change, including what the
+        pre-1.36 bookkeeping leaks (in-flight marks, counters, constraint state of later claims)."""
+        return (
+            c,
+            # in use, and by which later claim (a pre-1.36 leak; admin access looks at its own claim)
+            frozenset((did, frozenset(x for x in cs if x >= c)) for did, cs in self.allocating.items() if cs),
+            frozenset((did, frozenset(v.items())) for did, v in self.allocating_capacity.items()),
+            frozenset(
+                (scope, name, frozenset((k, v) for k, v in cs.items() if v))
+                for scope, sets in self.consumed_counters.items()
+                for name, cs in sets.items()
+            ),
+            tuple(con.state() for cons in self.constraints[c:] for con in cons),
+            tuple(len(self.results[i]) for i in range(c, len(self.claims))),
+        )
+
+    def _in_use(self, did: DeviceID) -> bool:
+        return did in self.a.allocated.devices or bool(self.allocating.get(did))
+
+    def _consumed(self, r: Request, d: dict, did: DeviceID) -> dict:
+        """What one allocation of the device for the request consumes (a fresh dict, callers keep it)."""
+        key = (r.claim_index, r.request_index, r.sub_index, did)
+        c = self.consumed_cache.get(key)
+        if c is None:
+            c = consumed_capacity(r.capacity_requests, d, self.fractional) or {}
+            c = self.consumed_cache[key] = {k: _n(v) for k, v in c.items()}
+        return dict(c)
+
+    def _capacity_ok(self, r: Request, d: dict, did: DeviceID) -> tuple[bool, str]:
+        key = (r.claim_index, r.request_index, r.sub_index, did)
+        demand = self.demand_cache.get(key)
+        if demand is None:
+            try:
+                demand = self.demand_cache[key] = capacity_demand(r.capacity_requests, d, self.fractional)
+            except CapacityNotRepresentable as e:
+                raise AllocationError(
+                    f"claim {obj_ref(self.claims[r.claim_index])}, request {r.sub_name or r.base_name}: checking "
+                    f"capacity for device {device_id_str(did)}: {e}",
+                    kind=ErrorKind.REQUEST,
+                ) from None
+        return capacity_fits(
+            r.capacity_requests,
+            d,
+            self.a.allocated.aggregated_capacity.get(did),
+            self.allocating_capacity.get(did),
+            demand,
+        )
+
+    def is_selectable(self, r: Request, s: dict, d: dict, did: DeviceID, key_sub: int | None = None) -> bool:
+        if not self.sem.binding_conditions and d.get("bindingConditions"):
+            return False
+        key = (did, r.claim_index, r.request_index, r.sub_index if key_sub is None else key_sub)
+        hit = self.match_cache.get(key)
+        if hit is not None:
+            return hit
+        if r.class_obj is not None:
+            if not self._selectors_match(
+                r, d, did, r.class_obj, ((r.class_obj.get("spec") or {}).get("selectors")) or []
+            ):
+                self.match_cache[key] = False
+                return False
+        if not self._selectors_match(r, d, did, None, r.selectors):
+            self.match_cache[key] = False
+            return False
+        if slice_spec(s).get("perDeviceNodeSelection"):
+            try:
+                ok = node_matches(self.node, d.get("nodeName") or "", bool(d.get("allNodes")), d.get("nodeSelector"))
+            except NodeSelectorError as e:
+                raise AllocationError(f"failed to parse node selector: {e}") from None
+            if not ok:
+                self.match_cache[key] = False
+                return False
+        self.match_cache[key] = True
+        return True
+
+    def _selectors_match(self, r: Request, d: dict, did: DeviceID, cls: dict | None, selectors: list) -> bool:
+        ev = self.a.evaluator
+        for i, sel in enumerate(selectors):
+            expr = selector_expression(sel) or ""
+            where = (
+                f"class {(cls.get('metadata') or {}).get('name', '')}"
+                if cls is not None
+                else f"claim {obj_ref(self.claims[r.claim_index])}"
+            )
+            compiled, cerr = ev.compile(expr)
+            if compiled is None and expr in ev.inexact:
+                raise AllocationError(
+                    f"{where}: selector #{i}: {cerr}", kind=ErrorKind.INEXACT, selector=i, expression=expr
+                )
+            if compiled is None:
+                raise AllocationError(
+                    f"{where}: selector #{i}: CEL compile error: {cerr}",
+                    kind=ErrorKind.CEL_COMPILE,
+                    selector=i,
+                    expression=expr,
+                    device=device_id_str(did),
+                )
+            res = compiled.evaluate(ev.cel_device(did, d))
+            if res.error is not None and not getattr(res, "exact", True):
+                raise AllocationError(
+                    f"{where}: selector #{i} on device {device_id_str(did)}: {res.error}",
+                    kind=ErrorKind.INEXACT,
+                    selector=i,
+                    expression=expr,
+                    device=device_id_str(did),
+                    cel_error=res.error,
+                )
+            if res.error is not None:
+                on = f" on device {device_id_str(did)}" if self.sem.version >= (1, 37) else ""
+                raise AllocationError(
+                    f"{where}: selector #{i}{on}: CEL runtime error: {res.error}",
+                    kind=ErrorKind.CEL_RUNTIME,
+                    selector=i,
+                    expression=expr,
+                    device=device_id_str(did),
+                    cel_error=res.error,
+                    source="class" if cls is not None else "claim",
+                    request=r.name,
+                )
+            if not res.value:
+                return False
+        return True
+
+
+class _MaxSizeExceeded(Exception):
+    pass

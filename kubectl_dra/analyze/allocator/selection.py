@@ -1,0 +1,73 @@
+"""Selector evaluation with the Kubernetes CEL environment, shared with the explanation matrix (upstream:
+isSelectable, selectorsMatch)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubectl_dra.analyze.allocator.common import DeviceID
+from kubectl_dra.features import Semantics
+
+
+class SelectorEvaluator:
+    """Compiles each expression once and evaluates it per device, caching by (expression, device)."""
+
+    def __init__(self, sem: Semantics, cel_env=None):
+        self.sem = sem
+        self._env = cel_env
+        self._compiled: dict[str, Any] = {}
+        self._cel_inputs: dict[DeviceID, dict] = {}
+        self.inexact: set[str] = set()  # expressions Kubernetes accepts but the local engine cannot run
+
+    @property
+    def env(self):
+        if self._env is None:
+            from kubectl_dra.cel import CelEnvironment
+
+            self._env = CelEnvironment(version=self.sem.version, list_attributes=self.sem.list_attributes)
+        return self._env
+
+    def compile(self, expression: str):
+        """Returns (compiled, None) or (None, compile error text)."""
+        hit = self._compiled.get(expression)
+        if hit is None:
+            from kubectl_dra.cel import CelCompileError
+
+            try:
+                hit = (self.env.compile(expression), None)
+            except CelCompileError as e:
+                hit = (None, str(e))
+                if not getattr(e, "exact", True):
+                    self.inexact.add(expression)
+            self._compiled[expression] = hit
+        return hit
+
+    def cel_device(self, did: DeviceID, device: dict) -> dict:
+        d = self._cel_inputs.get(did)
+        if d is None:
+            d = {
+                "driver": did[0],
+                "name": did[2],
+                "attributes": device.get("attributes") or {},
+                "capacity": device.get("capacity") or {},
+                # stable (all versions) and 1.34/1.35 incubating build cel.Device without this field.
+                "allowMultipleAllocations": self.sem.cel_sees_multi_allocations
+                and bool(device.get("allowMultipleAllocations")),
+            }
+            self._cel_inputs[did] = d
+        return d
+
+    def evaluate(self, expression: str, did: DeviceID, device: dict):
+        """Returns an EvalResult-like object (value, error, reads) or raises nothing; compile errors
+        come back as (None, error) via .compile()."""
+        compiled, err = self.compile(expression)
+        if compiled is None:
+            return None
+        return compiled.evaluate(self.cel_device(did, device))
+
+
+def selector_expression(sel: dict) -> str | None:
+    cel = sel.get("cel")
+    if not cel:
+        return None
+    return cel.get("expression")
