@@ -127,7 +127,9 @@ def generate(path: Path) -> None:
                 "involvedObject": {"kind": "Pod", "name": pod, "namespace": "default"},
                 "type": "Warning",
                 "reason": "FailedScheduling",
-                "message": f"0/{NODES} nodes are available: {NODES} cannot allocate all claims.",
+                # Consistent with the snapshot (a free device exists): the scheduler's last word is about CPU, so
+                # the dry-run does not contradict it (a contradiction would be DRA005, exit 2).
+                "message": f"0/{NODES} nodes are available: {NODES} Insufficient cpu.",
                 "source": {"component": "default-scheduler"},
                 "lastTimestamp": f"2026-11-30T{(e // 3600) % 24:02d}:{(e // 60) % 60:02d}:{e % 60:02d}Z",
             }
