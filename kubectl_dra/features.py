@@ -238,16 +238,6 @@ class Semantics:
         return self._channel_supports("ConsumableCapacity")
 
     @cached_property
-    def cel_sees_multi_allocations(self) -> bool:
-        """Whether the channel passes device.allowMultipleAllocations to CEL (else it reads false)."""
-        return self.channel == "experimental" or (self.channel == "incubating" and self.version >= (1, 36))
-
-    @cached_property
-    def resume_search(self) -> bool:
-        """1.36+ incubating/experimental: sorted pools, combinations instead of permutations."""
-        return self.version >= (1, 36) and self.channel != "stable"
-
-    @cached_property
     def optional_node_operations_code(self) -> bool:
         """The channel has 1.37 experimental's optional-node-operations check (allocateDevice): a device of a slice
         with spec.skipNodeOperations is skipped unless DRAOptionalNodeOperations is on and the node declares the
@@ -255,13 +245,11 @@ class Semantics:
         return self.version >= (1, 37) and self._channel_supports("OptionalNodeOperations")
 
     @cached_property
-    def taints_any_effect(self) -> bool:
-        """Old taint semantics: every taint, whatever its effect, must be tolerated."""
-        return self.version == (1, 34) or (self.version == (1, 35) and self.channel == "stable")
+    def behaviour(self):
+        """The allocator's named facts for this minor and channel (behaviour.py)."""
+        from kubectl_dra.behaviour import Behaviour
 
-    @cached_property
-    def per_slice_counters(self) -> bool:
-        return self.version == (1, 34) or (self.version == (1, 35) and self.channel == "stable")
+        return Behaviour(self.version, self.channel)
 
     def to_dict(self) -> dict:
         return {

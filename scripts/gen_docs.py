@@ -162,11 +162,28 @@ DEFAULTS_1_37 = [
 ]
 
 
+def allocator_matrix() -> str:
+    from kubectl_dra.behaviour import matrix_markdown
+    from kubectl_dra.features import _CHANNELS
+
+    columns = [(v, name) for v, chans in _CHANNELS.items() for name, _ in chans]
+    return (
+        HEADER.format(src="kubectl_dra/behaviour.py")
+        + "# The allocator's behaviour per minor and channel\n\n"
+        + "Which upstream behaviour the allocator port follows for each Kubernetes minor and allocator channel "
+        + "(kube-scheduler picks the first channel whose features cover the enabled gates; `explain` prints it). "
+        + "`yes` / `-` for facts that hold or not; other values are named. Facts that depend on feature gates too "
+        + "are on Semantics (kubectl_dra/features.py).\n\n"
+        + matrix_markdown(columns)
+    )
+
+
 def targets() -> dict[Path, str]:
     files = {ROOT / "docs" / "codes" / f"{r.code}.md": code_page(r) for r in REGISTRY.values()}
     files[ROOT / "docs" / "codes" / "README.md"] = codes_index()
     files[ROOT / "docs" / "cli.md"] = cli_reference()
     files[ROOT / "docs" / "walkthrough.md"] = walkthrough()
+    files[ROOT / "docs" / "allocator-matrix.md"] = allocator_matrix()
     return files
 
 

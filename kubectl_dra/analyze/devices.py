@@ -267,7 +267,7 @@ class CounterView:
         for e in universe.entries:
             scope = self.scope(e)
             if scope not in self.left:
-                if not sem.per_slice_counters:
+                if not sem.behaviour.old_rules_1_34:
                     base = universe.counter_sets.get(e.pool_key, {})
                 else:
                     base = {
@@ -291,7 +291,7 @@ class CounterView:
                         cs[name] -= parse_quantity((c or {}).get("value", "0"))
 
     def scope(self, e: DeviceEntry):
-        if not self.sem.per_slice_counters:
+        if not self.sem.behaviour.old_rules_1_34:
             return e.pool_key
         return e.pool_key + ((e.slice.get("metadata") or {}).get("name", ""),)
 
@@ -329,7 +329,7 @@ def device_matrix(
         if e.pool_state.startswith("invalid"):
             out.append(DeviceVerdict(e, "rejected", "pool", f"pool {e.pool_key[1]} is {e.pool_state}"))
             continue
-        if e.pool_state and sem.version >= (1, 35):
+        if e.pool_state and sem.behaviour.skips_unusable_pools:
             out.append(DeviceVerdict(e, "rejected", "pool", f"pool {e.pool_key[1]} is {e.pool_state}"))
             continue
         if d.get("bindingConditions") and not sem.binding_conditions:

@@ -10,7 +10,7 @@ from kubectl_dra.features import Semantics
 
 def untolerated_taint(device: dict, tolerations: list, sem: Semantics) -> dict | None:
     for taint in device.get("taints") or []:
-        if not sem.taints_any_effect and taint.get("effect") not in ("NoSchedule", "NoExecute"):
+        if not sem.behaviour.old_rules_1_34 and taint.get("effect") not in ("NoSchedule", "NoExecute"):
             continue
         if not any(tolerates(t, taint) for t in tolerations):
             return taint

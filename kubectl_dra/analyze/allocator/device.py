@@ -23,7 +23,7 @@ class DeviceAllocation:
 
     def allocate_device(self, r: Request, did, d, s, pool: Pool, must: bool, di: int):
         """di: the position of this device within its request (0 for the first device)."""
-        if self.sem.version < (1, 36):
+        if self.sem.behaviour.legacy_allocate_device:
             return self._allocate_device_legacy(r, did, d, s, pool, must, di)
         sem = self.sem
         ci = r.claim_index
@@ -100,7 +100,7 @@ class DeviceAllocation:
         if not sem.partitionable and consumes:
             return None
         skip_counters = multi and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
-        if consumes and not (sem.version >= (1, 35) and skip_counters):
+        if consumes and not (sem.behaviour.shared_device_skips_counters and skip_counters):
             if not self._reserve_counters(d, s, pool):
                 return None
             return multi, consumes, True
@@ -141,7 +141,7 @@ class DeviceAllocation:
         if sem.consumable_capacity:
             ok, _ = (
                 self._capacity_ok(r, *self._capacity_device_1_34(s, did, di))
-                if sem.version == (1, 34)
+                if sem.behaviour.capacity_of_indexed_device
                 else self._capacity_ok(r, d, did)
             )
             if not ok:
@@ -209,7 +209,7 @@ class DeviceAllocation:
 
     # -- counters ----------------------------------------------------------------------------------
     def _counter_scope(self, s: dict, pool: Pool) -> tuple[str, dict, list]:
-        if not self.sem.per_slice_counters:
+        if not self.sem.behaviour.old_rules_1_34:
             return pool.id, pool.counter_sets, pool.slices + pool.not_targeting
         sets, _ = _counter_sets_of([s])
         return f"{pool.id}/{_slice_name(s)}", sets, [s]

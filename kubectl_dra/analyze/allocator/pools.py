@@ -95,9 +95,11 @@ def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
     """Whether a slice is relevant for the node (None: the slice is ignored entirely for this version)."""
     spec = slice_spec(s)
     per_device = spec.get("perDeviceNodeSelection")
-    if not sem.partitionable and (per_device is not None or (sem.version >= (1, 35) and spec.get("sharedCounters"))):
+    if not sem.partitionable and (
+        per_device is not None or (sem.behaviour.separate_counter_slices and spec.get("sharedCounters"))
+    ):
         return None
-    if (1, 35) <= sem.version < (1, 37) and spec.get("sharedCounters"):
+    if sem.behaviour.counter_slices_reach_every_node and spec.get("sharedCounters"):
         return True  # 1.35/1.36: counter slices always belong; 1.37 selects them by node like the others
     node_name, all_nodes, selector = spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector")
     if node_name or all_nodes or selector is not None:
@@ -173,9 +175,9 @@ def _order_slices(group: list[dict], sem: Semantics) -> list[dict]:
     """Slice order inside a pool: sorted by name in 1.36+ incubating/experimental; before that the order
     the scheduler's informer listed them (kept as given), with slices holding binding-condition devices
     moved last by the experimental channels of 1.34/1.35."""
-    if sem.resume_search:
+    if sem.behaviour.resume_search:
         return sorted(group, key=_slice_name)
-    if sem.version < (1, 36) and sem.channel == "experimental":
+    if sem.behaviour.binding_slices_last:
         plain = [s for s in group if not _has_binding_conditions([s])]
         return plain + [s for s in group if _has_binding_conditions([s])]
     return list(group)
@@ -191,7 +193,8 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
             continue
         key = _pool_key(s)
         if key not in plain_order and (
-            (sem.version >= (1, 35) and slice_spec(s).get("sharedCounters")) or not _has_binding_conditions([s])
+            (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))
+            or not _has_binding_conditions([s])
         ):
             plain_order[key] = len(plain_order)
         cur = grouped.get(key)
@@ -209,7 +212,7 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
         gen = _generation(group[0])
         complete = len(group) == _slice_count(group[0])
         all_for_pool = group
-        if sem.version >= (1, 35) and not complete:
+        if sem.behaviour.skips_unusable_pools and not complete:
             all_for_pool = [s for s in slices if _pool_key(s) == key and _generation(s) == gen]
             if any(_pool_key(s) == key and _generation(s) > gen for s in slices):
                 continue  # obsolete: a newer generation exists somewhere
@@ -217,9 +220,9 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
                 pool.incomplete = True
                 pools.append(pool)
                 continue
-        elif sem.version < (1, 35) and not complete:
+        elif not sem.behaviour.skips_unusable_pools and not complete:
             pool.incomplete = True
-        if sem.partitionable and sem.version >= (1, 35):
+        if sem.partitionable and sem.behaviour.separate_counter_slices:
             device_slices = [s for s in group if not slice_spec(s).get("sharedCounters")]
             counter_slices = [s for s in group if slice_spec(s).get("sharedCounters")]
         else:
@@ -228,9 +231,9 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
         dup = _duplicate_device(device_slices)
         if dup:
             pool.invalid, pool.invalid_reason = True, dup
-        elif sem.partitionable and sem.version >= (1, 35):
+        elif sem.partitionable and sem.behaviour.separate_counter_slices:
             names = {_slice_name(s) for s in group}
-            if sem.version >= (1, 37):
+            if sem.behaviour.pool_wide_counter_sets:
                 # 1.37 takes the counter sets of the whole pool, also from slices for other nodes.
                 counter_slices = counter_slices + [
                     x for x in all_for_pool if _slice_name(x) not in names and slice_spec(x).get("sharedCounters")
@@ -245,14 +248,14 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
                 pool.invalid, pool.invalid_reason = True, err
             pool.counter_sets = counter_sets
             pool.not_targeting = sorted(others, key=_slice_name)
-        if pool.invalid and sem.version >= (1, 35):
+        if pool.invalid and sem.behaviour.skips_unusable_pools:
             pool.slices, pool.not_targeting = [], []  # upstream returns an invalid pool without its slices
         pool.has_binding_conditions = _has_binding_conditions(pool.slices)
         pools.append(pool)
-    if sem.resume_search:
+    if sem.behaviour.resume_search:
         # 1.36+ incubating/experimental: sorted by driver and pool name, pools with binding conditions last.
         pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
-    elif sem.version < (1, 36) and sem.channel == "experimental":
+    elif sem.behaviour.binding_slices_last:
         # Slices with binding conditions are added to the pool map after all others, and pools with
         # binding conditions are moved after the others (keeping the map order within both groups).
         pools.sort(key=lambda p: (p.has_binding_conditions, plain_order.get((p.driver, p.name), len(plain_order))))

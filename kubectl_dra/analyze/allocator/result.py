@@ -27,7 +27,7 @@ class ResultBuilding:
         for res in self.results[ci]:
             r = self._request_for(ci, res["request"])
             entry = {k: v for k, v in res.items() if not k.startswith("_")}
-            if self.sem.version >= (1, 35) and r is not None and r.tolerations:
+            if self.sem.behaviour.result_copies_tolerations and r is not None and r.tolerations:
                 entry["tolerations"] = r.tolerations
             d = res["_device"]
             if self.sem.binding_conditions and d.get("bindingConditions"):

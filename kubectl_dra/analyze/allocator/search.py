@@ -109,7 +109,9 @@ class _Run(DeviceAllocation, ResultBuilding):
                         kind=ErrorKind.FEATURE_DISABLED,
                     )
                 if sem.code_consumable_capacity and not sem.consumable_capacity:
-                    if sem.version == (1, 34) and any(sub.get("capacity") is not None for sub in subs):
+                    if sem.behaviour.capacity_gate_names_request and any(
+                        sub.get("capacity") is not None for sub in subs
+                    ):
                         raise AllocationError(
                             f"claim {ref}, request {req.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled",
                             kind=ErrorKind.FEATURE_DISABLED,
@@ -180,10 +182,12 @@ class _Run(DeviceAllocation, ResultBuilding):
                 elif c.get("distinctAttribute") and self.sem.code_consumable_capacity:
                     if as_sets:
                         cls = _DistinctAttributeSet
-                    elif self.sem.version == (1, 34):
-                        cls = _DistinctAttributePointers
                     else:
-                        cls = _DistinctAttributeAll if self.sem.version >= (1, 37) else _DistinctAttribute
+                        cls = {
+                            "pointer": _DistinctAttributePointers,
+                            "per-request": _DistinctAttribute,
+                            "all": _DistinctAttributeAll,
+                        }[self.sem.behaviour.distinct_attribute]
                     cons.append(cls(set(c.get("requests") or []), c["distinctAttribute"]))
                 else:
                     raise AllocationError(
@@ -199,7 +203,7 @@ class _Run(DeviceAllocation, ResultBuilding):
         except _MaxSizeExceeded:
             raise AllocationError("allocation max size exceeded") from None
         if not done:
-            if self.sem.version >= (1, 35) and any(p.invalid for p in self.pools):
+            if self.sem.behaviour.skips_unusable_pools and any(p.invalid for p in self.pools):
                 raise AllocationError("invalid resource pools were encountered", kind=ErrorKind.INVALID_POOL)
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
@@ -247,14 +251,14 @@ class _Run(DeviceAllocation, ResultBuilding):
                 # Before 1.36 the selector cache key of subrequest i is still that of subrequest i-1 while it
                 # is validated (requestKey.subRequestIndex is set after validateDeviceRequest): results are
                 # shared with, and stored for, the previous subrequest.
-                key_sub = r.sub_index - 1 if self.sem.version < (1, 36) and r.sub_index > 0 else r.sub_index
+                key_sub = r.sub_index - 1 if self.sem.behaviour.subrequest_key_lags and r.sub_index > 0 else r.sub_index
                 for s in pool.slices:
                     for d in slice_spec(s).get("devices") or []:
                         did = (pool.driver, pool.name, d.get("name", ""))
                         if not self.is_selectable(r, s, d, did, key_sub):
                             continue
                         if self.sem.consumable_capacity:
-                            if self.sem.version >= (1, 37):
+                            if self.sem.behaviour.all_mode_static_capacity:
                                 # 1.37 checks the static capacity only: shares in use are not subtracted
                                 # here, so they make the allocation fail later.
                                 try:
@@ -335,7 +339,7 @@ class _Run(DeviceAllocation, ResultBuilding):
                 return False
             # Before 1.36 the next "all" device is looked up without the subrequest index, i.e. as a device
             # of the first subrequest (allocateOne's deviceIndices literal omits subRequestIndex).
-            next_si = 0 if self.sem.version < (1, 36) and si > 0 else si
+            next_si = 0 if self.sem.behaviour.subrequest_key_lags and si > 0 else si
             try:
                 done = self.allocate_one(ci, ri, next_si, di + 1, in_sub, (0, 0, 0))
             except BaseException:
@@ -344,17 +348,17 @@ class _Run(DeviceAllocation, ResultBuilding):
             if not done:
                 undo()
             return done
-        resume = self.sem.resume_search
+        resume = self.sem.behaviour.resume_search
         p0, s0, d0 = start if resume else (0, 0, 0)
         for pi in range(p0, len(self.pools)):
             pool = self.pools[pi]
             if pool.invalid:
-                if self.sem.version < (1, 35):
+                if not self.sem.behaviour.skips_unusable_pools:
                     raise AllocationError(
                         f"pool {pool.name} is invalid: {pool.invalid_reason}", kind=ErrorKind.INVALID_POOL
                     )
                 continue
-            if pool.incomplete and self.sem.version >= (1, 35):
+            if pool.incomplete and self.sem.behaviour.skips_unusable_pools:
                 continue
             for sj in range(s0 if pi == p0 else 0, len(pool.slices)):
                 s = pool.slices[sj]
@@ -494,7 +498,7 @@ class _Run(DeviceAllocation, ResultBuilding):
                     cel_error=res.error,
                 )
             if res.error is not None:
-                on = f" on device {device_id_str(did)}" if self.sem.version >= (1, 37) else ""
+                on = f" on device {device_id_str(did)}" if self.sem.behaviour.cel_error_names_device else ""
                 raise AllocationError(
                     f"{where}: selector #{i}{on}: CEL runtime error: {res.error}",
                     kind=ErrorKind.CEL_RUNTIME,

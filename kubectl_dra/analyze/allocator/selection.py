@@ -51,7 +51,7 @@ class SelectorEvaluator:
                 "attributes": device.get("attributes") or {},
                 "capacity": device.get("capacity") or {},
                 # stable (all versions) and 1.34/1.35 incubating build cel.Device without this field.
-                "allowMultipleAllocations": self.sem.cel_sees_multi_allocations
+                "allowMultipleAllocations": self.sem.behaviour.cel_sees_multi_allocations
                 and bool(device.get("allowMultipleAllocations")),
             }
             self._cel_inputs[did] = d

@@ -1,0 +1,143 @@
+"""The allocator's version- and channel-specific behaviour as named facts.
+
+Each fact is a property of (Kubernetes minor, allocator channel) with the upstream place it comes from, so that a
+reader finds "what does 1.36 incubating do here" in one row of docs/allocator-matrix.md (generated from this file by
+`make docs`) and porting a minor means adding a column and the facts that changed. The allocator port reads
+`sem.behaviour.<fact>` instead of comparing versions inline. Facts that depend on feature gates too stay on
+Semantics (features.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    version: tuple[int, int]
+    channel: str  # "stable", "incubating", "experimental"
+
+    @cached_property
+    def legacy_allocate_device(self) -> bool:
+        """allocateDevice of the 1.34/1.35 rule set, with its bookkeeping leaks (counters of a device rejected later
+        stay reserved; undoing a shared device keeps its counters). upstream: allocator_*.go allocateDevice, before
+        the 1.36 rewrite."""
+        return self.version < (1, 36)
+
+    @cached_property
+    def separate_counter_slices(self) -> bool:
+        """Shared counters live in slices of their own (the 1.35 layout), per pool; before, in the device's own
+        slice. upstream: pools_*.go GatherPools (counter slices), validateConsumption."""
+        return self.version >= (1, 35)
+
+    @cached_property
+    def counter_slices_reach_every_node(self) -> bool:
+        """A slice with sharedCounters belongs to every node's pool (1.35, 1.36); 1.37 selects it by node like any
+        slice. upstream: pools_*.go GatherPools."""
+        return (1, 35) <= self.version < (1, 37)
+
+    @cached_property
+    def pool_wide_counter_sets(self) -> bool:
+        """The counter sets of a pool come from all its slices, also those for other nodes. upstream: 1.37
+        pools_*.go GatherPools."""
+        return self.version >= (1, 37)
+
+    @cached_property
+    def skips_unusable_pools(self) -> bool:
+        """Incomplete pools are skipped (after a look for a newer generation) and invalid pools are skipped, reported
+        as `invalid resource pools were encountered` when nothing fits; before 1.35 an incomplete pool's devices are
+        used and reaching an invalid pool is an error. upstream: pools_*.go, allocator_*.go Allocate."""
+        return self.version >= (1, 35)
+
+    @cached_property
+    def binding_slices_last(self) -> bool:
+        """Slices and pools with binding-condition devices go after the others, keeping the informer's map order
+        otherwise. upstream: 1.34/1.35 experimental pools_experimental.go."""
+        return self.version < (1, 36) and self.channel == "experimental"
+
+    @cached_property
+    def shared_device_skips_counters(self) -> bool:
+        """A shareable (allowMultipleAllocations) device that already holds a share does not consume its counters
+        again. upstream: allocator_*.go allocateDevice (1.35+)."""
+        return self.version >= (1, 35)
+
+    @cached_property
+    def capacity_of_indexed_device(self) -> bool:
+        """1.34's capacity check reads the device at the request's device index, not the candidate (an upstream
+        index bug, which can also panic: DRA415). upstream: 1.34 allocator_experimental.go allocateDevice."""
+        return self.version == (1, 34)
+
+    @cached_property
+    def capacity_gate_names_request(self) -> bool:
+        """With DRAConsumableCapacity off, a capacity request in a subrequest is reported with the request's name
+        (1.34) rather than the subrequest's. upstream: allocator_*.go validateDeviceRequest."""
+        return self.version == (1, 34)
+
+    @cached_property
+    def distinct_attribute(self) -> str:
+        """How distinctAttribute compares: `pointer` (1.34: the very same attribute value of the same device),
+        `per-request` (1.35, 1.36), `all` (1.37: every device of the constraint). upstream: constraint.go."""
+        if self.version == (1, 34):
+            return "pointer"
+        return "all" if self.version >= (1, 37) else "per-request"
+
+    @cached_property
+    def subrequest_key_lags(self) -> bool:
+        """While subrequest i is validated, the selector cache key is still that of subrequest i-1, and allocation
+        mode All looks the next device up as one of the first subrequest. upstream: allocator_*.go allocateOne
+        (requestKey.subRequestIndex set after validateDeviceRequest), fixed in 1.36."""
+        return self.version < (1, 36)
+
+    @cached_property
+    def all_mode_static_capacity(self) -> bool:
+        """allocationMode All checks the device's static capacity only; shares in use make the allocation fail later.
+        upstream: 1.37 allocator_*.go validateDeviceRequest."""
+        return self.version >= (1, 37)
+
+    @cached_property
+    def result_copies_tolerations(self) -> bool:
+        """Allocation results carry the request's tolerations. upstream: allocator_*.go result building (1.35+)."""
+        return self.version >= (1, 35)
+
+    @cached_property
+    def cel_error_names_device(self) -> bool:
+        """A CEL runtime error names the device (`selector #0 on device d/p/x`). upstream: 1.37 allocator_*.go
+        selectorsMatch."""
+        return self.version >= (1, 37)
+
+    @cached_property
+    def resume_search(self) -> bool:
+        """Pools sorted by driver and pool name, slices by name (pools with binding conditions last), and the next
+        device slot of a request resumes after the previous pick (combinations instead of permutations).
+        upstream: 1.36+ incubating/experimental allocator_*.go allocateOne, pools_*.go."""
+        return self.version >= (1, 36) and self.channel != "stable"
+
+    @cached_property
+    def old_rules_1_34(self) -> bool:
+        """The 1.34 rules that 1.35 stable still has: every device taint must be tolerated whatever its effect, and
+        counters are checked per slice. upstream: 1.34 allocator_*.go, 1.35 allocator_stable.go."""
+        return self.version == (1, 34) or (self.version == (1, 35) and self.channel == "stable")
+
+    @cached_property
+    def cel_sees_multi_allocations(self) -> bool:
+        """CEL sees device.allowMultipleAllocations (else it reads false). upstream: the channel's cel device
+        conversion (experimental, and incubating from 1.36)."""
+        return self.channel == "experimental" or (self.channel == "incubating" and self.version >= (1, 36))
+
+
+FACTS: tuple[str, ...] = tuple(k for k, v in vars(Behaviour).items() if isinstance(v, cached_property))
+
+
+def matrix_markdown(columns: list[tuple[tuple[int, int], str]]) -> str:
+    """docs/allocator-matrix.md: one row per fact, one column per (minor, channel)."""
+    head = "| fact | " + " | ".join(f"{a}.{b} {c}" for (a, b), c in columns) + " |"
+    rule = "|---|" + "---|" * len(columns)
+    rows = []
+    for name in FACTS:
+        vals = []
+        for v, c in columns:
+            x = getattr(Behaviour(v, c), name)
+            vals.append("yes" if x is True else "-" if x is False else f"`{x}`")
+        rows.append(f"| `{name}` | " + " | ".join(vals) + " |")
+    facts = "\n".join(f"* `{name}`: " + " ".join((getattr(Behaviour, name).__doc__ or "").split()) for name in FACTS)
+    return "\n".join([head, rule, *rows]) + "\n\n" + facts + "\n"
