@@ -216,8 +216,9 @@ class Reachability:
     """Which usable nodes reach a device: computed once per slice (or per device with per-device node
     selection), shared by every request, so the cost is O(slices x nodes) only for selector-based slices."""
 
-    def __init__(self, usable_nodes: list[dict]):
+    def __init__(self, usable_nodes: list[dict], rejected: dict | None = None):
         self.usable = usable_nodes
+        self.rejected = rejected or {}  # node name -> why the pod cannot use it
         self.names = {n["metadata"]["name"] for n in usable_nodes}
         self.all = tuple(n["metadata"]["name"] for n in usable_nodes)
         self._by_name = {n["metadata"]["name"]: n for n in usable_nodes}
@@ -349,7 +350,16 @@ def device_matrix(
         if reach is not None:
             nodes = reach.nodes_for(e)
             if not nodes:
-                out.append(DeviceVerdict(e, "rejected", "node", f"on {e.where()}, which the pod cannot use"))
+                why = reach.rejected.get(e.node_name) if e.node_name else None
+                out.append(
+                    DeviceVerdict(
+                        e,
+                        "rejected",
+                        "node",
+                        f"on {e.where()}, which the pod cannot use" + (f" ({why})" if why else ""),
+                        {"nodeRejection": why} if why else {},
+                    )
+                )
                 continue
         else:
             nodes = ()

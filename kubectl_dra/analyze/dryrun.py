@@ -94,7 +94,7 @@ class Analysis:
         state = self.allocated_state()
         usable, rejected = self.usable_nodes(pod, allocated, excluded)
         counters = CounterView(self.universe, state, self.sem)
-        reach = Reachability(usable)
+        reach = Reachability(usable, rejected)
         analyses = []
         for ci, (claim, pcn) in enumerate(zip(claims, pcnames)):
             reqs, cls_findings = build_requests(claim, ci, self.idx)

@@ -77,7 +77,11 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
         return
     if pod is not None and not dry["usable"]:
         an.findings.append(
-            make("DRA503", "no node passes the pod's own node constraints", rejectedNodes=dry["rejectedNodes"])
+            make(
+                "DRA503",
+                "no node passes the pod's own node constraints (" + _why_nodes(dry["rejectedNodes"]) + ")",
+                rejectedNodes=dry["rejectedNodes"],
+            )
         )
         return
     # No node works: explain per request, from the matrices.
@@ -210,7 +214,11 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
                 "pool": "DRA401",
             }[stage]
             if stage == "node":
-                msg = f"{label}: {len(vs)} matching device(s), none on a node the pod may use ({vs[0].entry.where()})"
+                why = vs[0].evidence.get("nodeRejection")
+                msg = (
+                    f"{label}: {len(vs)} matching device(s), none on a node the pod may use ({vs[0].entry.where()}"
+                    + (f": {why})" if why else ")")
+                )
             elif stage == "request":
                 msg = f"{label}: no device passes the request's selectors ({vs[0].entry.id}: {vs[0].reason})"
             elif stage == "class":
@@ -278,3 +286,17 @@ def constraint_findings(a: ClaimAnalysis) -> list[Finding]:
 
 # ---------------------------------------------------------------------------------------------------
 # Public entry points
+
+
+def _why_nodes(rejected: dict, limit: int = 3) -> str:
+    """`node-01: untolerated taint ...; node-02: ...` for the first few rejected nodes, grouped by reason."""
+    by_reason: dict[str, list[str]] = {}
+    for node, why in rejected.items():
+        by_reason.setdefault(why, []).append(node)
+    parts = []
+    for why, nodes in list(by_reason.items())[:limit]:
+        more = f" and {len(nodes) - 2} more" if len(nodes) > 2 else ""
+        parts.append(f"{', '.join(nodes[:2])}{more}: {why}")
+    if len(by_reason) > limit:
+        parts.append(f"{len(by_reason) - limit} more reason(s) in the evidence")
+    return "; ".join(parts) or "no nodes"

@@ -1301,6 +1301,26 @@ scenario(
 )
 
 
+_TAINTED = node("node-01", zone="a")
+_TAINTED["spec"] = {"taints": [{"key": "gpu-maintenance", "effect": "NoSchedule"}]}
+_CORDONED = node("node-02", zone="b")
+_CORDONED["spec"] = {"unschedulable": True}
+scenario(
+    "node-taint-untolerated",
+    "Every node is unusable for the pod: node-01 has a taint it does not tolerate, "
+    "node-02 is cordoned. DRA503 names each node's reason, in text as in JSON.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        _TAINTED,
+        _CORDONED,
+    ],
+)
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name
