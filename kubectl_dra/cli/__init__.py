@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import sys
 
 import click
@@ -94,7 +95,7 @@ def _gather(o: Options, *, pod_name=None, claim_name=None):
         pod_name=pod_name,
         claim_name=claim_name,
         all_namespaces=o.all_namespaces,
-        progress=sys.stderr.isatty() and o.output == "text",
+        progress=sys.stderr.isatty() and o.output in ("text", "wide"),
     )
     ns = snap.namespace or o.namespace or "default"
     if pod_name and o.all_namespaces:
@@ -108,7 +109,9 @@ def _emit(report, o: Options) -> None:
     color = (
         sys.stdout.isatty() and not o.no_color and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     ) or bool(os.environ.get("FORCE_COLOR"))
-    render(report, o.output, sys.stdout, color=color and o.output == "text", all_devices=o.all_devices)
+    text = o.output in ("text", "wide")
+    width = shutil.get_terminal_size().columns if text and sys.stdout.isatty() else None
+    render(report, o.output, sys.stdout, color=color and text, width=width, all_devices=o.all_devices)
     sys.stdout.flush()
     if not report.determined:
         sys.stderr.write(f"error: {report.summary} (the report above says what could be concluded)\n")

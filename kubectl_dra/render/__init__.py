@@ -1,6 +1,7 @@
 """Renderers: Report -> text on a stream. They never analyse and never call an API."""
 
-FORMATS = ("text", "json", "yaml")
+# text fits the terminal (long lines wrapped or cut with "…"); wide is the same text, never cut.
+FORMATS = ("text", "wide", "json", "yaml")
 
 
 def render(report, fmt: str, stream, color: bool = False, width: int | None = None, all_devices: bool = False) -> None:
@@ -15,4 +16,4 @@ def render(report, fmt: str, stream, color: bool = False, width: int | None = No
     else:
         from kubectl_dra.render.text import render_text
 
-        render_text(report, stream, color=color, width=width, all_devices=all_devices)
+        render_text(report, stream, color=color, width=None if fmt == "wide" else width, all_devices=all_devices)

@@ -24,6 +24,7 @@ class _Out:
     def __init__(self, stream, color: bool, width: int | None):
         from rich.console import Console
 
+        self.width = width  # None: never wrap or truncate (pipes, files, -o wide)
         self.console = Console(
             file=stream,
             markup=False,
@@ -36,25 +37,80 @@ class _Out:
             soft_wrap=True,
         )
 
-    def line(self, *parts) -> None:
-        """parts: str (plain) or (str, style)."""
+    def line(self, *parts, wrap: int | None = None) -> None:
+        """parts: str (plain) or (str, style). With a width, a line that does not fit has its last part wrapped
+        onto lines indented by `wrap` columns, or, without `wrap`, cut with an ellipsis."""
         from rich.text import Text
 
-        t = Text()
-        for p in parts:
-            if isinstance(p, tuple):
-                t.append(p[0], style=p[1] if p[1] else None)
-            else:
-                t.append(p)
-        self.console.print(t, soft_wrap=True)
+        parts = [p if isinstance(p, tuple) else (p, None) for p in parts]
+        lines = [parts]
+        if self.width and parts:
+            head = sum(len(p[0]) for p in parts[:-1])
+            last, style = parts[-1]
+            room = self.width - head
+            if head + len(last) > self.width and wrap is not None and self.width - wrap > 10:
+                if room > 10:
+                    chunks = _wrap(last, room, self.width - wrap)
+                    lines = [parts[:-1] + [(chunks[0], style)]] + [[(" " * wrap + c, style)] for c in chunks[1:]]
+                else:  # no room on this line: the text starts on the next one
+                    chunks = _wrap(last, self.width - wrap, self.width - wrap)
+                    lines = [parts[:-1]] + [[(" " * wrap + c, style)] for c in chunks]
+            elif head + len(last) > self.width and room > 10:
+                lines = [parts[:-1] + [(last[: room - 1] + "…", style)]]
+        for ps in lines:
+            if self.width:
+                ps = _cut(ps, self.width)
+            t = Text()
+            for text, st in ps:
+                t.append(text, style=st or None)
+            self.console.print(t, soft_wrap=True)
 
     def blank(self) -> None:
         self.console.print("", soft_wrap=True)
 
 
+def _cut(parts: list, width: int) -> list:
+    """Trailing blanks go; a line still wider than the terminal is cut with an ellipsis (-o wide shows it whole)."""
+    while parts and not parts[-1][0].strip():
+        parts = parts[:-1]
+    if parts:
+        parts = parts[:-1] + [(parts[-1][0].rstrip(), parts[-1][1])]
+    if sum(len(p[0]) for p in parts) <= width:
+        return parts
+    out, used = [], 0
+    for text, st in parts:
+        if used + len(text) >= width:
+            out.append((text[: max(0, width - used - 1)] + "…", st))
+            break
+        out.append((text, st))
+        used += len(text)
+    return out
+
+
+def _wrap(text: str, first: int, rest: int) -> list[str]:
+    """Split text at spaces into a first line of at most `first` columns and further lines of `rest`."""
+    words, out, cur, limit = text.split(" "), [], "", first
+    for w in words:
+        while len(w) > limit:  # a word longer than a line is cut
+            if cur:
+                out.append(cur)
+                cur, limit = "", rest
+            out.append(w[:limit])
+            w, limit = w[limit:], rest
+        if not cur:
+            cur = w
+        elif len(cur) + 1 + len(w) <= limit:
+            cur += " " + w
+        else:
+            out.append(cur)
+            cur, limit = w, rest
+    out.append(cur)
+    return out
+
+
 def _kv(out: _Out, key: str, value, style: str | None = None, indent: int = 0, keyw: int = 14) -> None:
     pad = " " * indent
-    out.line(pad + f"{key + ':':<{keyw}}", (value, style) if style else value)
+    out.line(pad + f"{key + ':':<{keyw}}", (value, style) if style else value, wrap=indent + keyw)
 
 
 def _table(out: _Out, headers: list[str], rows: list[list], indent: int, styles: list | None = None) -> None:
@@ -72,7 +128,10 @@ def _table(out: _Out, headers: list[str], rows: list[list], indent: int, styles:
             parts.append((cell, st) if st else cell)
             if i < len(r) - 1:
                 parts.append("   ")
-        out.line(*parts)
+        # The last column (a reason, a message) wraps under itself rather than being cut; when the other columns
+        # leave it too little room, it goes on the following lines, indented a little.
+        offset = indent + sum(widths[:-1]) + 3 * (len(widths) - 1)
+        out.line(*parts, wrap=offset if out.width is None or out.width - offset >= 30 else indent + 4)
 
 
 def render_text(report, stream, color: bool = False, width: int | None = None, all_devices: bool = False) -> None:
@@ -148,9 +207,10 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
             (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])),
             "  ",
             esc(f["message"]),
+            wrap=19,
         )
         if f["severity"] != "info" or f["code"] in ("DRA002",):
-            out.line(" " * 19 + "hint: " + esc(f["hint"]))
+            out.line(" " * 19 + "hint: ", esc(f["hint"]), wrap=25)
     if "events" in d:
         out.blank()
         out.line("Events:")
