@@ -307,12 +307,17 @@ def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
     styles = [[None, None, _OUTCOME_STYLE.get(dv["outcome"]), None] for dv in shown]
     _table(out, ["DEVICE", "NODE", "OUTCOME", "REASON"], rows, indent + 2, styles)
     hidden = len(devices) - len(shown)
+    other = 0 if all_devices else sum(1 for dv in devices if dv.get("stage") == "class" and dv not in shown)
     if hidden > 0:
-        out.line(f"{pad}  ... and {hidden} more (--all-devices shows every device)")
+        of_class = f"{other} outside the request's class; " if other else ""
+        out.line(f"{pad}  ... and {hidden} more ({of_class}--all-devices shows every device)")
 
 
 def _pick(devices: list) -> list:
-    """Selected and candidate devices first, then a few examples per rejection stage."""
+    """Selected and candidate devices first, then a few examples per rejection stage. Devices the class selectors
+    exclude (other drivers' or other models') are left out when any device passes the class."""
+    if any(dv.get("stage") != "class" for dv in devices):
+        devices = [dv for dv in devices if dv.get("stage") != "class"]
     keep = [dv for dv in devices if dv["outcome"] != "rejected"][:MAX_DEVICES]
     per_stage: dict = {}
     for dv in devices:
