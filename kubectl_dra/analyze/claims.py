@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubectl_dra.analyze.allocator import Request, claim_requests, obj_ref
+from kubectl_dra.analyze.allocator.requests import request_alternatives
 from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
 from kubectl_dra.analyze.podgroup import (
     GANG_HINT,
@@ -186,29 +187,8 @@ def build_requests(claim: dict, ci: int, idx: Index) -> tuple[list[list[Request]
     out: list[list[Request]] = []
     findings: list[Finding] = []
     for ri, req in enumerate(claim_requests(claim)):
-        alts: list[Request] = []
         subs = req.get("firstAvailable") or []
-        if subs:
-            for si, sub in enumerate(subs):
-                alts.append(
-                    Request(
-                        ci,
-                        ri,
-                        si,
-                        f"{req.get('name', '')}/{sub.get('name', '')}",
-                        req.get("name", ""),
-                        sub.get("name", ""),
-                        sub,
-                        sub.get("deviceClassName") or "",
-                    )
-                )
-        else:
-            spec = req.get("exactly") or {}
-            alts.append(
-                Request(
-                    ci, ri, -1, req.get("name", ""), req.get("name", ""), "", spec, spec.get("deviceClassName") or ""
-                )
-            )
+        alts = request_alternatives(req, ci, ri)
         if not subs and not isinstance(req.get("exactly"), dict):
             # upstream PreFilter: neither exactly nor firstAvailable
             findings.append(

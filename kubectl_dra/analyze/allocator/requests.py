@@ -55,3 +55,25 @@ class Request:
 
 def claim_requests(claim: dict) -> list[dict]:
     return ((claim.get("spec") or {}).get("devices") or {}).get("requests") or []
+
+
+def request_alternatives(req: dict, ci: int, ri: int) -> list[Request]:
+    """The Request of an `exactly` request, or one per `firstAvailable` subrequest in order (named `req/sub`)."""
+    name = req.get("name", "")
+    subs = req.get("firstAvailable") or []
+    if subs:
+        return [
+            Request(
+                ci,
+                ri,
+                si,
+                f"{name}/{sub.get('name', '')}",
+                name,
+                sub.get("name", ""),
+                sub,
+                sub.get("deviceClassName") or "",
+            )
+            for si, sub in enumerate(subs)
+        ]
+    spec = req.get("exactly") or {}
+    return [Request(ci, ri, -1, name, name, "", spec, spec.get("deviceClassName") or "")]

@@ -32,7 +32,7 @@ from kubectl_dra.analyze.allocator.constraints import (
 )
 from kubectl_dra.analyze.allocator.device import DeviceAllocation
 from kubectl_dra.analyze.allocator.pools import Pool, gather_pools, slice_spec
-from kubectl_dra.analyze.allocator.requests import Request, claim_requests
+from kubectl_dra.analyze.allocator.requests import Request, claim_requests, request_alternatives
 from kubectl_dra.analyze.allocator.result import AllocationResult, ResultBuilding
 from kubectl_dra.analyze.allocator.selection import SelectorEvaluator, selector_expression
 from kubectl_dra.analyze.allocator.state import AllocatedState
@@ -129,33 +129,13 @@ class _Run(DeviceAllocation, ResultBuilding):
                             )
                 if subs:
                     min_req = None
-                    for si, sub in enumerate(subs):
-                        r = Request(
-                            ci,
-                            ri,
-                            si,
-                            f"{req.get('name', '')}/{sub.get('name', '')}",
-                            req.get("name", ""),
-                            sub.get("name", ""),
-                            sub,
-                            sub.get("deviceClassName") or "",
-                        )
+                    for si, r in enumerate(request_alternatives(req, ci, ri)):
                         self._validate(r, ref)
                         self.requests[(ci, ri, si)] = r
                         min_req = r.num_devices if min_req is None else min(min_req, r.num_devices)
                     min_req = min_req or 0
                 else:
-                    spec = exactly or {}
-                    r = Request(
-                        ci,
-                        ri,
-                        -1,
-                        req.get("name", ""),
-                        req.get("name", ""),
-                        "",
-                        spec,
-                        spec.get("deviceClassName") or "",
-                    )
+                    r = request_alternatives(req, ci, ri)[0]
                     if exactly is None:
                         raise AllocationError(
                             f"claim {ref}, request {req.get('name', '')}: missing device class name (unsupported request type?)",
