@@ -63,20 +63,9 @@ def events_for_pod(snap: Snapshot, pod: dict) -> list[dict]:
     return sorted(evs, key=event_sort_key)
 
 
-def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
-    an = Analysis(snap, sem)
-    idx = an.idx
-    pod = idx.pods.get((namespace, name))
-    if pod is None:
-        gaps = idx.gap_for("pods")
-        if gaps:
-            raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
-        raise DraError(f'pods "{name}" not found in namespace "{namespace}"')
-    an.findings.extend(gap_finding(g) for g in snap.gaps)
-    an.findings.append(semantics_finding(sem, snap))
-    pcs = resolve_pod_claims(pod, idx, sem)
-    events = events_for_pod(snap, pod)
-    # The controller's own words, when it reported why it could not create a claim.
+def _pod_claims(an: Analysis, pod: dict, events: list[dict]) -> list:
+    """The pod's claims, with the controller's own words when it reported why it could not create one."""
+    pcs = resolve_pod_claims(pod, an.idx, an.sem)
     created = [e for e in events if e["reason"] == "FailedResourceClaimCreation"]
     for pc in pcs:
         for f in pc.findings:
@@ -88,6 +77,80 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
                     **dict(f.evidence, event={"message": created[-1]["message"], "time": created[-1]["time"]}),
                 )
             an.findings.append(f)
+    return pcs
+
+
+def _claim_findings(an: Analysis, pod: dict, analyses, dry: dict, events: list[dict], ext) -> None:
+    """Device findings for pending claims (dry-run), binding and kubelet findings for allocated ones."""
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    blocked_before = any(f.blocking for f in an.findings)
+    failed_prebind = prebind_failure(events, [a.claim for a in analyses])
+    if failed_prebind is not None:
+        an.findings.append(failed_prebind)
+    if blocked_before:
+        return
+    if any(not a.allocated for a in analyses):
+        device_findings(an, analyses, dry, pod)
+        if ext is not None and ext.claim is not None and not dry["allocatable"]:
+            via_plugin = plugin_path_finding(ext, [_name(n) for n in an.idx.nodes])
+            if via_plugin is not None:
+                an.findings.append(via_plugin)
+        return
+    for a in analyses:
+        picks = ", ".join(
+            f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+            for r in ((a.claim["status"]["allocation"].get("devices") or {}).get("results") or [])
+        )
+        an.findings.append(
+            make(
+                "DRA001",
+                f"claim {_name(a.claim)} is allocated: {picks or 'no devices'}",
+                subject={"claim": obj_ref(a.claim)},
+            )
+        )
+    an.findings.extend(binding_findings([a.claim for a in analyses], pod, an.sem, an.snap.observed_at, events))
+    if node_name:
+        _kubelet_findings(an, pod, analyses, events)
+
+
+def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
+    """What holds or follows the pod itself: claims on unusable nodes, PodGroups, gates, health, evictions, pools
+    and fields the analysis does not model."""
+    idx = an.idx
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    for a in analyses:
+        if a.allocated and not node_name and not dry["usable"] and idx.nodes and not idx.nodes_synthetic:
+            an.findings.append(
+                make(
+                    "DRA502",
+                    f"claim {_name(a.claim)} is allocated to devices on a node the pod cannot use",
+                    hint=GANG_HINT if reserved_groups(a.claim) or owner_group(a.claim) else None,
+                    subject={"claim": obj_ref(a.claim)},
+                    rejectedNodes=dry["rejectedNodes"],
+                )
+            )
+    claims = [a.claim for a in analyses]
+    an.findings.extend(shared_claim_findings(pod, claims, list(an.snap.pods), an.sem))
+    an.findings.extend(pod_gate_findings(pod))
+    an.findings.extend(health_findings(pod))
+    an.findings.extend(eviction_findings(pod, claims, an.slices))
+    pool_findings(an)
+    an.findings.extend(coverage_findings(analysed_objects(analyses)))
+
+
+def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
+    an = Analysis(snap, sem)
+    idx = an.idx
+    pod = idx.pods.get((namespace, name))
+    if pod is None:
+        gaps = idx.gap_for("pods")
+        if gaps:
+            raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
+        raise DraError(f'pods "{name}" not found in namespace "{namespace}"')
+    an.findings.extend(gap_finding(g) for g in snap.gaps)
+    an.findings.append(semantics_finding(sem, snap))
+    events = events_for_pod(snap, pod)
+    pcs = _pod_claims(an, pod, events)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
     claims, names = [pc.claim for pc in resolved], [pc.pod_claim_name for pc in resolved]
     # DRA-backed extended resources: the scheduler's own claim, analysed last as upstream allocates it last.
@@ -103,50 +166,8 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Re
     node_name = (pod.get("spec") or {}).get("nodeName")
     pending = [a for a in analyses if not a.allocated]
     word = scheduler_word(pod, events)
-    blocked_before = any(f.blocking for f in an.findings)
-    failed_prebind = prebind_failure(events, [a.claim for a in analyses])
-    if failed_prebind is not None:
-        an.findings.append(failed_prebind)
-    if not blocked_before:
-        if pending:
-            device_findings(an, analyses, dry, pod)
-            if ext is not None and ext.claim is not None and not dry["allocatable"]:
-                via_plugin = plugin_path_finding(ext, [_name(n) for n in idx.nodes])
-                if via_plugin is not None:
-                    an.findings.append(via_plugin)
-        else:
-            for a in analyses:
-                picks = ", ".join(
-                    f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
-                    for r in ((a.claim["status"]["allocation"].get("devices") or {}).get("results") or [])
-                )
-                an.findings.append(
-                    make(
-                        "DRA001",
-                        f"claim {_name(a.claim)} is allocated: {picks or 'no devices'}",
-                        subject={"claim": obj_ref(a.claim)},
-                    )
-                )
-            an.findings.extend(binding_findings([a.claim for a in analyses], pod, sem, snap.observed_at, events))
-            if node_name:
-                _kubelet_findings(an, pod, analyses, events)
-    for a in analyses:
-        if a.allocated and not node_name and not dry["usable"] and idx.nodes and not idx.nodes_synthetic:
-            an.findings.append(
-                make(
-                    "DRA502",
-                    f"claim {_name(a.claim)} is allocated to devices on a node the pod cannot use",
-                    hint=GANG_HINT if reserved_groups(a.claim) or owner_group(a.claim) else None,
-                    subject={"claim": obj_ref(a.claim)},
-                    rejectedNodes=dry["rejectedNodes"],
-                )
-            )
-    an.findings.extend(shared_claim_findings(pod, [a.claim for a in analyses], list(snap.pods), sem))
-    an.findings.extend(pod_gate_findings(pod))
-    an.findings.extend(health_findings(pod))
-    an.findings.extend(eviction_findings(pod, [a.claim for a in analyses], an.slices))
-    pool_findings(an)
-    an.findings.extend(coverage_findings(analysed_objects(analyses)))
+    _claim_findings(an, pod, analyses, dry, events, ext)
+    _pod_findings(an, pod, analyses, dry)
     if word is not None and not any(f.code == "DRA006" for f in an.findings):
         blocking = [f for f in an.findings if f.blocking]
         agree = agreement_finding(
