@@ -56,6 +56,14 @@ class Analysis:
         self.universe = Universe(self.slices, sem)
         self.findings: list[Finding] = []
 
+    def fork(self) -> "Analysis":
+        """A fresh analysis of another pod that shares this one's indexes, CEL cache and device inventory, so that
+        explaining many pods costs pods + devices, not pods x devices."""
+        other = object.__new__(Analysis)
+        other.__dict__.update(self.__dict__)
+        other.findings = []
+        return other
+
     def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
         return AllocatedState.from_claims((c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem)
 

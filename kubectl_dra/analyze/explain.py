@@ -138,8 +138,14 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     an.findings.extend(coverage_findings(analysed_objects(analyses)))
 
 
-def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
-    an = Analysis(snap, sem)
+def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]]) -> list[Report]:
+    """explain pod for each (namespace, name), sharing one analysis base (indexes, CEL cache, devices)."""
+    base = Analysis(snap, sem)
+    return [explain_pod(snap, sem, ns, name, base=base.fork()) for ns, name in pods]
+
+
+def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str, base: Analysis | None = None) -> Report:
+    an = base or Analysis(snap, sem)
     idx = an.idx
     pod = idx.pods.get((namespace, name))
     if pod is None:

@@ -78,7 +78,7 @@ def _common(f):
     return f
 
 
-def _gather(o: Options, *, pod_name=None, claim_name=None):
+def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None):
     """The snapshot and the namespace the named object is in."""
     if o.from_files:
         from kubectl_dra.gather.files import load_files
@@ -94,6 +94,7 @@ def _gather(o: Options, *, pod_name=None, claim_name=None):
         timeout=o.timeout,
         pod_name=pod_name,
         claim_name=claim_name,
+        selector=selector,
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
     )
@@ -103,20 +104,41 @@ def _gather(o: Options, *, pod_name=None, claim_name=None):
     return snap, ns
 
 
-def _emit(report, o: Options) -> None:
-    from kubectl_dra.render import render
-
+def _terminal(o: Options) -> tuple[bool, int | None]:
+    """Colour (a terminal, no NO_COLOR/--no-color, or FORCE_COLOR) and the width text is fitted to (a terminal only)."""
+    text = o.output in ("text", "wide")
     color = (
         sys.stdout.isatty() and not o.no_color and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     ) or bool(os.environ.get("FORCE_COLOR"))
-    text = o.output in ("text", "wide")
-    width = shutil.get_terminal_size().columns if text and sys.stdout.isatty() else None
-    render(report, o.output, sys.stdout, color=color and text, width=width, all_devices=o.all_devices)
+    return color and text, shutil.get_terminal_size().columns if text and sys.stdout.isatty() else None
+
+
+def _emit(report, o: Options) -> None:
+    from kubectl_dra.render import render
+
+    color, width = _terminal(o)
+    render(report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices)
     sys.stdout.flush()
     if not report.determined:
         sys.stderr.write(f"error: {report.summary} (the report above says what could be concluded)\n")
         raise SystemExit(int(ExitCode.ERROR))
     if report.blocked and not o.exit_zero:
+        raise SystemExit(int(ExitCode.BLOCKED))
+
+
+def _emit_many(reports: list, o: Options) -> None:
+    """Several pods: text one after another (as kubectl describe), JSON/YAML one List; the worst exit code wins
+    (2 undetermined over 1 blocked over 0)."""
+    from kubectl_dra.render import render_many
+
+    color, width = _terminal(o)
+    render_many(reports, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices)
+    sys.stdout.flush()
+    open_ = [r for r in reports if not r.determined]
+    if open_:
+        sys.stderr.write(f"error: {len(open_)} of {len(reports)} pod(s) undetermined; first: {open_[0].summary}\n")
+        raise SystemExit(int(ExitCode.ERROR))
+    if any(r.blocked for r in reports) and not o.exit_zero:
         raise SystemExit(int(ExitCode.BLOCKED))
 
 
@@ -135,25 +157,53 @@ def explain():
 
 
 @explain.command("pod", context_settings=CONTEXT_SETTINGS)
-@click.argument("name")
+@click.argument("name", required=False)
+@click.option("-l", "--selector", default=None, help="Explain every pod this label selector picks (as kubectl -l)")
 @_common
-def explain_pod_cmd(name, **params):
-    """Explain why pod NAME does (not) get its devices.
+def explain_pod_cmd(name, selector, **params):
+    """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
 
     \b
     Examples:
       # Why is this pod Pending?
       kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k -n default
+      # A Deployment's pods, whose names you do not know (add -A for every namespace)
+      kubectl dra explain pod -l app=recomendador
       # The same, offline, on a dump made with `kubectl get ... -o yaml`
       kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k --from-file dump.yaml
       # For CI: JSON, exit 1 when blocked
       kubectl dra explain pod my-pod -o json
     """
-    from kubectl_dra.analyze.explain import explain_pod
+    from kubectl_dra.analyze.explain import explain_pod, explain_pods
 
     o = Options.from_click(params)
-    snap, ns = _gather(o, pod_name=name)
-    _emit(explain_pod(snap, o.semantics(snap.server_version), ns, name), o)
+    if name and name.startswith(("pod/", "pods/")):
+        name = name.split("/", 1)[1]
+    elif name and "/" in name:
+        raise DraError(f"{name}: only pod/NAME is understood here; for a workload's pods use -l with its selector")
+    if not name and not selector:
+        raise click.UsageError("Missing argument 'NAME': give a pod NAME or -l SELECTOR")
+    if name and selector:
+        raise click.UsageError("give a pod NAME or -l SELECTOR, not both")
+    if name:
+        snap, ns = _gather(o, pod_name=name)
+        _emit(explain_pod(snap, o.semantics(snap.server_version), ns, name), o)
+        return
+    from kubectl_dra.model.labels import matches, parse_selector
+
+    reqs = parse_selector(selector)
+    snap, ns = _gather(o, selector=selector)
+    pods = sorted(
+        (p["metadata"].get("namespace") or ns, p["metadata"]["name"])
+        for p in snap.pods
+        if (o.all_namespaces or (p["metadata"].get("namespace") or ns) == ns)
+        and matches(reqs, p["metadata"].get("labels"))
+    )
+    if not pods:
+        where = "any namespace" if o.all_namespaces else f"namespace {ns}"
+        sys.stderr.write(f"No pods match {selector!r} in {where}.\n")
+        return
+    _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods), o)
 
 
 @explain.command("claim", context_settings=CONTEXT_SETTINGS)

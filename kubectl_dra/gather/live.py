@@ -117,9 +117,19 @@ def _progress(enabled: bool, text: str) -> None:
 
 
 def gather_live(
-    *, kubeconfig, context, namespace, timeout, pod_name=None, claim_name=None, all_namespaces=False, progress=False
+    *,
+    kubeconfig,
+    context,
+    namespace,
+    timeout,
+    pod_name=None,
+    claim_name=None,
+    all_namespaces=False,
+    progress=False,
+    selector=None,
 ) -> Snapshot:
-    """Fetch what explain/match need. Missing permissions become Gaps, not failures."""
+    """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
+    or every namespace with all_namespaces). Missing permissions become Gaps, not failures."""
     c = Client(kubeconfig, context, timeout)
     if namespace is None:
         namespace = _context_namespace(kubeconfig, context)
@@ -171,6 +181,15 @@ def gather_live(
         pod.setdefault("apiVersion", "v1")
         namespace = pod["metadata"].get("namespace") or namespace
         objs.append(pod)
+    elif selector is not None:
+        where = "/api/v1/pods" if all_namespaces else f"/api/v1/namespaces/{quote(namespace)}/pods"
+        try:
+            for p in c.list(where, "Pod", "v1", {"labelSelector": selector}):
+                p.setdefault("kind", "Pod")
+                p.setdefault("apiVersion", "v1")
+                objs.append(p)
+        except _Forbidden as e:
+            raise DraError(f"cannot list pods: {e.message}") from None
 
     jobs = {}
 
@@ -185,14 +204,19 @@ def gather_live(
             "list",
             "resourceclaims.resource.k8s.io",
         )
+        every_ns = selector is not None and all_namespaces
         add(
             "templates",
             lambda: c.list(
-                f"{base}/namespaces/{quote(namespace)}/resourceclaimtemplates", "ResourceClaimTemplate", api
+                f"{base}/resourceclaimtemplates"
+                if every_ns
+                else f"{base}/namespaces/{quote(namespace)}/resourceclaimtemplates",
+                "ResourceClaimTemplate",
+                api,
             ),
             "list",
             "resourceclaimtemplates.resource.k8s.io",
-            namespace,
+            None if every_ns else namespace,
         )
         add(
             "classes",
@@ -210,6 +234,15 @@ def gather_live(
     rule_versions = [v for v in ("v1", "v1beta2", "v1alpha3") if v in served]
     if rule_versions:
         add("taint_rules", lambda: _taint_rules(c, rule_versions), "list", "devicetaintrules.resource.k8s.io")
+    if selector is not None:
+        events_path = "/api/v1/events" if all_namespaces else f"/api/v1/namespaces/{quote(namespace)}/events"
+        add(
+            "events",
+            lambda: c.list(events_path, "Event", "v1", {"fieldSelector": "involvedObject.kind=Pod"}),
+            "list",
+            "events",
+            None if all_namespaces else namespace,
+        )
     if pod is not None:
         sel = f"involvedObject.kind=Pod,involvedObject.name={pod_name}"
         add(

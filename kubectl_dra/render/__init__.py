@@ -17,3 +17,18 @@ def render(report, fmt: str, stream, color: bool = False, width: int | None = No
         from kubectl_dra.render.text import render_text
 
         render_text(report, stream, color=color, width=None if fmt == "wide" else width, all_devices=all_devices)
+
+
+def render_many(
+    reports: list, fmt: str, stream, color: bool = False, width: int | None = None, all_devices: bool = False
+) -> None:
+    """Several reports: text separated by a blank line; JSON/YAML as one `kind: List` of them."""
+    if fmt in ("json", "yaml"):
+        from kubectl_dra.render.structured import list_to_json, list_to_yaml
+
+        stream.write(list_to_json(reports) if fmt == "json" else list_to_yaml(reports))
+        return
+    for i, r in enumerate(reports):
+        if i:
+            stream.write("\n")
+        render(r, fmt, stream, color=color, width=width, all_devices=all_devices)

@@ -30,3 +30,21 @@ def to_yaml(report) -> str:
 
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml.dump(plain(report), Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _list(reports) -> dict:
+    from kubectl_dra.findings.model import SCHEMA_VERSION
+
+    return {"apiVersion": SCHEMA_VERSION, "kind": "List", "items": [r.to_dict() for r in reports]}
+
+
+def list_to_json(reports) -> str:
+    return json.dumps(_list(reports), default=_default, indent=2, ensure_ascii=False) + "\n"
+
+
+def list_to_yaml(reports) -> str:
+    import yaml
+
+    data = json.loads(json.dumps(_list(reports), default=_default))
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)

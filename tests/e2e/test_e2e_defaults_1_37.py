@@ -254,3 +254,34 @@ def test_init_container_requests_match_the_scheduler_s_claim(scenario):
     assert sorted(map(str, mappings)) == sorted(
         str({k: m[k] for k in ("containerName", "resourceName", "requestName")}) for m in status["requestMappings"]
     )
+
+
+def test_explain_pod_with_a_label_selector_covers_each_matching_pod(scenario):
+    """kubectl dra explain pod -l: the live path lists the pods by label (and their events), explains each."""
+    sc = scenario("sel")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    for n in ("a", "b"):
+        sc.create(claim(f"c-{n}", [request("gpu", sc.cls)]))
+        p = pod(f"sel-{n}", {"gpu": f"c-{n}"})
+        p["metadata"]["labels"] = {"app": "sel"}
+        sc.create(p)
+    other = pod("unrelated", {"gpu": "c-a"})
+    other["metadata"]["labels"] = {"app": "other"}
+    sc.create(other)
+    # One device, two pods: one gets it, the scheduler reports the other.
+    first = wait_for(
+        "one pod bound",
+        lambda: [n for n in ("a", "b") if sc.cluster.pod(sc.ns, f"sel-{n}")["spec"].get("nodeName")],
+        60,
+    )[0]
+    loser = "b" if first == "a" else "a"
+    sc.cluster.wait_unschedulable(sc.ns, f"sel-{loser}", "cannot allocate all claims")
+    r = sc.cluster.kubectl_dra("explain", "pod", "-l", "app=sel", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    doc = r.json
+    assert doc["kind"] == "List" and [i["pod"]["name"] for i in doc["items"]] == ["sel-a", "sel-b"], str(r)
+    by_name = {i["pod"]["name"]: i for i in doc["items"]}
+    assert by_name[f"sel-{first}"]["verdict"]["blocked"] is False, str(r)
+    assert by_name[f"sel-{loser}"]["verdict"]["blocked"] is True, str(r)
+    assert any(e["reason"] == "FailedScheduling" for e in by_name[f"sel-{loser}"]["events"]), str(r)

@@ -1321,6 +1321,30 @@ scenario(
 )
 
 
+def labelled(p, **labels):
+    p["metadata"]["labels"] = labels
+    return p
+
+
+scenario(
+    "selector-two-pods",
+    "explain pod -l: a Deployment's two pods, one allocatable and one whose claim's device "
+    "is taken; each is explained, blocked wins the exit code (1).",
+    "explain pod -l app=trainer",
+    [
+        labelled(pod("trainer-a", [("gpu", "claim", "ca")]), app="trainer"),
+        labelled(pod("trainer-b", [("gpu", "claim", "cb")]), app="trainer"),
+        labelled(pod("other", [("gpu", "claim", "co")]), app="other"),
+        claim("ca", [req()]),
+        claim("cb", [req(selectors=['device.attributes["gpu.example.com"].model == "B200"'])]),
+        claim("co", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0", attrs={"model": "H100"})], "node-01"),
+        *NODES,
+    ],
+)
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name

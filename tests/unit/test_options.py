@@ -35,3 +35,16 @@ def test_semantics_from_the_flag_the_server_or_the_newest():
     with pytest.raises(DraError):
         opts().semantics("v1.30.1")
     assert opts().semantics(None).version_source == "default"
+
+
+def test_label_selectors_parse_and_match_as_kubectl_does():
+    from kubectl_dra.model.labels import matches, parse_selector
+
+    labels = {"app": "trainer", "tier": "gpu"}
+    assert matches(parse_selector("app=trainer,tier in (gpu, cpu)"), labels)
+    assert matches(parse_selector("app==trainer,!canary,tier"), labels)
+    assert not matches(parse_selector("app!=trainer"), labels)
+    assert not matches(parse_selector("tier notin (gpu)"), labels)
+    assert not matches(parse_selector("zone"), labels)
+    with pytest.raises(DraError, match="unable to parse"):
+        parse_selector("app in (")
