@@ -47,7 +47,7 @@ def test_kubectl_plugin_completion(krew_install, tmp_path):
     res = run(["kubectl", "__complete", "dra", "explain", ""], env)
     assert res.returncode == 0 and sorted(res.stdout.splitlines()) == [":4", "claim", "pod"], res
     res = run(["kubectl", "__complete", "dra", "explain", "pod", "-o", ""], env)
-    assert res.returncode == 0 and res.stdout.splitlines() == ["text", "json", "yaml", ":4"], res
+    assert res.returncode == 0 and res.stdout.splitlines() == ["text", "wide", "json", "yaml", ":4"], res
     # file arguments: the shell completes file names
     res = run(["kubectl", "__complete", "dra", "explain", "pod", "--from-file", ""], env)
     assert res.returncode == 0 and res.stdout.splitlines()[-1] == ":0", res
