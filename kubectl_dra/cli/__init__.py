@@ -78,7 +78,7 @@ def _common(f):
     return f
 
 
-def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None):
+def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, workload=None):
     """The snapshot and the namespace the named object is in."""
     if o.from_files:
         from kubectl_dra.gather.files import load_files
@@ -95,6 +95,7 @@ def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None):
         pod_name=pod_name,
         claim_name=claim_name,
         selector=selector,
+        workload=workload,
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
     )
@@ -142,6 +143,15 @@ def _emit_many(reports: list, o: Options) -> None:
         raise SystemExit(int(ExitCode.BLOCKED))
 
 
+class _ExplainGroup(click.Group):
+    """`explain TYPE/NAME` as kubectl writes it (deploy/web, pod/web-0) is `explain pod TYPE/NAME`."""
+
+    def resolve_command(self, ctx, args):
+        if args and "/" in args[0] and not args[0].startswith("-"):
+            return "pod", self.commands["pod"], args
+        return super().resolve_command(ctx, args)
+
+
 @click.group(context_settings=CONTEXT_SETTINGS)
 def cli():
     """Explain why a pod's Dynamic Resource Allocation (DRA) claims can or cannot get their devices.
@@ -151,7 +161,7 @@ def cli():
     """
 
 
-@cli.group(context_settings=CONTEXT_SETTINGS)
+@cli.group(cls=_ExplainGroup, context_settings=CONTEXT_SETTINGS)
 def explain():
     """Explain a pod's or a claim's DRA state: which piece is missing and why."""
 
@@ -177,10 +187,18 @@ def explain_pod_cmd(name, selector, **params):
     from kubectl_dra.analyze.explain import explain_pod, explain_pods
 
     o = Options.from_click(params)
-    if name and name.startswith(("pod/", "pods/")):
-        name = name.split("/", 1)[1]
-    elif name and "/" in name:
-        raise DraError(f"{name}: only pod/NAME is understood here; for a workload's pods use -l with its selector")
+    workload = None
+    if name and "/" in name:
+        from kubectl_dra.analyze.workloads import KINDS, parse_type_name
+
+        kind, name = parse_type_name(name)
+        if kind != "Pod":
+            workload = KINDS[kind.lower()] + (name,)
+    if workload is not None:
+        if selector:
+            raise click.UsageError("give a TYPE/NAME or -l SELECTOR, not both")
+        _explain_workload(o, workload)
+        return
     if not name and not selector:
         raise click.UsageError("Missing argument 'NAME': give a pod NAME or -l SELECTOR")
     if name and selector:
@@ -203,6 +221,24 @@ def explain_pod_cmd(name, selector, **params):
         where = "any namespace" if o.all_namespaces else f"namespace {ns}"
         sys.stderr.write(f"No pods match {selector!r} in {where}.\n")
         return
+    _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods), o)
+
+
+def _explain_workload(o: Options, workload: tuple) -> None:
+    """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls."""
+    from kubectl_dra.analyze.explain import explain_pods
+    from kubectl_dra.analyze.workloads import find_workload, pods_of
+
+    kind, _, resource, wname = workload
+    snap, ns = _gather(o, workload=workload)
+    pods = pods_of(snap, find_workload(snap, kind, ns, wname))
+    if not pods:
+        # Not "nothing blocks": pods that were never created (quota, FailedCreate, a missing template) are not
+        # explained yet, and a CI gate must not read this as success.
+        raise DraError(
+            f"{resource}/{wname} in namespace {ns} has no pods: kubectl-dra explains a workload through "
+            "its pods, and does not yet explain why they were not created (see its events)"
+        )
     _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods), o)
 
 

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from urllib.parse import quote, urlencode
 
 from kubectl_dra.errors import DraError
+from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import Gap, Snapshot
 
@@ -127,6 +128,7 @@ def gather_live(
     all_namespaces=False,
     progress=False,
     selector=None,
+    workload=None,
 ) -> Snapshot:
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures."""
@@ -181,7 +183,32 @@ def gather_live(
         pod.setdefault("apiVersion", "v1")
         namespace = pod["metadata"].get("namespace") or namespace
         objs.append(pod)
-    elif selector is not None:
+    if workload is not None:
+        # (kind, API base, resource, name): the workload, its ReplicaSets for a Deployment, then its pods by selector.
+        kind, api_base, resource, wname = workload
+        try:
+            w = c.get(f"{api_base}/namespaces/{quote(namespace)}/{resource}/{quote(wname)}")
+        except _Forbidden as e:
+            if e.status == 404:
+                raise DraError(f'{resource} "{wname}" not found in namespace "{namespace}"') from None
+            raise DraError(f'cannot get {resource} "{wname}" in namespace "{namespace}": {e.message}') from None
+        w.setdefault("kind", kind)
+        objs.append(w)
+        selector = selector_string((w.get("spec") or {}).get("selector"))
+        all_namespaces = False
+        if kind == "Deployment":
+            try:
+                objs.extend(
+                    c.list(
+                        f"/apis/apps/v1/namespaces/{quote(namespace)}/replicasets",
+                        "ReplicaSet",
+                        "apps/v1",
+                        {"labelSelector": selector},
+                    )
+                )
+            except _Forbidden as e:
+                raise DraError(f"cannot list replicasets: {e.message}") from None
+    if pod_name is None and selector is not None:
         where = "/api/v1/pods" if all_namespaces else f"/api/v1/namespaces/{quote(namespace)}/pods"
         try:
             for p in c.list(where, "Pod", "v1", {"labelSelector": selector}):

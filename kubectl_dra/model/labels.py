@@ -65,3 +65,22 @@ def matches(reqs: list[tuple[str, str, frozenset]], labels: dict | None) -> bool
         if op == "!exists" and present:
             return False
     return True
+
+
+def selector_string(label_selector: dict | None) -> str:
+    """A workload's metav1.LabelSelector (matchLabels, matchExpressions) as the `-l` string the API server takes."""
+    sel = label_selector or {}
+    parts = [f"{k}={v}" for k, v in sorted((sel.get("matchLabels") or {}).items())]
+    for e in sel.get("matchExpressions") or []:
+        key, op, values = e.get("key", ""), e.get("operator", ""), sorted(e.get("values") or [])
+        if op == "In":
+            parts.append(f"{key} in ({','.join(values)})")
+        elif op == "NotIn":
+            parts.append(f"{key} notin ({','.join(values)})")
+        elif op == "Exists":
+            parts.append(key)
+        elif op == "DoesNotExist":
+            parts.append(f"!{key}")
+        else:
+            raise DraError(f"label selector operator {op!r} is not valid")
+    return ",".join(parts)

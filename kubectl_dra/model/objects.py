@@ -16,6 +16,11 @@ _BUCKETS = {
     "Node": "nodes",
     "Event": "events",
     "DeviceTaintRule": "taint_rules",
+    "Deployment": "workloads",
+    "ReplicaSet": "workloads",
+    "StatefulSet": "workloads",
+    "DaemonSet": "workloads",
+    "Job": "workloads",
 }
 
 
@@ -30,7 +35,7 @@ def snapshot_from_objects(objs, namespace: str, source: str = "files") -> Snapsh
         _check_shape(obj)
         obj = to_v1(obj)
         meta = obj.setdefault("metadata", {})
-        if kind in ("Pod", "ResourceClaim", "ResourceClaimTemplate", "Event") and not meta.get("namespace"):
+        if kind not in ("DeviceClass", "ResourceSlice", "Node", "DeviceTaintRule") and not meta.get("namespace"):
             meta = obj["metadata"] = dict(meta, namespace=namespace)
         key = (kind, meta.get("namespace") or "", meta.get("name"))
         if key in seen and kind != "Event":

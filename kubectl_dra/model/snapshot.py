@@ -36,8 +36,9 @@ class Snapshot:
     classes: tuple = ()
     slices: tuple = ()
     nodes: tuple = ()
-    events: tuple = ()  # normalised, see gather.events
+    events: tuple = ()  # normalised, see model/normalize.py
     taint_rules: tuple = ()
+    workloads: tuple = ()  # Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs: who owns the pods
     gaps: tuple = ()
     source: str = "files"  # "files" or "live"
     server_version: str | None = None

@@ -324,3 +324,15 @@ def test_malformed_1_37_status_fields_are_findings_or_one_line_errors(tmp_path, 
         assert_one_line_error(r)
     else:
         json.loads(r.stdout)
+
+
+@pytest.mark.parametrize(
+    "target,fragment",
+    [
+        ("foo/bar", "expected TYPE/NAME"),
+        ("deploy/nope", 'deployments "nope" not found'),
+        ("sts/", "expected TYPE/NAME"),
+    ],
+)
+def test_type_name_errors_are_one_line(target, fragment):
+    assert_one_line_error(cli("explain", target, "--from-file", str(STEP3)), fragment)

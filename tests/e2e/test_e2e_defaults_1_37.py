@@ -285,3 +285,46 @@ def test_explain_pod_with_a_label_selector_covers_each_matching_pod(scenario):
     assert by_name[f"sel-{first}"]["verdict"]["blocked"] is False, str(r)
     assert by_name[f"sel-{loser}"]["verdict"]["blocked"] is True, str(r)
     assert any(e["reason"] == "FailedScheduling" for e in by_name[f"sel-{loser}"]["events"]), str(r)
+
+
+def test_explain_a_deployment_follows_its_replicaset_to_its_pods(scenario):
+    """kubectl dra explain deploy/NAME on a real Deployment: the controllers create the ReplicaSet, the pods and
+    their claims; one device for two replicas, so one pod gets it and the scheduler reports the other."""
+    sc = scenario("wl")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    sc.api.post(
+        f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates",
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "gpu"},
+            "spec": {"spec": {"devices": {"requests": [request("gpu", sc.cls)]}}},
+        },
+    )
+    template = pod("x", templates={"gpu": "gpu"})
+    template["metadata"] = {"labels": {"app": "wl"}}
+    sc.api.post(
+        f"/apis/apps/v1/namespaces/{sc.ns}/deployments",
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "wl"},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "wl"}}, "template": template},
+        },
+    )
+    pods = wait_for("two pods", lambda: (ps := sc.cluster.pods(sc.ns, "app=wl")) and len(ps) == 2 and ps, 90)
+    bound = wait_for(
+        "one pod bound",
+        lambda: [p["metadata"]["name"] for p in sc.cluster.pods(sc.ns, "app=wl") if p["spec"].get("nodeName")],
+        90,
+    )
+    loser = next(p["metadata"]["name"] for p in pods if p["metadata"]["name"] not in bound)
+    sc.cluster.wait_unschedulable(sc.ns, loser, "cannot allocate all claims", timeout=90)
+    r = sc.cluster.kubectl_dra("explain", "deploy/wl", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    items = {i["pod"]["name"]: i for i in r.json["items"]}
+    assert set(items) == {p["metadata"]["name"] for p in pods}, str(r)
+    assert items[loser]["verdict"]["blocked"] is True and items[bound[0]]["verdict"]["blocked"] is False, str(r)
+    missing = sc.cluster.kubectl_dra("explain", "deployment.apps/nope", "-n", sc.ns)
+    assert missing.code == 2 and missing.stderr.startswith('error: deployments "nope" not found'), str(missing)

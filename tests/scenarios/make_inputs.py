@@ -1345,6 +1345,62 @@ scenario(
 )
 
 
+def deployment_objs():
+    """A Deployment, its ReplicaSet and two pods; a third pod with the same labels that nobody owns."""
+    d = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "recomendador", "namespace": NS, "uid": "uid-deploy"},
+        "spec": {"selector": {"matchLabels": {"app": "recomendador"}}},
+    }
+    owner = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "recomendador",
+        "uid": "uid-deploy",
+        "controller": True,
+    }
+    rs = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": "recomendador-7d9c8b6f5", "namespace": NS, "uid": "uid-rs", "ownerReferences": [owner]},
+        "spec": {"selector": {"matchLabels": {"app": "recomendador"}}},
+    }
+    pods = []
+    for n, sel in (("x2x4k", None), ("q9w8e", 'device.attributes["gpu.example.com"].model == "B200"')):
+        p = labelled(pod(f"recomendador-7d9c8b6f5-{n}", [("gpu", "claim", f"c-{n}")]), app="recomendador")
+        p["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "controller": True,
+                "name": "recomendador-7d9c8b6f5",
+                "uid": "uid-rs",
+            }
+        ]
+        pods.append((p, claim(f"c-{n}", [req(selectors=[sel] if sel else ())])))
+    stray = labelled(pod("recomendador-manual", [("gpu", "claim", "c-x2x4k")]), app="recomendador")
+    return [
+        d,
+        rs,
+        *(p for p, _ in pods),
+        *(c for _, c in pods),
+        stray,
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0", attrs={"model": "H100"})], "node-01"),
+        *NODES,
+    ]
+
+
+scenario(
+    "workload-deployment",
+    "explain deploy/NAME: the pods the Deployment controls through its ReplicaSet (not "
+    "the unowned pod with the same labels); one fits, one asks for a model nobody has (exit 1).",
+    "explain deploy/recomendador",
+    deployment_objs(),
+)
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name
