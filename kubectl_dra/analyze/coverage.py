@@ -195,19 +195,15 @@ def _present(obj, segments: list[str]) -> bool:
     return _present(obj[seg], rest)
 
 
-def _split(path: str) -> list[str]:
-    return path.split(".")
-
-
 def unmodelled_fields(kind: str, obj: dict) -> list[str]:
     """The UNMODELLED paths (field names, without the kind) that obj sets."""
     out = []
     for path, _what in UNMODELLED.items():
         k, _, rest = path.partition(".")
-        if k == kind and _present(obj, _split(rest)):
+        if k == kind and _present(obj, rest.split(".")):
             out.append(rest)
         elif kind == "ResourceClaimTemplate" and k == "ResourceClaim" and rest.startswith("spec."):
-            if _present(obj, ["spec"] + _split(rest)):
+            if _present(obj, ["spec", *rest.split(".")]):
                 out.append("spec." + rest)
     return sorted(set(out))
 

@@ -117,7 +117,6 @@ class ExtendedResources:
     requests: list[ContainerRequest]
     classes: dict[str, dict]  # resource name → DeviceClass
     gate: bool
-    findings: list[Finding] = field(default_factory=list)
 
     @property
     def resources(self) -> list[str]:

@@ -95,16 +95,14 @@ def _histogram(message: str) -> tuple[int | None, int | None]:
     total = int(m.group(1))
     body = m.group(2).split(". ", 1)[0].rstrip(".")
     dra = 0
-    counted = False
     for part in body.split(", "):
         e = _ENTRY.match(part.strip())
         if not e:
             # A PreFilter rejection: no per-node counts, the reason applies to every node.
             return total, (total if is_dra_text(body) else 0)
-        counted = True
         if is_dra_text(e.group(2)):
             dra += int(e.group(1))
-    return total, (dra if counted else None)
+    return total, dra
 
 
 def scheduler_word(pod: dict, events: list[dict]) -> SchedulerWord | None:
@@ -118,9 +116,7 @@ def scheduler_word(pod: dict, events: list[dict]) -> SchedulerWord | None:
         return None
     if evs:
         e = evs[-1]
-        state = {"FailedScheduling": "unschedulable", "BindingConditionsPending": "binding", "Scheduled": "scheduled"}[
-            e["reason"]
-        ]
+        state = "binding" if e["reason"] == "BindingConditionsPending" else "unschedulable"
         msg = e.get("message") or ""
         if state == "unschedulable" and msg.startswith("running "):
             state = "error"
