@@ -23,9 +23,17 @@ from kubectl_dra.analyze.allocator import (
     slice_spec,
     untolerated_taint,
 )
+from kubectl_dra.analyze.allocator.counters import (
+    CounterScope,
+    add_consumption,
+    available_counters,
+    counter_scope,
+    first_exceeded,
+)
+from kubectl_dra.analyze.allocator.pools import Pool, gather_cluster_pools, ignored_devices_reason
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
-from kubectl_dra.quantity import format_quantity, parse_quantity
+from kubectl_dra.quantity import format_quantity
 
 
 @dataclass
@@ -34,8 +42,9 @@ class DeviceEntry:
     device: dict
     slice: dict
     pool_key: tuple
-    pool_state: str = ""  # "", "incomplete", "invalid: <reason>", "obsolete"
+    pool_state: str = ""  # "", "incomplete: ...", "invalid: <reason>"
     node_name: str | None = None  # for node-local devices
+    ignored: str = ""  # why the allocator of this version never looks at the device (pools.ignored_devices_reason)
 
     @property
     def id(self) -> str:
@@ -73,52 +82,60 @@ class DeviceEntry:
 
 
 class Universe:
-    """All devices of the newest generation of every pool, in the allocator's (1.36+) order."""
+    """Every device of every pool as this version's allocator gathers pools (allocator/pools.py
+    gather_cluster_pools: newest generation, validity, counter slices), sorted by driver and pool, plus the
+    devices of slices the allocator ignores (listed with the reason, never candidates)."""
 
     def __init__(self, slices, sem: Semantics):
         self.sem = sem
-        by_pool: dict[tuple, list] = {}
-        for s in slices:
-            spec = slice_spec(s)
-            key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
-            by_pool.setdefault(key, []).append(s)
         self.entries: list[DeviceEntry] = []
         self.pool_states: dict[tuple, str] = {}
-        self.counter_sets: dict[tuple, dict] = {}
-        for key in sorted(by_pool):
-            group = by_pool[key]
-            gen = (
-                int(((slice_spec(group[0]).get("pool") or {}).get("generation")) or 0)
-                if len(group) == 1
-                else max(int(((slice_spec(s).get("pool") or {}).get("generation")) or 0) for s in group)
-            )
-            current = sorted(
-                (s for s in group if int(((slice_spec(s).get("pool") or {}).get("generation")) or 0) == gen),
-                key=lambda s: (s.get("metadata") or {}).get("name", ""),
-            )
-            want = int(((slice_spec(current[0]).get("pool") or {}).get("resourceSliceCount")) or 0)
-            state = "" if len(current) == want else f"incomplete: {len(current)} of {want} slices published"
-            names: set = set()
-            for s in current:
-                for d in slice_spec(s).get("devices") or []:
-                    if d.get("name") in names and not state:
-                        state = f"invalid: duplicate device name {d.get('name')}"
-                    names.add(d.get("name"))
-            counters: dict = {}
-            for s in current:
-                for cs in slice_spec(s).get("sharedCounters") or []:
-                    counters[cs.get("name", "")] = {
-                        k: parse_quantity((v or {}).get("value", "0")) for k, v in (cs.get("counters") or {}).items()
-                    }
+        self.pools: dict[tuple, Pool] = {}
+        for pool in gather_cluster_pools(slices, sem):
+            key = (pool.driver, pool.name)
+            self.pools[key] = pool
+            if pool.invalid:
+                state = f"invalid: {pool.invalid_reason}"
+            elif pool.incomplete:
+                state = (
+                    f"incomplete: {self._published(slices, key)} of {self._wanted(pool, slices, key)} slices published"
+                )
+            else:
+                state = ""
             self.pool_states[key] = state
-            self.counter_sets[key] = counters
-            for s in current:
-                spec = slice_spec(s)
-                for d in spec.get("devices") or []:
-                    node = d.get("nodeName") if spec.get("perDeviceNodeSelection") else spec.get("nodeName")
-                    self.entries.append(
-                        DeviceEntry((key[0], key[1], d.get("name", "")), d, s, key, state, node or None)
-                    )
+            for sl in pool.slices + pool.not_targeting:
+                self._add(sl, key, state)
+        for sl in slices:
+            why = ignored_devices_reason(sl, sem)
+            if why:
+                spec = slice_spec(sl)
+                key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
+                self._add(sl, key, "", ignored=why)
+        self.entries.sort(key=lambda e: e.pool_key)
+
+    def _add(self, sl: dict, key: tuple, state: str, ignored: str = "") -> None:
+        spec = slice_spec(sl)
+        for d in spec.get("devices") or []:
+            node = d.get("nodeName") if spec.get("perDeviceNodeSelection") else spec.get("nodeName")
+            self.entries.append(
+                DeviceEntry((key[0], key[1], d.get("name", "")), d, sl, key, state, node or None, ignored)
+            )
+
+    @staticmethod
+    def _newest(slices, key) -> list:
+        group = [
+            s
+            for s in slices
+            if (slice_spec(s).get("driver", ""), (slice_spec(s).get("pool") or {}).get("name", "")) == key
+        ]
+        gen = max(int((slice_spec(s).get("pool") or {}).get("generation") or 0) for s in group)
+        return [s for s in group if int((slice_spec(s).get("pool") or {}).get("generation") or 0) == gen]
+
+    def _published(self, slices, key) -> int:
+        return len(self._newest(slices, key))
+
+    def _wanted(self, pool, slices, key) -> int:
+        return int((slice_spec(self._newest(slices, key)[0]).get("pool") or {}).get("resourceSliceCount") or 0)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -258,57 +275,46 @@ class Reachability:
 
 
 class CounterView:
-    """Counters left per (pool, counter set) after the allocated devices' consumption (1.35+: per pool;
-    1.34: per slice)."""
+    """Counters left per counter scope (a pool from 1.35, a slice in 1.34) after the allocated devices, computed
+    by the allocator's own counters.available_counters, with the allocated devices that consumed each set."""
 
     def __init__(self, universe: Universe, allocated: AllocatedState, sem: Semantics):
-        self.left: dict = {}
         self.sem = sem
         self.universe = universe
-        for e in universe.entries:
-            scope = self.scope(e)
-            if scope not in self.left:
-                if not sem.behaviour.old_rules_1_34:
-                    base = universe.counter_sets.get(e.pool_key, {})
-                else:
-                    base = {
-                        cs.get("name", ""): {
-                            k: parse_quantity((v or {}).get("value", "0"))
-                            for k, v in (cs.get("counters") or {}).items()
-                        }
-                        for cs in slice_spec(e.slice).get("sharedCounters") or []
-                    }
-                self.left[scope] = {n: dict(c) for n, c in base.items()}
-        for e in universe.entries:
-            if not allocated.is_allocated(e.did):
-                continue
-            left = self.left.get(self.scope(e), {})
-            for cc in e.device.get("consumesCounters") or []:
-                cs = left.get(cc.get("counterSet", ""))
-                if cs is None:
-                    continue
-                for name, c in (cc.get("counters") or {}).items():
-                    if name in cs:
-                        cs[name] -= parse_quantity((c or {}).get("value", "0"))
+        self.allocated = allocated
+        self._scopes: dict[str, CounterScope] = {}
 
-    def scope(self, e: DeviceEntry):
-        if not self.sem.behaviour.old_rules_1_34:
-            return e.pool_key
-        return e.pool_key + ((e.slice.get("metadata") or {}).get("name", ""),)
+    def scope(self, e: DeviceEntry) -> CounterScope:
+        pool = self.universe.pools[e.pool_key]
+        key, sets, scope_slices = counter_scope(pool, e.slice, self.sem)
+        hit = self._scopes.get(key)
+        if hit is None:
+            hit = self._scopes[key] = available_counters(key, sets, scope_slices, self.allocated)
+        return hit
 
-    def shortfall(self, e: DeviceEntry) -> str | None:
-        left = self.left.get(self.scope(e), {})
-        for cc in e.device.get("consumesCounters") or []:
-            cs = left.get(cc.get("counterSet", ""), {})
-            for name, c in (cc.get("counters") or {}).items():
-                need = parse_quantity((c or {}).get("value", "0"))
-                have = cs.get(name, Fraction(0))
-                if need > have:
-                    return (
-                        f"counter set {cc.get('counterSet', '')} counter {name}: needs {format_quantity(need)}, "
-                        f"{format_quantity(max(have, Fraction(0)))} left"
-                    )
-        return None
+    def shortfall(self, e: DeviceEntry) -> tuple[str, dict] | None:
+        """(reason, evidence) when the device's consumption does not fit in what is left, else None."""
+        sc = self.scope(e)
+        consumed: dict = {}
+        add_consumption(consumed, e.device, +1)
+        over = first_exceeded(sc.available, consumed)
+        if over is None:
+            return None
+        set_name, counter, need, have = over
+        holders = sorted(
+            {c for did in sc.consumers.get(set_name, []) for c in self.allocated.owners.get(did, ()) or ["?"]}
+        )
+        reason = (
+            f"counter set {set_name} counter {counter}: needs {format_quantity(Fraction(need))}, "
+            f"{format_quantity(max(Fraction(have), Fraction(0)))} left"
+        )
+        if holders:
+            reason += (
+                f" (consumed by claim {', '.join(holders[:3])}"
+                + (f" and {len(holders) - 3} more" if len(holders) > 3 else "")
+                + ")"
+            )
+        return reason, {"counterSet": set_name, "counter": counter, "claims": holders}
 
 
 def device_matrix(
@@ -327,6 +333,9 @@ def device_matrix(
     class_sel = ((req.class_obj or {}).get("spec") or {}).get("selectors") or []
     for e in universe.entries:
         d = e.device
+        if e.ignored:
+            out.append(DeviceVerdict(e, "rejected", "pool", e.ignored))
+            continue
         if e.pool_state.startswith("invalid"):
             out.append(DeviceVerdict(e, "rejected", "pool", f"pool {e.pool_key[1]} is {e.pool_state}"))
             continue
@@ -421,7 +430,7 @@ def device_matrix(
         if d.get("consumesCounters") and sem.partitionable and e.did not in own_devices:
             short = counters.shortfall(e)
             if short:
-                out.append(DeviceVerdict(e, "rejected", "counters", short, {}, nodes))
+                out.append(DeviceVerdict(e, "rejected", "counters", short[0], short[1], nodes))
                 continue
         if sem.consumable_capacity:
             try:

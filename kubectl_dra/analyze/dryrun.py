@@ -167,7 +167,7 @@ class Analysis:
                 for r in alts:
                     for v in by_claim[id(c)].matrices.get(r.name, []):
                         if v.outcome == "candidate":
-                            names.update(v.nodes)
+                            names.update(v.nodes or reach.nodes_for(v.entry))  # no nodes: matrix without a pod
                         elif v.stage == "cel-error":
                             names.update(reach.nodes_for(v.entry))
                 worth_names = names if worth_names is None else worth_names & names

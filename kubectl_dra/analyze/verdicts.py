@@ -15,6 +15,7 @@ from kubectl_dra.analyze.allocator import (
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.devices import DeviceVerdict
 from kubectl_dra.analyze.dryrun import Analysis, ClaimAnalysis
+from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 
 # Allocator error kind -> finding code.
@@ -75,6 +76,27 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
                     base, sub = r["request"].split("/", 1)
                     _fallback_info(an, entry["claim"], analyses, base, sub)
         return
+    if an.idx.nodes_synthetic and _has_candidates(analyses):
+        inferred = [_name(n) for n in an.idx.nodes]
+        an.findings.append(
+            make(
+                "DRA018",
+                (
+                    "the input has no Node objects, and no node inferred from the slices' nodeName ("
+                    + ", ".join(inferred[:5])
+                    + (" ..." if len(inferred) > 5 else "")
+                    + ") fits the claims"
+                    if inferred
+                    else "the input has no Node objects, and no node can be inferred from the slices"
+                )
+                + ": whether the claims fit needs the real nodes (their labels for nodeSelector and allNodes "
+                "devices, and the pod's node constraints), so it is undetermined",
+                inferredNodes=inferred,
+                failures=dry["failures"],
+                rejectedNodes=dry["rejectedNodes"],
+            )
+        )
+        return
     if pod is not None and not dry["usable"]:
         an.findings.append(
             make(
@@ -94,6 +116,11 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
             if f is not None:
                 an.findings.append(f)
                 explained = True
+    if not explained:
+        joint = _joint_count_finding(analyses)
+        if joint is not None:
+            an.findings.append(joint)
+            explained = True
     if not explained:
         has_constraints = any(
             ((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") for a in analyses if not a.allocated
@@ -121,6 +148,55 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
             an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry["triedNodes"], failures=dry["failures"]))
 
 
+def _joint_count_finding(analyses: list[ClaimAnalysis]) -> Finding | None:
+    """Each request fits on its own, but together the pending requests need more distinct devices than any node
+    has candidates for (a pigeonhole bound; devices that several allocations can share, admin access and
+    allocationMode All are left to the dry-run)."""
+    need, per_node, names = 0, {}, []
+    for a in analyses:
+        if a.allocated:
+            continue
+        for alts in a.requests:
+            if any(r.mode != "ExactCount" or r.admin_access for r in alts):
+                return None
+            need += min(r.count for r in alts)
+            names.append(f"{_name(a.claim)}/{alts[0].base_name}")
+            for r in alts:
+                for v in a.matrices.get(r.name, ()):
+                    if v.outcome != "candidate":
+                        continue
+                    if v.entry.device.get("allowMultipleAllocations"):
+                        return None
+                    for n in v.nodes or ("*",):
+                        per_node.setdefault(n, set()).add(v.entry.did)
+    if len(names) < 2 or not per_node:
+        return None
+    best_node, best = max(((n, len(d)) for n, d in per_node.items()), key=lambda kv: kv[1])
+    if best >= need:
+        return None
+    where = "" if best_node == "*" else f" (node {best_node})"
+    return make(
+        "DRA408",
+        f"requests {', '.join(names)} fit one at a time, but together need {need} distinct device(s): at most {best} "
+        f"candidate(s) on one node{where}",
+        hint="Lower the counts, add devices, or free some: one allocation never gives the same device to two requests.",
+        requests=names,
+        needed=need,
+        bestNode=best_node,
+        candidates=sorted("/".join(d) for d in per_node[best_node]),
+    )
+
+
+def _has_candidates(analyses: list[ClaimAnalysis]) -> bool:
+    """Every pending request has a device that passes the per-device checks (so only node placement is left)."""
+    pending = [a for a in analyses if not a.allocated]
+    return bool(pending) and all(
+        any(v.outcome == "candidate" for r in alts for v in a.matrices.get(r.name, ()))
+        for a in pending
+        for alts in a.requests
+    )
+
+
 def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
     for a in analyses:
         if obj_ref(a.claim) != claim_ref:
@@ -139,7 +215,7 @@ def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
                     )
 
 
-def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Finding | None:
+def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Finding | None:  # noqa: C901
     """Why this request (all its subrequests) cannot be satisfied, or None if it could on its own."""
     reasons = []
     subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
@@ -190,56 +266,98 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
     if not m:
         return make("DRA401", f"{label}: no ResourceSlice in the cluster publishes any device", subject=subject, **ev)
     if cands:
-        best = max(per_node.values())
-        return make(
-            "DRA408", f"{label}: needs {need} device(s), at most {best} available on one node", subject=subject, **ev
+        best_node, best = max(per_node.items(), key=lambda kv: kv[1])
+        # Matching devices that a repairable check rejects on that node (a taint, in use, counters, capacity) are
+        # part of why the count falls short: each such stage gets its own finding beside the count.
+        fixable = [
+            v for v in m if v.stage in _STATE_STAGES and (best_node == "*" or not v.nodes or best_node in v.nodes)
+        ]
+        more = ""
+        if fixable:
+            more = f"; {len(fixable)} more matching device(s) rejected ({fixable[0].entry.id}: {fixable[0].reason})"
+        out = make(
+            "DRA408",
+            f"{label}: needs {need} device(s), at most {best} available on one node{more}",
+            hint="Lower the count, add devices, or make the rejected matching devices usable (see the other findings)."
+            if fixable
+            else None,
+            subject=subject,
+            **ev,
         )
+        by_stage: dict[str, list[DeviceVerdict]] = {}
+        for v in fixable:
+            by_stage.setdefault(v.stage, []).append(v)
+        for stage, vs in by_stage.items():
+            an.findings.append(_stage_finding(stage, label, vs, r, subject, ev, every=False, sem=an.sem))
+        return out
     if "cel-error" in stages:
         v = stages["cel-error"][0]
         return make("DRA301", f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)
-    order = ["taint", "counters", "capacity", "in-use", "feature", "node", "request", "class", "binding", "pool"]
-    for stage in order:
+    for stage in _STAGE_ORDER:
         if stage in stages:
-            vs = stages[stage]
-            code = {
-                "taint": "DRA405",
-                "counters": "DRA406",
-                "capacity": "DRA407",
-                "in-use": "DRA404",
-                "feature": "DRA212",
-                "node": "DRA501",
-                "request": "DRA403",
-                "class": "DRA402",
-                "binding": "DRA412",
-                "pool": "DRA401",
-            }[stage]
-            if stage == "node":
-                why = vs[0].evidence.get("nodeRejection")
-                msg = (
-                    f"{label}: {len(vs)} matching device(s), none on a node the pod may use ({vs[0].entry.where()}"
-                    + (f": {why})" if why else ")")
-                )
-            elif stage == "request":
-                msg = f"{label}: no device passes the request's selectors ({vs[0].entry.id}: {vs[0].reason})"
-            elif stage == "class":
-                msg = f"{label}: no device passes the selectors of class {r.class_name} ({len(vs)} device(s) checked)"
-            elif stage == "in-use":
-                msg = f"{label}: every matching device is already allocated ({vs[0].entry.id}: {vs[0].reason})"
-            elif stage == "pool":
-                msg = f"{label}: no usable device ({vs[0].reason})"
-                code = "DRA401"
-            elif stage == "taint":
-                msg = f"{label}: every matching device has a taint the request does not tolerate ({vs[0].entry.id}: {vs[0].reason})"
-            elif stage == "counters":
-                msg = f"{label}: the shared counters of every matching device are used up ({vs[0].entry.id}: {vs[0].reason})"
-            elif stage == "capacity":
-                msg = f"{label}: no matching device has enough capacity left ({vs[0].entry.id}: {vs[0].reason})"
-            elif stage == "binding":
-                msg = f"{label}: every device has binding conditions, which the assumed feature gates do not support"
-            else:
-                msg = f"{label}: every matching device is rejected ({vs[0].entry.id}: {vs[0].reason})"
-            return make(code, msg, subject=subject, **ev)
+            return _stage_finding(stage, label, stages[stage], r, subject, ev, every=True, sem=an.sem)
     return None
+
+
+_STATE_STAGES = ("taint", "in-use", "counters", "capacity")
+_STAGE_ORDER = ["taint", "counters", "capacity", "in-use", "feature", "node", "request", "class", "binding", "pool"]
+_STAGE_CODES = {
+    "taint": "DRA405",
+    "counters": "DRA406",
+    "capacity": "DRA407",
+    "in-use": "DRA404",
+    "feature": "DRA212",
+    "node": "DRA501",
+    "request": "DRA403",
+    "class": "DRA402",
+    "binding": "DRA412",
+    "pool": "DRA401",
+}
+
+
+def _stage_finding(
+    stage: str, label: str, vs: list, r: Request, subject: dict, ev: dict, every: bool, sem: Semantics
+) -> Finding:
+    """The finding for the devices a stage rejected: every matching device (every=True), or some of them beside a
+    count shortfall."""
+    first = f"{vs[0].entry.id}: {vs[0].reason}"
+    some = f"{len(vs)} matching device(s)"
+    if stage == "node":
+        why = vs[0].evidence.get("nodeRejection")
+        msg = f"{label}: {some}, none on a node the pod may use ({vs[0].entry.where()}" + (f": {why})" if why else ")")
+    elif stage == "request":
+        msg = f"{label}: no device passes the request's selectors ({first})"
+    elif stage == "class":
+        msg = f"{label}: no device passes the selectors of class {r.class_name} ({len(vs)} device(s) checked)"
+    elif stage == "in-use":
+        msg = f"{label}: {'every matching device is' if every else some + ' are'} already allocated ({first})"
+    elif stage == "pool":
+        e = vs[0].entry
+        msg = f"{label}: no usable device ({vs[0].reason})"
+        if e.ignored or e.pool_state.startswith("invalid"):
+            if e.pool_state.startswith("invalid") and sem.behaviour.skips_unusable_pools:
+                msg += '; the scheduler reports "invalid resource pools were encountered"'
+            return make(
+                "DRA401",
+                msg,
+                hint="Fix the driver's ResourceSlices as the reason says (usually a driver upgrade or its configuration).",
+                subject=subject,
+                **ev,
+            )
+    elif stage == "taint":
+        msg = (
+            f"{label}: {'every matching device has' if every else some + ' have'} a taint the request does not "
+            f"tolerate ({first})"
+        )
+    elif stage == "counters":
+        msg = f"{label}: the shared counters of {'every matching device' if every else some} are used up ({first})"
+    elif stage == "capacity":
+        msg = f"{label}: {'no matching device has' if every else some + ' do not have'} enough capacity left ({first})"
+    elif stage == "binding":
+        msg = f"{label}: every device has binding conditions, which the assumed feature gates do not support"
+    else:
+        msg = f"{label}: every matching device is rejected ({first})"
+    return make(_STAGE_CODES[stage], msg, subject=subject, **ev)
 
 
 def pool_findings(an: Analysis) -> None:

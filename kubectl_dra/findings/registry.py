@@ -139,6 +139,21 @@ _RULES = [
         "until --feature-gates says which.",
     ),
     Rule(
+        "DRA018",
+        "nodes-not-in-snapshot",
+        "error",
+        False,
+        None,
+        "The input has no Node objects, and the dry-run found no node for the claims: with the real nodes it may.",
+        "Include the nodes in the dump (kubectl get nodes -o yaml >> dump.yaml), or run against the cluster.",
+        "Offline dumps often leave out the nodes. kubectl-dra then infers one node per `nodeName` of the "
+        "ResourceSlices (and of the pods), with no labels. Devices on slices that select nodes by label "
+        "(`nodeSelector`) or reach `allNodes` have no inferred node to go with, and the pod's own node "
+        "constraints cannot be checked. When the per-device checks leave candidates but the dry-run on the "
+        "inferred nodes finds no place, the verdict is undetermined (exit 2) rather than a block that the real "
+        "nodes might not show.",
+    ),
+    Rule(
         "DRA101",
         "permission-denied",
         "warning",

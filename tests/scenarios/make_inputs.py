@@ -1235,8 +1235,8 @@ scenario(
     version="1.35",
 )
 scenario(
-    "allocation-failed",
-    "Two claims of the pod each need the one free device: each could have it alone, not both (DRA413).",
+    "requests-together",
+    "Two claims of the pod each need the one free device: each could have it alone, not both (DRA408, joint).",
     "explain pod web-0",
     [
         pod("web-0", [("a", "claim", "c1"), ("b", "claim", "c2")]),
@@ -1246,6 +1246,114 @@ scenario(
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
     ],
+)
+
+
+def _counters(name, pool, mem):
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": name},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": pool,
+            "pool": {"name": pool, "generation": 1, "resourceSliceCount": 2},
+            "sharedCounters": [{"name": "gpu-0-mem", "counters": {"memory": {"value": mem}}}],
+        },
+    }
+
+
+def _part(name, mem, counter_set="gpu-0-mem"):
+    return dev(name, mem, consumesCounters=[{"counterSet": counter_set, "counters": {"memory": {"value": mem}}}])
+
+
+scenario(
+    "allocation-failed",
+    "Two claims, two partitions of one GPU: each partition fits the GPU's memory counter alone, not both (DRA413).",
+    "explain pod web-0",
+    [
+        pod("web-0", [("a", "claim", "c1"), ("b", "claim", "c2")]),
+        claim("c1", [req()]),
+        claim("c2", [req()]),
+        dclass(),
+        _counters("node-01-counters", "node-01", "40Gi"),
+        rslice("node-01-parts", [_part("gpu-0-a", "40Gi"), _part("gpu-0-b", "40Gi")], "node-01", count=2),
+        *NODES,
+    ],
+    version="1.37",
+)
+scenario(
+    "counter-set-missing",
+    "A partition consumes a counter set its pool does not publish: the pool is invalid (DRA411), not used up.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        _counters("node-01-counters", "node-01", "40Gi"),
+        rslice("node-01-parts", [_part("gpu-0-a", "20Gi", counter_set="gpu-9-mem")], "node-01", count=2),
+        *NODES,
+    ],
+    version="1.37",
+)
+scenario(
+    "slice-1-34-layout",
+    "A 1.34-style slice (devices and sharedCounters in one) read with 1.37 semantics: its devices are ignored.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice(
+            "node-01-parts",
+            [_part("gpu-0-a", "20Gi")],
+            "node-01",
+            sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}],
+        ),
+        *NODES,
+    ],
+    version="1.37",
+)
+scenario(
+    "count-short-by-taint",
+    "Eight GPUs wanted, eight published, one under an untolerated health taint: the taint (DRA405) beside the count.",
+    "explain pod web-0",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req(count=8)]),
+        dclass(),
+        rslice(
+            "node-01-gpus",
+            [dev(f"gpu-{i}") for i in range(3)]
+            + [dev("gpu-3", taints=[{"key": "example.com/unhealthy", "value": "xid-79", "effect": "NoSchedule"}])]
+            + [dev(f"gpu-{i}") for i in range(4, 8)],
+            "node-01",
+        ),
+        *NODES,
+    ],
+    version="1.37",
+)
+scenario(
+    "no-nodes-in-dump",
+    "A dump without Node objects and a network-attached device (allNodes): undetermined (DRA018), not blocked.",
+    "match claim c1",
+    [
+        claim("c1", [req()]),
+        dclass(),
+        rslice("fabric", [dev("gpu-0")], pool="fabric", allNodes=True),
+    ],
+    version="1.37",
+)
+scenario(
+    "no-nodes-node-local",
+    "A dump without Node objects: the node is inferred from the slice's nodeName and the claim is allocatable.",
+    "match claim c1",
+    [
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+    ],
+    version="1.37",
 )
 scenario(
     "no-usable-node",

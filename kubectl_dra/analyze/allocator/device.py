@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Callable
 
 from kubectl_dra.analyze.allocator.checks import untolerated_taint
-from kubectl_dra.analyze.allocator.common import AllocationError, DeviceID, ErrorKind, _n, _qty, device_id_str, obj_ref
+from kubectl_dra.analyze.allocator.common import AllocationError, DeviceID, ErrorKind, device_id_str, obj_ref
+from kubectl_dra.analyze.allocator.counters import add_consumption, available_counters, counter_scope, first_exceeded
 from kubectl_dra.analyze.allocator.pools import (
     Pool,
-    _counter_sets_of,
-    _slice_name,
     optional_node_operations_rejection,
     skips_node_operations,
     slice_spec,
@@ -207,49 +206,21 @@ class DeviceAllocation:
         if all(v == 0 for v in agg.values()):
             del self.allocating_capacity[did]
 
-    # -- counters ----------------------------------------------------------------------------------
-    def _counter_scope(self, s: dict, pool: Pool) -> tuple[str, dict, list]:
-        if not self.sem.behaviour.old_rules_1_34:
-            return pool.id, pool.counter_sets, pool.slices + pool.not_targeting
-        sets, _ = _counter_sets_of([s])
-        return f"{pool.id}/{_slice_name(s)}", sets, [s]
-
+    # -- counters (counters.py) -------------------------------------------------------------------
     def _reserve_counters(self, d: dict, s: dict, pool: Pool) -> bool:
-        scope, sets, scope_slices = self._counter_scope(s, pool)
-        avail = self.available_counters.get(scope)
+        key, sets, scope_slices = counter_scope(pool, s, self.sem)
+        avail = self.available_counters.get(key)
         if avail is None:
-            avail = {name: {k: _n(v) for k, v in cs.items()} for name, cs in sets.items()}
-            for sl in scope_slices:
-                spec = slice_spec(sl)
-                for dev in spec.get("devices") or []:
-                    did = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""), dev.get("name", ""))
-                    if not self.a.allocated.is_allocated(did):
-                        continue
-                    for cc in dev.get("consumesCounters") or []:
-                        cs = avail.get(cc.get("counterSet", ""))
-                        if cs is None:
-                            continue
-                        for name, c in (cc.get("counters") or {}).items():
-                            if name in cs:
-                                cs[name] -= _qty((c or {}).get("value", "0"))
-            self.available_counters[scope] = avail
-        consumed = self.consumed_counters.setdefault(scope, {})
-        self._add_consumption(consumed, d, +1)
-        for set_name, counters in avail.items():
-            used = consumed.get(set_name, {})
-            for cname, value in counters.items():
-                if value < used.get(cname, 0):
-                    self._add_consumption(consumed, d, -1)
-                    return False
+            avail = self.available_counters[key] = available_counters(
+                key, sets, scope_slices, self.a.allocated
+            ).available
+        consumed = self.consumed_counters.setdefault(key, {})
+        add_consumption(consumed, d, +1)
+        if first_exceeded(avail, consumed) is not None:
+            add_consumption(consumed, d, -1)
+            return False
         return True
 
     def _release_counters(self, d: dict, s: dict, pool: Pool) -> None:
-        scope, _, _ = self._counter_scope(s, pool)
-        self._add_consumption(self.consumed_counters.setdefault(scope, {}), d, -1)
-
-    @staticmethod
-    def _add_consumption(consumed: dict, d: dict, sign: int) -> None:
-        for cc in d.get("consumesCounters") or []:
-            cs = consumed.setdefault(cc.get("counterSet", ""), {})
-            for name, c in (cc.get("counters") or {}).items():
-                cs[name] = cs.get(name, 0) + sign * _qty((c or {}).get("value", "0"))
+        key, _, _ = counter_scope(pool, s, self.sem)
+        add_consumption(self.consumed_counters.setdefault(key, {}), d, -1)

@@ -183,6 +183,95 @@ def _order_slices(group: list[dict], sem: Semantics) -> list[dict]:
     return list(group)
 
 
+def _build_pool(key: tuple[str, str], group: list[dict], all_for_pool: list[dict], incomplete: bool, sem: Semantics):
+    """buildPool: the pool's device slices (those in group), its counter sets and its validity. group holds the
+    slices of the current generation that target the node, all_for_pool every slice of that generation."""
+    pool = Pool(driver=key[0], name=key[1], incomplete=incomplete)
+    if sem.partitionable and sem.behaviour.separate_counter_slices:
+        device_slices = [s for s in group if not slice_spec(s).get("sharedCounters")]
+        counter_slices = [s for s in group if slice_spec(s).get("sharedCounters")]
+    else:
+        device_slices, counter_slices = group, []
+    pool.slices = device_slices
+    dup = _duplicate_device(device_slices)
+    if dup:
+        pool.invalid, pool.invalid_reason = True, dup
+    elif sem.partitionable and sem.behaviour.separate_counter_slices:
+        names = {_slice_name(s) for s in group}
+        if sem.behaviour.pool_wide_counter_sets:
+            # 1.37 takes the counter sets of the whole pool, also from slices for other nodes.
+            counter_slices = counter_slices + [
+                x for x in all_for_pool if _slice_name(x) not in names and slice_spec(x).get("sharedCounters")
+            ]
+        counter_sets, err = _counter_sets_of(counter_slices)
+        err = err or _validate_consumption(counter_sets, group)
+        others = [s for s in all_for_pool if _slice_name(s) not in names and not slice_spec(s).get("sharedCounters")]
+        err = err or _validate_consumption(counter_sets, others)
+        if err:
+            pool.invalid, pool.invalid_reason = True, err
+        pool.counter_sets = counter_sets
+        pool.not_targeting = sorted(others, key=_slice_name)
+    if pool.invalid and sem.behaviour.skips_unusable_pools:
+        pool.slices, pool.not_targeting = [], []  # upstream returns an invalid pool without its slices
+    pool.has_binding_conditions = _has_binding_conditions(pool.slices)
+    return pool
+
+
+def _skipped_slice_reason(s: dict, sem: Semantics) -> str | None:
+    """Why GatherPools skips a slice on every node (it then counts for no pool), else None."""
+    spec = slice_spec(s)
+    if not sem.partitionable and spec.get("perDeviceNodeSelection") is not None:
+        return "its slice uses perDeviceNodeSelection; DRAPartitionableDevices is off"
+    if not sem.partitionable and sem.behaviour.separate_counter_slices and spec.get("sharedCounters"):
+        return "its slice publishes sharedCounters; DRAPartitionableDevices is off"
+    if not (spec.get("nodeName") or spec.get("allNodes") or spec.get("nodeSelector") is not None) and not spec.get(
+        "perDeviceNodeSelection"
+    ):
+        return "its slice sets none of nodeName, allNodes, nodeSelector, perDeviceNodeSelection"
+    return None
+
+
+def ignored_devices_reason(s: dict, sem: Semantics) -> str | None:
+    """Why this version's allocator never looks at the devices of a slice, on any node (None: it may)."""
+    skipped = _skipped_slice_reason(s, sem)
+    if skipped:
+        return skipped
+    spec = slice_spec(s)
+    if sem.behaviour.separate_counter_slices and spec.get("sharedCounters") and spec.get("devices"):
+        return (
+            "its slice also publishes sharedCounters (the 1.34 layout); from 1.35 such a slice is a counter slice "
+            "and its devices are ignored"
+        )
+    return None
+
+
+def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
+    """GatherPools as if one node reached every slice: each pool's newest generation with the validity, counter
+    sets and device slices that the per-node gathering computes (through the same _build_pool), sorted by driver
+    and pool. It answers "which devices can this version use at all, and why not" for the per-device explanation.
+    The device slices of an invalid pool are kept (upstream drops them) so that they can be listed."""
+    grouped: dict[tuple[str, str], list[dict]] = {}
+    for s in slices:
+        if _skipped_slice_reason(s, sem):
+            continue
+        key = _pool_key(s)
+        cur = grouped.get(key)
+        if cur is None or _generation(s) > _generation(cur[0]):
+            grouped[key] = [s]
+        elif _generation(s) == _generation(cur[0]):
+            cur.append(s)
+    pools = []
+    for key in sorted(grouped):
+        group = sorted(grouped[key], key=_slice_name)
+        pool = _build_pool(key, group, group, len(group) != _slice_count(group[0]), sem)
+        if pool.invalid and sem.behaviour.skips_unusable_pools:
+            pool.slices = [
+                s for s in group if not (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))
+            ]
+        pools.append(pool)
+    return pools
+
+
 def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
     """GatherPools for one node."""
     grouped: dict[tuple[str, str], list[dict]] = {}
@@ -208,50 +297,20 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
     pools: list[Pool] = []
     for key in order:
         group = _order_slices(grouped[key], sem)
-        pool = Pool(driver=key[0], name=key[1])
         gen = _generation(group[0])
         complete = len(group) == _slice_count(group[0])
         all_for_pool = group
+        incomplete = False
         if sem.behaviour.skips_unusable_pools and not complete:
             all_for_pool = [s for s in slices if _pool_key(s) == key and _generation(s) == gen]
             if any(_pool_key(s) == key and _generation(s) > gen for s in slices):
                 continue  # obsolete: a newer generation exists somewhere
             if len(all_for_pool) != _slice_count(group[0]):
-                pool.incomplete = True
-                pools.append(pool)
+                pools.append(Pool(driver=key[0], name=key[1], incomplete=True))
                 continue
         elif not sem.behaviour.skips_unusable_pools and not complete:
-            pool.incomplete = True
-        if sem.partitionable and sem.behaviour.separate_counter_slices:
-            device_slices = [s for s in group if not slice_spec(s).get("sharedCounters")]
-            counter_slices = [s for s in group if slice_spec(s).get("sharedCounters")]
-        else:
-            device_slices, counter_slices = group, []
-        pool.slices = device_slices
-        dup = _duplicate_device(device_slices)
-        if dup:
-            pool.invalid, pool.invalid_reason = True, dup
-        elif sem.partitionable and sem.behaviour.separate_counter_slices:
-            names = {_slice_name(s) for s in group}
-            if sem.behaviour.pool_wide_counter_sets:
-                # 1.37 takes the counter sets of the whole pool, also from slices for other nodes.
-                counter_slices = counter_slices + [
-                    x for x in all_for_pool if _slice_name(x) not in names and slice_spec(x).get("sharedCounters")
-                ]
-            counter_sets, err = _counter_sets_of(counter_slices)
-            err = err or _validate_consumption(counter_sets, group)
-            others = [
-                s for s in all_for_pool if _slice_name(s) not in names and not slice_spec(s).get("sharedCounters")
-            ]
-            err = err or _validate_consumption(counter_sets, others)
-            if err:
-                pool.invalid, pool.invalid_reason = True, err
-            pool.counter_sets = counter_sets
-            pool.not_targeting = sorted(others, key=_slice_name)
-        if pool.invalid and sem.behaviour.skips_unusable_pools:
-            pool.slices, pool.not_targeting = [], []  # upstream returns an invalid pool without its slices
-        pool.has_binding_conditions = _has_binding_conditions(pool.slices)
-        pools.append(pool)
+            incomplete = True
+        pools.append(_build_pool(key, group, all_for_pool, incomplete, sem))
     if sem.behaviour.resume_search:
         # 1.36+ incubating/experimental: sorted by driver and pool name, pools with binding conditions last.
         pools.sort(key=lambda p: (p.has_binding_conditions, p.driver, p.name))
