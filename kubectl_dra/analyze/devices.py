@@ -317,137 +317,118 @@ class CounterView:
         return reason, {"counterSet": set_name, "counter": counter, "claims": holders}
 
 
-def device_matrix(
-    req: Request,
-    universe: Universe,
-    allocated: AllocatedState,
-    sem: Semantics,
-    ev: SelectorEvaluator,
-    reach: Reachability | None,
-    counters: CounterView,
-    own_devices: frozenset = frozenset(),
-) -> list[DeviceVerdict]:
-    """For one request (or subrequest), the first reason each device cannot be used, in the allocator's order.
-    reach None means "any node" (no pod context)."""
+@dataclass(frozen=True)
+class MatrixContext:
+    """What the per-device checks of one request read besides the device: built once per analysis."""
+
+    universe: Universe
+    allocated: AllocatedState
+    sem: Semantics
+    ev: SelectorEvaluator
+    reach: Reachability | None  # None: "any node" (no pod context)
+    counters: CounterView
+    own_devices: frozenset = frozenset()
+
+
+def device_matrix(req: Request, ctx: MatrixContext) -> list[DeviceVerdict]:
+    """For one request (or subrequest), the first reason each device cannot be used (device_checks), or that it
+    is a candidate."""
     out: list[DeviceVerdict] = []
     class_sel = ((req.class_obj or {}).get("spec") or {}).get("selectors") or []
-    for e in universe.entries:
-        d = e.device
-        if e.ignored:
-            out.append(DeviceVerdict(e, "rejected", "pool", e.ignored))
-            continue
-        if e.pool_state.startswith("invalid"):
-            out.append(DeviceVerdict(e, "rejected", "pool", f"pool {e.pool_key[1]} is {e.pool_state}"))
-            continue
-        if e.pool_state and sem.behaviour.skips_unusable_pools:
-            out.append(DeviceVerdict(e, "rejected", "pool", f"pool {e.pool_key[1]} is {e.pool_state}"))
-            continue
-        if d.get("bindingConditions") and not sem.binding_conditions:
-            out.append(
-                DeviceVerdict(
-                    e,
-                    "rejected",
-                    "binding",
-                    "device has binding conditions; DRADeviceBindingConditions/DRAResourceClaimDeviceStatus are off",
-                )
-            )
-            continue
-        rejected = selector_verdict(ev, req, class_sel, e)
-        if rejected is not None:
-            out.append(DeviceVerdict(e, "rejected", *rejected))
-            continue
-        if reach is not None:
-            nodes = reach.nodes_for(e)
-            if not nodes:
-                why = reach.rejected.get(e.node_name) if e.node_name else None
-                out.append(
-                    DeviceVerdict(
-                        e,
-                        "rejected",
-                        "node",
-                        f"on {e.where()}, which the pod cannot use" + (f" ({why})" if why else ""),
-                        {"nodeRejection": why} if why else {},
-                    )
-                )
-                continue
+    for e in ctx.universe.entries:
+        stage, reason, evidence, nodes = next(device_checks(req, class_sel, e, ctx))
+        if stage is None:
+            out.append(DeviceVerdict(e, "candidate", "", reason, evidence, nodes))
         else:
-            nodes = ()
-        if not req.admin_access and e.did in allocated.devices and e.did not in own_devices:
-            owners = allocated.owners.get(e.did) or []
-            out.append(
-                DeviceVerdict(
-                    e, "rejected", "in-use", f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}, nodes
-                )
-            )
-            continue
-        if sem.optional_node_operations_code and skips_node_operations(e.slice):
-            if not sem.gate("DRAOptionalNodeOperations"):
-                out.append(
-                    DeviceVerdict(e, "rejected", "feature", optional_node_operations_rejection(sem, None), {}, nodes)
-                )
-                continue
-            if reach is not None:
-                declaring = tuple(n for n in nodes if optional_node_operations_rejection(sem, reach.node(n)) is None)
-                if not declaring:
-                    who = f"node {nodes[0]} does not" if len(nodes) == 1 else "no node the pod may use does"
-                    out.append(
-                        DeviceVerdict(
-                            e,
-                            "rejected",
-                            "node",
-                            f"its slice skips node operations, but {who} declare "
-                            f"{NODE_OPERATIONS_FEATURE} in status.declaredFeatures",
-                        )
-                    )
-                    continue
-                nodes = declaring
-        if d.get("consumesCounters") and not sem.partitionable:
-            out.append(
-                DeviceVerdict(
-                    e,
-                    "rejected",
-                    "feature",
-                    "device consumes shared counters; DRAPartitionableDevices is off",
-                    {},
-                    nodes,
-                )
-            )
-            continue
-        if sem.device_taints:
-            taint = untolerated_taint(d, req.tolerations, sem)
-            if taint is not None:
-                out.append(
-                    DeviceVerdict(
-                        e,
-                        "rejected",
-                        "taint",
-                        f"untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}",
-                        {"taint": taint},
-                        nodes,
-                    )
-                )
-                continue
-        if d.get("consumesCounters") and sem.partitionable and e.did not in own_devices:
-            short = counters.shortfall(e)
-            if short:
-                out.append(DeviceVerdict(e, "rejected", "counters", short[0], short[1], nodes))
-                continue
-        if sem.consumable_capacity:
-            try:
-                fits, why = capacity_fits(
-                    req.capacity_requests,
-                    d,
-                    allocated.aggregated_capacity.get(e.did),
-                    None,
-                    fractional="FractionalCapacityRange" in sem.allocator_features,
-                )
-            except CapacityNotRepresentable as exc:
-                fits, why = False, str(exc)
-            if not fits:
-                out.append(DeviceVerdict(e, "rejected", "capacity", why, {}, nodes))
-                continue
-        out.append(DeviceVerdict(e, "candidate", "", "passes every check", {}, nodes))
+            out.append(DeviceVerdict(e, "rejected", stage, reason, evidence, nodes))
     return out
+
+
+def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixContext):
+    """Every check of the allocator that rejects device e for the request, as (stage, reason, evidence, nodes), in
+    the order shown to users: what the device is (pool, binding gate, selectors) before where it is (node) and
+    what holds it (in use, feature gates, taints, counters, capacity). The explanation shows the first; the
+    fidelity suite takes them all (up to the final (None, ...) that carries the nodes of a candidate) and checks that, in upstream's order of checks, the first is the one
+    upstream's own trace reports (docs/fidelity.md). Checks after a node rejection see no nodes."""
+    sem, reach, d = ctx.sem, ctx.reach, e.device
+    if e.ignored:
+        yield "pool", e.ignored, {}, ()
+        return  # upstream never looks at the device: no further check applies
+    if e.pool_state.startswith("invalid") or (e.pool_state and sem.behaviour.skips_unusable_pools):
+        yield "pool", f"pool {e.pool_key[1]} is {e.pool_state}", {}, ()
+        return
+    if d.get("bindingConditions") and not sem.binding_conditions:
+        yield (
+            "binding",
+            "device has binding conditions; DRADeviceBindingConditions/DRAResourceClaimDeviceStatus are off",
+            {},
+            (),
+        )
+    rejected = selector_verdict(ctx.ev, req, class_sel, e)
+    if rejected is not None:
+        yield rejected[0], rejected[1], rejected[2], ()
+    nodes = ()
+    if reach is not None:
+        nodes = reach.nodes_for(e)
+        if not nodes:
+            why = reach.rejected.get(e.node_name) if e.node_name else None
+            yield (
+                "node",
+                f"on {e.where()}, which the pod cannot use" + (f" ({why})" if why else ""),
+                {"nodeRejection": why} if why else {},
+                (),
+            )
+    if not req.admin_access and e.did in ctx.allocated.devices and e.did not in ctx.own_devices:
+        owners = ctx.allocated.owners.get(e.did) or []
+        yield "in-use", f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}, nodes
+    if sem.optional_node_operations_code and skips_node_operations(e.slice):
+        if not sem.gate("DRAOptionalNodeOperations"):
+            yield "feature", optional_node_operations_rejection(sem, None), {}, nodes
+        elif reach is not None and nodes:
+            declaring = tuple(n for n in nodes if optional_node_operations_rejection(sem, reach.node(n)) is None)
+            if not declaring:
+                who = f"node {nodes[0]} does not" if len(nodes) == 1 else "no node the pod may use does"
+                yield (
+                    "node",
+                    f"its slice skips node operations, but {who} declare {NODE_OPERATIONS_FEATURE} in "
+                    "status.declaredFeatures",
+                    {},
+                    (),
+                )
+            nodes = declaring
+    if d.get("consumesCounters") and not sem.partitionable:
+        yield "feature", "device consumes shared counters; DRAPartitionableDevices is off", {}, nodes
+    if sem.device_taints:
+        taint = untolerated_taint(d, req.tolerations, sem)
+        if taint is not None:
+            yield (
+                "taint",
+                f"untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}",
+                {"taint": taint},
+                nodes,
+            )
+    shared = sem.consumable_capacity and bool(d.get("allowMultipleAllocations"))
+    skips_counters = (
+        shared and sem.behaviour.shared_device_skips_counters and e.did in ctx.allocated.aggregated_capacity
+    )
+    if d.get("consumesCounters") and sem.partitionable and e.did not in ctx.own_devices and not skips_counters:
+        short = ctx.counters.shortfall(e)
+        if short:
+            yield "counters", short[0], short[1], nodes
+    if sem.consumable_capacity:
+        try:
+            fits, why = capacity_fits(
+                req.capacity_requests,
+                d,
+                ctx.allocated.aggregated_capacity.get(e.did),
+                None,
+                fractional="FractionalCapacityRange" in sem.allocator_features,
+            )
+        except CapacityNotRepresentable as exc:
+            fits, why = False, str(exc)
+        if not fits:
+            yield "capacity", why, {}, nodes
+    yield None, "passes every check", {}, nodes  # the end: with no rejection before it, a candidate on these nodes
 
 
 def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry):

@@ -3,7 +3,7 @@ allocator dry-run over the nodes the pod may use."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kubectl_dra.analyze.allocator import (
     AllocatedState,
@@ -17,6 +17,7 @@ from kubectl_dra.analyze.claims import Index, build_requests
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.devices import (
     CounterView,
+    MatrixContext,
     Reachability,
     Universe,
     device_matrix,
@@ -103,6 +104,14 @@ class Analysis:
         usable, rejected = self.usable_nodes(pod, allocated, excluded)
         counters = CounterView(self.universe, state, self.sem)
         reach = Reachability(usable, rejected)
+        mctx = MatrixContext(
+            self.universe,
+            state,
+            self.sem,
+            self.ev,
+            reach if pod is not None or not self.idx.nodes_synthetic else None,
+            counters,
+        )
         analyses = []
         for ci, (claim, pcn) in enumerate(zip(claims, pcnames)):
             reqs, cls_findings = build_requests(claim, ci, self.idx)
@@ -117,16 +126,7 @@ class Analysis:
                 for r in alts:
                     if r.class_obj is None:
                         continue
-                    m = device_matrix(
-                        r,
-                        self.universe,
-                        state,
-                        self.sem,
-                        self.ev,
-                        reach if pod is not None or not self.idx.nodes_synthetic else None,
-                        counters,
-                        own,
-                    )
+                    m = device_matrix(r, replace(mctx, own_devices=own))
                     if ca.allocated:
                         chosen = {
                             (x.get("driver"), x.get("pool"), x.get("device"))

@@ -3,7 +3,10 @@
 Scenario: {"version": "1.36", "featureGates": {...}, "node": Node, "deviceClasses": [...],
            "claims": [claims to allocate, in order], "allocatedClaims": [...], "slices": [...]}
 Output:   {"cel": [per device x selector results], "allocation": {"outcome", "error", "claims"}}
-(tests/oracle/src/main.go produces the same shape from upstream Go code.)"""
+(tests/oracle/src/main.go produces the same shape from upstream Go code.)
+With "trace": true also "reasons": for every request (or subrequest) of every claim and every device, each check
+that rejects the device (analyze/devices.py device_checks, as explain shows them) for the scenario's node; the
+fidelity suite compares them with upstream's own per-device trace."""
 
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ from kubectl_dra.analyze.allocator import (
     obj_ref,
     selector_expression,
 )
+from kubectl_dra.analyze.allocator.requests import claim_requests, request_alternatives
+from kubectl_dra.analyze.devices import CounterView, MatrixContext, Reachability, Universe, device_checks
 from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
 from kubectl_dra.model.normalize import to_v1
 from kubectl_dra.quantity import format_quantity
@@ -101,13 +106,19 @@ def evaluate(scenario: dict) -> dict:
                         expr,
                     )
 
-    alloc = Allocator(sem, by_name, slices, AllocatedState.from_claims(allocated, sem), ev)
+    state = AllocatedState.from_claims(allocated, sem)
+    reasons = (
+        device_reasons(sem, by_name, slices, claims, state, ev, scenario.get("node") or {})
+        if scenario.get("trace")
+        else None
+    )
+    alloc = Allocator(sem, by_name, slices, state, ev)
     out = {"outcome": "unallocatable", "error": None, "claims": []}
     try:
         res = alloc.allocate(scenario.get("node") or {}, claims)
     except AllocationError as e:
         out.update(outcome="error", error=e.message)
-        return {"cel": cel, "allocation": out}
+        return _with_reasons({"cel": cel, "allocation": out}, reasons)
     if res is not None:
         out["outcome"] = "allocated"
         for claim, r in zip(claims, res):
@@ -120,4 +131,31 @@ def evaluate(scenario: dict) -> dict:
                     e["consumedCapacity"] = {k: format_quantity(v) for k, v in x["consumedCapacity"].items()}
                 results.append(e)
             out["claims"].append({"claim": obj_ref(claim), "results": results, "nodeSelector": r.node_selector})
-    return {"cel": cel, "allocation": out}
+    return _with_reasons({"cel": cel, "allocation": out}, reasons)
+
+
+def _with_reasons(out: dict, reasons: list | None) -> dict:
+    if reasons is not None:
+        out["reasons"] = reasons
+    return out
+
+
+def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, state, ev, node: dict) -> list[dict]:
+    """Per claim, request and device: every stage device_checks rejects it at, for this node alone."""
+    universe = Universe(slices, sem)
+    ctx = MatrixContext(universe, state, sem, ev, Reachability([node]), CounterView(universe, state, sem))
+    out = []
+    for ci, claim in enumerate(claims):
+        for ri, req in enumerate(claim_requests(claim)):
+            for r in request_alternatives(req, ci, ri):
+                r.class_obj = classes.get(r.class_name)
+                if r.class_obj is None:
+                    continue
+                class_sel = (r.class_obj.get("spec") or {}).get("selectors") or []
+                for e in universe.entries:
+                    try:
+                        stages = [st for st, *_ in device_checks(r, class_sel, e, ctx) if st is not None]
+                    except AllocationError:
+                        stages = ["error"]
+                    out.append({"claim": ci, "request": r.name, "device": e.id, "stages": stages})
+    return out

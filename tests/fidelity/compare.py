@@ -46,12 +46,13 @@ if str(HERE.parents[1]) not in sys.path:
 
 try:
     from . import gates as gatesmod
-    from . import generator
+    from . import generator, reasons
     from .oracle import Oracle, cache_dir
 except ImportError:  # run as a script
     sys.path.insert(0, str(HERE))
     import gates as gatesmod  # type: ignore
     import generator  # type: ignore
+    import reasons  # type: ignore
     from oracle import Oracle, cache_dir  # type: ignore
 
 # Documented differences in error *texts* that are normalised on both sides before comparing:
@@ -297,8 +298,11 @@ def run_engine(scenario: dict[str, Any]) -> dict[str, Any]:
             signal.signal(signal.SIGALRM, old)
 
 
-def judge(scenario: dict[str, Any], oracle_out: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """("agreed" | "disagreed" | "inconclusive", disagreements or [reason])."""
+def judge(
+    scenario: dict[str, Any], oracle_out: dict[str, Any], reason_stats: collections.Counter | None = None
+) -> tuple[str, list[dict[str, Any]]]:
+    """("agreed" | "disagreed" | "inconclusive", disagreements or [reason]). With a trace in the oracle's output
+    the per-device reasons are compared too (reasons.py), their counts added to reason_stats."""
     why = inconclusive(oracle_out)
     if why:
         if why.startswith("upstream panicked: "):
@@ -318,6 +322,10 @@ def judge(scenario: dict[str, Any], oracle_out: dict[str, Any]) -> tuple[str, li
     except Exception:  # a crash of the engine is a disagreement
         return "disagreed", [{"kind": "engine-crash", "detail": traceback.format_exc(limit=8)}]
     diffs = compare(oracle_out, ours, scenario)
+    rdiffs, stats = reasons.compare_reasons(oracle_out, ours, scenario)
+    diffs += rdiffs
+    if reason_stats is not None:
+        reason_stats.update(stats)
     return ("disagreed" if diffs else "agreed"), diffs
 
 
@@ -446,6 +454,7 @@ class Tally:
         self.kinds: collections.Counter = collections.Counter()
         self.disagreements: list[dict[str, Any]] = []
         self.inconclusive: collections.Counter = collections.Counter()
+        self.reasons: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 
     def add(self, version: str, scenario: dict[str, Any], status: str, diffs: list[dict[str, Any]]) -> None:
         self.by_version[version][status] += 1
@@ -475,6 +484,13 @@ class Tally:
             lines.append(
                 f"{v:<9}{t + c['inconclusive']:>10}{c['agreed']:>9}{c['disagreed']:>11}{c['inconclusive']:>14}{pct:>11}"
             )
+        lines.append("")
+        lines.append("Per-device reasons (first visit of each request and device, against upstream's V(7) trace)")
+        lines.append(f"{'version':<9}{'visits':>10}{'agreed':>9}{'skipped':>9}{'truncated':>11}{'agreement':>11}")
+        for v in versions:
+            c = self.reasons[v]
+            pct = f"{100 * c['agreed'] / c['compared']:.2f}%" if c["compared"] else "-"
+            lines.append(f"{v:<9}{c['compared']:>10}{c['agreed']:>9}{c['skipped']:>9}{c['truncated']:>11}{pct:>11}")
         lines.append("")
         lines.append("Agreement per feature (agreed/compared per version)")
         lines.append(f"{'feature':<34}" + "".join(f"{v:>15}" for v in versions))
@@ -530,7 +546,7 @@ def run(
             # The stream's writer thread feeds the oracle ahead; judge() runs our engine meanwhile.
             pending, recheck = [], []
             for s, out in oracle.stream(scen):
-                status, diffs = judge(s, out)
+                status, diffs = judge(s, out, tally.reasons[v])
                 if status == "disagreed" and needs_recheck(out, diffs):
                     recheck.append((s, out))
                     continue
@@ -538,7 +554,7 @@ def run(
             # Map-order implementations: before calling a different allocation a disagreement,
             # ask upstream again with many more runs (the oracle process is free now).
             for s, out in recheck:
-                status, diffs = judge(s, with_more_runs(oracle, s, out))
+                status, diffs = judge(s, with_more_runs(oracle, s, out), tally.reasons[v])
                 finish(s, status, diffs)
             c = tally.by_version[v]
             log(
@@ -620,6 +636,7 @@ def main(argv: list[str] | None = None) -> int:
                     "versions": {v: dict(tally.by_version[v]) for v in versions},
                     "kinds": {f"{v} {k}": n for (v, k), n in tally.kinds.items()},
                     "inconclusive": dict(tally.inconclusive),
+                    "reasons": {v: dict(tally.reasons[v]) for v in versions},
                     "disagreements": [
                         {
                             "id": d["id"],

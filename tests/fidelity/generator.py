@@ -748,9 +748,13 @@ def generate(version: str, seed: int | str, index: int) -> dict[str, Any]:
     }
 
 
-def scenarios(version: str, seed: int | str, n: int, start: int = 0):
+def scenarios(version: str, seed: int | str, n: int, start: int = 0, trace: bool = True):
+    """The scenarios, each asking the oracle for upstream's per-device trace (reasons.py compares it)."""
     for i in range(start, start + n):
-        yield generate(version, seed, i)
+        s = generate(version, seed, i)
+        if trace:
+            s["trace"] = True
+        yield s
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from . import compare, gates, generator
+from . import compare, gates, generator, reasons
 from .oracle import Oracle
 
 pytestmark = pytest.mark.oracle
@@ -67,6 +67,28 @@ def test_oracle_tutorial_without_a_big_enough_gpu(oracle):
     s["slices"][0]["spec"]["devices"][0]["capacity"]["memory"]["value"] = "16Gi"
     out = oracle.evaluate(s)
     assert out["allocation"] == {"outcome": "unallocatable", "error": None, "claims": []}
+
+
+def test_oracle_traces_the_allocators_per_device_decisions(oracle):
+    s = tutorial(oracle.version)
+    s["trace"] = True
+    out = oracle.evaluate(s)
+    devices = {"gpu.example.com/node-1/gpu-0", "gpu.example.com/node-1/gpu-1"}
+    got = [(v["request"], v["device"], v["stage"]) for v in reasons.visits(out["trace"], s["claims"], devices)]
+    # The search looks at gpu-0 first and takes it (the 24Gi one passes the request's selector).
+    assert got == [("gpu", "gpu.example.com/node-1/gpu-0", "allocated")]
+    s["slices"][0]["spec"]["devices"][0]["capacity"]["memory"]["value"] = "16Gi"
+    out = oracle.evaluate(s)
+    got = [(v["device"], v["stage"]) for v in reasons.visits(out["trace"], s["claims"], devices)]
+    assert got == [("gpu.example.com/node-1/gpu-0", "request"), ("gpu.example.com/node-1/gpu-1", "request")]
+    # The engine's reasons agree; a wrong one is caught.
+    ours = compare.run_engine(s)
+    diffs, stats = reasons.compare_reasons(out, ours, s)
+    assert diffs == [] and stats["compared"] == 2 == stats["agreed"]
+    for r in ours["reasons"]:
+        r["stages"] = ["class"]
+    diffs, stats = reasons.compare_reasons(out, ours, s)
+    assert [(d["detail"]["upstream"], d["detail"]["ours"]) for d in diffs] == [("request", "class")] * 2
 
 
 def test_oracle_reports_cel_runtime_errors_and_the_allocator_error(oracle):
@@ -222,6 +244,10 @@ def test_engine_agrees_with_upstream(version, tmp_path):
     c = tally.by_version[version]
     assert sum(c.values()) == CI_N
     assert tally.inconclusive.get("input rejected by the oracle", 0) == 0, "generator produced invalid objects"
+    # The per-device reasons were compared with upstream's trace on many devices, and left few visits unread.
+    r = tally.reasons[version]
+    assert r["compared"] > 5 * CI_N, dict(r)
+    assert r["skipped"] < r["compared"] / 50, dict(r)
     unknown = [d for d in tally.disagreements if not d["known"]]
     report = "\n".join(
         f"{d['id']}: {', '.join(d['kinds'])}\n    {json.dumps(d['diffs'][0]['detail'])[:600]}\n    file: {d['path']}"

@@ -9,7 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 dir="$here/v$minor"
 [ -f "$dir/go.mod" ] || { echo "build.sh: no oracle module for $minor ($dir)" >&2; exit 2; }
 cache="${KUBECTL_DRA_CACHE:-$HOME/.cache/kubectl-dra}"
-hash="$(cat "$dir/go.mod" "$dir/go.sum" "$dir/shim.go" "$here/src/main.go" | sha256sum | cut -c1-16)"
+hash="$(cat "$dir/go.mod" "$dir/go.sum" "$dir/shim.go" "$here/src/main.go" "$here/src/trace.go" | sha256sum | cut -c1-16)"
 out="$cache/oracle/$minor-$hash"
 if [ ! -x "$out/oracle" ]; then
   mkdir -p "$out"

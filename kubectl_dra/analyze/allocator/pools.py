@@ -263,7 +263,10 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
     pools = []
     for key in sorted(grouped):
         group = sorted(grouped[key], key=_slice_name)
-        pool = _build_pool(key, group, group, len(group) != _slice_count(group[0]), sem)
+        # Completeness counts every slice of the generation, also those skipped above (checkSlicesInPool).
+        gen = _generation(group[0])
+        published = sum(1 for s in slices if _pool_key(s) == key and _generation(s) == gen)
+        pool = _build_pool(key, group, group, published != _slice_count(group[0]), sem)
         if pool.invalid and sem.behaviour.skips_unusable_pools:
             pool.slices = [
                 s for s in group if not (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))

@@ -50,6 +50,8 @@ type scenario struct {
 	AllocatedClaims []*resourceapi.ResourceClaim
 	Slices          []*resourceapi.ResourceSlice
 	Runs            int
+	// Trace: record the first run's per-device decisions (trace.go) in the output.
+	Trace bool
 }
 
 type celEntry struct {
@@ -106,6 +108,9 @@ type output struct {
 	// when the implementation iterates pools in Go map order).
 	Alternatives []*allocation `json:"alternatives"`
 	ElapsedMS    int64         `json:"elapsedMs"`
+	// Trace: the first run's per-device decisions, in the order upstream made them (scenario "trace": true).
+	Trace          []traceEntry `json:"trace,omitempty"`
+	TraceTruncated bool         `json:"traceTruncated,omitempty"`
 }
 
 func strictDecode(raw json.RawMessage, into any) error {
@@ -115,7 +120,7 @@ func strictDecode(raw json.RawMessage, into any) error {
 }
 
 var topLevelKeys = sets.New("id", "version", "featureGates", "node", "deviceClasses", "claims",
-	"allocatedClaims", "slices", "runs", "features", "seed", "meta")
+	"allocatedClaims", "slices", "runs", "trace", "features", "seed", "meta")
 
 func parseScenario(raw json.RawMessage) (*scenario, string, error) {
 	var top map[string]json.RawMessage
@@ -137,7 +142,7 @@ func parseScenario(raw json.RawMessage) (*scenario, string, error) {
 	}{
 		{"version", &s.Version}, {"featureGates", &s.FeatureGates}, {"node", &s.Node},
 		{"deviceClasses", &s.DeviceClasses}, {"claims", &s.Claims},
-		{"allocatedClaims", &s.AllocatedClaims}, {"slices", &s.Slices}, {"runs", &s.Runs},
+		{"allocatedClaims", &s.AllocatedClaims}, {"slices", &s.Slices}, {"runs", &s.Runs}, {"trace", &s.Trace},
 	}
 	for _, f := range fields {
 		if v, ok := top[f.key]; ok && string(v) != "null" {
@@ -314,7 +319,7 @@ func deviceMatches(ctx context.Context, expr cel.CompilationResult, driver strin
 // allocateTimeout matches kube-scheduler's default DRA filter timeout (DRASchedulerFilterTimeout, 10s).
 const allocateTimeout = 10 * time.Second
 
-func runAllocator(s *scenario, features structured.Features, celFeatures cel.Features) (alloc *allocation, timedOut bool) {
+func runAllocator(s *scenario, features structured.Features, celFeatures cel.Features, tr *trace) (alloc *allocation, timedOut bool) {
 	// An upstream panic (kube-scheduler would crash) is reported as outcome "panic".
 	defer func() {
 		if r := recover(); r != nil {
@@ -324,7 +329,11 @@ func runAllocator(s *scenario, features structured.Features, celFeatures cel.Fea
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), allocateTimeout)
 	defer cancel()
-	ctx = klog.NewContext(ctx, klog.Background())
+	if tr != nil {
+		ctx = klog.NewContext(ctx, newTraceLogger(tr))
+	} else {
+		ctx = klog.NewContext(ctx, klog.Background())
+	}
 	lister := classLister{}
 	for _, c := range s.DeviceClasses {
 		lister[c.Name] = c
@@ -415,7 +424,14 @@ func process(raw json.RawMessage) output {
 	}
 	seen := map[string]bool{}
 	for i := 0; i < runs; i++ {
-		a, timedOut := runAllocator(s, features, celFeatures)
+		var tr *trace
+		if i == 0 && s.Trace {
+			tr = &trace{entries: []traceEntry{}, allocated: map[string][][4]int{}}
+		}
+		a, timedOut := runAllocator(s, features, celFeatures, tr)
+		if tr != nil {
+			out.Trace, out.TraceTruncated = tr.entries, tr.truncated
+		}
 		if timedOut {
 			a = &allocation{Outcome: "timeout", Claims: []claimAllocation{}}
 		}

@@ -1,0 +1,211 @@
+"""Per-device reasons against upstream's own per-device decisions (issue 11; the rule is in docs/fidelity.md).
+
+The oracle records the V(7) log of the allocator's first run (tests/oracle/src/trace.go): one entry per decision
+about a device, tagged with the search position (claim, request, subrequest, device slot) it was made at. The
+engine answers, for the same node, every check that rejects each device for each request
+(`kubectl_dra.analyze.devices.device_checks`, what `explain` shows the first of). This module cuts the trace into
+visits (one look of the search at one device for one request), reads upstream's verdict of each first visit and
+checks it against the engine's checks taken in upstream's order.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+# Messages that end a visit of the search loop (allocateOne) to a device.
+_LOOP_END = {
+    "Device not selectable",
+    "Device not usable",
+    "Device allocated",
+    "Skip comparing device capacity request",  # 1.34-1.36: a capacity that cannot be compared skips the device
+}
+# Bookkeeping of an allocation or its undo, logged after the visit that made it: not part of any visit.
+_BOOKKEEPING = {"Device removed from constraint set", "Device capacity allocated"}
+
+# Messages naming the check that rejected the device, as the engine's stage names.
+_REJECTIONS = {
+    "Device in use": "in-use",
+    "Device in use in same claim": "in-use",
+    "Device capacity not enough": "capacity",
+    "Skip comparing device capacity request": "capacity",
+    "Device consumes counters, but the partitionable devices feature is not enabled": "feature",
+    "Device requires optional node operations, but the optional node operations feature is not enabled": "feature",
+    "Device requires DRAOptionalNodeOperations but node lacks it": "node",
+    "Incompatible compatibility groups": "compatibility",
+    "Insufficient counters": "counters",
+}
+
+# Checks whose answer depends on what the search has in flight (the engine sees the cluster's allocations only).
+STATEFUL = {"in-use", "counters", "capacity"}
+
+
+# The order upstream checks a device in, the same in every minor and channel (allocator_<channel>.go allocateOne:
+# in use, isSelectable (binding conditions gate, class and request selectors, per-device node selection), consumable
+# capacity; then allocateDevice: in use, optional node operations, partitionable gate, counters, taints, constraints).
+UPSTREAM_ORDER = [
+    "in-use",
+    "binding",
+    "class",
+    "cel-error",
+    "request",
+    "node",
+    "capacity",
+    "feature",
+    "counters",
+    "taint",
+]
+
+
+def _request_name(claims: list[dict], ci: int, ri: int, si: int) -> str | None:
+    try:
+        req = ((claims[ci].get("spec") or {}).get("devices") or {}).get("requests")[ri]
+    except (IndexError, TypeError):
+        return None
+    subs = req.get("firstAvailable") or []
+    if subs:
+        return f"{req.get('name', '')}/{subs[si].get('name', '')}" if 0 <= si < len(subs) else None
+    return req.get("name", "")
+
+
+def visits(trace: list[dict], claims: list[dict], known: set[str]) -> list[dict]:
+    """The trace cut into visits: {"claim", "request", "device", "stage", "inFlight"}, in order. Entries made while
+    the claims are validated (claim -1: allocationMode All) are left out. An entry without a known device (a
+    constraint's verdict, a capacity recheck that logs the device object) belongs to the visit it is part of."""
+    out: list[dict] = []
+    in_flight: collections.Counter = collections.Counter()
+    cur: dict | None = None
+
+    def close():
+        nonlocal cur
+        if cur is not None:
+            out.append(cur)
+        cur = None
+
+    for e in trace:
+        msg = e.get("msg", "")
+        if msg in _BOOKKEEPING:
+            continue
+        if msg == "Device deallocated":
+            close()
+            in_flight[e.get("device")] -= 1
+            continue
+        if e.get("claim", -1) < 0:
+            continue
+        dev = e.get("device") if e.get("device") in known else None
+        pos = (e.get("claim"), e.get("request"), e.get("subRequest"), e.get("slot"))
+        if cur is None or (dev is not None and (dev != cur["device"] or pos != cur["_pos"])):
+            close()
+            if dev is None:
+                continue  # nothing to attach it to
+            cur = {
+                "claim": pos[0],
+                "request": _request_name(claims, pos[0], pos[1], pos[2]),
+                "device": dev,
+                "_pos": pos,
+                "_msgs": [],
+                "inFlight": sum(1 for v in in_flight.values() if v > 0),
+            }
+        cur["_msgs"].append(e)
+        if msg in _LOOP_END:
+            if msg == "Device allocated":
+                in_flight[cur["device"]] += 1
+            close()
+    close()
+    for v in out:
+        v["stage"] = _stage(v.pop("_msgs"))
+        v.pop("_pos")
+    return out
+
+
+def _stage(msgs: list[dict]) -> str:
+    """Upstream's verdict of one visit, from its messages."""
+    names = [m.get("msg", "") for m in msgs]
+    if "Device allocated" in names:
+        return "allocated"
+    for m in msgs:
+        if m.get("msg") == "CEL result":
+            if m.get("err"):
+                return "cel-error"
+            if m.get("matches") is False:
+                return "class" if m.get("source") == "class" else "request"
+    for n in names:
+        if n in _REJECTIONS:
+            return _REJECTIONS[n]
+    if "Device not selectable" in names:
+        return "unselectable"  # neither selector said no: binding conditions gate, or per-device node selection
+    if any("onstraint" in n or "values" in n or "common elements" in n or "type unknown" in n for n in names):
+        return "constraint"
+    if "Device not usable" in names:
+        return "taint"  # allocateDevice's only check that logs nothing
+    return "unknown"
+
+
+def compare_reasons(
+    oracle_out: dict[str, Any], ours: dict[str, Any], scenario: dict[str, Any]
+) -> tuple[list[dict[str, Any]], collections.Counter]:
+    """Disagreements between upstream's first visit of each (claim, request, device) and the engine's checks, and
+    counts: visits compared and agreed, devices the engine says the allocator never looks at."""
+    stats: collections.Counter = collections.Counter()
+    diffs: list[dict[str, Any]] = []
+    trace = oracle_out.get("trace")
+    reasons = ours.get("reasons")
+    if trace is None or reasons is None:
+        return diffs, stats
+    if oracle_out.get("traceTruncated"):
+        stats["truncated"] += 1
+    ourmap = {(r["claim"], r["request"], r["device"]): r["stages"] for r in reasons}
+    known = {r["device"] for r in reasons}
+    rank = {s: i for i, s in enumerate(UPSTREAM_ORDER)}
+    seen: set = set()
+    for v in visits(trace, scenario.get("claims") or [], known):
+        key = (v["claim"], v["request"], v["device"])
+        if key in seen or v["request"] is None:
+            continue
+        seen.add(key)
+        if v["stage"] in ("compatibility", "unknown"):
+            stats["skipped"] += 1
+            stats["skipped-" + v["stage"]] += 1
+            continue
+        stages = ourmap.get(key)
+        stats["compared"] += 1
+        if stages is None:
+            ok, expected = False, "no such request or device"
+        elif "pool" in stages:
+            ok, expected = False, "never looked at (pool)"
+        else:
+            checks = sorted((s for s in stages if s in rank), key=rank.get)
+            expected = checks[0] if checks else "passes"
+            ok = _agrees(v["stage"], checks, rank, v["inFlight"])
+        if ok:
+            stats["agreed"] += 1
+        else:
+            diffs.append(
+                {
+                    "kind": "reason",
+                    "detail": {
+                        "claim": v["claim"],
+                        "request": v["request"],
+                        "device": v["device"],
+                        "upstream": v["stage"],
+                        "ours": expected,
+                        "oursAll": stages,
+                        "inFlight": v["inFlight"],
+                    },
+                }
+            )
+    return diffs, stats
+
+
+def _agrees(up: str, checks: list[str], rank: dict, in_flight: int) -> bool:
+    """Upstream's verdict of a visit against the engine's failing checks in upstream's order.
+    What the search has in flight only adds to what is in use and consumed, so a check upstream passed the engine
+    passes too; a stateful rejection upstream made with devices in flight need not be the engine's."""
+    if up in ("allocated", "constraint"):
+        return not checks  # every check before the constraints passed upstream
+    first = checks[0] if checks else None
+    if up == "unselectable":
+        return first in ("binding", "node")
+    if up in STATEFUL and in_flight:
+        return first is None or rank[first] >= rank[up]
+    return first == up

@@ -1,0 +1,151 @@
+package main
+
+// The allocator's own per-device decisions (issue 11): upstream logs every decision about a device at V(7)
+// through the logger in the context (allocator_<channel>.go: "Device in use", "Device not selectable",
+// "CEL result", "Insufficient counters", "Device capacity not enough", "Device not usable", the constraint
+// messages, "Device allocated"/"Device deallocated") and where the search stands at V(6) ("Allocating one
+// device": claim, request, subrequest and device slot). traceSink records those key/value pairs as they are
+// logged (nothing is parsed from text) and tags each per-device entry with the search position it was made at.
+
+import (
+	"fmt"
+
+	"github.com/go-logr/logr"
+)
+
+// maxTrace bounds one run's trace: a backtracking search can log millions of entries.
+const maxTrace = 50000
+
+type traceEntry struct {
+	Msg        string  `json:"msg"`
+	Device     string  `json:"device,omitempty"`
+	Claim      int     `json:"claim"`
+	Request    int     `json:"request"`
+	SubRequest int     `json:"subRequest"`
+	Slot       int     `json:"slot"`
+	Source     string  `json:"source,omitempty"` // CEL result: "class" or "claim"
+	Selector   *int    `json:"selector,omitempty"`
+	Matches    *bool   `json:"matches,omitempty"`
+	Err        *string `json:"err,omitempty"`
+}
+
+type trace struct {
+	entries   []traceEntry
+	truncated bool
+	// The search's call stack as far as the log shows it: allocateOne logs its position (claim, request,
+	// subrequest, device slot) when called but not when it returns. A call replaces every frame at or after its
+	// own position (a sibling subrequest, a retry of the same slot), and undoing a device ("Device deallocated",
+	// done by the caller after a deeper call failed) returns to the frame that allocated it.
+	stack     [][4]int
+	allocated map[string][][4]int // per device, where each of its allocations in flight was made (LIFO)
+	searching bool                // false while the claims are validated (allocationMode All selects its devices then)
+}
+
+// depth orders positions along the search path: claim, request, device slot.
+func depth(p [4]int) [3]int { return [3]int{p[0], p[1], p[3]} }
+
+func less(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+func (t *trace) pos() [4]int {
+	if len(t.stack) == 0 {
+		return [4]int{}
+	}
+	return t.stack[len(t.stack)-1]
+}
+
+type traceSink struct{ t *trace }
+
+func (s traceSink) Init(logr.RuntimeInfo)          {}
+func (s traceSink) Enabled(level int) bool         { return level <= 7 }
+func (s traceSink) Error(error, string, ...any)    {}
+func (s traceSink) WithValues(...any) logr.LogSink { return s }
+func (s traceSink) WithName(string) logr.LogSink   { return s }
+func newTraceLogger(t *trace) logr.Logger          { return logr.New(traceSink{t}) }
+func intOf(v any) int                              { i, _ := v.(int); return i }
+
+func (s traceSink) Info(level int, msg string, kv ...any) {
+	t := s.t
+	get := func(key string) (any, bool) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			if k, _ := kv[i].(string); k == key {
+				return kv[i+1], true
+			}
+		}
+		return nil, false
+	}
+	if msg == "Allocating one device" {
+		var p [4]int
+		for i, k := range []string{"currentClaim", "currentRequest", "currentSubRequest", "currentDevice"} {
+			v, _ := get(k)
+			p[i] = intOf(v)
+		}
+		for len(t.stack) > 0 && !less(depth(t.stack[len(t.stack)-1]), depth(p)) {
+			t.stack = t.stack[:len(t.stack)-1]
+		}
+		t.stack = append(t.stack, p)
+		t.searching = true
+		return
+	}
+	if level < 7 {
+		return
+	}
+	// A constraint's verdict is logged without the device: it belongs to the device being allocated, the
+	// one of the entries just before it.
+	dev, ok := get("device")
+	if !ok {
+		dev = ""
+	}
+	if len(t.entries) >= maxTrace {
+		t.truncated = true
+		return
+	}
+	id := fmt.Sprint(dev)
+	if msg == "Device deallocated" {
+		// Undoing is last in, first out, also for a device several requests share (allowMultipleAllocations).
+		if qs := t.allocated[id]; len(qs) > 0 {
+			q := qs[len(qs)-1]
+			t.allocated[id] = qs[:len(qs)-1]
+			for len(t.stack) > 0 && less(depth(q), depth(t.stack[len(t.stack)-1])) {
+				t.stack = t.stack[:len(t.stack)-1]
+			}
+		}
+	}
+	p := t.pos()
+	if msg == "Device allocated" {
+		t.allocated[id] = append(t.allocated[id], p)
+	}
+	e := traceEntry{Msg: msg, Device: id, Claim: p[0], Request: p[1], SubRequest: p[2], Slot: p[3]}
+	if !t.searching {
+		e.Claim, e.Request, e.SubRequest, e.Slot = -1, -1, -1, -1
+	}
+	if msg == "CEL result" {
+		if _, isClass := get("class"); isClass {
+			e.Source = "class"
+		} else {
+			e.Source = "claim"
+		}
+		if v, ok := get("selector"); ok {
+			i := intOf(v)
+			e.Selector = &i
+		}
+		if v, ok := get("matches"); ok {
+			if b, ok := v.(bool); ok {
+				e.Matches = &b
+			}
+		}
+		if v, ok := get("err"); ok && v != nil {
+			if err, ok := v.(error); ok && err != nil {
+				s := err.Error()
+				e.Err = &s
+			}
+		}
+	}
+	t.entries = append(t.entries, e)
+}
