@@ -95,6 +95,14 @@ class Behaviour:
         return self.version >= (1, 37)
 
     @cached_property
+    def capacity_errors_abort(self) -> bool:
+        """A capacity request that int64 range arithmetic cannot represent (above MaxInt64, or rounded up past it)
+        and a negative consumed capacity abort the allocation instead of skipping the device; every capacity of the
+        device is resolved before the soft checks. upstream: 1.37 consumable_capacity.go CmpRequestOverCapacity,
+        roundUpRange (errCapacityRequestNotRepresentable, errNegativeCapacity)."""
+        return self.version >= (1, 37)
+
+    @cached_property
     def result_copies_tolerations(self) -> bool:
         """Allocation results carry the request's tolerations. upstream: allocator_*.go result building (1.35+)."""
         return self.version >= (1, 35)

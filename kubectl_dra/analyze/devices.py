@@ -30,7 +30,7 @@ from kubectl_dra.analyze.allocator.counters import (
     counter_scope,
     first_exceeded,
 )
-from kubectl_dra.analyze.allocator.pools import Pool, gather_cluster_pools, ignored_devices_reason
+from kubectl_dra.analyze.allocator.pools import Pool, compat_ignored, gather_cluster_pools, ignored_devices_reason
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import format_quantity
@@ -45,6 +45,7 @@ class DeviceEntry:
     pool_state: str = ""  # "", "incomplete: ...", "invalid: <reason>"
     node_name: str | None = None  # for node-local devices
     ignored: str = ""  # why the allocator of this version never looks at the device (pools.ignored_devices_reason)
+    pool: Pool | None = None  # the pool (generation) it belongs to; an older one is used where no newer one reaches
 
     @property
     def id(self) -> str:
@@ -93,7 +94,6 @@ class Universe:
         self.pools: dict[tuple, Pool] = {}
         for pool in gather_cluster_pools(slices, sem):
             key = (pool.driver, pool.name)
-            self.pools[key] = pool
             if pool.invalid:
                 state = f"invalid: {pool.invalid_reason}"
             elif pool.incomplete:
@@ -102,9 +102,11 @@ class Universe:
                 )
             else:
                 state = ""
-            self.pool_states[key] = state
+            if not pool.superseded_by:  # the newest generation describes the pool
+                self.pools[key] = pool
+                self.pool_states[key] = state
             for sl in pool.slices + pool.not_targeting:
-                self._add(sl, key, state)
+                self._add(sl, key, state, pool=pool)
         for sl in slices:
             why = ignored_devices_reason(sl, sem)
             if why:
@@ -113,20 +115,20 @@ class Universe:
                 self._add(sl, key, "", ignored=why)
         self.entries.sort(key=lambda e: e.pool_key)
 
-    def _add(self, sl: dict, key: tuple, state: str, ignored: str = "") -> None:
+    def _add(self, sl: dict, key: tuple, state: str, ignored: str = "", pool: Pool | None = None) -> None:
         spec = slice_spec(sl)
         for d in spec.get("devices") or []:
             node = d.get("nodeName") if spec.get("perDeviceNodeSelection") else spec.get("nodeName")
             self.entries.append(
-                DeviceEntry((key[0], key[1], d.get("name", "")), d, sl, key, state, node or None, ignored)
+                DeviceEntry((key[0], key[1], d.get("name", "")), d, sl, key, state, node or None, ignored, pool)
             )
 
-    @staticmethod
-    def _newest(slices, key) -> list:
+    def _newest(self, slices, key) -> list:
         group = [
             s
             for s in slices
             if (slice_spec(s).get("driver", ""), (slice_spec(s).get("pool") or {}).get("name", "")) == key
+            and not compat_ignored(s, self.sem)
         ]
         gen = max(int((slice_spec(s).get("pool") or {}).get("generation") or 0) for s in group)
         return [s for s in group if int((slice_spec(s).get("pool") or {}).get("generation") or 0) == gen]
@@ -261,11 +263,28 @@ class Reachability:
         return ()
 
     def nodes_for(self, e: DeviceEntry) -> tuple:
-        spec = slice_spec(e.slice)
+        nodes = self._nodes_for(e.slice, e.device)
+        if e.pool is not None and e.pool.superseded_by and nodes:
+            newer: set = set()
+            for sl in e.pool.superseded_by:
+                newer.update(self._nodes_of_slice(sl))
+            nodes = tuple(n for n in nodes if n not in newer)
+        return nodes
+
+    def _nodes_of_slice(self, sl: dict) -> tuple:
+        spec = slice_spec(sl)
         if spec.get("perDeviceNodeSelection"):
-            d = e.device
-            return self._select(d.get("nodeName") or "", bool(d.get("allNodes")), d.get("nodeSelector"))
-        key = id(e.slice)
+            out: set = set()
+            for d in spec.get("devices") or []:
+                out.update(self._nodes_for(sl, d))
+            return tuple(out)
+        return self._nodes_for(sl, {})
+
+    def _nodes_for(self, sl: dict, device: dict) -> tuple:
+        spec = slice_spec(sl)
+        if spec.get("perDeviceNodeSelection"):
+            return self._select(device.get("nodeName") or "", bool(device.get("allNodes")), device.get("nodeSelector"))
+        key = id(sl)
         hit = self._by_slice.get(key)
         if hit is None:
             hit = self._by_slice[key] = self._select(
@@ -285,7 +304,7 @@ class CounterView:
         self._scopes: dict[str, CounterScope] = {}
 
     def scope(self, e: DeviceEntry) -> CounterScope:
-        pool = self.universe.pools[e.pool_key]
+        pool = e.pool or self.universe.pools[e.pool_key]
         key, sets, scope_slices = counter_scope(pool, e.slice, self.sem)
         hit = self._scopes.get(key)
         if hit is None:
@@ -351,11 +370,15 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     fidelity suite takes them all (up to the final (None, ...) that carries the nodes of a candidate) and checks that, in upstream's order of checks, the first is the one
     upstream's own trace reports (docs/fidelity.md). Checks after a node rejection see no nodes."""
     sem, reach, d = ctx.sem, ctx.reach, e.device
-    if e.ignored:
-        yield "pool", e.ignored, {}, ()
-        return  # upstream never looks at the device: no further check applies
-    if e.pool_state.startswith("invalid") or (e.pool_state and sem.behaviour.skips_unusable_pools):
-        yield "pool", f"pool {e.pool_key[1]} is {e.pool_state}", {}, ()
+    unusable = e.pool_state.startswith("invalid") or (e.pool_state and sem.behaviour.skips_unusable_pools)
+    if e.ignored or unusable:
+        # Upstream never looks at the device, so no further check applies; one outside the request's class is
+        # reported as that (it would not be a candidate anyway, and device tables leave those out).
+        rejected = selector_verdict(ctx.ev, req, class_sel, e)
+        if rejected is not None and rejected[0] == "class":
+            yield rejected[0], rejected[1], rejected[2], ()
+        else:
+            yield "pool", e.ignored or f"pool {e.pool_key[1]} is {e.pool_state}", {}, ()
         return
     if d.get("bindingConditions") and not sem.binding_conditions:
         yield (
@@ -416,19 +439,39 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         if short:
             yield "counters", short[0], short[1], nodes
     if sem.consumable_capacity:
+        why = _capacity_shortfall(req, e, ctx)
+        if why:
+            yield "capacity", why, {}, nodes
+    yield None, "passes every check", {}, nodes  # the end: with no rejection before it, a candidate on these nodes
+
+
+def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext) -> str | None:
+    """CmpRequestOverCapacity for the request's first device. 1.34 (Behaviour.capacity_of_indexed_device) checks in
+    allocateDevice the device at the request's device index of the candidate's slice, for the first device the
+    slice's first device; allocationMode All is checked there only, ExactCount in the search loop too."""
+    sem = ctx.sem
+    indexed = sem.behaviour.capacity_of_indexed_device
+    checks = [] if indexed and req.mode == "All" else [(e.device, e.did, "")]
+    if indexed:
+        first = (slice_spec(e.slice).get("devices") or [{}])[0]
+        wrong = (e.did[0], e.did[1], first.get("name", ""))
+        note = "" if wrong == e.did else f" (1.34 checks {device_id_str(wrong)}, the first device of the slice)"
+        checks.append((first, wrong, note))
+    for dev, did, note in checks:
         try:
             fits, why = capacity_fits(
                 req.capacity_requests,
-                d,
-                ctx.allocated.aggregated_capacity.get(e.did),
+                dev,
+                ctx.allocated.aggregated_capacity.get(did),
                 None,
                 fractional="FractionalCapacityRange" in sem.allocator_features,
+                aborts=sem.behaviour.capacity_errors_abort,
             )
         except CapacityNotRepresentable as exc:
             fits, why = False, str(exc)
         if not fits:
-            yield "capacity", why, {}, nodes
-    yield None, "passes every check", {}, nodes  # the end: with no rejection before it, a candidate on these nodes
+            return why + note
+    return None
 
 
 def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry):

@@ -135,7 +135,7 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     an.findings.extend(health_findings(pod))
     an.findings.extend(eviction_findings(pod, claims, an.slices))
     pool_findings(an)
-    an.findings.extend(coverage_findings(analysed_objects(analyses)))
+    an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
 
 
 def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]]) -> list[Report]:
@@ -289,7 +289,7 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
         else:
             device_findings(an, analyses, dry, None)
     pool_findings(an)
-    an.findings.extend(coverage_findings(analysed_objects(analyses)))
+    an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
     findings = dedupe(an.findings)
     verdict = verdict_from(findings, assumed_note(sem, ok_summary(analyses, dry, None, findings)))
     owners = [f"{o.get('kind')}/{o.get('name')}" for o in _meta(claim).get("ownerReferences") or []]
@@ -321,7 +321,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
     analyses, dry = an.analyse_claims([probe], None, [None])
     if not any(f.blocking for f in an.findings):
         device_findings(an, analyses, dry, None)
-    an.findings.extend(coverage_findings(analysed_objects(analyses)))
+    an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
     findings = dedupe(an.findings)
     satisfiable = bool(dry["allocatable"]) and not any(f.blocking for f in findings)
     # A field the analysis does not model leaves even a "satisfiable" open.

@@ -19,6 +19,7 @@ from kubectl_dra.analyze.allocator import (
     selector_expression,
 )
 from kubectl_dra.analyze.allocator.requests import claim_requests, request_alternatives
+from kubectl_dra.analyze.coverage import unmodelled_fields
 from kubectl_dra.analyze.devices import CounterView, MatrixContext, Reachability, Universe, device_checks
 from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
 from kubectl_dra.model.normalize import to_v1
@@ -106,6 +107,17 @@ def evaluate(scenario: dict) -> dict:
                         expr,
                     )
 
+    unmodelled = sorted(
+        {
+            f"{kind} {f}"
+            for kind, objs in (("ResourceClaim", claims), ("DeviceClass", classes), ("ResourceSlice", slices))
+            for o in objs
+            for f in unmodelled_fields(kind, o, sem)
+        }
+    )
+    if unmodelled:
+        # As explain does (DRA016): no verdict on what the analysis does not model.
+        return {"cel": cel, "allocation": {"outcome": "undetermined", "error": "; ".join(unmodelled), "claims": []}}
     state = AllocatedState.from_claims(allocated, sem)
     reasons = (
         device_reasons(sem, by_name, slices, claims, state, ev, scenario.get("node") or {})
@@ -152,10 +164,19 @@ def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, st
                 if r.class_obj is None:
                     continue
                 class_sel = (r.class_obj.get("spec") or {}).get("selectors") or []
+                seen: dict[str, dict] = {}
                 for e in universe.entries:
                     try:
                         stages = [st for st, *_ in device_checks(r, class_sel, e, ctx) if st is not None]
                     except AllocationError:
                         stages = ["error"]
-                    out.append({"claim": ci, "request": r.name, "device": e.id, "stages": stages})
+                    row = {"claim": ci, "request": r.name, "device": e.id, "stages": stages}
+                    prev = seen.get(e.id)
+                    # Two generations of a pool list the same device: the one this node uses counts.
+                    if prev is not None and not ({"node", "pool"} & set(prev["stages"])):
+                        continue
+                    if prev is not None:
+                        out.remove(prev)
+                    seen[e.id] = row
+                    out.append(row)
     return out

@@ -513,6 +513,10 @@ def _no_such_overload(msg: str) -> str:
     return f"no such overload: {fn}"
 
 
+_EMPTY_SYNTAX_ERROR = (
+    "ERROR: <input>:1:0: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', "
+    "'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"
+)
 _ISSUE = re.compile(r"^ERROR: <input>:(-?\d+):(-?\d+): (.*)$")
 _UNDECLARED = re.compile(r"^undeclared reference to '([A-Za-z_][\w.]*)' \(in container ''\)$")
 _NO_OVERLOAD = re.compile(r"^found no matching overload for '([^']+)' applied to '\((.*)\)'$")
@@ -1049,6 +1053,9 @@ class CompiledSelector:
         self._memo: dict[Any, EvalResult] = {}
         if len(expression.encode("utf-8")) > MAX_EXPRESSION_BYTES:
             raise CelCompileError(f"Too long: may not be more than {MAX_EXPRESSION_BYTES} bytes")
+        if expression == "":
+            # cel-go's parser reports the end of an empty input at column 0, with no source line.
+            raise CelCompileError("compilation failed: " + _EMPTY_SYNTAX_ERROR)
         eng = env.engine
         toks = tokenize(expression)
         edits = []

@@ -321,6 +321,14 @@ def judge(
         return "disagreed", [{"kind": "engine-timeout", "detail": f"no answer within {ENGINE_TIMEOUT_S}s"}]
     except Exception:  # a crash of the engine is a disagreement
         return "disagreed", [{"kind": "engine-crash", "detail": traceback.format_exc(limit=8)}]
+    if (ours.get("allocation") or {}).get("outcome") == "undetermined":
+        # The engine declines (DRA016 in explain): a field it does not model. Counted apart, never as agreement.
+        return "inconclusive", [
+            {
+                "kind": "inconclusive",
+                "detail": "engine undetermined, field not modelled: " + ours["allocation"]["error"],
+            }
+        ]
     diffs = compare(oracle_out, ours, scenario)
     rdiffs, stats = reasons.compare_reasons(oracle_out, ours, scenario)
     diffs += rdiffs

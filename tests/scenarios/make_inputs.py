@@ -922,12 +922,11 @@ _GROUPED = dev(
         {"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}, "compatibilityGroups": ["mig-a"]}
     ],
 )
-scenario(
-    "field-not-modelled",
-    "A 1.37 device sets consumesCounters[].compatibilityGroups, which kubectl-dra does not "
-    "model yet: DRA016, undetermined (exit 2), although the dry-run finds the device.",
-    "explain pod web-0",
-    [
+
+
+def _grouped_objs():
+    """A pod whose only candidate device names counter compatibility groups (a 1.37 field)."""
+    return [
         pod("web-0", [("gpu", "claim", "c1")]),
         claim("c1", [req()]),
         dclass(),
@@ -941,7 +940,22 @@ scenario(
             sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}],
         ),
         *NODES,
-    ],
+    ]
+
+
+scenario(
+    "field-not-modelled",
+    "A 1.37 device sets consumesCounters[].compatibilityGroups with DRADeviceCompatibilityGroups on, which "
+    "kubectl-dra does not model yet: DRA016, undetermined (exit 2), although the dry-run finds the device.",
+    "explain pod web-0 --feature-gates DRADeviceCompatibilityGroups=true",
+    _grouped_objs(),
+)
+scenario(
+    "compatibility-groups-gate-off",
+    "The same slice with DRADeviceCompatibilityGroups off (the 1.37 default): upstream ignores the slice, so its pool "
+    "is incomplete and the device is not usable (DRA401, DRA410).",
+    "explain pod web-0",
+    _grouped_objs(),
 )
 scenario(
     "field-not-modelled-elsewhere",

@@ -25,6 +25,7 @@ class Pool:
     invalid: bool = False
     invalid_reason: str = ""
     has_binding_conditions: bool = False
+    superseded_by: list = field(default_factory=list)  # gather_cluster_pools: slices of newer generations
 
     @property
     def id(self) -> str:
@@ -94,6 +95,8 @@ def _has_binding_conditions(slices: Iterable[dict]) -> bool:
 def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
     """Whether a slice is relevant for the node (None: the slice is ignored entirely for this version)."""
     spec = slice_spec(s)
+    if compat_ignored(s, sem):
+        return None
     per_device = spec.get("perDeviceNodeSelection")
     if not sem.partitionable and (
         per_device is not None or (sem.behaviour.separate_counter_slices and spec.get("sharedCounters"))
@@ -217,9 +220,29 @@ def _build_pool(key: tuple[str, str], group: list[dict], all_for_pool: list[dict
     return pool
 
 
+def uses_compatibility_groups(s: dict) -> bool:
+    """sliceUsesCompatibilityGroups (1.37): a device's counter consumption names compatibility groups."""
+    return any(
+        cc.get("compatibilityGroups")
+        for d in slice_spec(s).get("devices") or []
+        for cc in d.get("consumesCounters") or []
+    )
+
+
+def compat_ignored(s: dict, sem: Semantics) -> bool:
+    """1.37 GatherPools: with DRADeviceCompatibilityGroups off a slice using them is ignored, also when counting the
+    pool's slices, so its pool is incomplete."""
+    return not sem.gate("DRADeviceCompatibilityGroups") and uses_compatibility_groups(s)
+
+
 def _skipped_slice_reason(s: dict, sem: Semantics) -> str | None:
     """Why GatherPools skips a slice on every node (it then counts for no pool), else None."""
     spec = slice_spec(s)
+    if compat_ignored(s, sem):
+        return (
+            "its slice uses counter compatibility groups; DRADeviceCompatibilityGroups is off, so the slice is ignored "
+            "and its pool is incomplete"
+        )
     if not sem.partitionable and spec.get("perDeviceNodeSelection") is not None:
         return "its slice uses perDeviceNodeSelection; DRAPartitionableDevices is off"
     if not sem.partitionable and sem.behaviour.separate_counter_slices and spec.get("sharedCounters"):
@@ -246,32 +269,43 @@ def ignored_devices_reason(s: dict, sem: Semantics) -> str | None:
 
 
 def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
-    """GatherPools as if one node reached every slice: each pool's newest generation with the validity, counter
+    """GatherPools as if one node reached every slice: per pool its newest generation, with the validity, counter
     sets and device slices that the per-node gathering computes (through the same _build_pool), sorted by driver
     and pool. It answers "which devices can this version use at all, and why not" for the per-device explanation.
-    The device slices of an invalid pool are kept (upstream drops them) so that they can be listed."""
-    grouped: dict[tuple[str, str], list[dict]] = {}
+    The device slices of an invalid pool are kept (upstream drops them) so that they can be listed.
+    An older generation that is complete by itself is a pool too, with `superseded_by` the newer slices: a node
+    that no newer slice reaches still uses it (upstream keeps the newest generation among the slices that target
+    the node), as during a driver's rolling update of a pool that spans nodes."""
+    by_gen: dict[tuple[str, str], dict[int, list[dict]]] = {}
     for s in slices:
         if _skipped_slice_reason(s, sem):
             continue
-        key = _pool_key(s)
-        cur = grouped.get(key)
-        if cur is None or _generation(s) > _generation(cur[0]):
-            grouped[key] = [s]
-        elif _generation(s) == _generation(cur[0]):
-            cur.append(s)
+        by_gen.setdefault(_pool_key(s), {}).setdefault(_generation(s), []).append(s)
     pools = []
-    for key in sorted(grouped):
-        group = sorted(grouped[key], key=_slice_name)
-        # Completeness counts every slice of the generation, also those skipped above (checkSlicesInPool).
-        gen = _generation(group[0])
-        published = sum(1 for s in slices if _pool_key(s) == key and _generation(s) == gen)
-        pool = _build_pool(key, group, group, published != _slice_count(group[0]), sem)
-        if pool.invalid and sem.behaviour.skips_unusable_pools:
-            pool.slices = [
-                s for s in group if not (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))
-            ]
-        pools.append(pool)
+    for key in sorted(by_gen):
+        newer: list[dict] = []
+        for gen in sorted(by_gen[key], reverse=True):
+            group = sorted(by_gen[key][gen], key=_slice_name)
+            want = _slice_count(group[0])
+            # Complete when the kept slices add up, or else (checkSlicesInPool) when every slice of the generation,
+            # also those skipped above, does.
+            published = sum(
+                1 for s in slices if _pool_key(s) == key and _generation(s) == gen and not compat_ignored(s, sem)
+            )
+            incomplete = len(group) != want and published != want
+            if newer and incomplete:
+                newer = newer + group
+                continue  # an older, incomplete generation is never used
+            pool = _build_pool(key, group, group, incomplete, sem)
+            if pool.invalid and sem.behaviour.skips_unusable_pools:
+                pool.slices = [
+                    s
+                    for s in group
+                    if not (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))
+                ]
+            pool.superseded_by = list(newer)
+            pools.append(pool)
+            newer = newer + group
     return pools
 
 
@@ -305,7 +339,9 @@ def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
         all_for_pool = group
         incomplete = False
         if sem.behaviour.skips_unusable_pools and not complete:
-            all_for_pool = [s for s in slices if _pool_key(s) == key and _generation(s) == gen]
+            all_for_pool = [
+                s for s in slices if _pool_key(s) == key and _generation(s) == gen and not compat_ignored(s, sem)
+            ]
             if any(_pool_key(s) == key and _generation(s) > gen for s in slices):
                 continue  # obsolete: a newer generation exists somewhere
             if len(all_for_pool) != _slice_count(group[0]):

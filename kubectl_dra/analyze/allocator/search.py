@@ -74,6 +74,7 @@ class _Run(DeviceAllocation, ResultBuilding):
         self.a = a
         self.sem = a.sem
         self.fractional = "FractionalCapacityRange" in a.sem.allocator_features
+        self.capacity_aborts = a.sem.behaviour.capacity_errors_abort
         self.node = node
         self.claims = claims
         self.pools: list[Pool] = []
@@ -243,7 +244,12 @@ class _Run(DeviceAllocation, ResultBuilding):
                                 # here, so they make the allocation fail later.
                                 try:
                                     ok, _ = capacity_fits(
-                                        r.capacity_requests, d, None, None, fractional=self.fractional
+                                        r.capacity_requests,
+                                        d,
+                                        None,
+                                        None,
+                                        fractional=self.fractional,
+                                        aborts=self.capacity_aborts,
                                     )
                                 except CapacityNotRepresentable as e:
                                     raise AllocationError(
@@ -394,7 +400,7 @@ class _Run(DeviceAllocation, ResultBuilding):
         key = (r.claim_index, r.request_index, r.sub_index, did)
         c = self.consumed_cache.get(key)
         if c is None:
-            c = consumed_capacity(r.capacity_requests, d, self.fractional) or {}
+            c = consumed_capacity(r.capacity_requests, d, self.fractional, self.capacity_aborts) or {}
             c = self.consumed_cache[key] = {k: _n(v) for k, v in c.items()}
         return dict(c)
 
@@ -403,7 +409,9 @@ class _Run(DeviceAllocation, ResultBuilding):
         demand = self.demand_cache.get(key)
         if demand is None:
             try:
-                demand = self.demand_cache[key] = capacity_demand(r.capacity_requests, d, self.fractional)
+                demand = self.demand_cache[key] = capacity_demand(
+                    r.capacity_requests, d, self.fractional, self.capacity_aborts
+                )
             except CapacityNotRepresentable as e:
                 raise AllocationError(
                     f"claim {obj_ref(self.claims[r.claim_index])}, request {r.sub_name or r.base_name}: checking "
