@@ -277,10 +277,14 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
     that no newer slice reaches still uses it (upstream keeps the newest generation among the slices that target
     the node), as during a driver's rolling update of a pool that spans nodes."""
     by_gen: dict[tuple[str, str], dict[int, list[dict]]] = {}
+    counted: dict[tuple, int] = {}  # (pool, generation) -> slices that count for completeness (checkSlicesInPool)
     for s in slices:
+        key, gen = _pool_key(s), _generation(s)
+        if not compat_ignored(s, sem):
+            counted[key + (gen,)] = counted.get(key + (gen,), 0) + 1
         if _skipped_slice_reason(s, sem):
             continue
-        by_gen.setdefault(_pool_key(s), {}).setdefault(_generation(s), []).append(s)
+        by_gen.setdefault(key, {}).setdefault(gen, []).append(s)
     pools = []
     for key in sorted(by_gen):
         newer: list[dict] = []
@@ -289,10 +293,7 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
             want = _slice_count(group[0])
             # Complete when the kept slices add up, or else (checkSlicesInPool) when every slice of the generation,
             # also those skipped above, does.
-            published = sum(
-                1 for s in slices if _pool_key(s) == key and _generation(s) == gen and not compat_ignored(s, sem)
-            )
-            incomplete = len(group) != want and published != want
+            incomplete = len(group) != want and counted.get(key + (gen,), 0) != want
             if newer and incomplete:
                 newer = newer + group
                 continue  # an older, incomplete generation is never used
