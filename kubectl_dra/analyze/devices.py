@@ -438,40 +438,41 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         short = ctx.counters.shortfall(e)
         if short:
             yield "counters", short[0], short[1], nodes
-    if sem.consumable_capacity:
+    indexed = sem.consumable_capacity and sem.behaviour.capacity_of_indexed_device
+    if sem.consumable_capacity and not (indexed and req.mode == "All"):
         why = _capacity_shortfall(req, e, ctx)
         if why:
             yield "capacity", why, {}, nodes
+    if indexed:
+        why = _capacity_shortfall(req, e, ctx, indexed=True)
+        if why:
+            yield "capacity", why, {"indexedCheck": True}, nodes
     yield None, "passes every check", {}, nodes  # the end: with no rejection before it, a candidate on these nodes
 
 
-def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext) -> str | None:
-    """CmpRequestOverCapacity for the request's first device. 1.34 (Behaviour.capacity_of_indexed_device) checks in
-    allocateDevice the device at the request's device index of the candidate's slice, for the first device the
-    slice's first device; allocationMode All is checked there only, ExactCount in the search loop too."""
+def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexed: bool = False) -> str | None:
+    """CmpRequestOverCapacity for the request's first device. indexed: 1.34's second check in allocateDevice
+    (Behaviour.capacity_of_indexed_device), which reads the device at the request's device index of the candidate's
+    slice (for the first device: the slice's first device) instead of the candidate."""
     sem = ctx.sem
-    indexed = sem.behaviour.capacity_of_indexed_device
-    checks = [] if indexed and req.mode == "All" else [(e.device, e.did, "")]
+    dev, did, note = e.device, e.did, ""
     if indexed:
-        first = (slice_spec(e.slice).get("devices") or [{}])[0]
-        wrong = (e.did[0], e.did[1], first.get("name", ""))
-        note = "" if wrong == e.did else f" (1.34 checks {device_id_str(wrong)}, the first device of the slice)"
-        checks.append((first, wrong, note))
-    for dev, did, note in checks:
-        try:
-            fits, why = capacity_fits(
-                req.capacity_requests,
-                dev,
-                ctx.allocated.aggregated_capacity.get(did),
-                None,
-                fractional="FractionalCapacityRange" in sem.allocator_features,
-                aborts=sem.behaviour.capacity_errors_abort,
-            )
-        except CapacityNotRepresentable as exc:
-            fits, why = False, str(exc)
-        if not fits:
-            return why + note
-    return None
+        dev = (slice_spec(e.slice).get("devices") or [{}])[0]
+        did = (e.did[0], e.did[1], dev.get("name", ""))
+        if did != e.did:
+            note = f" (1.34 checks {device_id_str(did)}, the first device of the slice)"
+    try:
+        fits, why = capacity_fits(
+            req.capacity_requests,
+            dev,
+            ctx.allocated.aggregated_capacity.get(did),
+            None,
+            fractional="FractionalCapacityRange" in sem.allocator_features,
+            aborts=sem.behaviour.capacity_errors_abort,
+        )
+    except CapacityNotRepresentable as exc:
+        fits, why = False, str(exc)
+    return None if fits else why + note
 
 
 def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry):

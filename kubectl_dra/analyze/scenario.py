@@ -167,7 +167,11 @@ def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, st
                 seen: dict[str, dict] = {}
                 for e in universe.entries:
                     try:
-                        stages = [st for st, *_ in device_checks(r, class_sel, e, ctx) if st is not None]
+                        stages = [
+                            "capacity-indexed" if ev.get("indexedCheck") else st
+                            for st, _why, ev, _n in device_checks(r, class_sel, e, ctx)
+                            if st is not None
+                        ]
                     except AllocationError:
                         stages = ["error"]
                     row = {"claim": ci, "request": r.name, "device": e.id, "stages": stages}

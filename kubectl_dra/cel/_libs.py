@@ -14,8 +14,9 @@ import ipaddress
 import re
 from typing import Any
 
+from kubectl_dra import quantity as qlib
+
 from . import _goturl, _netip
-from . import _quantity as qlib
 from . import _semver as slib
 
 

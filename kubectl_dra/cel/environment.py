@@ -10,9 +10,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from kubectl_dra import quantity as qlib
+
 from . import _analysis
 from . import _libs as L
-from . import _quantity as qlib
 from . import _semver as slib
 from ._source import apply_edits, matching, tokenize
 from ._unbind import has_bind, inline_binds, map_binds

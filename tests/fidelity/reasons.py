@@ -30,12 +30,17 @@ _REJECTIONS = {
     "Device in use in same claim": "in-use",
     "Device capacity not enough": "capacity",
     "Skip comparing device capacity request": "capacity",
+    "Failed to compare device capacity request": "capacity",
+    "Failed to compare device capacity request on allocateDevice": "capacity",
     "Device consumes counters, but the partitionable devices feature is not enabled": "feature",
     "Device requires optional node operations, but the optional node operations feature is not enabled": "feature",
     "Device requires DRAOptionalNodeOperations but node lacks it": "node",
     "Incompatible compatibility groups": "compatibility",
     "Insufficient counters": "counters",
 }
+
+# What a capacity check logs when it rejects a device after "Device allocated" (1.34/1.35: an error comparing).
+_CAPACITY_AFTER = ("Device capacity not enough", "Failed to compare device capacity request")
 
 # Checks whose answer depends on what the search has in flight (the engine sees the cluster's allocations only).
 STATEFUL = {"in-use", "counters", "capacity"}
@@ -55,6 +60,7 @@ UPSTREAM_ORDER = [
     "feature",
     "counters",
     "taint",
+    "capacity-indexed",  # 1.34's second capacity check, in allocateDevice after the constraints
 ]
 
 
@@ -113,11 +119,7 @@ def visits(trace: list[dict], claims: list[dict], known: set[str], legacy: bool 
         cur["_msgs"].append(e)
         if msg == "Device allocated":
             in_flight[cur["device"]] += 1
-        elif (
-            not legacy
-            and msg == "Device capacity not enough"
-            and "Device allocated" in (m["msg"] for m in cur["_msgs"])
-        ):
+        elif not legacy and msg.startswith(_CAPACITY_AFTER) and "Device allocated" in (m["msg"] for m in cur["_msgs"]):
             in_flight[cur["device"]] -= 1  # rolled back (before 1.36 the mark stays: a leak upstream)
         if msg in _LOOP_END:
             close()
@@ -133,7 +135,7 @@ def _stage(msgs: list[dict]) -> str:
     names = [m.get("msg", "") for m in msgs]
     if "Device allocated" in names:
         after = names[names.index("Device allocated") + 1 :]
-        return "capacity" if "Device capacity not enough" in after else "allocated"
+        return "capacity" if any(n.startswith(_CAPACITY_AFTER) for n in after) else "allocated"
     for m in msgs:
         if m.get("msg") == "CEL result":
             if m.get("err"):
@@ -181,16 +183,14 @@ def compare_reasons(
             stats["skipped-" + v["stage"]] += 1
             continue
         stages = ourmap.get(key)
-        if version == (1, 34) and v["slot"] > 0 and stages is not None:
-            # 1.34 checks the capacity of the device at the request's slot (an upstream index bug); the engine's
-            # per-device checks are those of the first slot.
-            if v["stage"] == "capacity":
+        if version == (1, 34) and stages is not None and (v["slot"] > 0 or v["stage"] == "constraint"):
+            # 1.34's second capacity check reads the device at the request's slot (an upstream bug), after the
+            # constraints and after logging "Device allocated"; the engine's checks are those of the first slot.
+            stages = [x for x in stages if x != "capacity-indexed"]
+            if v["slot"] > 0 and v["stage"] == "capacity" and not stages:
                 stats["skipped"] += 1
                 stats["skipped-1.34-slot-capacity"] += 1
                 continue
-            stages = [x for x in stages if x != "capacity"]
-        if version == (1, 34) and v["stage"] == "constraint" and stages is not None:
-            stages = [x for x in stages if x != "capacity"]  # 1.34's indexed capacity check comes after constraints
         stats["compared"] += 1
         if stages is None:
             ok, expected = False, "no such request or device"
@@ -227,6 +227,11 @@ def _agrees(up: str, checks: list[str], rank: dict, in_flight: int) -> bool:
     if up in ("allocated", "constraint"):
         return not checks  # every check before the constraints passed upstream
     first = checks[0] if checks else None
+    if first == "capacity-indexed":  # 1.34's second capacity check logs as the first does
+        if up == "capacity":
+            return True
+        if up in STATEFUL and in_flight:
+            return True  # it comes last
     if up == "unselectable":
         return first in ("binding", "node")
     if up in STATEFUL and in_flight:
