@@ -7,19 +7,26 @@ from typing import TYPE_CHECKING
 __all__ = ["CelEnvironment", "CelCompileError", "EvalResult", "CompiledSelector", "COST_EXCEEDED", "ENGINE_LIMIT"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .environment import (
-        COST_EXCEEDED,
-        ENGINE_LIMIT,
-        CelCompileError,
-        CelEnvironment,
-        CompiledSelector,
-        EvalResult,
-    )
+    from ._common import COST_EXCEEDED, ENGINE_LIMIT, CelCompileError, EvalResult
+    from ._selector import CompiledSelector
+    from .environment import CelEnvironment
+
+# The modules, by job: _common (limits, errors, results), _engine (the cel-cpp engine and its declarations),
+# _messages (cel-go's wording), _device (a device as the activation), _selector (one compiled expression:
+# source rewriting, compile-time checks, evaluation), environment (the environment of a Kubernetes version).
+_HOME = {
+    "CelEnvironment": "environment",
+    "CompiledSelector": "_selector",
+    "CelCompileError": "_common",
+    "EvalResult": "_common",
+    "COST_EXCEEDED": "_common",
+    "ENGINE_LIMIT": "_common",
+}
 
 
 def __getattr__(name: str):
-    if name in __all__:
-        from . import environment  # keep `import kubectl_dra.cel` cheap
+    if name in _HOME:
+        import importlib  # keep `import kubectl_dra.cel` cheap: nothing loads until a name is used
 
-        return getattr(environment, name)
+        return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
     raise AttributeError(name)
