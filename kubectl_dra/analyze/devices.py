@@ -371,6 +371,10 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     upstream's own trace reports (docs/fidelity.md). Checks after a node rejection see no nodes."""
     sem, reach, d = ctx.sem, ctx.reach, e.device
     unusable = e.pool_state.startswith("invalid") or (e.pool_state and sem.behaviour.skips_unusable_pools)
+    valid_on: tuple | None = None  # nodes on which a pool invalid by duplicate names is valid after all
+    if unusable and reach is not None and e.pool is not None and e.pool.invalid_reason.startswith("duplicate device"):
+        valid_on = _nodes_without_duplicates(e, reach)
+        unusable = not valid_on
     if e.ignored or unusable:
         # Upstream never looks at the device, so no further check applies; one outside the request's class is
         # reported as that (it would not be a candidate anyway, and device tables leave those out).
@@ -393,6 +397,8 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     nodes = ()
     if reach is not None:
         nodes = reach.nodes_for(e)
+        if valid_on is not None:
+            nodes = tuple(n for n in nodes if n in valid_on)
         if not nodes:
             why = reach.rejected.get(e.node_name) if e.node_name else None
             yield (
@@ -415,7 +421,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
                     "node",
                     f"its slice skips node operations, but {who} declare {NODE_OPERATIONS_FEATURE} in "
                     "status.declaredFeatures",
-                    {},
+                    {"nodeOperations": True},
                     (),
                 )
             nodes = declaring
@@ -448,6 +454,24 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         if why:
             yield "capacity", why, {"indexedCheck": True}, nodes
     yield None, "passes every check", {}, nodes  # the end: with no rejection before it, a candidate on these nodes
+
+
+def _nodes_without_duplicates(e: DeviceEntry, reach: Reachability) -> tuple:
+    """GatherPools checks device names only among the pool's slices that target the node: a pool that repeats a
+    name across slices for different nodes is valid on a node that sees one of them."""
+    out = []
+    for n in reach.nodes_for(e):
+        seen: set = set()
+        dup = False
+        for sl in e.pool.slices:
+            if n not in reach._nodes_of_slice(sl):
+                continue
+            for d in slice_spec(sl).get("devices") or []:
+                dup = dup or d.get("name") in seen
+                seen.add(d.get("name"))
+        if not dup:
+            out.append(n)
+    return tuple(out)
 
 
 def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexed: bool = False) -> str | None:

@@ -168,7 +168,11 @@ def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, st
                 for e in universe.entries:
                     try:
                         stages = [
-                            "capacity-indexed" if ev.get("indexedCheck") else st
+                            "capacity-indexed"
+                            if ev.get("indexedCheck")
+                            else "node-operations"
+                            if ev.get("nodeOperations")
+                            else st
                             for st, _why, ev, _n in device_checks(r, class_sel, e, ctx)
                             if st is not None
                         ]

@@ -324,6 +324,33 @@ def node_selector(c: Ctx, matching: bool) -> dict[str, Any]:
     return {"nodeSelectorTerms": [{"matchExpressions": [req]}]}
 
 
+def node_field_selectors(rng: random.Random, slices: list[dict[str, Any]], c: Ctx) -> None:
+    """Node selectors by field (matchFields on metadata.name, the only field Kubernetes supports), on slices and on
+    devices with per-device node selection: a term replaced or an ORed term added. A stream of its own, so the
+    scenarios drawn before it stay as they were."""
+    for s in slices:
+        spec = s["spec"]
+        selectors = [spec["nodeSelector"]] if spec.get("nodeSelector") else []
+        selectors += [d["nodeSelector"] for d in spec.get("devices") or [] if d.get("nodeSelector")]
+        for sel in selectors:
+            if rng.random() >= 0.3:
+                continue
+            term = {
+                "matchFields": [
+                    {
+                        "key": "metadata.name",
+                        "operator": rng.choice(("In", "In", "NotIn")),
+                        "values": [rng.choice((NODE, OTHER_NODE))],
+                    }
+                ]
+            }
+            if rng.random() < 0.5:
+                sel["nodeSelectorTerms"] = [term]
+            else:
+                sel["nodeSelectorTerms"].append(term)
+            c.tag("node-selector-matchFields")
+
+
 def gen_slices(c: Ctx, drivers: list[str], multi_ok: bool) -> list[dict[str, Any]]:
     r = c.rng
     out: list[dict[str, Any]] = []
@@ -735,6 +762,7 @@ def generate(version: str, seed: int | str, index: int) -> dict[str, Any]:
     optional_node_operations(
         random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:nodeops"), version, node, slices, c
     )
+    node_field_selectors(random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:fields"), slices, c)
     return {
         "id": f"{version}/{seed}/{index}",
         "version": version,

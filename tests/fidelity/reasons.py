@@ -34,7 +34,7 @@ _REJECTIONS = {
     "Failed to compare device capacity request on allocateDevice": "capacity",
     "Device consumes counters, but the partitionable devices feature is not enabled": "feature",
     "Device requires optional node operations, but the optional node operations feature is not enabled": "feature",
-    "Device requires DRAOptionalNodeOperations but node lacks it": "node",
+    "Device requires DRAOptionalNodeOperations but node lacks it": "node-operations",
     "Incompatible compatibility groups": "compatibility",
     "Insufficient counters": "counters",
 }
@@ -57,6 +57,7 @@ UPSTREAM_ORDER = [
     "request",
     "node",
     "capacity",
+    "node-operations",  # allocateDevice (1.37 experimental): the node must declare DRAOptionalNodeOperations
     "feature",
     "counters",
     "taint",
@@ -84,6 +85,7 @@ def visits(trace: list[dict], claims: list[dict], known: set[str], legacy: bool 
     out: list[dict] = []
     in_flight: collections.Counter = collections.Counter()
     cur: dict | None = None
+    pending: list[tuple] = []  # device-less entries waiting for the visit they precede
 
     def close():
         nonlocal cur
@@ -106,7 +108,13 @@ def visits(trace: list[dict], claims: list[dict], known: set[str], legacy: bool 
         if cur is None or (dev is not None and (dev != cur["device"] or pos != cur["_pos"])):
             close()
             if dev is None:
-                continue  # nothing to attach it to
+                # A verdict logged before the device's first own entry (a constraint of an admin-access request
+                # that has no selectors): it opens the device's visit.
+                if not pending or pending[-1][0] == pos:
+                    pending.append((pos, e))
+                else:
+                    pending[:] = [(pos, e)]
+                continue
             cur = {
                 "claim": pos[0],
                 "request": _request_name(claims, pos[0], pos[1], pos[2]),
@@ -116,6 +124,8 @@ def visits(trace: list[dict], claims: list[dict], known: set[str], legacy: bool 
                 "_msgs": [],
                 "inFlight": sum(1 for v in in_flight.values() if v > 0),
             }
+            cur["_msgs"].extend(x for p, x in pending if p == pos)
+            pending.clear()
         cur["_msgs"].append(e)
         if msg == "Device allocated":
             in_flight[cur["device"]] += 1

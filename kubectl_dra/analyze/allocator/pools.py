@@ -294,9 +294,9 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
             # Complete when the kept slices add up, or else (checkSlicesInPool) when every slice of the generation,
             # also those skipped above, does.
             incomplete = len(group) != want and counted.get(key + (gen,), 0) != want
-            if newer and incomplete:
+            if newer and incomplete and sem.behaviour.skips_unusable_pools:
                 newer = newer + group
-                continue  # an older, incomplete generation is never used
+                continue  # an older, incomplete generation is never used (1.34 still uses incomplete pools)
             pool = _build_pool(key, group, group, incomplete, sem)
             if pool.invalid and sem.behaviour.skips_unusable_pools:
                 pool.slices = [

@@ -36,9 +36,12 @@ class ResultBuilding:
             if res.get("_shared"):
                 entry["shareID"] = "<generated>"
             out.append(entry)
-        return AllocationResult(
-            results=out, node_selector=self._node_selector(self.results[ci]), config=self._config(ci, claim)
-        )
+        try:
+            node_selector = self._node_selector(self.results[ci])
+        except AllocationError as e:
+            name = (claim.get("metadata") or {}).get("name", "")
+            raise AllocationError(f"create NodeSelector for claim {name}: {e.message}", kind=e.kind) from None
+        return AllocationResult(results=out, node_selector=node_selector, config=self._config(ci, claim))
 
     def _request_for(self, ci: int, name: str) -> Request | None:
         for r in self.requests.values():
