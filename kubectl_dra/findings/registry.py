@@ -415,7 +415,11 @@ _RULES = [
         "No ResourceSlice publishes any device the request could use.",
         "Install or fix the DRA driver so it publishes ResourceSlices for its devices.",
         "Devices exist for DRA only as entries in ResourceSlices, written by the driver's kubelet plugin or "
-        "controller. With no slices the scheduler can only say `cannot allocate all claims`.",
+        "controller. With no slices the scheduler can only say `cannot allocate all claims`. The same code covers "
+        "devices the allocator of the assumed version never looks at: a slice it ignores (for example a 1.34-style "
+        "slice with devices and sharedCounters read by 1.35+, or one using counter compatibility groups while "
+        "their gate is off), an incomplete pool, or an invalid one (for example a counter set that does not "
+        "exist; the scheduler then reports `invalid resource pools were encountered`). The reason names which.",
     ),
     Rule(
         "DRA402",
@@ -488,7 +492,11 @@ _RULES = [
         "device",
         "Fewer devices are available than the request asks for.",
         "Lower the count or add devices.",
-        "An ExactCount request needs `count` distinct devices on one node (or reachable from it).",
+        "An ExactCount request needs `count` distinct devices on one node (or reachable from it). The requests of "
+        "the claims a pod needs together cannot share a device either: when each fits alone but together they "
+        "need more devices than a node has candidates, the finding names them all. When matching devices are "
+        "rejected by a taint, by being in use, by counters or by capacity, those get findings of their own "
+        "(DRA405, DRA404, DRA406, DRA407) beside this one.",
     ),
     Rule(
         "DRA409",
