@@ -366,9 +366,10 @@ def device_matrix(req: Request, ctx: MatrixContext) -> list[DeviceVerdict]:
 def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixContext):
     """Every check of the allocator that rejects device e for the request, as (stage, reason, evidence, nodes), in
     the order shown to users: what the device is (pool, binding gate, selectors) before where it is (node) and
-    what holds it (in use, feature gates, taints, counters, capacity). The explanation shows the first; the
-    fidelity suite takes them all (up to the final (None, ...) that carries the nodes of a candidate) and checks that, in upstream's order of checks, the first is the one
-    upstream's own trace reports (docs/fidelity.md). Checks after a node rejection see no nodes."""
+    what holds it (in use, feature gates, taints, counters, capacity), ending with (None, ...) and the nodes of a
+    candidate. The explanation shows the first; the fidelity suite takes them all and checks that, in upstream's
+    order of checks, the first is the one upstream's own trace reports (docs/fidelity.md). Checks after a node
+    rejection see no nodes."""
     sem, reach, d = ctx.sem, ctx.reach, e.device
     unusable = e.pool_state.startswith("invalid") or (e.pool_state and sem.behaviour.skips_unusable_pools)
     valid_on: tuple | None = None  # nodes on which a pool invalid by duplicate names is valid after all
