@@ -202,8 +202,21 @@ MODELLED_WHEN_OFF = {
 }
 
 
+_DEVICE_PREFIX = S + "spec.devices[]."
+# The device-level keys under which every UNMODELLED slice path lies: a slice whose devices set none of them sets
+# no UNMODELLED field (checked first: 5,000 slices x 8 devices x every path was a third of `explain pod`'s time).
+_SLICE_DEVICE_KEYS = frozenset(
+    p[len(_DEVICE_PREFIX) :].split(".", 1)[0].rstrip("[]{}") for p in UNMODELLED if p.startswith(_DEVICE_PREFIX)
+)
+_ONLY_DEVICE_PATHS = all(p.startswith(_DEVICE_PREFIX) for p in UNMODELLED if p.startswith(S))
+
+
 def unmodelled_fields(kind: str, obj: dict, sem=None) -> list[str]:
     """The UNMODELLED paths (field names, without the kind) that obj sets (under sem's gates, when given)."""
+    if kind == "ResourceSlice" and _ONLY_DEVICE_PATHS:
+        devices = (obj.get("spec") or {}).get("devices") or []
+        if not any(k in d for d in devices for k in _SLICE_DEVICE_KEYS):
+            return []
     out = []
     for path, _what in UNMODELLED.items():
         gate = MODELLED_WHEN_OFF.get(path)
