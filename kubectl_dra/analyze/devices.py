@@ -30,7 +30,7 @@ from kubectl_dra.analyze.allocator.counters import (
     counter_scope,
     first_exceeded,
 )
-from kubectl_dra.analyze.allocator.pools import Pool, compat_ignored, gather_cluster_pools, ignored_devices_reason
+from kubectl_dra.analyze.allocator.pools import Pool, gather_cluster_pools, ignored_devices_reason
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import format_quantity
@@ -97,9 +97,7 @@ class Universe:
             if pool.invalid:
                 state = f"invalid: {pool.invalid_reason}"
             elif pool.incomplete:
-                state = (
-                    f"incomplete: {self._published(slices, key)} of {self._wanted(pool, slices, key)} slices published"
-                )
+                state = f"incomplete: {pool.published} of {pool.wanted} slices published"
             else:
                 state = ""
             if not pool.superseded_by:  # the newest generation describes the pool
@@ -122,22 +120,6 @@ class Universe:
             self.entries.append(
                 DeviceEntry((key[0], key[1], d.get("name", "")), d, sl, key, state, node or None, ignored, pool)
             )
-
-    def _newest(self, slices, key) -> list:
-        group = [
-            s
-            for s in slices
-            if (slice_spec(s).get("driver", ""), (slice_spec(s).get("pool") or {}).get("name", "")) == key
-            and not compat_ignored(s, self.sem)
-        ]
-        gen = max(int((slice_spec(s).get("pool") or {}).get("generation") or 0) for s in group)
-        return [s for s in group if int((slice_spec(s).get("pool") or {}).get("generation") or 0) == gen]
-
-    def _published(self, slices, key) -> int:
-        return len(self._newest(slices, key))
-
-    def _wanted(self, pool, slices, key) -> int:
-        return int((slice_spec(self._newest(slices, key)[0]).get("pool") or {}).get("resourceSliceCount") or 0)
 
     def __len__(self) -> int:
         return len(self.entries)

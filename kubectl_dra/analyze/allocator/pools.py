@@ -26,6 +26,8 @@ class Pool:
     invalid_reason: str = ""
     has_binding_conditions: bool = False
     superseded_by: list = field(default_factory=list)  # gather_cluster_pools: slices of newer generations
+    published: int = 0  # gather_cluster_pools: slices of this generation that count for completeness
+    wanted: int = 0  # their resourceSliceCount
 
     @property
     def id(self) -> str:
@@ -298,6 +300,7 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
                 newer = newer + group
                 continue  # an older, incomplete generation is never used (1.34 still uses incomplete pools)
             pool = _build_pool(key, group, group, incomplete, sem)
+            pool.published, pool.wanted = counted.get(key + (gen,), 0), want
             if pool.invalid and sem.behaviour.skips_unusable_pools:
                 pool.slices = [
                     s
