@@ -51,7 +51,7 @@ def record(version: str) -> Path:
     return Path(out.stdout.strip().splitlines()[-1])
 
 
-def _result(i: int, d: dict, share: str | None = None, capacity: dict | None = None) -> dict:
+def _result(d: dict, share: str | None = None, capacity: dict | None = None) -> dict:
     r = {"request": "req", "driver": d["driver"], "pool": d["pool"], "device": d["device"]}
     if share is not None:
         r["shareID"] = share
@@ -63,14 +63,13 @@ def _result(i: int, d: dict, share: str | None = None, capacity: dict | None = N
 def _allocated_claims(case: dict) -> list[dict]:
     """The allocated state as claims (the oracle and the engine build the state from claims, as the plugin does):
     one claim per exclusively allocated device, one per share, the device's aggregated capacity on its first share."""
-    results = [_result(i, d) for i, d in enumerate(case.get("allocatedDevices") or [])]
+    results = [_result(d) for d in case.get("allocatedDevices") or []]
     capacity = {(c["driver"], c["pool"], c["device"]): c["capacity"] for c in case.get("aggregatedCapacity") or []}
     given = set()
     for d in case.get("allocatedSharedDevices") or []:
         key = (d["driver"], d["pool"], d["device"])
         results.append(
             _result(
-                0,
                 d,
                 d["shareID"] or "00000000-0000-0000-0000-000000000000",
                 capacity.get(key) if key not in given else None,
@@ -80,7 +79,7 @@ def _allocated_claims(case: dict) -> list[dict]:
     for key, cap in capacity.items():
         if key not in given:
             d = dict(zip(("driver", "pool", "device"), key))
-            results.append(_result(0, d, "00000000-0000-0000-0000-000000000001", cap))
+            results.append(_result(d, "00000000-0000-0000-0000-000000000001", cap))
     return [
         {
             "apiVersion": "resource.k8s.io/v1",
