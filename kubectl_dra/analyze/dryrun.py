@@ -35,6 +35,45 @@ MAX_DRYRUN_NODES = 200
 MAX_ALLOCATABLE_NODES = 5
 
 
+@dataclass(frozen=True)
+class ClaimPlacement:
+    """What the dry-run would allocate for one claim on one node."""
+
+    claim: str  # namespace/name
+    results: list  # the allocation results, as the API's status.allocation.devices.results
+    node_selector: dict | None
+
+    def to_dict(self) -> dict:
+        return {"claim": self.claim, "results": self.results, "nodeSelector": self.node_selector}
+
+
+@dataclass(frozen=True)
+class NodeAllocation:
+    """A node on which every pending claim of the pod is allocatable now."""
+
+    node: str
+    claims: tuple[ClaimPlacement, ...]
+
+
+@dataclass
+class DryRun:
+    """The allocator dry-run over the nodes the pod may use (filled in by Analysis.analyse_claims)."""
+
+    usable: list[str]  # nodes the pod may use
+    rejected_nodes: dict  # node -> why the pod may not use it
+    allocatable: list[NodeAllocation] = field(default_factory=list)  # first MAX_ALLOCATABLE_NODES found
+    failures: dict = field(default_factory=dict)  # node -> the scheduler's per-node message
+    error: AllocationError | None = None  # an error that aborts the scheduling attempt ...
+    error_node: str | None = None  # ... and the node whose search raised it
+    tried_nodes: int = 0
+    considered_nodes: int = 0
+    capped: bool = False  # stopped early: more nodes may be allocatable (or the node budget ran out)
+
+    @property
+    def allocatable_nodes(self) -> list[str]:
+        return [x.node for x in self.allocatable]
+
+
 @dataclass
 class ClaimAnalysis:
     claim: dict
@@ -42,7 +81,7 @@ class ClaimAnalysis:
     requests: list  # list[list[Request]]
     matrices: dict = field(default_factory=dict)  # request name -> list[DeviceVerdict]
     allocated: bool = False
-    dry_run: dict | None = None  # node -> results for this claim
+    dry_run: ClaimPlacement | None = None  # what the dry-run picked for this claim on the first allocatable node
 
 
 class Analysis:
@@ -96,7 +135,7 @@ class Analysis:
 
     def analyse_claims(
         self, claims: list[dict], pod: dict | None, pcnames: list, excluded: dict | None = None
-    ) -> tuple[list[ClaimAnalysis], dict]:
+    ) -> tuple[list[ClaimAnalysis], DryRun]:
         """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
@@ -141,20 +180,12 @@ class Analysis:
                                 v.outcome, v.reason, v.stage = "selected", "allocated to this claim", ""
                     ca.matrices[r.name] = m
             analyses.append(ca)
-        dry = {
-            "usable": [_name(n) for n in usable],
-            "rejectedNodes": rejected,
-            "allocatable": [],
-            "failures": {},
-            "error": None,
-            "triedNodes": 0,
-            "capped": False,
-        }
+        dry = DryRun([_name(n) for n in usable], rejected)
         if pending and not any(f.blocking for f in self.findings):
             self._dry_run(pending, analyses, reach, state, dry)
         return analyses, dry
 
-    def _dry_run(self, pending, analyses, reach: Reachability, state, dry) -> None:
+    def _dry_run(self, pending, analyses, reach: Reachability, state, dry: DryRun) -> None:
         alloc = Allocator(self.sem, self.idx.classes, self.slices, state, self.ev)
         by_claim = {id(a.claim): a for a in analyses}
         # Only nodes from which every pending request has at least one candidate are worth a search.
@@ -172,39 +203,36 @@ class Analysis:
                             names.update(reach.nodes_for(v.entry))
                 worth_names = names if worth_names is None else worth_names & names
         worth = [n for n in usable if worth_names is None or _name(n) in worth_names]
-        dry["consideredNodes"] = len(worth)
+        dry.considered_nodes = len(worth)
         for n in worth[:MAX_DRYRUN_NODES]:
-            dry["triedNodes"] += 1
+            dry.tried_nodes += 1
             try:
                 res = alloc.allocate(n, pending)
             except AllocationError as e:
-                dry["error"] = {"node": _name(n), "message": e.message, "kind": e.kind, "evidence": e.evidence}
+                dry.error, dry.error_node = e, _name(n)
                 break
             if res is None:
-                dry["failures"][_name(n)] = "cannot allocate all claims"
+                dry.failures[_name(n)] = "cannot allocate all claims"
                 continue
-            dry["allocatable"].append(
-                {
-                    "node": _name(n),
-                    "claims": [
-                        {"claim": obj_ref(c), "results": r.results, "nodeSelector": r.node_selector}
-                        for c, r in zip(pending, res)
-                    ],
-                }
+            dry.allocatable.append(
+                NodeAllocation(
+                    _name(n),
+                    tuple(ClaimPlacement(obj_ref(c), r.results, r.node_selector) for c, r in zip(pending, res)),
+                )
             )
-            if len(dry["allocatable"]) >= MAX_ALLOCATABLE_NODES:
-                dry["capped"] = True
+            if len(dry.allocatable) >= MAX_ALLOCATABLE_NODES:
+                dry.capped = True
                 break
-        if len(worth) > MAX_DRYRUN_NODES and not dry["allocatable"]:
-            dry["capped"] = True
-        if dry["allocatable"]:
-            first = dry["allocatable"][0]
-            for entry in first["claims"]:
+        if len(worth) > MAX_DRYRUN_NODES and not dry.allocatable:
+            dry.capped = True
+        if dry.allocatable:
+            first = dry.allocatable[0]
+            for entry in first.claims:
                 for a in analyses:
-                    if obj_ref(a.claim) == entry["claim"]:
+                    if obj_ref(a.claim) == entry.claim:
                         a.dry_run = entry
-                        picked = {(r["driver"], r["pool"], r["device"], r["request"]) for r in entry["results"]}
+                        picked = {(r["driver"], r["pool"], r["device"], r["request"]) for r in entry.results}
                         for rname, m in a.matrices.items():
                             for v in m:
                                 if v.entry.did + (rname,) in picked:
-                                    v.outcome, v.reason = "selected", f"selected by the dry-run on node {first['node']}"
+                                    v.outcome, v.reason = "selected", f"selected by the dry-run on node {first.node}"

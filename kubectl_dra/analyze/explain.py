@@ -12,7 +12,7 @@ from kubectl_dra.analyze.claims import meta_of as _meta
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
 from kubectl_dra.analyze.coverage import analysed_objects, coverage_findings
-from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.dryrun import Analysis, DryRun
 from kubectl_dra.analyze.extended import plan as extended_plan
 from kubectl_dra.analyze.extended import plugin_path_finding
 from kubectl_dra.analyze.health import eviction_findings, health_findings
@@ -80,7 +80,7 @@ def _pod_claims(an: Analysis, pod: dict, events: list[dict]) -> list:
     return pcs
 
 
-def _claim_findings(an: Analysis, pod: dict, analyses, dry: dict, events: list[dict], ext) -> None:
+def _claim_findings(an: Analysis, pod: dict, analyses, dry: DryRun, events: list[dict], ext) -> None:
     """Device findings for pending claims (dry-run), binding and kubelet findings for allocated ones."""
     node_name = (pod.get("spec") or {}).get("nodeName")
     blocked_before = any(f.blocking for f in an.findings)
@@ -91,7 +91,7 @@ def _claim_findings(an: Analysis, pod: dict, analyses, dry: dict, events: list[d
         return
     if any(not a.allocated for a in analyses):
         device_findings(an, analyses, dry, pod)
-        if ext is not None and ext.claim is not None and not dry["allocatable"]:
+        if ext is not None and ext.claim is not None and not dry.allocatable:
             via_plugin = plugin_path_finding(ext, [_name(n) for n in an.idx.nodes])
             if via_plugin is not None:
                 an.findings.append(via_plugin)
@@ -119,14 +119,14 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     idx = an.idx
     node_name = (pod.get("spec") or {}).get("nodeName")
     for a in analyses:
-        if a.allocated and not node_name and not dry["usable"] and idx.nodes and not idx.nodes_synthetic:
+        if a.allocated and not node_name and not dry.usable and idx.nodes and not idx.nodes_synthetic:
             an.findings.append(
                 make(
                     "DRA502",
                     f"claim {_name(a.claim)} is allocated to devices on a node the pod cannot use",
                     hint=GANG_HINT if reserved_groups(a.claim) or owner_group(a.claim) else None,
                     subject={"claim": obj_ref(a.claim)},
-                    rejectedNodes=dry["rejectedNodes"],
+                    rejectedNodes=dry.rejected_nodes,
                 )
             )
     claims = [a.claim for a in analyses]
@@ -179,7 +179,7 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str, base:
         agree = agreement_finding(
             word,
             bool(blocking),
-            [x["node"] for x in dry["allocatable"]],
+            dry.allocatable_nodes,
             bool(pending) and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
             changed_since(snap, word.time),
         )
@@ -223,7 +223,7 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str, base:
         ),
         "claims": [claim_body(a) for a in analyses],
         "extendedResources": ext.to_dict() if ext is not None else None,
-        "nodes": {"usable": dry["usable"], "rejected": dry["rejectedNodes"], "synthetic": idx.nodes_synthetic},
+        "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,
         "events": events,
     }
@@ -296,7 +296,7 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
     body = {
         "claim": {"name": name, "namespace": namespace, "owners": owners},
         "claims": [claim_body(a)],
-        "nodes": {"usable": dry["usable"], "synthetic": an.idx.nodes_synthetic},
+        "nodes": {"usable": dry.usable, "synthetic": an.idx.nodes_synthetic},
     }
     return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
 
@@ -323,7 +323,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
         device_findings(an, analyses, dry, None)
     an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
     findings = dedupe(an.findings)
-    satisfiable = bool(dry["allocatable"]) and not any(f.blocking for f in findings)
+    satisfiable = bool(dry.allocatable) and not any(f.blocking for f in findings)
     # A field the analysis does not model leaves even a "satisfiable" open.
     determined = not any(f.code in OPENS_BLOCKED for f in findings) and (
         satisfiable or not any(f.code in UNDETERMINED for f in findings)
@@ -338,8 +338,8 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
         "claim": {"name": _name(claim), "namespace": _ns(claim)},
         "satisfiable": satisfiable,
         "determined": determined,
-        "nodes": [x["node"] for x in dry["allocatable"]],
+        "nodes": dry.allocatable_nodes,
         "requests": requests,
-        "dryRun": a.dry_run,
+        "dryRun": a.dry_run.to_dict() if a.dry_run else None,
     }
     return Report("MatchResult", tuple(findings), body, sem.to_dict(), None)

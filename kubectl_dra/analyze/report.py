@@ -35,7 +35,7 @@ def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
             "nodeSelector": alloc.get("nodeSelector"),
         }
     elif a.dry_run:
-        body["dryRun"] = a.dry_run
+        body["dryRun"] = a.dry_run.to_dict()
     for alts in a.requests:
         for r in alts:
             m = a.matrices.get(r.name)
@@ -107,8 +107,8 @@ def ok_summary(analyses, dry, node_name, findings) -> str:
     if all(a.allocated for a in analyses):
         where = f" on node {node_name}" if node_name else ""
         return f"all {len(analyses)} claim(s) allocated{where}"
-    if dry["allocatable"]:
-        return f"claims allocatable now on node {dry['allocatable'][0]['node']}"
+    if dry.allocatable:
+        return f"claims allocatable now on node {dry.allocatable[0].node}"
     return "nothing blocks"
 
 

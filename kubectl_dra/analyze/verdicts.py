@@ -14,7 +14,7 @@ from kubectl_dra.analyze.allocator import (
 )
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.devices import DeviceVerdict
-from kubectl_dra.analyze.dryrun import Analysis, ClaimAnalysis
+from kubectl_dra.analyze.dryrun import Analysis, ClaimAnalysis, DryRun
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 
@@ -35,7 +35,7 @@ ERROR_KIND_CODES = {
 }
 
 
-def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod: dict | None) -> None:
+def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, pod: dict | None) -> None:
     blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
     if blind:
         g = blind[0]
@@ -49,32 +49,32 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
             )
         )
         return
-    if dry.get("error"):
-        err = dry["error"]
-        code = ERROR_KIND_CODES[err["kind"]]
+    if dry.error is not None:
+        err = dry.error
+        code = ERROR_KIND_CODES[err.kind]
         hint = None
-        if code == "DRA301" and "no such key" not in err["message"]:
+        if code == "DRA301" and "no such key" not in err.message:
             hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
-        an.findings.append(make(code, err["message"], hint=hint, node=err["node"], **err.get("evidence", {})))
+        an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
         return
-    if dry["allocatable"]:
-        nodes = [a["node"] for a in dry["allocatable"]]
-        more = " (and possibly more)" if dry.get("capped") else ""
-        for entry in dry["allocatable"][0]["claims"]:
-            picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry["results"])
+    if dry.allocatable:
+        nodes = dry.allocatable_nodes
+        more = " (and possibly more)" if dry.capped else ""
+        for entry in dry.allocatable[0].claims:
+            picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry.results)
             an.findings.append(
                 make(
                     "DRA002",
-                    f"claim {entry['claim']} is allocatable now on node(s) {', '.join(nodes)}{more}: {picks}",
-                    subject={"claim": entry["claim"]},
+                    f"claim {entry.claim} is allocatable now on node(s) {', '.join(nodes)}{more}: {picks}",
+                    subject={"claim": entry.claim},
                     nodes=nodes,
-                    results=entry["results"],
+                    results=entry.results,
                 )
             )
-            for r in entry["results"]:
+            for r in entry.results:
                 if "/" in r["request"]:
                     base, sub = r["request"].split("/", 1)
-                    _fallback_info(an, entry["claim"], analyses, base, sub)
+                    _fallback_info(an, entry.claim, analyses, base, sub)
         return
     if an.idx.nodes_synthetic and _has_candidates(analyses):
         inferred = [_name(n) for n in an.idx.nodes]
@@ -92,17 +92,17 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
                 + ": whether the claims fit needs the real nodes (their labels for nodeSelector and allNodes "
                 "devices, and the pod's node constraints), so it is undetermined",
                 inferredNodes=inferred,
-                failures=dry["failures"],
-                rejectedNodes=dry["rejectedNodes"],
+                failures=dry.failures,
+                rejectedNodes=dry.rejected_nodes,
             )
         )
         return
-    if pod is not None and not dry["usable"]:
+    if pod is not None and not dry.usable:
         an.findings.append(
             make(
                 "DRA503",
-                "no node passes the pod's own node constraints (" + _why_nodes(dry["rejectedNodes"]) + ")",
-                rejectedNodes=dry["rejectedNodes"],
+                "no node passes the pod's own node constraints (" + _why_nodes(dry.rejected_nodes) + ")",
+                rejectedNodes=dry.rejected_nodes,
             )
         )
         return
@@ -145,7 +145,7 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: dict, pod:
                     " devices it tried and rejected, so it can run out although enough are free)"
                 )
                 hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
-            an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry["triedNodes"], failures=dry["failures"]))
+            an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry.tried_nodes, failures=dry.failures))
 
 
 def _joint_count_finding(analyses: list[ClaimAnalysis]) -> Finding | None:
