@@ -112,10 +112,9 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
         if a.allocated:
             continue
         for alts in a.requests:
-            f = _request_finding(an, a, alts)
-            if f is not None:
-                an.findings.append(f)
-                explained = True
+            found = _request_finding(an, a, alts)
+            an.findings.extend(found)
+            explained = explained or bool(found)
     if not explained:
         joint = _joint_count_finding(analyses)
         if joint is not None:
@@ -215,14 +214,14 @@ def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
                     )
 
 
-def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Finding | None:  # noqa: C901
-    """Why this request (all its subrequests) cannot be satisfied, or None if it could on its own."""
+def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> list[Finding]:  # noqa: C901
+    """Why this request (all its subrequests) cannot be satisfied: nothing if it could on its own."""
     reasons = []
     subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
     for r in alts:
         m = a.matrices.get(r.name)
         if m is None:
-            return None  # class missing: reported already
+            return []  # class missing: reported already
         if r.mode == "All":
             # Every device that passes the selectors (and is reachable) must be allocatable at once.
             blockers = [v for v in m if v.stage in ("in-use", "taint", "counters", "capacity", "feature")]
@@ -235,13 +234,15 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
                     "capacity": "DRA407",
                     "feature": "DRA212",
                 }[v.stage]
-                return make(
-                    code,
-                    f"request {r.name}: allocationMode All needs every matching device, but "
-                    f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
-                    subject=subject,
-                    blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]],
-                )
+                return [
+                    make(
+                        code,
+                        f"request {r.name}: allocationMode All needs every matching device, but "
+                        f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
+                        subject=subject,
+                        blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]],
+                    )
+                ]
         cands = [v for v in m if v.outcome in ("candidate", "selected")]
         need = r.count if r.mode == "ExactCount" else max(1, len(cands))
         per_node: dict[str, int] = {}
@@ -249,7 +250,7 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
             for n in v.nodes or ("*",):
                 per_node[n] = per_node.get(n, 0) + 1
         if cands and max(per_node.values()) >= need:
-            return None
+            return []
         reasons.append((r, m, cands, need, per_node))
     r, m, cands, need, per_node = reasons[0]
     if len(alts) > 1:
@@ -264,7 +265,7 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
     }
     label = f"request {r.name}" if len(alts) == 1 else f"request {alts[0].base_name} (every subrequest)"
     if not m:
-        return make("DRA401", f"{label}: no ResourceSlice in the cluster publishes any device", subject=subject, **ev)
+        return [make("DRA401", f"{label}: no ResourceSlice in the cluster publishes any device", subject=subject, **ev)]
     if cands:
         best_node, best = max(per_node.items(), key=lambda kv: kv[1])
         # Matching devices that a repairable check rejects on that node (a taint, in use, counters, capacity) are
@@ -287,16 +288,30 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> Fin
         by_stage: dict[str, list[DeviceVerdict]] = {}
         for v in fixable:
             by_stage.setdefault(v.stage, []).append(v)
-        for stage, vs in by_stage.items():
-            an.findings.append(_stage_finding(stage, label, vs, r, subject, ev, every=False, sem=an.sem))
-        return out
+        return [
+            _stage_finding(st, label, vs, r, subject, ev, every=False, sem=an.sem) for st, vs in by_stage.items()
+        ] + [out]
     if "cel-error" in stages:
         v = stages["cel-error"][0]
-        return make("DRA301", f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)
-    for stage in _STAGE_ORDER:
-        if stage in stages:
-            return _stage_finding(stage, label, stages[stage], r, subject, ev, every=True, sem=an.sem)
-    return None
+        return [make("DRA301", f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)]
+    present = [stage for stage in _STAGE_ORDER if stage in stages]
+    if not present:
+        return []
+    # "every matching device" only when the stage rejected all the devices that pass the selectors; when several
+    # stages share them (two in use, one tainted), each gets a finding that counts its own.
+    matching = sum(len(vs) for stage, vs in stages.items() if stage not in _SELECTION_STAGES)
+    primary = present[0]
+    if primary in _SELECTION_STAGES or len(stages[primary]) == matching:
+        return [_stage_finding(primary, label, stages[primary], r, subject, ev, every=True, sem=an.sem)]
+    return [
+        _stage_finding(stage, label, stages[stage], r, subject, ev, every=False, sem=an.sem, of=matching)
+        for stage in present
+        if stage == primary or stage not in _SELECTION_STAGES
+    ]
+
+
+# Stages that decide whether a device matches at all (what it is); the others reject matching devices.
+_SELECTION_STAGES = ("request", "class", "binding", "pool", "cel-error")
 
 
 _STATE_STAGES = ("taint", "in-use", "counters", "capacity")
@@ -316,12 +331,20 @@ _STAGE_CODES = {
 
 
 def _stage_finding(
-    stage: str, label: str, vs: list, r: Request, subject: dict, ev: dict, every: bool, sem: Semantics
+    stage: str,
+    label: str,
+    vs: list,
+    r: Request,
+    subject: dict,
+    ev: dict,
+    every: bool,
+    sem: Semantics,
+    of: int | None = None,
 ) -> Finding:
     """The finding for the devices a stage rejected: every matching device (every=True), or some of them beside a
-    count shortfall."""
+    count shortfall or beside other stages (of: how many devices match in all)."""
     first = f"{vs[0].entry.id}: {vs[0].reason}"
-    some = f"{len(vs)} matching device(s)"
+    some = f"{len(vs)}{f' of {of}' if of else ''} matching device(s)"
     if stage == "node":
         why = vs[0].evidence.get("nodeRejection")
         msg = f"{label}: {some}, none on a node the pod may use ({vs[0].entry.where()}" + (f": {why})" if why else ")")

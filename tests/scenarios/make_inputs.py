@@ -244,6 +244,30 @@ scenario(
     ],
 )
 scenario(
+    "in-use-and-tainted",
+    "Three matching GPUs, none free: two allocated to other claims, one under an untolerated taint. Each stage is "
+    "named with its own count (not 'every matching device is already allocated').",
+    "explain pod web-2",
+    [
+        pod("web-2", [("gpu", "claim", "c3")]),
+        claim("c3", [req()]),
+        claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01"),
+        claim("c2", [req()], results=[("gpu", "node-01", "gpu-1")], reserved="web-1", node="node-01"),
+        dclass(),
+        rslice(
+            "node-01-gpus",
+            [
+                dev("gpu-0"),
+                dev("gpu-1"),
+                dev("gpu-2", taints=[{"key": "example.com/unhealthy", "value": "xid-79", "effect": "NoSchedule"}]),
+            ],
+            "node-01",
+        ),
+        *NODES,
+    ],
+    version="1.37",
+)
+scenario(
     "exactcount-too-many",
     "ExactCount asks for 3 devices; only 2 pass the selector.",
     "explain pod web-0",
