@@ -20,8 +20,9 @@ What must agree (nothing else is normalised; see docs/fidelity.md):
   * where upstream's search order is not deterministic (1.34, 1.35 and the 1.36+ "stable"
     implementation gather pools from a Go map), the oracle runs the allocator many times and reports
     every distinct allocation it saw; ours must equal one of them.
-Inconclusive (not counted in T): upstream panicked or timed out, or rejected the input. Where upstream
-panicked the engine still runs, and the tally says whether it predicted the crash.
+Inconclusive (not counted in T): upstream panicked or timed out, or rejected the input; or the engine declined
+(a field it does not model, or its search step budget ran out: DRA414), each counted under its own label. Where
+upstream panicked the engine still runs, and the tally says whether it predicted the crash.
 """
 
 from __future__ import annotations
@@ -329,6 +330,9 @@ def judge(
                 "detail": "engine undetermined, field not modelled: " + ours["allocation"]["error"],
             }
         ]
+    if "kubectl-dra's step budget" in ((ours.get("allocation") or {}).get("error") or ""):
+        # The engine gave up and says so (DRA414, undetermined, exit 2): honest, but no verdict to compare.
+        return "inconclusive", [{"kind": "inconclusive", "detail": "engine step budget exceeded (DRA414)"}]
     diffs = compare(oracle_out, ours, scenario)
     rdiffs, stats = reasons.compare_reasons(oracle_out, ours, scenario)
     diffs += rdiffs

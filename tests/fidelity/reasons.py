@@ -76,6 +76,19 @@ def _request_name(claims: list[dict], ci: int, ri: int, si: int) -> str | None:
     return req.get("name", "")
 
 
+def _decided(msgs: list[dict]) -> bool:
+    """The visit already has upstream's verdict (a rejection or the allocation): a constraint's device-less
+    verdict after it is the next device's (allocateDevice checks the constraints after in use, counters and taints,
+    before "Device allocated")."""
+    for m in msgs:
+        n = m.get("msg", "")
+        if n == "Device allocated" or n in _REJECTIONS or n in _LOOP_END:
+            return True
+        if n == "CEL result" and (m.get("err") or m.get("matches") is False):
+            return True
+    return False
+
+
 def visits(trace: list[dict], claims: list[dict], known: set[str], legacy: bool = False) -> list[dict]:
     """The trace cut into visits: {"claim", "request", "device", "stage", "inFlight"}, in order. Entries made while
     the claims are validated (claim -1: allocationMode All) are left out. An entry without a known device (a
@@ -105,6 +118,10 @@ def visits(trace: list[dict], claims: list[dict], known: set[str], legacy: bool 
             continue
         dev = e.get("device") if e.get("device") in known else None
         pos = (e.get("claim"), e.get("request"), e.get("subRequest"), e.get("slot"))
+        if cur is not None and dev is None and (pos != cur["_pos"] or _decided(cur["_msgs"])):
+            # A device-less verdict at another position (the recursion's first device), or after the visit's own
+            # verdict ("Device in use", "Device allocated"), opens the next visit.
+            close()
         if cur is None or (dev is not None and (dev != cur["device"] or pos != cur["_pos"])):
             close()
             if dev is None:

@@ -9,6 +9,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/go-logr/logr"
 )
@@ -38,7 +39,10 @@ type trace struct {
 	// done by the caller after a deeper call failed) returns to the frame that allocated it.
 	stack     [][4]int
 	allocated map[string][][4]int // per device, where each of its allocations in flight was made (LIFO)
-	searching bool                // false while the claims are validated (allocationMode All selects its devices then)
+	// The device of a "Device allocated" that is the latest entry: allocateDevice may still recheck its
+	// capacity and roll it back, logging the device object instead of its ID and no "Device deallocated".
+	justAllocated string
+	searching     bool // false while the claims are validated (allocationMode All selects its devices then)
 }
 
 // depth orders positions along the search path: claim, request, device slot.
@@ -91,6 +95,7 @@ func (s traceSink) Info(level int, msg string, kv ...any) {
 		}
 		t.stack = append(t.stack, p)
 		t.searching = true
+		t.justAllocated = ""
 		return
 	}
 	if level < 7 {
@@ -107,6 +112,16 @@ func (s traceSink) Info(level int, msg string, kv ...any) {
 		return
 	}
 	id := fmt.Sprint(dev)
+	if t.justAllocated != "" && strings.HasPrefix(id, "{") &&
+		(msg == "Device capacity not enough" || strings.HasPrefix(msg, "Failed to compare device capacity request")) {
+		// The recheck rejected the device just allocated: that allocation is undone, so no later
+		// "Device deallocated" belongs to it.
+		id = t.justAllocated
+		if qs := t.allocated[id]; len(qs) > 0 {
+			t.allocated[id] = qs[:len(qs)-1]
+		}
+	}
+	t.justAllocated = ""
 	if msg == "Device deallocated" {
 		// Undoing is last in, first out, also for a device several requests share (allowMultipleAllocations).
 		if qs := t.allocated[id]; len(qs) > 0 {
@@ -120,6 +135,7 @@ func (s traceSink) Info(level int, msg string, kv ...any) {
 	p := t.pos()
 	if msg == "Device allocated" {
 		t.allocated[id] = append(t.allocated[id], p)
+		t.justAllocated = id
 	}
 	e := traceEntry{Msg: msg, Device: id, Claim: p[0], Request: p[1], SubRequest: p[2], Slot: p[3]}
 	if !t.searching {
