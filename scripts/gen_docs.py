@@ -45,12 +45,35 @@ def codes_index() -> str:
     )
 
 
+CLI_INTRO = """
+The commands follow kubectl's split between listing and describing:
+
+* `kubectl dra status` lists, like `kubectl get pods`: with no name it covers the namespace (`-n`, default the
+  context's), `-A` or `-l`, one line per pod that uses DRA (claims, templates or DRA-backed extended resources),
+  blocked first, the reason cut to the terminal (`-o wide` whole). It is the CI gate: exit 0 when no pod is blocked,
+  1 when one is, 2 when a pod or a namespace the scan could not list leaves the answer open. It is a command of
+  its own, not `kubectl dra` alone (kubectl and its plugins print help when given no command) and not
+  `explain pods` (kubectl's `describe pods` with no name describes every pod in full, which is what
+  `kubectl dra explain pod -l SELECTOR` does).
+* `kubectl dra explain pod|claim` describes, like `kubectl describe`: one object in full, every finding with its
+  evidence. `explain pod -l SELECTOR` and `explain deploy/NAME` (sts, rs, ds, job) describe each pod they pick,
+  one report after another (a `kind: List` with `-o json|yaml`); the worst exit code wins.
+* `kubectl dra match claim` answers "which devices would this claim get, and why not the others", for a claim
+  that exists or one that is only a manifest.
+
+Every row of `status` is the verdict `explain pod` gives for that pod, computed by the same code from one gather
+and one shared analysis (indexes, CEL results and the device inventory are built once for all pods). Pods are
+judged one at a time against the allocations that exist, as the scheduler places them: two pending replicas that
+each fit the one free GPU both show OK, and whichever the scheduler takes first gets it.
+"""
+
+
 def cli_reference() -> str:
     import click
 
     from kubectl_dra.cli import cli
 
-    out = [HEADER.format(src="kubectl_dra/cli"), "# Command reference\n"]
+    out = [HEADER.format(src="kubectl_dra/cli"), "# Command reference\n", CLI_INTRO]
 
     def walk(cmd, path):
         ctx = click.Context(cmd, info_name=path, terminal_width=100, **cmd.context_settings)

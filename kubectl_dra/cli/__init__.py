@@ -6,6 +6,7 @@ import gc
 import os
 import shutil
 import sys
+from dataclasses import replace
 
 import click
 
@@ -78,7 +79,7 @@ def _common(f):
     return f
 
 
-def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, workload=None):
+def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, workload=None, partial=False):
     """The snapshot and the namespace the named object is in."""
     if o.from_files:
         from kubectl_dra.gather.files import load_files
@@ -96,6 +97,7 @@ def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, worklo
         claim_name=claim_name,
         selector=selector,
         workload=workload,
+        partial=partial,
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
     )
@@ -257,6 +259,71 @@ def explain_claim_cmd(name, **params):
     o = Options.from_click(params)
     snap, ns = _gather(o, claim_name=name)
     _emit(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)
+
+
+@cli.command("status", context_settings=CONTEXT_SETTINGS)
+@click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
+@_common
+def status_cmd(selector, **params):
+    """List the pods that use DRA and what holds each: one line per pod, blocked first.
+
+    Covers the namespace (-n, default the context's), every namespace (-A), or the pods -l picks. A pod uses DRA when
+    it has ResourceClaims (named or from templates) or asks for a DRA-backed extended resource. Each line is the
+    verdict `explain pod` gives for that pod; explain it for the details.
+
+    \b
+    Exit codes: 0 no pod blocked, 1 some pod blocked, 2 some pod (or a namespace the scan could not list) undetermined.
+
+    \b
+    Examples:
+      # What is stuck on devices in this namespace?
+      kubectl dra status
+      # Every namespace, as a CI gate (exit 1 when any DRA pod is blocked)
+      kubectl dra status -A
+      # One app's pods, for machines
+      kubectl dra status -l app=recomendador -o json
+    """
+    from kubectl_dra.analyze.scan import scan
+    from kubectl_dra.model.labels import matches, parse_selector
+
+    o = Options.from_click(params)
+    reqs = parse_selector(selector) if selector else None
+    snap, ns = _gather(o, selector=selector or "", partial=True)
+    namespace = None if o.all_namespaces else ns
+    unseen = tuple(
+        (f"pods in namespace {g.namespace}: {g.message}" if g.namespace else f"pods: {g.message}")
+        for g in snap.gaps
+        if g.resource == "pods"
+    )
+    report = scan(
+        snap,
+        o.semantics(snap.server_version),
+        namespace,
+        (lambda labels: matches(reqs, labels)) if reqs is not None else None,
+        unseen,
+    )
+    report = replace(report, scope={"namespace": namespace, "selector": selector})
+    _emit_scan(report, o)
+
+
+def _emit_scan(report, o: Options) -> None:
+    from kubectl_dra.render.escape import esc
+    from kubectl_dra.render.scan import render_scan
+
+    color, width = _terminal(o)
+    render_scan(report, o.output, sys.stdout, color=color, width=width)
+    sys.stdout.flush()
+    if not report.rows and o.output in ("text", "wide"):
+        where = "any namespace" if report.scope["namespace"] is None else f"namespace {report.scope['namespace']}"
+        sel = f" matching {report.scope['selector']!r}" if report.scope.get("selector") else ""
+        sys.stderr.write(f"No pods{sel} use DRA in {esc(where)}.\n")
+    for line in report.unseen:
+        sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
+    if not report.determined:
+        sys.stderr.write(f"error: {_one_line(report.summary)}\n")
+        raise SystemExit(int(ExitCode.ERROR))
+    if report.blocked and not o.exit_zero:
+        raise SystemExit(int(ExitCode.BLOCKED))
 
 
 @cli.group(context_settings=CONTEXT_SETTINGS)

@@ -129,9 +129,11 @@ def gather_live(
     progress=False,
     selector=None,
     workload=None,
+    partial=False,
 ) -> Snapshot:
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
-    or every namespace with all_namespaces). Missing permissions become Gaps, not failures."""
+    or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
+    pods may not be listed in all namespaces, list them namespace by namespace and keep the refusals as Gaps."""
     c = Client(kubeconfig, context, timeout)
     if namespace is None:
         namespace = _context_namespace(kubeconfig, context)
@@ -211,12 +213,15 @@ def gather_live(
     if pod_name is None and selector is not None:
         where = "/api/v1/pods" if all_namespaces else f"/api/v1/namespaces/{quote(namespace)}/pods"
         try:
-            for p in c.list(where, "Pod", "v1", {"labelSelector": selector}):
-                p.setdefault("kind", "Pod")
-                p.setdefault("apiVersion", "v1")
-                objs.append(p)
+            found = c.list(where, "Pod", "v1", {"labelSelector": selector})
         except _Forbidden as e:
-            raise DraError(f"cannot list pods: {e.message}") from None
+            if not (partial and all_namespaces):
+                raise DraError(f"cannot list pods: {e.message}") from None
+            found = _pods_per_namespace(c, selector, namespace, e, gaps)
+        for p in found:
+            p.setdefault("kind", "Pod")
+            p.setdefault("apiVersion", "v1")
+            objs.append(p)
 
     jobs = {}
 
@@ -326,6 +331,32 @@ def gather_live(
         resource_api_version=rv,
         namespace=namespace,
     )
+
+
+def _pods_per_namespace(c: Client, selector: str, namespace: str, refused: "_Forbidden", gaps: list) -> list[dict]:
+    """Pods namespace by namespace, for a user who may not list them cluster-wide (a namespace-scoped
+    ServiceAccount): every namespace it may list, else only its own; each refusal is a Gap the scan reports."""
+    try:
+        names = sorted(n["metadata"]["name"] for n in c.list("/api/v1/namespaces", "Namespace", "v1"))
+    except _Forbidden as e:
+        gaps.append(
+            Gap(
+                "list",
+                "pods",
+                None,
+                "forbidden",
+                f"{refused.message}; namespaces cannot be listed either ({e.message}), so only namespace "
+                f"{namespace} was scanned",
+            )
+        )
+        names = [namespace]
+    out: list[dict] = []
+    for ns in names:
+        try:
+            out.extend(c.list(f"/api/v1/namespaces/{quote(ns)}/pods", "Pod", "v1", {"labelSelector": selector}))
+        except _Forbidden as e:
+            gaps.append(Gap("list", "pods", ns, "forbidden" if e.status == 403 else "not-found", e.message))
+    return out
 
 
 def _taint_rules(c: Client, versions: list[str]) -> list[dict]:

@@ -1547,6 +1547,63 @@ scenario(
 )
 
 
+def _aged(p, created):
+    p["metadata"]["creationTimestamp"] = created
+    return p
+
+
+def scan_objs():
+    """Two namespaces: a Deployment's pods (one blocked on a model nobody has), a pod allocated and running, a pod
+    asking for a DRA-backed extended resource, and a pod that uses no DRA at all."""
+    objs = deployment_objs()
+    for o in objs:
+        if o.get("kind") == "Pod":
+            _aged(o, "2026-11-30T22:00:00Z")
+    running = _aged(pod("trainer-0", [("gpu", "claim", "team-b-claim")], node_name="node-02"), "2026-11-29T10:00:00Z")
+    running["metadata"]["namespace"] = "team-b"
+    running["status"]["phase"] = "Running"
+    held = claim("team-b-claim", [req()], results=[("gpu", "node-02", "gpu-0")], reserved="trainer-0", node="node-02")
+    held["metadata"]["namespace"] = "team-b"
+    held["status"]["reservedFor"][0]["uid"] = "uid-pod-trainer-0"
+    ext = _aged(ext_pod("ext-0"), "2026-12-01T07:55:00Z")
+    ext["metadata"]["namespace"] = "team-b"
+    plain = _aged(pod("web-0", ()), "2026-12-01T07:00:00Z")
+    plain["metadata"]["namespace"] = "team-b"
+    del plain["spec"]["resourceClaims"]
+    event_ = event(
+        "ext-0", "FailedScheduling", "0/2 nodes are available: 2 cannot allocate all claims.", "2026-12-01T08:00:00Z"
+    )
+    event_["metadata"]["namespace"] = "team-b"
+    event_["involvedObject"]["namespace"] = "team-b"
+    return objs + [
+        running,
+        held,
+        ext,
+        plain,
+        ext_class(),
+        rslice("node-02-gpus", [dev("gpu-0", attrs={"model": "H100"})], "node-02"),
+        event_,
+    ]
+
+
+scenario(
+    "status-namespace",
+    "kubectl dra status: the default namespace's DRA pods, blocked first, the Deployment named through its "
+    "ReplicaSet; ages as of the dump's newest timestamp (exit 1: one pod blocked).",
+    "status",
+    scan_objs(),
+    version="1.37",
+)
+scenario(
+    "status-all-namespaces",
+    "kubectl dra status -A -o wide: both namespaces, the extended-resource pod included and the pod without DRA "
+    "left out; the node and the finding codes in the wide columns.",
+    "status -A -o wide",
+    scan_objs(),
+    version="1.37",
+)
+
+
 def main() -> None:
     for name, sc in SCENARIOS.items():
         d = HERE / name
