@@ -290,11 +290,7 @@ def status_cmd(selector, **params):
     reqs = parse_selector(selector) if selector else None
     snap, ns = _gather(o, selector=selector or "", partial=True)
     namespace = None if o.all_namespaces else ns
-    unseen = tuple(
-        (f"pods in namespace {g.namespace}: {g.message}" if g.namespace else f"pods: {g.message}")
-        for g in snap.gaps
-        if g.resource == "pods"
-    )
+    unseen = _unseen_pods([g for g in snap.gaps if g.resource == "pods"])
     report = scan(
         snap,
         o.semantics(snap.server_version),
@@ -304,6 +300,19 @@ def status_cmd(selector, **params):
     )
     report = replace(report, scope={"namespace": namespace, "selector": selector})
     _emit_scan(report, o)
+
+
+def _unseen_pods(gaps: list) -> tuple[str, ...]:
+    """One line per kind of refusal: the namespaces whose pods could not be listed, by name (a few), then why."""
+    out = [f"pods: {g.message}" for g in gaps if not g.namespace]
+    refused = [g for g in gaps if g.namespace]
+    if len(refused) == 1:
+        out.append(f"pods in namespace {refused[0].namespace}: {refused[0].message}")
+    elif refused:
+        names = sorted(g.namespace for g in refused)
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        out.append(f"pods in {len(names)} namespaces ({shown}): {refused[0].reason}")
+    return tuple(out)
 
 
 def _emit_scan(report, o: Options) -> None:

@@ -1,0 +1,182 @@
+"""kubectl dra status on the real control plane: the scheduler places the pods, the scan must then name the ones it
+could not place (and only those), and say what it could not see when RBAC hides a namespace."""
+
+from __future__ import annotations
+
+import pytest
+from dra_objects import RES, claim, device, pod, request
+from e2e_helpers import wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+def test_status_of_a_deployment_where_only_some_replicas_fit(scenario):
+    """Three replicas, two devices: the scheduler binds two pods and reports the third; the scan shows the same
+    split, blocked first, every row owned by the Deployment (found through its ReplicaSet's name)."""
+    sc = scenario("st3")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    sc.api.post(
+        f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates",
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "gpu"},
+            "spec": {"spec": {"devices": {"requests": [request("gpu", sc.cls)]}}},
+        },
+    )
+    template = pod("x", templates={"gpu": "gpu"})
+    template["metadata"] = {"labels": {"app": "st3"}}
+    sc.api.post(
+        f"/apis/apps/v1/namespaces/{sc.ns}/deployments",
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "st3"},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "st3"}}, "template": template},
+        },
+    )
+    wait_for("three pods", lambda: len(sc.cluster.pods(sc.ns, "app=st3")) == 3, 90)
+    bound = wait_for(
+        "two pods bound",
+        lambda: (
+            (b := [p["metadata"]["name"] for p in sc.cluster.pods(sc.ns, "app=st3") if p["spec"].get("nodeName")])
+            and len(b) == 2
+            and b
+        ),
+        90,
+    )
+    loser = next(p["metadata"]["name"] for p in sc.cluster.pods(sc.ns, "app=st3") if p["metadata"]["name"] not in bound)
+    sc.cluster.wait_unschedulable(sc.ns, loser, "cannot allocate all claims", timeout=90)
+    # A pod without DRA in the same namespace is not a row.
+    sc.api.post(
+        f"/api/v1/namespaces/{sc.ns}/pods",
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "no-dra"},
+            "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10"}]},
+        },
+    )
+    r = sc.cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    doc = r.json
+    assert doc["kind"] == "Status" and doc["summary"]["blocked"] == 1 and doc["summary"]["ok"] == 2, str(r)
+    assert doc["summary"]["podsWithoutDRA"] == 1, str(r)
+    rows = doc["items"]
+    assert [x["pod"] for x in rows][0] == loser and rows[0]["state"] == "Blocked", str(r)
+    assert rows[0]["missing"] == "device" and "DRA404" in rows[0]["codes"], str(r)
+    assert {x["pod"] for x in rows[1:]} == set(bound) and {x["state"] for x in rows[1:]} == {"OK"}, str(r)
+    assert {x["owner"] for x in rows} == {"Deployment/st3"}, str(r)
+    # The text form, one line per pod; -l narrows it (and exit 0 once no selected pod is blocked).
+    text = sc.cluster.kubectl_dra("status", "-n", sc.ns)
+    assert text.code == 1 and text.stdout.splitlines()[0].split()[:4] == ["POD", "OWNER", "PHASE", "STATE"], str(text)
+    assert text.stdout.splitlines()[1].startswith(loser), str(text)
+    one = sc.cluster.kubectl_dra("status", "-n", sc.ns, "-l", "app=nothing")
+    assert one.code == 0 and one.stdout == "" and "No pods matching 'app=nothing' use DRA" in one.stderr, str(one)
+
+
+def test_status_across_namespaces_as_a_user_who_may_list_pods_in_one(cluster, scenario, tmp_path):
+    """-A as a ServiceAccount that may read DRA objects cluster-wide but list pods only in its own namespace: the
+    scan shows that namespace's pods, names the namespaces it could not see, and exits 2 (it cannot say "nothing
+    is blocked" about pods it did not see), although the pod it did see is fine."""
+    sc = scenario("sta")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    sc.create(claim("c-ok", [request("gpu", sc.cls)]))
+    sc.create(pod("seen", {"gpu": "c-ok"}))
+    sc.cluster.wait_bound(sc.ns, "seen")
+    other = cluster.create_namespace("sta-other")
+    try:
+        cluster.api.post(
+            f"{RES}/namespaces/{other}/resourceclaims",
+            claim("c-x", [request("gpu", sc.cls, selectors=['device.driver == "nobody.example.com"'])]),
+        )
+        cluster.api.post(f"/api/v1/namespaces/{other}/pods", pod("hidden", {"gpu": "c-x"}))
+        cluster.wait_unschedulable(other, "hidden", "cannot allocate all claims", timeout=60)
+        # As the cluster admin, -A sees both namespaces and the blocked pod.
+        admin = cluster.kubectl_dra("status", "-A", "-o", "json")
+        rows = {(x["namespace"], x["pod"]): x for x in admin.json["items"]}
+        assert rows[(other, "hidden")]["state"] == "Blocked" and rows[(sc.ns, "seen")]["state"] == "OK", str(admin)
+        assert admin.code == 1, str(admin)
+        kc = _namespace_reader(cluster, sc.ns, tmp_path)
+        r = cluster.kubectl_dra("status", "-A", "-o", "json", kubeconfig=kc)
+        assert r.code == 2, str(r)
+        assert [(x["namespace"], x["pod"], x["state"]) for x in r.json["items"]] == [(sc.ns, "seen", "OK")], str(r)
+        assert any(other in u for u in r.json["unseen"]), str(r)
+        assert "warning: could not see pods in " in r.stderr and r.stderr.rstrip().splitlines()[-1].startswith(
+            "error: 1 pod(s) use DRA: 0 blocked, 0 unknown, 1 ok; could not see: pods in"
+        ), str(r)
+        # The same user's own namespace alone is fully visible: a decided answer.
+        own = cluster.kubectl_dra("status", "-n", sc.ns, kubeconfig=kc)
+        assert own.code == 0 and "seen" in own.stdout and own.stderr == "", str(own)
+    finally:
+        cluster.delete_namespace(other)
+        for path in (
+            f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{sc.ns}-scan",
+            f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{sc.ns}-scan",
+        ):
+            cluster.api.delete(path)
+
+
+def _namespace_reader(cluster, ns: str, tmp_path) -> str:
+    """A ServiceAccount with read access to DRA objects, nodes, events and namespaces cluster-wide, and to pods only
+    in its own namespace (a Role)."""
+    read = ["get", "list", "watch"]
+    cluster.api.post(
+        f"/api/v1/namespaces/{ns}/serviceaccounts",
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "scan"}},
+    )
+    cluster.api.post(
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": f"{ns}-scan"},
+            "rules": [
+                {"apiGroups": [""], "resources": ["nodes", "events", "namespaces"], "verbs": read},
+                {"apiGroups": ["resource.k8s.io"], "resources": ["*"], "verbs": read},
+            ],
+        },
+    )
+    subject = [{"kind": "ServiceAccount", "name": "scan", "namespace": ns}]
+    cluster.api.post(
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": f"{ns}-scan"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{ns}-scan"},
+            "subjects": subject,
+        },
+    )
+    cluster.api.post(
+        f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {"name": "pods"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": read}],
+        },
+    )
+    cluster.api.post(
+        f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": "pods"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pods"},
+            "subjects": subject,
+        },
+    )
+    kc = cluster.token_kubeconfig(ns, "scan", tmp_path / "scan.kubeconfig")
+    user = f"system:serviceaccount:{ns}:scan"
+    wait_for(
+        f"RBAC for {user}",
+        lambda: (
+            cluster.kubectl("auth", "can-i", "list", "pods", "-n", ns, f"--as={user}", check=False).stdout.strip()
+            == "yes"
+        ),
+        30,
+    )
+    return kc
