@@ -16,6 +16,7 @@ from kubectl_dra.analyze.dryrun import Analysis, DryRun
 from kubectl_dra.analyze.extended import plan as extended_plan
 from kubectl_dra.analyze.extended import plugin_path_finding
 from kubectl_dra.analyze.health import eviction_findings, health_findings
+from kubectl_dra.analyze.pieces import pod_pieces
 from kubectl_dra.analyze.podgroup import (
     GANG_HINT,
     owner_group,
@@ -227,6 +228,7 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str, base:
         "scheduler": word.to_dict() if word else None,
         "events": events,
     }
+    body["pieces"] = pod_pieces(findings, body)
     return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
 
 

@@ -116,11 +116,17 @@ def _terminal(o: Options) -> tuple[bool, int | None]:
     return color and text, shutil.get_terminal_size().columns if text and sys.stdout.isatty() else None
 
 
+def _ascii(o: Options) -> bool:
+    """Plain ASCII marks: under NO_COLOR/--no-color, on a dumb terminal, or when stdout cannot encode UTF-8."""
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return bool(o.no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or enc != "utf8")
+
+
 def _emit(report, o: Options) -> None:
     from kubectl_dra.render import render
 
     color, width = _terminal(o)
-    render(report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices)
+    render(report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
     sys.stdout.flush()
     if not report.determined:
         sys.stderr.write(f"error: {report.summary} (the report above says what could be concluded)\n")
@@ -135,7 +141,9 @@ def _emit_many(reports: list, o: Options) -> None:
     from kubectl_dra.render import render_many
 
     color, width = _terminal(o)
-    render_many(reports, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices)
+    render_many(
+        reports, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
+    )
     sys.stdout.flush()
     open_ = [r for r in reports if not r.determined]
     if open_:

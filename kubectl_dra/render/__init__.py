@@ -4,7 +4,15 @@
 FORMATS = ("text", "wide", "json", "yaml")
 
 
-def render(report, fmt: str, stream, color: bool = False, width: int | None = None, all_devices: bool = False) -> None:
+def render(
+    report,
+    fmt: str,
+    stream,
+    color: bool = False,
+    width: int | None = None,
+    all_devices: bool = False,
+    ascii_marks: bool = False,
+) -> None:
     if fmt == "json":
         from kubectl_dra.render.structured import to_json
 
@@ -16,11 +24,24 @@ def render(report, fmt: str, stream, color: bool = False, width: int | None = No
     else:
         from kubectl_dra.render.text import render_text
 
-        render_text(report, stream, color=color, width=None if fmt == "wide" else width, all_devices=all_devices)
+        render_text(
+            report,
+            stream,
+            color=color,
+            width=None if fmt == "wide" else width,
+            all_devices=all_devices,
+            ascii_marks=ascii_marks,
+        )
 
 
 def render_many(
-    reports: list, fmt: str, stream, color: bool = False, width: int | None = None, all_devices: bool = False
+    reports: list,
+    fmt: str,
+    stream,
+    color: bool = False,
+    width: int | None = None,
+    all_devices: bool = False,
+    ascii_marks: bool = False,
 ) -> None:
     """Several reports: text separated by a blank line; JSON/YAML as one `kind: List` of them."""
     if fmt in ("json", "yaml"):
@@ -31,4 +52,4 @@ def render_many(
     for i, r in enumerate(reports):
         if i:
             stream.write("\n")
-        render(r, fmt, stream, color=color, width=width, all_devices=all_devices)
+        render(r, fmt, stream, color=color, width=width, all_devices=all_devices, ascii_marks=ascii_marks)

@@ -21,10 +21,11 @@ _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "r
 class _Out:
     """Collects styled lines; prints through one rich Console with markup, highlighting and emoji off."""
 
-    def __init__(self, stream, color: bool, width: int | None):
+    def __init__(self, stream, color: bool, width: int | None, ascii_marks: bool = False):
         from rich.console import Console
 
         self.width = width  # None: never wrap or truncate (pipes, files, -o wide)
+        self.ascii = ascii_marks  # marks as plain ASCII (a terminal without UTF-8, NO_COLOR)
         self.console = Console(
             file=stream,
             markup=False,
@@ -134,9 +135,11 @@ def _table(out: _Out, headers: list[str], rows: list[list], indent: int, styles:
         out.line(*parts, wrap=offset if out.width is None or out.width - offset >= 30 else indent + 4)
 
 
-def render_text(report, stream, color: bool = False, width: int | None = None, all_devices: bool = False) -> None:
+def render_text(
+    report, stream, color: bool = False, width: int | None = None, all_devices: bool = False, ascii_marks: bool = False
+) -> None:
     d = report.to_dict()
-    out = _Out(stream, color, width)
+    out = _Out(stream, color, width, ascii_marks)
     if d["kind"] == "MatchResult":
         _match(out, d, all_devices)
     else:
@@ -150,6 +153,21 @@ def _semantics_line(sem: dict) -> str:
         f"Kubernetes {sem['kubernetesVersion']} ({sem['versionSource']}), feature gates: {gates}, "
         f"allocator: {sem.get('allocator', '?')}"
     )
+
+
+# The pieces' marks, and the ASCII ones for terminals that cannot show them (and under NO_COLOR).
+_MARKS = {"ok": ("✓", "green"), "missing": ("✗", "bold red"), "waiting": ("–", None), "unknown": ("–", "yellow")}
+_ASCII_MARKS = {"ok": "ok", "missing": "NO", "waiting": "--", "unknown": "--"}
+
+
+def _pieces(out: _Out, rows: list[dict]) -> None:
+    """The tutorial's four pieces, one line each: mark, piece, evidence."""
+    for i, r in enumerate(rows):
+        mark, style = _MARKS[r["state"]]
+        if out.ascii:
+            mark = _ASCII_MARKS[r["state"]]
+        key = "Pieces:" if i == 0 else ""
+        out.line(f"{key:<14}", (mark, style) if style else mark, f" {r['piece']:<7} ", esc(r["evidence"]), wrap=14 + 11)
 
 
 def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
@@ -173,6 +191,7 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     else:
         _kv(out, "Verdict", "OK: nothing blocks", "bold green")
     _kv(out, "Summary", esc(v["summary"]))
+    _pieces(out, d.get("pieces") or [])
     if "podClaims" in d:
         out.blank()
         out.line("Pod claims:")

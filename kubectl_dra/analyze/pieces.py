@@ -1,0 +1,91 @@
+"""The tutorial's four pieces at a glance (class, device, node, driver), from a pod's findings and report body.
+
+Each piece is "ok" (with one line of evidence), "missing" (the first blocking finding that points at it), "waiting"
+(not reached yet in the pod's life: no node before binding, the kubelet only after it) or "unknown" (an earlier piece
+is missing, or the analysis left the answer open). A pure function of what explain_pod already decided."""
+
+from __future__ import annotations
+
+from kubectl_dra.findings.model import UNDETERMINED, Finding
+
+PIECES_SHOWN = ("class", "device", "node", "driver")
+
+
+def _short(devices: list[str], limit: int = 2) -> str:
+    more = f" and {len(devices) - limit} more" if len(devices) > limit else ""
+    return ", ".join(devices[:limit]) + more
+
+
+def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> list[dict]:
+    """[{"piece", "state", "evidence"}] for a pod that uses DRA; [] for one that does not."""
+    claims = body.get("claims") or []
+    if not claims:  # no claim at all (extended resources left to device plugins): nothing of DRA's to show
+        return []
+    missing: dict[str, Finding] = {}
+    for f in findings:
+        if f.blocking and f.missing:
+            missing.setdefault(f.missing, f)
+    open_ = next((f for f in findings if f.code in UNDETERMINED), None)
+    pod = body.get("pod") or {}
+    node, phase = pod.get("node"), pod.get("phase")
+    allocated = [c for c in claims if c.get("allocation")]
+    all_allocated = bool(claims) and len(allocated) == len(claims)
+    allocatable = next((f for f in findings if f.code == "DRA002"), None)
+    rows: list[dict] = []
+    stop: str | None = None  # why the pieces after a missing one are not judged
+
+    def add(piece: str, state: str, evidence: str) -> None:
+        rows.append({"piece": piece, "state": state, "evidence": " ".join(evidence.split())})
+
+    if "claim" in missing:
+        add("claim", "missing", missing["claim"].message)
+        stop = "the claim is missing"
+    for piece in PIECES_SHOWN:
+        if piece in missing:
+            add(piece, "missing", missing[piece].message)
+            stop = stop or f"the {piece} is missing"
+            continue
+        if stop is not None:
+            add(piece, "unknown", f"not judged: {stop}")
+            continue
+        if piece == "class":
+            names = sorted(
+                {r["deviceClassName"] for c in claims for r in c.get("requests") or [] if r.get("deviceClassName")}
+            )
+            if names:
+                add(piece, "ok", f"DeviceClass {', '.join(names)} exists")
+            else:
+                add(piece, "unknown", "no request names a class")
+        elif piece == "device" and "node" in missing and not all_allocated:
+            add(piece, "unknown", "not judged: no node the pod may use")
+        elif piece == "device":
+            if all_allocated:
+                devs = [
+                    f"{r['driver']}/{r['pool']}/{r['device']}" for c in allocated for r in c["allocation"]["results"]
+                ]
+                add(piece, "ok", "allocated: " + (_short(devs) or "no devices"))
+            elif allocatable is not None:
+                picks = [f"{r['driver']}/{r['pool']}/{r['device']}" for r in allocatable.evidence.get("results") or []]
+                add(piece, "ok", "allocatable now: " + (_short(picks) or "no devices"))
+            elif open_ is not None:
+                add(piece, "unknown", open_.message)
+                stop = "the device verdict is open"
+            else:
+                add(piece, "unknown", "no dry-run result")
+                stop = "the device verdict is open"
+        elif piece == "node":
+            if node:
+                add(piece, "ok", f"bound to {node}")
+            elif allocatable is not None:
+                nodes = allocatable.evidence.get("nodes") or []
+                add(piece, "waiting", f"not bound yet; the claims fit on {_short(nodes, 3)}")
+            else:
+                add(piece, "waiting", "not bound yet")
+        else:  # driver: the kubelet on the pod's node prepares the devices after binding
+            if phase in ("Running", "Succeeded"):
+                add(piece, "ok", f"devices prepared (pod {phase})")
+            elif node:
+                add(piece, "waiting", f"waiting for the kubelet on {node} to prepare the devices")
+            else:
+                add(piece, "waiting", "the kubelet prepares the devices once the pod is bound")
+    return rows
