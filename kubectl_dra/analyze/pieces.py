@@ -19,12 +19,12 @@ def _short(devices: list[str], limit: int = 2) -> str:
 def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> list[dict]:
     """[{"piece", "state", "evidence"}] for a pod that uses DRA; [] for one that does not."""
     claims = body.get("claims") or []
-    if not claims:  # no claim at all (extended resources left to device plugins): nothing of DRA's to show
-        return []
     missing: dict[str, Finding] = {}
     for f in findings:
         if f.blocking and f.missing:
             missing.setdefault(f.missing, f)
+    if not claims and "claim" not in missing:
+        return []  # no claim at all (extended resources left to device plugins): nothing of DRA's to show
     open_ = next((f for f in findings if f.code in UNDETERMINED), None)
     pod = body.get("pod") or {}
     node, phase = pod.get("node"), pod.get("phase")

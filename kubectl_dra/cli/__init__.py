@@ -241,14 +241,15 @@ def _explain_workload(o: Options, workload: tuple) -> None:
 
     kind, _, resource, wname = workload
     snap, ns = _gather(o, workload=workload)
-    pods = pods_of(snap, find_workload(snap, kind, ns, wname))
+    w = find_workload(snap, kind, ns, wname)
+    pods = pods_of(snap, w)
     if not pods:
-        # Not "nothing blocks": pods that were never created (quota, FailedCreate, a missing template) are not
-        # explained yet, and a CI gate must not read this as success.
-        raise DraError(
-            f"{resource}/{wname} in namespace {ns} has no pods: kubectl-dra explains a workload through "
-            "its pods, and does not yet explain why they were not created (see its events)"
-        )
+        # Pods that were never created (FailedCreate, a quota, a missing template): the pod template as a new pod,
+        # and never "nothing blocks" without a visible reason (DRA019).
+        from kubectl_dra.analyze.workload_report import explain_workload_without_pods
+
+        _emit(explain_workload_without_pods(snap, o.semantics(snap.server_version), w), o)
+        return
     _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods), o)
 
 

@@ -154,6 +154,22 @@ _RULES = [
         "nodes might not show.",
     ),
     Rule(
+        "DRA019",
+        "workload-pods-missing",
+        "error",
+        False,
+        None,
+        "The workload wants pods, none exist, and nothing the API shows says why.",
+        "Check the workload's controller (kube-controller-manager) and admission (webhooks, policies): "
+        "kubectl describe the workload and its events.",
+        "`explain deploy/NAME` (sts, rs, ds, job) explains a workload through its pods. Without any, kubectl-dra "
+        "looks for the reasons it can see: the controller's `FailedCreate` events, ResourceQuotas on the "
+        "devices or extended resources the pod template asks for, a missing ResourceClaimTemplate, and dry-runs "
+        "the pod template as a new pod. When none of these blocks, why the pods are missing is not visible to it "
+        "(a controller that is not running, a webhook, a pod that was created and deleted), so the verdict is "
+        "undetermined (exit 2), never 'nothing blocks'.",
+    ),
+    Rule(
         "DRA101",
         "permission-denied",
         "warning",
@@ -264,6 +280,34 @@ _RULES = [
         "the PodGroup and the scheduler reserves them for the group (`reservedFor` resource `podgroups`). A pod "
         "names its group in `spec.schedulingGroup.podGroupName`. With the gate off the scheduler does not accept "
         "a PodGroup owner (`Pod is not owner`).",
+    ),
+    Rule(
+        "DRA208",
+        "pods-not-created",
+        "error",
+        True,
+        None,
+        "The workload's controller could not create its pods.",
+        "Fix what the event names (a quota, a missing ServiceAccount, an admission policy), then let the "
+        "controller retry.",
+        "The ReplicaSet, Job, StatefulSet or DaemonSet controller reports each failed pod creation as a "
+        "`FailedCreate` event on the workload (a Deployment's on its ReplicaSet), for example "
+        '`Error creating: pods "web-x" is forbidden: exceeded quota: gpus, requested: requests.nvidia.com/gpu=1, '
+        "used: requests.nvidia.com/gpu=4, limited: requests.nvidia.com/gpu=4`. No pod means no claim and nothing "
+        "for the scheduler to place.",
+    ),
+    Rule(
+        "DRA209",
+        "device-quota-exhausted",
+        "error",
+        True,
+        None,
+        "A ResourceQuota on the devices (or extended resource) the pod template asks for is used up.",
+        "Raise the quota, or free devices in the namespace (delete claims or pods that hold them).",
+        "ResourceQuota counts DRA devices per class as `<class>.deviceclass.resource.k8s.io/devices` (each "
+        "ResourceClaim's requested count; the claim is refused when it would exceed the limit) and extended "
+        "resources as `requests.<name>` (the pod is refused). When the used amount has reached the hard limit, "
+        "the next claim or pod of the workload is refused at creation.",
     ),
     Rule(
         "DRA211",

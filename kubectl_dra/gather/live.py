@@ -275,6 +275,28 @@ def gather_live(
             "events",
             None if all_namespaces else namespace,
         )
+    if workload is not None:
+        # Why pods may be missing: the controller's FailedCreate events and the namespace's quotas.
+        ev_kind = "ReplicaSet" if workload[0] == "Deployment" else workload[0]
+        add(
+            "workload_events",
+            lambda: c.list(
+                f"/api/v1/namespaces/{quote(namespace)}/events",
+                "Event",
+                "v1",
+                {"fieldSelector": f"involvedObject.kind={ev_kind}"},
+            ),
+            "list",
+            "events",
+            namespace,
+        )
+        add(
+            "quotas",
+            lambda: c.list(f"/api/v1/namespaces/{quote(namespace)}/resourcequotas", "ResourceQuota", "v1"),
+            "list",
+            "resourcequotas",
+            namespace,
+        )
     if pod is not None:
         sel = f"involvedObject.kind=Pod,involvedObject.name={pod_name}"
         add(
@@ -319,7 +341,17 @@ def gather_live(
             if e.status != 404:
                 gaps.append(Gap("get", "resourceclaims.resource.k8s.io", namespace, "forbidden", e.message))
     _progress(progress, "")
-    for k in ("claims", "templates", "classes", "slices", "nodes", "events", "taint_rules"):
+    for k in (
+        "claims",
+        "templates",
+        "classes",
+        "slices",
+        "nodes",
+        "events",
+        "workload_events",
+        "quotas",
+        "taint_rules",
+    ):
         objs.extend(results.get(k, []))
     snap = snapshot_from_objects(objs, namespace, source="live")
     observed = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

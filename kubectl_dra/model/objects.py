@@ -21,6 +21,7 @@ _BUCKETS = {
     "StatefulSet": "workloads",
     "DaemonSet": "workloads",
     "Job": "workloads",
+    "ResourceQuota": "quotas",
 }
 
 

@@ -39,6 +39,7 @@ class Snapshot:
     events: tuple = ()  # normalised, see model/normalize.py
     taint_rules: tuple = ()
     workloads: tuple = ()  # Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs: who owns the pods
+    quotas: tuple = ()  # ResourceQuotas of the namespace (device-class and extended-resource quotas)
     gaps: tuple = ()
     source: str = "files"  # "files" or "live"
     server_version: str | None = None

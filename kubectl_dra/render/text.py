@@ -13,6 +13,7 @@ _OPEN_REASONS = (
     ("DRA226", "a device plugin may serve the resource"),
     ("DRA016", "an object sets a field kubectl-dra does not model"),
     ("DRA017", "the objects show a feature gate the assumed semantics have off"),
+    ("DRA019", "the workload has no pods, and why is not visible"),
 )
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
@@ -172,6 +173,10 @@ def _pieces(out: _Out, rows: list[dict]) -> None:
 
 def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     v = d["verdict"]
+    if d.get("workload"):
+        w = d["workload"]
+        wanted = "" if w.get("wantedPods") is None else f"wants {w['wantedPods']}, "
+        _kv(out, "Workload", f"{esc(w['kind'])}/{esc(w['name'])} ({wanted}no pods: its pod template, as a new pod)")
     if "pod" in d:
         pod = d["pod"]
         _kv(out, "Pod", f"{esc(pod['namespace'])}/{esc(pod['name'])}")

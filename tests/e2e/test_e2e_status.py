@@ -180,3 +180,98 @@ def _namespace_reader(cluster, ns: str, tmp_path) -> str:
         30,
     )
     return kc
+
+
+def test_a_job_whose_claim_template_is_missing(scenario):
+    """A Job whose pod template names a ResourceClaimTemplate that does not exist: the job controller creates the
+    pod, the resourceclaim controller cannot create its claim (FailedResourceClaimCreation), the scheduler never
+    sees a claim. explain job/NAME, the scan and the pod agree: blocked on the claim (DRA202)."""
+    sc = scenario("job")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    template = pod("x", templates={"gpu": "gpu-nope"})
+    template["metadata"] = {"labels": {"app": "job-t"}}
+    template["spec"]["restartPolicy"] = "Never"
+    sc.api.post(
+        f"/apis/batch/v1/namespaces/{sc.ns}/jobs",
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "train"},
+            "spec": {"backoffLimit": 0, "template": template},
+        },
+    )
+    (p,) = wait_for("the job's pod", lambda: sc.cluster.pods(sc.ns, "app=job-t"), 60)
+    sc.cluster.wait_event(sc.ns, p["metadata"]["name"], "FailedResourceClaimCreation", "gpu-nope", timeout=60)
+    r = sc.cluster.kubectl_dra("explain", "job/train", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    (item,) = r.json["items"]
+    assert item["verdict"]["missing"] == "claim" and "DRA202" in [f["code"] for f in item["findings"]], str(r)
+    s = sc.cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+    assert [(x["pod"], x["missing"], x["owner"]) for x in s.json["items"]] == [
+        (p["metadata"]["name"], "claim", "Job/train")
+    ], str(s)
+
+
+def test_a_job_whose_pods_cannot_be_created_is_explained_from_its_template(scenario):
+    """A namespace quota of zero pods: the job controller cannot create the pod (FailedCreate on the Job).
+    explain job/NAME names that event (DRA208, exit 1) and dry-runs the pod template (its claim would get dev-0);
+    suspended, the same Job wants no pods and nothing blocks (exit 0)."""
+    sc = scenario("jobq")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    sc.api.post(
+        f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates",
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "gpu"},
+            "spec": {"spec": {"devices": {"requests": [request("gpu", sc.cls)]}}},
+        },
+    )
+    sc.api.post(
+        f"/api/v1/namespaces/{sc.ns}/resourcequotas",
+        {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "no-pods"}, "spec": {"hard": {"pods": "0"}}},
+    )
+    wait_for(
+        "the quota to be counted",
+        lambda: (sc.api.get(f"/api/v1/namespaces/{sc.ns}/resourcequotas/no-pods").get("status") or {}).get("hard"),
+        60,
+    )
+    template = pod("x", templates={"gpu": "gpu"})
+    template["metadata"] = {"labels": {"app": "job-q"}}
+    template["spec"]["restartPolicy"] = "Never"
+    for name, suspend in (("train", False), ("later", True)):
+        sc.api.post(
+            f"/apis/batch/v1/namespaces/{sc.ns}/jobs",
+            {
+                "apiVersion": "batch/v1",
+                "kind": "Job",
+                "metadata": {"name": name},
+                "spec": {"suspend": suspend, "backoffLimit": 0, "template": template},
+            },
+        )
+    wait_for(
+        "FailedCreate on the Job",
+        lambda: [
+            e
+            for e in sc.cluster.events(sc.ns)
+            if e.get("reason") == "FailedCreate" and (e.get("involvedObject") or {}).get("name") == "train"
+        ],
+        60,
+    )
+    r = sc.cluster.kubectl_dra("explain", "job/train", "-n", sc.ns, "-o", "json")
+    assert r.code == 1, str(r)
+    codes = [f["code"] for f in r.json["findings"]]
+    assert codes[0] == "DRA208" and "exceeded quota: no-pods" in r.json["findings"][0]["message"], str(r)
+    assert "DRA002" in codes and r.json["verdict"]["blocked"] is True, str(r)
+    assert r.json["workload"] == {
+        "kind": "Job",
+        "name": "train",
+        "namespace": sc.ns,
+        "wantedPods": 1,
+        "pods": 0,
+        "templatePod": "train-(template)",
+    }, str(r)
+    idle = sc.cluster.kubectl_dra("explain", "job/later", "-n", sc.ns, "-o", "json")
+    assert idle.code == 0 and idle.json["verdict"]["summary"] == "Job/later is suspended: it wants no pods", str(idle)

@@ -55,6 +55,22 @@ def explain(cluster, tut, *extra):
     return cluster.kubectl_dra("explain", "pod", tut["pod"], "-n", NS, *extra)
 
 
+def assert_every_form_agrees(cluster, tut, doc: dict, pieces: dict) -> None:
+    """The tutorial never knows its pod's name: -l app=recomendador, deploy/recomendador and the scan must give the
+    same verdict as the pod's name; the pieces block says which of the four pieces is there."""
+    assert {p["piece"]: p["state"] for p in doc["pieces"]} == pieces, doc["pieces"]
+    for form in (["explain", "pod", "-l", "app=recomendador"], ["explain", "deploy/recomendador"]):
+        r = cluster.kubectl_dra(*form, "-n", NS, "-o", "json")
+        assert r.json["kind"] == "List" and len(r.json["items"]) == 1, str(r)
+        item = r.json["items"][0]
+        assert item["pod"]["name"] == tut["pod"] and item["verdict"] == doc["verdict"], str(r)
+    r = cluster.kubectl_dra("status", "-l", "app=recomendador", "-n", NS, "-o", "json")
+    (row,) = r.json["items"]
+    state = "Blocked" if doc["verdict"]["blocked"] else "OK"
+    assert (row["pod"], row["state"], row["missing"]) == (tut["pod"], state, doc["verdict"]["missing"]), str(r)
+    assert row["owner"] == "Deployment/recomendador", str(r)
+
+
 def event_time(e: dict) -> dt.datetime:
     """When an event last happened, for core/v1 events written by either events API."""
     candidates = [
@@ -127,6 +143,8 @@ def test_step1_kubectl_dra_missing_class(cluster, tut):
     assert doc["verdict"]["missing"] == "class", str(r)
     assert "gpu-inferencia" in json.dumps(doc["findings"]), str(r)
     assert any(c["name"] == tut["claim"] for c in doc["claims"]), str(r)
+    unjudged = {"device": "unknown", "node": "unknown", "driver": "unknown"}
+    assert_every_form_agrees(cluster, tut, doc, {"class": "missing", **unjudged})
 
 
 # --- step 2: DeviceClass -----------------------------------------------------------------------
@@ -145,6 +163,8 @@ def test_step2_kubectl_dra_missing_device(cluster, tut):
     assert r.code == 1, str(r)
     assert r.json["verdict"]["blocked"] is True, str(r)
     assert r.json["verdict"]["missing"] == "device", str(r)
+    unjudged = {"node": "unknown", "driver": "unknown"}
+    assert_every_form_agrees(cluster, tut, r.json, {"class": "ok", "device": "missing", **unjudged})
 
 
 # --- step 3: ResourceSlice ---------------------------------------------------------------------
@@ -173,6 +193,7 @@ def test_step3_kubectl_dra_allocated(cluster, tut):
     mentions = [d for d in walk_json(doc) if "gpu-1" in d.values()]
     assert mentions, f"explain does not mention gpu-1\n{r}"
     assert any("selector" in json.dumps(d).lower() for d in mentions), f"gpu-1 not shown failing the selector\n{r}"
+    assert_every_form_agrees(cluster, tut, doc, {"class": "ok", "device": "ok", "node": "ok", "driver": "waiting"})
 
 
 def test_step3_match_claim_agrees(cluster, tut):
@@ -227,6 +248,7 @@ def test_step4_kubectl_dra_missing_driver(cluster, tut):
     # The same events as the cluster has, in the same (time) order.
     assert [(e["reason"], e["message"]) for e in doc["events"]] == tut["events"], str(r)
     assert "kubelet" in json.dumps(doc["events"][-1]["source"]), str(r)
+    assert_every_form_agrees(cluster, tut, doc, {"class": "ok", "device": "ok", "node": "ok", "driver": "missing"})
 
 
 def test_step4_kubectl_dra_text_events_in_time_order(cluster, tut):

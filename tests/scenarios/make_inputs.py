@@ -1547,6 +1547,108 @@ scenario(
 )
 
 
+def _job(name, pod_claims, **spec):
+    tpl = pod("x", pod_claims)
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": NS, "uid": f"uid-job-{name}"},
+        "spec": {
+            "parallelism": 1,
+            "template": {"metadata": {"labels": {"job-name": name}}, "spec": dict(tpl["spec"], restartPolicy="Never")},
+            **spec,
+        },
+    }
+
+
+def _rs_event(rs, reason, message, time):
+    e = event(rs, reason, message, time, component="replicaset-controller")
+    e["involvedObject"] = {"kind": "ReplicaSet", "name": rs, "namespace": NS, "uid": "uid-rs"}
+    return e
+
+
+scenario(
+    "workload-no-pods-template-missing",
+    "explain job/NAME for a Job without pods whose pod template names a ResourceClaimTemplate that does not exist: "
+    "the template dry-run reports the missing template (DRA202), not 'no pods'.",
+    "explain job/train",
+    [
+        _job("train", [("gpu", "template", "gpu-80gb")]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+scenario(
+    "workload-no-pods-quota",
+    "explain deploy/NAME for a Deployment whose ReplicaSet cannot create pods: the FailedCreate event (DRA208) and "
+    "the used-up ResourceQuota on the extended resource the template asks for (DRA209).",
+    "explain deploy/trainer",
+    [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "trainer", "namespace": NS, "uid": "uid-deploy"},
+            "spec": {
+                "replicas": 2,
+                "selector": {"matchLabels": {"app": "trainer"}},
+                "template": {"metadata": {"labels": {"app": "trainer"}}, "spec": ext_pod("x")["spec"]},
+            },
+        },
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {
+                "name": "trainer-5c8d7f9b4",
+                "namespace": NS,
+                "uid": "uid-rs",
+                "ownerReferences": [
+                    {
+                        "apiVersion": "apps/v1",
+                        "kind": "Deployment",
+                        "name": "trainer",
+                        "uid": "uid-deploy",
+                        "controller": True,
+                    }
+                ],
+            },
+            "spec": {"selector": {"matchLabels": {"app": "trainer"}}},
+        },
+        _rs_event(
+            "trainer-5c8d7f9b4",
+            "FailedCreate",
+            'Error creating: pods "trainer-5c8d7f9b4-k2x8q" is forbidden: exceeded quota: gpus, requested: '
+            "requests.example.com/gpu=1, used: requests.example.com/gpu=4, limited: requests.example.com/gpu=4",
+            "2026-12-01T08:00:00Z",
+        ),
+        {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": {"name": "gpus", "namespace": NS},
+            "spec": {"hard": {"requests.example.com/gpu": "4"}},
+            "status": {"hard": {"requests.example.com/gpu": "4"}, "used": {"requests.example.com/gpu": "4"}},
+        },
+        ext_class(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+    version="1.37",
+)
+scenario(
+    "workload-no-pods-unexplained",
+    "explain job/NAME for a Job that wants a pod and has none, with no event and no quota in the way: its pod "
+    "template would get a device now, so the cause is not visible: undetermined (DRA019, exit 2), never OK.",
+    "explain job/train",
+    [
+        _job("train", [("gpu", "template", "gpu-24gb")]),
+        template("gpu-24gb", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ],
+)
+
+
 def _aged(p, created):
     p["metadata"]["creationTimestamp"] = created
     return p
