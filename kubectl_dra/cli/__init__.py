@@ -79,8 +79,10 @@ def _common(f):
     return f
 
 
-def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, workload=None, partial=False):
-    """The snapshot and the namespace the named object is in."""
+def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, workload=None, partial=False, watch=False):
+    """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it)."""
+    if watch and o.from_files:
+        raise DraError("--watch follows the cluster's watch API: it cannot watch --from-file input")
     if o.from_files:
         from kubectl_dra.gather.files import load_files
 
@@ -88,7 +90,7 @@ def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, worklo
         return load_files(list(o.from_files), ns), ns
     from kubectl_dra.gather.live import gather_live
 
-    snap = gather_live(
+    got = gather_live(
         kubeconfig=o.kubeconfig,
         context=o.context,
         namespace=o.namespace,
@@ -100,11 +102,13 @@ def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, worklo
         partial=partial,
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
+        watch=watch,
     )
+    snap, session = got if watch else (got, None)
     ns = snap.namespace or o.namespace or "default"
     if pod_name and o.all_namespaces:
         ns = next((p["metadata"]["namespace"] for p in snap.pods if p["metadata"]["name"] == pod_name), ns)
-    return snap, ns
+    return (snap, ns, session) if watch else (snap, ns)
 
 
 def _terminal(o: Options) -> tuple[bool, int | None]:
@@ -153,6 +157,97 @@ def _emit_many(reports: list, o: Options) -> None:
         raise SystemExit(int(ExitCode.BLOCKED))
 
 
+def _watch_loop(session, first, each) -> None:
+    """first(): print the state now; then each() after every settled change, until Ctrl-C (exit 130, quietly)."""
+    try:
+        first()
+        sys.stdout.flush()
+        session.start()
+        while True:
+            session.wait_for_change()
+            each()
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        session.stopped = True
+        sys.stdout.flush()
+        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+
+
+def _verdict_words(report) -> str:
+    v = report.verdict
+    if not v.determined:
+        return "Unknown"
+    if v.blocked:
+        return f"Blocked: missing {v.missing}" if v.missing else "Blocked"
+    return "OK"
+
+
+def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
+    """explain pod NAME -w: the report, then one line per change of the verdict (-o json|yaml: the whole report)."""
+    import time
+
+    from kubectl_dra.analyze.explain import explain_pod
+    from kubectl_dra.render.escape import esc
+
+    last: dict = {}
+
+    def evaluate(snap):
+        try:
+            return explain_pod(snap, o.semantics(snap.server_version), ns, name), None
+        except DraError as e:
+            return None, e.message
+
+    def show(first: bool) -> None:
+        report, err = evaluate(snap if first else session.snapshot())
+        key = err if report is None else (report.verdict.to_dict(), [str(p) for p in report.body.get("pieces", ())])
+        if not first and key == last.get("key"):
+            return
+        last["key"] = key
+        if report is None:
+            sys.stderr.write(f"error: {_one_line(err)}\n")
+            return
+        if first or o.output in ("json", "yaml"):
+            from kubectl_dra.render import render
+
+            color, width = _terminal(o)
+            render(
+                report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
+            )
+            if first and o.output in ("text", "wide"):
+                sys.stdout.write("\nWatching (Ctrl-C to stop):\n")
+            return
+        stamp = time.strftime("%H:%M:%S")
+        sys.stdout.write(f"{stamp}  {_verdict_words(report)}  {esc(' '.join(report.verdict.summary.split()))}\n")
+
+    _watch_loop(session, lambda: show(True), lambda: show(False))
+
+
+def _watch_status(o: Options, session, snap, evaluate) -> None:
+    """status -w: the table, then the rows that changed (a new pod, another state or reason), as kubectl get -w."""
+    from kubectl_dra.render.scan import render_scan
+
+    shown: dict = {}
+
+    def show(first: bool) -> None:
+        report = evaluate(snap if first else session.snapshot())
+        rows = [r for r in report.rows if shown.get((r.namespace, r.pod)) != _row_key(r)]
+        for r in report.rows:
+            shown[(r.namespace, r.pod)] = _row_key(r)
+        if not rows and not first:
+            return
+        color, width = _terminal(o)
+        part = replace(report, rows=tuple(rows))
+        render_scan(part, o.output, sys.stdout, color=color, width=width, header=first)
+        for line in report.unseen if first else ():
+            sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
+
+    _watch_loop(session, lambda: show(True), lambda: show(False))
+
+
+def _row_key(r) -> tuple:
+    return (r.state, r.missing, r.reason, r.phase, r.node)
+
+
 class _ExplainGroup(click.Group):
     """`explain TYPE/NAME` as kubectl writes it (deploy/web, pod/web-0) is `explain pod TYPE/NAME`."""
 
@@ -176,11 +271,17 @@ def explain():
     """Explain a pod's or a claim's DRA state: which piece is missing and why."""
 
 
+_WATCH = click.option(
+    "-w", "--watch", is_flag=True, help="After the report, print what changes, as the cluster changes (Ctrl-C ends)"
+)
+
+
 @explain.command("pod", context_settings=CONTEXT_SETTINGS)
 @click.argument("name", required=False)
 @click.option("-l", "--selector", default=None, help="Explain every pod this label selector picks (as kubectl -l)")
+@_WATCH
 @_common
-def explain_pod_cmd(name, selector, **params):
+def explain_pod_cmd(name, selector, watch, **params):
     """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
 
     \b
@@ -213,6 +314,12 @@ def explain_pod_cmd(name, selector, **params):
         raise click.UsageError("Missing argument 'NAME': give a pod NAME or -l SELECTOR")
     if name and selector:
         raise click.UsageError("give a pod NAME or -l SELECTOR, not both")
+    if watch and not name:
+        raise click.UsageError("--watch follows one pod: give its NAME (or watch many with 'status -w')")
+    if name and watch:
+        snap, ns, session = _gather(o, pod_name=name, watch=True)
+        _watch_pod(o, session, snap, ns, name)
+        return
     if name:
         snap, ns = _gather(o, pod_name=name)
         _emit(explain_pod(snap, o.semantics(snap.server_version), ns, name), o)
@@ -272,8 +379,9 @@ def explain_claim_cmd(name, **params):
 
 @cli.command("status", context_settings=CONTEXT_SETTINGS)
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
+@_WATCH
 @_common
-def status_cmd(selector, **params):
+def status_cmd(selector, watch, **params):
     """List the pods that use DRA and what holds each: one line per pod, blocked first.
 
     Covers the namespace (-n, default the context's), every namespace (-A), or the pods -l picks. A pod uses DRA when
@@ -297,18 +405,24 @@ def status_cmd(selector, **params):
 
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
-    snap, ns = _gather(o, selector=selector or "", partial=True)
+    got = _gather(o, selector=selector or "", partial=True, watch=watch)
+    snap, ns = got[0], got[1]
     namespace = None if o.all_namespaces else ns
-    unseen = _unseen_pods([g for g in snap.gaps if g.resource == "pods"])
-    report = scan(
-        snap,
-        o.semantics(snap.server_version),
-        namespace,
-        (lambda labels: matches(reqs, labels)) if reqs is not None else None,
-        unseen,
-    )
-    report = replace(report, scope={"namespace": namespace, "selector": selector})
-    _emit_scan(report, o)
+
+    def evaluate(snap):
+        report = scan(
+            snap,
+            o.semantics(snap.server_version),
+            namespace,
+            (lambda labels: matches(reqs, labels)) if reqs is not None else None,
+            _unseen_pods([g for g in snap.gaps if g.resource == "pods"]),
+        )
+        return replace(report, scope={"namespace": namespace, "selector": selector})
+
+    if watch:
+        _watch_status(o, got[2], snap, evaluate)
+        return
+    _emit_scan(evaluate(snap), o)
 
 
 def _unseen_pods(gaps: list) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from urllib.parse import quote, urlencode
 
@@ -25,6 +25,18 @@ class _Forbidden(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+@dataclass
+class ListRecord:
+    """One list the gather made: where, and the resourceVersion its watch starts from."""
+
+    path: str
+    kind: str
+    api_version: str
+    query: dict
+    rv: str
+    items: list
 
 
 class Client:
@@ -48,6 +60,7 @@ class Client:
             ) from None
         self.timeout = timeout
         self.host = self.api.configuration.host
+        self.record: list | None = None  # with -w: every list made, for the watches that follow it (gather/watch.py)
 
     def get(self, path: str, query: dict | None = None) -> dict:
         from kubernetes.client.exceptions import ApiException
@@ -84,9 +97,12 @@ class Client:
         except (ValueError, TypeError):
             raise DraError(f"the server's answer to GET {path} is not JSON") from None
 
-    def list(self, path: str, kind: str, api_version: str, query: dict | None = None) -> list[dict]:
+    def list(
+        self, path: str, kind: str, api_version: str, query: dict | None = None, rv_out: list | None = None
+    ) -> list[dict]:
+        """Every item of a (paginated) list; rv_out, when given, gets the list's resourceVersion."""
         items: list[dict] = []
-        cont = None
+        cont = rv = None
         while True:
             q = dict(query or {}, limit=PAGE)
             if cont:
@@ -96,8 +112,14 @@ class Client:
                 it.setdefault("kind", kind)
                 it.setdefault("apiVersion", api_version)
                 items.append(it)
+            if rv is None:
+                rv = (page.get("metadata") or {}).get("resourceVersion")  # every page is the first page's snapshot
             cont = (page.get("metadata") or {}).get("continue")
             if not cont:
+                if rv_out is not None:
+                    rv_out.append(rv or "")
+                if self.record is not None and kind != "Namespace":
+                    self.record.append(ListRecord(path, kind, api_version, dict(query or {}), rv or "", items))
                 return items
 
 
@@ -130,11 +152,14 @@ def gather_live(
     selector=None,
     workload=None,
     partial=False,
-) -> Snapshot:
+    watch=False,
+):
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
     pods may not be listed in all namespaces, list them namespace by namespace and keep the refusals as Gaps."""
     c = Client(kubeconfig, context, timeout)
+    if watch:
+        c.record = []
     if namespace is None:
         namespace = _context_namespace(kubeconfig, context)
     gaps: list[Gap] = []
@@ -184,7 +209,20 @@ def gather_live(
         pod.setdefault("kind", "Pod")
         pod.setdefault("apiVersion", "v1")
         namespace = pod["metadata"].get("namespace") or namespace
-        objs.append(pod)
+        if c.record is not None:
+            if not all_namespaces:  # -A found it through a list, recorded already
+                c.record.append(
+                    ListRecord(
+                        f"/api/v1/namespaces/{quote(namespace)}/pods",
+                        "Pod",
+                        "v1",
+                        {"fieldSelector": f"metadata.name={pod_name}"},
+                        pod["metadata"].get("resourceVersion") or "",
+                        [pod],
+                    )
+                )
+        else:
+            objs.append(pod)
     if workload is not None:
         # (kind, API base, resource, name): the workload, its ReplicaSets for a Deployment, then its pods by selector.
         kind, api_base, resource, wname = workload
@@ -353,16 +391,22 @@ def gather_live(
         "taint_rules",
     ):
         objs.extend(results.get(k, []))
-    snap = snapshot_from_objects(objs, namespace, source="live")
+    meta = {"gaps": tuple(gaps), "server_version": server_version, "resource_api_version": rv, "namespace": namespace}
+    if watch:
+        from kubectl_dra.gather.watch import LiveSession
+
+        static = [o for o in objs if o.get("kind") in ("Deployment", "StatefulSet", "DaemonSet", "Job", "ReplicaSet")]
+        static = [o for o in static if not any(o is x for r in c.record for x in r.items)]
+        session = LiveSession(c, c.record, static, meta)
+        return session.snapshot(), session
+    return live_snapshot(objs, meta)
+
+
+def live_snapshot(objs: list[dict], meta: dict) -> Snapshot:
+    """The snapshot of a live gather (and of each watch update): the objects, what could not be read, and when."""
+    snap = snapshot_from_objects(objs, meta["namespace"], source="live")
     observed = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return replace(
-        snap,
-        gaps=tuple(gaps),
-        server_version=server_version,
-        observed_at=observed,
-        resource_api_version=rv,
-        namespace=namespace,
-    )
+    return replace(snap, observed_at=observed, **meta)
 
 
 def _pods_per_namespace(c: Client, selector: str, namespace: str, refused: "_Forbidden", gaps: list) -> list[dict]:

@@ -9,7 +9,7 @@ from kubectl_dra.render.text import _Out
 _STATE_STYLE = {"Blocked": "bold red", "Unknown": "bold yellow", "OK": "green"}
 
 
-def render_scan(report, fmt: str, stream, color: bool = False, width: int | None = None) -> None:
+def render_scan(report, fmt: str, stream, color: bool = False, width: int | None = None, header: bool = True) -> None:
     if fmt in ("json", "yaml"):
         import json
 
@@ -50,7 +50,8 @@ def render_scan(report, fmt: str, stream, color: bool = False, width: int | None
     widths = [max(len(h), *(len(c[i]) for c in rows)) for i, h in enumerate(headers)]
     out = _Out(stream, color, None if wide else width)
     state_col = headers.index("STATE")
-    out.line("   ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip())
+    if header:
+        out.line("   ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip())
     for r, cells in zip(report.rows, rows):
         parts = []
         for i, c in enumerate(cells):

@@ -1,0 +1,165 @@
+"""-w/--watch: after the gather's lists, one watch per list from its resourceVersion (with bookmarks), applied to an
+in-memory copy of each list; a 410 Gone (the resourceVersion is too old) relists that one resource. The command
+re-evaluates a fresh snapshot of the copies when something changed, never by re-listing the world on a timer.
+
+Reads only: GET with watch=1, as `kubectl get -w` does."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import threading
+import time
+from urllib.parse import urlencode
+
+from kubectl_dra.errors import DraError
+
+WATCH_SECONDS = (240, 480)  # the server ends each watch after a random time in this range, as client-go asks
+MAX_BACKOFF = 30.0
+
+
+def _key(obj: dict) -> tuple:
+    m = obj.get("metadata") or {}
+    return (m.get("namespace") or "", m.get("name") or "", m.get("uid") or "")
+
+
+class _Source:
+    """One watched list: the current objects by key and the resourceVersion the next watch starts from."""
+
+    def __init__(self, record):
+        self.path, self.kind, self.api_version = record.path, record.kind, record.api_version
+        self.query = dict(record.query)
+        self.rv = record.rv
+        self.objects = {_key(o): o for o in record.items}
+        self.relists = 0
+
+
+class LiveSession:
+    """The watched state of a live gather. snapshot() is the current state as a Snapshot; start() begins the
+    watches; wait_for_change() blocks until an object changed (or a relist happened)."""
+
+    def __init__(self, client, records, static: list[dict], meta: dict):
+        self.client = client
+        self.sources = [_Source(r) for r in records]
+        self.static = static
+        self.meta = meta
+        self.lock = threading.Lock()
+        self.changed = threading.Event()
+        self.warned: set = set()
+        self.stopped = False
+
+    def snapshot(self):
+        from kubectl_dra.gather.live import live_snapshot
+
+        with self.lock:
+            objs = list(self.static) + [o for s in self.sources for o in s.objects.values()]
+        return live_snapshot(objs, self.meta)
+
+    def start(self) -> None:
+        self.client.record = None
+        for s in self.sources:
+            threading.Thread(target=self._run, args=(s,), daemon=True, name=f"watch {s.kind}").start()
+
+    def wait_for_change(self, settle: float = 0.3, poll: float = 0.5) -> None:
+        """Until a change, then until changes have been quiet for `settle` seconds (a burst is one update)."""
+        while not self.changed.wait(poll):
+            pass
+        while True:
+            self.changed.clear()
+            if not self.changed.wait(settle):
+                return
+
+    # -- one watch per source ------------------------------------------------------------------
+    def _run(self, s: _Source) -> None:
+        backoff = 1.0
+        while not self.stopped:
+            try:
+                self._watch_once(s)
+                backoff = 1.0
+            except _Gone:
+                self._relist(s)
+            except Exception as e:  # connection reset, timeout, a 5xx: retry from the last resourceVersion
+                self._warn(s, f"watch of {s.kind} interrupted ({_one_line(e)}); retrying")
+                time.sleep(backoff * (0.5 + random.random() / 2))
+                backoff = min(MAX_BACKOFF, backoff * 2)
+
+    def _watch_once(self, s: _Source) -> None:
+        q = dict(s.query, watch="1", allowWatchBookmarks="true", timeoutSeconds=str(random.randint(*WATCH_SECONDS)))
+        if s.rv:
+            q["resourceVersion"] = s.rv
+        api = self.client.api
+        method, url, headers, _, _ = api.param_serialize(
+            "GET",
+            s.path + "?" + urlencode(q),
+            header_params={"Accept": "application/json"},
+            auth_settings=["BearerToken"],
+        )
+        resp = api.call_api(method, url, header_params=headers, _request_timeout=(10, WATCH_SECONDS[1] + 60))
+        raw = resp.response
+        try:
+            status = int(getattr(resp, "status", 200) or 200)
+            if status == 410:
+                raise _Gone()
+            if status >= 400:
+                body = raw.data[:300] if hasattr(raw, "data") else b""
+                raise DraError(f"the server answered {status}: {body!r}")
+            buf = b""
+            for chunk in raw.stream(65536, decode_content=True):
+                buf += chunk
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    if line.strip():
+                        self._apply(s, json.loads(line))
+        finally:
+            raw.release_conn()
+
+    def _apply(self, s: _Source, ev: dict) -> None:
+        typ, obj = ev.get("type"), ev.get("object") or {}
+        if typ == "ERROR":
+            if obj.get("code") == 410:
+                raise _Gone()
+            raise DraError(f"watch error: {obj.get('message') or obj}")
+        rv = (obj.get("metadata") or {}).get("resourceVersion")
+        if typ == "BOOKMARK":
+            s.rv = rv or s.rv
+            return
+        obj.setdefault("kind", s.kind)
+        obj.setdefault("apiVersion", s.api_version)
+        with self.lock:
+            if typ == "DELETED":
+                s.objects.pop(_key(obj), None)
+            elif typ in ("ADDED", "MODIFIED"):
+                s.objects[_key(obj)] = obj
+            s.rv = rv or s.rv
+        self.changed.set()
+
+    def _relist(self, s: _Source) -> None:
+        """410 Gone: the resourceVersion is older than the server keeps; list again (without recording)."""
+        rv: list = []
+        try:
+            items = self.client.list(s.path, s.kind, s.api_version, s.query or None, rv_out=rv)
+        except Exception as e:
+            self._warn(s, f"relist of {s.kind} failed ({_one_line(e)}); retrying")
+            time.sleep(1.0)
+            return
+        with self.lock:
+            s.objects = {_key(o): o for o in items}
+            s.rv = rv[0] if rv else ""
+            s.relists += 1
+        self.changed.set()
+
+    def _warn(self, s: _Source, text: str) -> None:
+        if s.path not in self.warned:  # once per source until it works again
+            self.warned.add(s.path)
+            sys.stderr.write(f"warning: {text}\n")
+            sys.stderr.flush()
+
+
+class _Gone(Exception):
+    pass
+
+
+def _one_line(e: Exception) -> str:
+    text = getattr(e, "message", None) or str(e) or type(e).__name__
+    return " ".join(str(text).split())[:200]

@@ -1,0 +1,172 @@
+"""-w/--watch on the real control plane: the tutorial's own loop. The pod waits for a DeviceClass that does not
+exist; kubectl-dra watches; the class is applied (the pod is not touched); the scheduler places the pod, and the
+watch prints the change without being asked again. Bounded in time; Ctrl-C ends it with exit 130."""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import time
+
+import pytest
+from dra_objects import RES, claim, device, pod, request
+from e2e_helpers import kubectl_dra_argv
+
+pytestmark = pytest.mark.e2e
+
+
+class _Watch:
+    """kubectl-dra ... -w as a child process whose stdout lines can be awaited."""
+
+    def __init__(self, cluster, *args: str):
+        env = dict(os.environ, NO_COLOR="1", COLUMNS="200", PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [*kubectl_dra_argv(), *args, "--kubeconfig", cluster.kubeconfig],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
+        self.lines: list[str] = []
+        self.buf = b""
+        self.next = 0
+        self.err = ""
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.proc.stdout, selectors.EVENT_READ)
+
+    def wait_line(self, predicate, timeout: float) -> str:
+        """The first line (read so far or to come) that predicate accepts; raw reads of the pipe, so that no line
+        sits in a reader's buffer while select() waits on the descriptor."""
+        deadline = time.time() + timeout
+        fd = self.proc.stdout.fileno()
+        while True:
+            while b"\n" in self.buf:
+                raw, self.buf = self.buf.split(b"\n", 1)
+                self.lines.append(raw.decode("utf-8", "replace"))
+            for i in range(self.next, len(self.lines)):
+                if predicate(self.lines[i]):
+                    self.next = i + 1  # later waits look after this line
+                    return self.lines[i]
+            self.next = max(self.next, len(self.lines))
+            if time.time() >= deadline or not self.sel.select(timeout=max(0.1, deadline - time.time())):
+                if time.time() >= deadline:
+                    break
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            self.buf += chunk
+        self.stop()
+        pytest.fail(f"no such line within {timeout}s; output so far:\n" + "\n".join(self.lines) + self.err)
+
+    def stop(self) -> tuple[int, str]:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait(5)
+        self.err += self.proc.stderr.read().decode("utf-8", "replace")
+        return code, self.err
+
+
+def test_watch_catches_the_device_class_being_created(scenario):
+    sc = scenario("watch")
+    sc.slice([device("dev-0", sc.driver)])
+    sc.create(claim("c-w", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-w", {"gpu": "c-w"}))
+    scan = _Watch(sc.cluster, "status", "-w", "-n", sc.ns)
+    one = _Watch(sc.cluster, "explain", "pod", "pod-w", "-w", "-n", sc.ns)
+    try:
+        first = scan.wait_line(lambda x: x.startswith("pod-w "), 60)
+        assert " Blocked " in first and " class " in first, first
+        one.wait_line(lambda x: x.startswith("Verdict:") and "missing class" in x, 60)
+        one.wait_line(lambda x: x.startswith("Watching"), 10)
+        sc.device_class()  # the tutorial's step: apply the class, do not touch the pod
+        sc.cluster.wait_bound(sc.ns, "pod-w", timeout=90)
+        changed = scan.wait_line(lambda x: x.startswith("pod-w ") and " OK " in x, 60)
+        assert "allocated" in changed or "allocatable" in changed, changed
+        line = one.wait_line(lambda x: x[:2].isdigit() and "  OK  " in x, 60)
+        assert "claims allocated" in line or "allocatable" in line, line
+    finally:
+        code_scan, err_scan = scan.stop()
+        code_one, err_one = one.stop()
+    # Ctrl-C is the way out: exit 130, no traceback, no error line.
+    assert (code_scan, code_one) == (130, 130), (code_scan, err_scan, code_one, err_one)
+    assert "Traceback" not in err_scan + err_one and "error:" not in err_scan + err_one, err_scan + err_one
+    # The scan printed the header once and one line per change of the pod, not the world on a timer.
+    assert sum(1 for x in scan.lines if x.startswith("POD ")) == 1, scan.lines
+    assert 2 <= sum(1 for x in scan.lines if x.startswith("pod-w ")) <= 4, scan.lines
+
+
+def test_watch_refuses_offline_input(cluster, tmp_path):
+    f = tmp_path / "empty.yaml"
+    f.write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    r = cluster.kubectl_dra("status", "-w", "--from-file", str(f))
+    assert r.code == 2 and r.stderr.startswith("error: --watch follows the cluster's watch API"), str(r)
+
+
+def test_a_watch_from_an_expired_resource_version_relists(scenario):
+    """The API server answers a watch from a resourceVersion etcd no longer keeps with 410 Gone (too old resource
+    version): the session lists that resource again and watches on from the new list's resourceVersion.
+    ResourceClaimTemplates are served without a watch cache in the suite's API server (a cache would still hold
+    the history), and etcd is compacted as the API server's periodic compaction would."""
+    from kubectl_dra.gather.live import Client, ListRecord
+    from kubectl_dra.gather.watch import LiveSession
+
+    sc = scenario("gone")
+    client = Client(sc.cluster.kubeconfig, None, 30)
+    path = f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates"
+    kind, api = "ResourceClaimTemplate", "resource.k8s.io/v1"
+    old_rv: list = []
+    client.list(path, kind, api, rv_out=old_rv)
+    sc.create(_template("t-f", sc.cls))
+    sc.create(_template("t-g", sc.cls))  # a second write: the watch would start at the first, now compacted
+    _compact_etcd(sc.cluster)
+    record = ListRecord(path, kind, api, {}, old_rv[0], [])
+    session = LiveSession(client, [record], [], {"namespace": sc.ns, "gaps": ()})
+    session.start()
+    try:
+        source = session.sources[0]
+        deadline = time.time() + 30
+        while time.time() < deadline and not source.objects:
+            time.sleep(0.2)
+        assert source.relists >= 1 and source.rv not in ("", old_rv[0]), (source.relists, source.rv)
+        assert sorted(k[1] for k in source.objects) == ["t-f", "t-g"]
+        # ... and the watch that follows sees new objects.
+        sc.create(_template("t-h", sc.cls))
+        deadline = time.time() + 30
+        while time.time() < deadline and len(source.objects) < 3:
+            time.sleep(0.2)
+        assert sorted(k[1] for k in source.objects) == ["t-f", "t-g", "t-h"]
+    finally:
+        session.stopped = True
+
+
+def _template(name: str, cls: str) -> dict:
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name},
+        "spec": {"spec": {"devices": {"requests": [request("gpu", cls)]}}},
+    }
+
+
+def _compact_etcd(cluster) -> None:
+    """Compact the suite's etcd at its current revision, through etcd's own v3 JSON gateway."""
+    import base64
+    import json
+    import urllib.request
+
+    url = f"http://127.0.0.1:{cluster.state['ports']['etcd']}/v3/kv"
+
+    def post(op: str, body: dict) -> dict:
+        req = urllib.request.Request(f"{url}/{op}", json.dumps(body).encode(), {"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
+    rev = post("range", {"key": base64.b64encode(b"/").decode()})["header"]["revision"]
+    post("compaction", {"revision": rev, "physical": True})
