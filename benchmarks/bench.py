@@ -1,7 +1,8 @@
 """Benchmark: an offline snapshot of 5,000 nodes x 8 devices (40,000 devices), 2 selectors per claim,
 2,000 allocated claims and 10,000 events; wall time and peak RSS of `explain pod` and `match claim`,
 and the start-up time of `kubectl dra --help`. Targets (2-core machine): each <= 2 s and <= 400 MB;
---help <= 0.25 s. Run: make bench (or python benchmarks/bench.py [--keep DIR])."""
+--help <= 0.25 s. The scan: `status` over the same dump with 500 DRA pods (200 blocked) added, at most 2x
+`explain pod` on that dump. Run: make bench (or python benchmarks/bench.py [--keep DIR])."""
 
 from __future__ import annotations
 
@@ -22,7 +23,12 @@ MODELS = ["H100", "A100", "L4", "T4"]
 MEM = ["24Gi", "40Gi", "80Gi"]
 
 
-def generate(path: Path) -> None:
+SCAN_PODS, SCAN_BLOCKED = 500, 200  # the scan's benchmark: DRA pods in the namespace, how many cannot be placed
+
+
+def generate(path: Path, scan_pods: int = 0) -> None:
+    """The dump; scan_pods > 0 adds that many pods with a claim each (the last SCAN_BLOCKED ask for a model that
+    no device has), as a Deployment's replicas would: the same claim spec, the pod's own claim."""
     rnd = random.Random(42)
     items = []
     for n in range(NODES):
@@ -117,6 +123,33 @@ def generate(path: Path) -> None:
             "status": {"phase": "Pending"},
         }
     )
+    blocked_sel = [{"cel": {"expression": f'device.attributes["{D}"].model == "B200"'}}]
+    for i in range(scan_pods):
+        blocked = i >= scan_pods - SCAN_BLOCKED
+        s = json.loads(json.dumps(spec))
+        if blocked:
+            s["devices"]["requests"][0]["exactly"]["selectors"] = blocked_sel
+        app = "trainer" if blocked else "web"
+        items.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"{app}-{i}-gpu", "namespace": "default"},
+                "spec": s,
+            }
+        )
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"{app}-{i}", "namespace": "default", "uid": f"u-{i}", "labels": {"app": app}},
+                "spec": {
+                    "resourceClaims": [{"name": "gpu", "resourceClaimName": f"{app}-{i}-gpu"}],
+                    "containers": [{"name": "c", "image": "x"}],
+                },
+                "status": {"phase": "Pending"},
+            }
+        )
     for e in range(EVENTS):
         pod = "bench" if e % 100 == 0 else f"other-{e}"
         items.append(
@@ -164,15 +197,20 @@ def main() -> int:
     d = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="kubectl-dra-bench-"))
     d.mkdir(parents=True, exist_ok=True)
     snap = d / "snapshot.json"
-    if not snap.exists():
-        t = time.perf_counter()
-        generate(snap)
-        print(f"generated {snap} ({snap.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
+    scan = d / f"scan-{SCAN_PODS}.json"
+    for path, pods in ((snap, 0), (scan, SCAN_PODS)):
+        if not path.exists():
+            t = time.perf_counter()
+            generate(path, pods)
+            print(f"generated {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
     rows = []
     for label, args in (
         ("explain pod", ["explain", "pod", "bench", "--from-file", str(snap)]),
         ("match claim", ["match", "claim", "bench-claim", "--from-file", str(snap)]),
         ("explain pod -o json", ["explain", "pod", "bench", "--from-file", str(snap), "-o", "json"]),
+        # The scan: its target is at most 2x one explain pod on the same dump (issue 12).
+        ("explain pod (scan dump)", ["explain", "pod", "bench", "--from-file", str(scan)]),
+        (f"status ({SCAN_PODS} pods)", ["status", "--from-file", str(scan)]),
         ("--help", ["--help"]),
     ):
         runs = [measure(args) for _ in range(a.runs)]

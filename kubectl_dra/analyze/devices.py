@@ -224,9 +224,16 @@ class Reachability:
         self.all = tuple(n["metadata"]["name"] for n in usable_nodes)
         self._by_name = {n["metadata"]["name"]: n for n in usable_nodes}
         self._by_slice: dict[int, tuple] = {}
+        self._positions: dict[str, int] | None = None
 
     def node(self, name: str) -> dict | None:
         return self._by_name.get(name)
+
+    def positions(self) -> dict[str, int]:
+        """Node name -> its index among the usable nodes."""
+        if self._positions is None:
+            self._positions = {n: i for i, n in enumerate(self.all)}
+        return self._positions
 
     def _select(self, node_name, all_nodes, selector) -> tuple:
         if node_name:

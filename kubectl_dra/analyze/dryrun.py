@@ -3,6 +3,7 @@ allocator dry-run over the nodes the pod may use."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 
 from kubectl_dra.analyze.allocator import (
@@ -10,6 +11,7 @@ from kubectl_dra.analyze.allocator import (
     AllocationError,
     Allocator,
     SelectorEvaluator,
+    SliceIndex,
     apply_taint_rules,
     obj_ref,
 )
@@ -32,6 +34,20 @@ from kubectl_dra.findings.model import Finding
 from kubectl_dra.model.snapshot import Snapshot
 
 MAX_DRYRUN_NODES = 200
+
+
+def _json(x) -> str:
+    return json.dumps(x, sort_keys=True, default=str)
+
+
+def _constraints_key(pod: dict | None) -> str | None:
+    """What of the pod decides which nodes it may use (pod_node_rejection reads these)."""
+    if pod is None:
+        return None
+    spec = pod.get("spec") or {}
+    return _json({k: spec.get(k) for k in ("nodeName", "nodeSelector", "affinity", "tolerations")})
+
+
 MAX_ALLOCATABLE_NODES = 5
 
 
@@ -95,6 +111,9 @@ class Analysis:
             self.slices = apply_taint_rules(self.slices, snap.taint_rules)
         self.universe = Universe(self.slices, sem)
         self.findings: list[Finding] = []
+        # Shared by every fork: what does not depend on the pod beyond the keys it is stored under (the cluster's
+        # allocations, per pod-constraint node sets and their reachability, per request-shape device matrices).
+        self.memo: dict = {}
 
     def fork(self) -> "Analysis":
         """A fresh analysis of another pod that shares this one's indexes, CEL cache and device inventory, so that
@@ -139,10 +158,22 @@ class Analysis:
         """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
-        state = self.allocated_state()
-        usable, rejected = self.usable_nodes(pod, allocated, excluded)
-        counters = CounterView(self.universe, state, self.sem)
-        reach = Reachability(usable, rejected)
+        if "state" not in self.memo:
+            st = self.allocated_state()
+            self.memo["state"] = (st, CounterView(self.universe, st, self.sem))
+        state, counters = self.memo["state"]
+        nodes_key = (
+            _constraints_key(pod),
+            tuple(
+                (_name(c), _json(((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")))
+                for c in allocated
+            ),
+            _json(excluded),
+        )
+        if ("nodes", nodes_key) not in self.memo:
+            u, rj = self.usable_nodes(pod, allocated, excluded)
+            self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), [_name(n) for n in u])
+        usable, rejected, reach, usable_names = self.memo[("nodes", nodes_key)]
         mctx = MatrixContext(
             self.universe,
             state,
@@ -165,7 +196,10 @@ class Analysis:
                 for r in alts:
                     if r.class_obj is None:
                         continue
-                    m = device_matrix(r, replace(mctx, own_devices=own))
+                    key = ("matrix", r.name, r.class_name, id(r.class_obj), _json(r.spec), nodes_key, own)
+                    m = self.memo.get(key)
+                    if m is None:  # one per request shape: a Deployment's replicas share it
+                        m = self.memo[key] = device_matrix(r, replace(mctx, own_devices=own))
                     if ca.allocated:
                         chosen = {
                             (x.get("driver"), x.get("pool"), x.get("device"))
@@ -175,18 +209,68 @@ class Analysis:
                             or []
                             if x.get("request") == r.name
                         }
-                        for v in m:
-                            if v.entry.did in chosen:
-                                v.outcome, v.reason, v.stage = "selected", "allocated to this claim", ""
+                        m = self._marked(m, chosen, "allocated to this claim", clear_stage=True)
                     ca.matrices[r.name] = m
             analyses.append(ca)
-        dry = DryRun([_name(n) for n in usable], rejected)
+        dry = DryRun(list(usable_names), rejected)
         if pending and not any(f.blocking for f in self.findings):
             self._dry_run(pending, analyses, reach, state, dry)
         return analyses, dry
 
+    def _marked(self, m: list, chosen: set, reason: str, clear_stage: bool = False) -> list:
+        """A copy of the (shared, never changed) matrix m with the devices in chosen marked selected."""
+        pos = self.memo.get(("positions", id(m)))
+        if pos is None or pos[0] is not m:
+            pos = self.memo[("positions", id(m))] = (m, {v.entry.did: i for i, v in enumerate(m)})
+        out = list(m)
+        changed = []
+        for did in chosen:
+            i = pos[1].get(did)
+            if i is not None:
+                v = out[i]
+                out[i] = replace(v, outcome="selected", reason=reason, stage="" if clear_stage else v.stage)
+                changed.append(i)
+        self.memo[("origin", id(out))] = (out, m, tuple(changed))  # what is derived from m serves the copy too
+        return out
+
+    def _candidate_nodes(self, m: list, reach: Reachability) -> set:
+        """Nodes from which some device of the matrix is a candidate (or errors in CEL): worth a search."""
+        hit = self.memo.get(("worth", id(m)))
+        if hit is None or hit[0] is not m:
+            names: set = set()
+            for v in m:
+                if v.outcome == "candidate":
+                    names.update(v.nodes or reach.nodes_for(v.entry))  # no nodes: matrix without a pod
+                elif v.stage == "cel-error":
+                    names.update(reach.nodes_for(v.entry))
+            hit = self.memo[("worth", id(m))] = (m, names)
+        return hit[1]
+
     def _dry_run(self, pending, analyses, reach: Reachability, state, dry: DryRun) -> None:
-        alloc = Allocator(self.sem, self.idx.classes, self.slices, state, self.ev)
+        # Pods judged against the same allocations whose pending claims have the same specs (a Deployment's
+        # replicas) get the same search: it runs once. An error names its claim, so it is never reused.
+        key = ("dry", tuple(_json(c.get("spec")) for c in pending), id(reach))
+        hit = self.memo.get(key)
+        if hit is not None and hit[0] is reach:
+            failures, tried, considered, capped, found = hit[1]
+            dry.failures.update(failures)
+            dry.tried_nodes, dry.considered_nodes, dry.capped = tried, considered, capped
+            dry.allocatable.extend(
+                NodeAllocation(node, tuple(ClaimPlacement(obj_ref(c), *r) for c, r in zip(pending, res)))
+                for node, res in found
+            )
+            self._mark_dry_run(dry, analyses)
+            return
+        self._search(pending, analyses, reach, state, dry)
+        if dry.error is None:
+            found = [(x.node, [(p.results, p.node_selector) for p in x.claims]) for x in dry.allocatable]
+            self.memo[key] = (reach, (dict(dry.failures), dry.tried_nodes, dry.considered_nodes, dry.capped, found))
+        self._mark_dry_run(dry, analyses)
+
+    def _search(self, pending, analyses, reach: Reachability, state, dry: DryRun) -> None:
+        if "slice_index" not in self.memo:
+            self.memo["slice_index"] = SliceIndex(self.slices)
+        alloc = Allocator(self.sem, self.idx.classes, self.slices, state, self.ev, self.memo["slice_index"])
         by_claim = {id(a.claim): a for a in analyses}
         # Only nodes from which every pending request has at least one candidate are worth a search.
         # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
@@ -196,13 +280,13 @@ class Analysis:
             for alts in by_claim[id(c)].requests:
                 names: set = set()
                 for r in alts:
-                    for v in by_claim[id(c)].matrices.get(r.name, []):
-                        if v.outcome == "candidate":
-                            names.update(v.nodes or reach.nodes_for(v.entry))  # no nodes: matrix without a pod
-                        elif v.stage == "cel-error":
-                            names.update(reach.nodes_for(v.entry))
+                    names |= self._candidate_nodes(by_claim[id(c)].matrices.get(r.name, []), reach)
                 worth_names = names if worth_names is None else worth_names & names
-        worth = [n for n in usable if worth_names is None or _name(n) in worth_names]
+        if worth_names is None:
+            worth = usable
+        else:  # in the order of usable, without a pass over every usable node when few are worth it
+            pos = reach.positions()
+            worth = [usable[i] for i in sorted(pos[x] for x in worth_names if x in pos)]
         dry.considered_nodes = len(worth)
         for n in worth[:MAX_DRYRUN_NODES]:
             dry.tried_nodes += 1
@@ -225,14 +309,20 @@ class Analysis:
                 break
         if len(worth) > MAX_DRYRUN_NODES and not dry.allocatable:
             dry.capped = True
+
+    def _mark_dry_run(self, dry: DryRun, analyses) -> None:
+        """The first allocatable node's picks: each claim's dry_run, its devices marked selected."""
         if dry.allocatable:
             first = dry.allocatable[0]
             for entry in first.claims:
                 for a in analyses:
                     if obj_ref(a.claim) == entry.claim:
                         a.dry_run = entry
-                        picked = {(r["driver"], r["pool"], r["device"], r["request"]) for r in entry.results}
-                        for rname, m in a.matrices.items():
-                            for v in m:
-                                if v.entry.did + (rname,) in picked:
-                                    v.outcome, v.reason = "selected", f"selected by the dry-run on node {first.node}"
+                        for rname, m in list(a.matrices.items()):
+                            picked = {
+                                (r["driver"], r["pool"], r["device"]) for r in entry.results if r["request"] == rname
+                            }
+                            if picked:
+                                a.matrices[rname] = self._marked(
+                                    m, picked, f"selected by the dry-run on node {first.node}"
+                                )

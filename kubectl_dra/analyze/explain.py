@@ -11,10 +11,10 @@ from kubectl_dra.analyze.claims import gap_finding, resolve_pod_claims
 from kubectl_dra.analyze.claims import meta_of as _meta
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
-from kubectl_dra.analyze.coverage import analysed_objects, coverage_findings
+from kubectl_dra.analyze.coverage import analysed_objects, analyses_coverage, coverage_findings
 from kubectl_dra.analyze.dryrun import Analysis, DryRun
+from kubectl_dra.analyze.extended import extended_claims, plugin_path_finding
 from kubectl_dra.analyze.extended import plan as extended_plan
-from kubectl_dra.analyze.extended import plugin_path_finding
 from kubectl_dra.analyze.health import eviction_findings, health_findings
 from kubectl_dra.analyze.pieces import pod_pieces
 from kubectl_dra.analyze.podgroup import (
@@ -51,11 +51,22 @@ from kubectl_dra.model.normalize import event_sort_key
 from kubectl_dra.model.snapshot import Snapshot
 
 
-def events_for_pod(snap: Snapshot, pod: dict) -> list[dict]:
+def events_for_pod(snap: Snapshot, pod: dict, memo: dict | None = None) -> list[dict]:
+    """The pod's events in time order. memo (an Analysis's): the snapshot's pod events indexed by name once."""
     uid = _meta(pod).get("uid")
+    if memo is None:
+        candidates = snap.events
+    else:
+        if "events_by_pod" not in memo:
+            by: dict[str, list] = {}
+            for e in snap.events:
+                if e["object"]["kind"] == "Pod":
+                    by.setdefault(e["object"]["name"], []).append(e)
+            memo["events_by_pod"] = by
+        candidates = memo["events_by_pod"].get(_name(pod), ())
     evs = [
         e
-        for e in snap.events
+        for e in candidates
         if e["object"]["kind"] == "Pod"
         and e["object"]["name"] == _name(pod)
         and (e["object"]["namespace"] or _ns(pod)) == _ns(pod)
@@ -136,7 +147,7 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     an.findings.extend(health_findings(pod))
     an.findings.extend(eviction_findings(pod, claims, an.slices))
     pool_findings(an)
-    an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
+    an.findings.extend(analyses_coverage(analyses, an.sem, an.memo))
 
 
 def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]]) -> list[Report]:
@@ -145,7 +156,10 @@ def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]]) ->
     return [explain_pod(snap, sem, ns, name, base=base.fork()) for ns, name in pods]
 
 
-def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str, base: Analysis | None = None) -> Report:
+def explain_pod(
+    snap: Snapshot, sem: Semantics, namespace: str, name: str, base: Analysis | None = None, brief: bool = False
+) -> Report:
+    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows)."""
     an = base or Analysis(snap, sem)
     idx = an.idx
     pod = idx.pods.get((namespace, name))
@@ -156,12 +170,16 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str, base:
         raise DraError(f'pods "{name}" not found in namespace "{namespace}"')
     an.findings.extend(gap_finding(g) for g in snap.gaps)
     an.findings.append(semantics_finding(sem, snap))
-    events = events_for_pod(snap, pod)
+    events = events_for_pod(snap, pod, an.memo)
     pcs = _pod_claims(an, pod, events)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
     claims, names = [pc.claim for pc in resolved], [pc.pod_claim_name for pc in resolved]
     # DRA-backed extended resources: the scheduler's own claim, analysed last as upstream allocates it last.
-    ext = extended_plan(pod, list(snap.classes), idx.claims, idx.nodes, list(snap.slices), sem)
+    if "annotated_claims" not in an.memo:
+        an.memo["annotated_claims"] = extended_claims(idx.claims)
+    ext = extended_plan(
+        pod, list(snap.classes), idx.claims, idx.nodes, list(snap.slices), sem, an.memo["annotated_claims"]
+    )
     if ext is not None:
         an.findings.extend(ext.findings)
         if ext.claim is not None:
@@ -222,7 +240,7 @@ def explain_pod(snap: Snapshot, sem: Semantics, namespace: str, name: str, base:
             if ext is not None
             else []
         ),
-        "claims": [claim_body(a) for a in analyses],
+        "claims": [claim_body(a, all_devices=not brief) for a in analyses],
         "extendedResources": ext.to_dict() if ext is not None else None,
         "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,

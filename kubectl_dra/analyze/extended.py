@@ -227,7 +227,12 @@ def in_memory_claim(pod: dict, requests: list[dict]) -> dict:
     }
 
 
-def find_claim(pod: dict, claims: dict) -> tuple[dict | None, list[dict], list[Finding]]:
+def extended_claims(claims: dict) -> list[dict]:
+    """The claims kube-scheduler created for extended resources (its annotation), in the order of claims."""
+    return [c for c in claims.values() if (meta_of(c).get("annotations") or {}).get(CLAIM_ANNOTATION) == "true"]
+
+
+def find_claim(pod: dict, claims: dict, annotated: list | None = None) -> tuple[dict | None, list[dict], list[Finding]]:
     """The scheduler-created claim: the one pod.status.extendedResourceClaimStatus names, else (findExtendedResourceClaim)
     one with the annotation and the pod as controller owner. Returns (claim, requestMappings, findings)."""
     ns, uid = ns_of(pod), meta_of(pod).get("uid")
@@ -259,7 +264,7 @@ def find_claim(pod: dict, claims: dict) -> tuple[dict | None, list[dict], list[F
         name = st.get("resourceClaimName")
         if name and (ns, name) in claims:
             return claims[(ns, name)], mappings, findings
-    for c in claims.values():
+    for c in claims.values() if annotated is None else annotated:
         if ns_of(c) != ns or (meta_of(c).get("annotations") or {}).get(CLAIM_ANNOTATION) != "true":
             continue
         if any(
@@ -368,10 +373,17 @@ class ExtendedPlan:
 
 
 def plan(
-    pod: dict, classes: list[dict], claims: dict, nodes: list[dict], slices: list[dict], sem: Semantics
+    pod: dict,
+    classes: list[dict],
+    claims: dict,
+    nodes: list[dict],
+    slices: list[dict],
+    sem: Semantics,
+    annotated: list | None = None,
 ) -> ExtendedPlan | None:
+    """annotated: extended_claims(claims), when the caller has it already."""
     ext = pod_extended_resources(pod, classes, sem)
-    existing, mappings, findings = find_claim(pod, claims) if ext.gate else (None, [], [])
+    existing, mappings, findings = find_claim(pod, claims, annotated) if ext.gate else (None, [], [])
     if not ext.requests and existing is None:
         return None
     p = ExtendedPlan(ext.resources, mappings=mappings, findings=findings)

@@ -51,7 +51,7 @@ def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
                         for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []
                     ],
                     "classFound": r.class_obj is not None,
-                    "devices": [v.to_dict() for v in m] if m is not None else [],
+                    "devices": [v.to_dict() for v in m] if m is not None and all_devices else [],
                 }
             )
     return body

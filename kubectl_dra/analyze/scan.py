@@ -129,9 +129,12 @@ def owner_of(pod: dict, workloads: tuple = ()) -> str | None:
 
 
 def _parse_time(text) -> datetime | None:
+    """RFC 3339 as the API writes it (seconds or microseconds, Z)."""
+    if not isinstance(text, str) or not text.endswith("Z"):
+        return None
     try:
-        return datetime.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-    except (TypeError, ValueError):
+        return datetime.fromisoformat(text[:-1]).replace(tzinfo=timezone.utc)
+    except ValueError:
         return None
 
 
@@ -196,7 +199,7 @@ def scan(
     rows, reports = [], []
     for p in sorted(pods, key=lambda p: (ns_of(p), name_of(p))):
         try:
-            r = explain_pod(snap, sem, ns_of(p), name_of(p), base=base.fork())
+            r = explain_pod(snap, sem, ns_of(p), name_of(p), base=base.fork(), brief=True)
         except DraError as e:  # one pod that cannot be explained does not stop the scan
             rows.append(_row(p, snap, now, "Unknown", None, e.message, ()))
             continue

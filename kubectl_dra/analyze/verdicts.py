@@ -214,6 +214,22 @@ def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
                     )
 
 
+def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
+    """A matrix's candidates, candidates per node and devices per stage, once per (shared) matrix."""
+    hit = an.memo.get(("stats", id(m)))
+    if hit is None or hit[0] is not m:
+        cands = [v for v in m if v.outcome in ("candidate", "selected")]
+        per_node: dict[str, int] = {}
+        for v in cands:
+            for n in v.nodes or ("*",):
+                per_node[n] = per_node.get(n, 0) + 1
+        stages: dict[str, list[DeviceVerdict]] = {}
+        for v in m:
+            stages.setdefault(v.stage or "candidate", []).append(v)
+        hit = an.memo[("stats", id(m))] = (m, cands, per_node, stages)
+    return hit[1], hit[2], hit[3]
+
+
 def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> list[Finding]:  # noqa: C901
     """Why this request (all its subrequests) cannot be satisfied: nothing if it could on its own."""
     reasons = []
@@ -243,21 +259,15 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> lis
                         blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]],
                     )
                 ]
-        cands = [v for v in m if v.outcome in ("candidate", "selected")]
+        cands, per_node, _ = _matrix_stats(an, m)
         need = r.count if r.mode == "ExactCount" else max(1, len(cands))
-        per_node: dict[str, int] = {}
-        for v in cands:
-            for n in v.nodes or ("*",):
-                per_node[n] = per_node.get(n, 0) + 1
         if cands and max(per_node.values()) >= need:
             return []
         reasons.append((r, m, cands, need, per_node))
     r, m, cands, need, per_node = reasons[0]
     if len(alts) > 1:
         subject["subrequests"] = [x.name for x in alts]
-    stages: dict[str, list[DeviceVerdict]] = {}
-    for v in m:
-        stages.setdefault(v.stage or "candidate", []).append(v)
+    stages = _matrix_stats(an, m)[2]
     ev = {
         "devices": len(m),
         "byStage": {k: len(v) for k, v in sorted(stages.items())},
@@ -384,11 +394,16 @@ def _stage_finding(
 
 
 def pool_findings(an: Analysis) -> None:
-    for key, state in sorted(an.universe.pool_states.items()):
-        if state.startswith("invalid"):
-            an.findings.append(make("DRA411", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
-        elif state.startswith("incomplete"):
-            an.findings.append(make("DRA410", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
+    """DRA410/DRA411 for the snapshot's incomplete and invalid pools (the same for every pod: computed once)."""
+    if "pool_findings" not in an.memo:
+        out = []
+        for key, state in sorted(an.universe.pool_states.items()):
+            if state.startswith("invalid"):
+                out.append(make("DRA411", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
+            elif state.startswith("incomplete"):
+                out.append(make("DRA410", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
+        an.memo["pool_findings"] = out
+    an.findings.extend(an.memo["pool_findings"])
 
 
 def constraint_findings(a: ClaimAnalysis) -> list[Finding]:

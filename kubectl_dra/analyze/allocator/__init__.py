@@ -30,6 +30,7 @@ from kubectl_dra.analyze.allocator.checks import attribute_value, lookup_attribu
 from kubectl_dra.analyze.allocator.common import AllocationError, ErrorKind, device_id_str, obj_ref
 from kubectl_dra.analyze.allocator.pools import (
     NODE_OPERATIONS_FEATURE,
+    SliceIndex,
     apply_taint_rules,
     gather_pools,
     optional_node_operations_rejection,
@@ -58,6 +59,7 @@ __all__ = [
     "claim_requests",
     "consumed_capacity",
     "device_id_str",
+    "SliceIndex",
     "gather_pools",
     "lookup_attribute",
     "obj_ref",

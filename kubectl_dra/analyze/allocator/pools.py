@@ -4,6 +4,7 @@ upstream: structured/internal/*/pools_<channel>.go GatherPools, slice tracker (D
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable
@@ -313,12 +314,35 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
     return pools
 
 
-def gather_pools(slices: list[dict], node: dict, sem: Semantics) -> list[Pool]:
-    """GatherPools for one node."""
+class SliceIndex:
+    """The slices that may target a node, in their original order: those naming it (spec.nodeName) and every slice
+    that names no node (allNodes, a node selector, per-device selection) or carries shared counters (which 1.35/1.36
+    give to every node). A slice naming another node never targets this one (NodeMatches checks nodeName first),
+    so GatherPools over these is GatherPools over all, at the cost of the node's own slices."""
+
+    def __init__(self, slices: list[dict]):
+        self.slices = slices
+        self._local: dict[str, list[int]] = {}
+        self._general: list[int] = []
+        for i, s in enumerate(slices):
+            spec = slice_spec(s)
+            name = spec.get("nodeName")
+            if name and isinstance(name, str) and not spec.get("sharedCounters"):
+                self._local.setdefault(name, []).append(i)
+            else:
+                self._general.append(i)
+
+    def for_node(self, node: dict) -> list[dict]:
+        local = self._local.get((node.get("metadata") or {}).get("name") or "", ())
+        return [self.slices[i] for i in heapq.merge(local, self._general)]
+
+
+def gather_pools(slices: list[dict], node: dict, sem: Semantics, index: SliceIndex | None = None) -> list[Pool]:
+    """GatherPools for one node (index: a SliceIndex of the same slices, to visit only those that may target it)."""
     grouped: dict[tuple[str, str], list[dict]] = {}
     order: list[tuple[str, str]] = []
     plain_order: dict[tuple[str, str], int] = {}  # first seen through a slice without binding conditions
-    for s in slices:
+    for s in index.for_node(node) if index is not None else slices:
         if not slice_targets_node(s, node, sem):
             continue
         key = _pool_key(s)

@@ -31,7 +31,7 @@ from kubectl_dra.analyze.allocator.constraints import (
     _MatchAttributeSet,
 )
 from kubectl_dra.analyze.allocator.device import DeviceAllocation
-from kubectl_dra.analyze.allocator.pools import Pool, gather_pools, slice_spec
+from kubectl_dra.analyze.allocator.pools import Pool, SliceIndex, gather_pools, slice_spec
 from kubectl_dra.analyze.allocator.requests import Request, claim_requests, request_alternatives
 from kubectl_dra.analyze.allocator.result import AllocationResult, ResultBuilding
 from kubectl_dra.analyze.allocator.selection import SelectorEvaluator, selector_expression
@@ -50,10 +50,12 @@ class Allocator:
         slices: list[dict],
         allocated: AllocatedState,
         evaluator: SelectorEvaluator | None = None,
+        index: SliceIndex | None = None,
     ):
         self.sem = sem
         self.classes = classes
         self.slices = slices
+        self.index = index  # of these slices by node: GatherPools visits only those that may target the node
         self.allocated = allocated
         self.evaluator = evaluator or SelectorEvaluator(sem)
         self.steps = 0
@@ -95,7 +97,7 @@ class _Run(DeviceAllocation, ResultBuilding):
     def run(self):
         sem = self.sem
         try:
-            self.pools = gather_pools(self.a.slices, self.node, sem)
+            self.pools = gather_pools(self.a.slices, self.node, sem, self.a.index)
         except AllocationError as e:
             raise AllocationError(f"gather pool information: {e.message}") from None
         for ci, claim in enumerate(self.claims):
