@@ -139,6 +139,35 @@ def walkthrough() -> str:
             f"\n## {title}\n\n{text}\n\n```text\n$ kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k "
             f"--from-file {path}\n{buf.getvalue()}$ echo $?\n{code}\n```\n"
         )
+    # The tutorial never knows its pod's name: the scan and the Deployment form find it.
+    for args, text in (
+        (
+            ["status", "--from-file", "examples/tutorial/step2-no-device.yaml"],
+            "The first thing to type, with no pod name: every pod that uses DRA in the namespace, one line each "
+            "(here, at step 2). `-A` covers every namespace, `-l app=recomendador` one app; exit 1 while any is "
+            "blocked, so it works as a CI gate.",
+        ),
+        (
+            ["explain", "pod", "-l", "app=recomendador", "--from-file", "examples/tutorial/step2-no-device.yaml"],
+            "The same pod by its label, explained in full (`explain deploy/recomendador` follows the Deployment's "
+            "ReplicaSet to it on a cluster, or on a dump that includes them).",
+        ),
+    ):
+        buf = io.StringIO()
+        code = 0
+        with contextlib.redirect_stdout(buf):
+            try:
+                main(
+                    [args[0], *args[1:-1], str(ROOT / args[-1])]
+                    if args[0] == "status"
+                    else [*args[:-1], str(ROOT / args[-1])]
+                )
+            except SystemExit as e:
+                code = e.code
+        title = "Without the pod's name: `status`" if args[0] == "status" else "Without the pod's name: its label"
+        parts.append(
+            f"\n## {title}\n\n{text}\n\n```text\n$ kubectl dra {' '.join(args)}\n{buf.getvalue()}$ echo $?\n{code}\n```\n"
+        )
     parts.append(
         "\n# The default 1.37 paths\n\nThese dumps were taken (`kubectl get -o yaml`) from the project's real "
         "v1.37.2 control plane (`make cluster-up`) after kube-scheduler had acted on the objects.\n"
