@@ -62,6 +62,14 @@ class Behaviour:
         return self.version >= (1, 35)
 
     @cached_property
+    def shared_allocations_consume_counters(self) -> bool:
+        """A device allocated only as shares (allowMultipleAllocations results with a shareID) consumes its counters
+        in the allocated state. Before 1.36 checkAvailableCounters counts AllocatedDevices only, which holds the
+        exclusive allocations. upstream: 1.34/1.35 allocator_experimental.go checkAvailableCounters; 1.36+
+        internal.IsDeviceAllocated (AllocatedSharedDeviceIDs too)."""
+        return self.version >= (1, 36)
+
+    @cached_property
     def capacity_of_indexed_device(self) -> bool:
         """1.34's capacity check reads the device at the request's device index, not the candidate (an upstream
         index bug, which can also panic: DRA415). upstream: 1.34 allocator_experimental.go allocateDevice."""

@@ -297,7 +297,9 @@ class CounterView:
         key, sets, scope_slices = counter_scope(pool, e.slice, self.sem)
         hit = self._scopes.get(key)
         if hit is None:
-            hit = self._scopes[key] = available_counters(key, sets, scope_slices, self.allocated)
+            hit = self._scopes[key] = available_counters(
+                key, sets, scope_slices, self.allocated, self.sem.behaviour.shared_allocations_consume_counters
+            )
         return hit
 
     def shortfall(self, e: DeviceEntry) -> tuple[str, dict] | None:

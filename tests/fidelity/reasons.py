@@ -200,9 +200,20 @@ def compare_reasons(
     version = tuple(int(x) for x in str(scenario.get("version", "1.37")).split(".")[:2])
     legacy = version < (1, 36)
     seen: set = set()
+    sets_of = _counter_sets(scenario) if legacy else {}
+    shared = _shared_devices(scenario) if legacy else set()
+    leaked: set = set()  # counter sets that rejected candidates left consumed (1.34/1.35)
     for v in visits(trace, scenario.get("claims") or [], known, legacy):
         key = (v["claim"], v["request"], v["device"])
-        if key in seen or v["request"] is None:
+        first_visit = key not in seen and v["request"] is not None
+        leak = v["stage"] == "counters" and bool(sets_of.get(v["device"], set()) & leaked)
+        if legacy and (v["stage"] in ("taint", "constraint") or (v["stage"] == "allocated" and v["device"] in shared)):
+            # Before 1.36 allocateDevice reserves the device's counters before the taint and constraint checks
+            # and does not give them back when one of those rejects it, nor when it deallocates a device that
+            # allows multiple allocations (only the else branch of its undo releases counters): later devices of
+            # the set find them used.
+            leaked |= sets_of.get(v["device"], set())
+        if not first_visit:
             continue
         seen.add(key)
         if v["stage"] in ("compatibility", "unknown"):
@@ -226,7 +237,7 @@ def compare_reasons(
         else:
             checks = sorted((s for s in stages if s in rank), key=rank.get)
             expected = checks[0] if checks else "passes"
-            ok = _agrees(v["stage"], checks, rank, v["inFlight"])
+            ok = _agrees(v["stage"], checks, rank, v["inFlight"] or leak)
         if ok:
             stats["agreed"] += 1
         else:
@@ -245,6 +256,33 @@ def compare_reasons(
                 }
             )
     return diffs, stats
+
+
+def _counter_sets(scenario: dict) -> dict[str, set]:
+    """Device ID -> the (driver, pool, counter set) keys it consumes, from the scenario's slices."""
+    out: dict[str, set] = {}
+    for sl in scenario.get("slices") or []:
+        spec = sl.get("spec") or {}
+        driver, pool = spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")
+        for d in spec.get("devices") or []:
+            sets = {(driver, pool, c.get("counterSet", "")) for c in d.get("consumesCounters") or []}
+            if sets:
+                out.setdefault(f"{driver}/{pool}/{d.get('name', '')}", set()).update(sets)
+    return out
+
+
+def _shared_devices(scenario: dict) -> set[str]:
+    """IDs of the devices that allow multiple allocations."""
+    out = set()
+    for sl in scenario.get("slices") or []:
+        spec = sl.get("spec") or {}
+        driver, pool = spec.get("driver", ""), (spec.get("pool") or {}).get("name", "")
+        out |= {
+            f"{driver}/{pool}/{d.get('name', '')}"
+            for d in spec.get("devices") or []
+            if d.get("allowMultipleAllocations")
+        }
+    return out
 
 
 def _agrees(up: str, checks: list[str], rank: dict, in_flight: int) -> bool:

@@ -30,15 +30,20 @@ def counter_scope(pool: Pool, s: dict, sem: Semantics) -> tuple[str, dict, list]
     return f"{pool.id}/{_slice_name(s)}", sets, [s]
 
 
-def available_counters(key: str, sets: dict, scope_slices: list, allocated: AllocatedState) -> CounterScope:
-    """The counter sets minus what the allocated devices of scope_slices consume."""
+def available_counters(
+    key: str, sets: dict, scope_slices: list, allocated: AllocatedState, shared_consume: bool = True
+) -> CounterScope:
+    """The counter sets minus what the allocated devices of scope_slices consume (shared_consume: devices allocated
+    only as shares count too, Behaviour.shared_allocations_consume_counters)."""
     avail = {name: {k: _n(v) for k, v in cs.items()} for name, cs in sets.items()}
     consumers: dict = {}
     for sl in scope_slices:
         spec = slice_spec(sl)
         for dev in spec.get("devices") or []:
             did = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""), dev.get("name", ""))
-            if not dev.get("consumesCounters") or not allocated.is_allocated(did):
+            if not dev.get("consumesCounters") or not (
+                allocated.is_allocated(did) if shared_consume else did in allocated.devices
+            ):
                 continue
             for cc in dev.get("consumesCounters") or []:
                 cs = avail.get(cc.get("counterSet", ""))

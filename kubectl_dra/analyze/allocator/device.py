@@ -212,7 +212,7 @@ class DeviceAllocation:
         avail = self.available_counters.get(key)
         if avail is None:
             avail = self.available_counters[key] = available_counters(
-                key, sets, scope_slices, self.a.allocated
+                key, sets, scope_slices, self.a.allocated, self.sem.behaviour.shared_allocations_consume_counters
             ).available
         consumed = self.consumed_counters.setdefault(key, {})
         add_consumption(consumed, d, +1)
