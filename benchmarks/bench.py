@@ -189,6 +189,18 @@ def measure(args: list[str]) -> tuple[float, float, int]:
     return float(wall), float(rss), int(rc)
 
 
+def _json_load(path: Path) -> tuple[float, float]:
+    """The floor for any tool that reads the dump: a fresh interpreter that only json.loads it."""
+    code = (
+        "import json, resource, sys, time; t = time.perf_counter(); json.load(open(sys.argv[1])); "
+        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    )
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    _, rss = out.stdout.split()
+    return time.perf_counter() - t, float(rss)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--keep", help="directory for the generated snapshot (reused when present)")
@@ -211,11 +223,24 @@ def main() -> int:
         # The scan: its target is at most 2x one explain pod on the same dump (issue 12).
         ("explain pod (scan dump)", ["explain", "pod", "bench", "--from-file", str(scan)]),
         (f"status ({SCAN_PODS} pods)", ["status", "--from-file", str(scan)]),
+        # The inventory: its target is 2x a bare json.load of the dump (issue 13); the baseline is the last row.
+        ("devices (summary)", ["devices", "--from-file", str(snap)]),
+        ("devices -o json", ["devices", "--from-file", str(snap), "-o", "json"]),
         ("--help", ["--help"]),
     ):
         runs = [measure(args) for _ in range(a.runs)]
         walls = [r[0] for r in runs]
         rows.append((label, statistics.median(walls), min(walls), max(r[1] for r in runs), runs[0][2]))
+    load = [_json_load(snap) for _ in range(a.runs)]
+    rows.append(
+        (
+            "json.load of the dump",
+            statistics.median(w for w, _ in load),
+            min(w for w, _ in load),
+            max(r for _, r in load),
+            0,
+        )
+    )
     print(f"{'command':<22} {'median s':>9} {'min s':>7} {'peak RSS MB':>12} {'exit':>5}")
     for label, med, mn, rss, rc in rows:
         print(f"{label:<22} {med:>9.2f} {mn:>7.2f} {rss:>12.0f} {rc:>5}")

@@ -60,6 +60,10 @@ The commands follow kubectl's split between listing and describing:
   one report after another (a `kind: List` with `-o json|yaml`); the worst exit code wins.
 * `kubectl dra match claim` answers "which devices would this claim get, and why not the others", for a claim
   that exists or one that is only a manifest.
+* `kubectl dra devices` lists devices as `kubectl get nodes` lists nodes: a resource-like name (`devices`, plural)
+  rather than a verb; with no flag it summarises per node and class (a 40,000-device list is not an answer), any
+  filter or `--list` shows the devices. `--node` follows `kubectl drain`'s question: which pods hold this node's
+  devices, through which claims.
 
 Every row of `status` is the verdict `explain pod` gives for that pod, computed by the same code from one gather
 and one shared analysis (indexes, CEL results and the device inventory are built once for all pods). Pods are

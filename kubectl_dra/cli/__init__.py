@@ -458,6 +458,73 @@ def _emit_scan(report, o: Options) -> None:
         raise SystemExit(int(ExitCode.BLOCKED))
 
 
+@cli.command("devices", context_settings=CONTEXT_SETTINGS)
+@click.option("--list", "listing", is_flag=True, help="List every device (any filter lists too)")
+@click.option("--node", default=None, help="Devices a node can use, and the pods holding them (drain, upgrade)")
+@click.option("--driver", default=None, help="Only this driver's devices")
+@click.option("--class", "device_class", default=None, help="Only devices that pass this DeviceClass's selectors")
+@click.option("--pool", default=None, help="Only this pool's devices")
+@click.option("--free", is_flag=True, help="Only devices nothing holds, taints or reports unhealthy")
+@click.option("-l", "--selector", default=None, help="Only devices reachable from nodes with these labels")
+@click.option(
+    "--where",
+    default=None,
+    metavar="CEL",
+    help='A device selector, e.g. \'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0\'',
+)
+@_common
+def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, **params):
+    """What is free and who holds it: every published device with its classes and state.
+
+    By default a summary per node and per class (devices free, allocated, shared, tainted, unhealthy, unusable) and,
+    for partitionable devices, how many more of each partition still fit. --list or any filter lists the devices;
+    --node also lists the pods that hold the node's devices and through which claims.
+
+    \b
+    Examples:
+      # What is free, per node and class?
+      kubectl dra devices
+      # Free GPUs with at least 40Gi
+      kubectl dra devices --free --where 'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0'
+      # Before draining node-07: whose devices are these?
+      kubectl dra devices --node node-07
+    """
+    from kubectl_dra.analyze.inventory import inventory
+    from kubectl_dra.render.inventory import render_inventory
+
+    o = Options.from_click(params)
+    labels = None
+    if selector:
+        from kubectl_dra.model.labels import matches, parse_selector
+
+        reqs = parse_selector(selector)
+        labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
+    # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
+    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True)
+    filters = {
+        "node": node,
+        "driver": driver,
+        "class": device_class,
+        "pool": pool,
+        "free": free,
+        "where": where,
+        "selector": selector,
+        "labels": labels,
+    }
+    report = inventory(snap, o.semantics(snap.server_version), filters)
+    color, width = _terminal(o)
+    listed = listing or any(v for k, v in filters.items() if k != "labels")
+    render_inventory(report, o.output, sys.stdout, color, width, listed)
+    sys.stdout.flush()
+    if not report.rows and o.output in ("text", "wide"):
+        sys.stderr.write(f"No devices{' match' if listed else ' are published'} ({report.total} published).\n")
+    for line in report.where_errors:
+        sys.stderr.write(f"warning: --where failed on {_one_line(line)} (counted as not matching)\n")
+    if report.unseen:
+        sys.stderr.write(f"error: the inventory is incomplete: could not {_one_line('; '.join(report.unseen))}\n")
+        raise SystemExit(int(ExitCode.ERROR))
+
+
 @cli.group(context_settings=CONTEXT_SETTINGS)
 def match():
     """Show which devices would satisfy a claim, and why every other device is rejected."""

@@ -11,19 +11,9 @@ _STATE_STYLE = {"Blocked": "bold red", "Unknown": "bold yellow", "OK": "green"}
 
 def render_scan(report, fmt: str, stream, color: bool = False, width: int | None = None, header: bool = True) -> None:
     if fmt in ("json", "yaml"):
-        import json
+        from kubectl_dra.render.structured import data_to
 
-        from kubectl_dra.render.structured import _default
-
-        data = report.to_dict()
-        if fmt == "json":
-            stream.write(json.dumps(data, default=_default, indent=2, ensure_ascii=False) + "\n")
-        else:
-            import yaml
-
-            dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-            plain = json.loads(json.dumps(data, default=_default))
-            stream.write(yaml.dump(plain, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120))
+        stream.write(data_to(report.to_dict(), fmt))
         return
     if not report.rows:
         return

@@ -48,3 +48,15 @@ def list_to_yaml(reports) -> str:
     data = json.loads(json.dumps(_list(reports), default=_default))
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+def data_to(data: dict, fmt: str) -> str:
+    """Any plain document (a scan, an inventory) as JSON or YAML, the same way a Report is written."""
+    if fmt == "json":
+        return json.dumps(data, default=_default, indent=2, ensure_ascii=False) + "\n"
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(
+        json.loads(json.dumps(data, default=_default)), Dumper=dumper, sort_keys=False, allow_unicode=True, width=120
+    )

@@ -59,6 +59,9 @@ def test_untolerated_noschedule_device_taint(gates_scenario):
     assert plain_match.code == 1 and plain_match.json["satisfiable"] is False, str(plain_match)
     assert device_outcomes(plain_match.json).get("dev-0") == "rejected", str(plain_match)
     assert_agrees_bound(sc, "pod-tol", "claim-tol", real, prediction)
+    # Allocated (to the tolerating claim) wins over tainted in the inventory; the taint stays in the row.
+    inv = _devices(sc)["dev-0"]
+    assert inv["state"] == "allocated" and inv["taints"][0]["key"] == "example.com/unhealthy", inv
 
 
 def test_exhausted_shared_counters(gates_scenario):
@@ -91,6 +94,21 @@ def test_exhausted_shared_counters(gates_scenario):
     assert_agrees_bound(sc, "pod-1", "claim-1", real, prediction)
     doc = assert_agrees_blocked(sc, "pod-2", "claim-2", missing="device")
     assert device_outcomes(doc["_match"]).get(other) == "rejected", json.dumps(doc["_match"])
+    # The inventory: the scheduler's pick is held by pod-1's claim, the other partition is not held but its counters
+    # are used up, and no more of that partition fits.
+    inv = _devices(sc)
+    assert inv[taken]["state"] == "allocated" and inv[taken]["claims"] == [f"{sc.ns}/claim-1"], inv
+    assert inv[taken]["pods"] == [f"{sc.ns}/pod-1 (Pending)"], inv
+    assert inv[other]["state"] == "exhausted" and "gpu-0-mem" in inv[other]["detail"], inv
+    head = sc.cluster.kubectl_dra("devices", "--driver", sc.driver, "-o", "json").json["headroom"]
+    assert [(h["free"], h["fit"]) for h in head] == [(1, 0)], head
+
+
+def _devices(sc) -> dict:
+    """kubectl dra devices --driver (this scenario's driver) -o json, by device name."""
+    r = sc.cluster.kubectl_dra("devices", "--driver", sc.driver, "-o", "json")
+    assert r.code == 0, str(r)
+    return {d["device"]: d for d in r.json["items"]}
 
 
 def test_consumable_capacity_exhausted(gates_scenario):
@@ -115,3 +133,6 @@ def test_consumable_capacity_exhausted(gates_scenario):
     assert_agrees_bound(sc, "pod-1", "claim-1", real, prediction)
     doc = assert_agrees_blocked(sc, "pod-2", "claim-2", missing="device")
     assert device_outcomes(doc["_match"]).get("shared-0") == "rejected", json.dumps(doc["_match"])
+    inv = _devices(sc)["shared-0"]
+    assert inv["state"] == "shared" and inv["claims"] == [f"{sc.ns}/claim-1"], inv
+    assert "consumed memory 24Gi of 40Gi" in inv["detail"], inv

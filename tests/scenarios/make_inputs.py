@@ -1649,6 +1649,117 @@ scenario(
 )
 
 
+def inventory_objs():
+    """Two nodes: node-01 with a partitionable GPU (four 1g and one 3g partition on one counter set, one 1g in use),
+    node-02 with a whole GPU held by a running pod, a shareable NIC with one share, a GPU under a DeviceTaintRule
+    and a GPU a pod's status reports unhealthy; plus an incomplete pool."""
+    mem = lambda g: {"counterSet": "gpu-0", "counters": {"memory": {"value": g}}}  # noqa: E731
+    parts = [dev(f"gpu-0-1g-{i}", "5Gi", attrs={"profile": "1g.5gb"}, consumesCounters=[mem("5Gi")]) for i in range(4)]
+    parts.append(dev("gpu-0-3g", "20Gi", attrs={"profile": "3g.20gb"}, consumesCounters=[mem("20Gi")]))
+    running = pod("trainer", [("gpu", "claim", "c-whole")], node_name="node-02")
+    running["status"] = {
+        "phase": "Running",
+        "containerStatuses": [
+            {
+                "name": "app",
+                "allocatedResourcesStatus": [
+                    {
+                        "name": "claim:c-whole/gpu",
+                        "resources": [
+                            {"resourceID": f"{DRIVER}/node-02/gpu-3", "health": "Unhealthy", "message": "XID 79"}
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    shared = claim("c-nic", [req("nic", "nic")])
+    shared["status"] = {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {
+                        "request": "nic",
+                        "driver": "net.example.com",
+                        "pool": "node-02",
+                        "device": "eth1",
+                        "shareID": "00000000-0000-0000-0000-000000000001",
+                        "consumedCapacity": {"bandwidth": "10G"},
+                    }
+                ]
+            }
+        }
+    }
+    return [
+        claim("c-1g", [req()], results=[("gpu", "node-01", "gpu-0-1g-0")], reserved="web-0", node="node-01"),
+        claim(
+            "c-whole",
+            [req()],
+            results=[("gpu", "node-02", "gpu-1"), ("gpu", "node-02", "gpu-3")],
+            reserved="trainer",
+            node="node-02",
+        ),
+        running,
+        shared,
+        dclass(),
+        dclass("nic", 'device.driver == "net.example.com"'),
+        rslice("node-01-gpus", parts, "node-01", count=2),
+        rslice(
+            "node-01-counters",
+            [],
+            "node-01",
+            pool="node-01",
+            count=2,
+            sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}],
+        ),
+        rslice("node-02-gpus", [dev("gpu-1", "80Gi"), dev("gpu-2", "80Gi"), dev("gpu-3", "80Gi")], "node-02"),
+        rslice(
+            "node-02-nics",
+            [dev("eth1", allowMultipleAllocations=True, capacity={"bandwidth": {"value": "100G"}})],
+            "node-02",
+            driver="net.example.com",
+        ),
+        rslice("node-03-gpus", [dev("gpu-9")], "node-03", count=2),
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceTaintRule",
+            "metadata": {"name": "rma-gpu-2"},
+            "spec": {
+                "deviceSelector": {"driver": DRIVER, "pool": "node-02", "device": "gpu-2"},
+                "taint": {"key": "example.com/rma", "value": "true", "effect": "NoSchedule"},
+            },
+        },
+        *NODES,
+        node("node-03", zone="c"),
+    ]
+
+
+scenario(
+    "devices-summary",
+    "kubectl dra devices: per node and class, free / allocated / shared / exhausted / tainted / unhealthy / "
+    "unusable, and how many more of each partition fit on the shared counters (4x 1g or... : alternatives).",
+    "devices",
+    inventory_objs(),
+    version="1.37",
+)
+scenario(
+    "devices-node-holders",
+    "kubectl dra devices --node node-02 -o wide: the node's devices with their attributes and capacity, and the pods "
+    "holding them through which claims (what a drain needs).",
+    "devices --node node-02 -o wide",
+    inventory_objs(),
+    version="1.37",
+)
+scenario(
+    "devices-where",
+    "kubectl dra devices --free --where CEL: the free devices a selector expression picks.",
+    'devices --free --where \'device.driver == "gpu.example.com" && '
+    'device.capacity["gpu.example.com"].memory.compareTo(quantity("20Gi")) >= 0\'',
+    inventory_objs(),
+    version="1.37",
+)
+
+
 def _aged(p, created):
     p["metadata"]["creationTimestamp"] = created
     return p

@@ -1,0 +1,348 @@
+"""`kubectl dra devices`: every published device, who holds it, and what is free, from one snapshot.
+
+The devices are the allocator's (Universe: pools gathered as this version's allocator gathers them, DeviceTaintRules
+applied); a device's classes are the DeviceClasses whose selectors it passes (the CEL environment of this version,
+memoised per device shape); its state comes from the allocated claims (AllocatedState), the taints the allocator
+would not let an untolerating request past, the kubelet's health reports, and its pool. Headroom of partitionable
+devices is the allocator's counter rule applied one device at a time (counters.first_exceeded), not a sum."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from kubectl_dra.analyze.allocator import device_id_str
+from kubectl_dra.analyze.allocator.counters import add_consumption, first_exceeded
+from kubectl_dra.analyze.devices import CounterView, DeviceEntry, evaluate_selectors
+from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.meta import name_of, ns_of
+from kubectl_dra.errors import DraError
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import SCHEMA_VERSION
+from kubectl_dra.model.snapshot import Snapshot
+from kubectl_dra.quantity import format_quantity
+
+STATES = ("free", "allocated", "shared", "exhausted", "tainted", "unhealthy", "unusable")
+_BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+@dataclass(frozen=True)
+class DeviceRow:
+    driver: str
+    pool: str
+    device: str
+    where: str  # "node-01", "all nodes", "nodes matching the slice's nodeSelector", ...
+    node: str | None  # the node of a node-local device
+    classes: tuple[str, ...]
+    state: str  # one of STATES ("exhausted": not held, but the shared counters it needs are used up)
+    detail: str  # one line: the claims, the shares, the counters, the taint, the health report, why unusable
+    claims: tuple[str, ...] = ()
+    pods: tuple[str, ...] = ()  # "ns/name (Phase)" of the pods the holding claims are reserved for
+    taints: tuple[dict, ...] = ()
+    attributes: dict = field(default_factory=dict)
+    capacity: dict = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.driver}/{self.pool}/{self.device}"
+
+    def to_dict(self) -> dict:
+        return {
+            "driver": self.driver,
+            "pool": self.pool,
+            "device": self.device,
+            "node": self.node,
+            "where": self.where,
+            "classes": list(self.classes),
+            "state": self.state,
+            "detail": self.detail,
+            "claims": list(self.claims),
+            "pods": list(self.pods),
+            "taints": list(self.taints),
+            "attributes": self.attributes,
+            "capacity": self.capacity,
+        }
+
+
+@dataclass(frozen=True)
+class Headroom:
+    """How many more devices of one partition type (one counter-consumption profile) fit in a pool, one after
+    another, with the counters its allocated devices leave."""
+
+    driver: str
+    pool: str
+    shape: str  # the consumption profile, e.g. "cs-0: memory=10Gi, slots=1"
+    example: str  # one device of that profile
+    free: int  # devices of that profile not allocated
+    fit: int  # of those, how many can still be allocated together
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("driver", "pool", "shape", "example", "free", "fit")}
+
+
+@dataclass(frozen=True)
+class InventoryReport:
+    rows: tuple[DeviceRow, ...]
+    headroom: tuple[Headroom, ...]
+    semantics: dict
+    filters: dict
+    total: int  # devices before the filters
+    unseen: tuple[str, ...] = ()  # what could not be read (slices, classes, claims): the states may be incomplete
+    where_errors: tuple[str, ...] = ()  # the first devices on which --where failed (counted as not matching)
+
+    states = STATES
+
+    def holders(self) -> list[dict]:
+        """The pods using the listed devices and through which claims (with --node: what a drain or a driver
+        upgrade of that node needs)."""
+        out: dict = {}
+        for r in self.rows:
+            for p in r.pods:
+                h = out.setdefault(p, {"pod": p, "claims": set(), "devices": []})
+                h["claims"].update(r.claims)
+                h["devices"].append(r.id)
+        return [dict(h, claims=sorted(h["claims"])) for _, h in sorted(out.items())]
+
+    def summary(self, by: str) -> list[dict]:
+        """Counts per node, pool, class or driver: total and per state."""
+        groups: dict[str, dict] = {}
+        for r in self.rows:
+            keys = {
+                "node": [r.node or r.where],
+                "pool": [f"{r.driver}/{r.pool}"],
+                "class": list(r.classes) or ["<none>"],
+                "driver": [r.driver],
+            }[by]
+            for k in keys:
+                g = groups.setdefault(k, {by: k, "devices": 0, **{s: 0 for s in STATES}})
+                g["devices"] += 1
+                g[r.state] += 1
+        return [groups[k] for k in sorted(groups)]
+
+    def to_dict(self) -> dict:
+        return {
+            "apiVersion": SCHEMA_VERSION,
+            "kind": "DeviceInventory",
+            "filters": self.filters,
+            "summary": {
+                "devices": len(self.rows),
+                "devicesBeforeFilters": self.total,
+                **{s: sum(1 for r in self.rows if r.state == s) for s in STATES},
+                "byNode": self.summary("node"),
+                "byPool": self.summary("pool"),
+                "byClass": self.summary("class"),
+                "byDriver": self.summary("driver"),
+            },
+            "headroom": [h.to_dict() for h in self.headroom],
+            "unseen": list(self.unseen),
+            "whereErrors": list(self.where_errors),
+            "items": [r.to_dict() for r in self.rows],
+            "semantics": self.semantics,
+        }
+
+
+def _value(a: dict):
+    for k in ("string", "int", "bool", "version"):
+        if k in a:
+            return a[k]
+    for k in ("strings", "ints", "bools", "versions"):
+        if k in a:
+            return list(a[k])
+    return None
+
+
+_DECIMAL = (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
+
+
+def _like(value, template) -> str:
+    """value spelled in the format of the device's capacity (decimal suffixes for "100G", binary for "80Gi")."""
+    if isinstance(template, str) and template and not template.endswith("i") and value.denominator == 1 and value:
+        for suffix, mult in _DECIMAL:
+            if value.numerator % mult == 0:
+                return f"{value.numerator // mult}{suffix}"
+    return format_quantity(value)
+
+
+def _health(snap: Snapshot) -> dict[str, tuple[str, str]]:
+    """Device ID -> (health, message) for every device a pod's status reports as not Healthy (KEP-4680)."""
+    out: dict = {}
+    for p in snap.pods:
+        st = p.get("status") or {}
+        for key in ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"):
+            for cs in st.get(key) or []:
+                for ars in (cs.get("allocatedResourcesStatus") or []) if isinstance(cs, dict) else []:
+                    for res in (ars.get("resources") or []) if isinstance(ars, dict) else []:
+                        if isinstance(res, dict) and (res.get("health") or "Unknown") != "Healthy":
+                            out[str(res.get("resourceID", ""))] = (
+                                res.get("health") or "Unknown",
+                                res.get("message") or "",
+                            )
+    return out
+
+
+def _blocking_taints(device: dict, sem: Semantics) -> list[dict]:
+    if not sem.device_taints:
+        return []
+    return [t for t in device.get("taints") or [] if isinstance(t, dict) and t.get("effect") in _BLOCKING_EFFECTS]
+
+
+def _taint_text(t: dict) -> str:
+    src = f" (DeviceTaintRule {t['rule']})" if t.get("rule") else ""
+    return f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}{src}"
+
+
+def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> InventoryReport:
+    """filters: node, driver, class, pool, free, labels (a node-label matcher), where (a device selector CEL
+    expression): applied after the states are known (a filter never changes a state)."""
+    filters = dict(filters or {})
+    an = Analysis(snap, sem)
+    where = None
+    errors: list[str] = []
+    if filters.get("where"):
+        compiled, err = an.ev.compile(filters["where"])
+        if compiled is None:
+            raise DraError(f"--where: {' '.join(str(err).split())}")
+        selectors = [{"cel": {"expression": filters["where"]}}]
+
+        def where(e: DeviceEntry) -> bool:
+            ok, _, detail = evaluate_selectors(an.ev, selectors, e)
+            if ok is None and len(errors) < 3:
+                errors.append(f"{e.id}: {detail.get('error')}")
+            return bool(ok)
+
+    state = an.allocated_state()
+    counters = CounterView(an.universe, state, sem)
+    health = _health(snap)
+    claims = {f"{ns_of(c)}/{name_of(c)}": c for c in snap.claims}
+    pods = {(ns_of(p), name_of(p)): p for p in snap.pods}
+    nodes = {name_of(n): n for n in snap.nodes}
+    classes = sorted(an.idx.classes.items())
+    rows: list[DeviceRow] = []
+    for e in an.universe.entries:
+        row = _row(e, an, classes, state, health, claims, pods, counters)
+        if _keep(row, e, filters, nodes, where):
+            rows.append(row)
+    return InventoryReport(
+        tuple(rows),
+        tuple(headroom(an, counters, state, {(r.driver, r.pool) for r in rows})),
+        sem.to_dict(),
+        {k: v for k, v in filters.items() if v and k != "labels"},
+        len(an.universe.entries),
+        tuple(f"{g.verb} {g.resource}: {g.message}" for g in snap.gaps),
+        tuple(errors),
+    )
+
+
+def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, counters: CounterView) -> DeviceRow:
+    d = e.device
+    member = tuple(
+        n for n, c in classes if evaluate_selectors(an.ev, (c.get("spec") or {}).get("selectors") or [], e)[0]
+    )
+    attrs = {k: _value(v) for k, v in (d.get("attributes") or {}).items() if isinstance(v, dict)}
+    cap = {k: (v or {}).get("value") for k, v in (d.get("capacity") or {}).items() if isinstance(v, dict)}
+    owners = tuple(state.owners.get(e.did) or ())
+    holders = []
+    for ref in owners:
+        c = claims.get(ref)
+        for rf in ((c or {}).get("status") or {}).get("reservedFor") or []:
+            if rf.get("resource") == "pods":
+                p = pods.get((ref.split("/", 1)[0], rf.get("name", "")))
+                phase = ((p or {}).get("status") or {}).get("phase") or "not found"
+                holders.append(f"{ref.split('/', 1)[0]}/{rf.get('name', '')} ({phase})")
+    taints = tuple(_blocking_taints(d, an.sem))
+    hurt = health.get(device_id_str(e.did))
+    if e.ignored or e.pool_state:
+        st, detail = "unusable", e.ignored or f"pool {e.pool_key[1]} is {e.pool_state}"
+    elif hurt is not None:
+        st, detail = "unhealthy", f"{hurt[0]}{': ' + hurt[1] if hurt[1] else ''}"
+    elif e.did in state.devices:
+        st, detail = "allocated", "claim " + ", ".join(owners)
+    elif e.did in state.aggregated_capacity:
+        used = state.aggregated_capacity[e.did]
+        parts = [f"{k} {_like(v, cap.get(k))} of {cap.get(k, '?')}" for k, v in sorted(used.items())]
+        st, detail = (
+            "shared",
+            f"{len(owners)} share(s) ({', '.join(owners)})" + (f"; consumed {', '.join(parts)}" if parts else ""),
+        )
+    elif d.get("consumesCounters") and an.sem.partitionable and (short := counters.shortfall(e)):
+        st, detail = "exhausted", short[0]
+    elif taints:
+        st, detail = "tainted", "; ".join(_taint_text(t) for t in taints)
+    else:
+        st, detail = "free", ""
+    return DeviceRow(
+        e.did[0],
+        e.did[1],
+        e.did[2],
+        e.where(),
+        e.node_name,
+        member,
+        st,
+        detail,
+        owners,
+        tuple(holders),
+        taints,
+        attrs,
+        cap,
+    )
+
+
+def _keep(row: DeviceRow, e: DeviceEntry, f: dict, nodes: dict, where) -> bool:
+    if (
+        f.get("node")
+        and row.node != f["node"]
+        and not (row.node is None and f["node"] in nodes and e.reachable_from(nodes[f["node"]]))
+    ):
+        return False
+    if f.get("driver") and row.driver != f["driver"]:
+        return False
+    if f.get("pool") and row.pool != f["pool"]:
+        return False
+    if f.get("class") and f["class"] not in row.classes:
+        return False
+    if f.get("free") and row.state != "free":
+        return False
+    if f.get("labels") is not None:
+        reach = [n for n in nodes.values() if f["labels"]((n.get("metadata") or {}).get("labels"))]
+        if not any(e.reachable_from(n) for n in reach):
+            return False
+    return where is None or where(e)
+
+
+def headroom(an: Analysis, counters: CounterView, state, pools: set) -> list[Headroom]:
+    """Per pool with shared counters and per partition type (the counters a device consumes), how many more of
+    that type can be allocated one after another: each candidate is checked against the counters left as the
+    allocator checks it (first_exceeded), then consumes them. Types compete for the same counters, so the figures
+    are alternatives ("3 more of these, or 1 more of those"), not a sum."""
+    by_type: dict[tuple, list[DeviceEntry]] = {}
+    for e in an.universe.entries:
+        d = e.device
+        if (e.did[0], e.did[1]) not in pools or not d.get("consumesCounters") or e.ignored or e.pool_state:
+            continue
+        shape = json.dumps(d.get("consumesCounters"), sort_keys=True)
+        by_type.setdefault((e.did[0], e.did[1], shape), []).append(e)
+    out = []
+    for (driver, pool, shape), entries in sorted(by_type.items()):
+        free = [e for e in entries if not state.is_allocated(e.did)]
+        if not free:
+            out.append(Headroom(driver, pool, _shape_text(shape), entries[0].did[2], 0, 0))
+            continue
+        scope = counters.scope(free[0])
+        consumed: dict = {}
+        fit = 0
+        for e in free:
+            add_consumption(consumed, e.device, +1)
+            if first_exceeded(scope.available, consumed) is None:
+                fit += 1
+            else:
+                add_consumption(consumed, e.device, -1)
+        out.append(Headroom(driver, pool, _shape_text(shape), free[0].did[2], len(free), fit))
+    return out
+
+
+def _shape_text(shape: str) -> str:
+    parts = []
+    for cc in json.loads(shape):
+        counters = ", ".join(f"{k}={(v or {}).get('value')}" for k, v in sorted((cc.get("counters") or {}).items()))
+        parts.append(f"{cc.get('counterSet')}: {counters}")
+    return "; ".join(parts)

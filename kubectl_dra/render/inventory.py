@@ -1,0 +1,101 @@
+"""`kubectl dra devices` for people: a summary per node (and per class, with partition headroom) by default, the
+device list with --list or any filter, the holders of a node's devices with --node; JSON/YAML from
+InventoryReport.to_dict. Tables as kubectl get prints them; the last column is cut to the terminal (wide: whole)."""
+
+from __future__ import annotations
+
+from kubectl_dra.render.escape import esc
+from kubectl_dra.render.text import _Out
+
+_STATE_STYLE = {"free": "green", "allocated": None, "shared": "cyan", "tainted": "yellow", "unhealthy": "bold red"}
+_STATE_STYLE.update(unusable="red", exhausted="yellow")
+
+
+def render_inventory(report, fmt: str, stream, color: bool, width: int | None, listing: bool) -> None:
+    if fmt in ("json", "yaml"):
+        from kubectl_dra.render.structured import data_to
+
+        stream.write(data_to(report.to_dict(), fmt))
+        return
+    wide = fmt == "wide"
+    out = _Out(stream, color, None if wide else width)
+    if not report.rows:
+        return  # the command says "No devices ..." on stderr, as kubectl get does
+    if listing:
+        _devices(out, report, wide)
+        if report.filters.get("node"):
+            holders = report.holders()
+            out.blank()
+            if holders:
+                _table(
+                    out,
+                    ["POD", "CLAIMS", "DEVICES"],
+                    [[esc(h["pod"]), esc(", ".join(h["claims"])), esc(", ".join(h["devices"]))] for h in holders],
+                )
+            else:
+                out.line(f"No pod uses a device of node {esc(report.filters['node'])}.")
+    else:
+        _summary(out, report)
+    if report.headroom:
+        out.blank()
+        rows = [
+            [esc(f"{h.driver}/{h.pool}"), esc(h.shape), esc(h.example), str(h.free), str(h.fit)]
+            for h in report.headroom
+        ]
+        _table(out, ["POOL", "PARTITION (COUNTERS CONSUMED)", "E.G.", "FREE", "FIT NOW"], rows)
+        out.line(
+            "FIT NOW: how many more of that partition can be allocated together (partitions of one pool compete for"
+        )
+        out.line("its counters: alternatives, not a sum).")
+
+
+def _summary(out: _Out, report) -> None:
+    states = report.states
+    by_node = report.summary("node")
+    headers = ["NODE", "DEVICES"] + [s.upper() for s in states]
+    _table(out, headers, [[esc(g["node"]), str(g["devices"])] + [str(g[s]) for s in states] for g in by_node])
+    out.blank()
+    by_class = report.summary("class")
+    _table(
+        out,
+        ["CLASS", "DEVICES"] + [s.upper() for s in states],
+        [[esc(g["class"]), str(g["devices"])] + [str(g[s]) for s in states] for g in by_class],
+    )
+    total = len(report.rows)
+    free = sum(1 for r in report.rows if r.state == "free")
+    out.blank()
+    out.line(
+        f"{total} device(s), {free} free, on {len(by_node)} node(s) or node groups. List them with --list, or filter: --node, --driver, --class, --pool, --free, --where CEL."
+    )
+
+
+def _devices(out: _Out, report, wide: bool) -> None:
+    headers = ["DEVICE", "NODE", "CLASSES", "STATE"]
+    if wide:
+        headers += ["ATTRIBUTES", "CAPACITY"]
+    headers.append("DETAIL")
+    rows, styles = [], []
+    for r in report.rows:
+        cells = [esc(r.id), esc(r.node or r.where), esc(",".join(r.classes)) or "<none>", r.state]
+        if wide:
+            cells += [
+                esc(",".join(f"{k}={v}" for k, v in sorted(r.attributes.items()))) or "-",
+                esc(",".join(f"{k}={v}" for k, v in sorted(r.capacity.items()))) or "-",
+            ]
+        detail = r.detail + (f"; pods {', '.join(r.pods)}" if r.pods else "")
+        cells.append(esc(detail) or "-")
+        rows.append(cells)
+        styles.append([None, None, None, _STATE_STYLE.get(r.state)])
+    _table(out, headers, rows, styles)
+
+
+def _table(out: _Out, headers: list[str], rows: list[list[str]], styles: list | None = None) -> None:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    out.line("   ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip())
+    for ri, r in enumerate(rows):
+        parts = []
+        for i, c in enumerate(r):
+            text = c if i == len(r) - 1 else c.ljust(widths[i]) + "   "
+            st = styles[ri][i] if styles and i < len(styles[ri]) else None
+            parts.append((text, st) if st else text)
+        out.line(*parts)

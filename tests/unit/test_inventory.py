@@ -1,0 +1,124 @@
+"""The inventory on literals: device states, the partition headroom (the allocator's counter rule, one device after
+another, types as alternatives) and the filters."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubectl_dra.analyze.inventory import inventory
+from kubectl_dra.errors import DraError
+from kubectl_dra.features import Semantics
+from kubectl_dra.model.objects import snapshot_from_objects
+
+S37 = Semantics.for_version((1, 37))
+D = "gpu.example.com"
+
+
+def part(name, gi, profile):
+    return {
+        "name": name,
+        "attributes": {"profile": {"string": profile}},
+        "capacity": {"memory": {"value": f"{gi}Gi"}},
+        "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": f"{gi}Gi"}}}],
+    }
+
+
+def objects(allocated=(), total="40Gi"):
+    devices = [part(f"1g-{i}", 5, "1g") for i in range(4)] + [part("3g-0", 20, "3g"), part("3g-1", 20, "3g")]
+    objs = [
+        {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "node-01", "labels": {"zone": "a"}}},
+        {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "node-02", "labels": {"zone": "b"}}},
+        {
+            "kind": "DeviceClass",
+            "apiVersion": "resource.k8s.io/v1",
+            "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]},
+        },
+        {
+            "kind": "ResourceSlice",
+            "apiVersion": "resource.k8s.io/v1",
+            "metadata": {"name": "parts"},
+            "spec": {
+                "driver": D,
+                "nodeName": "node-01",
+                "pool": {"name": "p", "generation": 1, "resourceSliceCount": 2},
+                "devices": devices,
+            },
+        },
+        {
+            "kind": "ResourceSlice",
+            "apiVersion": "resource.k8s.io/v1",
+            "metadata": {"name": "counters"},
+            "spec": {
+                "driver": D,
+                "nodeName": "node-01",
+                "pool": {"name": "p", "generation": 1, "resourceSliceCount": 2},
+                "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": total}}}],
+            },
+        },
+        {
+            "kind": "ResourceSlice",
+            "apiVersion": "resource.k8s.io/v1",
+            "metadata": {"name": "fabric"},
+            "spec": {
+                "driver": "fabric.example.com",
+                "allNodes": True,
+                "pool": {"name": "f", "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": "link-0"}],
+            },
+        },
+    ]
+    for i, dev in enumerate(allocated):
+        objs.append(
+            {
+                "kind": "ResourceClaim",
+                "apiVersion": "resource.k8s.io/v1",
+                "metadata": {"name": f"c{i}", "namespace": "default"},
+                "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
+                "status": {
+                    "allocation": {
+                        "devices": {"results": [{"request": "gpu", "driver": D, "pool": "p", "device": dev}]}
+                    }
+                },
+            }
+        )
+    return snapshot_from_objects(objs, "default")
+
+
+def fits(report):
+    return {h.example.split("-")[0]: (h.free, h.fit) for h in report.headroom}
+
+
+def test_headroom_is_per_partition_type_and_not_additive():
+    # 40Gi: eight 1g (5Gi) would fit, there are four; two 3g (20Gi) fit; together they cannot all fit.
+    r = inventory(objects(), S37)
+    assert fits(r) == {"1g": (4, 4), "3g": (2, 2)}
+    # One 3g allocated: 20Gi left, so the other 3g still fits, and every 1g.
+    r = inventory(objects(allocated=["3g-0"]), S37)
+    assert fits(r) == {"1g": (4, 4), "3g": (1, 1)}
+    # A 3g and two 1g allocated: 10Gi left: two more 1g, no 3g.
+    r = inventory(objects(allocated=["3g-0", "1g-0", "1g-1"]), S37)
+    assert fits(r) == {"1g": (2, 2), "3g": (1, 0)}
+    states = {x.device: x.state for x in r.rows}
+    assert states["3g-1"] == "exhausted" and states["1g-2"] == "free" and states["1g-0"] == "allocated"
+
+
+def test_a_smaller_counter_set_fits_fewer():
+    r = inventory(objects(total="12Gi"), S37)
+    assert fits(r) == {"1g": (4, 2), "3g": (2, 0)}
+    assert {x.device: x.state for x in r.rows}["3g-0"] == "exhausted"
+
+
+def test_filters():
+    r = inventory(objects(allocated=["1g-0"]), S37, {"free": True, "driver": D})
+    assert sorted(x.device for x in r.rows) == ["1g-1", "1g-2", "1g-3", "3g-0", "3g-1"] and r.total == 7
+    # An allNodes device is on every node; a node-local one only on its own.
+    assert [x.device for x in inventory(objects(), S37, {"node": "node-02"}).rows] == ["link-0"]
+    assert len(inventory(objects(), S37, {"node": "node-01"}).rows) == 7
+    assert [x.device for x in inventory(objects(), S37, {"class": "gpu", "pool": "p"}).rows][:1] == ["1g-0"]
+    where = 'device.attributes["gpu.example.com"].profile == "3g"'
+    r = inventory(objects(), S37, {"where": where})
+    assert [x.device for x in r.rows] == ["3g-0", "3g-1"]
+    assert r.where_errors and "link-0" in r.where_errors[0]  # no such key on the fabric device: not a match
+    with pytest.raises(DraError, match="--where"):
+        inventory(objects(), S37, {"where": "device.attributes["})
