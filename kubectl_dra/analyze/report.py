@@ -81,7 +81,7 @@ def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
             f"the API server is {sem.newer_server}, newer than the newest supported minor {sem.version_str}: "
             f"its DRA semantics are assumed to be {sem.version_str}'s and may differ"
         )
-    if snap.source == "live":
+    if snap.source in ("live", "bundle"):
         extra = "; the scheduler's own feature gates and in-flight allocations are not visible through the API"
     return make(
         "DRA003",

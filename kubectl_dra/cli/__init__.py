@@ -79,15 +79,26 @@ def _common(f):
     return f
 
 
-def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, workload=None, partial=False, watch=False):
+def _gather(
+    o: Options,
+    *,
+    pod_name=None,
+    claim_name=None,
+    selector=None,
+    workload=None,
+    partial=False,
+    watch=False,
+    everything=False,
+    raw_out=None,
+):
     """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it)."""
     if watch and o.from_files:
         raise DraError("--watch follows the cluster's watch API: it cannot watch --from-file input")
     if o.from_files:
         from kubectl_dra.gather.files import load_files
 
-        ns = o.namespace or "default"
-        return load_files(list(o.from_files), ns), ns
+        snap = load_files(list(o.from_files), o.namespace)
+        return snap, snap.namespace or "default"
     from kubectl_dra.gather.live import gather_live
 
     got = gather_live(
@@ -100,6 +111,8 @@ def _gather(o: Options, *, pod_name=None, claim_name=None, selector=None, worklo
         selector=selector,
         workload=workload,
         partial=partial,
+        everything=everything,
+        raw_out=raw_out,
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
         watch=watch,
@@ -523,6 +536,50 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     if report.unseen:
         sys.stderr.write(f"error: the inventory is incomplete: could not {_one_line('; '.join(report.unseen))}\n")
         raise SystemExit(int(ExitCode.ERROR))
+
+
+@cli.command("dump", context_settings=CONTEXT_SETTINGS)
+@click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
+@click.option(
+    "-f", "--filename", default=None, type=click.Path(), help="Write the bundle to this file (default: standard output)"
+)
+@_common
+def dump_cmd(selector, filename, **params):
+    """Write every object kubectl-dra reads, as one bundle that --from-file reads back with the same answers.
+
+    The namespace's (-n, default the context's; -A every namespace; -l some) pods, claims, templates, workloads,
+    quotas and events, the cluster's DeviceClasses, ResourceSlices, DeviceTaintRules and Nodes, and a header with
+    the server version, the resource.k8s.io versions served, the time and what could not be read. Nothing else: no
+    Secrets or ConfigMaps, no managedFields, no environment values. -o json or yaml (the default).
+
+    \b
+    Examples:
+      # For a bug report: everything the answer depends on
+      kubectl dra dump -n team-a -f bundle.yaml
+      # ... and the same answer offline
+      kubectl dra explain pod trainer-0 --from-file bundle.yaml
+    """
+    from kubectl_dra.gather.bundle import bundle
+    from kubectl_dra.render.structured import data_to
+
+    o = Options.from_click(params)
+    if o.from_files:
+        raise DraError("dump reads a cluster: it cannot dump --from-file input")
+    raw: list = []
+    snap, ns = _gather(o, selector=selector or "", partial=True, everything=True, raw_out=raw)
+    scope = {"namespace": None if o.all_namespaces else ns, "selector": selector}
+    text = data_to(bundle(raw, snap, scope), "json" if o.output == "json" else "yaml")
+    if filename:
+        try:
+            with open(filename, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise DraError(f"{filename}: {e.strerror or e}") from None
+        sys.stderr.write(f"wrote {filename}: {len(raw) - 1} objects\n")
+    else:
+        sys.stdout.write(text)
+    for g in snap.gaps:
+        sys.stderr.write(f"warning: could not {_one_line(g.verb + ' ' + g.resource)}: {_one_line(g.message)}\n")
 
 
 @cli.group(context_settings=CONTEXT_SETTINGS)

@@ -79,10 +79,24 @@ def _flatten(doc, origin: str, out: list):
     out.append(doc)
 
 
-def load_files(paths, namespace: str) -> Snapshot:
-    """Read every object; keep the kinds kubectl-dra understands, ignore the rest (Deployments...)."""
+def load_files(paths, namespace: str | None) -> Snapshot:
+    """Read every object; keep the kinds kubectl-dra understands, ignore the rest. A kubectl-dra bundle (`kubectl
+    dra dump`) also restores what the cluster told at the time: its version, namespace, time and gaps.
+    namespace: the -n given (None: the bundle's, else default)."""
+    from dataclasses import replace
+
+    from kubectl_dra.gather.bundle import BUNDLE_API, read_header
+
     objs: list[dict] = []
     for path in _iter_paths(paths):
         for doc in _read_documents(path):
             _flatten(doc, str(path), objs)
-    return snapshot_from_objects(objs, namespace, source="files")
+    headers = [o for o in objs if o.get("kind") == "Bundle" and o.get("apiVersion") == BUNDLE_API]
+    if len(headers) > 1:
+        raise DraError("the input holds more than one kubectl-dra bundle: give one")
+    meta = read_header(headers[0]) if headers else None
+    ns = namespace or (meta or {}).get("namespace") or "default"
+    snap = snapshot_from_objects(objs, ns, source="bundle" if meta else "files")
+    if meta is None:
+        return snap
+    return replace(snap, **dict(meta, namespace=ns))

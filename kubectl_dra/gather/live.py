@@ -17,6 +17,14 @@ from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import Gap, Snapshot
 
 PAGE = 500
+# The workloads a dump includes (who owns the pods): (kind, API base, resource)
+WORKLOAD_LISTS = (
+    ("Deployment", "/apis/apps/v1", "deployments"),
+    ("ReplicaSet", "/apis/apps/v1", "replicasets"),
+    ("StatefulSet", "/apis/apps/v1", "statefulsets"),
+    ("DaemonSet", "/apis/apps/v1", "daemonsets"),
+    ("Job", "/apis/batch/v1", "jobs"),
+)
 RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
 
 
@@ -153,10 +161,14 @@ def gather_live(
     workload=None,
     partial=False,
     watch=False,
+    everything=False,
+    raw_out: list | None = None,
 ):
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
-    pods may not be listed in all namespaces, list them namespace by namespace and keep the refusals as Gaps."""
+    pods may not be listed in all namespaces, list them namespace by namespace and keep the refusals as Gaps.
+    everything (dump): also the workloads that own pods and the namespace's ResourceQuotas; raw_out gets every
+    object as the API returned it (events not normalised)."""
     c = Client(kubeconfig, context, timeout)
     if watch:
         c.record = []
@@ -335,6 +347,23 @@ def gather_live(
             "resourcequotas",
             namespace,
         )
+    if everything:
+        scope = "" if all_namespaces else f"/namespaces/{quote(namespace)}"
+        for kind, base_path, resource in WORKLOAD_LISTS:
+            add(
+                f"dump_{resource}",
+                lambda b=base_path, r=resource, k=kind: c.list(f"{b}{scope}/{r}", k, b[len("/apis/") :]),
+                "list",
+                resource,
+                None if all_namespaces else namespace,
+            )
+        add(
+            "quotas",
+            lambda: c.list(f"/api/v1{scope}/resourcequotas", "ResourceQuota", "v1"),
+            "list",
+            "resourcequotas",
+            None if all_namespaces else namespace,
+        )
     if pod is not None:
         sel = f"involvedObject.kind=Pod,involvedObject.name={pod_name}"
         add(
@@ -389,9 +418,13 @@ def gather_live(
         "workload_events",
         "quotas",
         "taint_rules",
+        *(k for k in results if k.startswith("dump_")),
     ):
         objs.extend(results.get(k, []))
     meta = {"gaps": tuple(gaps), "server_version": server_version, "resource_api_version": rv, "namespace": namespace}
+    if raw_out is not None:
+        raw_out.extend(objs)
+        raw_out.append({"discovery": {"resource.k8s.io": sorted(served)}})
     if watch:
         from kubectl_dra.gather.watch import LiveSession
 

@@ -41,7 +41,7 @@ class Snapshot:
     workloads: tuple = ()  # Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs: who owns the pods
     quotas: tuple = ()  # ResourceQuotas of the namespace (device-class and extended-resource quotas)
     gaps: tuple = ()
-    source: str = "files"  # "files" or "live"
+    source: str = "files"  # "files", "live", or "bundle" (a kubectl dra dump of a live cluster)
     server_version: str | None = None
     resource_api_version: str | None = None  # which resource.k8s.io version was read
     observed_at: str | None = None  # RFC 3339 UTC time of a live gather (None for files): "how long has it waited"

@@ -1,0 +1,87 @@
+"""`kubectl dra dump`: every object kubectl-dra reads for its answers, as one `kind: List` that `--from-file` reads
+back with the same answers (the first item, `kind: Bundle`, carries what is not an object: the server version,
+the resource.k8s.io versions served, the namespace, when it was read, and what could not be read).
+
+Nothing else: no Secrets or ConfigMaps (kubectl-dra never reads them), no managedFields, no last-applied
+annotations, and no environment values (container `env` keeps each variable's name only; `envFrom` is dropped)."""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime, timezone
+
+from kubectl_dra.errors import DraError
+from kubectl_dra.model.snapshot import Gap
+
+BUNDLE_API = "kubectl-dra/v1alpha1"
+_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def _scrub_pod_spec(spec: dict) -> None:
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for c in spec.get(key) or []:
+            if not isinstance(c, dict):
+                continue
+            if isinstance(c.get("env"), list):
+                c["env"] = [{"name": e.get("name")} for e in c["env"] if isinstance(e, dict)]
+            c.pop("envFrom", None)
+
+
+def scrub(obj: dict) -> dict:
+    """A copy without managedFields, the last-applied annotation and environment values."""
+    o = copy.deepcopy(obj)
+    meta = o.get("metadata")
+    if isinstance(meta, dict):
+        meta.pop("managedFields", None)
+        ann = meta.get("annotations")
+        if isinstance(ann, dict):
+            ann.pop(_LAST_APPLIED, None)
+    spec = o.get("spec")
+    if isinstance(spec, dict):
+        if o.get("kind") == "Pod":
+            _scrub_pod_spec(spec)
+        tpl = spec.get("template")
+        if isinstance(tpl, dict) and isinstance(tpl.get("spec"), dict):
+            _scrub_pod_spec(tpl["spec"])
+    return o
+
+
+def bundle(raw: list[dict], snap, scope: dict) -> dict:
+    """The bundle document: a List of the Bundle header and the scrubbed objects."""
+    discovery = next((x["discovery"] for x in raw if "discovery" in x and "kind" not in x), {})
+    objs = [scrub(x) for x in raw if "kind" in x]
+    header = {
+        "apiVersion": BUNDLE_API,
+        "kind": "Bundle",
+        "metadata": {"name": "kubectl-dra-bundle"},
+        "serverVersion": snap.server_version,
+        "resourceApiVersion": snap.resource_api_version,
+        "discovery": discovery,
+        "namespace": snap.namespace,
+        "scope": scope,
+        "observedAt": snap.observed_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "gaps": [g.to_dict() for g in snap.gaps],
+    }
+    return {"apiVersion": "v1", "kind": "List", "items": [header, *objs]}
+
+
+def read_header(doc: dict) -> dict:
+    """What a Bundle header restores in the snapshot (server version, namespace, time, gaps)."""
+    try:
+        gaps = tuple(
+            Gap(str(g["verb"]), str(g["resource"]), g.get("namespace"), str(g["reason"]), str(g["message"]))
+            for g in doc.get("gaps") or []
+        )
+    except (KeyError, TypeError):
+        raise DraError("the bundle's gaps are malformed") from None
+    out = {
+        "server_version": doc.get("serverVersion"),
+        "resource_api_version": doc.get("resourceApiVersion"),
+        "namespace": doc.get("namespace"),
+        "observed_at": doc.get("observedAt"),
+        "gaps": gaps,
+    }
+    for k in ("server_version", "resource_api_version", "namespace", "observed_at"):
+        if out[k] is not None and not isinstance(out[k], str):
+            raise DraError(f"the bundle's {k} is not a string")
+    return out
