@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -68,26 +69,56 @@ class Client:
             ) from None
         self.timeout = timeout
         self.host = self.api.configuration.host
+        # Retries are ours (get): urllib3's default of three silent retries, each with the full timeout, made a
+        # stalled server take four times --request-timeout.
+        from urllib3.util import Retry
+
+        pool = getattr(getattr(self.api, "rest_client", None), "pool_manager", None)
+        if pool is not None:
+            pool.connection_pool_kw["retries"] = Retry(
+                total=0, redirect=0, raise_on_redirect=False, raise_on_status=False
+            )
         self.record: list | None = None  # with -w: every list made, for the watches that follow it (gather/watch.py)
 
     def get(self, path: str, query: dict | None = None) -> dict:
+        """One GET, retried as client-go retries a read: a 429 or 5xx answer that says when to come back
+        (Retry-After), and a connection reset or closed before the answer, up to MAX_RETRIES times within
+        --request-timeout per attempt; anything else ends in one DraError naming the request."""
+        url_path = path + (("?" + urlencode(query)) if query else "")
+        attempt = 0
+        while True:
+            try:
+                return self._get_once(path, url_path)
+            except _Retry as r:
+                attempt += 1
+                if attempt > MAX_RETRIES:
+                    raise DraError(f"GET {path}: {r.why}; gave up after {attempt} attempts") from None
+                time.sleep(min(r.wait, MAX_RETRY_WAIT))
+
+    def _get_once(self, path: str, url_path: str) -> dict:
         from kubernetes.client.exceptions import ApiException
 
-        url_path = path + (("?" + urlencode(query)) if query else "")
+        deadline = time.monotonic() + self.timeout if self.timeout else None
         try:
             method, url, headers, _, _ = self.api.param_serialize(
                 "GET", url_path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"]
             )
-            resp = self.api.call_api(method, url, header_params=headers, _request_timeout=self.timeout)
-            data = resp.read()
+            t = (self.timeout, self.timeout) if self.timeout else None
+            resp = self.api.call_api(method, url, header_params=headers, _request_timeout=t)
+            data = _read_body(resp.response, deadline, path, self.timeout)
             status = int(getattr(resp, "status", 200) or 200)
             if status >= 400:
+                wait = _retry_after(resp.response, status)
+                if wait is not None:
+                    raise _Retry(wait, f"the server answered {status}")
                 # kubernetes>=37 returns error responses from call_api instead of raising.
                 raise ApiException(status=status, reason=getattr(resp, "reason", ""), body=data)
         except ApiException as e:
             msg = _api_message(e)
             if e.status in (403, 404):
                 raise _Forbidden(e.status, msg) from None
+            if e.status == 410:
+                raise _Gone(msg) from None
             if e.status == 401:
                 raise DraError(
                     f"Unauthorized: the server rejected the credentials of this kubeconfig ({msg})"
@@ -95,11 +126,17 @@ class Client:
             if e.status == 0:
                 raise DraError(f"unable to connect to the server at {self.host}: {msg}") from None
             raise DraError(f"the server answered {e.status} for GET {path}: {msg}") from None
-        except DraError:
+        except (DraError, _Retry):
             raise
         except Exception as e:  # urllib3 connection and timeout errors, exec plugin errors
-            text = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise DraError(f"unable to connect to the server at {self.host}: {text}") from None
+            if _is_timeout(e):
+                raise DraError(
+                    f"GET {path}: no complete answer from the server within {_seconds(self.timeout)} "
+                    "(--request-timeout)"
+                ) from None
+            if _is_reset(e):
+                raise _Retry(0.5, f"the connection was closed before the answer ({_first_line(e)})") from None
+            raise DraError(f"unable to connect to the server at {self.host}: {_first_line(e)}") from None
         try:
             return json.loads(data)
         except (ValueError, TypeError):
@@ -111,11 +148,20 @@ class Client:
         """Every item of a (paginated) list; rv_out, when given, gets the list's resourceVersion."""
         items: list[dict] = []
         cont = rv = None
+        limit = PAGE
         while True:
-            q = dict(query or {}, limit=PAGE)
+            q = dict(query or {}, limit=limit) if limit else dict(query or {})
             if cont:
                 q["continue"] = cont
-            page = self.get(path, q)
+            try:
+                page = self.get(path, q)
+            except _Gone:
+                if not cont or not limit:
+                    raise DraError(f"GET {path}: 410 Gone") from None
+                # The continue token expired (its resourceVersion was compacted): list again from the start, in
+                # one answer, as client-go's pager does (FullListIfExpired).
+                items, cont, rv, limit = [], None, None, 0
+                continue
             for it in page.get("items") or []:
                 it.setdefault("kind", kind)
                 it.setdefault("apiVersion", api_version)
@@ -129,6 +175,81 @@ class Client:
                 if self.record is not None and kind != "Namespace":
                     self.record.append(ListRecord(path, kind, api_version, dict(query or {}), rv or "", items))
                 return items
+
+
+MAX_RETRIES = 10  # client-go's default for a request the server asked to retry
+MAX_RETRY_WAIT = 10.0  # seconds; a Retry-After beyond it is shortened (the total stays bounded)
+
+
+class _Retry(Exception):
+    def __init__(self, wait: float, why: str):
+        super().__init__(why)
+        self.wait = wait
+        self.why = why
+
+
+class _Gone(Exception):
+    pass
+
+
+def _retry_after(raw, status: int) -> float | None:
+    """client-go's checkWait: a 429 or 5xx with a Retry-After of whole seconds is retried after that long."""
+    if status != 429 and not 500 <= status <= 599:
+        return None
+    value = (getattr(raw, "headers", None) or {}).get("Retry-After")
+    try:
+        return max(0.0, float(int(str(value).strip())))
+    except (TypeError, ValueError):
+        return None
+
+
+def _read_body(raw, deadline: float | None, path: str, timeout: float | None) -> bytes:
+    """The whole body, or a DraError once --request-timeout has passed since the request began (a body that
+    trickles in never resets the clock, unlike a per-read socket timeout)."""
+    chunks = []
+    try:
+        for chunk in raw.stream(1 << 16, decode_content=True):
+            chunks.append(chunk)
+            if deadline is not None and time.monotonic() > deadline:
+                raise DraError(
+                    f"GET {path}: no complete answer from the server within {_seconds(timeout)} (--request-timeout)"
+                )
+    finally:
+        raw.release_conn()
+    return b"".join(chunks)
+
+
+def _is_timeout(e: Exception) -> bool:
+    names = {type(x).__name__ for x in _chain(e)}
+    return bool(names & {"ReadTimeoutError", "ConnectTimeoutError", "TimeoutError", "timeout", "SSLTimeoutError"})
+
+
+def _is_reset(e: Exception) -> bool:
+    names = {type(x).__name__ for x in _chain(e)}
+    return bool(
+        names & {"ProtocolError", "ConnectionResetError", "RemoteDisconnected", "IncompleteRead", "BrokenPipeError"}
+    )
+
+
+def _chain(e: BaseException):
+    """The exception and what it wraps (urllib3's MaxRetryError.reason, causes, contexts)."""
+    todo, seen = [e], set()
+    while todo and len(seen) < 20:
+        x = todo.pop()
+        if x is None or id(x) in seen or not isinstance(x, BaseException):
+            continue
+        seen.add(id(x))
+        yield x
+        todo += [getattr(x, "reason", None), x.__cause__, x.__context__]
+        todo += [a for a in getattr(x, "args", ()) if isinstance(a, BaseException)]
+
+
+def _first_line(e: Exception) -> str:
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+def _seconds(t: float | None) -> str:
+    return "forever" if not t else (f"{t:g}s" if t >= 1 else f"{t * 1000:g}ms")
 
 
 def _api_message(e) -> str:
