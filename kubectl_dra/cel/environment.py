@@ -12,8 +12,10 @@ from ._device import _LISTS, _SCALARS, _quantity_encoded, _semver_canonical, _sp
 from ._engine import _Engine, _engine
 from ._selector import CompiledSelector
 
-
 # ------------------------------------------------------------------------------ environment
+_PLAIN = frozenset(("int", "bool", "string"))  # scalar attribute types that always convert
+
+
 class CelEnvironment:
     """The DRA selector environment of one Kubernetes minor version.
 
@@ -77,6 +79,25 @@ class CelEnvironment:
         for name, attr in attrs.items():
             if not isinstance(attr, dict):
                 return f"attribute {name}: unsupported attribute value"
+            if len(attr) == 1:  # the usual shape, decided without the general walk below (same verdicts)
+                ((k, v),) = attr.items()
+                if v is not None:
+                    if k in _PLAIN:
+                        continue
+                    if k == "version":
+                        err = _version_error(v)
+                        if err:
+                            return f"attribute {name}: {err}"
+                        continue
+                    if k in _LISTS and lists:
+                        if k == "versions":
+                            for x in v:
+                                err = _version_error(x)
+                                if err:
+                                    return f"attribute {name}: {err}"
+                        continue
+                    if k not in _LISTS:
+                        return f"attribute {name}: unsupported attribute value"
             if lists:
                 for k in _LISTS:
                     if attr.get(k) is not None:
