@@ -62,6 +62,13 @@ class Behaviour:
         return self.version >= (1, 35)
 
     @cached_property
+    def nil_taint_selector_matches_all(self) -> bool:
+        """A DeviceTaintRule without a deviceSelector taints every device (1.37.1 made it match none, as the API
+        documents). upstream: resourceslice/tracker/tracker.go applyPatches, ptr.Deref of the selector (1.34-1.36,
+        1.37.0); kubernetes/kubernetes#141648."""
+        return self.version < (1, 37)
+
+    @cached_property
     def shared_allocations_consume_counters(self) -> bool:
         """A device allocated only as shares (allowMultipleAllocations results with a shareID) consumes its counters
         in the allocated state. Before 1.36 checkAvailableCounters counts AllocatedDevices only, which holds the

@@ -424,7 +424,8 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         if taint is not None:
             yield (
                 "taint",
-                f"untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}",
+                f"untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}"
+                + (f" from DeviceTaintRule {taint['rule']}" if taint.get("rule") else ""),
                 {"taint": taint},
                 nodes,
             )

@@ -108,7 +108,7 @@ class Analysis:
         self.ev = SelectorEvaluator(sem)
         self.slices = list(snap.slices)
         if sem.taint_rules and snap.taint_rules:
-            self.slices = apply_taint_rules(self.slices, snap.taint_rules)
+            self.slices = apply_taint_rules(self.slices, snap.taint_rules, sem.behaviour.nil_taint_selector_matches_all)
         self.universe = Universe(self.slices, sem)
         self.findings: list[Finding] = []
         # Shared by every fork: what does not depend on the pod beyond the keys it is stored under (the cluster's

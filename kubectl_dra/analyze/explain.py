@@ -16,6 +16,7 @@ from kubectl_dra.analyze.dryrun import Analysis, DryRun
 from kubectl_dra.analyze.extended import extended_claims, plugin_path_finding
 from kubectl_dra.analyze.extended import plan as extended_plan
 from kubectl_dra.analyze.health import eviction_findings, health_findings
+from kubectl_dra.analyze.patch_findings import patch_findings
 from kubectl_dra.analyze.pieces import pod_pieces
 from kubectl_dra.analyze.podgroup import (
     GANG_HINT,
@@ -147,6 +148,7 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     an.findings.extend(health_findings(pod))
     an.findings.extend(eviction_findings(pod, claims, an.slices))
     pool_findings(an)
+    an.findings.extend(patch_findings(an, analyses))
     an.findings.extend(analyses_coverage(analyses, an.sem, an.memo))
 
 
@@ -309,6 +311,7 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
         else:
             device_findings(an, analyses, dry, None)
     pool_findings(an)
+    an.findings.extend(patch_findings(an, analyses))
     an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
     findings = dedupe(an.findings)
     verdict = verdict_from(findings, assumed_note(sem, ok_summary(analyses, dry, None, findings)))
@@ -341,6 +344,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
     analyses, dry = an.analyse_claims([probe], None, [None])
     if not any(f.blocking for f in an.findings):
         device_findings(an, analyses, dry, None)
+    an.findings.extend(patch_findings(an, analyses))
     an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
     findings = dedupe(an.findings)
     satisfiable = bool(dry.allocatable) and not any(f.blocking for f in findings)

@@ -170,6 +170,23 @@ _RULES = [
         "undetermined (exit 2), never 'nothing blocks'.",
     ),
     Rule(
+        "DRA020",
+        "scheduler-patch-predates-fix",
+        "warning",
+        False,
+        None,
+        "The server runs a patch release older than an allocator fix that matters for this claim.",
+        "Upgrade the control plane to the patch named in the message, or check the scheduler's own events: until "
+        "then its answer may differ from this one.",
+        "kubectl-dra ports the newest patch of each minor. Some verdict-changing allocator bugs were fixed in patch "
+        "releases (kubectl_dra/patches.py lists them with their pull requests: counters leaking from rejected "
+        "candidates, counter caches keyed by pool name, shared devices' counters ignored, a nil pool for "
+        "allocationMode All, an int overflow of the claim's device count, a DeviceTaintRule without a selector "
+        "tainting every device). When the API server reports a patch that predates such a fix, and the claim is "
+        "in the situation the bug needs, the verdict is undetermined (exit 2): kube-scheduler, which runs that "
+        "patch, may answer otherwise. The scheduler's version is assumed to be the API server's.",
+    ),
+    Rule(
         "DRA101",
         "permission-denied",
         "warning",

@@ -14,6 +14,7 @@ _OPEN_REASONS = (
     ("DRA016", "an object sets a field kubectl-dra does not model"),
     ("DRA017", "the objects show a feature gate the assumed semantics have off"),
     ("DRA019", "the workload has no pods, and why is not visible"),
+    ("DRA020", "the server's patch predates an allocator fix that matters here"),
 )
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}

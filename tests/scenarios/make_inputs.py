@@ -1649,6 +1649,93 @@ scenario(
 )
 
 
+def _nil_rule_objs():
+    return [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"),
+        *NODES,
+        {
+            "apiVersion": "resource.k8s.io/v1beta2",
+            "kind": "DeviceTaintRule",
+            "metadata": {"name": "maintenance-window"},
+            "spec": {"taint": {"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}},
+        },
+    ]
+
+
+scenario(
+    "taint-rule-without-selector-1-36",
+    "A DeviceTaintRule without a deviceSelector on 1.36: the scheduler's slice tracker taints every device with it "
+    "(1.37.1 made it match none), so a request that does not tolerate it gets no device (DRA405).",
+    "explain pod web-0 --feature-gates DRADeviceTaintRules=true",
+    _nil_rule_objs(),
+    version="1.36",
+)
+scenario(
+    "taint-rule-without-selector-1-37",
+    "The same rule on 1.37: it matches no device (kubernetes/kubernetes#141648), the claim is allocatable.",
+    "explain pod web-0 --feature-gates DRADeviceTaintRules=true",
+    _nil_rule_objs(),
+    version="1.37",
+)
+
+
+def _bundle_header(version):
+    """The header `kubectl dra dump` writes: offline, the answers are the server's version's."""
+    return {
+        "apiVersion": "kubectl-dra/v1alpha1",
+        "kind": "Bundle",
+        "metadata": {"name": "kubectl-dra-bundle"},
+        "serverVersion": version,
+        "resourceApiVersion": "v1",
+        "namespace": NS,
+        "observedAt": "2026-12-01T08:00:00Z",
+        "gaps": [],
+    }
+
+
+def _partition_objs():
+    mem = {"counterSet": "gpu-0", "counters": {"memory": {"value": "20Gi"}}}
+    return [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        dclass(),
+        rslice(
+            "node-01-gpus",
+            [dev("gpu-0-a", "20Gi", consumesCounters=[mem]), dev("gpu-0-b", "20Gi", consumesCounters=[mem])],
+            "node-01",
+            count=2,
+        ),
+        rslice(
+            "node-01-counters",
+            [],
+            "node-01",
+            pool="node-01",
+            count=2,
+            sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}],
+        ),
+        *NODES,
+    ]
+
+
+scenario(
+    "scheduler-patch-predates-fix",
+    "A bundle from a v1.36.2 server, a claim for one partition of a partitionable GPU: kubectl-dra answers as "
+    "v1.36.6 does (allocatable), but v1.36.2 still leaks the counters of rejected candidates "
+    "(kubernetes/kubernetes#140431, fixed in v1.36.3): the verdict is undetermined (DRA020, exit 2).",
+    "explain pod web-0",
+    [_bundle_header("v1.36.2"), *_partition_objs()],
+)
+scenario(
+    "scheduler-patch-has-the-fixes",
+    "The same claim from a v1.36.6 server: no known fix is missing, the claim is allocatable (exit 0).",
+    "explain pod web-0",
+    [_bundle_header("v1.36.6"), *_partition_objs()],
+)
+
+
 def inventory_objs():
     """Two nodes: node-01 with a partitionable GPU (four 1g and one 3g partition on one counter set, one 1g in use),
     node-02 with a whole GPU held by a running pod, a shareable NIC with one share, a GPU under a DeviceTaintRule

@@ -146,10 +146,18 @@ def optional_node_operations_rejection(sem: Semantics, node: dict | None) -> str
     return None
 
 
-def apply_taint_rules(slices: list[dict], rules) -> list[dict]:
+def apply_taint_rules(slices: list[dict], rules, nil_matches_all: bool = False) -> list[dict]:
     """What kube-scheduler's slice tracker does with DeviceTaintRules (gate DRADeviceTaintRules): each rule's
-    taint is appended to every device its selector (driver, pool, device; all optional) matches; a rule
-    without a selector matches nothing. Slices are copied only when a rule applies."""
+    taint is appended to every device its selector (driver, pool, device; all optional) matches. A rule without
+    a selector matches nothing, or, with nil_matches_all (Behaviour.nil_taint_selector_matches_all), every device.
+    Slices are copied only when a rule applies. upstream: resourceslice/tracker/tracker.go applyPatches."""
+    if nil_matches_all:
+        rules = [
+            r
+            if (r.get("spec") or {}).get("deviceSelector") is not None
+            else dict(r, spec=dict(r.get("spec") or {}, deviceSelector={}))
+            for r in rules
+        ]
     rules = [r for r in rules if (r.get("spec") or {}).get("deviceSelector") is not None]
     if not rules:
         return slices
