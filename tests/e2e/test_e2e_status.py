@@ -275,3 +275,26 @@ def test_a_job_whose_pods_cannot_be_created_is_explained_from_its_template(scena
     }, str(r)
     idle = sc.cluster.kubectl_dra("explain", "job/later", "-n", sc.ns, "-o", "json")
     assert idle.code == 0 and idle.json["verdict"]["summary"] == "Job/later is suspended: it wants no pods", str(idle)
+
+
+def test_lint_uses_the_cluster_as_its_reference(scenario, tmp_path):
+    """kubectl dra lint --kubeconfig: the attribute names the cluster's devices publish and the classes that exist
+    are the reference; a typo gets a suggestion, an unknown class is an error (exit 1)."""
+    sc = scenario("lint")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver, memory="16Gi")])
+    f = tmp_path / "claim.yaml"
+    f.write_text(
+        "apiVersion: resource.k8s.io/v1\n"
+        "kind: ResourceClaim\n"
+        "metadata:\n  name: c\n"
+        "spec:\n  devices:\n    requests:\n    - name: gpu\n      exactly:\n"
+        f"        deviceClassName: {sc.cls}-missing\n"
+        "        selectors:\n        - cel:\n"
+        f'            expression: device.capacity["{sc.driver}"].memmory.compareTo(quantity("8Gi")) >= 0\n'
+    )
+    r = sc.cluster.kubectl_dra("lint", "-f", str(f), "-o", "json")
+    assert r.code == 1, str(r)
+    codes = {x["code"]: x for x in r.json["findings"]}
+    assert r.json["reference"] == "cluster" and set(codes) == {"DRA703", "DRA708"}, str(r)
+    assert codes["DRA703"]["evidence"]["suggestion"] == "memory" and codes["DRA703"]["line"] == 13, str(r)

@@ -1736,6 +1736,72 @@ scenario(
 )
 
 
+def _lint_objs():
+    bad_cel = dclass("broken", 'device.driver == "gpu.example.com" &&')
+    costly = dclass(
+        "costly",
+        'device.attributes["gpu.example.com"].model.split("").all(x, device.attributes["gpu.example.com"].model'
+        '.split("").all(y, device.attributes["gpu.example.com"].model.split("").all(z, x + y + z != "")))',
+    )
+    ext_a, ext_b = ext_class("gpu-a"), ext_class("gpu-b")
+    typo = claim(
+        "c-typo", [req(selectors=['device.capacity["gpu.example.com"].memmory.compareTo(quantity("8Gi")) >= 0'])]
+    )
+    misplaced = claim("c-tol", [req()])
+    misplaced["spec"]["devices"]["tolerations"] = [{"key": "example.com/unhealthy", "operator": "Exists"}]
+    old = template("t-old", [])
+    old["apiVersion"] = "resource.k8s.io/v1beta1"
+    old["spec"]["spec"]["devices"]["requests"] = [{"name": "gpu", "deviceClassName": "gpu"}]
+    missing_class = claim("c-nope", [req(cls="gpu-large")])
+    deploy = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "trainer", "namespace": NS},
+        "spec": {
+            "selector": {"matchLabels": {"app": "trainer"}},
+            "template": {
+                "metadata": {"labels": {"app": "trainer"}},
+                "spec": {
+                    "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-80gb"}],
+                    "containers": [{"name": "app", "image": "registry.example/app:1"}],
+                },
+            },
+        },
+    }
+    rule = {
+        "apiVersion": "resource.k8s.io/v1beta2",
+        "kind": "DeviceTaintRule",
+        "metadata": {"name": "drain-all"},
+        "spec": {"deviceSelector": {}, "taint": {"key": "example.com/drain", "effect": "NoExecute"}},
+    }
+    return [
+        dclass(),
+        bad_cel,
+        costly,
+        ext_a,
+        ext_b,
+        typo,
+        misplaced,
+        old,
+        missing_class,
+        deploy,
+        rule,
+        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"),
+        *NODES,
+    ]
+
+
+scenario(
+    "lint-manifests",
+    "kubectl dra lint on manifests with one mistake of each kind, the dump itself as the reference inventory: a CEL "
+    "syntax error (DRA701), a selector over the cost limit (DRA702), a capacity name no device has with a suggestion (DRA703), v1beta1 (DRA704), tolerations "
+    "under the claim's devices (DRA705), a DeviceTaintRule with an empty selector and NoExecute (DRA706), two classes "
+    "with one extendedResourceName (DRA707), a class and a template that do not exist (DRA708). Exit 1.",
+    "lint",
+    _lint_objs(),
+)
+
+
 def inventory_objs():
     """Two nodes: node-01 with a partitionable GPU (four 1g and one 3g partition on one counter set, one 1g in use),
     node-02 with a whole GPU held by a running pod, a shareable NIC with one share, a GPU under a DeviceTaintRule

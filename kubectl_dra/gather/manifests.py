@@ -1,0 +1,108 @@
+"""Manifests for `kubectl dra lint`: files, directories or `-` (stdin), multi-document YAML, `kind: List`, JSON,
+Helm-rendered output; every object with a function that maps a path inside it to the file's line and column."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from kubectl_dra.errors import DraError
+
+_EXTENSIONS = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    file: str
+    obj: dict
+    position: Callable[[tuple], tuple[int, int]]  # path (keys and indices) -> (line, column) of its text, 1-based
+    lines: tuple[str, ...] = ()  # the file's lines (to place a position inside a multi-line value)
+
+
+def _paths(args) -> list[tuple[str, str]]:
+    out = []
+    for a in args:
+        if a == "-":
+            out.append(("<stdin>", sys.stdin.read()))
+            continue
+        p = Path(a)
+        files = (
+            sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in _EXTENSIONS) if p.is_dir() else [p]
+        )
+        if p.is_dir() and not files:
+            raise DraError(f"{a}: directory has no .yaml, .yml or .json files")
+        for f in files:
+            try:
+                out.append((str(f), f.read_text(encoding="utf-8")))
+            except FileNotFoundError:
+                raise DraError(f"{f}: no such file or directory") from None
+            except (OSError, UnicodeDecodeError) as e:
+                raise DraError(f"{f}: {getattr(e, 'strerror', None) or e}") from None
+    return out
+
+
+def _positioner(node) -> Callable[[tuple], tuple[int, int]]:
+    """Walk a composed YAML node by keys and indices; the deepest node found gives the position."""
+
+    def position(path: tuple) -> tuple[int, int]:
+        cur = node
+        for step in path:
+            nxt = None
+            if cur.tag.endswith(":map") and isinstance(step, str):
+                for k, v in cur.value:
+                    if getattr(k, "value", None) == step:
+                        nxt = v
+                        break
+            elif cur.tag.endswith(":seq") and isinstance(step, int) and 0 <= step < len(cur.value):
+                nxt = cur.value[step]
+            if nxt is None:
+                break
+            cur = nxt
+        line, col = cur.start_mark.line + 1, cur.start_mark.column + 1
+        style = getattr(cur, "style", None)
+        if style in ('"', "'"):
+            col += 1  # a quoted scalar's text starts after the quote
+        elif style in ("|", ">"):
+            line, col = line + 1, cur.start_mark.column + 3  # a block scalar's text starts on the next line
+        return line, col
+
+    return position
+
+
+def load_manifests(args) -> list[Manifest]:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    out: list[Manifest] = []
+    for name, text in _paths(args):
+        try:
+            nodes = list(yaml.compose_all(text, Loader=loader))
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+            raise DraError(f"{name}{where}: {getattr(e, 'problem', None) or 'invalid YAML'}") from None
+        for node in nodes:
+            if node is None:
+                continue
+            doc = yaml.load(yaml.serialize(node), Loader=loader)
+            _flatten(name, node, doc, (), out, tuple(text.splitlines()))
+    return out
+
+
+def _flatten(name: str, node, doc, prefix: tuple, out: list, lines: tuple = ()) -> None:
+    if not isinstance(doc, dict):
+        return
+    kind = doc.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), list):
+        items_node = None
+        for k, v in node.value:
+            if getattr(k, "value", None) == "items":
+                items_node = v
+        for i, item in enumerate(doc["items"]):
+            sub = items_node.value[i] if items_node is not None and i < len(items_node.value) else node
+            _flatten(name, sub, item, (), out, lines)
+        return
+    if isinstance(kind, str) and kind:
+        out.append(Manifest(name, doc, _positioner(node), lines))
