@@ -29,6 +29,17 @@ WORKLOAD_POD_SPECS = {
 # device.attributes["domain"].name, device.capacity["domain"].name, and the ["name"] index form
 _REF = re.compile(r'device\.(attributes|capacity)\[\s*"([^"]+)"\s*\](?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*"([^"]+)"\s*\])')
 _CEL_POS = re.compile(r"<input>:(\d+):(\d+):")
+# an attribute compared with a literal: device.attributes["d"].name <op> "x" | 12 | true (and the literal first)
+_ATTR = r'device\.attributes\[\s*"([^"]+)"\s*\]\.([A-Za-z_][A-Za-z0-9_]*)'
+_LIT = r'("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false)'
+_CMP = re.compile(rf"{_ATTR}\s*(==|!=|<=|>=|<|>)\s*{_LIT}|{_LIT}\s*(==|!=|<=|>=|<|>)\s*{_ATTR}")
+_LIT_TYPE = {"string": "a string", "int": "a number", "bool": "a bool"}
+_FIX = {
+    "version": 'semver("...") (or .isGreaterThan / .compareTo)',
+    "int": "a number",
+    "bool": "true or false",
+    "string": 'a "string"',
+}
 SELECTOR_MAX_COST = 1_000_000  # k8s.io/api resource/v1 CELSelectorExpressionMaxCost, checked by API validation
 
 
@@ -185,6 +196,22 @@ def lint(manifests, reference: Snapshot | None, sem: Semantics, reference_kind: 
                     f"limit of {SELECTOR_MAX_COST:,} (CELSelectorExpressionMaxCost): the API server refuses it",
                     estimatedCost=round(cost),
                 )
+            for cmp_ in _CMP.finditer(expr):
+                g = cmp_.groups()
+                domain, short, lit = (g[0], g[1], g[3]) if g[0] else (g[5], g[6], g[4])
+                have = (attrs.get(domain) or {}).get(short)
+                lit_type = "string" if lit.startswith('"') else "bool" if lit in ("true", "false") else "int"
+                if have and have in _FIX and have != lit_type and not (have == "int" and lit_type == "int"):
+                    add(
+                        m,
+                        path,
+                        "DRA709",
+                        f"{kind} {name_of(o)}: attribute {domain}/{short} is a {have} in the reference inventory but is "
+                        f"compared with {_LIT_TYPE[lit_type]} ({lit}): compare it with {_FIX[have]}",
+                        attribute=f"{domain}/{short}",
+                        attributeType=have,
+                        literal=lit,
+                    )
             for ref in _REF.finditer(expr):
                 section, domain, short = ref.group(1), ref.group(2), ref.group(3) or ref.group(4)
                 known = attrs if section == "attributes" else caps

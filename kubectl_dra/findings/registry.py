@@ -267,6 +267,18 @@ _RULES = [
         "A missing class blocks the claim (DRA211) and a missing template keeps the pod's claim from being created (DRA202) at run time; the linter finds them before apply.",
     ),
     Rule(
+        "DRA709",
+        "attribute-type-mismatch",
+        "warning",
+        False,
+        None,
+        "A selector compares an attribute with a literal of another type (a version with a string, a number with a bool).",
+        'Compare versions with semver("1.2.3") (or isGreaterThan, compareTo), numbers with numbers.',
+        "CEL has no implicit conversions: a version attribute compared with a string is a `no such overload` error at "
+        "run time (every device fails the selector), and == between different types is false. The attribute's type "
+        "comes from the reference inventory (what the devices publish: string, int, bool or version).",
+    ),
+    Rule(
         "DRA101",
         "permission-denied",
         "warning",

@@ -1747,6 +1747,9 @@ def _lint_objs():
     typo = claim(
         "c-typo", [req(selectors=['device.capacity["gpu.example.com"].memmory.compareTo(quantity("8Gi")) >= 0'])]
     )
+    as_string = claim(
+        "c-version", [req(selectors=['device.attributes["gpu.example.com"].driverVersion == "550.54.15"'])]
+    )
     misplaced = claim("c-tol", [req()])
     misplaced["spec"]["devices"]["tolerations"] = [{"key": "example.com/unhealthy", "operator": "Exists"}]
     old = template("t-old", [])
@@ -1781,12 +1784,17 @@ def _lint_objs():
         ext_a,
         ext_b,
         typo,
+        as_string,
         misplaced,
         old,
         missing_class,
         deploy,
         rule,
-        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"),
+        rslice(
+            "node-01-gpus",
+            [dev("gpu-0", attributes={"driverVersion": {"version": "550.54.15"}}), dev("gpu-1")],
+            "node-01",
+        ),
         *NODES,
     ]
 
@@ -1796,7 +1804,8 @@ scenario(
     "kubectl dra lint on manifests with one mistake of each kind, the dump itself as the reference inventory: a CEL "
     "syntax error (DRA701), a selector over the cost limit (DRA702), a capacity name no device has with a suggestion (DRA703), v1beta1 (DRA704), tolerations "
     "under the claim's devices (DRA705), a DeviceTaintRule with an empty selector and NoExecute (DRA706), two classes "
-    "with one extendedResourceName (DRA707), a class and a template that do not exist (DRA708). Exit 1.",
+    "with one extendedResourceName (DRA707), a class and a template that do not exist (DRA708), a version attribute "
+    "compared with a string (DRA709). Exit 1.",
     "lint",
     _lint_objs(),
 )
