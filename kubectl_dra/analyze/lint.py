@@ -322,7 +322,24 @@ def lint(manifests, reference: Snapshot | None, sem: Semantics, reference_kind: 
                         f"neither the given files nor the reference define in namespace {ns}",
                         template=t,
                     )
+    plugin_nodes: dict[str, list] = {}
+    for n in reference.nodes if reference is not None else ():
+        for res, q in (((n.get("status") or {}).get("allocatable")) or {}).items():
+            if "/" in str(res) and str(q) not in ("0", ""):
+                plugin_nodes.setdefault(str(res), []).append(name_of(n))
     for ern, ms in sorted(ext_names.items()):
+        for m in ms if ern in plugin_nodes else ():
+            nodes = sorted(plugin_nodes[ern])
+            add(
+                m,
+                ("spec", "extendedResourceName"),
+                "DRA710",
+                f"DeviceClass {name_of(m.obj)}: extendedResourceName {ern} is also advertised by a device plugin on "
+                f"{len(nodes)} node(s) ({', '.join(nodes[:3])}{' ...' if len(nodes) > 3 else ''}): there the scheduler "
+                "counts it against the node's allocatable, not DRA, and the same GPUs can be handed out twice",
+                extendedResourceName=ern,
+                nodes=nodes,
+            )
         if len(ms) > 1:
             for m in ms:
                 add(

@@ -279,6 +279,19 @@ _RULES = [
         "comes from the reference inventory (what the devices publish: string, int, bool or version).",
     ),
     Rule(
+        "DRA710",
+        "extended-resource-name-collides",
+        "warning",
+        False,
+        None,
+        "A DeviceClass's extendedResourceName is also a device plugin's resource on some nodes.",
+        "Pick a name no device plugin advertises, or remove the device plugin from the nodes that publish DRA devices.",
+        "On a node whose status.allocatable has the resource (a device plugin), the scheduler serves a pod's request "
+        "for it from the node's allocatable (NodeResourcesFit), not through the DeviceClass; where both manage the "
+        "same hardware, one GPU can be given to a device-plugin pod and to a DRA claim (explain pod reports it as "
+        "DRA226). The nodes come from the reference inventory.",
+    ),
+    Rule(
         "DRA101",
         "permission-denied",
         "warning",

@@ -1777,7 +1777,10 @@ def _lint_objs():
         "metadata": {"name": "drain-all"},
         "spec": {"deviceSelector": {}, "taint": {"key": "example.com/drain", "effect": "NoExecute"}},
     }
+    plugin_node = node("node-03", zone="c")
+    plugin_node["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "4"}}
     return [
+        plugin_node,
         dclass(),
         bad_cel,
         costly,
@@ -1805,7 +1808,7 @@ scenario(
     "syntax error (DRA701), a selector over the cost limit (DRA702), a capacity name no device has with a suggestion (DRA703), v1beta1 (DRA704), tolerations "
     "under the claim's devices (DRA705), a DeviceTaintRule with an empty selector and NoExecute (DRA706), two classes "
     "with one extendedResourceName (DRA707), a class and a template that do not exist (DRA708), a version attribute "
-    "compared with a string (DRA709). Exit 1.",
+    "compared with a string (DRA709), an extendedResourceName a device plugin advertises (DRA710). Exit 1.",
     "lint",
     _lint_objs(),
 )
