@@ -88,7 +88,10 @@ class InventoryReport:
     filters: dict
     total: int  # devices before the filters
     unseen: tuple[str, ...] = ()  # what could not be read (slices, classes, claims): the states may be incomplete
-    where_errors: tuple[str, ...] = ()  # the first devices on which --where failed (counted as not matching)
+    where_errors: tuple[str, ...] = ()
+    counters: tuple[
+        dict, ...
+    ] = ()  # per pool, counter set and counter: capacity, used by allocated devices, left  # the first devices on which --where failed (counted as not matching)
 
     states = STATES
 
@@ -134,6 +137,7 @@ class InventoryReport:
                 "byDriver": self.summary("driver"),
             },
             "headroom": [h.to_dict() for h in self.headroom],
+            "counters": list(self.counters),
             "unseen": list(self.unseen),
             "whereErrors": list(self.where_errors),
             "items": [r.to_dict() for r in self.rows],
@@ -230,6 +234,7 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
         len(an.universe.entries),
         tuple(f"{g.verb} {g.resource}: {g.message}" for g in snap.gaps),
         tuple(errors),
+        tuple(counter_usage(an, counters, {(r.driver, r.pool) for r in rows})),
     )
 
 
@@ -337,6 +342,38 @@ def headroom(an: Analysis, counters: CounterView, state, pools: set) -> list[Hea
             else:
                 add_consumption(consumed, e.device, -1)
         out.append(Headroom(driver, pool, _shape_text(shape), free[0].did[2], len(free), fit))
+    return out
+
+
+def counter_usage(an: Analysis, counters: CounterView, pools: set) -> list[dict]:
+    """Each shared counter of the listed pools: its capacity, what allocated devices consume, what is left."""
+    out = []
+    seen: set = set()
+    for e in an.universe.entries:
+        pool = e.pool
+        if (e.did[0], e.did[1]) not in pools or pool is None or not pool.counter_sets or e.ignored or e.pool_state:
+            continue
+        if not e.device.get("consumesCounters"):
+            continue
+        scope = counters.scope(e)
+        if scope.key in seen:
+            continue
+        seen.add(scope.key)
+        for set_name, caps in sorted(pool.counter_sets.items()):
+            left = scope.available.get(set_name, {})
+            for counter, cap in sorted(caps.items()):
+                rest = left.get(counter, cap)
+                out.append(
+                    {
+                        "driver": e.did[0],
+                        "pool": e.did[1],
+                        "counterSet": set_name,
+                        "counter": counter,
+                        "capacity": format_quantity(cap),
+                        "used": format_quantity(cap - rest),
+                        "left": format_quantity(max(rest, 0 * rest)),
+                    }
+                )
     return out
 
 

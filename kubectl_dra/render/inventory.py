@@ -36,6 +36,23 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
                 out.line(f"No pod uses a device of node {esc(report.filters['node'])}.")
     else:
         _summary(out, report)
+    if report.counters:
+        out.blank()
+        _table(
+            out,
+            ["POOL", "COUNTER SET", "COUNTER", "CAPACITY", "USED", "LEFT"],
+            [
+                [
+                    esc(f"{c['driver']}/{c['pool']}"),
+                    esc(c["counterSet"]),
+                    esc(c["counter"]),
+                    c["capacity"],
+                    c["used"],
+                    c["left"],
+                ]
+                for c in report.counters
+            ],
+        )
     if report.headroom:
         out.blank()
         rows = [

@@ -122,3 +122,10 @@ def test_filters():
     assert r.where_errors and "link-0" in r.where_errors[0]  # no such key on the fabric device: not a match
     with pytest.raises(DraError, match="--where"):
         inventory(objects(), S37, {"where": "device.attributes["})
+
+
+def test_counter_usage_per_counter_set():
+    r = inventory(objects(allocated=["3g-0", "1g-0"]), S37)
+    assert [(c["counterSet"], c["counter"], c["capacity"], c["used"], c["left"]) for c in r.counters] == [
+        ("gpu-0", "memory", "40Gi", "25Gi", "15Gi")
+    ]
