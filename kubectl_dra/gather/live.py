@@ -80,7 +80,7 @@ class Client:
             )
         self.record: list | None = None  # with -w: every list made, for the watches that follow it (gather/watch.py)
 
-    def get(self, path: str, query: dict | None = None) -> dict:
+    def get(self, path: str, query: dict | None = None, gone_ok: bool = False) -> dict:
         """One GET, retried as client-go retries a read: a 429 or 5xx answer that says when to come back
         (Retry-After), and a connection reset or closed before the answer, up to MAX_RETRIES times within
         --request-timeout per attempt; anything else ends in one DraError naming the request."""
@@ -89,6 +89,10 @@ class Client:
         while True:
             try:
                 return self._get_once(path, url_path)
+            except _Gone as g:
+                if gone_ok:
+                    raise
+                raise DraError(f"the server answered 410 Gone for GET {path}: {g}") from None
             except _Retry as r:
                 attempt += 1
                 if attempt > MAX_RETRIES:
@@ -154,7 +158,7 @@ class Client:
             if cont:
                 q["continue"] = cont
             try:
-                page = self.get(path, q)
+                page = self.get(path, q, gone_ok=True)
             except _Gone:
                 if not cont or not limit:
                     raise DraError(f"GET {path}: 410 Gone") from None
