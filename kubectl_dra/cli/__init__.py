@@ -272,7 +272,9 @@ class _ExplainGroup(click.Group):
 
 @click.group(context_settings=CONTEXT_SETTINGS)
 def cli():
-    """Explain why a pod's Dynamic Resource Allocation (DRA) claims can or cannot get their devices.
+    """Dynamic Resource Allocation (DRA), explained: why a pod's claims can or cannot get their devices (explain,
+    status, match), what is free and who holds it (devices), what is wrong in manifests (lint), and a bundle that
+    replays the answers offline (dump).
 
     \b
     Exit codes: 0 nothing blocks, 1 blocked / not satisfiable, 2 the tool could not do its job.
