@@ -21,6 +21,18 @@ class Manifest:
     lines: tuple[str, ...] = ()  # the file's lines (to place a position inside a multi-line value)
 
 
+def _shown(path: Path) -> str:
+    """The path as findings name it: relative to the working directory when inside it (stable in CI and in SARIF,
+    whose locations are relative to the checkout), else as given."""
+    import os
+
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
 def _paths(args) -> list[tuple[str, str]]:
     out = []
     for a in args:
@@ -35,7 +47,7 @@ def _paths(args) -> list[tuple[str, str]]:
             raise DraError(f"{a}: directory has no .yaml, .yml or .json files")
         for f in files:
             try:
-                out.append((str(f), f.read_text(encoding="utf-8")))
+                out.append((_shown(f), f.read_text(encoding="utf-8")))
             except FileNotFoundError:
                 raise DraError(f"{f}: no such file or directory") from None
             except (OSError, UnicodeDecodeError) as e:
