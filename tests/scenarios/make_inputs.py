@@ -57,6 +57,18 @@ def rslice(name, devices, node_name=None, pool=None, driver=DRIVER, count=1, gen
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name}, "spec": s}
 
 
+def counter_slice(set_name, memory="40Gi", node_name="node-01", count=2):
+    """The slice of a node's pool that publishes only a counter set (1.35+ layout: devices in another slice)."""
+    return rslice(
+        f"{node_name}-counters",
+        [],
+        node_name,
+        pool=node_name,
+        count=count,
+        sharedCounters=[{"name": set_name, "counters": {"memory": {"value": memory}}}],
+    )
+
+
 def dclass(name="gpu", expr=f'device.driver == "{DRIVER}"'):
     return {
         "apiVersion": "resource.k8s.io/v1",
@@ -1708,14 +1720,7 @@ def _partition_objs():
             "node-01",
             count=2,
         ),
-        rslice(
-            "node-01-counters",
-            [],
-            "node-01",
-            pool="node-01",
-            count=2,
-            sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}],
-        ),
+        counter_slice("gpu-0"),
         *NODES,
     ]
 
@@ -1869,14 +1874,7 @@ def inventory_objs():
         dclass(),
         dclass("nic", 'device.driver == "net.example.com"'),
         rslice("node-01-gpus", parts, "node-01", count=2),
-        rslice(
-            "node-01-counters",
-            [],
-            "node-01",
-            pool="node-01",
-            count=2,
-            sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}],
-        ),
+        counter_slice("gpu-0"),
         rslice("node-02-gpus", [dev("gpu-1", "80Gi"), dev("gpu-2", "80Gi"), dev("gpu-3", "80Gi")], "node-02"),
         rslice(
             "node-02-nics",
