@@ -313,6 +313,15 @@ def device_plugin_nodes(nodes: list[dict], resources: list[str], sem: Semantics)
     return out
 
 
+def same_vendor(resource: str, driver) -> bool:
+    """A device plugin's resource (nvidia.com/gpu) and a DRA driver (gpu.nvidia.com) of one vendor: the resource's
+    domain is the driver's name, one of its parent domains, or a subdomain of it."""
+    domain = resource.split("/", 1)[0]
+    return isinstance(driver, str) and (
+        driver == domain or driver.endswith("." + domain) or domain.endswith("." + driver)
+    )
+
+
 def double_admission(nodes: list[dict], ext: ExtendedResources, slices: list[dict]) -> list[Finding]:
     """A node whose allocatable advertises a resource and whose DRA slices publish devices for the same name: the
     kubelet's device plugin and the DRA driver may hand out the same devices twice."""
@@ -328,12 +337,7 @@ def double_admission(nodes: list[dict], ext: ExtendedResources, slices: list[dic
             present, value = _allocatable(n, res)
             if not present or value <= 0 or name not in drivers_on:
                 continue
-            domain = res.split("/", 1)[0]
-            drivers = sorted(
-                d
-                for d in drivers_on[name]
-                if isinstance(d, str) and (d == domain or d.endswith("." + domain) or domain.endswith("." + d))
-            )
+            drivers = sorted(d for d in drivers_on[name] if same_vendor(res, d))
             if drivers:
                 out.append(
                     make(

@@ -619,8 +619,9 @@ def dump_cmd(selector, filename, **params):
 )
 @click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors")
 def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubernetes_version, output, fail_on, verbose):
-    """Catch DRA mistakes before kubectl apply: CEL that does not compile, attributes no device has, v1beta1,
-    misplaced fields, broad DeviceTaintRules, duplicate extended resource names, names that resolve to nothing.
+    """Catch DRA mistakes before kubectl apply: CEL that does not compile, attributes no device has, API versions
+    the target does not serve, misplaced fields, broad DeviceTaintRules, duplicate extended resource names, names
+    that resolve to nothing, devices asked for through DRA and a device plugin at once.
 
     The reference inventory (the attribute names devices publish, the classes and templates that exist) is the
     cluster when --kubeconfig or --context is given, a dump with --from-file, or none (those checks are skipped and

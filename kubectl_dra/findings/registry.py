@@ -219,12 +219,15 @@ _RULES = [
     Rule(
         "DRA704",
         "api-version-not-served",
-        "warning",
+        "error",
         False,
         None,
-        "The manifest uses resource.k8s.io/v1beta1, deprecated and not served from Kubernetes 1.38.",
-        "Write the object as resource.k8s.io/v1 (requests[].exactly, ...).",
-        "resource.k8s.io/v1 is GA since 1.34; v1beta1 is deprecated and the 1.38 API server no longer serves it, so these manifests stop applying on upgrade.",
+        "The target Kubernetes version cannot serve the manifest's resource.k8s.io version for its kind.",
+        "Write the object in a version the target serves (resource.k8s.io/v1: requests[].exactly, ...).",
+        "Each resource.k8s.io version serves its kinds from one minor to the minor that removes it (k8s.io/api's "
+        "prerelease lifecycle): v1beta1 is removed in 1.38, v1beta2 in 1.39; DeviceTaintRule is in v1 from 1.37 only. "
+        "A manifest the target cannot serve stops applying on upgrade. The target is --kubernetes-version, else the "
+        "reference server's version, else the newest supported minor.",
     ),
     Rule(
         "DRA705",
@@ -232,9 +235,14 @@ _RULES = [
         "error",
         False,
         None,
-        "A field sits where the API does not read it (for example tolerations under the claim's spec instead of a request).",
-        "Move it to the request: requests[].exactly.tolerations or firstAvailable[].tolerations.",
-        "Device tolerations are per request. A toleration placed under spec or spec.devices is an unknown field: with strict validation kubectl refuses it, without it the field is dropped and the request tolerates nothing.",
+        "A field sits where the API does not read it (tolerations under the claim's spec, a v1 request in the v1beta1 "
+        "shape, resourceClaims under a container).",
+        "Move the field to where the API reads it; the message names the place.",
+        "Device tolerations are per request; resource.k8s.io/v1 reads a request's deviceClassName, selectors, count, "
+        "allocationMode, adminAccess, tolerations and capacity under requests[].exactly (v1beta1 had them on the "
+        "request, and has no exactly); a pod's resourceClaims belong to the pod spec and a container names them under "
+        "resources.claims. Elsewhere the field is unknown: with strict validation kubectl refuses it, without it the "
+        "field is dropped and the object is not what the file says.",
     ),
     Rule(
         "DRA706",
@@ -290,6 +298,34 @@ _RULES = [
         "for it from the node's allocatable (NodeResourcesFit), not through the DeviceClass; where both manage the "
         "same hardware, one GPU can be given to a device-plugin pod and to a DRA claim (explain pod reports it as "
         "DRA226). The nodes come from the reference inventory.",
+    ),
+    Rule(
+        "DRA711",
+        "dra-and-device-plugin",
+        "warning",
+        False,
+        None,
+        "A pod asks for devices through DRA and through a device plugin's resource of the same vendor.",
+        "Ask for the devices one way: a claim (or the class's extendedResourceName) or the device plugin's "
+        "resource; run one of the two on a node.",
+        "The kubelet's device manager hands out a device plugin's resource (nvidia.com/gpu) and the DRA driver "
+        "(gpu.nvidia.com) prepares claimed devices; neither sees what the other gave out, so where both manage the "
+        "same hardware one GPU can go to two containers. The vendor match is the resource's domain against the "
+        "driver's name; with a reference inventory only nodes that advertise the resource and publish the driver's "
+        "devices count, and they are named.",
+    ),
+    Rule(
+        "DRA712",
+        "api-version-off-by-default",
+        "warning",
+        False,
+        None,
+        "The manifest's resource.k8s.io version is served only when --runtime-config turns it on.",
+        "Write the object as resource.k8s.io/v1.",
+        "From 1.34 kube-apiserver serves resource.k8s.io/v1 by default and lists v1beta1 and v1beta2 among the beta "
+        "versions disabled by default (v1alpha3 among the alpha ones): a cluster without "
+        "--runtime-config=resource.k8s.io/<version>=true refuses the manifest. The message says when the version was "
+        "deprecated and when it is removed.",
     ),
     Rule(
         "DRA101",

@@ -1783,7 +1783,18 @@ def _lint_objs():
         "spec": {"deviceSelector": {}, "taint": {"key": "example.com/drain", "effect": "NoExecute"}},
     }
     plugin_node = node("node-03", zone="c")
-    plugin_node["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "4"}}
+    plugin_node["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "4", "example.com/vgpu": "8"}}
+    v1_shape = claim("c-v1beta1-shape", [])
+    v1_shape["spec"]["devices"]["requests"] = [{"name": "gpu", "deviceClassName": "gpu", "count": 1}]
+    ok = template("t-ok", [req()])
+    mixed = pod("mixed", [("gpu", "template", "t-ok")])
+    mixed["spec"]["containers"][0]["resources"] = {
+        "limits": {"example.com/vgpu": "1"},
+        "claims": [{"name": "gpu", "request": "gpus"}, {"name": "scratch"}],
+    }
+    mixed["spec"]["initContainers"] = [
+        {"name": "init", "image": "registry.example/init:1", "resourceClaims": [{"name": "gpu"}]}
+    ]
     return [
         plugin_node,
         dclass(),
@@ -1798,11 +1809,15 @@ def _lint_objs():
         missing_class,
         deploy,
         rule,
+        v1_shape,
+        ok,
+        mixed,
         rslice(
             "node-01-gpus",
             [dev("gpu-0", attributes={"driverVersion": {"version": "550.54.15"}}), dev("gpu-1")],
             "node-01",
         ),
+        rslice("node-03-gpus", [dev("gpu-0")], "node-03"),
         *NODES,
     ]
 
@@ -1810,10 +1825,13 @@ def _lint_objs():
 scenario(
     "lint-manifests",
     "kubectl dra lint on manifests with one mistake of each kind, the dump itself as the reference inventory: a CEL "
-    "syntax error (DRA701), a selector over the cost limit (DRA702), a capacity name no device has with a suggestion (DRA703), v1beta1 (DRA704), tolerations "
-    "under the claim's devices (DRA705), a DeviceTaintRule with an empty selector and NoExecute (DRA706), two classes "
-    "with one extendedResourceName (DRA707), a class and a template that do not exist (DRA708), a version attribute "
-    "compared with a string (DRA709), an extendedResourceName a device plugin advertises (DRA710). Exit 1.",
+    "syntax error (DRA701), a selector over the cost limit (DRA702), a capacity name no device has with a suggestion "
+    "(DRA703), tolerations under the claim's devices, a v1 request in the v1beta1 shape and resourceClaims under a "
+    "container (DRA705), a DeviceTaintRule with an empty selector and NoExecute (DRA706), two classes with one "
+    "extendedResourceName (DRA707), a class, a template, a container claim and a request that do not exist (DRA708), "
+    "a version attribute compared with a string (DRA709), an extendedResourceName a device plugin advertises (DRA710), "
+    "a pod asking for example.com/vgpu from a device plugin and for gpu.example.com devices through a claim on a node "
+    "that has both (DRA711), v1beta1 and v1beta2 objects, off by default on 1.37 (DRA712). Exit 1.",
     "lint",
     _lint_objs(),
 )
