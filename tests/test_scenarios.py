@@ -37,11 +37,17 @@ def test_scenario(name, request):
             assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     else:
         assert text.stderr == "" and js.stderr == "", text.stderr + js.stderr
+    sarif = run_cli(args + ["-o", "sarif"]) if args[0] == "lint" else None  # lint's third format
     if request.config.getoption("--update-golden"):
         (d / "expected.txt").write_text(text.stdout)
         (d / "expected.json").write_text(js.stdout)
         (d / "expected.exit").write_text(f"{text.returncode}\n")
+        if sarif is not None:
+            (d / "expected.sarif").write_text(sarif.stdout)
         return
     assert text.returncode == int((d / "expected.exit").read_text())
     assert text.stdout == (d / "expected.txt").read_text()
     assert json.loads(js.stdout) == json.loads((d / "expected.json").read_text())
+    if sarif is not None:
+        assert sarif.returncode == text.returncode and sarif.stderr == text.stderr
+        assert json.loads(sarif.stdout) == json.loads((d / "expected.sarif").read_text())

@@ -92,3 +92,25 @@ def test_bad_input_is_one_line(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     r = run()
     assert r.returncode == 2 and "give the manifests with -f" in r.stderr, r.stderr
+
+
+def test_sarif_validates_against_the_sarif_2_1_0_schema(tmp_path):
+    """The SARIF 2.1.0 JSON schema (tests/unit/data/sarif-schema-2.1.0.json, from the @microsoft/sarif-multitool-linux
+    5.7.0 npm package, sha256 1c49a0f2...) accepts the golden scenario's SARIF and one made here; a SARIF result
+    without its message is refused (the validation can fail)."""
+    from pathlib import Path
+
+    import jsonschema
+
+    here = Path(__file__).parent
+    schema = json.loads((here / "data" / "sarif-schema-2.1.0.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    golden = json.loads((here.parent / "scenarios" / "lint-manifests" / "expected.sarif").read_text())
+    r = run("-f", "-", "-o", "sarif", stdin=CLASS.format(expr="device.driver =="))
+    for doc in (golden, json.loads(r.stdout)):
+        errors = sorted(validator.iter_errors(doc), key=str)
+        assert not errors, errors[:3]
+    assert len(golden["runs"][0]["results"]) >= 20
+    broken = json.loads(r.stdout)
+    del broken["runs"][0]["results"][0]["message"]
+    assert list(validator.iter_errors(broken))
