@@ -1,4 +1,4 @@
-"""Describe-like text for people. Every cluster string goes through esc(); rich never parses markup."""
+"""Describe-like text for people. Every cluster string goes through esc() before it is written."""
 
 from __future__ import annotations
 
@@ -20,31 +20,27 @@ _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
 
 
+# SGR codes of the styles the renderers use (ECMA-48 standard colours; bold is 1).
+_SGR = {"bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+
+
+def _sgr(style: str) -> str:
+    return ";".join(_SGR[w] for w in style.split() if w in _SGR)
+
+
 class _Out:
-    """Collects styled lines; prints through one rich Console with markup, highlighting and emoji off."""
+    """Collects styled lines and writes them straight to the stream: plain text, or with SGR colour codes when
+    colour is on. Every cluster string has been through esc() first, so no text can carry a control character."""
 
     def __init__(self, stream, color: bool, width: int | None, ascii_marks: bool = False):
-        from rich.console import Console
-
         self.width = width  # None: never wrap or truncate (pipes, files, -o wide)
         self.ascii = ascii_marks  # marks as plain ASCII (a terminal without UTF-8, NO_COLOR)
-        self.console = Console(
-            file=stream,
-            markup=False,
-            highlight=False,
-            emoji=False,
-            force_terminal=color,
-            no_color=not color,
-            color_system="standard" if color else None,
-            width=width or 100000,
-            soft_wrap=True,
-        )
+        self.stream = stream
+        self.color = color
 
     def line(self, *parts, wrap: int | None = None) -> None:
         """parts: str (plain) or (str, style). With a width, a line that does not fit has its last part wrapped
         onto lines indented by `wrap` columns, or, without `wrap`, cut with an ellipsis."""
-        from rich.text import Text
-
         parts = [p if isinstance(p, tuple) else (p, None) for p in parts]
         lines = [parts]
         if self.width and parts:
@@ -60,16 +56,17 @@ class _Out:
                     lines = [parts[:-1]] + [[(" " * wrap + c, style)] for c in chunks]
             elif head + len(last) > self.width and room > 10:
                 lines = [parts[:-1] + [(last[: room - 1] + "…", style)]]
+        write = self.stream.write
         for ps in lines:
             if self.width:
                 ps = _cut(ps, self.width)
-            t = Text()
-            for text, st in ps:
-                t.append(text, style=st or None)
-            self.console.print(t, soft_wrap=True)
+            if self.color:
+                write("".join(f"\x1b[{_sgr(st)}m{text}\x1b[0m" if st and _sgr(st) else text for text, st in ps) + "\n")
+            else:
+                write("".join(text for text, _ in ps) + "\n")
 
     def blank(self) -> None:
-        self.console.print("", soft_wrap=True)
+        self.stream.write("\n")
 
 
 def _cut(parts: list, width: int) -> list:
