@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import Snapshot
@@ -45,7 +46,7 @@ def _read_documents(path: Path):
     stripped = text.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
         try:
-            doc = json.loads(text)
+            doc = jsonio.loads(text)
             return [doc] if not isinstance(doc, list) else doc
         except json.JSONDecodeError:
             pass  # maybe YAML flow style; fall through

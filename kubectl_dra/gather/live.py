@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from urllib.parse import quote, urlencode
 
+from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import snapshot_from_objects
@@ -142,7 +143,7 @@ class Client:
                 raise _Retry(0.5, f"the connection was closed before the answer ({_first_line(e)})") from None
             raise DraError(f"unable to connect to the server at {self.host}: {_first_line(e)}") from None
         try:
-            return json.loads(data)
+            return jsonio.loads(data)
         except (ValueError, TypeError):
             raise DraError(f"the server's answer to GET {path} is not JSON") from None
 

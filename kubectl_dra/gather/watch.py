@@ -6,13 +6,13 @@ Reads only: GET with watch=1, as `kubectl get -w` does."""
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 import threading
 import time
 from urllib.parse import urlencode
 
+from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
 
 WATCH_SECONDS = (240, 480)  # the server ends each watch after a random time in this range, as client-go asks
@@ -110,7 +110,7 @@ class LiveSession:
                 while b"\n" in buf:
                     line, buf = buf.split(b"\n", 1)
                     if line.strip():
-                        self._apply(s, json.loads(line))
+                        self._apply(s, jsonio.loads(line))
         finally:
             raw.release_conn()
 

@@ -3,8 +3,7 @@ JSON (kind: LintResult) and SARIF 2.1.0 (GitHub code scanning shows the findings
 
 from __future__ import annotations
 
-import json
-
+from kubectl_dra import jsonio
 from kubectl_dra.render.escape import esc
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -13,10 +12,10 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 def render_lint(report, fmt: str, stream, registry, version: str) -> None:
     if fmt == "json":
-        stream.write(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        stream.write(jsonio.dumps(report.to_dict()) + "\n")
         return
     if fmt == "sarif":
-        stream.write(json.dumps(sarif(report, registry, version), indent=2, ensure_ascii=False) + "\n")
+        stream.write(jsonio.dumps(sarif(report, registry, version)) + "\n")
         return
     for f in report.findings:
         stream.write(f"{esc(f.file)}:{f.line}:{f.column}: {f.finding.code} {f.severity}: {esc(f.finding.message)}\n")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
+from kubectl_dra import jsonio
 from kubectl_dra.quantity import format_quantity
 
 
@@ -18,11 +18,11 @@ def _default(o):
 
 def plain(report) -> dict:
     """The report as plain JSON-compatible data."""
-    return json.loads(json.dumps(report.to_dict(), default=_default))
+    return jsonio.loads(jsonio.dumps(report.to_dict(), default=_default, indent=False))
 
 
 def to_json(report) -> str:
-    return json.dumps(report.to_dict(), default=_default, indent=2, ensure_ascii=False) + "\n"
+    return jsonio.dumps(report.to_dict(), default=_default) + "\n"
 
 
 def to_yaml(report) -> str:
@@ -39,13 +39,13 @@ def _list(reports) -> dict:
 
 
 def list_to_json(reports) -> str:
-    return json.dumps(_list(reports), default=_default, indent=2, ensure_ascii=False) + "\n"
+    return jsonio.dumps(_list(reports), default=_default) + "\n"
 
 
 def list_to_yaml(reports) -> str:
     import yaml
 
-    data = json.loads(json.dumps(_list(reports), default=_default))
+    data = jsonio.loads(jsonio.dumps(_list(reports), default=_default, indent=False))
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
 
@@ -53,10 +53,14 @@ def list_to_yaml(reports) -> str:
 def data_to(data: dict, fmt: str) -> str:
     """Any plain document (a scan, an inventory) as JSON or YAML, the same way a Report is written."""
     if fmt == "json":
-        return json.dumps(data, default=_default, indent=2, ensure_ascii=False) + "\n"
+        return jsonio.dumps(data, default=_default) + "\n"
     import yaml
 
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return yaml.dump(
-        json.loads(json.dumps(data, default=_default)), Dumper=dumper, sort_keys=False, allow_unicode=True, width=120
+        jsonio.loads(jsonio.dumps(data, default=_default, indent=False)),
+        Dumper=dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=120,
     )

@@ -1,0 +1,58 @@
+"""kubectl_dra.jsonio: orjson where it can, the standard library where orjson refuses, the same data either way."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from kubectl_dra import jsonio
+
+
+def test_orjson_is_the_pinned_engine():
+    assert jsonio.orjson is not None and jsonio.orjson.__version__ == "3.13.0"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "b": [true, null, "x\\u001b"], "c": {"d": 1.5}}',
+        '{"s": "\\ud800"}',  # a lone surrogate: orjson refuses, json parses
+        '{"n": NaN}',
+    ],
+)
+def test_loads_agrees_with_the_standard_library(text):
+    got, want = jsonio.loads(text), json.loads(text)
+    assert json.dumps(got) == json.dumps(want)
+
+
+def test_integers_beyond_64_bits_become_floats():
+    # orjson's one silent difference: no Kubernetes object holds such an integer (the API server's int64 fields
+    # refuse it), so only a hand-made file can carry one, and it is read as the float json would give for 1e30.
+    assert jsonio.loads('{"big": 1000000000000000000000000000000}') == {"big": 1e30}
+
+
+def test_loads_errors_are_value_errors():
+    with pytest.raises(ValueError):
+        jsonio.loads("{not json")
+
+
+def _default(o):
+    return str(o) if isinstance(o, Fraction) else list(o) if isinstance(o, (set, tuple)) else str(o)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"a": (1, 2), "b": Fraction(1, 2), "é": "ü", "ctl": "\x1b[31m", "e": [], "m": {}},
+        {"big": 2**70},  # orjson refuses: the standard library writes it
+        {1: "non-str key"},
+    ],
+)
+def test_dumps_parses_back_to_what_the_standard_library_writes(obj):
+    for indent in (True, False):
+        got = jsonio.dumps(obj, default=_default, indent=indent)
+        want = json.dumps(obj, default=_default, indent=2 if indent else None, ensure_ascii=False)
+        assert json.loads(got) == json.loads(want)
+    assert jsonio.dumps({"a": [1]}, indent=True) == '{\n  "a": [\n    1\n  ]\n}'
