@@ -185,11 +185,55 @@ def shape_key(entry: DeviceEntry) -> tuple:
     return key
 
 
+_UNKEYED = object()
+
+
+def _compiled_list(ev: SelectorEvaluator, selectors):
+    """The selectors compiled (cached per list), or None when one is empty or does not compile."""
+    plans = ev.__dict__.setdefault("_read_plans", {})
+    compiled = plans.get(id(selectors), _UNKEYED)
+    if compiled is _UNKEYED:
+        compiled = []
+        for sel in selectors:
+            expr = selector_expression(sel)
+            c = ev.compile(expr)[0] if expr else None
+            if c is None:
+                compiled = None
+                break
+            compiled.append(c)
+        plans[id(selectors)] = compiled
+        ev.__dict__.setdefault("_keep", {})[id(selectors)] = selectors  # keeps id(selectors) unique while cached
+    return compiled
+
+
+def read_key(ev: SelectorEvaluator, entry: DeviceEntry, *selector_lists) -> tuple:
+    """What the selector lists can see of a device, as the values their expressions read (each compiled
+    selector's memo key), so that devices which differ only in what no selector reads (a uuid, a PCI address)
+    share one result. An attribute that fails conversion fails every selector alike: its error is the key. A list
+    with a selector that does not compile (or is empty) falls back to the device's whole shape."""
+    plans = ev.__dict__.setdefault("_key_fns", {})
+    ids = tuple(map(id, selector_lists))
+    fns = plans.get(ids, _UNKEYED)
+    if fns is _UNKEYED:
+        lists = [_compiled_list(ev, s) for s in selector_lists]
+        fns = None if any(c is None for c in lists) else tuple(c.read_key for cs in lists for c in cs)
+        plans[ids] = fns
+    if fns is None:
+        return ("shape",) + shape_key(entry)
+    if not fns:
+        return ()
+    dev = ev.cel_device(entry.did, entry.device)
+    conv = ev.env.conversion_error(dev)
+    if conv is not None:
+        return ("conversion", conv)
+    return tuple([f(dev) for f in fns])
+
+
 def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry):
     """Returns (ok, failed_index, detail): ok True/False, or None on a CEL error (detail has the error).
-    Results are shared by every device of the same shape (see shape_key) within one evaluator."""
+    Results are shared by every device with the same read_key within one evaluator."""
     cache = ev.__dict__.setdefault("_shape_cache", {})
-    key = (id(selectors), shape_key(entry))
+    key = (id(selectors), read_key(ev, entry, selectors))
     hit = cache.get(key)
     if hit is None:
         hit = cache[key] = _evaluate_selectors(ev, selectors, entry)
@@ -494,9 +538,9 @@ def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexe
 
 def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry):
     """None if the device passes the class's and the request's selectors, else (stage, reason, evidence).
-    Cached per device shape: 40,000 devices of a dozen shapes cost a dozen evaluations."""
+    Cached per read_key: 40,000 devices that differ only in what no selector reads cost a few evaluations."""
     cache = ev.__dict__.setdefault("_verdict_cache", {})
-    key = (id(req), shape_key(e))
+    key = (id(req), read_key(ev, e, class_sel, req.selectors))
     if key in cache:
         return cache[key]
     ev.__dict__.setdefault("_keep", {})[id(req)] = req  # keeps id(req) unique while cached

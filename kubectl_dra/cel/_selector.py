@@ -204,6 +204,9 @@ class CompiledSelector:
                         pass
             break
         self._key_fn = self._make_key_fn()
+        # read_key(device): the values the expression can read of the device; devices with equal keys (and no
+        # attribute that fails conversion, see CelEnvironment.conversion_error) get equal results.
+        self.read_key = self._key_fn
 
     def _repair(self, eng: _Engine, src: str, toks, err: str):
         if "No overload found in reference resolve step" in err:

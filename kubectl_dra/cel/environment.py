@@ -57,6 +57,9 @@ class CelEnvironment:
         return sel
 
     # -- device -> engine activation (cached per device object; at most once per device)
+    def conversion_error(self, device: dict) -> str | None:
+        return self._conversion_error(device)
+
     def _conversion_error(self, device: dict) -> str | None:
         """Whether converting the device's attributes fails (then every selector fails on it).  The
         verdict is cached per attributes object; the entry holds that object, so a recycled id()
