@@ -10,7 +10,14 @@
 // Input: a stream of JSON scenario objects on stdin (one per line or simply
 // concatenated). Output: one JSON object per line on stdout, in input order.
 // The source is shared by all minors (tests/oracle/src/main.go is symlinked
-// into tests/oracle/v1.3x/); version differences live in shim.go of each minor.
+// into tests/oracle/v1.3x/); version differences live in shim.go of each minor,
+// which provides these hooks besides its feature and channel tables:
+//
+//   - newSharedDeviceIDSet / insertSharedDeviceID: AllocatedState.AllocatedSharedDeviceIDs
+//     (a set of SharedDeviceID up to 1.37, of DeviceID since 1.38);
+//   - newAllocator: structured.NewAllocator from the v1 slices (1.38 takes the
+//     converted draapi slices the scheduler's informer hands out);
+//   - celDeviceFor: the cel.Device that the allocator's selectorsMatch builds.
 package main
 
 import (
@@ -183,7 +190,7 @@ func allocatedState(gates map[string]bool, claims []*resourceapi.ResourceClaim) 
 	consumable := gates["DRAConsumableCapacity"]
 	state := structured.AllocatedState{
 		AllocatedDevices:         sets.New[structured.DeviceID](),
-		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AllocatedSharedDeviceIDs: newSharedDeviceIDSet(),
 		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
 	}
 	for _, claim := range claims {
@@ -196,7 +203,7 @@ func allocatedState(gates map[string]bool, claims []*resourceapi.ResourceClaim) 
 			}
 			deviceID := structured.MakeDeviceID(result.Driver, result.Pool, result.Device)
 			if consumable && result.ShareID != nil {
-				state.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(deviceID, result.ShareID))
+				insertSharedDeviceID(state.AllocatedSharedDeviceIDs, deviceID, result.ShareID)
 				if result.ConsumedCapacity != nil {
 					state.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(deviceID, result.ConsumedCapacity))
 				}
@@ -228,7 +235,7 @@ func evalCEL(ctx context.Context, s *scenario, cache *cel.Cache, passMulti bool)
 				if expr.Error != nil {
 					e.Error = strPtr(expr.Error.Error())
 				} else {
-					deviceMatches(ctx, expr, slice.Spec.Driver, d, passMulti, &e)
+					deviceMatches(ctx, expr, celDeviceFor(slice, i, passMulti), &e)
 				}
 				entries = append(entries, e)
 			}
@@ -289,17 +296,13 @@ func evalCEL(ctx context.Context, s *scenario, cache *cel.Cache, passMulti bool)
 	return entries
 }
 
-func deviceMatches(ctx context.Context, expr cel.CompilationResult, driver string, d *resourceapi.Device, passMulti bool, e *celEntry) {
+func deviceMatches(ctx context.Context, expr cel.CompilationResult, input cel.Device, e *celEntry) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.Result = nil
 			e.Error = strPtr(fmt.Sprintf("panic: %v", r))
 		}
 	}()
-	input := cel.Device{Driver: driver, Attributes: d.Attributes, Capacity: d.Capacity}
-	if passMulti {
-		input.AllowMultipleAllocations = d.AllowMultipleAllocations
-	}
 	matches, _, err := expr.DeviceMatches(ctx, input)
 	if err != nil {
 		e.Error = strPtr(err.Error())
@@ -349,7 +352,7 @@ func runAllocator(s *scenario, features structured.Features, celFeatures cel.Fea
 	}
 	cache := cel.NewCache(10, celFeatures)
 	alloc = &allocation{Claims: []claimAllocation{}}
-	a, err := structured.NewAllocator(ctx, features, allocatedState(s.FeatureGates, s.AllocatedClaims), lister, slices, cache)
+	a, err := newAllocator(ctx, features, allocatedState(s.FeatureGates, s.AllocatedClaims), lister, slices, cache)
 	if err != nil {
 		alloc.Outcome = "error"
 		alloc.Error = strPtr(err.Error())

@@ -3,6 +3,11 @@ package main
 // Version shim for Kubernetes 1.37 (k8s.io/dynamic-resource-allocation v0.37.x).
 
 import (
+	"context"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/structured"
 )
@@ -61,3 +66,32 @@ func sortsPools(impl string) bool { return impl == "incubating" || impl == "expe
 // celSeesAllowMultipleAllocations: whether the implementation passes the device's
 // allowMultipleAllocations into cel.Device (selectorsMatch); stable does not (CEL then sees false).
 func celSeesAllowMultipleAllocations(impl string) bool { return impl != "stable" }
+
+// Hooks main.go calls (see its package comment); up to 1.37 they are the plain calls.
+
+// newSharedDeviceIDSet / insertSharedDeviceID: AllocatedState.AllocatedSharedDeviceIDs is a set of
+// SharedDeviceID (device ID and share ID) up to v0.37.
+func newSharedDeviceIDSet() sets.Set[structured.SharedDeviceID] {
+	return sets.New[structured.SharedDeviceID]()
+}
+
+func insertSharedDeviceID(s sets.Set[structured.SharedDeviceID], id structured.DeviceID, shareID *types.UID) {
+	s.Insert(structured.MakeSharedDeviceID(id, shareID))
+}
+
+// newAllocator: up to v0.37 NewAllocator takes the v1 slices as they are (it converts them itself).
+func newAllocator(ctx context.Context, features structured.Features, state structured.AllocatedState,
+	classes structured.DeviceClassLister, slices []*resourceapi.ResourceSlice, cache *cel.Cache) (structured.Allocator, error) {
+	return structured.NewAllocator(ctx, features, state, classes, slices, cache)
+}
+
+// celDeviceFor: the cel.Device that selectorsMatch builds for device index of slice (the v1 maps;
+// allowMultipleAllocations only where the implementation passes it, else CEL sees false).
+func celDeviceFor(slice *resourceapi.ResourceSlice, index int, passMulti bool) cel.Device {
+	d := &slice.Spec.Devices[index]
+	input := cel.Device{Driver: slice.Spec.Driver, Attributes: d.Attributes, Capacity: d.Capacity}
+	if passMulti {
+		input.AllowMultipleAllocations = d.AllowMultipleAllocations
+	}
+	return input
+}
