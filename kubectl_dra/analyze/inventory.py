@@ -16,6 +16,7 @@ from kubectl_dra.analyze.allocator.counters import add_consumption, first_exceed
 from kubectl_dra.analyze.devices import CounterView, DeviceEntry, evaluate_selectors
 from kubectl_dra.analyze.dryrun import Analysis
 from kubectl_dra.analyze.meta import name_of, ns_of
+from kubectl_dra.analyze.pool_status import upstream_pool_status
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import SCHEMA_VERSION
@@ -89,9 +90,9 @@ class InventoryReport:
     total: int  # devices before the filters
     unseen: tuple[str, ...] = ()  # what could not be read (slices, classes, claims): the states may be incomplete
     where_errors: tuple[str, ...] = ()
-    counters: tuple[
-        dict, ...
-    ] = ()  # per pool, counter set and counter: capacity, used by allocated devices, left  # the first devices on which --where failed (counted as not matching)
+    # per pool, counter set and counter: capacity, used by allocated devices, left
+    counters: tuple[dict, ...] = ()
+    pool_status: tuple[dict, ...] = ()  # ResourcePoolStatusRequests' counts beside ours (analyze/pool_status.py)
 
     states = STATES
 
@@ -138,6 +139,7 @@ class InventoryReport:
             },
             "headroom": [h.to_dict() for h in self.headroom],
             "counters": list(self.counters),
+            "poolStatusRequests": list(self.pool_status),
             "unseen": list(self.unseen),
             "whereErrors": list(self.where_errors),
             "items": [r.to_dict() for r in self.rows],
@@ -235,6 +237,7 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
         tuple(f"{g.verb} {g.resource}: {g.message}" for g in snap.gaps),
         tuple(errors),
         tuple(counter_usage(an, counters, {(r.driver, r.pool) for r in rows})),
+        tuple(upstream_pool_status(snap.pool_status_requests, rows)),
     )
 
 

@@ -493,7 +493,8 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
 
     By default a summary per node and per class (devices free, allocated, shared, tainted, unhealthy, unusable) and,
     for partitionable devices, how many more of each partition still fit. --list or any filter lists the devices;
-    --node also lists the pods that hold the node's devices and through which claims.
+    --node also lists the pods that hold the node's devices and through which claims. Where ResourcePoolStatusRequests
+    (alpha) exist and are readable, their counts are shown beside kubectl-dra's; none is ever created.
 
     \b
     Examples:

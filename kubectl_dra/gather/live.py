@@ -442,6 +442,8 @@ def gather_live(
     rule_versions = [v for v in ("v1", "v1beta2", "v1alpha3") if v in served]
     if rule_versions:
         add("taint_rules", lambda: _taint_rules(c, rule_versions), "list", "devicetaintrules.resource.k8s.io")
+    if "v1alpha3" in served:
+        add("pool_status_requests", lambda: _pool_status_requests(c), "list", "resourcepoolstatusrequests")
     if selector is not None:
         events_path = "/api/v1/events" if all_namespaces else f"/api/v1/namespaces/{quote(namespace)}/events"
         add(
@@ -544,6 +546,7 @@ def gather_live(
         "workload_events",
         "quotas",
         "taint_rules",
+        "pool_status_requests",
         *(k for k in results if k.startswith("dump_")),
     ):
         objs.extend(results.get(k, []))
@@ -604,6 +607,19 @@ def _taint_rules(c: Client, versions: list[str]) -> list[dict]:
             if e.status != 404:
                 raise
     return []
+
+
+def _pool_status_requests(c: Client) -> list[dict]:
+    """ResourcePoolStatusRequests (alpha, gate DRAResourcePoolStatus): only read, and only where served and
+    readable; an alpha API that is absent or refused is no gap in the answer, so it ends as none."""
+    try:
+        return c.list(
+            "/apis/resource.k8s.io/v1alpha3/resourcepoolstatusrequests",
+            "ResourcePoolStatusRequest",
+            "resource.k8s.io/v1alpha3",
+        )
+    except _Forbidden:
+        return []
 
 
 def _context_namespace(kubeconfig, context) -> str:

@@ -22,6 +22,7 @@ _BUCKETS = {
     "DaemonSet": "workloads",
     "Job": "workloads",
     "ResourceQuota": "quotas",
+    "ResourcePoolStatusRequest": "pool_status_requests",
 }
 
 
@@ -36,7 +37,8 @@ def snapshot_from_objects(objs, namespace: str, source: str = "files") -> Snapsh
         _check_shape(obj)
         obj = to_v1(obj)
         meta = obj.setdefault("metadata", {})
-        if kind not in ("DeviceClass", "ResourceSlice", "Node", "DeviceTaintRule") and not meta.get("namespace"):
+        cluster_scoped = ("DeviceClass", "ResourceSlice", "Node", "DeviceTaintRule", "ResourcePoolStatusRequest")
+        if kind not in cluster_scoped and not meta.get("namespace"):
             meta = obj["metadata"] = dict(meta, namespace=namespace)
         key = (kind, meta.get("namespace") or "", meta.get("name"))
         if key in seen and kind != "Event":

@@ -40,6 +40,9 @@ class Snapshot:
     taint_rules: tuple = ()
     workloads: tuple = ()  # Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs: who owns the pods
     quotas: tuple = ()  # ResourceQuotas of the namespace (device-class and extended-resource quotas)
+    # ResourcePoolStatusRequests (resource.k8s.io/v1alpha3, KEP-5677) that exist: upstream's pool counts, shown
+    # beside kubectl-dra's own by `devices` (read when served and readable; never created)
+    pool_status_requests: tuple = ()
     gaps: tuple = ()
     source: str = "files"  # "files", "live", or "bundle" (a kubectl dra dump of a live cluster)
     server_version: str | None = None

@@ -36,6 +36,8 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
                 out.line(f"No pod uses a device of node {esc(report.filters['node'])}.")
     else:
         _summary(out, report)
+        if report.pool_status:
+            _pool_status(out, report)
     if report.counters:
         out.blank()
         _table(
@@ -64,6 +66,38 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
             "FIT NOW: how many more of that partition can be allocated together (partitions of one pool compete for"
         )
         out.line("its counters: alternatives, not a sum).")
+
+
+def _pool_status(out: _Out, report) -> None:
+    """ResourcePoolStatusRequests that exist (upstream's counts, alpha) beside kubectl-dra's for the same pool."""
+
+    def n(v) -> str:
+        return "-" if v is None else str(v)
+
+    rows = []
+    for p in report.pool_status:
+        up, ours = p["upstream"], p["kubectlDra"] or {}
+        if up is None:
+            cond = p["condition"] or {}
+            state = f"pending{': ' + cond['reason'] if cond.get('reason') else ''}"
+            up_cells = [state, "", "", ""]
+        else:
+            up_cells = [n(up["total"]), n(up["allocated"]), n(up["available"]), n(up["unavailable"])]
+            if up.get("validationError"):
+                up_cells[-1] += f" (invalid: {up['validationError']})"
+        rows.append(
+            [esc(p["request"]), esc(f"{p['driver']}/{p['pool'] or '*'}"), esc(p["node"] or "-")]
+            + [esc(c) for c in up_cells]
+            + [n(ours.get("total")), n(ours.get("allocated")), n(ours.get("free")), n(ours.get("unavailable"))]
+        )
+    out.blank()
+    out.line("ResourcePoolStatusRequests (upstream's counts, alpha; kubectl-dra's for the same pool on the right):")
+    _table(
+        out,
+        ["REQUEST", "POOL", "NODE", "TOTAL", "ALLOCATED", "AVAILABLE", "UNAVAILABLE", "OURS: TOTAL", "ALLOC", "FREE"]
+        + ["UNAVAIL"],
+        rows,
+    )
 
 
 def _summary(out: _Out, report) -> None:

@@ -1941,6 +1941,61 @@ scenario(
 )
 
 
+def _pool_status_requests():
+    """Two ResourcePoolStatusRequests as kube-controller-manager leaves them: one answered for node-02's pool (its
+    counts as upstream has them), one not answered yet."""
+
+    def rq(name, pool, status=None):
+        o = {
+            "apiVersion": "resource.k8s.io/v1alpha3",
+            "kind": "ResourcePoolStatusRequest",
+            "metadata": {"name": name},
+            "spec": {"driver": DRIVER, "poolName": pool},
+        }
+        if status is not None:
+            o["status"] = status
+        return o
+
+    done = {
+        "poolCount": 1,
+        "pools": [
+            {
+                "driver": DRIVER,
+                "poolName": "node-02",
+                "nodeName": "node-02",
+                "generation": 1,
+                "resourceSliceCount": 1,
+                "totalDevices": 3,
+                "allocatedDevices": 2,
+                "availableDevices": 0,
+                "unavailableDevices": 1,
+            }
+        ],
+        "conditions": [
+            {
+                "type": "Complete",
+                "status": "True",
+                "reason": "Calculated",
+                "message": "",
+                "lastTransitionTime": "2026-11-30T10:00:00Z",
+            }
+        ],
+    }
+    return [rq("node-02-gpus", "node-02", done), rq("node-01-gpus", "node-01")]
+
+
+scenario(
+    "devices-pool-status-requests",
+    "kubectl dra devices on a cluster where ResourcePoolStatusRequests exist (alpha API, read only, never created): "
+    "upstream's counts for node-02's pool beside kubectl-dra's (both count the tainted gpu-2 unavailable; upstream "
+    "counts gpu-3 allocated, kubectl-dra unavailable, as its pod's kubelet reports it unhealthy), and a request not "
+    "answered yet.",
+    "devices",
+    inventory_objs() + _pool_status_requests(),
+    version="1.37",
+)
+
+
 def _aged(p, created):
     p["metadata"]["creationTimestamp"] = created
     return p
