@@ -123,8 +123,9 @@ class InventoryReport:
                 g[r.state] += 1
         return [groups[k] for k in sorted(groups)]
 
-    def to_dict(self) -> dict:
-        return {
+    def to_dict(self, items: bool = True) -> dict:
+        """items=False leaves the device list out (render/inventory.py streams it after the rest)."""
+        out = {
             "apiVersion": SCHEMA_VERSION,
             "kind": "DeviceInventory",
             "filters": self.filters,
@@ -142,9 +143,11 @@ class InventoryReport:
             "poolStatusRequests": list(self.pool_status),
             "unseen": list(self.unseen),
             "whereErrors": list(self.where_errors),
-            "items": [r.to_dict() for r in self.rows],
             "semantics": self.semantics,
         }
+        if items:
+            out["items"] = [r.to_dict() for r in self.rows]
+        return out
 
 
 def _value(a: dict):

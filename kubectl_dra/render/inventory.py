@@ -12,7 +12,10 @@ _STATE_STYLE.update(unusable="red", exhausted="yellow")
 
 
 def render_inventory(report, fmt: str, stream, color: bool, width: int | None, listing: bool) -> None:
-    if fmt in ("json", "yaml"):
+    if fmt == "json":
+        _stream_json(report, stream)
+        return
+    if fmt == "yaml":
         from kubectl_dra.render.structured import data_to
 
         stream.write(data_to(report.to_dict(), fmt))
@@ -66,6 +69,23 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
             "FIT NOW: how many more of that partition can be allocated together (partitions of one pool compete for"
         )
         out.line("its counters: alternatives, not a sum).")
+
+
+def _stream_json(report, stream) -> None:
+    """The inventory as -o json writes it (kubectl's two-space indent), the device list last and one device at a
+    time: 40,000 devices never exist as one list of dicts and one string at once."""
+    from kubectl_dra import jsonio
+    from kubectl_dra.render.structured import _default
+
+    head = jsonio.dumps(report.to_dict(items=False), default=_default)
+    if not report.rows or not head.endswith("\n}"):
+        stream.write(jsonio.dumps(report.to_dict(), default=_default) + "\n")
+        return
+    stream.write(head[:-2] + ',\n  "items": [')
+    sep = "\n    "
+    for i, r in enumerate(report.rows):
+        stream.write(("," if i else "") + sep + jsonio.dumps(r.to_dict(), default=_default).replace("\n", sep))
+    stream.write("\n  ]\n}\n")
 
 
 def _pool_status(out: _Out, report) -> None:
