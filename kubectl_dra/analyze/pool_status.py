@@ -33,6 +33,8 @@ def ours_by_pool(rows) -> dict[tuple[str, str], dict]:
 def upstream_pool_status(requests, rows) -> list[dict]:
     """One entry per pool a request reports (or per request without a status yet), with kubectl-dra's counts of
     the same pool (None when none of the listed devices is in it)."""
+    if not requests:
+        return []
     ours = ours_by_pool(rows)
     out = []
     for rq in sorted(requests, key=name_of):

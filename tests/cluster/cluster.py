@@ -40,8 +40,9 @@ STATUS_REPORT_SECONDS = 300  # kubelet nodeStatusReportFrequency
 NODES = ("node-01", "node-02", "node-03")
 # The DRA gates the "gates on" configuration switches on explicitly. On v1.37 all three are
 # already on by default (DRADeviceTaints GA, DRAPartitionableDevices and DRAConsumableCapacity
-# beta); on 1.34/1.35 they are alpha and off, which is what the second configuration is for.
-DRA_GATES = "DRADeviceTaints=true,DRAPartitionableDevices=true,DRAConsumableCapacity=true"
+# beta); on 1.34/1.35 they are alpha and off, which is what the second configuration is for. DRAResourcePoolStatus
+# (alpha in every supported minor) serves ResourcePoolStatusRequests, which `devices` shows beside its own counts.
+DRA_GATES = "DRADeviceTaints=true,DRAPartitionableDevices=true,DRAConsumableCapacity=true,DRAResourcePoolStatus=true"
 
 
 def cache_dir() -> Path:
@@ -636,7 +637,9 @@ def up(
                 "--service-cluster-ip-range=10.0.0.0/24",
                 "--endpoint-reconciler-type=none",
                 "--allow-privileged=true",
-                "--runtime-config=resource.k8s.io/v1=true",
+                # ResourcePoolStatusRequests are alpha (v1alpha3, off by default): served with their gate
+                "--runtime-config=resource.k8s.io/v1=true"
+                + (",resource.k8s.io/v1alpha3=true" if "DRAResourcePoolStatus=true" in gates else ""),
                 f"--audit-policy-file={state_dir}/audit-policy.yaml",
                 f"--audit-log-path={state_dir}/audit.log",
                 "--audit-log-format=json",

@@ -136,3 +136,41 @@ def test_consumable_capacity_exhausted(gates_scenario):
     inv = _devices(sc)["shared-0"]
     assert inv["state"] == "shared" and inv["claims"] == [f"{sc.ns}/claim-1"], inv
     assert "consumed memory 24Gi of 40Gi" in inv["detail"], inv
+
+
+def test_pool_status_requests_beside_ours(gates_scenario):
+    """DRAResourcePoolStatus (alpha): kube-controller-manager answers a ResourcePoolStatusRequest (the test creates
+    it; kubectl-dra only reads it, the audit log checks that), and `devices` shows its counts beside its own for the
+    same pool: three devices, one allocated to a running pod's claim."""
+    from e2e_helpers import wait_for
+
+    sc = gates_scenario("poolstatus")
+    sc.device_class()
+    sc.slice([device(f"gpu-{i}", sc.driver) for i in range(3)])
+    sc.create(claim("claim-1", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-1", {"gpu": "claim-1"}, gated=True))
+    _, real, _ = predict_and_schedule(sc, "pod-1", "claim-1")
+    assert len(real) == 1
+    name = f"{sc.name}-rpsr"
+    sc._create_cluster(
+        "/apis/resource.k8s.io/v1alpha3/resourcepoolstatusrequests",
+        {
+            "apiVersion": "resource.k8s.io/v1alpha3",
+            "kind": "ResourcePoolStatusRequest",
+            "metadata": {"name": name},
+            "spec": {"driver": sc.driver, "poolName": "node-01"},
+        },
+    )
+    path = f"/apis/resource.k8s.io/v1alpha3/resourcepoolstatusrequests/{name}"
+    status = wait_for(
+        "the ResourcePoolStatusRequest's status", lambda: (sc.api.get(path) or {}).get("status", {}).get("pools"), 90
+    )
+    up = status[0]
+    r = sc.cluster.kubectl_dra("devices", "--driver", sc.driver, "-o", "json")
+    assert r.code == 0, r.stderr
+    (entry,) = [p for p in r.json["poolStatusRequests"] if p["request"] == name]
+    assert entry["upstream"]["total"] == up.get("totalDevices") == 3, (entry, up)
+    assert entry["upstream"]["allocated"] == up.get("allocatedDevices") == 1, (entry, up)
+    assert entry["kubectlDra"] == {"total": 3, "allocated": 1, "free": 2, "unavailable": 0}, entry
+    text = sc.cluster.kubectl_dra("devices").stdout  # the summary (a filter lists devices instead)
+    assert "ResourcePoolStatusRequests (upstream's counts" in text and name in text, text
