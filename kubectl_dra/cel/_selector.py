@@ -60,9 +60,16 @@ def _attr_key(attr: Any) -> Any:
     if attr is None:
         return MISSING
     if isinstance(attr, dict):
-        for k, v in attr.items():
-            if v is not None:
-                return (k, tuple(v) if isinstance(v, list) else v)
+        if len(attr) == 1:
+            for k, v in attr.items():
+                if v is not None:
+                    return (k, tuple(v) if isinstance(v, list) else v)
+        else:
+            # several fields set: which one counts depends on the version (lists first before 1.38,
+            # scalars and non-empty lists in 1.38), so all of them are the key
+            items = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in attr.items() if v is not None)
+            if items:
+                return items
     return repr(attr)
 
 

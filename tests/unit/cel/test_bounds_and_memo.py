@@ -121,6 +121,18 @@ def test_memoisation_keys_on_values_read():
         assert fresh._evaluate(d).value == sel.evaluate(d).value
 
 
+def test_memoisation_key_holds_every_field_of_an_attribute():
+    """An attribute with several fields set: the version decides which one counts (1.36 without list
+    support takes the scalar), so devices that differ only in the second field must not share a result."""
+    env = CelEnvironment((1, 36))
+    sel = env.compile('device.attributes["d"].x == 2')
+    a = {"driver": "d", "attributes": {"x": {"ints": [1], "int": 2}}, "capacity": {}}
+    b = {"driver": "d", "attributes": {"x": {"ints": [1], "int": 3}}, "capacity": {}}
+    assert sel.evaluate(a).value is True
+    assert sel.evaluate(b).value is False
+    assert sel.read_key(a) != sel.read_key(b)
+
+
 def test_memoisation_falls_back_to_whole_map_for_dynamic_reads():
     env = CelEnvironment((1, 36))
     sel = env.compile('device.attributes["gpu.example.com"].exists(k, k == "index")')
