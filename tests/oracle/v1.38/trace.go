@@ -1,0 +1,1 @@
+../src/trace.go
