@@ -13,8 +13,13 @@ What must agree (nothing else is normalised; see docs/fidelity.md):
     the result (true/false) or that it is an error, and the error text (ERROR_NORMALISERS applies);
     upstream repeats an erroring evaluation and reports every other text it gave (`otherErrors`: which
     bad attribute is named follows Go map order), ours must be one of them.
-  * allocation outcome (allocated / unallocatable / error) and the error text (an error outcome is
-    repeated upstream for the same reason, even where the search order is deterministic).
+  * allocation outcome (allocated / unallocatable / failed-on-node / error) and the error text of an error
+    or failed-on-node outcome (both are repeated upstream for the same reason, even where the search order
+    is deterministic). failed-on-node (tests/oracle/src/main.go, shim failedOnNode; so far only 1.38
+    reports it) is an Allocate error wrapping structured.ErrFailedAllocationOnNode, which kube-scheduler's
+    Filter makes Unschedulable on that node with the error's text, where an error aborts the scheduling
+    attempt: its own outcome, so error against failed-on-node (or against unallocatable) is an outcome
+    disagreement, and the same outcome with another text an error-text one.
   * when allocated: per claim the results (request, driver, pool, device, adminAccess,
     consumedCapacity compared as exact numbers) and the nodeSelector.
   * where upstream's search order is not deterministic (1.34, 1.35 and the 1.36+ "stable"
@@ -62,6 +67,10 @@ except ImportError:  # run as a script
 ERROR_NORMALISERS: list[tuple[str, str, str]] = []
 
 ENGINE_TIMEOUT_S = 30
+
+# Outcomes that carry upstream's error text, compared after ERROR_NORMALISERS: "error" (Filter returns Error) and
+# "failed-on-node" (an error wrapping ErrFailedAllocationOnNode: Filter returns Unschedulable for that node only).
+ERROR_OUTCOMES = ("error", "failed-on-node")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,7 +254,7 @@ def compare(
         kind = "outcome"
     else:
         up = same_outcome[0]
-        if our_alloc["outcome"] == "error":
+        if our_alloc["outcome"] in ERROR_OUTCOMES:
             kind = "error-text"
         elif [
             [(r["request"], r["driver"], r["pool"], r["device"]) for r in c["results"]] for c in our_alloc["claims"]

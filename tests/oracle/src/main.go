@@ -17,7 +17,8 @@
 //     (a set of SharedDeviceID up to 1.37, of DeviceID since 1.38);
 //   - newAllocator: structured.NewAllocator from the v1 slices (1.38 takes the
 //     converted draapi slices the scheduler's informer hands out);
-//   - celDeviceFor: the cel.Device that the allocator's selectorsMatch builds.
+//   - celDeviceFor: the cel.Device that the allocator's selectorsMatch builds;
+//   - failedOnNode: whether an Allocate error is a per-node failure (outcome "failed-on-node").
 package main
 
 import (
@@ -90,6 +91,17 @@ type claimAllocation struct {
 	NodeSelector *v1.NodeSelector `json:"nodeSelector"`
 }
 
+// allocation.Outcome is one of
+//
+//   - "allocated": Allocate returned results (the Filter passes the node);
+//   - "unallocatable": Allocate returned nil, nil (Filter: Unschedulable on this node, "cannot
+//     allocate all claims");
+//   - "failed-on-node": Allocate returned an error that wraps structured.ErrFailedAllocationOnNode
+//     (shim failedOnNode). The scheduler's Filter makes it Unschedulable on this node with the
+//     error's text as the reason ("Not a fatal error, allocation on other nodes may proceed"), not
+//     an Error that aborts the pod's scheduling attempt; Error holds the text;
+//   - "error": any other Allocate (or NewAllocator) error: Filter returns Error, the attempt ends;
+//   - "panic" / "timeout": upstream crashed / exceeded the filter timeout (set in runAllocator/process).
 type allocation struct {
 	Outcome string            `json:"outcome"`
 	Error   *string           `json:"error"`
@@ -361,6 +373,11 @@ func runAllocator(s *scenario, features structured.Features, celFeatures cel.Fea
 	results, err := a.Allocate(ctx, s.Node.DeepCopy(), claims)
 	timedOut = ctx.Err() != nil
 	switch {
+	case err != nil && failedOnNode(err):
+		// kube-scheduler's Filter: errors.Is(err, structured.ErrFailedAllocationOnNode) ->
+		// statusUnschedulable(err.Error()) for this node (see allocation.Outcome).
+		alloc.Outcome = "failed-on-node"
+		alloc.Error = strPtr(err.Error())
 	case err != nil:
 		alloc.Outcome = "error"
 		alloc.Error = strPtr(err.Error())
@@ -444,7 +461,7 @@ func process(raw json.RawMessage) output {
 			out.Allocation = a
 			// An error text can carry Go map order too (which bad attribute a selector names):
 			// an error is repeated even where the search order is deterministic.
-			if a.Outcome == "error" && budgeted && runs < errorReruns {
+			if (a.Outcome == "error" || a.Outcome == "failed-on-node") && budgeted && runs < errorReruns {
 				runs = errorReruns
 			}
 		}

@@ -91,3 +91,8 @@ func celDeviceFor(slice *resourceapi.ResourceSlice, index int, passMulti bool) c
 	}
 	return input
 }
+
+// failedOnNode: whether an Allocate error is a per-node failure (main.go outcome "failed-on-node").
+// v0.34 has no structured.ErrFailedAllocationOnNode and the 1.34 Filter treats every Allocate error
+// as a scheduling Error, so none is.
+func failedOnNode(err error) bool { return false }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -146,6 +147,13 @@ func celDeviceFor(slice *resourceapi.ResourceSlice, index int, passMulti bool) c
 	}
 	return input
 }
+
+// failedOnNode: the 1.38 Filter (dynamicresources.go, case errors.Is(err,
+// structured.ErrFailedAllocationOnNode)) makes such an error Unschedulable on the node, not an Error.
+// v0.38 wraps "invalid resource pools were encountered" (as since v0.35) and, new, allocationMode All
+// over an incomplete or invalid pool ("asks for all devices, but resource pool %s is currently being
+// updated" / "... invalid", #141898) with it.
+func failedOnNode(err error) bool { return errors.Is(err, structured.ErrFailedAllocationOnNode) }
 
 func init() {
 	// The conversion reports an unparsable semver attribute through utilruntime.HandleErrorWithLogger
