@@ -9,6 +9,10 @@ it exercises under "features" (for the per-feature agreement table).
 Objects are shaped for the API of the minor (e.g. shared counters live in the device slice in 1.34
 and in a separate slice of the pool from 1.35 on; list-typed attributes only from 1.36 on), so the
 oracle's strict decoding accepts them.
+
+What a newer minor adds is drawn from a random stream of its own (optional_node_operations for 1.37,
+v138_inputs for 1.38) and only for that minor on, so the scenarios of an older minor stay byte-identical
+for the same seed and index.
 """
 
 from __future__ import annotations
@@ -705,7 +709,7 @@ def gen_allocated(c: Ctx, slices: list) -> list[dict[str, Any]]:
 def optional_node_operations(rng: random.Random, version: str, node: dict, slices: list, c: Ctx) -> None:
     """1.37: slices that skip node operations and nodes that declare (or not) DRAOptionalNodeOperations. Drawn from a
     separate generator so that the scenarios of a seed stay what they were before this field existed."""
-    if version < "1.37" or rng.random() >= 0.15:
+    if _minor(version) < 37 or rng.random() >= 0.15:
         return
     c.tag("skip-node-operations")
     for s in slices:
@@ -721,6 +725,134 @@ def optional_node_operations(rng: random.Random, version: str, node: dict, slice
         }
     if rng.random() < 0.5:
         c.gates["DRAOptionalNodeOperations"] = True
+
+
+# 1.38 attribute values the conversion to draapi cannot keep (nil: "unsupported attribute value" in a constraint,
+# "value is invalid or its type is not supported by this version" in CEL): semvers that do not parse, a number past
+# uint64, empty lists.
+INVALID_138 = (
+    ("driverVersion", {"version": "01.2.3"}),
+    ("driverVersion", {"version": "18446744073709551616.0.0"}),
+    ("ids", {"ints": []}),
+    ("ids", {"strings": []}),
+    ("ids", {"versions": []}),
+    ("ids", {"versions": ["1.0.0", "1.02.0"]}),
+)
+# Versions that differ only in build metadata (1.38 compares semver.Version.Equals, which ignores it; 1.37 the text).
+BUILD_VERSIONS = ("1.2.3+a", "1.2.3+b", "1.2.3", "1.2.4+a")
+
+
+def _bodies(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for claim in claims:
+        for r in claim["spec"]["devices"]["requests"]:
+            out += [r["exactly"]] if "exactly" in r else r["firstAvailable"]
+    return out
+
+
+def _attr_key(attrs: dict[str, Any], driver: str, id_: str) -> str:
+    """The key under which a device has the attribute id_ of its driver (either spelling), or the plain id."""
+    return f"{driver}/{id_}" if f"{driver}/{id_}" in attrs else id_
+
+
+def v138_inputs(rng: random.Random, claims: list, allocated: list, slices: list, c: Ctx) -> None:
+    """1.38 (k8s.io/dynamic-resource-allocation v0.38): inputs whose outcome the 1.38 changes decide. Drawn from a
+    stream of its own, and only for 1.38 on, so that the scenarios of older minors stay what they were.
+
+    - capacity requests that name the capacity with the driver's domain (1.38 resolves "x" and "<driver>/x" to one
+      capacity on both sides) and, rarely, both spellings of one capacity in one request (a fatal error);
+    - matchAttribute / distinctAttribute on versions that differ only in build metadata;
+    - rarely, attribute values the conversion turns into nil (invalid semver, empty lists) and a device with both
+      spellings of one attribute (the qualified one wins);
+    - allocationMode All while a pool is incomplete (now a per-node failure, ErrFailedAllocationOnNode);
+    - a share in the allocated state on a device that does not (or no longer does) allow multiple allocations
+      (no exclusive allocation while a share is active)."""
+    drivers = sorted({s["spec"]["driver"] for s in slices}) or list(DRIVERS[:1])
+    bodies = _bodies(claims)
+
+    def driver_of(body: dict[str, Any]) -> str:
+        return c.class_driver.get(body["deviceClassName"]) or rng.choice(drivers)
+
+    for body in bodies:
+        reqs = (body.get("capacity") or {}).get("requests")
+        if not reqs:
+            continue
+        drv = driver_of(body)
+        name = next(iter(reqs))
+        if rng.random() < 0.4:
+            reqs[f"{drv}/{name}"] = reqs.pop(name)
+            name = f"{drv}/{name}"
+            c.tag("capacity-request-qualified")
+        if rng.random() < (0.04 if c.clean else 0.1):
+            other = name.split("/", 1)[1] if "/" in name else f"{drv}/{name}"
+            reqs[other] = reqs[name]
+            c.tag("capacity-request-both-spellings")
+
+    devices = [
+        (s["spec"]["driver"], s["spec"]["pool"]["name"], d) for s in slices for d in s["spec"].get("devices") or []
+    ]
+    if claims and rng.random() < 0.12:
+        drv = rng.choice(drivers)
+        for sdrv, _pool, d in devices:
+            if sdrv == drv and rng.random() < 0.8:
+                attrs = d.setdefault("attributes", {})
+                attrs[_attr_key(attrs, drv, "driverVersion")] = {"version": rng.choice(BUILD_VERSIONS)}
+        kind = "matchAttribute" if rng.random() < 0.6 else "distinctAttribute"
+        rng.choice(claims)["spec"]["devices"].setdefault("constraints", []).append({kind: f"{drv}/driverVersion"})
+        c.tag("version-build-metadata", "match-attribute" if kind == "matchAttribute" else "distinct-attribute")
+    if devices and rng.random() < (0.03 if c.clean else 0.1):
+        drv, _pool, d = rng.choice(devices)
+        id_, value = rng.choice(INVALID_138)
+        attrs = d.setdefault("attributes", {})
+        attrs[_attr_key(attrs, drv, id_)] = value
+        c.tag("attr-invalid-1.38")
+        if claims and rng.random() < 0.5:
+            # A constraint on it: the allocation aborts once the device is tried ("unsupported attribute value").
+            kind = "matchAttribute" if rng.random() < 0.5 else "distinctAttribute"
+            rng.choice(claims)["spec"]["devices"].setdefault("constraints", []).append({kind: f"{drv}/{id_}"})
+            c.tag("constraint-invalid-attr")
+    if devices and not c.clean and rng.random() < 0.05:
+        drv, _pool, d = rng.choice(devices)
+        attrs = d.setdefault("attributes", {})
+        attrs["model"], attrs[f"{drv}/model"] = {"string": "a100"}, {"string": "h100"}
+        c.tag("attr-both-spellings")
+
+    pools = sorted({(s["spec"]["driver"], s["spec"]["pool"]["name"]) for s in slices})
+    if bodies and pools and rng.random() < 0.05:
+        body = rng.choice(bodies)
+        body["allocationMode"] = "All"
+        body.pop("count", None)
+        drv, pool = rng.choice(pools)
+        for s in slices:
+            if (s["spec"]["driver"], s["spec"]["pool"]["name"]) == (drv, pool):
+                s["spec"]["pool"]["resourceSliceCount"] += 1
+        c.tag("mode-all", "mode-all-incomplete-pool", "pool-incomplete")
+
+    exclusive = [x for x in devices if not x[2].get("allowMultipleAllocations")]
+    if exclusive and rng.random() < 0.12:
+        drv, pool, d = rng.choice(exclusive)
+        if rng.random() < 0.5:
+            d["allowMultipleAllocations"] = False  # updated from true to false while the share lives on
+        res: dict[str, Any] = {
+            "request": "req-0",
+            "driver": drv,
+            "pool": pool,
+            "device": d["name"],
+            "shareID": f"00000000-0000-0000-0000-0000000138{len(allocated):02d}",
+        }
+        if d.get("capacity"):
+            res["consumedCapacity"] = {name: cap["value"] for name, cap in d["capacity"].items()}
+        name = f"in-use-share-{len(allocated)}"
+        allocated.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaim",
+                "metadata": {"name": name, "namespace": NAMESPACE, "uid": f"uid-{name}"},
+                "spec": {"devices": {"requests": [{"name": "req-0", "exactly": {"deviceClassName": "class-0"}}]}},
+                "status": {"allocation": {"devices": {"results": [res]}}},
+            }
+        )
+        c.tag("devices-in-use", "in-use-shared", "share-on-exclusive-device")
 
 
 def gen_gates(c: Ctx) -> dict[str, bool]:
@@ -763,6 +895,8 @@ def generate(version: str, seed: int | str, index: int) -> dict[str, Any]:
         random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:nodeops"), version, node, slices, c
     )
     node_field_selectors(random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:fields"), slices, c)
+    if c.minor >= 38:
+        v138_inputs(random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:v138"), claims, allocated, slices, c)
     return {
         "id": f"{version}/{seed}/{index}",
         "version": version,
