@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ._common import CelCompileError
 from ._device import _LISTS, _SCALARS, _quantity_encoded, _semver_canonical, _split, _version_error
 from ._engine import _Engine, _engine
 from ._selector import CompiledSelector
@@ -50,7 +51,15 @@ class CelEnvironment:
     def compile(self, expression: str) -> "CompiledSelector":
         sel = self._selectors.get(expression)
         if sel is None:
-            sel = CompiledSelector(self, expression)  # raises CelCompileError
+            try:
+                sel = CompiledSelector(self, expression)  # raises CelCompileError
+            except CelCompileError as e:
+                if self.version >= (1, 38) and e.exact:
+                    # cel-go v0.33: no "(in container '')", "did you mean" suggestions
+                    from ._catalog import undeclared_references_v033
+
+                    raise CelCompileError(undeclared_references_v033(e.message, expression)) from None
+                raise
             with self._lock:
                 self._selectors.setdefault(expression, sel)
                 sel = self._selectors[expression]
