@@ -28,6 +28,9 @@ _BOOKKEEPING = {"Device removed from constraint set", "Device capacity allocated
 _REJECTIONS = {
     "Device in use": "in-use",
     "Device in use in same claim": "in-use",
+    # 1.38 allocateDevice, right after "Device in use": a device that does not allow multiple allocations (any more)
+    # while a share of it is allocated or being allocated (deviceCapacityInUse).
+    "Device has an active shared allocation, cannot be allocated exclusively": "in-use",
     "Device capacity not enough": "capacity",
     "Skip comparing device capacity request": "capacity",
     "Failed to compare device capacity request": "capacity",
@@ -174,7 +177,12 @@ def _stage(msgs: list[dict]) -> str:
             return _REJECTIONS[n]
     if "Device not selectable" in names:
         return "unselectable"  # neither selector said no: binding conditions gate, or per-device node selection
-    if any("onstraint" in n or "values" in n or "common elements" in n or "type unknown" in n for n in names):
+    # Constraint verdicts: 1.34-1.37 "<Type> values different/duplicated", "... type unknown"; 1.38 "Attribute values
+    # don't match", "Attribute types don't match", "Attribute values have no common elements", "<Type> values duplicated".
+    if any(
+        "onstraint" in n or "values" in n or "types don't match" in n or "common elements" in n or "type unknown" in n
+        for n in names
+    ):
         return "constraint"
     if "Device not usable" in names:
         return "taint"  # allocateDevice's only check that logs nothing
