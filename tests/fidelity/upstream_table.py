@@ -110,7 +110,8 @@ def scenarios(version: str) -> list[dict[str, Any]]:
     cases.sort(key=lambda c: json.dumps({k: v for k, v in c.items() if k not in ("results", "error")}, sort_keys=True))
     out = []
     for i, c in enumerate(cases):
-        gates = {"DynamicResourceAllocation": True}
+        # DynamicResourceAllocation (GA, locked on) is gone in 1.38: DRA is always on.
+        gates = {"DynamicResourceAllocation": True} if int(version.split(".")[1]) < 38 else {}
         for field, on in (c.get("features") or {}).items():
             for g in FEATURE_GATES.get(field, []):
                 gates[g] = gates.get(g, True) and on
