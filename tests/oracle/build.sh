@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Build (or reuse) the upstream DRA oracle for one Kubernetes minor and print its path.
 #   tests/oracle/build.sh 1.36    -> ${KUBECTL_DRA_CACHE:-$HOME/.cache/kubectl-dra}/oracle/1.36-<hash>/oracle
-# The hash covers go.mod, go.sum and the Go sources (and the Go toolchain where toolchain.sh pins one), so any
-# change rebuilds; an existing binary is reused as is. Modules come from the Go module proxy, pinned by go.sum.
-# A module whose go.mod needs a newer Go than the local one (1.38: go 1.27.0) is built with the toolchain
-# pinned in toolchain.sh, which the go command fetches through the proxy.
+# The hash covers go.mod, go.sum and the Go sources, so any change rebuilds; an existing binary is reused as is.
+# Modules come from the Go module proxy, pinned by go.sum. A module that needs a newer Go than the local one
+# (1.38: go 1.27.0) pins its toolchain in go.mod (`toolchain go1.27.3`), which the go command fetches through
+# the proxy (toolchain.sh).
 set -euo pipefail
 minor="${1:?usage: build.sh 1.34|1.35|1.36|1.37|1.38}"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -14,8 +14,7 @@ dir="$here/v$minor"
 . "$here/toolchain.sh"
 oracle_toolchain "$dir/go.mod"
 cache="${KUBECTL_DRA_CACHE:-$HOME/.cache/kubectl-dra}"
-hash="$( (cat "$dir/go.mod" "$dir/go.sum" "$dir/shim.go" "$here/src/main.go" "$here/src/trace.go"
-  [ "$oracle_go" = local ] || echo "toolchain $oracle_go") | sha256sum | cut -c1-16)"
+hash="$(cat "$dir/go.mod" "$dir/go.sum" "$dir/shim.go" "$here/src/main.go" "$here/src/trace.go" | sha256sum | cut -c1-16)"
 out="$cache/oracle/$minor-$hash"
 if [ ! -x "$out/oracle" ]; then
   mkdir -p "$out"

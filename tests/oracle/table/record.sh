@@ -4,8 +4,8 @@
 # The pinned k8s.io/dynamic-resource-allocation of that minor's oracle (tests/oracle/v<minor>/go.mod) is copied
 # from the Go module cache into a scratch directory, record_test.go.in and the compat file for its API are added to
 # its experimental package (the superset channel), and `go test` runs the table there; its own go.sum pins the test
-# dependencies. The oracle module's replace directives apply there too, and the Go toolchain is the oracle's
-# (../toolchain.sh: 1.38 needs go1.27).
+# dependencies. The oracle module's replace directives apply there too, and its Go toolchain (../toolchain.sh:
+# 1.38 pins go1.27.3 in its go.mod).
 #
 # k8s.io/ktesting (allocatortesting's test context since v0.38) is refused by the Go module proxy at every version
 # ("403 This module version is not available", the list too). Where the proxy does not serve the version the table
@@ -38,7 +38,6 @@ if [ ! -s "$out" ]; then
   pkg="$work/dra/structured/internal/experimental"
   cp "$here/record_test.go.in" "$pkg/zz_record_test.go"
   cp "$here/$compat" "$pkg/zz_record_compat_test.go"
-  oracle_toolchain "$work/dra/go.mod"
   # The oracle's replacements (1.38: structured-merge-diff/v7 v7.0.1, which the proxy refuses, by v7.0.0).
   (cd "$mod" && go mod edit -json) | python3 -c '
 import json, sys

@@ -2,6 +2,10 @@ module kubectl-dra.dev/tests/oracle138
 
 go 1.27.0
 
+// The toolchain build.sh and table/record.sh use for this module (GOTOOLCHAIN=go1.27.3, fetched through the
+// module proxy; tests/oracle/toolchain.sh says why): the k8s.io v0.38 modules need go >= 1.27.0.
+toolchain go1.27.3
+
 require (
 	github.com/go-logr/logr v1.4.4
 	k8s.io/api v0.38.0-beta.0
