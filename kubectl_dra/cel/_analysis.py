@@ -375,6 +375,7 @@ _SCALAR_RESULTS = {
     "endsWith",
     "contains",
     "matches",
+    "isMask",
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from . import _lazy as lazy
 from . import _libs as L
 from ._common import _CONVERSION_STANDINS, _RENAMES, HIDDEN_MEMBER, K8S_STRING, LISTS_RANGE, QEQ
 
@@ -22,6 +23,7 @@ _MESSAGE_NAMES = (
     "net.IP",
     "net.CIDR",
     "kubernetes.ImplDispatch",
+    "kubernetes.InvalidAttributeValue",  # 1.38: stand-in for an attribute value that did not convert
 )
 _POOL: tuple | None = None
 
@@ -57,6 +59,7 @@ def _message_types():
         }
         L.Types.Q, L.Types.S = classes["Quantity"], classes["Semver"]
         L.Types.URL, L.Types.IP, L.Types.CIDR = classes["URL"], classes["IP"], classes["CIDR"]
+        L.Types.INVALID = classes["InvalidAttributeValue"]
         _POOL = (pool, classes)
     return _POOL
 
@@ -64,7 +67,7 @@ def _message_types():
 class _Engine:
     """One cel-cpp Env plus the protobuf message classes (built once per declaration set)."""
 
-    def __init__(self, includes: bool, includes_limit: bool = False, new_celgo: bool = False):
+    def __init__(self, includes: bool, includes_limit: bool = False, new_celgo: bool = False, v138: bool = False):
         from cel_expr_python import (
             cel,  # lazy on purpose (CLI start-up time)
         )
@@ -72,8 +75,9 @@ class _Engine:
         self.cel = cel
         pool, classes = _message_types()
         self.Q, self.S = classes["Quantity"], classes["Semver"]
+        self.INVALID = classes["InvalidAttributeValue"]
         T = cel.Type
-        Q, S, URL, IP, CIDR, X = (T(n) for n in _MESSAGE_NAMES)
+        Q, S, URL, IP, CIDR, X, INV = (T(n) for n in _MESSAGE_NAMES)
         self.types = (Q, S)
         INT, BOOL, STR, DBL, DYN = T.INT, T.BOOL, T.STRING, T.DOUBLE, T.DYN
         # google.protobuf.Any params: the checker accepts any argument and the runtime matches any kind
@@ -255,6 +259,14 @@ class _Engine:
             F("masked", O("cidr_masked", CIDR, [CIDR], L.f_cidr_masked, True)),
             F("prefixLength", O("cidr_prefix_length", INT, [CIDR], L.f_prefix_length, True)),
         ]
+        if v138:
+            # CIDR library v1 (Kubernetes 1.38)
+            F("isMask", O("cidr_is_mask", BOOL, [CIDR], L.f_cidr_is_mask, True))
+            # checks of the guarded program for devices with invalid attribute values (_lazy.py)
+            F(lazy.F_INVALID, O("k8s_invalid_attr", DYN, [INV], lazy.f_invalid))
+            F(lazy.F_EQ_CHECK, O("k8s_invalid_eq_check", BOOL, [ANY, ANY, BOOL], lazy.f_eq_check))
+            F(lazy.F_EQ_OK, O("k8s_invalid_eq_ok", BOOL, [ANY, ANY, BOOL], lazy.f_eq_ok))
+            F(lazy.F_FMT_CHECK, O("k8s_invalid_fmt_check", BOOL, [ANY], lazy.f_fmt_check))
         if includes:
             F(
                 "includes",
@@ -332,13 +344,13 @@ def _wrap(fn):
     return call
 
 
-def _engine(includes: bool, includes_limit: bool = False, new_celgo: bool = False) -> _Engine:
-    key = (includes, includes_limit, new_celgo)
+def _engine(includes: bool, includes_limit: bool = False, new_celgo: bool = False, v138: bool = False) -> _Engine:
+    key = (includes, includes_limit, new_celgo, v138)
     eng = _ENGINES.get(key)
     if eng is None:
         with _ENGINE_LOCK:
             eng = _ENGINES.get(key)
             if eng is None:
-                eng = _Engine(includes, includes_limit, new_celgo)
+                eng = _Engine(includes, includes_limit, new_celgo, v138)
                 _ENGINES[key] = eng
     return eng

@@ -43,6 +43,7 @@ class Types:
     URL: Any = None
     IP: Any = None
     CIDR: Any = None
+    INVALID: Any = None  # 1.38's stand-in for an attribute value that did not convert (_lazy.py)
 
 
 _QCACHE: dict[str, tuple] = {}
@@ -860,6 +861,12 @@ def f_cidr_ip(c: Any) -> Any:
 def f_cidr_masked(c: Any) -> Any:
     ip, bits = _cidr_of(c)
     return Types.CIDR(v=f"{_network(ip, bits).network_address}/{bits}")
+
+
+def f_cidr_is_mask(c: Any) -> bool:
+    """Go: cidr.Prefix == cidr.Prefix.Masked() (no bits set after the prefix length)."""
+    ip, bits = _cidr_of(c)
+    return ip == _network(ip, bits).network_address
 
 
 def f_prefix_length(c: Any) -> int:

@@ -47,6 +47,11 @@ from ._unbind import has_bind, inline_binds, map_binds
 if TYPE_CHECKING:  # pragma: no cover
     from .environment import CelEnvironment
 
+GUARD_LIMIT = (
+    "kubectl-dra: the expression reads a device attribute whose value is invalid, in a form the local CEL "
+    "engine cannot check; Kubernetes' result is unknown"
+)
+
 
 def _raw_attr(attrs: dict, driver: str, domain: str, ident: str) -> Any:
     v = attrs.get(f"{domain}/{ident}")
@@ -171,24 +176,41 @@ class CompiledSelector:
         # Refuse up front what Kubernetes would cancel anyway and what could exhaust memory here;
         # everything else runs natively, where cel-cpp's iteration budget bounds the time.
         self.over_budget = self.optimistic_cost > COST_LIMIT or self.max_size > MAX_VALUE_SIZE
+        toks2 = tokenize(checked_src) if edits else toks
+        self._checked_src, self._ast = checked_src, ast
+        self._guard: tuple | None = None  # 1.38: the programs for devices with invalid attribute values
+        self._program, self.run_source, self._lazy_program, lazy_source = self._run_programs(
+            eng, checked_src, checked, ast, plan.rewrite_index_ids, toks2
+        )
+        if lazy_source is not None:
+            self.lazy_source = lazy_source
+        self._key_fn = self._make_key_fn()
+        # read_key(device): the values the expression can read of the device; devices with equal keys (and no
+        # attribute that fails conversion, see CelEnvironment.conversion_error) get equal results.  In 1.38 an
+        # invalid value fails only what touches it; the key holds the raw value of every attribute the
+        # expression can read, so an invalid value never shares a key with a valid one.
+        self._reads_all = plan.attr_all
+        self._reads_domains = frozenset(plan.attr_domains)
+        self._reads_keys = frozenset(plan.attr_keys)
+        self.read_key = self._key_fn
+
+    def _run_programs(self, eng: _Engine, checked_src: str, checked, ast, rewrite_index_ids, toks):
+        """The programs that run: (program, its source, lazy-bind program or None, its source or None)."""
         # unknown domain -> empty map: device.attributes["d"] -> device.attributes[?"d"].orValue({})
         # and `<Semver attribute> == <non-Semver>` must fail with "no such overload" as in cel-go.
-        toks2 = tokenize(checked_src) if edits else toks
-        match = matching(toks2)
-        by_start = {t.start: k for k, t in enumerate(toks2)}
+        match = matching(toks)
+        by_start = {t.start: k for k, t in enumerate(toks)}
         attr_edits = []
-        for nid in plan.rewrite_index_ids:
+        for nid in rewrite_index_ids:
             k = by_start.get(ast.positions.get(nid))
-            if k is None or toks2[k].text != "[" or k not in match:
+            if k is None or toks[k].text != "[" or k not in match:
                 continue
-            close = toks2[match[k]]
-            attr_edits.append((toks2[k].start, toks2[k].end, "[?"))
+            close = toks[match[k]]
+            attr_edits.append((toks[k].start, toks[k].end, "[?"))
             attr_edits.append((close.end, close.end, ".orValue({})"))
-        attr_edits += self._outer_map_edits(ast, toks2, match, by_start)
-        eq_edits = self._semver_equality_edits(ast, toks2, match, by_start)
-        self.run_source = checked_src
-        self._program = checked
-        self._lazy_program = None
+        attr_edits += self._outer_map_edits(ast, toks, match, by_start)
+        eq_edits = self._semver_equality_edits(ast, toks, match, by_start)
+        program, run_source, lazy_program, lazy_source = checked, checked_src, None, None
         binds = has_bind(checked_src)
         for candidate in (eq_edits + attr_edits, attr_edits, []):
             if not candidate and not binds:
@@ -197,23 +219,44 @@ class CompiledSelector:
             # cel-cpp's cel.bind is unreliable after an early-exiting comprehension (_unbind.py)
             mapped = map_binds(run_src) if binds else run_src
             try:
-                self._program = eng.env.compile(mapped)
-                self.run_source = mapped
+                program = eng.env.compile(mapped)
+                run_source = mapped
             except RuntimeError:
                 continue
             if binds:
                 lazy = inline_binds(run_src)
                 if lazy is not None:
                     try:
-                        self._lazy_program = eng.env.compile(lazy)
-                        self.lazy_source = lazy
+                        lazy_program = eng.env.compile(lazy)
+                        lazy_source = lazy
                     except RuntimeError:
                         pass
             break
-        self._key_fn = self._make_key_fn()
-        # read_key(device): the values the expression can read of the device; devices with equal keys (and no
-        # attribute that fails conversion, see CelEnvironment.conversion_error) get equal results.
-        self.read_key = self._key_fn
+        return program, run_source, lazy_program, lazy_source
+
+    def _guarded_programs(self) -> tuple:
+        """1.38: (program, lazy-bind program) of the guarded source (_lazy.py), built on first need;
+        (None, None) when the rewrite is not possible."""
+        if self._guard is None:
+            from ._ast import decode_serialized
+            from ._lazy import guarded_source
+
+            eng = self.env.engine
+            guard: tuple = (None, None)
+            src = guarded_source(self._ast, self._checked_src)
+            if src is not None:
+                try:
+                    checked = eng.env.compile(src)
+                    ast = decode_serialized(checked.serialize())
+                    program, run_source, lazy_program, _ = self._run_programs(
+                        eng, src, checked, ast, _analysis.plan_reads(ast.expr).rewrite_index_ids, tokenize(src)
+                    )
+                    guard = (program, lazy_program)
+                    self.guarded_source = run_source
+                except (RuntimeError, ValueError):
+                    guard = (None, None)
+            self._guard = guard
+        return self._guard
 
     def _repair(self, eng: _Engine, src: str, toks, err: str):
         if "No overload found in reference resolve step" in err:
@@ -735,13 +778,28 @@ class CompiledSelector:
             act = env._activation(device)
         except (qlib.QuantityError, slib.SemverError, ValueError, TypeError) as e:
             return EvalResult(None, f"invalid device: {e}", reads)
+        program, lazy_program = self._program, self._lazy_program
+        if env.lazy_attributes and self._may_touch_invalid(device):
+            program, lazy_program = self._guarded_programs()
+            if program is None:
+                return EvalResult(None, GUARD_LIMIT, reads, exact=False)
         self.evaluations += 1
-        res = self._run(self._program, act, device, reads)
-        if res.error is not None and self._lazy_program is not None:
+        res = self._run(program, act, device, reads)
+        if res.error is not None and lazy_program is not None:
             # cel.bind initialisers were evaluated eagerly by the map form; Kubernetes evaluates them
             # only where used, so an error is re-checked with the inlined (lazy) form
-            res = self._run(self._lazy_program, act, device, reads)
+            res = self._run(lazy_program, act, device, reads)
         return res
+
+    def _may_touch_invalid(self, device: dict) -> bool:
+        """1.38: whether the device has an invalid attribute value this expression can read."""
+        bad = self.env.invalid_attributes(device)
+        if not bad:
+            return False
+        if self._reads_all:
+            return True
+        domains, keys = self._reads_domains, self._reads_keys
+        return any(d in domains or (d, i) in keys for d, i in bad)
 
     def _run(self, program, act, device: dict, reads: tuple) -> EvalResult:
         env = self.env

@@ -17,23 +17,45 @@ from ._selector import CompiledSelector
 _PLAIN = frozenset(("int", "bool", "string"))  # scalar attribute types that always convert
 
 
+def _converted_value_ok(attr: Any) -> bool:
+    """1.38 attrValue does not return nil: the first set scalar (int, bool, string, version) converts,
+    or else the first non-empty list does."""
+    if not isinstance(attr, dict):
+        return False
+    for k in _SCALARS:
+        v = attr.get(k)
+        if v is not None:
+            return k != "version" or _version_error(v) is None
+    for k in _LISTS:
+        v = attr.get(k)
+        if v:
+            return k != "versions" or all(_version_error(x) is None for x in v)
+    return False
+
+
 class CelEnvironment:
     """The DRA selector environment of one Kubernetes minor version.
 
-    version: (1, 34) .. (1, 37).  list_attributes: the DRAListTypeAttributes gate (only matters for
-    1.36; 1.37 always converts list attributes, 1.34/1.35 never do).
+    version: (1, 34) .. (1, 38).  list_attributes: the DRAListTypeAttributes gate (only matters for
+    1.36; 1.37 and 1.38 always convert list attributes, 1.34/1.35 never do).
+
+    1.38 converts attributes once per slice and serves them lazily: an invalid attribute fails only
+    the expressions that touch it (see README.md), so ``conversion_error`` is always None there.
     """
 
     def __init__(self, version: tuple[int, int] | str = (1, 36), list_attributes: bool = False):
         if isinstance(version, str):
             version = tuple(int(p) for p in version.lstrip("v").split(".")[:2])
         version = tuple(int(p) for p in version)[:2]
-        if version < (1, 34) or version > (1, 37):
-            raise ValueError(f"unsupported Kubernetes version {version}; expected 1.34..1.37")
+        if version < (1, 34) or version > (1, 38):
+            raise ValueError(f"unsupported Kubernetes version {version}; expected 1.34..1.38")
         self.version = version
         self.list_attributes = version >= (1, 37) or (version == (1, 36) and bool(list_attributes))
         self.includes = version >= (1, 36)
         self.no_such_key_hint = version >= (1, 37)
+        # 1.38: draapi conversion + lazy attribute proxies (per-attribute errors, qualified names win,
+        # scalars before lists) and CIDR library v1 (isMask)
+        self.lazy_attributes = version >= (1, 38)
         self._selectors: dict[str, CompiledSelector] = {}
         self._lock = threading.Lock()
         self._engine: _Engine | None = None
@@ -44,8 +66,10 @@ class CelEnvironment:
     @property
     def engine(self) -> _Engine:
         if self._engine is None:
-            # 1.37 vendors a newer cel-go (string/list extension edge cases differ)
-            self._engine = _engine(self.includes, self.version == (1, 36), self.version >= (1, 37))
+            # 1.37 vendors a newer cel-go (string/list extension edge cases differ); 1.38 adds isMask
+            self._engine = _engine(
+                self.includes, self.version == (1, 36), self.version >= (1, 37), self.version >= (1, 38)
+            )
         return self._engine
 
     def compile(self, expression: str) -> "CompiledSelector":
@@ -70,11 +94,12 @@ class CelEnvironment:
         return self._conversion_error(device)
 
     def _conversion_error(self, device: dict) -> str | None:
-        """Whether converting the device's attributes fails (then every selector fails on it).  The
-        verdict is cached per attributes object; the entry holds that object, so a recycled id()
+        """Whether converting the device's attributes fails (then every selector fails on it; never in
+        1.38, which fails only the expressions that touch an invalid value, see invalid_attributes).
+        The verdict is cached per attributes object; the entry holds that object, so a recycled id()
         can never match a different one."""
         attrs = device.get("attributes")
-        if not attrs:
+        if not attrs or self.lazy_attributes:
             return None
         hit = self._conv_cache.get(id(attrs))
         if hit is not None and hit[0] is attrs:
@@ -132,6 +157,62 @@ class CelEnvironment:
                 return f"attribute {name}: unsupported attribute value"
         return None
 
+    # -- 1.38: draapi conversion (k8s.io/dynamic-resource-allocation/api/conversion.go)
+    def invalid_attributes(self, device: dict) -> frozenset:
+        """1.38: the (domain, id) pairs whose value did not convert (nil in draapi: an unparsable version,
+        only empty lists, no value), after a fully-qualified name has won over the same plain name.  Cached
+        per attributes object like the conversion verdict."""
+        attrs = device.get("attributes")
+        if not attrs:
+            return frozenset()
+        hit = self._conv_cache.get(id(attrs))
+        if hit is not None and hit[0] is attrs:
+            return hit[1]
+        driver = device.get("driver") or ""
+        values: dict[tuple[str, str], bool] = {}
+        for name, attr in attrs.items():
+            key = _split(name, driver)
+            if "/" not in name and key in values:
+                continue  # the fully-qualified spelling wins (conversion.go)
+            values[key] = _converted_value_ok(attr)
+        verdict = frozenset(k for k, ok in values.items() if not ok)
+        cache = self._conv_cache
+        if len(cache) >= 65536:
+            cache.pop(next(iter(cache)), None)
+        cache[id(attrs)] = (attrs, verdict)
+        return verdict
+
+    def _lazy_value(self, attr: Any, ident: str) -> Any:
+        """attrValue: scalars before lists, a list only when it is not empty, nil -> the stand-in."""
+        eng = self.engine
+        if isinstance(attr, dict):
+            for k in _SCALARS:
+                v = attr.get(k)
+                if v is not None:
+                    if k == "version":
+                        if _version_error(v) is not None:
+                            break
+                        return eng.S(v=_semver_canonical(v))
+                    if k == "int":
+                        return int(v)
+                    if k == "bool":
+                        return bool(v)
+                    return str(v)
+            else:
+                for k in _LISTS:
+                    v = attr.get(k)
+                    if v:
+                        if k == "versions":
+                            if any(_version_error(x) is not None for x in v):
+                                break
+                            return [eng.S(v=_semver_canonical(x)) for x in v]
+                        if k == "ints":
+                            return [int(x) for x in v]
+                        if k == "bools":
+                            return [bool(x) for x in v]
+                        return [str(x) for x in v]
+        return eng.INVALID(v=ident)
+
     def attribute_value(self, attr: dict) -> Any:
         eng = self.engine
         if self.list_attributes:
@@ -164,15 +245,25 @@ class CelEnvironment:
             return hit[1]
         eng = self.engine
         driver = device.get("driver") or ""
+        lazy = self.lazy_attributes
         attributes: dict[str, dict[str, Any]] = {}
         for name, attr in (device.get("attributes") or {}).items():
             domain, ident = _split(name, driver)
-            attributes.setdefault(domain, {})[ident] = self.attribute_value(attr)
+            inner = attributes.setdefault(domain, {})
+            if lazy:
+                if "/" not in name and ident in inner:
+                    continue  # 1.38: the fully-qualified spelling wins
+                inner[ident] = self._lazy_value(attr, ident)
+            else:
+                inner[ident] = self.attribute_value(attr)
         capacity: dict[str, dict[str, Any]] = {}
         for name, cap in (device.get("capacity") or {}).items():
             domain, ident = _split(name, driver)
+            inner = capacity.setdefault(domain, {})
+            if lazy and "/" not in name and ident in inner:
+                continue
             raw = cap.get("value") if isinstance(cap, dict) else cap
-            capacity.setdefault(domain, {})[ident] = eng.Q(v=_quantity_encoded(str(raw)))
+            inner[ident] = eng.Q(v=_quantity_encoded(str(raw)))
         act = eng.env.Activation(
             {
                 "device.driver": driver,

