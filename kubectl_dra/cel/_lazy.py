@@ -42,6 +42,7 @@ F_FMT_CHECK = "k8sInvalidFmtChk"
 
 # comprehension variables of the rewrite (the bodies never contain user text, so they cannot capture)
 _AV, _OPT, _HAS, _IN, _EQ, _NE, _FMT = ("k8sAvA", "k8sOptA", "k8sHasM", "k8sInP", "k8sEqG", "k8sNeG", "k8sFmtP")
+VARIABLES = frozenset((_AV, _OPT, _HAS, _IN, _EQ, _NE, _FMT))
 
 
 # ------------------------------------------------------------------------------ runtime helpers

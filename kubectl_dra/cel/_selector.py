@@ -194,8 +194,11 @@ class CompiledSelector:
         self._reads_keys = frozenset(plan.attr_keys)
         self.read_key = self._key_fn
 
-    def _run_programs(self, eng: _Engine, checked_src: str, checked, ast, rewrite_index_ids, toks):
-        """The programs that run: (program, its source, lazy-bind program or None, its source or None)."""
+    def _run_programs(
+        self, eng: _Engine, checked_src: str, checked, ast, rewrite_index_ids, toks, internal=frozenset()
+    ):
+        """The programs that run: (program, its source, lazy-bind program or None, its source or None).
+        internal: the guarded rewrite's own variables (bound wherever they occur, see inline_binds)."""
         # unknown domain -> empty map: device.attributes["d"] -> device.attributes[?"d"].orValue({})
         # and `<Semver attribute> == <non-Semver>` must fail with "no such overload" as in cel-go.
         match = matching(toks)
@@ -224,7 +227,7 @@ class CompiledSelector:
             except RuntimeError:
                 continue
             if binds:
-                lazy = inline_binds(run_src)
+                lazy = inline_binds(run_src, internal)
                 if lazy is not None:
                     try:
                         lazy_program = eng.env.compile(lazy)
@@ -239,7 +242,7 @@ class CompiledSelector:
         (None, None) when the rewrite is not possible."""
         if self._guard is None:
             from ._ast import decode_serialized
-            from ._lazy import guarded_source
+            from ._lazy import VARIABLES, guarded_source
 
             eng = self.env.engine
             guard: tuple = (None, None)
@@ -248,8 +251,9 @@ class CompiledSelector:
                 try:
                     checked = eng.env.compile(src)
                     ast = decode_serialized(checked.serialize())
+                    ids = _analysis.plan_reads(ast.expr).rewrite_index_ids
                     program, run_source, lazy_program, _ = self._run_programs(
-                        eng, src, checked, ast, _analysis.plan_reads(ast.expr).rewrite_index_ids, tokenize(src)
+                        eng, src, checked, ast, ids, tokenize(src), VARIABLES
                     )
                     guard = (program, lazy_program)
                     self.guarded_source = run_source

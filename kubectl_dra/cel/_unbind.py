@@ -96,7 +96,7 @@ def _declares(toks: list[Token], names: set[str]) -> bool:
     return False
 
 
-def _inline(src: str) -> str:
+def _inline(src: str, internal: frozenset = frozenset()) -> str:
     toks = tokenize(src)
     match = matching(toks)
     first = next(_binds(toks, match), None)
@@ -104,10 +104,10 @@ def _inline(src: str) -> str:
         return src
     k, v, c1, c2, close = first
     name = toks[v].text
-    init = _inline(src[toks[c1].end : toks[c2].start]).strip()
-    body = _inline(src[toks[c2].end : toks[close].start])
+    init = _inline(src[toks[c1].end : toks[c2].start], internal).strip()
+    body = _inline(src[toks[c2].end : toks[close].start], internal)
     btoks = tokenize(body)
-    free = {t.text for t in tokenize(init) if t.kind == "ident"}
+    free = {t.text for t in tokenize(init) if t.kind == "ident"} - internal
     if _declares(btoks, {name} | free):
         raise _NoInline
     pieces, last = [], 0
@@ -122,14 +122,15 @@ def _inline(src: str) -> str:
             pieces.append(f"({init})")
             last = t.end
     pieces.append(body[last:])
-    out = src[: toks[k].start] + "(" + "".join(pieces).strip() + ")" + _inline(src[toks[close].end :])
+    out = src[: toks[k].start] + "(" + "".join(pieces).strip() + ")" + _inline(src[toks[close].end :], internal)
     if len(out) > MAX_INLINE_CHARS:
         raise _NoInline
     return out
 
 
-def inline_binds(src: str) -> str | None:
+def inline_binds(src: str, internal: frozenset = frozenset()) -> str | None:
+    """internal: variables of rewrites that are bound wherever they occur (never free in an initialiser)."""
     try:
-        return _inline(src)
+        return _inline(src, internal)
     except (_NoInline, RecursionError):
         return None

@@ -84,6 +84,9 @@ CASES = [
     (f"cel.bind(a, {A}.bad, true)", BAD),
     (f"cel.bind(a, {A}.bad, a == 1)", BAD),
     (f"[0, 1, 2].exists(i, i == 1) && cel.bind(a, {A}.bad, true)", BAD),
+    (f"cel.bind(a, {A}.bad, {A}.ok == 2 && a == 0)", BAD),
+    (f"cel.bind(a, {A}.bad, {A}.ok == 1 && a == 0)", BAD),
+    (f'{A}.ok == 2 || cel.bind(a, {A}.ok, a == 1 && cel.bind(b, {A}.bad, {A}.s == "b" && b == 0))', BAD),
     (f"dyn({A}).bad == 1", BAD),
     (f"dyn({A}).ok == 1", BAD),
     (f"[{A}][0].bad == 1", BAD),
@@ -311,6 +314,37 @@ def test_guarded_program_only_for_devices_that_need_it():
     sel = env.compile(f"{A}.bad == 1 || {A}.ok == 1")
     assert sel.evaluate(BAD).value is True
     assert sel._guard is not None and "k8sInvalidAttr" in sel.guarded_source
+
+
+def test_guarded_program_is_transparent_without_invalid_values():
+    """On a device without invalid values the guarded program must give what the normal one gives: every
+    expression of the table and of the random, library and bind generators, rewritten."""
+    from cel_conformance_table import GPU, ODD, ROWS
+    from cel_library_fuzz import library_expressions
+    from test_oracle_agreement import _bind_expressions, _random_expressions
+
+    pairs = [(e, GPU) for e in _random_expressions(14, 300) + library_expressions(24, 400)]
+    pairs += [(e, d) for e in _bind_expressions(34, 300) for d in (GPU, ODD)]
+    pairs += [(e, d) for e, d, _x, _v in ROWS if not CelEnvironment((1, 38)).invalid_attributes(d)]
+    env = CelEnvironment((1, 38))
+    compared = 0
+    for expr, dev in pairs:
+        try:
+            sel = env.compile(expr)
+        except CelCompileError:
+            continue
+        program, lazy_program = sel._guarded_programs()
+        assert program is not None, expr
+        act = env._activation(dev)
+        results = []
+        for prog, lazy in ((sel._program, sel._lazy_program), (program, lazy_program)):
+            res = sel._run(prog, act, dev, ())
+            if res.error is not None and lazy is not None:
+                res = sel._run(lazy, act, dev, ())
+            results.append((res.value, res.error))
+        assert results[0] == results[1], (expr, results)
+        compared += 1
+    assert compared > 1000
 
 
 def test_1_37_semantics_unchanged():
