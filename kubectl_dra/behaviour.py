@@ -132,8 +132,9 @@ class Behaviour:
     def resume_search(self) -> bool:
         """Pools sorted by driver and pool name, slices by name (pools with binding conditions last), and the next
         device slot of a request resumes after the previous pick (combinations instead of permutations).
-        upstream: 1.36+ incubating/experimental allocator_*.go allocateOne, pools_*.go."""
-        return self.version >= (1, 36) and self.channel != "stable"
+        upstream: 1.36+ incubating/experimental allocator_*.go allocateOne, pools_*.go; 1.38 stable (1.37
+        incubating's code)."""
+        return self.version >= (1, 36) and (self.channel != "stable" or self.version >= (1, 38))
 
     @cached_property
     def old_rules_1_34(self) -> bool:
@@ -145,7 +146,58 @@ class Behaviour:
     def cel_sees_multi_allocations(self) -> bool:
         """CEL sees device.allowMultipleAllocations (else it reads false). upstream: the channel's cel device
         conversion (experimental, and incubating from 1.36)."""
-        return self.channel == "experimental" or (self.channel == "incubating" and self.version >= (1, 36))
+        return (
+            self.channel == "experimental"
+            or (self.channel == "incubating" and self.version >= (1, 36))
+            or self.version >= (1, 38)
+        )
+
+    @cached_property
+    def qualified_capacity_names(self) -> bool:
+        """Capacity request names resolve to fully-qualified names (`mem` is `<driver>/mem`), so a request and a
+        device capacity spelled differently still meet; a request naming one capacity both ways is an error
+        (`capacity %q requested both as %q and as %q`), a negative request is refused before rounding, and errors
+        name the qualified capacity. Before, the names had to match exactly. upstream: 1.38
+        consumable_capacity.go resolveCapacityRequests, capacityNameForStatus."""
+        return self.version >= (1, 38)
+
+    @cached_property
+    def attributes_converted_once(self) -> bool:
+        """Attribute values are parsed once when the slice arrives: an invalid one (bad semver, empty list, unknown
+        type) is kept as unsupported; a match/distinct constraint that meets it, or a list value while
+        DRAListTypeAttributes is off, aborts the allocation (`device %s: unsupported attribute value for %s`)
+        instead of skipping the device; versions compare as semver (build metadata ignored); of both spellings the
+        qualified name wins, of a scalar and a list the scalar. upstream: 1.38 api/conversion.go attrValue,
+        allocator_*.go lookupAttribute, constraint.go."""
+        return self.version >= (1, 38)
+
+    @cached_property
+    def attribute_error_names_claim(self) -> bool:
+        """The constraint's `unsupported attribute value` error is prefixed `claim %s, request %s: ` (stable); the
+        incubating and experimental channels return it bare. upstream: 1.38 allocator_stable.go allocateDevice vs
+        allocator_{incubating,experimental}.go allocateDevice."""
+        return self.attributes_converted_once and self.channel == "stable"
+
+    @cached_property
+    def active_share_blocks_exclusive(self) -> bool:
+        """A device that still carries a share (aggregated capacity, a shared allocation, a share in flight) cannot
+        be allocated exclusively, even if it no longer allows multiple allocations. upstream: 1.38 allocator_*.go
+        allocateDevice (deviceCapacityInUse)."""
+        return self.version >= (1, 38)
+
+    @cached_property
+    def invalid_pools_fail_node(self) -> bool:
+        """`invalid resource pools were encountered` fails only the node being tried (Unschedulable there, other
+        nodes still tried): Allocate wraps it with ErrFailedAllocationOnNode and the plugin's Filter checks for it.
+        upstream: 1.35+ allocator_*.go Allocate, dynamicresources.go Filter (errors.Is)."""
+        return self.version >= (1, 35)
+
+    @cached_property
+    def all_mode_unusable_pool_fails_node(self) -> bool:
+        """allocationMode All meeting an incomplete or invalid pool fails the node (Unschedulable there, other nodes
+        still tried) instead of aborting the pod's attempt with an error. upstream: 1.38 allocator_*.go
+        (internal.ErrFailedAllocationOnNode), kubernetes/kubernetes#141898."""
+        return self.version >= (1, 38)
 
 
 FACTS: tuple[str, ...] = tuple(k for k, v in vars(Behaviour).items() if isinstance(v, cached_property))

@@ -7,8 +7,11 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
-SUPPORTED_VERSIONS: tuple[tuple[int, int], ...] = ((1, 34), (1, 35), (1, 36), (1, 37))
+SUPPORTED_VERSIONS: tuple[tuple[int, int], ...] = ((1, 34), (1, 35), (1, 36), (1, 37), (1, 38))
 NEWEST = SUPPORTED_VERSIONS[-1]
+# What an analysis assumes with no --kubernetes-version and no server: the newest released minor. 1.38 is ported from
+# its pre-release (v0.38.0-beta.0; docs/fidelity.md) and used for a 1.38 server or on request until it ships.
+DEFAULT_VERSION = (1, 37)
 
 # Default value of every DRA gate per minor. GA gates are listed as True (locked on).
 _DEFAULTS: dict[tuple[int, int], dict[str, bool]] = {
@@ -46,7 +49,43 @@ for _g in ("DRAOptionalNodeOperations", "DRADerivedAttributes", "DRADeviceCompat
 # Beta, on by default in 1.37: request-policy ranges round in milli units (allocator.consumed_capacity).
 _DEFAULTS[(1, 37)]["DRAFractionalCapacityRange"] = True
 
-KNOWN_GATES = frozenset(_DEFAULTS[NEWEST])
+# 1.38 (k8s.io/kubernetes v1.38.0-beta.0 pkg/features/kube_features.go): DynamicResourceAllocation is removed (DRA
+# is always on); DRADeviceBindingConditions and DRAPartitionableDevices go GA (locked, with DRADeviceTaints and
+# DRADeviceTaintRules), DRAConsumableCapacity and DRAFractionalCapacityRange go GA (not locked yet). The defaults
+# are 1.37's.
+_DEFAULTS[(1, 38)] = {k: v for k, v in _DEFAULTS[(1, 37)].items() if k != "DynamicResourceAllocation"}
+
+KNOWN_GATES = frozenset(g for gates in _DEFAULTS.values() for g in gates)
+
+# Gates locked to their default (LockToDefault in kube_features.go's versioned specs): a component started with
+# another value refuses to run, so no cluster has one.
+_LOCKED: dict[tuple[int, int], frozenset] = {
+    (1, 34): frozenset(),
+    (1, 35): frozenset({"DynamicResourceAllocation"}),
+    (1, 36): frozenset({"DynamicResourceAllocation", "DRAAdminAccess"}),
+    (1, 37): frozenset(
+        {"DynamicResourceAllocation", "DRAAdminAccess", "DRAExtendedResource", "DRAPrioritizedList"}
+        | {"DRAResourceClaimDeviceStatus"}
+    ),
+    (1, 38): frozenset(
+        {"DRAAdminAccess", "DRAExtendedResource", "DRAPrioritizedList", "DRAResourceClaimDeviceStatus"}
+        | {"DRADeviceBindingConditions", "DRAPartitionableDevices", "DRADeviceTaints", "DRADeviceTaintRules"}
+    ),
+}
+
+
+def check_gates(version: tuple[int, int], overrides: Mapping[str, bool]) -> None:
+    """--feature-gates as a cluster of that minor could run them: a gate of the minor, not set off its locked
+    default. Raises FeatureGateError."""
+    for name, value in sorted(overrides.items()):
+        if name not in _DEFAULTS[version]:
+            raise FeatureGateError(f"feature gate {name} does not exist in Kubernetes {version[0]}.{version[1]}")
+        if name in _LOCKED[version] and value != _DEFAULTS[version][name]:
+            raise FeatureGateError(
+                f"feature gate {name} is locked to {str(_DEFAULTS[version][name]).lower()} in Kubernetes "
+                f"{version[0]}.{version[1]}: kube-scheduler does not start with it set otherwise"
+            )
+
 
 # The allocator implementations ("channels") of k8s.io/dynamic-resource-allocation/structured per minor and the
 # allocator features each supports. NewAllocator picks the first whose set covers every enabled feature.
@@ -70,6 +109,38 @@ _CHANNELS = {
     (1, 37): (
         ("stable", _BASE),
         ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange"}),
+        (
+            "experimental",
+            _BASE
+            | {
+                "DeviceBindingAndStatus",
+                "ConsumableCapacity",
+                "FractionalCapacityRange",
+                "ListTypeAttributes",
+                "OptionalNodeOperations",
+                "DerivedAttributes",
+                "CompatibilityGroups",
+            },
+        ),
+    ),
+    # v0.38 moved every feature up one channel: stable has 1.37 incubating's set (and, with the cross-cutting 1.38
+    # changes, its code), incubating and experimental all eleven (the same code). structured/allocator_*.go
+    # SupportedFeatures.
+    (1, 38): (
+        ("stable", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange"}),
+        (
+            "incubating",
+            _BASE
+            | {
+                "DeviceBindingAndStatus",
+                "ConsumableCapacity",
+                "FractionalCapacityRange",
+                "ListTypeAttributes",
+                "OptionalNodeOperations",
+                "DerivedAttributes",
+                "CompatibilityGroups",
+            },
+        ),
         (
             "experimental",
             _BASE
@@ -146,7 +217,7 @@ class Semantics:
 
     @classmethod
     def for_version(
-        cls, version=NEWEST, overrides=None, version_source="default", newer_server: str | None = None
+        cls, version=DEFAULT_VERSION, overrides=None, version_source="default", newer_server: str | None = None
     ) -> "Semantics":
         gates = dict(_DEFAULTS[version])
         gates.update(overrides or {})

@@ -446,6 +446,21 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     if not req.admin_access and e.did in ctx.allocated.devices and e.did not in ctx.own_devices:
         owners = ctx.allocated.owners.get(e.did) or []
         yield "in-use", f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}, nodes
+    active_share = (
+        sem.behaviour.active_share_blocks_exclusive
+        and not req.admin_access
+        and not (sem.consumable_capacity and d.get("allowMultipleAllocations"))
+        and e.did in ctx.allocated.aggregated_capacity
+    )
+    if active_share:
+        owners = ctx.allocated.owners.get(e.did) or []
+        yield (
+            "in-use",
+            f"still holds a share for claim {', '.join(owners) or '?'}, and allows no multiple allocations now: "
+            "no exclusive allocation while a share is active",
+            {"claims": owners, "activeShare": True},
+            nodes,
+        )
     if sem.optional_node_operations_code and skips_node_operations(e.slice):
         if not sem.gate("DRAOptionalNodeOperations"):
             yield "feature", optional_node_operations_rejection(sem, None), {}, nodes
@@ -482,7 +497,10 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         if short:
             yield "counters", short[0], short[1], nodes
     indexed = sem.consumable_capacity and sem.behaviour.capacity_of_indexed_device
-    if sem.consumable_capacity and not (indexed and req.mode == "All"):
+    # allocationMode All checks the capacity in use only in allocateDevice (all_mode_static_capacity), after the
+    # active-share check: a device that fails that one never gets there.
+    all_mode_late = req.mode == "All" and sem.behaviour.all_mode_static_capacity
+    if sem.consumable_capacity and not (indexed and req.mode == "All") and not (active_share and all_mode_late):
         why = _capacity_shortfall(req, e, ctx)
         if why:
             yield "capacity", why, {}, nodes
@@ -530,6 +548,7 @@ def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexe
             None,
             fractional="FractionalCapacityRange" in sem.allocator_features,
             aborts=sem.behaviour.capacity_errors_abort,
+            driver=did[0] if sem.behaviour.qualified_capacity_names else None,
         )
     except CapacityNotRepresentable as exc:
         fits, why = False, str(exc)

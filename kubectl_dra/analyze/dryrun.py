@@ -10,6 +10,8 @@ from kubectl_dra.analyze.allocator import (
     AllocatedState,
     AllocationError,
     Allocator,
+    ErrorKind,
+    NodeFailure,
     SelectorEvaluator,
     SliceIndex,
     apply_taint_rules,
@@ -79,6 +81,7 @@ class DryRun:
     rejected_nodes: dict  # node -> why the pod may not use it
     allocatable: list[NodeAllocation] = field(default_factory=list)  # first MAX_ALLOCATABLE_NODES found
     failures: dict = field(default_factory=dict)  # node -> the scheduler's per-node message
+    node_errors: dict = field(default_factory=dict)  # node -> the NodeFailure behind its message (1.35+)
     error: AllocationError | None = None  # an error that aborts the scheduling attempt ...
     error_node: str | None = None  # ... and the node whose search raised it
     tried_nodes: int = 0
@@ -252,8 +255,9 @@ class Analysis:
         key = ("dry", tuple(_json(c.get("spec")) for c in pending), id(reach))
         hit = self.memo.get(key)
         if hit is not None and hit[0] is reach:
-            failures, tried, considered, capped, found = hit[1]
+            failures, node_errors, tried, considered, capped, found = hit[1]
             dry.failures.update(failures)
+            dry.node_errors.update(node_errors)
             dry.tried_nodes, dry.considered_nodes, dry.capped = tried, considered, capped
             dry.allocatable.extend(
                 NodeAllocation(node, tuple(ClaimPlacement(obj_ref(c), *r) for c, r in zip(pending, res)))
@@ -264,10 +268,17 @@ class Analysis:
         self._search(pending, analyses, reach, state, dry)
         if dry.error is None:
             found = [(x.node, [(p.results, p.node_selector) for p in x.claims]) for x in dry.allocatable]
-            self.memo[key] = (reach, (dict(dry.failures), dry.tried_nodes, dry.considered_nodes, dry.capped, found))
+            self.memo[key] = (
+                reach,
+                (dict(dry.failures), dict(dry.node_errors), dry.tried_nodes, dry.considered_nodes, dry.capped, found),
+            )
         self._mark_dry_run(dry, analyses)
 
     def _search(self, pending, analyses, reach: Reachability, state, dry: DryRun) -> None:
+        invalid = state.capacity_error()
+        if invalid is not None:  # 1.38 PreFilter: no node is tried
+            dry.error = AllocationError(invalid, kind=ErrorKind.STATE)
+            return
         if "slice_index" not in self.memo:
             self.memo["slice_index"] = SliceIndex(self.slices)
         alloc = Allocator(self.sem, self.idx.classes, self.slices, state, self.ev, self.memo["slice_index"])
@@ -292,6 +303,10 @@ class Analysis:
             dry.tried_nodes += 1
             try:
                 res = alloc.allocate(n, pending)
+            except NodeFailure as e:  # 1.35+: Unschedulable on this node, with the error's text
+                dry.failures[_name(n)] = e.message
+                dry.node_errors[_name(n)] = e
+                continue
             except AllocationError as e:
                 dry.error, dry.error_node = e, _name(n)
                 break

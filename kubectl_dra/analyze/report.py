@@ -73,7 +73,7 @@ def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
     src = {
         "flag": "from --kubernetes-version",
         "server": "the API server's version",
-        "default": "newest supported; pass --kubernetes-version",
+        "default": "newest released; pass --kubernetes-version",
     }[sem.version_source]
     extra = ""
     if sem.newer_server:

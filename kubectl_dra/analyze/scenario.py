@@ -14,6 +14,7 @@ from kubectl_dra.analyze.allocator import (
     AllocatedState,
     AllocationError,
     Allocator,
+    NodeFailure,
     SelectorEvaluator,
     obj_ref,
     selector_expression,
@@ -24,6 +25,9 @@ from kubectl_dra.analyze.devices import CounterView, MatrixContext, Reachability
 from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
 from kubectl_dra.model.normalize import to_v1
 from kubectl_dra.quantity import format_quantity
+
+# The oracle's outcome for an error that fails only the node (tests/oracle/src/main.go).
+NODE_FAILURE_OUTCOME = "failed-on-node"
 
 
 def _selectors(sels) -> list[str]:
@@ -128,6 +132,9 @@ def evaluate(scenario: dict) -> dict:
     out = {"outcome": "unallocatable", "error": None, "claims": []}
     try:
         res = alloc.allocate(scenario.get("node") or {}, claims)
+    except NodeFailure as e:  # 1.38: Unschedulable on this node (ErrFailedAllocationOnNode), not an abort
+        out.update(outcome=NODE_FAILURE_OUTCOME, error=e.message)
+        return _with_reasons({"cel": cel, "allocation": out}, reasons)
     except AllocationError as e:
         out.update(outcome="error", error=e.message)
         return _with_reasons({"cel": cel, "allocation": out}, reasons)
@@ -170,6 +177,8 @@ def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, st
                         stages = [
                             "capacity-indexed"
                             if ev.get("indexedCheck")
+                            else "shared-in-use"
+                            if ev.get("activeShare")
                             else "node-operations"
                             if ev.get("nodeOperations")
                             else st

@@ -29,6 +29,8 @@ ERROR_KIND_CODES = {
     ErrorKind.ALL_POOL: "DRA413",
     ErrorKind.INVALID_POOL: "DRA413",
     ErrorKind.CONSTRAINT: "DRA409",
+    ErrorKind.ATTRIBUTE: "DRA416",
+    ErrorKind.STATE: "DRA417",
     ErrorKind.TIMEOUT: "DRA414",
     ErrorKind.UPSTREAM_CRASH: "DRA415",
     ErrorKind.ERROR: "DRA413",
@@ -106,7 +108,22 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
             )
         )
         return
-    # No node works: explain per request, from the matrices.
+    # No node works. Errors that failed single nodes (1.35+: invalid pools; 1.38: allocationMode All over an
+    # incomplete or invalid pool) are what the scheduler reports for those nodes: said first, as it says them.
+    if dry.node_errors:
+        nodes = sorted(dry.node_errors)
+        first = dry.node_errors[nodes[0]]
+        more = f" and {len(nodes) - 1} more" if len(nodes) > 1 else ""
+        an.findings.append(
+            make(
+                ERROR_KIND_CODES[first.kind],
+                f"on node {nodes[0]}{more}: {first.message}",
+                node=nodes[0],
+                nodes=nodes,
+                **first.evidence,
+            )
+        )
+    # Explain per request, from the matrices.
     explained = False
     for a in analyses:
         if a.allocated:

@@ -61,7 +61,7 @@ def _common(f):
             "--kubernetes-version",
             default=None,
             metavar=VERSIONS_METAVAR,
-            help="Semantics to assume (default: the server's version, else the newest supported)",
+            help="Semantics to assume (default: the server's version, else the newest released)",
         ),
         click.option(
             "--feature-gates",
@@ -608,7 +608,7 @@ def dump_cmd(selector, filename, **params):
     "--kubernetes-version",
     default=None,
     metavar=VERSIONS_METAVAR,
-    help="The CEL environment to compile for (default: the reference server's, else the newest)",
+    help="The CEL environment to compile for (default: the reference server's, else the newest released)",
 )
 @click.option("-o", "--output", type=click.Choice(("text", "json", "sarif")), default="text", show_default=True)
 @click.option(

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import (
+    DEFAULT_VERSION,
     NEWEST,
     SUPPORTED_VERSIONS,
     FeatureGateError,
     Semantics,
+    check_gates,
     parse_gates,
     parse_version,
     version_tuple,
@@ -79,7 +81,16 @@ class Options:
 
     def semantics(self, server_version: str | None) -> Semantics:
         """The flag wins; else the server's minor; a server newer than the newest supported minor is analysed with
-        the newest minor's semantics, and the report says so; else the newest."""
+        the newest minor's semantics, and the report says so; else the newest released minor (DEFAULT_VERSION). --feature-gates must be possible on
+        that minor (check_gates)."""
+        sem = self._semantics(server_version)
+        try:
+            check_gates(sem.version, self.feature_gates or {})
+        except FeatureGateError as e:
+            raise DraError(str(e)) from None
+        return sem
+
+    def _semantics(self, server_version: str | None) -> Semantics:
         if self.kubernetes_version:
             return Semantics.for_version(parse_version(self.kubernetes_version), self.feature_gates, "flag")
         if server_version:
@@ -92,4 +103,4 @@ class Options:
                 parse_version(server_version)
             except FeatureGateError as e:
                 raise DraError(str(e)) from None
-        return Semantics.for_version(NEWEST, self.feature_gates, "default")
+        return Semantics.for_version(DEFAULT_VERSION, self.feature_gates, "default")

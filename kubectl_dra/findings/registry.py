@@ -227,7 +227,7 @@ _RULES = [
         "Each resource.k8s.io version serves its kinds from one minor to the minor that removes it (k8s.io/api's "
         "prerelease lifecycle): v1beta1 is removed in 1.38, v1beta2 in 1.39; DeviceTaintRule is in v1 from 1.37 only. "
         "A manifest the target cannot serve stops applying on upgrade. The target is --kubernetes-version, else the "
-        "reference server's version, else the newest supported minor.",
+        "reference server's version, else the newest released minor.",
     ),
     Rule(
         "DRA705",
@@ -777,6 +777,33 @@ _RULES = [
         "scheduler does. Where that code would panic (kube-scheduler 1.34 with DRAConsumableCapacity indexes "
         "the wrong device and can run past the end of a slice), there is no allocation to report: the verdict "
         "stays undetermined and the exit code is 2.",
+    ),
+    Rule(
+        "DRA416",
+        "attribute-value-unsupported",
+        "error",
+        True,
+        "device",
+        "A claim constraint meets a device attribute whose value the scheduler cannot use: the allocation aborts.",
+        "Fix the driver's attribute (a valid semantic version, a non-empty list), or drop the constraint on it.",
+        "From 1.38 kube-scheduler parses attribute values once, when a ResourceSlice arrives; a value it cannot keep "
+        "(a version that is not semver, an empty list, a list while DRAListTypeAttributes is off) stays unsupported. "
+        "A matchAttribute or distinctAttribute constraint that reaches such a device stops the allocation with "
+        "`device <id>: unsupported attribute value for <attribute>` (1.37 skipped the device). The scheduling attempt "
+        "ends with that error, whatever other devices would do.",
+    ),
+    Rule(
+        "DRA417",
+        "allocated-capacity-negative",
+        "error",
+        True,
+        "device",
+        "An allocated claim records a negative consumed capacity: kube-scheduler schedules no pod with claims.",
+        "Find the claim in the message and deallocate or fix it (delete the claim, or the pod that owns it).",
+        "From 1.38 the scheduler checks every allocated claim's consumedCapacity when it gathers the allocation "
+        "state: a negative amount would make the shared capacity look free, so PreFilter fails (`gather allocation "
+        'state: claim <claim>, device <device>: consumed capacity "<name>" must not be negative`) for every pod '
+        "that has claims, until that claim is gone.",
     ),
     Rule(
         "DRA421",

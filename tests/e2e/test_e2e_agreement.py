@@ -183,3 +183,22 @@ def test_cel_selector_reads_missing_attribute(scenario):
     assert "no such key: memoryType" in ev["message"], ev["message"]
     doc = assert_agrees_blocked(sc, "pod-cel", "claim-cel")
     assert "memoryType" in json.dumps(doc["findings"]), json.dumps(doc["findings"])
+
+
+def test_invalid_pool_fails_only_its_node(scenario):
+    """From 1.35 `invalid resource pools were encountered` fails the node being tried, not the scheduling attempt:
+    two devices wanted, node-01 has one good device and an invalid pool (one device name in two of its slices),
+    node-02 has two. The real scheduler binds the pod to node-02; kubectl-dra must predict that (before, it reported
+    the error of node-01 and said blocked)."""
+    sc = scenario("invalidpool")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    for suffix in ("-a", "-b"):
+        sc.slice([device("x-0", sc.driver)], suffix=f"-extra{suffix}", pool="node-01-extra", slice_count=2)
+    sc.slice([device(f"dev-{i}", sc.driver) for i in range(2)], node="node-02")
+    sc.create(claim("claim-2", [request("gpus", sc.cls, count=2)]))
+    sc.create(pod("pod-2", {"gpus": "claim-2"}, gated=True))
+    bound, real, prediction = predict_and_schedule(sc, "pod-2", "claim-2")
+    assert bound["spec"]["nodeName"] == "node-02"
+    assert real == [(sc.driver, "node-02", "dev-0"), (sc.driver, "node-02", "dev-1")]
+    assert_agrees_bound(sc, "pod-2", "claim-2", real, prediction)

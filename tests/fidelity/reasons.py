@@ -28,9 +28,10 @@ _BOOKKEEPING = {"Device removed from constraint set", "Device capacity allocated
 _REJECTIONS = {
     "Device in use": "in-use",
     "Device in use in same claim": "in-use",
-    # 1.38 allocateDevice, right after "Device in use": a device that does not allow multiple allocations (any more)
-    # while a share of it is allocated or being allocated (deviceCapacityInUse).
-    "Device has an active shared allocation, cannot be allocated exclusively": "in-use",
+    # 1.38 allocateDevice, right after its "Device in use": a device that does not allow multiple allocations (any
+    # more) while a share of it is allocated or being allocated (deviceCapacityInUse); after allocateOne's capacity
+    # check, so its own place in UPSTREAM_ORDER.
+    "Device has an active shared allocation, cannot be allocated exclusively": "shared-in-use",
     "Device capacity not enough": "capacity",
     "Skip comparing device capacity request": "capacity",
     "Failed to compare device capacity request": "capacity",
@@ -46,7 +47,7 @@ _REJECTIONS = {
 _CAPACITY_AFTER = ("Device capacity not enough", "Failed to compare device capacity request")
 
 # Checks whose answer depends on what the search has in flight (the engine sees the cluster's allocations only).
-STATEFUL = {"in-use", "counters", "capacity"}
+STATEFUL = {"in-use", "shared-in-use", "counters", "capacity"}
 
 
 # The order upstream checks a device in, the same in every minor and channel (allocator_<channel>.go allocateOne:
@@ -60,6 +61,7 @@ UPSTREAM_ORDER = [
     "request",
     "node",
     "capacity",
+    "shared-in-use",  # allocateDevice (1.38): no exclusive allocation of a device with an active share
     "node-operations",  # allocateDevice (1.37 experimental): the node must declare DRAOptionalNodeOperations
     "feature",
     "counters",

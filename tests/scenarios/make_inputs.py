@@ -1184,8 +1184,9 @@ scenario(
 )
 scenario(
     "feature-disabled",
-    "A firstAvailable request while DRAPrioritizedList is off: the allocator refuses (DRA212).",
-    "explain pod web-0 --feature-gates DRAPrioritizedList=false",
+    "A firstAvailable request while DRAPrioritizedList is off (1.36: from 1.37 the gate is locked on): the allocator "
+    "refuses (DRA212).",
+    "explain pod web-0 --kubernetes-version 1.36 --feature-gates DRAPrioritizedList=false",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
         claim(
@@ -1264,6 +1265,72 @@ scenario(
         *NODES,
     ],
 )
+
+
+def _negative_share():
+    bad = claim("c-old", [req()], results=[("gpu", "node-01", "gpu-0")], node="node-01")
+    r = bad["status"]["allocation"]["devices"]["results"][0]
+    r.update(shareID="0a1b2c3d-0000-4000-8000-000000000001", consumedCapacity={"memory": "-4Gi"})
+    return bad
+
+
+scenario(
+    "attribute-unsupported-in-constraint-1-38",
+    "Kubernetes 1.38: a matchAttribute constraint over driverVersion meets gpu-0, whose driverVersion is no semantic "
+    "version (01.2.3). 1.38 parses attributes once when the slice arrives and keeps that one as unsupported: the "
+    "constraint aborts the allocation (DRA416); 1.37 would have skipped the device.",
+    "explain pod web-0 --kubernetes-version 1.38",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req(count=2)], constraints=[{"matchAttribute": f"{DRIVER}/driverVersion"}]),
+        dclass(),
+        rslice(
+            "node-01-gpus",
+            [
+                dev("gpu-0", attributes={"driverVersion": {"version": "01.2.3"}}),
+                dev("gpu-1", attributes={"driverVersion": {"version": "1.2.3"}}),
+                dev("gpu-2", attributes={"driverVersion": {"version": "1.2.3"}}),
+            ],
+            "node-01",
+        ),
+        *NODES,
+    ],
+    version="1.38",
+)
+scenario(
+    "allocated-capacity-negative-1-38",
+    "Kubernetes 1.38: an allocated claim (c-old) records a negative consumed capacity for its share of gpu-0; the "
+    "1.38 scheduler's PreFilter refuses to gather the allocation state, so no pod with claims schedules (DRA417).",
+    "explain pod web-0 --kubernetes-version 1.38",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [req()]),
+        _negative_share(),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0", allowMultipleAllocations=True), dev("gpu-1")], "node-01"),
+        *NODES,
+    ],
+    version="1.38",
+)
+for _v in ("1.34", "1.37"):
+    scenario(
+        f"pool-invalid-on-one-node-{_v.replace('.', '-')}",
+        f"Kubernetes {_v}: two GPUs wanted; node-01 has one good GPU and an invalid pool (a device name twice), "
+        "node-02 two good GPUs. From 1.35 `invalid resource pools were encountered` fails node-01 only and the pod "
+        "fits node-02 (OK); 1.34 aborts the scheduling attempt on it (blocked).",
+        f"explain pod web-0 --kubernetes-version {_v}",
+        [
+            pod("web-0", [("gpu", "claim", "c1")]),
+            claim("c1", [req(count=2)]),
+            dclass(),
+            rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+            rslice("node-01-a", [dev("x-0")], "node-01", pool="node-01-extra", count=2),
+            rslice("node-01-b", [dev("x-0")], "node-01", pool="node-01-extra", count=2),
+            rslice("node-02-gpus", [dev("gpu-0"), dev("gpu-1")], "node-02"),
+            *NODES,
+        ],
+        version=_v,
+    )
 scenario(
     "pool-invalid",
     "A pool whose two slices publish the same device name is invalid (DRA411).",

@@ -30,11 +30,23 @@ def test_semantics_from_the_flag_the_server_or_the_newest():
     assert opts(kubernetes_version="1.35").semantics("v1.37.2").version == (1, 35)
     s = opts().semantics("v1.36.3-gke.100")
     assert (s.version, s.version_source, s.newer_server) == ((1, 36), "server", None)
-    newer = opts().semantics("v1.38.0")
-    assert (newer.version, newer.newer_server) == ((1, 37), "v1.38.0")
+    assert opts().semantics("v1.38.0-beta.0").version == (1, 38)
+    newer = opts().semantics("v1.39.0")
+    assert (newer.version, newer.newer_server) == ((1, 38), "v1.39.0")
     with pytest.raises(DraError):
         opts().semantics("v1.30.1")
     assert opts().semantics(None).version_source == "default"
+
+
+def test_gates_must_be_possible_on_the_minor():
+    # locked gates (LockToDefault) cannot be set otherwise; a removed gate does not exist
+    with pytest.raises(DraError, match="DRAPartitionableDevices is locked to true in Kubernetes 1.38"):
+        opts(feature_gates="DRAPartitionableDevices=false").semantics("v1.38.0")
+    assert not opts(feature_gates="DRAPartitionableDevices=false").semantics("v1.37.2").partitionable
+    with pytest.raises(DraError, match="DynamicResourceAllocation does not exist in Kubernetes 1.38"):
+        opts(feature_gates="DynamicResourceAllocation=true", kubernetes_version="1.38").semantics(None)
+    assert opts(feature_gates="DRAConsumableCapacity=false").semantics("v1.38.0").channel == "stable"
+    assert opts(feature_gates="DRAListTypeAttributes=true").semantics("v1.38.0").channel == "incubating"
 
 
 def test_label_selectors_parse_and_match_as_kubectl_does():

@@ -102,12 +102,12 @@ def test_a_binding_failure_counts_until_a_new_wait_begins():
 
 
 def test_a_newer_server_says_its_semantics_are_assumed():
-    sem = Semantics.for_version(NEWEST, version_source="server", newer_server="v1.38.0")
+    sem = Semantics.for_version(NEWEST, version_source="server", newer_server="v1.39.0")
     r = explain_pod(Snapshot(pods=(POD,), source="live"), sem, "default", "p")
     dra003 = next(f for f in r.findings if f.code == "DRA003")
-    assert "v1.38.0, newer than the newest supported minor 1.37" in dra003.message
-    assert r.verdict.summary.endswith("(assuming Kubernetes 1.37 semantics for a v1.38.0 server)")
-    assert r.to_dict()["semantics"]["serverVersion"] == "v1.38.0"
+    assert "v1.39.0, newer than the newest supported minor 1.38" in dra003.message
+    assert r.verdict.summary.endswith("(assuming Kubernetes 1.38 semantics for a v1.39.0 server)")
+    assert r.to_dict()["semantics"]["serverVersion"] == "v1.39.0"
 
 
 def test_a_podgroup_reservation_counts_for_its_pods_by_name():

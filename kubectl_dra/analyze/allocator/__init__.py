@@ -27,7 +27,7 @@ order upstream can take, so the pick is one upstream could also have made.
 
 from kubectl_dra.analyze.allocator.capacity import CapacityNotRepresentable, capacity_fits, consumed_capacity
 from kubectl_dra.analyze.allocator.checks import attribute_value, lookup_attribute, untolerated_taint
-from kubectl_dra.analyze.allocator.common import AllocationError, ErrorKind, device_id_str, obj_ref
+from kubectl_dra.analyze.allocator.common import AllocationError, ErrorKind, NodeFailure, device_id_str, obj_ref
 from kubectl_dra.analyze.allocator.pools import (
     NODE_OPERATIONS_FEATURE,
     SliceIndex,
@@ -47,6 +47,7 @@ __all__ = [
     "NODE_OPERATIONS_FEATURE",
     "AllocatedState",
     "AllocationError",
+    "NodeFailure",
     "AllocationResult",
     "Allocator",
     "CapacityNotRepresentable",

@@ -45,21 +45,66 @@ def _use_milli(vr: dict, fractional: bool) -> bool:
     return True
 
 
+def qualified(name: str, driver: str) -> str:
+    """draapi.MakeFullyQualifiedName: an unqualified capacity name is the driver's."""
+    return name if "/" in name else f"{driver}/{name}"
+
+
+def resolve(request_caps: dict | None, device: dict, driver: str | None) -> tuple[bool, dict | None, dict, dict]:
+    """1.38 (Behaviour.qualified_capacity_names, driver given): the request's capacities and the device's, both keyed
+    by the device's own spelling of each capacity, as resolveCapacityRequests meets them after the slice's
+    conversion (of `x` and `<driver>/x` on one device the qualified entry wins). Returns (missing, requests,
+    capacities, error names): missing when a request names a capacity the device lacks; error names maps each key
+    to the name the errors print (fully qualified from 1.38). Raises CapacityNotRepresentable for a capacity requested both ways.
+    Without a driver (1.34-1.37) names must match exactly and nothing is renamed."""
+    caps = device.get("capacity") or {}
+    if driver is None:
+        missing = bool(request_caps) and any(n not in caps for n in request_caps)
+        return missing, request_caps, caps, {n: n for n in caps}
+    by_fq: dict[str, str] = {}
+    for name in caps:
+        fq = qualified(name, driver)
+        if fq not in by_fq or "/" in name:
+            by_fq[fq] = name
+    dev_caps = {name: caps[name] for name in by_fq.values()}
+    asked: dict[str, str] = {}
+    out: dict = {}
+    for name, q in (request_caps or {}).items():
+        fq = qualified(name, driver)
+        if fq not in by_fq:
+            return True, None, dev_caps, {}
+        if fq in asked:  # the identifier, then the spelling met second, then the other one
+            ident = fq.rpartition("/")[2]
+            other = ident if name == fq else fq
+            raise CapacityNotRepresentable(f'capacity "{ident}" requested both as "{name}" and as "{other}"')
+        asked[fq] = name
+        out[by_fq[fq]] = q
+    return False, (out if request_caps is not None else None), dev_caps, {n: fq for fq, n in by_fq.items()}
+
+
 def consumed_capacity(
-    request_caps: dict | None, device: dict, fractional: bool = False, aborts: bool = False
+    request_caps: dict | None,
+    device: dict,
+    fractional: bool = False,
+    aborts: bool = False,
+    driver: str | None = None,
 ) -> dict | None:
     """calculateConsumedCapacity for every capacity of the device; None if a requested capacity is missing.
     fractional: the allocator's FractionalCapacityRange feature (1.37); aborts: Behaviour.capacity_errors_abort
-    (1.37). Raises CapacityNotRepresentable where 1.37 aborts the allocation."""
-    caps = device.get("capacity") or {}
-    if request_caps:
-        for name in request_caps:
-            if name not in caps:
-                return None
+    (1.37); driver: the device's driver when names resolve to fully-qualified ones (1.38, see resolve()). Raises
+    CapacityNotRepresentable where 1.37 aborts the allocation. Keys are the device's spelling."""
+    missing, request_caps, caps, shown = resolve(request_caps, device, driver)
+    if missing:
+        return None
     out = {}
     for name, cap in caps.items():
         policy = cap.get("requestPolicy")
         requested = (request_caps or {}).get(name)
+        if driver is not None and requested is not None and parse_quantity(requested) < 0:
+            # 1.38 refuses a negative request before rounding, naming the capacity fully qualified
+            raise CapacityNotRepresentable(
+                f'capacity "{shown[name]}": capacity value is negative: request {_text(requested)}'
+            )
         if requested is None:
             if policy and policy.get("default") is not None:
                 out[name] = parse_quantity(policy["default"])
@@ -80,27 +125,27 @@ def consumed_capacity(
             elif _use_milli(vr, fractional):
                 req_m = _safe_milli(req)
                 if req_m is None:
-                    raise _not_representable(name, f"request {requested} is not a representable milli value")
+                    raise _not_representable(shown[name], f"request {requested} is not a representable milli value")
                 step_m = _value(parse_quantity(vr["step"]) * 1000)
                 mn_m = _value(mn * 1000)
                 added = req_m - mn_m
                 n = added // step_m + (1 if added % step_m else 0)
                 if aborts and n > _go_div(_INT64_MAX - mn_m, step_m):
                     raise _not_representable(
-                        name,
+                        shown[name],
                         f"rounding request {_text(requested)} up to the next step passes the milli-value range",
                     )
                 out[name] = Fraction(mn_m + step_m * n, 1000)
             else:
                 if aborts and req > _INT64_MAX:
-                    raise _not_representable(name, f"request {_text(requested)} exceeds MaxInt64")
+                    raise _not_representable(shown[name], f"request {_text(requested)} exceeds MaxInt64")
                 step = _value(parse_quantity(vr["step"]))
                 mn_i = _value(mn)
                 added = _value(req) - mn_i
                 n = added // step + (1 if added % step else 0) if step else 0
                 if aborts and step and mn_i >= 0 and n > _go_div(_INT64_MAX - mn_i, step):
                     raise _not_representable(
-                        name, f"rounding request {_text(requested)} up to the next step passes MaxInt64"
+                        shown[name], f"rounding request {_text(requested)} up to the next step passes MaxInt64"
                     )
                 out[name] = Fraction(mn_i + step * n)
         elif policy.get("validValues") is not None:
@@ -160,25 +205,32 @@ def violates_policy(amount: Fraction, policy: dict | None, fractional: bool = Fa
 
 
 def capacity_demand(
-    request_caps, device: dict, fractional: bool = False, aborts: bool = False
+    request_caps, device: dict, fractional: bool = False, aborts: bool = False, driver: str | None = None
 ) -> str | list[tuple[str, Fraction, Fraction]]:
     """The part of CmpRequestOverCapacity that depends only on the request and the device: a reason
     string when the request can never fit, else per capacity (name, amount one allocation consumes, total).
     Raises CapacityNotRepresentable where 1.37 aborts the allocation: every capacity is resolved first, so an
-    abort never depends on which capacity a soft rejection comes from."""
-    caps = device.get("capacity") or {}
-    if request_caps:
-        missing = [n for n in request_caps if n not in caps]
-        if missing:
-            return f"device has no capacity {missing[0]}"
+    abort never depends on which capacity a soft rejection comes from. driver: see resolve() (1.38)."""
+    missing, resolved_caps, caps, shown = resolve(request_caps, device, driver)
+    if missing:
+        names = [
+            n
+            for n in request_caps
+            if (qualified(n, driver) if driver else n) not in ({qualified(c, driver) for c in caps} if driver else caps)
+        ]
+        return f"device has no capacity {names[0] if names else next(iter(request_caps))}"
     resolved = []
     for name, cap in caps.items():
-        requested = (request_caps or {}).get(name)
-        one = consumed_capacity(
-            {name: requested} if requested is not None else None, {"capacity": {name: cap}}, fractional, aborts
-        )[name]
+        requested = (resolved_caps or {}).get(name)
+        one = (
+            consumed_capacity(
+                {name: requested} if requested is not None else None, {"capacity": {name: cap}}, fractional, aborts
+            )[name]
+            if driver is None
+            else _one(name, cap, requested, shown[name], fractional, aborts)
+        )
         if aborts and one < 0:
-            raise CapacityNotRepresentable(f'capacity "{name}": capacity value is negative')
+            raise CapacityNotRepresentable(f'capacity "{shown[name]}": capacity value is negative')
         resolved.append((name, cap, requested, one))
     out = []
     for name, cap, requested, one in resolved:
@@ -186,6 +238,30 @@ def capacity_demand(
             return f"capacity {name}: {requested} violates the device's request policy"
         out.append((name, _n(one), _qty(cap.get("value", "0"))))
     return out
+
+
+def _one(name: str, cap: dict, requested, fq: str, fractional: bool, aborts: bool) -> Fraction:
+    """One capacity's consumed amount with 1.38's names: the errors print the fully-qualified name fq."""
+    if requested is not None and parse_quantity(requested) < 0:
+        raise CapacityNotRepresentable(f'capacity "{fq}": capacity value is negative: request {_text(requested)}')
+    try:
+        got = consumed_capacity(
+            {name: requested} if requested is not None else None, {"capacity": {name: cap}}, fractional, aborts
+        )
+    except CapacityNotRepresentable as e:
+        raise CapacityNotRepresentable(str(e).replace(f'capacity "{name}"', f'capacity "{fq}"', 1)) from None
+    return got[name]
+
+
+def _used(amounts: dict | None, name: str, driver: str | None) -> Fraction:
+    """What earlier allocations consumed of the capacity: by its name, or from 1.38 by its fully-qualified name
+    (AllocatedState is keyed that way then, allocations in flight by the device's spelling)."""
+    if not amounts:
+        return 0
+    if driver is None:
+        return amounts.get(name, 0)
+    fq = qualified(name, driver)
+    return sum((v for k, v in amounts.items() if qualified(k, driver) == fq), 0)
 
 
 def capacity_fits(
@@ -196,18 +272,15 @@ def capacity_fits(
     demand: str | list | None = None,
     fractional: bool = False,
     aborts: bool = False,
+    driver: str | None = None,
 ) -> tuple[bool, str]:
     """CmpRequestOverCapacity. Returns (fits, reason). demand: capacity_demand(...), if already computed."""
     if demand is None:
-        demand = capacity_demand(request_caps, device, fractional, aborts)
+        demand = capacity_demand(request_caps, device, fractional, aborts, driver)
     if isinstance(demand, str):
         return False, demand
     for name, one, total in demand:
-        used = 0
-        if already and name in already:
-            used += already[name]
-        if allocating and name in allocating:
-            used += allocating[name]
+        used = _used(already, name, driver) + _used(allocating, name, driver)
         if one + used > total:
             from kubectl_dra.quantity import format_quantity as fq
 

@@ -50,6 +50,8 @@ class ErrorKind(str, Enum):
     INVALID_POOL = "invalid-pool"
     ALL_POOL = "all-pool"  # allocationMode All over an incomplete or invalid pool
     CONSTRAINT = "constraint"
+    STATE = "allocated-state"  # 1.38: an allocated claim with a negative consumed capacity fails PreFilter
+    ATTRIBUTE = "attribute"  # 1.38: a constraint met an attribute value the conversion could not keep
     REQUEST = "request"
     CLASS = "class"
     FEATURE_DISABLED = "feature-disabled"  # a request uses a feature whose gate is off
@@ -66,3 +68,8 @@ class AllocationError(Exception):
         self.message = message
         self.kind = ErrorKind(kind)
         self.evidence = evidence
+
+
+class NodeFailure(AllocationError):
+    """1.38: an error that fails only the node being tried (internal.ErrFailedAllocationOnNode): the plugin's Filter
+    turns it into Unschedulable for that node with the error's text, and other nodes are still tried."""

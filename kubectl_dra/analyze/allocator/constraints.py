@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.allocator.checks import _attr_set, attribute_value, lookup_attribute
+from kubectl_dra.analyze.allocator.checks import (
+    UnsupportedAttribute,
+    _attr_set,
+    attribute_value,
+    converted_value,
+    lookup_attribute,
+)
+
+_MISSING = object()
 
 
 class _Constraint:
@@ -13,6 +21,17 @@ class _Constraint:
     def state(self) -> tuple:
         """A hashable snapshot of what add() reads (see _Run._boundary_state)."""
         raise NotImplementedError
+
+    def lookup(self, d, did):
+        """The device's value for the constraint: _MISSING without the attribute, else attribute_value (None when no
+        scalar is set). The 1.38 classes below read the converted value instead."""
+        attr = lookup_attribute(d, did[0], self.attribute)
+        return _MISSING if attr is None else attribute_value(attr)
+
+    def lookup_set(self, d, did):
+        """The device's value as a set (list-typed attributes): _MISSING without the attribute, None unusable."""
+        attr = lookup_attribute(d, did[0], self.attribute)
+        return _MISSING if attr is None else _attr_set(attr)
 
     def applies(self, base: str, sub: str) -> bool:
         if not self.request_names:
@@ -31,10 +50,9 @@ class _MatchAttribute(_Constraint):
     def add(self, base, sub, d, did) -> bool:
         if not self.applies(base, sub):
             return True
-        attr = lookup_attribute(d, did[0], self.attribute)
-        if attr is None:
+        v = self.lookup(d, did)
+        if v is _MISSING:
             return False
-        v = attribute_value(attr)
         if self.num == 0:
             self.value, self.num = v, 1
             return True
@@ -120,10 +138,9 @@ class _DistinctAttributeAll(_Constraint):
     def add(self, base, sub, d, did) -> bool:
         if not self.applies(base, sub):
             return True
-        attr = lookup_attribute(d, did[0], self.attribute)
-        if attr is None:
+        v = self.lookup(d, did)
+        if v is _MISSING:
             return False
-        v = attribute_value(attr)
         if self.values and (v is None or any(other is not None and other == v for other in self.values)):
             return False
         self.values.append(v)
@@ -148,11 +165,8 @@ class _MatchAttributeSet(_Constraint):
     def add(self, base, sub, d, did) -> bool:
         if not self.applies(base, sub):
             return True
-        attr = lookup_attribute(d, did[0], self.attribute)
-        if attr is None:
-            return False
-        new = _attr_set(attr)
-        if new is None:
+        new = self.lookup_set(d, did)
+        if new is _MISSING or new is None:
             return False
         if self.stack:
             kind, values = self.stack[-1]
@@ -180,11 +194,8 @@ class _DistinctAttributeSet(_Constraint):
     def add(self, base, sub, d, did) -> bool:
         if not self.applies(base, sub):
             return True
-        attr = lookup_attribute(d, did[0], self.attribute)
-        if attr is None:
-            return False
-        new = _attr_set(attr)
-        if new is None:
+        new = self.lookup_set(d, did)
+        if new is _MISSING or new is None:
             return False
         if any(old is not None and old[0] == new[0] and old[1] & new[1] for old in self.values):
             return False
@@ -197,3 +208,41 @@ class _DistinctAttributeSet(_Constraint):
 
     def state(self) -> tuple:
         return tuple(self.values)
+
+
+class _Converted:
+    """1.38 (Behaviour.attributes_converted_once): a constraint reads the value the slice's conversion kept
+    (checks.converted_value, never None); an unusable one raises UnsupportedAttribute, which aborts the allocation."""
+
+    def _converted(self, d, did, as_sets: bool):
+        attr = lookup_attribute(d, did[0], self.attribute)
+        if attr is None:
+            return _MISSING
+        try:
+            return converted_value(attr, as_sets)
+        except UnsupportedAttribute:
+            raise UnsupportedAttribute(
+                f"device {'/'.join(did)}: unsupported attribute value for {self.attribute}"
+            ) from None
+
+    def lookup(self, d, did):
+        return self._converted(d, did, False)
+
+    def lookup_set(self, d, did):
+        return self._converted(d, did, True)
+
+
+class MatchAttribute138(_Converted, _MatchAttribute):
+    """matchAttribute (1.38 without ListTypeAttributes): equal type and value (versions as semver)."""
+
+
+class DistinctAttribute138(_Converted, _DistinctAttributeAll):
+    """distinctAttribute (1.38): every device differs from every device added before it."""
+
+
+class MatchAttributeSet138(_Converted, _MatchAttributeSet):
+    """matchAttribute with ListTypeAttributes (1.38 incubating/experimental): a non-empty intersection."""
+
+
+class DistinctAttributeSet138(_Converted, _DistinctAttributeSet):
+    """distinctAttribute with ListTypeAttributes (1.38 incubating/experimental): pairwise disjoint values."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kubectl_dra.analyze.allocator.checks import untolerated_taint
+from kubectl_dra.analyze.allocator.checks import UnsupportedAttribute, untolerated_taint
 from kubectl_dra.analyze.allocator.common import AllocationError, DeviceID, ErrorKind, device_id_str, obj_ref
 from kubectl_dra.analyze.allocator.counters import add_consumption, available_counters, counter_scope, first_exceeded
 from kubectl_dra.analyze.allocator.pools import (
@@ -42,7 +42,18 @@ class DeviceAllocation:
             rollback()
             return False, None
         for c in self.constraints[ci]:
-            if not c.add(r.base_name, r.sub_name, d, did):
+            try:
+                added = c.add(r.base_name, r.sub_name, d, did)
+            except UnsupportedAttribute as e:  # 1.38: rolled back, then the allocation aborts
+                rollback()
+                named = sem.behaviour.attribute_error_names_claim
+                raise AllocationError(
+                    f"claim {obj_ref(self.claims[ci])}, request {r.sub_name or r.base_name}: {e}" if named else str(e),
+                    kind=ErrorKind.ATTRIBUTE,
+                    device=device_id_str(did),
+                    attribute=c.attribute,
+                ) from None
+            if not added:
                 rollback()
                 if must:
                     raise self._constraint_error(r, did)
@@ -89,6 +100,13 @@ class DeviceAllocation:
             return None
         if not r.admin_access and self._in_use(did):
             return None
+        if (
+            sem.behaviour.active_share_blocks_exclusive
+            and not r.admin_access
+            and not multi
+            and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
+        ):
+            return None  # 1.38: a share still on the device (allowMultipleAllocations turned off since)
         if (
             sem.optional_node_operations_code
             and skips_node_operations(s)

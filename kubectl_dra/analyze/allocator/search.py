@@ -17,11 +17,16 @@ from kubectl_dra.analyze.allocator.common import (
     AllocationError,
     DeviceID,
     ErrorKind,
+    NodeFailure,
     _n,
     device_id_str,
     obj_ref,
 )
 from kubectl_dra.analyze.allocator.constraints import (
+    DistinctAttribute138,
+    DistinctAttributeSet138,
+    MatchAttribute138,
+    MatchAttributeSet138,
     _Constraint,
     _DistinctAttribute,
     _DistinctAttributeAll,
@@ -158,12 +163,18 @@ class _Run(DeviceAllocation, ResultBuilding):
             # Set semantics for list-typed attributes: only where the allocator gets ListTypeAttributes
             # (1.37 "experimental"; 1.36's plugin never passes it).
             as_sets = "ListTypeAttributes" in self.sem.allocator_features
+            converted = self.sem.behaviour.attributes_converted_once
             for i, c in enumerate(((claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
                 if c.get("matchAttribute"):
-                    cls = _MatchAttributeSet if as_sets else _MatchAttribute
+                    if converted:
+                        cls = MatchAttributeSet138 if as_sets else MatchAttribute138
+                    else:
+                        cls = _MatchAttributeSet if as_sets else _MatchAttribute
                     cons.append(cls(set(c.get("requests") or []), c["matchAttribute"]))
                 elif c.get("distinctAttribute") and self.sem.code_consumable_capacity:
-                    if as_sets:
+                    if converted:
+                        cls = DistinctAttributeSet138 if as_sets else DistinctAttribute138
+                    elif as_sets:
                         cls = _DistinctAttributeSet
                     else:
                         cls = {
@@ -187,7 +198,8 @@ class _Run(DeviceAllocation, ResultBuilding):
             raise AllocationError("allocation max size exceeded") from None
         if not done:
             if self.sem.behaviour.skips_unusable_pools and any(p.invalid for p in self.pools):
-                raise AllocationError("invalid resource pools were encountered", kind=ErrorKind.INVALID_POOL)
+                fail = NodeFailure if self.sem.behaviour.invalid_pools_fail_node else AllocationError
+                raise fail("invalid resource pools were encountered", kind=ErrorKind.INVALID_POOL)
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
 
@@ -221,13 +233,15 @@ class _Run(DeviceAllocation, ResultBuilding):
         elif r.mode == "All":
             r.all_devices = []
             for pool in self.pools:
+                # 1.38 fails only this node (kubernetes/kubernetes#141898); before, the attempt aborts.
+                fail = NodeFailure if self.sem.behaviour.all_mode_unusable_pool_fails_node else AllocationError
                 if pool.incomplete:
-                    raise AllocationError(
+                    raise fail(
                         f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently being updated",
                         kind=ErrorKind.ALL_POOL,
                     )
                 if pool.invalid:
-                    raise AllocationError(
+                    raise fail(
                         f"claim {ref}, request {r.sub_name or r.base_name}: asks for all devices, but resource pool {pool.id} is currently invalid",
                         kind=ErrorKind.ALL_POOL,
                     )
@@ -252,6 +266,7 @@ class _Run(DeviceAllocation, ResultBuilding):
                                         None,
                                         fractional=self.fractional,
                                         aborts=self.capacity_aborts,
+                                        driver=self._cap_driver(did),
                                     )
                                 except CapacityNotRepresentable as e:
                                     raise AllocationError(
@@ -402,7 +417,8 @@ class _Run(DeviceAllocation, ResultBuilding):
         key = (r.claim_index, r.request_index, r.sub_index, did)
         c = self.consumed_cache.get(key)
         if c is None:
-            c = consumed_capacity(r.capacity_requests, d, self.fractional, self.capacity_aborts) or {}
+            c = consumed_capacity(r.capacity_requests, d, self.fractional, self.capacity_aborts, self._cap_driver(did))
+            c = c or {}
             c = self.consumed_cache[key] = {k: _n(v) for k, v in c.items()}
         return dict(c)
 
@@ -412,7 +428,7 @@ class _Run(DeviceAllocation, ResultBuilding):
         if demand is None:
             try:
                 demand = self.demand_cache[key] = capacity_demand(
-                    r.capacity_requests, d, self.fractional, self.capacity_aborts
+                    r.capacity_requests, d, self.fractional, self.capacity_aborts, self._cap_driver(did)
                 )
             except CapacityNotRepresentable as e:
                 raise AllocationError(
@@ -426,7 +442,12 @@ class _Run(DeviceAllocation, ResultBuilding):
             self.a.allocated.aggregated_capacity.get(did),
             self.allocating_capacity.get(did),
             demand,
+            driver=self._cap_driver(did),
         )
+
+    def _cap_driver(self, did: DeviceID) -> str | None:
+        """The driver that unqualified capacity names belong to (1.38, Behaviour.qualified_capacity_names)."""
+        return did[0] if self.sem.behaviour.qualified_capacity_names else None
 
     def is_selectable(self, r: Request, s: dict, d: dict, did: DeviceID, key_sub: int | None = None) -> bool:
         if not self.sem.binding_conditions and d.get("bindingConditions"):

@@ -5,23 +5,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from kubectl_dra.analyze.allocator.capacity import qualified
 from kubectl_dra.analyze.allocator.common import DeviceID, _qty, obj_ref
 from kubectl_dra.features import Semantics
+from kubectl_dra.quantity import format_quantity
 
 
 @dataclass
 class AllocatedState:
     devices: set = field(default_factory=set)  # exclusively allocated device IDs
     owners: dict = field(default_factory=dict)  # device ID -> [claim ref]
-    aggregated_capacity: dict = field(default_factory=dict)  # device ID -> {capacity name: Fraction}
+    aggregated_capacity: dict = field(default_factory=dict)  # device ID -> {capacity name: Fraction} (1.38: qualified)
+    # 1.38: allocated claims with a negative consumed capacity, as the scheduler words them (consumedCapacityError);
+    # while there is one, PreFilter fails every pod with claims (gather allocation state).
+    invalid_capacity: list = field(default_factory=list)
 
     @classmethod
     def from_claims(cls, claims: Iterable[dict], sem: Semantics) -> "AllocatedState":
         st = cls()
+        check_negative = sem.behaviour.qualified_capacity_names and sem.consumable_capacity
         for c in claims:
             alloc = (c.get("status") or {}).get("allocation")
             if not alloc:
                 continue
+            if check_negative:
+                st._check_consumed(c, alloc)
             for r in ((alloc.get("devices") or {}).get("results")) or []:
                 if r.get("adminAccess"):
                     continue
@@ -29,11 +37,43 @@ class AllocatedState:
                 st.owners.setdefault(did, []).append(obj_ref(c))
                 if sem.consumable_capacity and r.get("shareID"):
                     agg = st.aggregated_capacity.setdefault(did, {})
-                    for k, v in (r.get("consumedCapacity") or {}).items():
+                    consumed = r.get("consumedCapacity") or {}
+                    if sem.behaviour.qualified_capacity_names:
+                        # NewDeviceConsumedCapacity (1.38): keyed fully qualified, `<driver>/x` overwriting `x`
+                        norm: dict = {}
+                        for k in sorted(consumed, key=lambda k: "/" in k):
+                            norm[qualified(k, did[0])] = consumed[k]
+                        consumed = norm
+                    for k, v in consumed.items():
                         agg[k] = agg.get(k, 0) + _qty(v)
                 else:
                     st.devices.add(did)
         return st
+
+    def _check_consumed(self, claim: dict, alloc: dict) -> None:
+        """allocateddevices.go consumedCapacityError (1.38): the first negative consumed capacity of the claim."""
+        for r in ((alloc.get("devices") or {}).get("results")) or []:
+            consumed = r.get("consumedCapacity") or {}
+            for name in sorted(consumed):
+                try:
+                    negative = _qty(consumed[name]) < 0
+                except Exception:  # an unparsable quantity is coverage's business (DRA016), not this check's
+                    continue
+                if negative:
+                    did = "/".join((r.get("driver", ""), r.get("pool", ""), r.get("device", "")))
+                    self.invalid_capacity.append(
+                        f'claim {obj_ref(claim)}, device {did}: consumed capacity "{name}" must not be negative, '
+                        f"got {format_quantity(_qty(consumed[name]))}"
+                    )
+                    return
+
+    def capacity_error(self) -> str | None:
+        """getCapacities (1.38): the error GatherAllocatedState returns while some claim is invalid."""
+        if not self.invalid_capacity:
+            return None
+        errs = sorted(self.invalid_capacity)
+        more = f" (and {len(errs) - 1} more claims with invalid consumed capacity)" if len(errs) > 1 else ""
+        return f"gather allocation state: {errs[0]}{more}"
 
     def is_allocated(self, did: DeviceID) -> bool:
         return did in self.devices or did in self.aggregated_capacity

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -97,13 +98,8 @@ func celDeviceFor(slice *resourceapi.ResourceSlice, index int, passMulti bool) c
 }
 
 // failedOnNode: whether an Allocate error is a per-node failure (main.go outcome "failed-on-node").
-//
-// Deliberately false here, to keep this oracle's outputs what they were before the outcome existed
-// (every Allocate error is "error"). Upstream 1.37 is not like that: structured.ErrFailedAllocationOnNode
-// exists since v0.35, all three channels wrap "invalid resource pools were encountered" with it, and
-// the 1.37 Filter (dynamicresources.go, case errors.Is(err, structured.ErrFailedAllocationOnNode))
-// makes that Unschedulable on the node, not an Error. The faithful hook is
-// `return errors.Is(err, structured.ErrFailedAllocationOnNode)`; switch to it together with the
-// engine (kubectl_dra/analyze/allocator ErrorKind.INVALID_POOL), or every invalid-pool scenario of
-// 1.37 disagrees.
-func failedOnNode(err error) bool { return false }
+// structured.ErrFailedAllocationOnNode exists since v0.35; all three channels wrap "invalid resource pools
+// were encountered" with it, and the 1.37 Filter (dynamicresources.go, case errors.Is(err,
+// structured.ErrFailedAllocationOnNode)) makes that Unschedulable on the node, not an Error (the engine:
+// Behaviour.invalid_pools_fail_node).
+func failedOnNode(err error) bool { return errors.Is(err, structured.ErrFailedAllocationOnNode) }
