@@ -14,7 +14,7 @@ from .oracle import oracle_path
 
 pytestmark = pytest.mark.oracle
 
-MINORS = ("1.34", "1.35", "1.36", "1.37")
+MINORS = ("1.34", "1.35", "1.36", "1.37", "1.38")
 
 
 def api_fields(minor: str) -> set[str]:

@@ -6,7 +6,7 @@ and records every Allocate call: its features, classes, slices, node, claims and
 oracle scenario here, and goes through the same comparison as the generated ones (compare.judge: CEL, allocation,
 per-device reasons).
 
-    python tests/fidelity/upstream_table.py [--versions 1.36,1.37]
+    python tests/fidelity/upstream_table.py [--versions 1.37,1.38]
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def run(versions: list[str], log=print) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--versions", default="1.34,1.35,1.36,1.37")
+    p.add_argument("--versions", default="1.34,1.35,1.36,1.37,1.38")
     p.add_argument("--out", type=Path, default=None, help="write the disagreements as JSON here")
     a = p.parse_args(argv)
     report = run([v.strip() for v in a.versions.split(",") if v.strip()])
