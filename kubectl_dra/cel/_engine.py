@@ -262,10 +262,11 @@ class _Engine:
         if v138:
             # CIDR library v1 (Kubernetes 1.38)
             F("isMask", O("cidr_is_mask", BOOL, [CIDR], L.f_cidr_is_mask, True))
-            # checks of the guarded program for devices with invalid attribute values (_lazy.py)
+            # checks of the guarded program for devices with invalid attribute values and of the
+            # attribute/capacity map equality (_lazy.py)
             F(lazy.F_INVALID, O("k8s_invalid_attr", DYN, [INV], lazy.f_invalid))
-            F(lazy.F_EQ_CHECK, O("k8s_invalid_eq_check", BOOL, [ANY, ANY, BOOL], lazy.f_eq_check))
-            F(lazy.F_EQ_OK, O("k8s_invalid_eq_ok", BOOL, [ANY, ANY, BOOL], lazy.f_eq_ok))
+            F(lazy.F_EQ_CHECK, O("k8s_proxy_eq_check", BOOL, [ANY, ANY], lazy.f_eq_check))
+            F(lazy.F_EQ_OK, O("k8s_proxy_eq_ok", BOOL, [ANY, ANY], lazy.f_eq_ok))
             F(lazy.F_FMT_CHECK, O("k8s_invalid_fmt_check", BOOL, [ANY], lazy.f_fmt_check))
         if includes:
             F(

@@ -36,8 +36,8 @@ INVALID_TYPE = "kubernetes.InvalidAttributeValue"
 INVALID_MESSAGE = "attribute {}: value is invalid or its type is not supported by this version"
 
 F_INVALID = "k8sInvalidAttr"
-F_EQ_CHECK = "k8sInvalidEqChk"
-F_EQ_OK = "k8sInvalidEqOk"
+F_EQ_CHECK = "k8sProxyEqChk"
+F_EQ_OK = "k8sProxyEqOk"
 F_FMT_CHECK = "k8sInvalidFmtChk"
 
 # comprehension variables of the rewrite (the bodies never contain user text, so they cannot capture)
@@ -54,33 +54,41 @@ def f_invalid(x: Any) -> Any:
     raise L.CelFunctionError(INVALID_MESSAGE.format(x.v))
 
 
-def _eq_error(left: Any, right: Any, outer: bool) -> str | None:
-    """cel-go equalMaps(left proxy, right): the identifier of an invalid value whose lookup can fail
-    the comparison (it needs a map of the same size; the Go map order decides between that error and
-    an earlier mismatch, this picks the error)."""
+def _eq_error(left: Any, right: Any) -> str | None:
+    """cel-go equalMaps(left proxy, right) (1.38's attribute and capacity maps): the error it can return.
+    It needs a map of the same size, then looks each key of the proxy up in both: an invalid value fails,
+    and so does a Semver or Quantity compared with another type (their Equal: "no such overload"; a plain
+    cel-go map ignores that error).  The Go map order decides between such an error and a mismatch found
+    earlier; this picks the error.  An outer proxy (domain -> proxy) compares its inner proxies alike."""
     if not isinstance(left, dict) or not isinstance(right, dict) or len(left) != len(right):
         return None
+    typed = tuple(t for t in (L.Types.S, L.Types.Q) if t is not None)
     for k, v in left.items():
-        if outer:
+        if isinstance(v, dict):
             other = right.get(k)
-            if isinstance(v, dict) and isinstance(other, dict):
-                name = _eq_error(v, other, False)
-                if name is not None:
-                    return name
+            if isinstance(other, dict):
+                err = _eq_error(v, other)
+                if err is not None:
+                    return err
         elif _is_invalid(v):
-            return v.v
+            return INVALID_MESSAGE.format(v.v)
+        elif isinstance(v, typed) and k in right:
+            other = right[k]
+            if other is not None and type(other) is not type(v):
+                return L.NO_SUCH_OVERLOAD
     return None
 
 
-def f_eq_check(left: Any, right: Any, outer: bool) -> bool:
-    name = _eq_error(left, right, bool(outer))
-    if name is not None:
-        raise L.CelFunctionError(INVALID_MESSAGE.format(name))
+def f_eq_check(left: Any, right: Any) -> bool:
+    err = _eq_error(left, right)
+    if err is not None:
+        raise L.CelFunctionError(err)
     return True
 
 
-def f_eq_ok(left: Any, right: Any, outer: bool) -> bool:
-    return _eq_error(left, right, bool(outer)) is None
+def f_eq_ok(left: Any, right: Any) -> bool:
+    """cel-go's `!=` is "Equal is not true": an error of equalMaps makes it true."""
+    return _eq_error(left, right) is None
 
 
 def _fmt_invalid(v: Any) -> str | None:
@@ -251,9 +259,10 @@ def _checked_value(var: str) -> str:
     return f"].map({var}, type({var}) == {INVALID_TYPE} ? {F_INVALID}({var}) : {var})[0]"
 
 
-def guarded_source(ast, src: str) -> str | None:
+def guarded_source(ast, src: str, equality_only: bool = False) -> str | None:
     """The expression with every touch of an attribute value checked for the invalid stand-in; None when
-    a node's source span cannot be found (then the caller keeps the normal program)."""
+    a node's source span cannot be found (then the caller keeps the normal program).  equality_only: just
+    the map equality of 1.38's proxies (equalMaps also differs for valid values), for every device."""
     sp = _Spans(ast, src)
     toks = sp.toks
     # (offset, kind, depth, text): kind 0 = suffix insert, 1 = prefix insert; replacements separately
@@ -285,6 +294,8 @@ def guarded_source(ast, src: str) -> str | None:
             continue
         for c in kids:
             stack.append((c, depth + 1, guard_vars))
+        if equality_only and not (n.kind == "call" and n.value in ("_==_", "_!=_")):
+            continue
         if n.kind == "ident" and n.value in guard_vars:
             k = sp.tok(n)
             if k is None or toks[k].text != n.value:
@@ -358,20 +369,19 @@ def guarded_source(ast, src: str) -> str | None:
         elif fn in ("_==_", "_!=_") and len(n.args) == 2:
             left = n.args[0]
             lt = _t(ast, left)
-            if not (lt[0] == "dyn" or (lt[0] == "map" and (lt[2][0] == "dyn" or lt[2][0] == "map"))):
-                continue
+            if lt[0] not in ("dyn", "map") or left.kind == "map":
+                continue  # a map literal on the left is a plain cel-go map (its Equal ignores errors)
             if lt[0] == "dyn" and _is_attribute_value(ast, left):
                 continue  # an attribute value is never a map (scalars and lists only)
             s, k = sp.span(n), sp.tok(n)
             if s is None or k is None or toks[k].text not in ("==", "!=") or not rep(k, k, ", "):
                 return None
-            outer = "true" if n.args[0].kind == "ident" and n.args[0].value == outer_ident else "false"
             if fn == "_==_":
                 v = _EQ
-                suffix = f"]].map({v}, {F_EQ_CHECK}({v}[0], {v}[1], {outer}) ? {v}[0] == {v}[1] : false)[0]"
+                suffix = f"]].map({v}, {F_EQ_CHECK}({v}[0], {v}[1]) ? {v}[0] == {v}[1] : false)[0]"
             else:
                 v = _NE
-                suffix = f"]].map({v}, {F_EQ_OK}({v}[0], {v}[1], {outer}) ? {v}[0] != {v}[1] : true)[0]"
+                suffix = f"]].map({v}, {F_EQ_OK}({v}[0], {v}[1]) ? {v}[0] != {v}[1] : true)[0]"
             wrap(s, depth, "[[", suffix)
         elif fn == "format" and n.operand is not None and len(n.args) == 1:
             s, k = sp.span(n), sp.tok(n)
@@ -382,6 +392,8 @@ def guarded_source(ast, src: str) -> str | None:
                 return None
             v = _FMT
             wrap(s, depth, "[[", f']].map({v}, {F_FMT_CHECK}({v}[1]) ? {v}[0].format({v}[1]) : "")[0]')
+    if not inserts and not replace:
+        return src
     return _apply(src, inserts, replace)
 
 

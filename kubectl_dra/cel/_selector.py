@@ -179,9 +179,10 @@ class CompiledSelector:
         toks2 = tokenize(checked_src) if edits else toks
         self._checked_src, self._ast = checked_src, ast
         self._guard: tuple | None = None  # 1.38: the programs for devices with invalid attribute values
-        self._program, self.run_source, self._lazy_program, lazy_source = self._run_programs(
-            eng, checked_src, checked, ast, plan.rewrite_index_ids, toks2
-        )
+        base = (checked_src, checked, ast, plan.rewrite_index_ids, toks2, frozenset())
+        if env.lazy_attributes:
+            base = self._proxy_equality(eng, base)
+        self._program, self.run_source, self._lazy_program, lazy_source = self._run_programs(eng, *base)
         if lazy_source is not None:
             self.lazy_source = lazy_source
         self._key_fn = self._make_key_fn()
@@ -236,6 +237,25 @@ class CompiledSelector:
                         pass
             break
         return program, run_source, lazy_program, lazy_source
+
+    @staticmethod
+    def _proxy_equality(eng: _Engine, base: tuple) -> tuple:
+        """1.38: `==`/`!=` with an attribute or capacity map on the left compare as the map proxies' equalMaps
+        (an error where it meets a Semver or Quantity of another type), for every device (_lazy.py)."""
+        from ._ast import decode_serialized
+        from ._lazy import VARIABLES, guarded_source
+
+        src, _checked, ast = base[0], base[1], base[2]
+        eq_src = guarded_source(ast, src, equality_only=True)
+        if eq_src is None or eq_src == src:
+            return base
+        try:
+            checked = eng.env.compile(eq_src)
+            ast2 = decode_serialized(checked.serialize())
+        except (RuntimeError, ValueError):
+            return base
+        ids = _analysis.plan_reads(ast2.expr).rewrite_index_ids
+        return (eq_src, checked, ast2, ids, tokenize(eq_src), VARIABLES)
 
     def _guarded_programs(self) -> tuple:
         """1.38: (program, lazy-bind program) of the guarded source (_lazy.py), built on first need;

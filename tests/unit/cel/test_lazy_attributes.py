@@ -52,8 +52,14 @@ MIXED = {
     },
     "capacity": {},
 }
+TYPED = {
+    "driver": "d",
+    "attributes": {"v": {"version": "1.2.3"}, "i": {"int": 1}, "l": {"ints": [1]}},
+    "capacity": {"m": {"value": "1Gi"}},
+}
 A = 'device.attributes["d"]'
 E = 'device.attributes["e"]'
+C = 'device.capacity["d"]'
 
 # (expression, device): touched and untouched invalid values in every form upstream distinguishes
 CASES = [
@@ -129,6 +135,22 @@ CASES = [
     (f"[{A}] == [{A}]", BAD),
     (f'{{"a": {A}}} == {{"a": {A}}}', BAD),
     ('device.capacity["d"].m == quantity("1Gi")', BAD),
+    # equalMaps also for valid values: a Semver or Quantity against another type is "no such overload"
+    (f'{A} == {{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}', TYPED),
+    (f'{A} != {{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}', TYPED),
+    (f'{{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}} == {A}', TYPED),
+    (f'{A} == {{"v": dyn(semver("1.2.3")), "i": dyn(1), "l": dyn([1])}}', TYPED),
+    (f'{A} == {{"v": dyn(semver("1.2.3")), "i": dyn(2), "l": dyn([1])}}', TYPED),
+    (f'{A} == {{"v": dyn(null), "i": dyn(1), "l": dyn([1])}}', TYPED),
+    (f'{C} == {{"m": dyn(1)}}', TYPED),
+    (f'{C} != {{"m": dyn(1)}}', TYPED),
+    (f'{{"m": dyn(1)}} == {C}', TYPED),
+    (f'{C} == {{"m": quantity("1024Mi")}}', TYPED),
+    (f'device.attributes == {{"d": {{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}}}', TYPED),
+    (f'device.capacity == {{"d": {{"m": dyn("1Gi")}}}}', TYPED),
+    (f'dyn({A}) == {{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}', TYPED),
+    (f'{A} in [{{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}]', TYPED),
+    (f"{A} == {A} && {C} == {C} && device.attributes == device.attributes", TYPED),
     # string.format of the map
     (f'"%s".format([{E}]) != ""', BAD),
     (f'"%s".format([[{E}]]) != ""', BAD),
