@@ -88,6 +88,18 @@ def _plain(attr: Any) -> Any:
     return attr
 
 
+def _plain_138(attr: Any) -> Any:
+    """The raw value 1.38's conversion takes: the first set scalar, else the first non-empty list."""
+    if isinstance(attr, dict) and len(attr) > 1:
+        for k in ("int", "bool", "string", "version"):
+            if attr.get(k) is not None:
+                return attr[k]
+        for k in ("ints", "bools", "strings", "versions"):
+            if attr.get(k):
+                return attr[k]
+    return _plain(attr)
+
+
 def _cap_raw(cap: Any) -> Any:
     if cap is None:
         return None
@@ -761,13 +773,14 @@ class CompiledSelector:
             out.append((("driver",), driver))
         if plan.multi:
             out.append((("allowMultipleAllocations",), bool(device.get("allowMultipleAllocations") or False)))
+        plain = _plain_138 if self.env.lazy_attributes else _plain
         for d, i in plan.attr_keys:
-            out.append((("attributes", d, i), _plain(_raw_attr(attrs, driver, d, i))))
+            out.append((("attributes", d, i), plain(_raw_attr(attrs, driver, d, i))))
         for d in sorted(plan.attr_domains):
-            dom = {i2: _plain(a) for n, a in attrs.items() for dd, i2 in (_split(n, driver),) if dd == d}
+            dom = {i2: plain(a) for n, a in attrs.items() for dd, i2 in (_split(n, driver),) if dd == d}
             out.append((("attributes", d), dom or None))
         if plan.attr_all:
-            out.append((("attributes",), {n: _plain(a) for n, a in attrs.items()}))
+            out.append((("attributes",), {n: plain(a) for n, a in attrs.items()}))
         for d, i in plan.cap_keys:
             c = caps.get(f"{d}/{i}")
             if c is None and d == driver:

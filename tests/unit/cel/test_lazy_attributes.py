@@ -146,8 +146,8 @@ CASES = [
     (f'{C} != {{"m": dyn(1)}}', TYPED),
     (f'{{"m": dyn(1)}} == {C}', TYPED),
     (f'{C} == {{"m": quantity("1024Mi")}}', TYPED),
-    (f'device.attributes == {{"d": {{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}}}', TYPED),
-    (f'device.capacity == {{"d": {{"m": dyn("1Gi")}}}}', TYPED),
+    ('device.attributes == {"d": {"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}', TYPED),
+    ('device.capacity == {"d": {"m": dyn("1Gi")}}', TYPED),
     (f'dyn({A}) == {{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}', TYPED),
     (f'{A} in [{{"v": dyn("1.2.3"), "i": dyn(1), "l": dyn([1])}}]', TYPED),
     (f"{A} == {A} && {C} == {C} && device.attributes == device.attributes", TYPED),
@@ -376,3 +376,11 @@ def test_1_37_semantics_unchanged():
     assert env.compile(f"{A}.e.size() == 0").evaluate({"driver": "d", "attributes": {"e": {"ints": []}}}).value
     with pytest.raises(CelCompileError, match="undeclared reference to 'isMask' \\(in container ''\\)"):
         env.compile('cidr("10.0.0.0/8").isMask()')
+
+
+def test_reads_show_the_value_1_38_converts():
+    dev = {"driver": "d", "attributes": {"b": {"ints": [2], "int": 1}}, "capacity": {}}
+    res = CelEnvironment((1, 38)).compile(f"{A}.b == 1").evaluate(dev)
+    assert res.value is True and res.reads == ((("attributes", "d", "b"), 1),)
+    res = CelEnvironment((1, 37)).compile(f"{A}.b == [2]").evaluate(dev)
+    assert res.value is True and res.reads == ((("attributes", "d", "b"), [2]),)
