@@ -366,3 +366,18 @@ def test_1_37_experimental_skips_devices_of_slices_that_skip_node_operations_unl
     assert Allocator(on, CLASSES, slices, AllocatedState()).allocate(NODE, [claim(req(count=2))]) is None
     # Channels without the code (the default incubating one) never read the field.
     assert Allocator(sem(), CLASSES, slices, AllocatedState()).allocate(NODE, [claim(req(count=2))]) is not None
+
+
+def test_cel_input_is_per_device_object_not_per_id():
+    """Two slices can publish one device ID with different attributes (pool generations in transition, an invalid
+    pool): each object is evaluated as itself (the CEL input was once cached by the ID, so the second copy was judged
+    by the first one's attributes)."""
+    from kubectl_dra.analyze.allocator import SelectorEvaluator
+
+    ev = SelectorEvaluator(sem())
+    did = (D, "p", "d0")
+    old = {"name": "d0", "attributes": {"v": {"version": "2.0.0"}}}
+    new = {"name": "d0", "attributes": {"v": {"version": "1.2.4"}}}
+    expr = f'device.attributes["{D}"].v.major() == 1'
+    assert ev.evaluate(expr, did, old).value is False
+    assert ev.evaluate(expr, did, new).value is True

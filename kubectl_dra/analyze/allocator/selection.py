@@ -16,7 +16,7 @@ class SelectorEvaluator:
         self.sem = sem
         self._env = cel_env
         self._compiled: dict[str, Any] = {}
-        self._cel_inputs: dict[DeviceID, dict] = {}
+        self._cel_inputs: dict[int, tuple[dict, dict]] = {}  # id(device) -> (device, its CEL input)
         self.inexact: set[str] = set()  # expressions Kubernetes accepts but the local engine cannot run
 
     @property
@@ -43,7 +43,11 @@ class SelectorEvaluator:
         return hit
 
     def cel_device(self, did: DeviceID, device: dict) -> dict:
-        d = self._cel_inputs.get(did)
+        """CEL's view of the device, built once per device object: two slices of an invalid pool can publish one
+        device ID with different attributes, so the ID alone is not the key (the entry holds the object, so its
+        id() cannot be reused while cached)."""
+        hit = self._cel_inputs.get(id(device))
+        d = hit[1] if hit is not None and hit[0] is device else None
         if d is None:
             d = {
                 "driver": did[0],
@@ -54,7 +58,7 @@ class SelectorEvaluator:
                 "allowMultipleAllocations": self.sem.behaviour.cel_sees_multi_allocations
                 and bool(device.get("allowMultipleAllocations")),
             }
-            self._cel_inputs[did] = d
+            self._cel_inputs[id(device)] = (device, d)
         return d
 
     def evaluate(self, expression: str, did: DeviceID, device: dict):
