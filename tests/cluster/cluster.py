@@ -10,8 +10,8 @@ keeps their Ready condition and node Lease fresh, as a kubelet would.
 Only the Python standard library and the openssl command are used, so the script runs
 from any python3 (it is also imported by tests/e2e/conftest.py).
 
-    cluster.py build                      build or reuse the binaries, print their directory
-    cluster.py up [--state DIR] [--gates G]   start (after stopping a stale run in DIR)
+    cluster.py build [--k8s 1.38]         build or reuse the binaries, print their directory
+    cluster.py up [--state DIR] [--gates G] [--k8s 1.38]   start (after stopping a stale run in DIR)
     cluster.py down [--state DIR]         stop and remove DIR
     cluster.py status [--state DIR]
 """
@@ -61,11 +61,13 @@ def log(msg: str) -> None:
 # build
 
 
-def build() -> Path:
-    """Build (or reuse) the binaries; returns the bin directory."""
-    proc = subprocess.run(["bash", str(HERE / "build.sh")], stdout=subprocess.PIPE, text=True)
+def build(k8s: str | None = None) -> Path:
+    """Build (or reuse) the binaries; returns the bin directory. k8s: a minor with its own module in
+    tests/cluster/v<minor>/ (e.g. "1.38"); None: the default control plane (tests/cluster/go.mod)."""
+    argv = ["bash", str(HERE / "build.sh"), *([k8s] if k8s else [])]
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, text=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"tests/cluster/build.sh failed with exit code {proc.returncode}")
+        raise RuntimeError(f"{' '.join(['tests/cluster/build.sh', *argv[2:]])} failed with exit code {proc.returncode}")
     return Path(proc.stdout.strip().splitlines()[-1])
 
 
@@ -489,7 +491,10 @@ def down(state_dir: Path | None = None, keep: bool = False) -> None:
     except OSError:
         pass
     # Stop in reverse dependency order.
-    for name in ("heartbeat", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd"):
+    last = ("kube-apiserver", "etcd")
+    first = ("heartbeat", "kube-scheduler", "kube-controller-manager")
+    peers = tuple(n for n in pids if n not in first + last)  # start_peer_apiserver's
+    for name in first + peers + last:
         if name in pids:
             _stop_pid(pids[name], state_dir)
     if not keep and (state_dir / MARKER).exists():
@@ -549,15 +554,17 @@ def up(
     bin_dir: Path | None = None,
     nodes: tuple[str, ...] = NODES,
     timeout: float = 180,
+    k8s: str | None = None,
 ) -> dict:
-    """Start the control plane; returns the state dict (also written to DIR/cluster.json)."""
+    """Start the control plane; returns the state dict (also written to DIR/cluster.json). k8s: which
+    build (see build()), unless bin_dir names the binaries."""
     t0 = time.time()
     state_dir = Path(state_dir or default_state_dir()).resolve()
     if state_dir.exists():
         if not (state_dir / MARKER).exists() and any(state_dir.iterdir()):
             raise StartError(f"{state_dir} exists and is not a cluster state directory; not touching it")
         down(state_dir)
-    bin_dir = Path(bin_dir) if bin_dir else build()
+    bin_dir = Path(bin_dir) if bin_dir else build(k8s)
     state_dir.mkdir(parents=True, exist_ok=True)
     (state_dir / MARKER).write_text("state directory of tests/cluster/cluster.py; removed by `down`\n")
     pki = state_dir / "pki"
@@ -618,38 +625,7 @@ def up(
         _wait("etcd /health", etcd_ok, 60, state_dir, pids)
 
         pids["kube-apiserver"] = _start(
-            state_dir,
-            "kube-apiserver",
-            [
-                str(bin_dir / "kube-apiserver"),
-                f"--etcd-servers={etcd_url}",
-                "--bind-address=127.0.0.1",
-                "--advertise-address=127.0.0.1",
-                f"--secure-port={ports['apiserver']}",
-                f"--cert-dir={state_dir}/apiserver-certs",
-                f"--tls-cert-file={pki}/apiserver.crt",
-                f"--tls-private-key-file={pki}/apiserver.key",
-                f"--client-ca-file={pki}/ca.crt",
-                f"--service-account-key-file={pki}/sa.pub",
-                f"--service-account-signing-key-file={pki}/sa.key",
-                "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-                "--authorization-mode=Node,RBAC",
-                "--service-cluster-ip-range=10.0.0.0/24",
-                "--endpoint-reconciler-type=none",
-                "--allow-privileged=true",
-                # ResourcePoolStatusRequests are alpha (v1alpha3, off by default): served with their gate
-                "--runtime-config=resource.k8s.io/v1=true"
-                + (",resource.k8s.io/v1alpha3=true" if "DRAResourcePoolStatus=true" in gates else ""),
-                f"--audit-policy-file={state_dir}/audit-policy.yaml",
-                f"--audit-log-path={state_dir}/audit.log",
-                "--audit-log-format=json",
-                "--audit-log-mode=blocking",
-                "--profiling=false",
-                # One resource served straight from etcd (no watch cache), as some clusters run: a watch from a
-                # compacted resourceVersion then gets 410 Gone, which test_e2e_watch.py needs to provoke.
-                "--watch-cache-sizes=resourceclaimtemplates.resource.k8s.io#0",
-                *gate_args,
-            ],
+            state_dir, "kube-apiserver", apiserver_argv(bin_dir, state_dir, etcd_url, ports["apiserver"], gates)
         )
         save()
         admin = Api(server, pki / "ca.crt", pki / "admin.crt", pki / "admin.key", timeout=5)
@@ -745,6 +721,88 @@ def up(
     return state
 
 
+def apiserver_argv(
+    bin_dir: Path,
+    state_dir: Path,
+    etcd_url: str,
+    port: int,
+    gates: str,
+    cert_dir: str = "apiserver-certs",
+    audit_log: str = "audit.log",
+) -> list[str]:
+    """kube-apiserver's command line (state_dir holds pki/ and audit-policy.yaml)."""
+    pki = state_dir / "pki"
+    gate_args = [f"--feature-gates={gates}"] if gates else []
+    return [
+        str(bin_dir / "kube-apiserver"),
+        f"--etcd-servers={etcd_url}",
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        f"--secure-port={port}",
+        f"--cert-dir={state_dir}/{cert_dir}",
+        f"--tls-cert-file={pki}/apiserver.crt",
+        f"--tls-private-key-file={pki}/apiserver.key",
+        f"--client-ca-file={pki}/ca.crt",
+        f"--service-account-key-file={pki}/sa.pub",
+        f"--service-account-signing-key-file={pki}/sa.key",
+        "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+        "--authorization-mode=Node,RBAC",
+        "--service-cluster-ip-range=10.0.0.0/24",
+        "--endpoint-reconciler-type=none",
+        "--allow-privileged=true",
+        # ResourcePoolStatusRequests are alpha (v1alpha3, off by default): served with their gate
+        "--runtime-config=resource.k8s.io/v1=true"
+        + (",resource.k8s.io/v1alpha3=true" if "DRAResourcePoolStatus=true" in gates else ""),
+        f"--audit-policy-file={state_dir}/audit-policy.yaml",
+        f"--audit-log-path={state_dir}/{audit_log}",
+        "--audit-log-format=json",
+        "--audit-log-mode=blocking",
+        "--profiling=false",
+        # One resource served straight from etcd (no watch cache), as some clusters run: a watch from a
+        # compacted resourceVersion then gets 410 Gone, which test_e2e_watch.py needs to provoke.
+        "--watch-cache-sizes=resourceclaimtemplates.resource.k8s.io#0",
+        *gate_args,
+    ]
+
+
+def start_peer_apiserver(state: dict, bin_dir: Path, name: str, timeout: float = 120) -> tuple[int, Api]:
+    """Start a second kube-apiserver from bin_dir on a running cluster's etcd, with the same certificates and
+    flags, as during a control-plane upgrade when apiservers of two minors serve the same storage. Its pid is
+    kept in the state as pids[name] (`down` stops it too); stop it earlier with stop_peer_apiserver. Returns the
+    pid and an admin client for it."""
+    state_dir = Path(state["dir"])
+    port = free_port()
+    argv = apiserver_argv(
+        bin_dir,
+        state_dir,
+        f"http://127.0.0.1:{state['ports']['etcd']}",
+        port,
+        state["gates"],
+        cert_dir=f"{name}-certs",
+        audit_log=f"{name}-audit.log",
+    )
+    pid = _start(state_dir, name, argv)
+    state["pids"][name] = pid
+    (state_dir / "cluster.json").write_text(json.dumps(state, indent=2) + "\n")
+    pki = state_dir / "pki"
+    api = Api(f"https://127.0.0.1:{port}", pki / "ca.crt", pki / "admin.crt", pki / "admin.key", timeout=5)
+    try:
+        _wait(f"{name} /readyz", lambda: api.get("/readyz") == "ok", timeout, state_dir, {name: pid})
+    except BaseException:
+        stop_peer_apiserver(state, name)
+        raise
+    api.timeout = 30
+    return pid, api
+
+
+def stop_peer_apiserver(state: dict, name: str) -> None:
+    state_dir = Path(state["dir"])
+    pid = state["pids"].pop(name, None)
+    if pid is not None:
+        _stop_pid(pid, state_dir)
+    (state_dir / "cluster.json").write_text(json.dumps(state, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=["build", "up", "down", "status", "heartbeat"])
@@ -755,12 +813,17 @@ def main(argv: list[str] | None = None) -> int:
         help="kube feature gates, e.g. DRADeviceTaints=true; 'dra' = " + DRA_GATES,
     )
     ap.add_argument("--keep", action="store_true", help="down: keep the state directory (logs)")
+    ap.add_argument(
+        "--k8s",
+        default=None,
+        help="build/up: a minor with its own module in tests/cluster/v<minor>/ (1.38); default: go.mod (1.37)",
+    )
     args = ap.parse_args(argv)
     gates = DRA_GATES if args.gates == "dra" else args.gates
     if args.command == "build":
-        print(build())
+        print(build(args.k8s))
     elif args.command == "up":
-        state = up(args.state, gates)
+        state = up(args.state, gates, k8s=args.k8s)
         print(state["kubeconfig"])
     elif args.command == "down":
         down(args.state, keep=args.keep)
