@@ -2,7 +2,8 @@
 
 `cluster` (session) builds or reuses the binaries and starts etcd, kube-apiserver,
 kube-controller-manager, kube-scheduler and the fake-node heartbeat with the version's default
-feature gates; `gates_cluster` (module) starts a second control plane with the DRA gates on.
+feature gates; `gates_cluster` (module) starts a second control plane with the DRA gates on;
+`cluster_1_38` (module) one built from k8s.io/kubernetes v1.38.0-beta.0 (tests/cluster/v1.38), default gates.
 If KUBECTL_DRA_CLUSTER_DIR names a running cluster (`make cluster-up`), `cluster` reuses it and
 leaves it running. A failed build or start is a test error, never a skip.
 """
@@ -15,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from dra_objects import gates_scenario, scenario  # noqa: F401 (fixtures, registered for every e2e module)
+from dra_objects import gates_scenario, scenario, scenario_1_38  # noqa: F401 (fixtures, for every e2e module)
 from e2e_helpers import Cluster, clusterlib
 
 
@@ -26,12 +27,12 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
-def _start(name: str, gates: str) -> tuple[Cluster, Path]:
+def _start(name: str, gates: str, k8s: str | None = None) -> tuple[Cluster, Path]:
     runs = clusterlib.cache_dir() / "cluster" / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     state_dir = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=runs))
     try:
-        state = clusterlib.up(state_dir, gates=gates)
+        state = clusterlib.up(state_dir, gates=gates, k8s=k8s)
     except Exception as exc:  # a failed start fails the tests (never a skip)
         pytest.fail(f"could not start the {name} control plane (logs kept in {state_dir}):\n{exc}", pytrace=False)
     return Cluster(state), state_dir
@@ -56,6 +57,14 @@ def cluster():
 @pytest.fixture(scope="module")
 def gates_cluster():
     c, state_dir = _start("gates", clusterlib.DRA_GATES)
+    yield c
+    _stop(state_dir)
+
+
+@pytest.fixture(scope="module")
+def cluster_1_38():
+    """The v1.38.0-beta.0 control plane (built on first use by tests/cluster/build.sh 1.38), default gates."""
+    c, state_dir = _start("v1.38", "", k8s="1.38")
     yield c
     _stop(state_dir)
 

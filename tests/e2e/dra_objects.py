@@ -183,15 +183,25 @@ def scenario(cluster, namespace):
         s.cleanup()
 
 
-@pytest.fixture
-def gates_scenario(gates_cluster, request):
-    """The same on the cluster with the DRA beta/alpha gates on."""
-    ns = gates_cluster.create_namespace(re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:40].strip("-"))
-    make, made = _scenarios(gates_cluster, ns)
+def _module_cluster_scenarios(c, request):
+    ns = c.create_namespace(re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:40].strip("-"))
+    make, made = _scenarios(c, ns)
     yield make
     for s in made:
         s.cleanup()
-    gates_cluster.delete_namespace(ns)
+    c.delete_namespace(ns)
+
+
+@pytest.fixture
+def gates_scenario(gates_cluster, request):
+    """The same on the cluster with the DRA beta/alpha gates on."""
+    yield from _module_cluster_scenarios(gates_cluster, request)
+
+
+@pytest.fixture
+def scenario_1_38(cluster_1_38, request):
+    """The same on the v1.38.0-beta.0 control plane."""
+    yield from _module_cluster_scenarios(cluster_1_38, request)
 
 
 # --- kubectl-dra verdicts ----------------------------------------------------------------------
