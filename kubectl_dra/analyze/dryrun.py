@@ -298,6 +298,13 @@ class Analysis:
         else:  # in the order of usable, without a pass over every usable node when few are worth it
             pos = reach.positions()
             worth = [usable[i] for i in sorted(pos[x] for x in worth_names if x in pos)]
+        # The scheduler filters every node, and an error on any of them aborts the attempt: the nodes where one may
+        # come are tried first, so that allocatable nodes found before them cannot end the search early.
+        aborting = self._aborting_nodes(pending, by_claim, reach)
+        if aborting:
+            pos = reach.positions()
+            first = [usable[i] for i in sorted(pos[x] for x in aborting if x in pos)]
+            worth = first + [n for n in worth if _name(n) not in aborting]
         dry.considered_nodes = len(worth)
         for n in worth[:MAX_DRYRUN_NODES]:
             dry.tried_nodes += 1
@@ -324,6 +331,26 @@ class Analysis:
                 break
         if len(worth) > MAX_DRYRUN_NODES and not dry.allocatable:
             dry.capped = True
+
+    def _aborting_nodes(self, pending, by_claim: dict, reach: Reachability) -> set:
+        """Nodes whose allocation may end in an error that aborts the attempt: a device whose selector errors in
+        CEL for a pending request, and, up to 1.37, every node that reaches an incomplete or invalid pool when a
+        pending request asks for all devices (validateDeviceRequest checks every pool of the node, whatever its
+        driver; 1.38 fails only that node, Behaviour.all_mode_unusable_pool_fails_node)."""
+        out: set = set()
+        all_mode = False
+        for c in pending:
+            for alts in by_claim[id(c)].requests:
+                for r in alts:
+                    all_mode = all_mode or r.mode == "All"
+                    for v in by_claim[id(c)].matrices.get(r.name, []):
+                        if v.stage == "cel-error":
+                            out.update(reach.nodes_for(v.entry))
+        if all_mode and not self.sem.behaviour.all_mode_unusable_pool_fails_node:
+            for e in self.universe.entries:
+                if not e.ignored and e.pool_state.startswith(("incomplete", "invalid")):
+                    out.update(reach.nodes_for(e))
+        return out
 
     def _mark_dry_run(self, dry: DryRun, analyses) -> None:
         """The first allocatable node's picks: each claim's dry_run, its devices marked selected."""

@@ -202,3 +202,20 @@ def test_invalid_pool_fails_only_its_node(scenario):
     assert bound["spec"]["nodeName"] == "node-02"
     assert real == [(sc.driver, "node-02", "dev-0"), (sc.driver, "node-02", "dev-1")]
     assert_agrees_bound(sc, "pod-2", "claim-2", real, prediction)
+
+
+def test_all_mode_over_an_incomplete_pool_aborts_every_node_until_1_38(scenario):
+    """Up to 1.37 allocationMode All meeting an incomplete pool is an error of the Filter on that node, and an error
+    aborts the attempt for every node: node-01's pool has 1 of 2 slices, node-02's is complete, and the real
+    scheduler never binds the pod. kubectl-dra must say blocked (before, it skipped node-01 as not worth a search and
+    predicted node-02; 1.38 does fail only node-01: test_e2e_1_38.py)."""
+    sc = scenario("allinc")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)], slice_count=2)
+    sc.slice([device(f"dev-{i}", sc.driver) for i in range(2)], node="node-02")
+    sc.create(claim("claim-all", [request("gpus", sc.cls, mode="All")]))
+    sc.create(pod("pod-all", {"gpus": "claim-all"}))
+    ev = sc.cluster.wait_unschedulable(sc.ns, "pod-all", "is currently being updated")
+    assert "asks for all devices" in ev["message"], ev
+    doc = assert_agrees_blocked(sc, "pod-all", "claim-all")
+    assert "is currently being updated" in json.dumps(doc), json.dumps(doc)[:2000]

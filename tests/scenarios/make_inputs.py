@@ -1312,6 +1312,24 @@ scenario(
     ],
     version="1.38",
 )
+for _v in ("1.37", "1.38"):
+    scenario(
+        f"all-mode-incomplete-pool-on-one-node-{_v.replace('.', '-')}",
+        f"Kubernetes {_v}: allocationMode All; node-01's pool is incomplete (1 of 2 slices), node-02's pool is complete. "
+        "Up to 1.37 the scheduler's Filter on node-01 errors (`asks for all devices, but resource pool ... is "
+        "currently being updated`), which aborts the attempt for every node (blocked); from 1.38 it fails node-01 "
+        "only and the pod fits node-02 (OK).",
+        f"explain pod web-0 --kubernetes-version {_v}",
+        [
+            pod("web-0", [("gpu", "claim", "c1")]),
+            claim("c1", [req(mode="All")]),
+            dclass(),
+            rslice("node-01-gpus", [dev("gpu-0")], "node-01", count=2),
+            rslice("node-02-gpus", [dev("gpu-0"), dev("gpu-1")], "node-02"),
+            *NODES,
+        ],
+        version=_v,
+    )
 for _v in ("1.34", "1.37"):
     scenario(
         f"pool-invalid-on-one-node-{_v.replace('.', '-')}",
