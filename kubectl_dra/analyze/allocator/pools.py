@@ -316,6 +316,10 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
                     for s in group
                     if not (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))
                 ]
+            if pool.invalid_reason.startswith("duplicate device") and sem.partitionable:
+                # A name published twice may be so only cluster-wide: on a node that one of the two slices does not
+                # target the pool is valid (devices.py valid_on), and its devices meet the shared counters there.
+                pool.counter_sets, _ = _counter_sets_of([s for s in group if slice_spec(s).get("sharedCounters")])
             pool.superseded_by = list(newer)
             pools.append(pool)
             newer = newer + group
