@@ -90,6 +90,9 @@ def check_gates(version: tuple[int, int], overrides: Mapping[str, bool]) -> None
 # The allocator implementations ("channels") of k8s.io/dynamic-resource-allocation/structured per minor and the
 # allocator features each supports. NewAllocator picks the first whose set covers every enabled feature.
 _BASE = frozenset({"AdminAccess", "PrioritizedList", "PartitionableDevices", "DeviceTaints"})
+# 1.37 incubating's set, which 1.38 stable has; and every feature of the structured.Features of 1.37 and 1.38.
+_BASE_137 = _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange"}
+_ALL_137 = _BASE_137 | {"ListTypeAttributes", "OptionalNodeOperations", "DerivedAttributes", "CompatibilityGroups"}
 _CHANNELS = {
     (1, 34): (
         ("stable", frozenset()),
@@ -106,55 +109,11 @@ _CHANNELS = {
         ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity"}),
         ("experimental", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "ListTypeAttributes"}),
     ),
-    (1, 37): (
-        ("stable", _BASE),
-        ("incubating", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange"}),
-        (
-            "experimental",
-            _BASE
-            | {
-                "DeviceBindingAndStatus",
-                "ConsumableCapacity",
-                "FractionalCapacityRange",
-                "ListTypeAttributes",
-                "OptionalNodeOperations",
-                "DerivedAttributes",
-                "CompatibilityGroups",
-            },
-        ),
-    ),
+    (1, 37): (("stable", _BASE), ("incubating", _BASE_137), ("experimental", _ALL_137)),
     # v0.38 moved every feature up one channel: stable has 1.37 incubating's set (and, with the cross-cutting 1.38
     # changes, its code), incubating and experimental all eleven (the same code). structured/allocator_*.go
     # SupportedFeatures.
-    (1, 38): (
-        ("stable", _BASE | {"DeviceBindingAndStatus", "ConsumableCapacity", "FractionalCapacityRange"}),
-        (
-            "incubating",
-            _BASE
-            | {
-                "DeviceBindingAndStatus",
-                "ConsumableCapacity",
-                "FractionalCapacityRange",
-                "ListTypeAttributes",
-                "OptionalNodeOperations",
-                "DerivedAttributes",
-                "CompatibilityGroups",
-            },
-        ),
-        (
-            "experimental",
-            _BASE
-            | {
-                "DeviceBindingAndStatus",
-                "ConsumableCapacity",
-                "FractionalCapacityRange",
-                "ListTypeAttributes",
-                "OptionalNodeOperations",
-                "DerivedAttributes",
-                "CompatibilityGroups",
-            },
-        ),
-    ),
+    (1, 38): (("stable", _BASE_137), ("incubating", _ALL_137), ("experimental", _ALL_137)),
 }
 
 
