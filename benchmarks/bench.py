@@ -240,6 +240,13 @@ def main() -> int:
             t = time.perf_counter()
             generate(path, pods, realistic, n)
             print(f"generated {path} ({path.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.1f}s")
+    # YAML against the same objects as JSON (issue 14: within 2x): 400 realistic nodes, 3,200 devices
+    yjson, yyaml = d / "realistic-400.json", d / "realistic-400.yaml"
+    if not yyaml.exists():
+        import yaml
+
+        generate(yjson, 0, True, 400)
+        yyaml.write_text(yaml.dump(json.loads(yjson.read_text()), Dumper=yaml.CSafeDumper, sort_keys=False))
     rows = []
     for label, args in (
         ("explain pod", ["explain", "pod", "bench", "--from-file", str(snap)]),
@@ -254,6 +261,8 @@ def main() -> int:
         ("explain -o json (realistic)", ["explain", "pod", "bench", "--from-file", str(real), "-o", "json"]),
         ("devices (summary)", ["devices", "--from-file", str(snap)]),
         ("devices -o json", ["devices", "--from-file", str(snap), "-o", "json"]),
+        ("explain pod (YAML, 400 nodes)", ["explain", "pod", "bench", "--from-file", str(yyaml)]),
+        ("explain pod (same as JSON)", ["explain", "pod", "bench", "--from-file", str(yjson)]),
         ("--help", ["--help"]),
     ):
         runs = [measure(args) for _ in range(a.runs)]
@@ -268,6 +277,10 @@ def main() -> int:
     for label, med, mn, rss, rc in rows:
         base = floor["json.load (realistic)"] if "realistic" in label else floor["json.load of the dump"]
         ratio = f"{med / base:.1f}x" if not label.startswith(("json.load", "--help")) else ""
+        if label.startswith("explain pod (YAML"):
+            ratio = f"{med / floor['explain pod (same as JSON)']:.1f}x JSON"
+        elif label == "explain pod (same as JSON)":
+            ratio = ""
         print(f"{label:<28} {med:>9.2f} {mn:>7.2f} {rss:>12.0f} {rc:>5} {ratio:>12}")
     return 0
 

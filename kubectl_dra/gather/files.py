@@ -5,19 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kubectl_dra import jsonio
+from kubectl_dra import jsonio, yamlio
 from kubectl_dra.errors import DraError
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import Snapshot
 
 _EXTENSIONS = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 256 * 1024 * 1024
-
-
-def _loader():
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader), yaml
 
 
 def _iter_paths(paths):
@@ -50,9 +44,10 @@ def _read_documents(path: Path):
             return [doc] if not isinstance(doc, list) else doc
         except json.JSONDecodeError:
             pass  # maybe YAML flow style; fall through
-    loader, yaml = _loader()
+    import yaml
+
     try:
-        return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+        return yamlio.load_all(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
