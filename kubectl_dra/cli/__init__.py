@@ -793,7 +793,30 @@ def _one_line(text: str) -> str:
 
 
 def main(argv=None) -> None:
-    """Console-script entry point: every failure becomes one `error: ...` line and an exit code."""
+    """Console-script entry point: every failure becomes one `error: ...` line and an exit code. Run as a process
+    (argv None), it ends without freeing its objects one by one (a third of a second on 40,000 devices): output
+    flushed and exit handlers run (the API client's temporary certificate files are removed), then os._exit."""
+    try:
+        _main(argv)
+    except SystemExit as e:
+        if argv is None and isinstance(e.code, int):
+            _fast_exit(e.code)
+        raise
+
+
+def _fast_exit(code: int) -> None:
+    import atexit
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be written anyway
+            pass
+    atexit._run_exitfuncs()
+    os._exit(code)
+
+
+def _main(argv=None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     # A short-lived process that builds hundreds of thousands of small dicts from the API objects and
     # makes few reference cycles: the cyclic collector cost ~40% of an explain on 40,000 devices.
