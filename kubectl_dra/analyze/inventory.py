@@ -9,7 +9,9 @@ devices is the allocator's counter rule applied one device at a time (counters.f
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from kubectl_dra.analyze.allocator import device_id_str
 from kubectl_dra.analyze.allocator.counters import add_consumption, first_exceeded
@@ -40,8 +42,16 @@ class DeviceRow:
     claims: tuple[str, ...] = ()
     pods: tuple[str, ...] = ()  # "ns/name (Phase)" of the pods the holding claims are reserved for
     taints: tuple[dict, ...] = ()
-    attributes: dict = field(default_factory=dict)
-    capacity: dict = field(default_factory=dict)
+    raw: dict = field(default_factory=dict, compare=False, repr=False)  # the published device
+
+    @cached_property
+    def attributes(self) -> dict:
+        """Attribute name -> its value (read only by -o wide and the structured outputs)."""
+        return {k: _value(v) for k, v in (self.raw.get("attributes") or {}).items() if isinstance(v, dict)}
+
+    @cached_property
+    def capacity(self) -> dict:
+        return {k: (v or {}).get("value") for k, v in (self.raw.get("capacity") or {}).items() if isinstance(v, dict)}
 
     @property
     def id(self) -> str:
@@ -109,19 +119,32 @@ class InventoryReport:
 
     def summary(self, by: str) -> list[dict]:
         """Counts per node, pool, class or driver: total and per state."""
-        groups: dict[str, dict] = {}
-        for r in self.rows:
-            keys = {
-                "node": [r.node or r.where],
-                "pool": [f"{r.driver}/{r.pool}"],
-                "class": list(r.classes) or ["<none>"],
-                "driver": [r.driver],
+        counts: Counter = Counter()
+        if by == "class":
+            for r in self.rows:
+                for k in r.classes or ("<none>",):
+                    counts[k, r.state] += 1
+        else:
+            key = {
+                "node": lambda r: r.node or r.where,
+                "pool": lambda r: f"{r.driver}/{r.pool}",
+                "driver": lambda r: r.driver,
             }[by]
-            for k in keys:
-                g = groups.setdefault(k, {by: k, "devices": 0, **{s: 0 for s in STATES}})
-                g["devices"] += 1
-                g[r.state] += 1
+            counts.update((key(r), r.state) for r in self.rows)
+        groups: dict[str, dict] = {}
+        for (k, state), n in counts.items():
+            g = groups.get(k)
+            if g is None:
+                g = groups[k] = {by: k, "devices": 0, **dict.fromkeys(STATES, 0)}
+            g["devices"] += n
+            g[state] += n
         return [groups[k] for k in sorted(groups)]
+
+    @cached_property
+    def state_counts(self) -> dict[str, int]:
+        """Devices per state (every state, zero included)."""
+        n = Counter(r.state for r in self.rows)
+        return {s: n[s] for s in STATES}
 
     def to_dict(self, items: bool = True) -> dict:
         """items=False leaves the device list out (render/inventory.py streams it after the rest)."""
@@ -132,7 +155,7 @@ class InventoryReport:
             "summary": {
                 "devices": len(self.rows),
                 "devicesBeforeFilters": self.total,
-                **{s: sum(1 for r in self.rows if r.state == s) for s in STATES},
+                **self.state_counts,
                 "byNode": self.summary("node"),
                 "byPool": self.summary("pool"),
                 "byClass": self.summary("class"),
@@ -249,8 +272,6 @@ def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, cou
     member = tuple(
         n for n, c in classes if evaluate_selectors(an.ev, (c.get("spec") or {}).get("selectors") or [], e)[0]
     )
-    attrs = {k: _value(v) for k, v in (d.get("attributes") or {}).items() if isinstance(v, dict)}
-    cap = {k: (v or {}).get("value") for k, v in (d.get("capacity") or {}).items() if isinstance(v, dict)}
     owners = tuple(state.owners.get(e.did) or ())
     holders = []
     for ref in owners:
@@ -270,6 +291,7 @@ def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, cou
         st, detail = "allocated", "claim " + ", ".join(owners)
     elif e.did in state.aggregated_capacity:
         used = state.aggregated_capacity[e.did]
+        cap = {k: (v or {}).get("value") for k, v in (d.get("capacity") or {}).items() if isinstance(v, dict)}
         parts = [f"{k} {_like(v, cap.get(k))} of {cap.get(k, '?')}" for k, v in sorted(used.items())]
         st, detail = (
             "shared",
@@ -293,8 +315,7 @@ def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, cou
         owners,
         tuple(holders),
         taints,
-        attrs,
-        cap,
+        d,
     )
 
 

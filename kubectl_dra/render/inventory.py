@@ -133,7 +133,7 @@ def _summary(out: _Out, report) -> None:
         [[esc(g["class"]), str(g["devices"])] + [str(g[s]) for s in states] for g in by_class],
     )
     total = len(report.rows)
-    free = sum(1 for r in report.rows if r.state == "free")
+    free = report.state_counts["free"]
     out.blank()
     out.line(
         f"{total} device(s), {free} free, on {len(by_node)} node(s) or node groups. List them with --list, or filter: --node, --driver, --class, --pool, --free, --where CEL."
