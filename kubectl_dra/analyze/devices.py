@@ -115,11 +115,13 @@ class Universe:
 
     def _add(self, sl: dict, key: tuple, state: str, ignored: str = "", pool: Pool | None = None) -> None:
         spec = slice_spec(sl)
+        per_device = spec.get("perDeviceNodeSelection")
+        node = spec.get("nodeName") or None
+        driver, name = key
+        append = self.entries.append
         for d in spec.get("devices") or []:
-            node = d.get("nodeName") if spec.get("perDeviceNodeSelection") else spec.get("nodeName")
-            self.entries.append(
-                DeviceEntry((key[0], key[1], d.get("name", "")), d, sl, key, state, node or None, ignored, pool)
-            )
+            where = (d.get("nodeName") or None) if per_device else node
+            append(DeviceEntry((driver, name, d.get("name", "")), d, sl, key, state, where, ignored, pool))
 
     def __len__(self) -> int:
         return len(self.entries)

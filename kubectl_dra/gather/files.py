@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kubectl_dra import jsonio, yamlio
+from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import Snapshot
@@ -45,6 +45,8 @@ def _read_documents(path: Path):
         except json.JSONDecodeError:
             pass  # maybe YAML flow style; fall through
     import yaml
+
+    from kubectl_dra import yamlio
 
     try:
         return yamlio.load_all(text)

@@ -232,12 +232,25 @@ def _build_pool(key: tuple[str, str], group: list[dict], all_for_pool: list[dict
 
 
 def uses_compatibility_groups(s: dict) -> bool:
-    """sliceUsesCompatibilityGroups (1.37): a device's counter consumption names compatibility groups."""
-    return any(
+    """sliceUsesCompatibilityGroups (1.37): a device's counter consumption names compatibility groups. Asked several
+    times per slice (gathering, skipping, per node), so remembered per slice object (the entry holds the object, so
+    its id() cannot be reused while cached)."""
+    hit = _COMPAT_GROUPS.get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    uses = any(
         cc.get("compatibilityGroups")
         for d in slice_spec(s).get("devices") or []
-        for cc in d.get("consumesCounters") or []
+        if d.get("consumesCounters")
+        for cc in d["consumesCounters"]
     )
+    if len(_COMPAT_GROUPS) >= 262144:
+        _COMPAT_GROUPS.clear()
+    _COMPAT_GROUPS[id(s)] = (s, uses)
+    return uses
+
+
+_COMPAT_GROUPS: dict[int, tuple[dict, bool]] = {}
 
 
 def compat_ignored(s: dict, sem: Semantics) -> bool:
