@@ -208,37 +208,65 @@ def _compiled_list(ev: SelectorEvaluator, selectors):
     return compiled
 
 
-def read_key(ev: SelectorEvaluator, entry: DeviceEntry, *selector_lists) -> tuple:
-    """What the selector lists can see of a device, as the values their expressions read (each compiled
-    selector's memo key), so that devices which differ only in what no selector reads (a uuid, a PCI address)
-    share one result. An attribute that fails conversion fails every selector alike: its error is the key. A list
-    with a selector that does not compile (or is empty) falls back to the device's whole shape."""
-    plans = ev.__dict__.setdefault("_key_fns", {})
+def keyer(ev: SelectorEvaluator, *selector_lists):
+    """The function entry -> what the selector lists can see of a device, as the values their expressions read
+    (each compiled selector's memo key), so that devices which differ only in what no selector reads (a uuid, a PCI
+    address) share one result. An attribute that fails conversion fails every selector alike: its error is the key.
+    A list with a selector that does not compile (or is empty) falls back to the device's whole shape. Built once
+    per combination of lists (hot loops call it per device)."""
+    plans = ev.__dict__.setdefault("_keyers", {})
     ids = tuple(map(id, selector_lists))
-    fns = plans.get(ids, _UNKEYED)
-    if fns is _UNKEYED:
-        lists = [_compiled_list(ev, s) for s in selector_lists]
-        fns = None if any(c is None for c in lists) else tuple(c.read_key for cs in lists for c in cs)
-        plans[ids] = fns
-    if fns is None:
-        return ("shape",) + shape_key(entry)
-    if not fns:
-        return ()
-    dev = ev.cel_device(entry.did, entry.device)
-    conv = ev.env.conversion_error(dev)
-    if conv is not None:
-        return ("conversion", conv)
-    return tuple([f(dev) for f in fns])
+    fn = plans.get(ids)
+    if fn is None:
+        fn = plans[ids] = _make_keyer(ev, selector_lists)
+        ev.__dict__.setdefault("_keep", {})[ids] = selector_lists  # keeps the ids unique while cached
+    return fn
 
 
-def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry):
+def _make_keyer(ev: SelectorEvaluator, selector_lists):
+    lists = [_compiled_list(ev, s) for s in selector_lists]
+    if any(c is None for c in lists):
+        return lambda entry: ("shape",) + shape_key(entry)
+    compiled = [c for cs in lists for c in cs]
+    if not compiled:
+        return lambda entry: ()
+    merged = type(compiled[0]).merged_read_key(compiled) if len(compiled) > 1 else None
+    fns = (merged,) if merged is not None else tuple(c.read_key for c in compiled)
+    cel_device, conversion_error = ev.cel_device, ev.env.conversion_error
+    if len(fns) == 1:
+        (only,) = fns
+
+        def key1(entry: DeviceEntry) -> tuple:
+            dev = cel_device(entry.did, entry.device)
+            conv = conversion_error(dev)
+            return ("conversion", conv) if conv is not None else (only(dev),)
+
+        return key1
+
+    def key(entry: DeviceEntry) -> tuple:
+        dev = cel_device(entry.did, entry.device)
+        conv = conversion_error(dev)
+        if conv is not None:
+            return ("conversion", conv)
+        return tuple([f(dev) for f in fns])
+
+    return key
+
+
+def read_key(ev: SelectorEvaluator, entry: DeviceEntry, *selector_lists) -> tuple:
+    """keyer(ev, *selector_lists)(entry)."""
+    return keyer(ev, *selector_lists)(entry)
+
+
+def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry, read=None):
     """Returns (ok, failed_index, detail): ok True/False, or None on a CEL error (detail has the error).
-    Results are shared by every device with the same read_key within one evaluator."""
+    Results are shared by every device with the same read key within one evaluator (read: keyer(ev, selectors),
+    when the caller has it at hand)."""
     cache = ev.__dict__.setdefault("_shape_cache", {})
-    key = (id(selectors), read_key(ev, entry, selectors))
-    hit = cache.get(key)
+    k = (id(selectors), (read or keyer(ev, selectors))(entry))
+    hit = cache.get(k)
     if hit is None:
-        hit = cache[key] = _evaluate_selectors(ev, selectors, entry)
+        hit = cache[k] = _evaluate_selectors(ev, selectors, entry)
     return hit
 
 
@@ -391,8 +419,9 @@ def device_matrix(req: Request, ctx: MatrixContext) -> list[DeviceVerdict]:
     is a candidate."""
     out: list[DeviceVerdict] = []
     class_sel = ((req.class_obj or {}).get("spec") or {}).get("selectors") or []
+    read = keyer(ctx.ev, class_sel, req.selectors)
     for e in ctx.universe.entries:
-        stage, reason, evidence, nodes = next(device_checks(req, class_sel, e, ctx))
+        stage, reason, evidence, nodes = next(device_checks(req, class_sel, e, ctx, read))
         if stage is None:
             out.append(DeviceVerdict(e, "candidate", "", reason, evidence, nodes))
         else:
@@ -400,13 +429,13 @@ def device_matrix(req: Request, ctx: MatrixContext) -> list[DeviceVerdict]:
     return out
 
 
-def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixContext):
+def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixContext, read=None):
     """Every check of the allocator that rejects device e for the request, as (stage, reason, evidence, nodes), in
     the order shown to users: what the device is (pool, binding gate, selectors) before where it is (node) and
     what holds it (in use, feature gates, taints, counters, capacity), ending with (None, ...) and the nodes of a
     candidate. The explanation shows the first; the fidelity suite takes them all and checks that, in upstream's
     order of checks, the first is the one upstream's own trace reports (docs/fidelity.md). Checks after a node
-    rejection see no nodes."""
+    rejection see no nodes. read: keyer(ctx.ev, class_sel, req.selectors), when the caller has it at hand."""
     sem, reach, d = ctx.sem, ctx.reach, e.device
     unusable = e.pool_state.startswith("invalid") or (e.pool_state and sem.behaviour.skips_unusable_pools)
     valid_on: tuple | None = None  # nodes on which a pool invalid by duplicate names is valid after all
@@ -416,7 +445,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     if e.ignored or unusable:
         # Upstream never looks at the device, so no further check applies; one outside the request's class is
         # reported as that (it would not be a candidate anyway, and device tables leave those out).
-        rejected = selector_verdict(ctx.ev, req, class_sel, e)
+        rejected = selector_verdict(ctx.ev, req, class_sel, e, read)
         if rejected is not None and rejected[0] == "class":
             yield rejected[0], rejected[1], rejected[2], ()
         else:
@@ -429,7 +458,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
             {},
             (),
         )
-    rejected = selector_verdict(ctx.ev, req, class_sel, e)
+    rejected = selector_verdict(ctx.ev, req, class_sel, e, read)
     if rejected is not None:
         yield rejected[0], rejected[1], rejected[2], ()
     nodes = ()
@@ -557,11 +586,11 @@ def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexe
     return None if fits else why + note
 
 
-def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry):
+def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry, read=None):
     """None if the device passes the class's and the request's selectors, else (stage, reason, evidence).
     Cached per read_key: 40,000 devices that differ only in what no selector reads cost a few evaluations."""
     cache = ev.__dict__.setdefault("_verdict_cache", {})
-    key = (id(req), read_key(ev, e, class_sel, req.selectors))
+    key = (id(req), (read or keyer(ev, class_sel, req.selectors))(e))
     if key in cache:
         return cache[key]
     ev.__dict__.setdefault("_keep", {})[id(req)] = req  # keeps id(req) unique while cached

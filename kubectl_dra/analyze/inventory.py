@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from kubectl_dra.analyze.allocator import device_id_str
 from kubectl_dra.analyze.allocator.counters import add_consumption, first_exceeded
-from kubectl_dra.analyze.devices import CounterView, DeviceEntry, evaluate_selectors
+from kubectl_dra.analyze.devices import CounterView, DeviceEntry, evaluate_selectors, keyer
 from kubectl_dra.analyze.dryrun import Analysis
 from kubectl_dra.analyze.meta import name_of, ns_of
 from kubectl_dra.analyze.pool_status import upstream_pool_status
@@ -251,10 +251,12 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
     pods = {(ns_of(p), name_of(p)): p for p in snap.pods}
     nodes = {name_of(n): n for n in snap.nodes}
     classes = [(n, (c.get("spec") or {}).get("selectors") or []) for n, c in sorted(an.idx.classes.items())]
+    classes = [(n, sels, keyer(an.ev, sels)) for n, sels in classes]
+    filtered = where is not None or any(v is not None and v is not False for v in filters.values())
     rows: list[DeviceRow] = []
     for e in an.universe.entries:
         row = _row(e, an, classes, state, health, claims, pods, counters)
-        if _keep(row, e, filters, nodes, where):
+        if not filtered or _keep(row, e, filters, nodes, where):
             rows.append(row)
     return InventoryReport(
         tuple(rows),
@@ -272,7 +274,7 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
 def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, counters: CounterView) -> DeviceRow:
     d = e.device
     ev = an.ev
-    member = tuple([n for n, sels in classes if evaluate_selectors(ev, sels, e)[0]])
+    member = tuple([n for n, sels, key in classes if evaluate_selectors(ev, sels, e, key)[0]])
     owners = tuple(state.owners.get(e.did) or ())
     holders = []
     for ref in owners:

@@ -710,6 +710,18 @@ class CompiledSelector:
         return key
 
     @staticmethod
+    def merged_read_key(selectors: list["CompiledSelector"]):
+        """One read_key for several selectors that read literal keys only: the union of what they read (a key with
+        more values only splits the memo further, so each selector's result is still a function of it). None when
+        one of them reads whole maps or domains (then each keeps its own read_key)."""
+        plans = [c.plan for c in selectors]
+        if any(p.attr_all or p.cap_all or p.attr_domains or p.cap_domains for p in plans):
+            return None
+        attrs = tuple(dict.fromkeys(k for p in plans for k in p.attr_keys))
+        caps = tuple(dict.fromkeys(k for p in plans for k in p.cap_keys))
+        return CompiledSelector._simple_key_fn(any(p.driver for p in plans), any(p.multi for p in plans), attrs, caps)
+
+    @staticmethod
     def _simple_key_fn(need_driver: bool, need_multi: bool, attr_keys: tuple, cap_keys: tuple):
         """The memo key when only literal keys are read (the common case), without per-call loops
         over empty read sets; same values as the general key function."""
