@@ -86,7 +86,9 @@ def _positioner(node) -> Callable[[tuple], tuple[int, int]]:
 def load_manifests(args) -> list[Manifest]:
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from kubectl_dra.yamlio.kube import loader as kube_loader
+
+    loader = kube_loader()  # as kubectl would read the file (yamlio/kube.py)
     out: list[Manifest] = []
     for name, text in _paths(args):
         try:

@@ -6,15 +6,21 @@
 # (1.38: go 1.27.0) pins its toolchain in go.mod (`toolchain go1.27.3`), which the go command fetches through
 # the proxy (toolchain.sh).
 set -euo pipefail
-minor="${1:?usage: build.sh 1.34|1.35|1.36|1.37|1.38}"
+#   tests/oracle/build.sh yaml    -> .../oracle/yaml-<hash>/oracle: the YAML oracle (tests/oracle/yaml: sigs.k8s.io/yaml)
+minor="${1:?usage: build.sh 1.34|1.35|1.36|1.37|1.38|yaml}"
 here="$(cd "$(dirname "$0")" && pwd)"
 dir="$here/v$minor"
+sources=("$dir/shim.go" "$here/src/main.go" "$here/src/trace.go")
+if [ "$minor" = yaml ]; then
+  dir="$here/yaml"
+  sources=("$dir/main.go")
+fi
 [ -f "$dir/go.mod" ] || { echo "build.sh: no oracle module for $minor ($dir)" >&2; exit 2; }
 # shellcheck source=toolchain.sh
 . "$here/toolchain.sh"
 oracle_toolchain "$dir/go.mod"
 cache="${KUBECTL_DRA_CACHE:-$HOME/.cache/kubectl-dra}"
-hash="$(cat "$dir/go.mod" "$dir/go.sum" "$dir/shim.go" "$here/src/main.go" "$here/src/trace.go" | sha256sum | cut -c1-16)"
+hash="$(cat "$dir/go.mod" "$dir/go.sum" "${sources[@]}" | sha256sum | cut -c1-16)"
 out="$cache/oracle/$minor-$hash"
 if [ ! -x "$out/oracle" ]; then
   mkdir -p "$out"

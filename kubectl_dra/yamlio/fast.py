@@ -1,0 +1,94 @@
+"""The fast path for large YAML texts: yaml-rs (Rust, pinned), about eight times faster than PyYAML, whose constructor is
+Python code. It is taken only when nothing in the text could read differently from the reference (kube.py, YAML
+as Kubernetes reads it):
+
+- yaml-rs reads YAML 1.2. The two differ on some plain scalars (go-yaml's booleans y/n/yes/no/on/off, octal with a
+  leading 0, underscores before digits, numbers beyond 64 bits or float64, non-string map keys), on tags, merge keys,
+  complex keys, directives, tabs, carriage returns, the YAML 1.1 line breaks (NEL, LS, PS) and the characters
+  libyaml refuses. fast_path_refusal finds any of these among the text's words, anywhere (a quoted or commented
+  occurrence counts too: a false alarm only costs speed).
+- Its parser recurses on the native stack: nesting of a few thousand levels crashes the process. `_DEEP` refuses
+  any text whose lines nest deeper than 256 levels (indentation and compact `- ` / `? ` indicators; flow nesting is
+  bounded by yaml-rs itself and fails with an error).
+- A block scalar at the end of a text without a final line break (yaml-rs keeps a line break libyaml drops).
+- Several documents, an empty text, or any error of yaml-rs: the reference decides and words the error.
+
+tests/unit/test_yamlio.py checks both against go-yaml itself (tests/oracle/yaml) and against each other on every
+YAML file of the repository."""
+
+from __future__ import annotations
+
+import re
+
+FAST_MIN_CHARS = 256 * 1024
+
+# Characters PyYAML refuses, the BOM, tabs, carriage returns and YAML 1.1's other line breaks (NEL, LS, PS).
+_CHARS = re.compile("[^\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# Words both read alike although they are no strings.
+_AGREE = frozenset("true True TRUE false False FALSE null Null NULL ~".split())
+_SIMPLE = re.compile(r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?")  # decimals both read as the same number
+# yaml-rs reads YAML 1.2 numbers (0o17, 1e3, _1) where the reference may see strings, and the other way round: any
+# word made of number characters is suspect, unless it is a string both read alike (dotted versions and addresses,
+# PCI addresses).
+_NUMERIC = re.compile(r"[-+]?[0-9._][0-9a-fA-F_.:xXoO+\-]*|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)")
+_STRINGS = re.compile(r"[0-9]+(?:\.[0-9]+){2,}|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]")
+_FLOW = re.compile(r"[\[\]{},]+")
+_DOCUMENTS = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)", re.MULTILINE)
+_DEEP = re.compile(r"^(?:[ ]|[-?:][ ]){256}", re.MULTILINE)
+
+
+def fast_path_refusal(text: str) -> str | None:
+    """Why `text` goes to the reference (None: yaml-rs reads it as the reference does). Every plain scalar that may read
+    differently is found among the text's whitespace-separated words (a word inside a quoted or commented text counts
+    too: a false alarm only costs speed)."""
+    if fast_parser() is None:
+        return "yaml-rs is not installed"
+    if not text.endswith("\n") and ("|" in text or ">" in text):
+        return "a block scalar may end the text without a line break"
+    if ("---" in text or "..." in text) and _DOCUMENTS.search(text):
+        return "document markers"
+    if "]:" in text or "}:" in text:
+        return "a flow collection may be a key"
+    if (" " * 256 in text or "- - " in text or "? " in text or ": - " in text) and _DEEP.search(text):
+        return "deep nesting"
+    m = _CHARS.search(text)
+    if m is not None:
+        return f"character {m.group(0)!r}"
+    for word in set(text.split()):
+        for w in _FLOW.split(word) if _FLOW.search(word) else (word,):
+            key = w.endswith(":")
+            w = w.rstrip(":")
+            if w and _suspect(w, key):
+                return f"plain scalar {w!r}"
+    return None
+
+
+def fast_parser():
+    """yaml-rs, imported on first use (12 ms: a JSON or small YAML input never pays it); None where it is missing."""
+    global _RS
+    if _RS is False:
+        try:
+            import yaml_rs
+        except ImportError:  # pragma: no cover - the wheel is pinned for every platform kubectl-dra ships on
+            yaml_rs = None
+        _RS = yaml_rs
+    return _RS
+
+
+_RS = False
+
+
+def _suspect(w: str, key: bool) -> bool:
+    from kubectl_dra.yamlio.kube import resolve
+
+    c = w[0]
+    if c in "!%" or w == "?":  # tags, directives, complex keys
+        return True
+    tag = resolve(w)[0]
+    if tag == "str":
+        return c in "+-._0123456789" and _NUMERIC.fullmatch(w) is not None and _STRINGS.fullmatch(w) is None
+    if key:
+        return True  # the reference makes a number or boolean key its text; yaml-rs keeps the number
+    if tag in ("bool", "null"):
+        return w not in _AGREE
+    return tag == "merge" or _SIMPLE.fullmatch(w) is None

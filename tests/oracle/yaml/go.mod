@@ -1,0 +1,7 @@
+module kubectl-dra.dev/tests/oracle/yaml
+
+go 1.26.8
+
+require sigs.k8s.io/yaml v1.6.0
+
+require go.yaml.in/yaml/v2 v2.4.4 // indirect

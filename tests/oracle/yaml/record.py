@@ -1,0 +1,29 @@
+"""Record what Kubernetes makes of the YAML corpus: python tests/oracle/yaml/record.py (builds the oracle with Go)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parents[1] / "unit" / "data" / "yaml-kubernetes.json"
+sys.path.insert(0, str(HERE))
+
+import corpus  # noqa: E402
+
+
+def run(texts: list[str]) -> list[dict]:
+    binary = subprocess.run(
+        ["bash", str(HERE.parent / "build.sh"), "yaml"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    out = subprocess.run([binary], input=json.dumps(texts), capture_output=True, text=True, check=True).stdout
+    return [
+        {"yaml": t, **({"error": r["error"]} if "error" in r else {"json": r["json"]})}
+        for t, r in zip(texts, json.loads(out))
+    ]
+
+
+if __name__ == "__main__":
+    records = run(corpus.texts())
+    OUT.write_text(json.dumps(records, ensure_ascii=False, indent=0) + "\n")
+    print(f"wrote {len(records)} records to {OUT}")
