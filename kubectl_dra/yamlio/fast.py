@@ -20,19 +20,32 @@ from __future__ import annotations
 
 import re
 
+from kubectl_dra.yamlio import kube
+
 FAST_MIN_CHARS = 256 * 1024
 
 # Characters PyYAML refuses, the BOM, tabs, carriage returns and YAML 1.1's other line breaks (NEL, LS, PS).
+_ASCII_OK = bytes([0x0A, *range(0x20, 0x7F)])
 _CHARS = re.compile("[^\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-# Words both read alike although they are no strings.
+# The words that go-yaml reads as something other than a string and that start with a letter (its booleans, nulls,
+# infinities, `<<`): suspect unless yaml-rs reads them alike (YAML 1.2 core: true/false/null), and suspect as keys
+# (the reference makes a key its text, yaml-rs keeps the boolean), as is `?` (a complex key).
 _AGREE = frozenset("true True TRUE false False FALSE null Null NULL ~".split())
-_SIMPLE = re.compile(r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?")  # decimals both read as the same number
-# yaml-rs reads YAML 1.2 numbers (0o17, 1e3, _1) where the reference may see strings, and the other way round: any
-# word made of number characters is suspect, unless it is a string both read alike (dotted versions and addresses,
-# PCI addresses).
-_NUMERIC = re.compile(r"[-+]?[0-9._][0-9a-fA-F_.:xXoO+\-]*|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)")
-_STRINGS = re.compile(r"[0-9]+(?:\.[0-9]+){2,}|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]")
-_FLOW = re.compile(r"[\[\]{},]+")
+_NONSTR = (kube.TRUE | kube.FALSE | kube.NULL | frozenset(kube.SPECIAL) | {"<<"}) - {""}
+_SUSPECT_WORDS = (_NONSTR - _AGREE) | {w + ":" for w in _NONSTR} | {"?"}
+# Every word that starts like a number, one per line: suspect unless it is `-` (a list item), a plain decimal both
+# read as the same number, a string both read alike (dotted versions and addresses, PCI addresses), or has a
+# character no number has; any such word as a key (the reference makes a number key its text).
+_SAFE = (
+    r"-|-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+){2,}"
+    r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]"
+)
+_NUMBER_LINES = re.compile(
+    rf"^(?!(?:{_SAFE})$)[-+._0-9][0-9a-fA-F_.:xXoO+\-]*$|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$|^[^\n]*:$",
+    re.MULTILINE,
+)
+_NUMBER_START = frozenset("+-._0123456789")
+_FLOW_TO_SPACE = str.maketrans("[]{},", "     ")
 _DOCUMENTS = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)", re.MULTILINE)
 _DEEP = re.compile(r"^(?:[ ]|[-?:][ ]){256}", re.MULTILINE)
 
@@ -51,15 +64,26 @@ def fast_path_refusal(text: str) -> str | None:
         return "a flow collection may be a key"
     if (" " * 256 in text or "- - " in text or "? " in text or ": - " in text) and _DEEP.search(text):
         return "deep nesting"
-    m = _CHARS.search(text)
+    if text.isascii():  # the usual dump: what is left once line feeds and printable characters are deleted
+        bad = text.encode("ascii").translate(None, _ASCII_OK)
+        if bad:
+            return f"character {chr(bad[0])!r}"
+    else:
+        m = _CHARS.search(text)
+        if m is not None:
+            return f"character {m.group(0)!r}"
+    words = set(text.translate(_FLOW_TO_SPACE).split())
+    hit = words & _SUSPECT_WORDS
+    if hit:
+        return f"plain scalar {min(hit)!r}"
+    if "!" in text or "%" in text:
+        tagged = [w for w in words if w[0] in "!%"]  # tags, directives
+        if tagged:
+            return f"tag or directive {min(tagged)!r}"
+    numbers = "\n".join([w for w in words if w[0] in _NUMBER_START])
+    m = _NUMBER_LINES.search(numbers)
     if m is not None:
-        return f"character {m.group(0)!r}"
-    for word in set(text.split()):
-        for w in _FLOW.split(word) if _FLOW.search(word) else (word,):
-            key = w.endswith(":")
-            w = w.rstrip(":")
-            if w and _suspect(w, key):
-                return f"plain scalar {w!r}"
+        return f"plain scalar {m.group(0)!r}"
     return None
 
 
@@ -76,19 +100,3 @@ def fast_parser():
 
 
 _RS = False
-
-
-def _suspect(w: str, key: bool) -> bool:
-    from kubectl_dra.yamlio.kube import resolve
-
-    c = w[0]
-    if c in "!%" or w == "?":  # tags, directives, complex keys
-        return True
-    tag = resolve(w)[0]
-    if tag == "str":
-        return c in "+-._0123456789" and _NUMERIC.fullmatch(w) is not None and _STRINGS.fullmatch(w) is None
-    if key:
-        return True  # the reference makes a number or boolean key its text; yaml-rs keeps the number
-    if tag in ("bool", "null"):
-        return w not in _AGREE
-    return tag == "merge" or _SIMPLE.fullmatch(w) is None

@@ -19,10 +19,10 @@ import math
 import re
 import struct
 
-_TRUE = frozenset("y Y yes Yes YES true True TRUE on On ON".split())
-_FALSE = frozenset("n N no No NO false False FALSE off Off OFF".split())
-_NULL = frozenset(("", "~", "null", "Null", "NULL"))
-_SPECIAL = {
+TRUE = frozenset("y Y yes Yes YES true True TRUE on On ON".split())
+FALSE = frozenset("n N no No NO false False FALSE off Off OFF".split())
+NULL = frozenset(("", "~", "null", "Null", "NULL"))
+SPECIAL = {
     **dict.fromkeys((".nan", ".NaN", ".NAN"), math.nan),
     **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
     **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), -math.inf),
@@ -48,14 +48,14 @@ def resolve(value: str) -> tuple[str, object]:
 
 
 def _resolve(s: str) -> tuple[str, object]:
-    if s in _TRUE:
+    if s in TRUE:
         return "bool", True
-    if s in _FALSE:
+    if s in FALSE:
         return "bool", False
-    if s in _NULL:
+    if s in NULL:
         return "null", None
-    if s in _SPECIAL:
-        return "float", _SPECIAL[s]
+    if s in SPECIAL:
+        return "float", SPECIAL[s]
     if s == "<<":
         return "merge", s
     c = s[0]
