@@ -72,8 +72,8 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
 
 
 def _stream_json(report, stream) -> None:
-    """The inventory as -o json writes it (kubectl's two-space indent), the device list last and one device at a
-    time: 40,000 devices never exist as one list of dicts and one string at once."""
+    """The inventory as -o json writes it (kubectl's two-space indent), the device list last and a chunk of devices
+    at a time: 40,000 devices never exist as one list of dicts and one string at once."""
     from kubectl_dra import jsonio
     from kubectl_dra.render.structured import _default
 
@@ -82,10 +82,15 @@ def _stream_json(report, stream) -> None:
         stream.write(jsonio.dumps(report.to_dict(), default=_default) + "\n")
         return
     stream.write(head[:-2] + ',\n  "items": [')
-    sep = "\n    "
-    for i, r in enumerate(report.rows):
-        stream.write(("," if i else "") + sep + jsonio.dumps(r.to_dict(), default=_default).replace("\n", sep))
+    rows = report.rows
+    for start in range(0, len(rows), _CHUNK):
+        # a chunk of devices as one indented array, its brackets cut and its lines indented one level more
+        text = jsonio.dumps([r.to_dict() for r in rows[start : start + _CHUNK]], default=_default)
+        stream.write(("," if start else "") + text[1:-2].replace("\n", "\n  "))
     stream.write("\n  ]\n}\n")
+
+
+_CHUNK = 512  # devices per serialisation: few calls, and never more than this many row dicts at once
 
 
 def _pool_status(out: _Out, report) -> None:

@@ -129,3 +129,31 @@ def test_counter_usage_per_counter_set():
     assert [(c["counterSet"], c["counter"], c["capacity"], c["used"], c["left"]) for c in r.counters] == [
         ("gpu-0", "memory", "40Gi", "25Gi", "15Gi")
     ]
+
+
+def test_streamed_json_is_the_document_byte_for_byte():
+    """-o json writes the device list in chunks (render/inventory.py _stream_json); the text is exactly the one
+    serialisation of the whole report, also across chunk boundaries."""
+    import io
+
+    from kubectl_dra import jsonio
+    from kubectl_dra.render import inventory as render
+    from kubectl_dra.render.structured import _default
+
+    many = {
+        "kind": "ResourceSlice",
+        "apiVersion": "resource.k8s.io/v1",
+        "metadata": {"name": "many"},
+        "spec": {
+            "driver": D,
+            "allNodes": True,
+            "pool": {"name": "m", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": f"d-{i}", "attributes": {"index": {"int": i}}} for i in range(1100)],
+        },
+    }
+    snap = objects()
+    report = inventory(snapshot_from_objects([*snap.nodes, *snap.classes, *snap.slices, many], "default"), S37)
+    assert len(report.rows) > 2 * render._CHUNK
+    out = io.StringIO()
+    render.render_inventory(report, "json", out, False, None, True)
+    assert out.getvalue() == jsonio.dumps(report.to_dict(), default=_default) + "\n"
