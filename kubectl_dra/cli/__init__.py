@@ -760,9 +760,9 @@ def version(output):
 
         click.echo(json.dumps(info, indent=2))
     elif output == "yaml":
-        import yaml
+        from kubectl_dra.render.structured import data_to
 
-        click.echo(yaml.safe_dump(info, sort_keys=False), nl=False)
+        click.echo(data_to(info, "yaml"), nl=False)
     else:
         click.echo(f"kubectl-dra {__version__}")
 

@@ -25,11 +25,17 @@ def to_json(report) -> str:
     return jsonio.dumps(report.to_dict(), default=_default) + "\n"
 
 
-def to_yaml(report) -> str:
+def _yaml(data) -> str:
+    """YAML with the dumper that quotes every string Kubernetes would read as something else (yamlio/kube.py)."""
     import yaml
 
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return yaml.dump(plain(report), Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
+    from kubectl_dra.yamlio.kube import dumper
+
+    return yaml.dump(data, Dumper=dumper(), sort_keys=False, allow_unicode=True, width=120)
+
+
+def to_yaml(report) -> str:
+    return _yaml(plain(report))
 
 
 def _list(reports) -> dict:
@@ -43,24 +49,11 @@ def list_to_json(reports) -> str:
 
 
 def list_to_yaml(reports) -> str:
-    import yaml
-
-    data = jsonio.loads(jsonio.dumps(_list(reports), default=_default, indent=False))
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return yaml.dump(data, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
+    return _yaml(jsonio.loads(jsonio.dumps(_list(reports), default=_default, indent=False)))
 
 
 def data_to(data: dict, fmt: str) -> str:
     """Any plain document (a scan, an inventory) as JSON or YAML, the same way a Report is written."""
     if fmt == "json":
         return jsonio.dumps(data, default=_default) + "\n"
-    import yaml
-
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    return yaml.dump(
-        jsonio.loads(jsonio.dumps(data, default=_default, indent=False)),
-        Dumper=dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        width=120,
-    )
+    return _yaml(jsonio.loads(jsonio.dumps(data, default=_default, indent=False)))

@@ -31,6 +31,8 @@ _FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")  # g
 # strconv.ParseFloat's decimal syntax: underscores only between digits (Python's float() takes the same)
 _D = r"[0-9](?:_?[0-9])*"
 _GO_FLOAT = re.compile(rf"[-+]?(?:{_D}(?:\.(?:{_D})?)?|\.{_D})(?:[eE][-+]?{_D})?")
+_DATE = re.compile(r"[0-9]{4}-")  # go-yaml's parseTimestamp starts so
+_BASE60 = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")  # go-yaml's encoder: base60float
 _INT64 = (-(2**63), 2**63 - 1)
 _UINT64 = 2**64 - 1
 _TAG = "tag:yaml.org,2002:"
@@ -144,6 +146,34 @@ def _float32_text(f: float) -> str:
         whole, frac = digits[: e + 1].ljust(e + 1, "0"), digits[e + 1 :]
         return sign + whole + ("." + frac if frac else "")
     return sign + "0." + "0" * (-e - 1) + digits
+
+
+def dumper():
+    """The PyYAML dumper class (libyaml's emitter when present) that quotes every string Kubernetes would not read
+    back as that string: the serializer asks the resolver whether a plain scalar resolves to its tag, and this one
+    resolves as go-yaml does (`y`, `1e3`, `0o17` are quoted; PyYAML's own dumper writes them plain)."""
+    global _DUMPER
+    if _DUMPER is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        kube_resolve = loader().resolve
+
+        class KubeDumper(base):
+            yaml_implicit_resolvers: dict = {}
+
+            def resolve(self, kind, value, implicit):
+                tag = kube_resolve(self, kind, value, implicit)
+                # as go-yaml's encoder: timestamps and YAML 1.1 base-60 numbers are quoted too, for other readers
+                if tag == _TAG + "str" and implicit[0] and (_DATE.match(value) or _BASE60.fullmatch(value)):
+                    return _TAG + "timestamp"
+                return tag
+
+        _DUMPER = KubeDumper
+    return _DUMPER
+
+
+_DUMPER = None
 
 
 def loader():

@@ -182,3 +182,20 @@ def test_kubectl_dra_reads_a_pci_address_as_kubectl_does(tmp_path):
     assert "pciBusID" not in src
     doc = yamlio.load_all("a:\n  pciBusID: {string: 0000:00:04.0}\n  flag: y\n")[0]
     assert doc == {"a": {"pciBusID": {"string": "0000:00:04.0"}, "flag": True}}
+
+
+def test_what_kubectl_dra_writes_reads_back_as_written():
+    """Every corpus scalar written as a string value and as a key (render/structured.py's dumper) reads back as
+    that string, by Kubernetes' rules: PyYAML's own dumper leaves `y`, `1e3` and `0o17` plain, which kubectl reads as
+    a boolean and numbers. As go-yaml's encoder does, dates and base-60 look-alikes are quoted too."""
+    sys.path.insert(0, str(ROOT / "tests/oracle/yaml"))
+    import corpus
+
+    from kubectl_dra.render.structured import data_to
+
+    doc = {"values": list(corpus.SCALARS), "keys": {s: 1 for s in corpus.SCALARS}}
+    text = data_to(doc, "yaml")
+    assert yamlio.load_all(text, fast_min=REFERENCE_ONLY) == [doc]
+    assert "- 'y'\n" in text and "- '2026-11-30'\n" in text and "- '0000:00:04.0'\n" in text
+    if yamlio.fast_path_refusal(text) is None:
+        assert yamlio.load_all(text, fast_min=0) == [doc]
