@@ -1,6 +1,6 @@
 """kubectl_dra.yamlio against Kubernetes and against itself. The reference loader (yamlio/kube.py) must read the YAML
 corpus (tests/oracle/yaml/corpus.py) as sigs.k8s.io/yaml does, recorded from the Go oracle in
-tests/unit/data/yaml-kubernetes.json (the oracle test checks the record is current); the fast path (yaml-rs) must read
+tests/unit/data/yaml-kubernetes.jsonl (the oracle test checks the record is current); the fast path (yaml-rs) must read
 whatever its guard lets through as the reference does: on the corpus, on every YAML document of the repository and
 on a dump large enough that --from-file takes it."""
 
@@ -19,7 +19,7 @@ import yaml
 from kubectl_dra import yamlio
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORD = ROOT / "tests/unit/data/yaml-kubernetes.json"
+RECORD = ROOT / "tests/unit/data/yaml-kubernetes.jsonl"
 REFERENCE_ONLY = 10**12  # a fast_min no text reaches
 
 
@@ -53,7 +53,7 @@ def _load(text: str, fast_min: int):
 
 
 def _records() -> list[dict]:
-    return json.loads(RECORD.read_text())
+    return [json.loads(line) for line in RECORD.read_text().split("\n") if line]
 
 
 def test_the_reference_reads_yaml_as_kubernetes_does():

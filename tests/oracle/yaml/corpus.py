@@ -1,6 +1,6 @@
 """The YAML corpus kubectl_dra.yamlio is measured on: plain scalars in every spelling either YAML version knows, in
 every position a scalar takes, and whole documents (merges, keys, block scalars, tags). record.py runs it through
-the Go oracle (sigs.k8s.io/yaml.YAMLToJSON, what kubectl does to a YAML file) into tests/unit/data/yaml-kubernetes.json;
+the Go oracle (sigs.k8s.io/yaml.YAMLToJSON, what kubectl does to a YAML file) into tests/unit/data/yaml-kubernetes.jsonl;
 tests/unit/test_yamlio.py compares kubectl-dra's loader with that record and checks that it is current."""
 
 NUMBERS = (

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE.parents[1] / "unit" / "data" / "yaml-kubernetes.json"
+OUT = HERE.parents[1] / "unit" / "data" / "yaml-kubernetes.jsonl"
 sys.path.insert(0, str(HERE))
 
 import corpus  # noqa: E402
@@ -25,5 +25,5 @@ def run(texts: list[str]) -> list[dict]:
 
 if __name__ == "__main__":
     records = run(corpus.texts())
-    OUT.write_text(json.dumps(records, ensure_ascii=False, indent=0) + "\n")
+    OUT.write_text("".join(json.dumps(r) + "\n" for r in records))  # ASCII: one record per line, whatever it holds
     print(f"wrote {len(records)} records to {OUT}")
