@@ -32,18 +32,19 @@ _CHARS = re.compile("[^\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-
 # (the reference makes a key its text, yaml-rs keeps the boolean), as is `?` (a complex key).
 _AGREE = frozenset("true True TRUE false False FALSE null Null NULL ~".split())
 _NONSTR = (kube.TRUE | kube.FALSE | kube.NULL | frozenset(kube.SPECIAL) | {"<<"}) - {""}
-_SUSPECT_WORDS = (_NONSTR - _AGREE) | {w + ":" for w in _NONSTR} | {"?"}
-# Every word that starts like a number, one per line: suspect unless it is `-` (a list item), a plain decimal both
-# read as the same number, a string both read alike (dotted versions and addresses, PCI addresses), or has a
-# character no number has; any such word as a key (the reference makes a number key its text).
-_SAFE = (
-    r"-|-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+){2,}"
-    r"|[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]"
+# `<<` is a merge only as a key: as a value go-yaml reads the string, as yaml-rs does (kubectl writes it plain).
+_SUSPECT_WORDS = (_NONSTR - _AGREE - {"<<"}) | {w + ":" for w in _NONSTR} | {"?"}
+# Every word that starts like a number, one per line: suspect when it has the shape of a number in either reader
+# (decimal digits, dots, underscores and an exponent; 0x, 0o, 0b prefixes; infinities and NaN), unless it is `-` (a
+# list item), a plain decimal both read as the same number, or a dotted version or address; and any such word as a
+# key (the reference makes a number key its text). Hashes, UUIDs, PCI addresses, dates and quantities such as 80Gi
+# have no number's shape and are strings to both.
+_SAFE = r"-|-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+){2,}"
+_NUMBER_SHAPE = (
+    r"[-+]?(?:0[xX][0-9a-fA-F_]*|0[oO][0-7_]*|0[bB][01_]*|[0-9_.]+(?:[eE][-+]?[0-9_]*)?)"
+    r"|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)"
 )
-_NUMBER_LINES = re.compile(
-    rf"^(?!(?:{_SAFE})$)[-+._0-9][0-9a-fA-F_.:xXoO+\-]*$|^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$|^[^\n]*:$",
-    re.MULTILINE,
-)
+_NUMBER_LINES = re.compile(rf"^(?!(?:{_SAFE})$)(?:{_NUMBER_SHAPE})$|^[^\n]*:$", re.MULTILINE)
 _NUMBER_START = frozenset("+-._0123456789")
 _FLOW_TO_SPACE = str.maketrans("[]{},", "     ")
 _DOCUMENTS = re.compile(r"^(?:---|\.\.\.)(?:[ \t]|$)", re.MULTILINE)
@@ -73,9 +74,10 @@ def fast_path_refusal(text: str) -> str | None:
         if m is not None:
             return f"character {m.group(0)!r}"
     words = set(text.translate(_FLOW_TO_SPACE).split())
-    hit = words & _SUSPECT_WORDS
-    if hit:
-        return f"plain scalar {min(hit)!r}"
+    for w in sorted(words & _SUSPECT_WORDS):
+        # a boolean word inside a longer text ("kubelet has no disk pressure") is harmless: only a whole scalar counts
+        if w.endswith(":") or w == "?" or _stands_alone(text, w):
+            return f"plain scalar {w!r}"
     if "!" in text or "%" in text:
         tagged = [w for w in words if w[0] in "!%"]  # tags, directives
         if tagged:
@@ -85,6 +87,27 @@ def fast_path_refusal(text: str) -> str | None:
     if m is not None:
         return f"plain scalar {m.group(0)!r}"
     return None
+
+
+def _stands_alone(text: str, word: str) -> bool:
+    """Whether word occurs somewhere as a whole plain scalar: after nothing but indentation or an indicator (`:`,
+    `-`, `?`, a flow bracket or comma; an anchor may stand between) on its line, and before the line's end, a
+    comment, `:` or a flow indicator.
+    Over-approximates (`a:no` counts, though it is one scalar): a false alarm only costs speed."""
+    n = len(word)
+    i = text.find(word)
+    while i >= 0:
+        line_start = text.rfind("\n", 0, i) + 1
+        before = text[line_start:i].rstrip(" ")
+        if "&" in before:  # an anchor before the scalar: `a: &x yes`
+            head, _, last = before.rpartition(" ")
+            before = head.rstrip(" ") if last.startswith("&") else before
+        line_end = text.find("\n", i)
+        after = text[i + n : len(text) if line_end < 0 else line_end].lstrip(" ")
+        if (not before or before[-1] in ":-?[{,") and (not after or after[0] in ":,]}#"):
+            return True
+        i = text.find(word, i + 1)
+    return False
 
 
 def fast_parser():
