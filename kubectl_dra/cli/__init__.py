@@ -855,6 +855,15 @@ def _main(argv=None) -> None:
         except OSError:
             pass
         sys.exit(int(ExitCode.OK))
+    except OSError as e:
+        # Reading files, kubeconfigs and the API all end in DraError; an OSError that gets here is the output
+        # itself failing (a full disk, an I/O error on the file stdout goes to).
+        if verbose:
+            import traceback
+
+            traceback.print_exc()
+        sys.stderr.write(f"error: could not write the output: {_one_line(e.strerror or e)}\n")
+        sys.exit(int(ExitCode.ERROR))
     except Exception as e:  # a bug: one line, traceback with -v
         if verbose:
             import traceback

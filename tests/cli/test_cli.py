@@ -184,6 +184,25 @@ def test_verbose_shows_a_traceback_for_internal_errors(tmp_path):
     assert r.returncode == 2 and "Traceback" in r.stderr and r.stderr.strip().splitlines()[-1].startswith("error: ")
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("explain", "pod", POD), ("devices", "-o", "json")])
+def test_output_that_cannot_be_written_is_one_line_and_exit_2(args):
+    """A full disk under the output (stdout on /dev/full): one error line saying so, exit 2 (not a success, not an
+    "internal error")."""
+    e = dict(os.environ, NO_COLOR="1")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(
+            [sys.executable, "-m", "kubectl_dra", *args, "--from-file", str(STEP3)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=e,
+            timeout=60,
+        )
+    r.stdout = ""
+    assert_one_line_error(r, "could not write the output: No space left on device")
+
+
 def test_unreachable_cluster_is_exit_2(tmp_path):
     kc = tmp_path / "kubeconfig"
     kc.write_text(
