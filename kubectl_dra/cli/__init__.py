@@ -807,11 +807,17 @@ def main(argv=None) -> None:
 def _fast_exit(code: int) -> None:
     import atexit
 
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be written anyway
-            pass
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):  # the reader went away, or the stream is closed
+        pass
+    except OSError as e:  # what is left of the output cannot be written (a full disk): not a success
+        sys.stderr.write(f"error: could not write the output: {_one_line(e.strerror or e)}\n")
+        code = code or int(ExitCode.ERROR)
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
     atexit._run_exitfuncs()
     os._exit(code)
 

@@ -185,14 +185,21 @@ def test_verbose_shows_a_traceback_for_internal_errors(tmp_path):
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-@pytest.mark.parametrize("args", [("explain", "pod", POD), ("devices", "-o", "json")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("explain", "pod", POD, "--from-file", str(STEP3)),
+        ("devices", "-o", "json", "--from-file", str(STEP3)),
+        ("version",),
+    ],
+)
 def test_output_that_cannot_be_written_is_one_line_and_exit_2(args):
     """A full disk under the output (stdout on /dev/full): one error line saying so, exit 2 (not a success, not an
     "internal error")."""
     e = dict(os.environ, NO_COLOR="1")
     with open("/dev/full", "w") as full:
         r = subprocess.run(
-            [sys.executable, "-m", "kubectl_dra", *args, "--from-file", str(STEP3)],
+            [sys.executable, "-m", "kubectl_dra", *args],
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
