@@ -253,11 +253,6 @@ def _make_keyer(ev: SelectorEvaluator, selector_lists):
     return key
 
 
-def read_key(ev: SelectorEvaluator, entry: DeviceEntry, *selector_lists) -> tuple:
-    """keyer(ev, *selector_lists)(entry)."""
-    return keyer(ev, *selector_lists)(entry)
-
-
 def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry, read=None):
     """Returns (ok, failed_index, detail): ok True/False, or None on a CEL error (detail has the error).
     Results are shared by every device with the same read key within one evaluator (read: keyer(ev, selectors),
@@ -588,7 +583,7 @@ def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexe
 
 def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry, read=None):
     """None if the device passes the class's and the request's selectors, else (stage, reason, evidence).
-    Cached per read_key: 40,000 devices that differ only in what no selector reads cost a few evaluations."""
+    Cached per read key (keyer): 40,000 devices that differ only in what no selector reads cost a few evaluations."""
     cache = ev.__dict__.setdefault("_verdict_cache", {})
     key = (id(req), (read or keyer(ev, class_sel, req.selectors))(e))
     if key in cache:
