@@ -204,6 +204,12 @@ def measure(args: list[str]) -> tuple[float, float, int]:
     return float(wall), float(rss), int(rc)
 
 
+def compile_modules() -> None:
+    """Measured as installed: pip and pipx compile the modules; a checkout run with PYTHONDONTWRITEBYTECODE would
+    compile every changed module in every timed run."""
+    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "kubectl_dra"), quiet=1)
+
+
 def _json_load(path: Path) -> tuple[float, float]:
     """The floor for any tool that reads the dump: a fresh interpreter that only json.loads it."""
     code = (
@@ -227,9 +233,7 @@ def main() -> int:
         help="nodes of the realistic dump (unique uuid/pciBusID per device); 65000 is the largest clusters' size",
     )
     a = ap.parse_args()
-    # Measured as installed: pip and pipx compile the modules; a checkout run with PYTHONDONTWRITEBYTECODE would
-    # compile every changed module in every timed run.
-    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "kubectl_dra"), quiet=1)
+    compile_modules()
     d = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="kubectl-dra-bench-"))
     d.mkdir(parents=True, exist_ok=True)
     snap = d / "snapshot.json"
