@@ -252,7 +252,7 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
     nodes = {name_of(n): n for n in snap.nodes}
     classes = [(n, (c.get("spec") or {}).get("selectors") or []) for n, c in sorted(an.idx.classes.items())]
     classes = [(n, sels, keyer(an.ev, sels)) for n, sels in classes]
-    filtered = where is not None or any(v is not None and v is not False for v in filters.values())
+    filtered = any(filters.values())  # _keep reads an empty value as no filter
     rows: list[DeviceRow] = []
     for e in an.universe.entries:
         row = _row(e, an, classes, state, health, claims, pods, counters)
