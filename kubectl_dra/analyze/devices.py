@@ -231,24 +231,38 @@ def _make_keyer(ev: SelectorEvaluator, selector_lists):
     if not compiled:
         return lambda entry: ()
     merged = type(compiled[0]).merged_read_key(compiled) if len(compiled) > 1 else None
-    fns = (merged,) if merged is not None else tuple(c.read_key for c in compiled)
-    cel_device, conversion_error = ev.cel_device, ev.env.conversion_error
+    fns = (merged,) if merged is not None else tuple(c.raw_key for c in compiled)
+    # From the published device, as CEL sees it (SelectorEvaluator.cel_device), without building that view: the
+    # conversion verdict reads the attributes map only, the keys the driver, the attributes, the capacity and
+    # allowMultipleAllocations where this version's CEL device has it.
+    conversion_error = ev.env.conversion_error
+    multi_visible = ev.sem.behaviour.cel_sees_multi_allocations
+    empty: dict = {}
     if len(fns) == 1:
         (only,) = fns
 
         def key1(entry: DeviceEntry) -> tuple:
-            dev = cel_device(entry.did, entry.device)
-            conv = conversion_error(dev)
-            return ("conversion", conv) if conv is not None else (only(dev),)
+            d = entry.device
+            conv = conversion_error(d)
+            if conv is not None:
+                return ("conversion", conv)
+            multi = multi_visible and bool(d.get("allowMultipleAllocations"))
+            return (only(entry.did[0], multi, d.get("attributes") or empty, d.get("capacity") or empty),)
 
         return key1
 
     def key(entry: DeviceEntry) -> tuple:
-        dev = cel_device(entry.did, entry.device)
-        conv = conversion_error(dev)
+        d = entry.device
+        conv = conversion_error(d)
         if conv is not None:
             return ("conversion", conv)
-        return tuple([f(dev) for f in fns])
+        parts = (
+            entry.did[0],
+            multi_visible and bool(d.get("allowMultipleAllocations")),
+            d.get("attributes") or empty,
+            d.get("capacity") or empty,
+        )
+        return tuple([f(*parts) for f in fns])
 
     return key
 

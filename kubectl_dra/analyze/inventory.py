@@ -49,11 +49,11 @@ class DeviceRow(NamedTuple):
     @property
     def attributes(self) -> dict:
         """Attribute name -> its value (read only by -o wide and the structured outputs)."""
-        return {k: _value(v) for k, v in (self.raw.get("attributes") or {}).items() if isinstance(v, dict)}
+        return _attribute_values(self.raw)
 
     @property
     def capacity(self) -> dict:
-        return {k: (v or {}).get("value") for k, v in (self.raw.get("capacity") or {}).items() if isinstance(v, dict)}
+        return _capacity_values(self.raw)
 
     @property
     def id(self) -> str:
@@ -66,15 +66,23 @@ class DeviceRow(NamedTuple):
             "device": self.device,
             "node": self.node,
             "where": self.where,
-            "classes": list(self.classes),
+            "classes": self.classes,  # tuples: both JSON encoders write them as arrays
             "state": self.state,
             "detail": self.detail,
-            "claims": list(self.claims),
-            "pods": list(self.pods),
-            "taints": list(self.taints),
-            "attributes": self.attributes,
-            "capacity": self.capacity,
+            "claims": self.claims,
+            "pods": self.pods,
+            "taints": self.taints,
+            "attributes": _attribute_values(self.raw),
+            "capacity": _capacity_values(self.raw),
         }
+
+
+def _attribute_values(raw: dict) -> dict:
+    return {k: _value(v) for k, v in (raw.get("attributes") or {}).items() if isinstance(v, dict)}
+
+
+def _capacity_values(raw: dict) -> dict:
+    return {k: v.get("value") for k, v in (raw.get("capacity") or {}).items() if isinstance(v, dict)}
 
 
 @dataclass(frozen=True)

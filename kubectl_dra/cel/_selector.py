@@ -100,6 +100,20 @@ def _plain_138(attr: Any) -> Any:
     return _plain(attr)
 
 
+def _from_cel_device(raw_key):
+    """read_key(cel_device) from raw_key(driver, multi, attributes, capacity)."""
+
+    def read_key(device: dict) -> tuple:
+        return raw_key(
+            device.get("driver") or "",
+            bool(device.get("allowMultipleAllocations")),
+            device.get("attributes") or {},
+            device.get("capacity") or {},
+        )
+
+    return read_key
+
+
 def _cap_raw(cap: Any) -> Any:
     if cap is None:
         return None
@@ -197,7 +211,8 @@ class CompiledSelector:
         self._program, self.run_source, self._lazy_program, lazy_source = self._run_programs(eng, *base)
         if lazy_source is not None:
             self.lazy_source = lazy_source
-        self._key_fn = self._make_key_fn()
+        self.raw_key = self._make_key_fn()
+        self._key_fn = _from_cel_device(self.raw_key)
         # read_key(device): the values the expression can read of the device; devices with equal keys (and no
         # attribute that fails conversion, see CelEnvironment.conversion_error) get equal results.  In 1.38 an
         # invalid value fails only what touches it; the key holds the raw value of every attribute the
@@ -650,7 +665,9 @@ class CompiledSelector:
             k -= 1
         return toks[k + 1].start if k + 1 < idx else None
 
-    # -- memo key: the values the expression reads, from the raw device dict
+    # -- memo key: the values the expression reads. raw_key(driver, multi, attributes, capacity) takes the parts of
+    # a device as published (multi: allowMultipleAllocations as CEL sees it), so the per-device loops need not
+    # build CEL's view of a device to find its key; read_key(cel_device) is the same key from that view.
     def _make_key_fn(self):
         plan = self.plan
         env = self.env
@@ -661,18 +678,12 @@ class CompiledSelector:
         need_driver = plan.driver
         need_multi = plan.multi
         attr_all, cap_all = plan.attr_all, plan.cap_all
-        self._env_conv = env._conversion_error
+        self._env_conv = env.conversion_error
         if not (attr_all or cap_all or attr_domains or cap_domains):
             return self._simple_key_fn(need_driver, need_multi, attr_keys, cap_keys)
 
-        def key(device: dict) -> tuple:
-            driver = device.get("driver") or ""
-            attrs = device.get("attributes") or {}
-            caps = device.get("capacity") or {}
-            parts: list = [
-                driver if need_driver else None,
-                bool(device.get("allowMultipleAllocations")) if need_multi else None,
-            ]
+        def key(driver: str, multi: bool, attrs: dict, caps: dict) -> tuple:
+            parts: list = [driver if need_driver else None, multi if need_multi else None]
             if attr_all:
                 parts.append(tuple((_split(n, driver), _attr_key(a)) for n, a in attrs.items()))
             else:
@@ -711,9 +722,9 @@ class CompiledSelector:
 
     @staticmethod
     def merged_read_key(selectors: list["CompiledSelector"]):
-        """One read_key for several selectors that read literal keys only: the union of what they read (a key with
+        """One raw_key for several selectors that read literal keys only: the union of what they read (a key with
         more values only splits the memo further, so each selector's result is still a function of it). None when
-        one of them reads whole maps or domains (then each keeps its own read_key)."""
+        one of them reads whole maps or domains (then each keeps its own raw_key)."""
         plans = [c.plan for c in selectors]
         if any(p.attr_all or p.cap_all or p.attr_domains or p.cap_domains for p in plans):
             return None
@@ -727,23 +738,16 @@ class CompiledSelector:
         over empty read sets; same values as the general key function."""
         attrs_q = tuple((f"{d}/{i}", d, i) for d, i in attr_keys)
         caps_q = tuple((f"{d}/{i}", d, i) for d, i in cap_keys)
-        empty: dict = {}
 
-        def key(device: dict) -> tuple:
-            driver = device.get("driver") or ""
-            parts: list = [
-                driver if need_driver else None,
-                bool(device.get("allowMultipleAllocations")) if need_multi else None,
-            ]
+        def key(driver: str, multi: bool, attrs: dict, caps: dict) -> tuple:
+            parts: list = [driver if need_driver else None, multi if need_multi else None]
             if attrs_q:
-                attrs = device.get("attributes") or empty
                 for full, d, i in attrs_q:
                     a = attrs.get(full)
                     if a is None and d == driver:
                         a = attrs.get(i)
                     parts.append(_attr_key(a))
             if caps_q:
-                caps = device.get("capacity") or empty
                 for full, d, i in caps_q:
                     c = caps.get(full)
                     if c is None and d == driver:

@@ -91,9 +91,6 @@ class CelEnvironment:
 
     # -- device -> engine activation (cached per device object; at most once per device)
     def conversion_error(self, device: dict) -> str | None:
-        return self._conversion_error(device)
-
-    def _conversion_error(self, device: dict) -> str | None:
         """Whether converting the device's attributes fails (then every selector fails on it; never in
         1.38, which fails only the expressions that touch an invalid value, see invalid_attributes).
         The verdict is cached per attributes object; the entry holds that object, so a recycled id()
