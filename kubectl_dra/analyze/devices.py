@@ -46,12 +46,15 @@ class DeviceEntry:
     node_name: str | None = None  # for node-local devices
     ignored: str = ""  # why the allocator of this version never looks at the device (pools.ignored_devices_reason)
     pool: Pool | None = None  # the pool (generation) it belongs to; an older one is used where no newer one reaches
+    slice_where: str | None = None  # where() of every device of a slice without per-device node selection
 
     @property
     def id(self) -> str:
         return device_id_str(self.did)
 
     def where(self) -> str:
+        if self.slice_where is not None:
+            return self.slice_where
         spec = slice_spec(self.slice)
         if spec.get("perDeviceNodeSelection"):
             if self.device.get("nodeName"):
@@ -59,13 +62,7 @@ class DeviceEntry:
             if self.device.get("allNodes"):
                 return "all nodes"
             return "nodes selected per device"
-        if spec.get("nodeName"):
-            return f"node {spec['nodeName']}"
-        if spec.get("allNodes"):
-            return "all nodes"
-        if spec.get("nodeSelector") is not None:
-            return "nodes matching the slice's nodeSelector"
-        return "no node"
+        return _slice_where(spec)
 
     def reachable_from(self, node: dict) -> bool:
         spec = slice_spec(self.slice)
@@ -80,6 +77,17 @@ class DeviceEntry:
             return node_matches(node, spec.get("nodeName") or "", bool(spec.get("allNodes")), spec.get("nodeSelector"))
         except NodeSelectorError:
             return False
+
+
+def _slice_where(spec: dict) -> str:
+    """Where the devices of a slice are (DeviceEntry.where), when the slice says it for all of them."""
+    if spec.get("nodeName"):
+        return f"node {spec['nodeName']}"
+    if spec.get("allNodes"):
+        return "all nodes"
+    if spec.get("nodeSelector") is not None:
+        return "nodes matching the slice's nodeSelector"
+    return "no node"
 
 
 class Universe:
@@ -119,9 +127,10 @@ class Universe:
         node = spec.get("nodeName") or None
         driver, name = key
         append = self.entries.append
+        slice_where = None if per_device else _slice_where(spec)
         for d in spec.get("devices") or []:
             where = (d.get("nodeName") or None) if per_device else node
-            append(DeviceEntry((driver, name, d.get("name", "")), d, sl, key, state, where, ignored, pool))
+            append(DeviceEntry((driver, name, d.get("name", "")), d, sl, key, state, where, ignored, pool, slice_where))
 
     def __len__(self) -> int:
         return len(self.entries)

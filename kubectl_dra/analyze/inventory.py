@@ -283,7 +283,8 @@ def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, cou
     d = e.device
     ev = an.ev
     member = tuple([n for n, sels, key in classes if evaluate_selectors(ev, sels, e, key)[0]])
-    owners = tuple(state.owners.get(e.did) or ())
+    owned = state.owners.get(e.did)
+    owners = tuple(owned) if owned else ()
     holders = []
     for ref in owners:
         c = claims.get(ref)
@@ -292,7 +293,7 @@ def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, cou
                 p = pods.get((ref.split("/", 1)[0], rf.get("name", "")))
                 phase = ((p or {}).get("status") or {}).get("phase") or "not found"
                 holders.append(f"{ref.split('/', 1)[0]}/{rf.get('name', '')} ({phase})")
-    taints = tuple(_blocking_taints(d, an.sem))
+    taints = tuple(_blocking_taints(d, an.sem)) if d.get("taints") else ()
     hurt = health.get(device_id_str(e.did)) if health else None
     if e.ignored or e.pool_state:
         st, detail = "unusable", e.ignored or f"pool {e.pool_key[1]} is {e.pool_state}"
