@@ -31,6 +31,18 @@ def loads(data: str | bytes):
     return json.loads(data)
 
 
+def loads_utf8(data: bytes):
+    """UTF-8 JSON bytes parsed by orjson, or None when orjson is missing or refuses them (invalid UTF-8, not JSON,
+    or what only the standard library accepts): the caller then decodes the text and decides as with any text
+    (the JSON document `null` gives None too, and takes that path)."""
+    if orjson is None:
+        return None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+
+
 def dumps(obj, default=None, indent: bool = True) -> str:
     """obj as JSON text: indented by two spaces (kubectl's -o json) or compact."""
     if orjson is not None:

@@ -32,11 +32,20 @@ def _read_documents(path: Path):
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise DraError(f"{path}: file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise DraError(f"{path}: not UTF-8 text") from None
+        data = path.read_bytes()
     except OSError as e:
         raise DraError(f"{path}: {e.strerror or e}") from None
+    if data[:64].lstrip()[:1] in (b"{", b"["):
+        # JSON parsed from the bytes (orjson checks the UTF-8 itself): no decoded copy of a large dump; anything it
+        # refuses takes the text path below, as before
+        doc = jsonio.loads_utf8(data)
+        if doc is not None:
+            return [doc] if not isinstance(doc, list) else doc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DraError(f"{path}: not UTF-8 text") from None
+    del data
     stripped = text.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
         try:

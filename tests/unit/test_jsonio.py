@@ -56,3 +56,46 @@ def test_dumps_parses_back_to_what_the_standard_library_writes(obj):
         want = json.dumps(obj, default=_default, indent=2 if indent else None, ensure_ascii=False)
         assert json.loads(got) == json.loads(want)
     assert jsonio.dumps({"a": [1]}, indent=True) == '{\n  "a": [\n    1\n  ]\n}'
+
+
+# A dump is parsed from its bytes (gather/files.py): whatever orjson refuses there takes the text path, so a file
+# reads as it did when it was decoded first.
+_CLASS = '{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "%s"}}'
+
+
+@pytest.mark.parametrize(
+    "data, name",
+    [
+        ((_CLASS % "gpu").encode(), "gpu"),
+        ((_CLASS % "g\\ud800").encode(), "g\ud800"),  # orjson refuses the lone surrogate: the standard library reads it
+        (("  \n" + _CLASS % "é").encode(), "é"),
+        (("[" + _CLASS % "x" + "]").encode(), "x"),
+    ],
+)
+def test_files_read_json_from_bytes_as_from_text(tmp_path, data, name):
+    from kubectl_dra.gather.files import _read_documents
+
+    p = tmp_path / "dump.json"
+    p.write_bytes(data)
+    (doc,) = _read_documents(p)
+    assert doc["metadata"]["name"] == name
+
+
+def test_files_refuse_json_that_is_not_utf8(tmp_path):
+    from kubectl_dra.errors import DraError
+    from kubectl_dra.gather.files import _read_documents
+
+    p = tmp_path / "dump.json"
+    p.write_bytes((_CLASS % "g\xe9").encode("latin-1"))
+    with pytest.raises(DraError, match="not UTF-8 text"):
+        _read_documents(p)
+    # UTF-16 starts with "{" and a NUL: json.loads(bytes) would detect and read it, kubectl-dra does not
+    p.write_bytes((_CLASS % "gpu").encode("utf-16-le"))
+    with pytest.raises(DraError):
+        _read_documents(p)
+
+
+def test_loads_utf8_is_none_where_orjson_refuses():
+    assert jsonio.loads_utf8(b'{"a": 1}') == {"a": 1}
+    assert jsonio.loads_utf8(b'{"a": "\xff"}') is None
+    assert jsonio.loads_utf8(b'{"a": NaN}') is None
