@@ -1,7 +1,8 @@
 """JSON in and out. orjson (a pinned C extension) parses and writes several times faster than the standard
 library, whose indenting encoder is pure Python; where its wheel is missing, or it refuses a document the standard
-library accepts (lone surrogates, NaN), the standard library gives the same data. One difference stays: orjson
-reads an integer beyond 64 bits as a float; no Kubernetes object can hold one (the API server's fields are int64).
+library accepts (lone surrogates, NaN), the standard library gives the same data, with an escaped lone surrogate
+read as U+FFFD as Go's encoding/json reads it. One difference stays: orjson reads an integer beyond 64 bits as a
+float; no Kubernetes object can hold one (the API server's fields are int64).
 
 Both write UTF-8 text without escaping non-ASCII (ensure_ascii=False), tuples as lists, and hand anything else to
 `default`; the two encoders' documents parse to the same value (goldens compare parsed JSON)."""
@@ -9,6 +10,7 @@ Both write UTF-8 text without escaping non-ASCII (ensure_ascii=False), tuples as
 from __future__ import annotations
 
 import json
+import re
 
 try:
     import orjson
@@ -28,7 +30,25 @@ def loads(data: str | bytes):
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass  # the standard library decides (and words the error)
-    return json.loads(data)
+    doc = json.loads(data)
+    if _LONE_SURROGATE_ESCAPE.search(data if isinstance(data, str) else data.decode("utf-8", "replace")):
+        doc = _without_lone_surrogates(doc)
+    return doc
+
+
+# Go's encoding/json (the API server, kubectl) reads an escaped surrogate that is not half of a pair as U+FFFD;
+# the standard library keeps it, and such a string can then not be written as UTF-8 at all.
+_LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _without_lone_surrogates(v):
+    if isinstance(v, str):
+        return v.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(v, list):
+        return [_without_lone_surrogates(x) for x in v]
+    if isinstance(v, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(x) for k, x in v.items()}
+    return v
 
 
 def loads_utf8(data: bytes):
@@ -52,3 +72,14 @@ def dumps(obj, default=None, indent: bool = True) -> str:
         except (orjson.JSONEncodeError, TypeError):
             pass
     return json.dumps(obj, default=default, indent=2 if indent else None, ensure_ascii=False)
+
+
+def dumps_utf8(obj, default=None, indent: bool = True) -> bytes:
+    """dumps(), as the UTF-8 bytes written to a stream."""
+    if orjson is not None:
+        try:
+            opts = _OPTIONS | (orjson.OPT_INDENT_2 if indent else 0)
+            return orjson.dumps(obj, default=default, option=opts)
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+    return dumps(obj, default, indent).encode("utf-8")

@@ -77,17 +77,28 @@ def _stream_json(report, stream) -> None:
     from kubectl_dra import jsonio
     from kubectl_dra.render.structured import _default
 
-    head = jsonio.dumps(report.to_dict(items=False), default=_default)
-    if not report.rows or not head.endswith("\n}"):
-        stream.write(jsonio.dumps(report.to_dict(), default=_default) + "\n")
+    # UTF-8 bytes straight to the stream's buffer when it has one (sys.stdout): 17 MB are neither decoded nor
+    # encoded again
+    binary = getattr(stream, "buffer", None)
+    if binary is not None:
+        stream.flush()
+        write = binary.write
+    else:
+
+        def write(data: bytes) -> None:
+            stream.write(data.decode("utf-8"))
+
+    head = jsonio.dumps_utf8(report.to_dict(items=False), default=_default)
+    if not report.rows or not head.endswith(b"\n}"):
+        write(jsonio.dumps_utf8(report.to_dict(), default=_default) + b"\n")
         return
-    stream.write(head[:-2] + ',\n  "items": [')
+    write(head[:-2] + b',\n  "items": [')
     rows = report.rows
     for start in range(0, len(rows), _CHUNK):
         # a chunk of devices as one indented array, its brackets cut and its lines indented one level more
-        text = jsonio.dumps([r.to_dict() for r in rows[start : start + _CHUNK]], default=_default)
-        stream.write(("," if start else "") + text[1:-2].replace("\n", "\n  "))
-    stream.write("\n  ]\n}\n")
+        text = jsonio.dumps_utf8([r.to_dict() for r in rows[start : start + _CHUNK]], default=_default)
+        write((b"," if start else b"") + text[1:-2].replace(b"\n", b"\n  "))
+    write(b"\n  ]\n}\n")
 
 
 _CHUNK = 512  # devices per serialisation: few calls, and never more than this many row dicts at once
