@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import attrgetter
 
 from kubectl_dra.analyze.allocator import (
     NODE_OPERATIONS_FEATURE,
@@ -119,7 +120,7 @@ class Universe:
                 spec = slice_spec(sl)
                 key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
                 self._add(sl, key, "", ignored=why)
-        self.entries.sort(key=lambda e: e.pool_key)
+        self.entries.sort(key=attrgetter("pool_key"))
 
     def _add(self, sl: dict, key: tuple, state: str, ignored: str = "", pool: Pool | None = None) -> None:
         spec = slice_spec(sl)

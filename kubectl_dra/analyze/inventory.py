@@ -266,15 +266,16 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
         row = _row(e, an, classes, state, health, claims, pods, counters)
         if not filtered or _keep(row, e, filters, nodes, where):
             rows.append(row)
+    listed_pools = {(r.driver, r.pool) for r in rows}
     return InventoryReport(
         tuple(rows),
-        tuple(headroom(an, counters, state, {(r.driver, r.pool) for r in rows})),
+        tuple(headroom(an, counters, state, listed_pools)),
         sem.to_dict(),
         {k: v for k, v in filters.items() if v and k != "labels"},
         len(an.universe.entries),
         tuple(f"{g.verb} {g.resource}: {g.message}" for g in snap.gaps),
         tuple(errors),
-        tuple(counter_usage(an, counters, {(r.driver, r.pool) for r in rows})),
+        tuple(counter_usage(an, counters, listed_pools)),
         tuple(upstream_pool_status(snap.pool_status_requests, rows)),
     )
 
@@ -361,7 +362,7 @@ def headroom(an: Analysis, counters: CounterView, state, pools: set) -> list[Hea
     by_type: dict[tuple, list[DeviceEntry]] = {}
     for e in an.universe.entries:
         d = e.device
-        if (e.did[0], e.did[1]) not in pools or not d.get("consumesCounters") or e.ignored or e.pool_state:
+        if not d.get("consumesCounters") or (e.did[0], e.did[1]) not in pools or e.ignored or e.pool_state:
             continue
         shape = json.dumps(d.get("consumesCounters"), sort_keys=True)
         by_type.setdefault((e.did[0], e.did[1], shape), []).append(e)
@@ -390,7 +391,7 @@ def counter_usage(an: Analysis, counters: CounterView, pools: set) -> list[dict]
     seen: set = set()
     for e in an.universe.entries:
         pool = e.pool
-        if (e.did[0], e.did[1]) not in pools or pool is None or not pool.counter_sets or e.ignored or e.pool_state:
+        if pool is None or not pool.counter_sets or (e.did[0], e.did[1]) not in pools or e.ignored or e.pool_state:
             continue
         if not e.device.get("consumesCounters"):
             continue

@@ -76,7 +76,10 @@ def _flatten(doc, origin: str, out: list):
         for item in doc["items"]:
             if isinstance(item, dict) and "kind" not in item and kind != "List":
                 item = dict(item, kind=kind[: -len("List")], apiVersion=doc.get("apiVersion", ""))
-            _flatten(item, origin, out)
+            if _plain_object(item):
+                out.append(item)  # what the call below would decide, without the call (dumps hold 20,000 items)
+            else:
+                _flatten(item, origin, out)
         return
     if not isinstance(kind, str) or not kind:
         raise DraError(f"{origin}: object has no kind")
@@ -84,6 +87,21 @@ def _flatten(doc, origin: str, out: list):
     if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta.get("name"):
         raise DraError(f"{origin}: {kind} has no metadata.name")
     out.append(doc)
+
+
+def _plain_object(item) -> bool:
+    """An object _flatten keeps as it is: a mapping with a kind that is no list and a name."""
+    if type(item) is not dict:
+        return False
+    kind, meta = item.get("kind"), item.get("metadata")
+    return (
+        type(kind) is str
+        and kind != ""
+        and not kind.endswith("List")
+        and type(meta) is dict
+        and type(meta.get("name")) is str
+        and meta["name"] != ""
+    )
 
 
 def load_files(paths, namespace: str | None) -> Snapshot:
