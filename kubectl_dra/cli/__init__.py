@@ -90,14 +90,16 @@ def _gather(
     watch=False,
     everything=False,
     raw_out=None,
+    events=True,
 ):
-    """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it)."""
+    """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it).
+    events=False: without Events, for a command that never reads them (neither listed live nor kept from files)."""
     if watch and o.from_files:
         raise DraError("--watch follows the cluster's watch API: it cannot watch --from-file input")
     if o.from_files:
         from kubectl_dra.gather.files import load_files
 
-        snap = load_files(list(o.from_files), o.namespace)
+        snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if events else frozenset({"Event"}))
         return snap, snap.namespace or "default"
     from kubectl_dra.gather.live import gather_live
 
@@ -116,6 +118,7 @@ def _gather(
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
         watch=watch,
+        events=events,
     )
     snap, session = got if watch else (got, None)
     ns = snap.namespace or o.namespace or "default"
@@ -516,7 +519,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         reqs = parse_selector(selector)
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
     # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
-    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True)
+    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False)
     filters = {
         "node": node,
         "driver": driver,

@@ -104,10 +104,10 @@ def _plain_object(item) -> bool:
     )
 
 
-def load_files(paths, namespace: str | None) -> Snapshot:
+def load_files(paths, namespace: str | None, skip: frozenset = frozenset()) -> Snapshot:
     """Read every object; keep the kinds kubectl-dra understands, ignore the rest. A kubectl-dra bundle (`kubectl
     dra dump`) also restores what the cluster told at the time: its version, namespace, time and gaps.
-    namespace: the -n given (None: the bundle's, else default)."""
+    namespace: the -n given (None: the bundle's, else default). skip: kinds the command never reads."""
     from dataclasses import replace
 
     from kubectl_dra.gather.bundle import BUNDLE_API, read_header
@@ -121,7 +121,7 @@ def load_files(paths, namespace: str | None) -> Snapshot:
         raise DraError("the input holds more than one kubectl-dra bundle: give one")
     meta = read_header(headers[0]) if headers else None
     ns = namespace or (meta or {}).get("namespace") or "default"
-    snap = snapshot_from_objects(objs, ns, source="bundle" if meta else "files")
+    snap = snapshot_from_objects(objs, ns, source="bundle" if meta else "files", skip=skip)
     if meta is None:
         return snap
     return replace(snap, **dict(meta, namespace=ns))

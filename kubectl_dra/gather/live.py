@@ -289,12 +289,14 @@ def gather_live(
     watch=False,
     everything=False,
     raw_out: list | None = None,
+    events=True,
 ):
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
     pods may not be listed in all namespaces, list them namespace by namespace and keep the refusals as Gaps.
     everything (dump): also the workloads that own pods and the namespace's ResourceQuotas; raw_out gets every
-    object as the API returned it (events not normalised)."""
+    object as the API returned it (events not normalised). events=False: no pod events are listed (devices never
+    reads them)."""
     c = Client(kubeconfig, context, timeout)
     if watch:
         c.record = []
@@ -444,7 +446,7 @@ def gather_live(
         add("taint_rules", lambda: _taint_rules(c, rule_versions), "list", "devicetaintrules.resource.k8s.io")
     if "v1alpha3" in served:
         add("pool_status_requests", lambda: _pool_status_requests(c), "list", "resourcepoolstatusrequests")
-    if selector is not None:
+    if selector is not None and events:
         events_path = "/api/v1/events" if all_namespaces else f"/api/v1/namespaces/{quote(namespace)}/events"
         add(
             "events",
@@ -492,7 +494,7 @@ def gather_live(
             "resourcequotas",
             None if all_namespaces else namespace,
         )
-    if pod is not None:
+    if pod is not None and events:
         sel = f"involvedObject.kind=Pod,involvedObject.name={pod_name}"
         add(
             "events",

@@ -26,13 +26,14 @@ _BUCKETS = {
 }
 
 
-def snapshot_from_objects(objs, namespace: str, source: str = "files") -> Snapshot:
+def snapshot_from_objects(objs, namespace: str, source: str = "files", skip: frozenset = frozenset()) -> Snapshot:
+    """skip: kinds the command never reads (devices: Event), left out as if absent."""
     buckets: dict[str, list] = {v: [] for v in _BUCKETS.values()}
     seen: set = set()
     for obj in objs:
         kind = obj.get("kind")
         bucket = _BUCKETS.get(kind)
-        if bucket is None:
+        if bucket is None or kind in skip:
             continue
         _check_shape(obj)
         obj = to_v1(obj)

@@ -157,3 +157,27 @@ def test_streamed_json_is_the_document_byte_for_byte():
     out = io.StringIO()
     render.render_inventory(report, "json", out, False, None, True)
     assert out.getvalue() == jsonio.dumps(report.to_dict(), default=_default) + "\n"
+
+
+def test_devices_reads_no_events(tmp_path):
+    """devices never reads Events: its gather leaves them out (live: no list request; files: not even checked), so
+    a dump's 10,000 events cost it nothing; other commands keep them."""
+    import json
+
+    from kubectl_dra.cli import _gather
+    from kubectl_dra.cli.options import Options
+
+    event = {"kind": "Event", "apiVersion": "v1", "metadata": {"name": "e1", "namespace": "default"}, "spec": []}
+    good = dict(event, metadata={"name": "e2", "namespace": "default"}, reason="FailedScheduling")
+    good.pop("spec")
+    f = tmp_path / "dump.json"
+    snap = objects()
+    base = [*snap.nodes, *snap.classes, *snap.slices]
+    f.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [*base, event]}))
+    o = Options.from_click({"from_files": [str(f)]})
+    snap, _ = _gather(o, events=False)
+    assert snap.events == () and len(snap.slices) == len(objects().slices) > 0
+    with pytest.raises(DraError, match="Event e1: .spec must be a mapping"):
+        _gather(o)  # the same file for a command that reads events
+    f.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [*base, good]}))
+    assert [e["name"] for e in _gather(o)[0].events] == ["e2"]
