@@ -65,7 +65,8 @@ def _check_shape(obj: dict) -> None:
     spec = obj.get("spec") or {}
     if kind == "ResourceSlice":
         _expect_list(spec, "devices", name)
-        for i, d in enumerate(spec.get("devices") or []):
+        devices = spec.get("devices") or []
+        for i, d in enumerate(() if _plain_devices(devices) else devices):
             if not isinstance(d, dict) or not isinstance(d.get("name", ""), str):
                 raise DraError(f"{name}: .spec.devices[{i}] must be a mapping with a name")
             for m in ("attributes", "capacity", "basic"):
@@ -103,6 +104,33 @@ def _check_shape(obj: dict) -> None:
         _expect_list(spec, "selectors", name)
     elif kind == "Pod":
         _expect_list(spec, "resourceClaims", name)
+
+
+def _plain_devices(devices: list) -> bool:
+    """True when every device, its attributes, capacities and basic are plain dicts and its name a string (what
+    JSON and YAML decoding give): the per-field walk of _check_shape would pass. Exact types, no isinstance calls;
+    anything else (a subclass, a wrong type) takes that walk, which decides."""
+    for d in devices:
+        if type(d) is not dict or type(d.get("name", "")) is not str:
+            return False
+        a = d.get("attributes")
+        if a is not None:
+            if type(a) is not dict:
+                return False
+            for v in a.values():
+                if type(v) is not dict:
+                    return False
+        c = d.get("capacity")
+        if c is not None:
+            if type(c) is not dict:
+                return False
+            for v in c.values():
+                if type(v) is not dict:
+                    return False
+        b = d.get("basic")
+        if b is not None and type(b) is not dict:
+            return False
+    return True
 
 
 def _expect_list(d: dict, key: str, name: str) -> None:

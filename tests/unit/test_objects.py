@@ -1,0 +1,47 @@
+"""model/objects.py: the shapes analysis walks are checked on the way in, with one line naming the object."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubectl_dra.errors import DraError
+from kubectl_dra.model.objects import snapshot_from_objects
+
+
+def _slice(*devices):
+    return {
+        "kind": "ResourceSlice",
+        "apiVersion": "resource.k8s.io/v1",
+        "metadata": {"name": "s"},
+        "spec": {"driver": "d.example.com", "nodeName": "n", "pool": {"name": "p"}, "devices": list(devices)},
+    }
+
+
+GOOD = {"name": "g0", "attributes": {"a": {"string": "x"}}, "capacity": {"m": {"value": "1"}}, "basic": None}
+
+
+class Sub(dict):
+    pass
+
+
+@pytest.mark.parametrize(
+    "device, message",
+    [
+        ("g1", r"\.spec\.devices\[1\] must be a mapping with a name"),
+        ({"name": 7}, r"\.spec\.devices\[1\] must be a mapping with a name"),
+        ({"name": "g1", "attributes": []}, r"\.spec\.devices\[1\]\.attributes must be a mapping"),
+        ({"name": "g1", "capacity": "1"}, r"\.spec\.devices\[1\]\.capacity must be a mapping"),
+        ({"name": "g1", "basic": []}, r"\.spec\.devices\[1\]\.basic must be a mapping"),
+        ({"name": "g1", "attributes": {"a": "x"}}, "device g1 attribute a must be a mapping"),
+        ({"name": "g1", "capacity": {"m": "1"}}, "device g1 capacity m must be a mapping"),
+    ],
+)
+def test_malformed_devices_are_named(device, message):
+    with pytest.raises(DraError, match="ResourceSlice s: " + message):
+        snapshot_from_objects([_slice(GOOD, device)], "default")
+
+
+def test_well_formed_devices_pass_also_as_dict_subclasses():
+    odd = Sub(name="g1", attributes=Sub(a=Sub(string="x")), capacity={"m": Sub(value="1")})
+    snap = snapshot_from_objects([_slice(GOOD, odd, {"name": "g2"})], "default")
+    assert [d["name"] for d in snap.slices[0]["spec"]["devices"]] == ["g0", "g1", "g2"]
