@@ -381,3 +381,25 @@ def test_cel_input_is_per_device_object_not_per_id():
     expr = f'device.attributes["{D}"].v.major() == 1'
     assert ev.evaluate(expr, did, old).value is False
     assert ev.evaluate(expr, did, new).value is True
+
+
+def test_duplicate_device_fast_path_names_the_first_duplicate():
+    """pools._duplicate_device counts names a slice at a time and, on a duplicate, asks the one-device-at-a-time
+    walk which name came twice first: the same reason as that walk for any pool."""
+    import random
+
+    from kubectl_dra.analyze.allocator.pools import _duplicate_device, _first_duplicate
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        slices = [
+            {"spec": {"devices": [{"name": rng.choice("abcdefgh")} for _ in range(rng.randint(0, 4))]}}
+            for _ in range(rng.randint(0, 4))
+        ]
+        assert _duplicate_device(slices) == _first_duplicate(slices)
+    assert (
+        _duplicate_device(
+            [{"spec": {"devices": [{"name": "a"}, {"name": "b"}]}}, {"spec": {"devices": [{"name": "b"}]}}]
+        )
+        == "duplicate device name b"
+    )

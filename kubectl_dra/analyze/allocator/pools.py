@@ -80,7 +80,20 @@ def _validate_consumption(counter_sets: dict, slices: Iterable[dict]) -> str | N
     return None
 
 
-def _duplicate_device(slices: Iterable[dict]) -> str | None:
+def _duplicate_device(slices: list[dict]) -> str | None:
+    """The first device name seen twice in the pool's slices, in their order (upstream's validation)."""
+    seen: set[str] = set()
+    count = 0
+    for s in slices:
+        names = [d.get("name", "") for d in slice_spec(s).get("devices") or []]
+        seen.update(names)
+        count += len(names)
+        if len(seen) != count:  # some name twice: find the first, one device at a time
+            return _first_duplicate(slices)
+    return None
+
+
+def _first_duplicate(slices: list[dict]) -> str | None:
     seen: set[str] = set()
     for s in slices:
         for d in slice_spec(s).get("devices") or []:
@@ -92,7 +105,11 @@ def _duplicate_device(slices: Iterable[dict]) -> str | None:
 
 
 def _has_binding_conditions(slices: Iterable[dict]) -> bool:
-    return any(d.get("bindingConditions") is not None for s in slices for d in slice_spec(s).get("devices") or [])
+    for s in slices:
+        for d in slice_spec(s).get("devices") or []:
+            if d.get("bindingConditions") is not None:
+                return True
+    return False
 
 
 def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
