@@ -304,15 +304,24 @@ def gather_live(
         namespace = _context_namespace(kubeconfig, context)
     gaps: list[Gap] = []
     _progress(progress, "Discovering resource.k8s.io ...")
+    # Discovery, the server's version and the named pod are independent: one round trip for the three. Their
+    # answers are read in this order, so an error says what it said when they went one after another.
+    pre = ThreadPoolExecutor(max_workers=3)
+    asked_group = pre.submit(c.get, "/apis/resource.k8s.io")
+    asked_version = pre.submit(c.get, "/version")
+    asked_pod = None
+    if pod_name is not None and not all_namespaces:
+        asked_pod = pre.submit(c.get, f"/api/v1/namespaces/{quote(namespace)}/pods/{quote(pod_name)}")
+    pre.shutdown(wait=False)
     try:
-        group = c.get("/apis/resource.k8s.io")
+        group = asked_group.result()
         served = {v.get("version") for v in group.get("versions") or []}
     except _Forbidden:
         served = set()
     rv = next((v for v in RESOURCE_VERSIONS if v in served), None)
     server_version = None
     try:
-        server_version = c.get("/version").get("gitVersion")
+        server_version = asked_version.result().get("gitVersion")
     except _Forbidden:
         pass
     if rv is None:
@@ -341,7 +350,7 @@ def gather_live(
             pod = found[0]
         else:
             try:
-                pod = c.get(f"/api/v1/namespaces/{quote(namespace)}/pods/{quote(pod_name)}")
+                pod = asked_pod.result()
             except _Forbidden as e:
                 if e.status == 404:
                     raise DraError(f'pods "{pod_name}" not found in namespace "{namespace}"') from None
