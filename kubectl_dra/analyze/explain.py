@@ -35,6 +35,7 @@ from kubectl_dra.analyze.report import (
 from kubectl_dra.analyze.scheduler import (
     agreement_finding,
     changed_since,
+    outside_dra_finding,
     pod_gate_findings,
     scheduler_word,
 )
@@ -206,10 +207,22 @@ def explain_pod(
         )
         if agree is not None:
             an.findings.append(agree)
+        outside = outside_dra_finding(word)
+        if outside is not None:
+            # DRA002's "wait for the scheduler's next attempt" does not hold: its last attempt failed elsewhere
+            an.findings = [
+                replace(f, hint_override="The claims are allocatable; what holds the pod is outside DRA (DRA021).")
+                if f.code == "DRA002"
+                else f
+                for f in an.findings
+            ]
+            an.findings.append(outside)
     findings = dedupe(an.findings)
     ok = ok_summary(analyses, dry, node_name, findings)
     if not analyses and ext is not None:
         ok = f"no DRA allocation: {', '.join(ext.resources)} is left to device plugins"
+    if any(f.code == "DRA021" for f in findings):
+        ok += f"; but the scheduler rejects the pod on grounds outside DRA ({word.message.split('. ', 1)[0].strip()})"
     verdict = verdict_from(findings, assumed_note(sem, ok))
     body = {
         "pod": {

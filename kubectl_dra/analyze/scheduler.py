@@ -224,6 +224,19 @@ def agreement_finding(
     return None
 
 
+def outside_dra_finding(word: SchedulerWord | None) -> Finding | None:
+    """DRA021 when the scheduler's latest word rejects the pod and names no DRA reason: what keeps it Pending is
+    outside what the analysis models, and the answer says so instead of a bare "nothing blocks"."""
+    if word is None or not word.blocked or word.about_dra or word.retrying:
+        return None
+    return make(
+        "DRA021",
+        f"the scheduler's latest attempt failed on grounds outside DRA: {word.message!r} "
+        f"({word.source}{', ' + word.time if word.time else ''})",
+        scheduler=word.to_dict(),
+    )
+
+
 def changed_since(snap, when: str) -> list[str]:
     """Slices and claims created after the scheduler's last word: it may not have re-evaluated the pod yet."""
     if not when:

@@ -187,6 +187,22 @@ _RULES = [
         "patch, may answer otherwise. The scheduler's version is assumed to be the API server's.",
     ),
     Rule(
+        "DRA021",
+        "scheduler-blocks-outside-dra",
+        "warning",
+        False,
+        None,
+        "kube-scheduler's latest attempt failed on grounds outside DRA (CPU, memory, affinity, taints, volumes...).",
+        "Fix what the scheduler names (`kubectl describe pod` shows its events): DRA is not what keeps the pod "
+        "Pending, and waiting for the scheduler's next attempt will not change that by itself.",
+        "kubectl-dra models the DynamicResources plugin, not the scheduler's other plugins. When the newest "
+        "FailedScheduling event (or the PodScheduled condition) names no DRA reason, for example `0/3 nodes are "
+        "available: 3 Insufficient cpu.`, the scheduler has rejected the pod before or beside DRA. kubectl-dra "
+        "then says so beside its own DRA answer: the verdict is OK only for DRA (the exit code stays 0 when nothing "
+        "in DRA blocks), and the summary names the scheduler's message. A message that names DRA for some nodes "
+        "and other reasons for the rest is compared with the dry-run instead (DRA005).",
+    ),
+    Rule(
         "DRA701",
         "selector-does-not-compile",
         "error",

@@ -191,6 +191,8 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         _kv(out, "Verdict", f"Unknown: {why}", "bold yellow")
     elif v["blocked"]:
         _kv(out, "Verdict", f"Blocked: missing {v['missing']}" if v["missing"] else "Blocked", "bold red")
+    elif any(f["code"] == "DRA021" for f in d["findings"]):
+        _kv(out, "Verdict", "OK for DRA: the scheduler holds the pod for other reasons", "bold yellow")
     else:
         _kv(out, "Verdict", "OK: nothing blocks", "bold green")
     _kv(out, "Summary", esc(v["summary"]))
