@@ -255,7 +255,7 @@ def main() -> int:
 
         generate(yjson, 0, True, 400)
         yyaml.write_text(yaml.dump(json.loads(yjson.read_text()), Dumper=yaml.CSafeDumper, sort_keys=False))
-    rows = []
+    commands = []
     for label, args in (
         ("explain pod", ["explain", "pod", "bench", "--from-file", str(snap)]),
         ("match claim", ["match", "claim", "bench-claim", "--from-file", str(snap)]),
@@ -273,13 +273,19 @@ def main() -> int:
         ("explain pod (same as JSON)", ["explain", "pod", "bench", "--from-file", str(yjson)]),
         ("--help", ["--help"]),
     ):
-        runs = [measure(args) for _ in range(a.runs)]
-        walls = [r[0] for r in runs]
-        rows.append((label, statistics.median(walls), min(walls), max(r[1] for r in runs), runs[0][2]))
+        commands.append((label, lambda args=args: measure(args)))
     for label, path in (("json.load of the dump", snap), ("json.load (realistic)", real)):
-        load = [_json_load(path) for _ in range(a.runs)]
-        walls = [w for w, _ in load]
-        rows.append((label, statistics.median(walls), min(walls), max(r for _, r in load), 0))
+        commands.append((label, lambda path=path: (*_json_load(path), 0)))
+    # Round-robin: each round runs every command once, so a machine that slows down during the run slows every
+    # command and its floor alike, and the ratios stay paired.
+    runs: dict[str, list] = {label: [] for label, _ in commands}
+    for _ in range(a.runs):
+        for label, run in commands:
+            runs[label].append(run())
+    rows = []
+    for label, _ in commands:
+        walls = [r[0] for r in runs[label]]
+        rows.append((label, statistics.median(walls), min(walls), max(r[1] for r in runs[label]), runs[label][0][2]))
     floor = {r[0]: r[1] for r in rows}
     print(f"{'command':<28} {'median s':>9} {'min s':>7} {'peak RSS MB':>12} {'exit':>5} {'x json.load':>12}")
     for label, med, mn, rss, rc in rows:
