@@ -113,20 +113,14 @@ def _plain_devices(devices: list) -> bool:
     for d in devices:
         if type(d) is not dict or type(d.get("name", "")) is not str:
             return False
-        a = d.get("attributes")
-        if a is not None:
-            if type(a) is not dict:
-                return False
-            for v in a.values():
-                if type(v) is not dict:
+        for m in ("attributes", "capacity"):  # maps of mappings
+            x = d.get(m)
+            if x is not None:
+                if type(x) is not dict:
                     return False
-        c = d.get("capacity")
-        if c is not None:
-            if type(c) is not dict:
-                return False
-            for v in c.values():
-                if type(v) is not dict:
-                    return False
+                for v in x.values():
+                    if type(v) is not dict:
+                        return False
         b = d.get("basic")
         if b is not None and type(b) is not dict:
             return False
