@@ -65,21 +65,23 @@ def loads_utf8(data: bytes):
 
 def dumps(obj, default=None, indent: bool = True) -> str:
     """obj as JSON text: indented by two spaces (kubectl's -o json) or compact."""
-    if orjson is not None:
-        try:
-            opts = _OPTIONS | (orjson.OPT_INDENT_2 if indent else 0)
-            return orjson.dumps(obj, default=default, option=opts).decode("utf-8")
-        except (orjson.JSONEncodeError, TypeError):
-            pass
+    data = _orjson_dumps(obj, default, indent)
+    if data is not None:
+        return data.decode("utf-8")
     return json.dumps(obj, default=default, indent=2 if indent else None, ensure_ascii=False)
 
 
 def dumps_utf8(obj, default=None, indent: bool = True) -> bytes:
     """dumps(), as the UTF-8 bytes written to a stream."""
-    if orjson is not None:
-        try:
-            opts = _OPTIONS | (orjson.OPT_INDENT_2 if indent else 0)
-            return orjson.dumps(obj, default=default, option=opts)
-        except (orjson.JSONEncodeError, TypeError):
-            pass
-    return dumps(obj, default, indent).encode("utf-8")
+    data = _orjson_dumps(obj, default, indent)
+    return data if data is not None else dumps(obj, default, indent).encode("utf-8")
+
+
+def _orjson_dumps(obj, default, indent: bool) -> bytes | None:
+    """orjson's document, or None where orjson is missing or refuses obj (the standard library writes it)."""
+    if orjson is None:
+        return None
+    try:
+        return orjson.dumps(obj, default=default, option=_OPTIONS | (orjson.OPT_INDENT_2 if indent else 0))
+    except (orjson.JSONEncodeError, TypeError):
+        return None
