@@ -122,6 +122,7 @@ def main() -> int:
     dump = Path(tempfile.mkdtemp(prefix="kubectl-dra-live-")) / "dump.json"
     bench.generate(dump, 0, True, a.nodes)
     items = [o for o in json.loads(dump.read_text())["items"] if o["kind"] in COLLECTION]
+    clusterlib.cache_dir().mkdir(parents=True, exist_ok=True)
     state_dir = Path(tempfile.mkdtemp(prefix="live-", dir=clusterlib.cache_dir()))
     state = clusterlib.up(state_dir)
     try:
