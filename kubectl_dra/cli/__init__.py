@@ -48,6 +48,13 @@ def _common(f):
             help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
         ),
         click.option(
+            "--chunk-size",
+            type=click.IntRange(min=0),
+            default=500,
+            show_default=True,
+            help="Return large lists in chunks of this many objects, as kubectl does (0: in one answer)",
+        ),
+        click.option(
             "-o", "--output", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format"
         ),
         click.option(
@@ -108,6 +115,7 @@ def _gather(
         context=o.context,
         namespace=o.namespace,
         timeout=o.timeout,
+        chunk_size=o.chunk_size,
         pod_name=pod_name,
         claim_name=claim_name,
         selector=selector,
@@ -798,7 +806,7 @@ def _one_line(text: str) -> str:
 def main(argv=None) -> None:
     """Console-script entry point: every failure becomes one `error: ...` line and an exit code. Run as a process
     (argv None), it ends without freeing its objects one by one (a third of a second on 40,000 devices): output
-    flushed and exit handlers run (the API client's temporary certificate files are removed), then os._exit."""
+    flushed and exit handlers run, then os._exit."""
     try:
         _main(argv)
     except SystemExit as e:

@@ -53,6 +53,7 @@ class Options:
     exit_zero: bool
     no_color: bool
     verbose: bool
+    chunk_size: int = 500
 
     @classmethod
     def from_click(cls, params: dict) -> "Options":
@@ -77,6 +78,7 @@ class Options:
             exit_zero=bool(params.get("exit_zero")),
             no_color=bool(params.get("no_color")),
             verbose=bool(params.get("verbose")),
+            chunk_size=int(params["chunk_size"] if params.get("chunk_size") is not None else 500),
         )
 
     def semantics(self, server_version: str | None) -> Semantics:

@@ -1,24 +1,22 @@
-"""Live input: read-only GET/LIST calls through the kubernetes client's kubeconfig handling (exec plugins,
-OIDC, certificates, tokens), returning raw JSON dicts. Every kind is listed once, paginated, in parallel.
-The kubernetes package is imported here only, on first use."""
+"""Live input: what explain, match, status, devices and dump read from a cluster, as raw JSON dicts: every kind
+listed once, the lists in parallel (gather/client.py: GETs, retries, pagination; gather/kubeconfig.py and
+gather/transport.py: credentials, TLS, proxies)."""
 
 from __future__ import annotations
 
-import json
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
-from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
+from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
+from kubectl_dra.gather.kubeconfig import context_namespace
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import Gap, Snapshot
 
-PAGE = 500
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
 WORKLOAD_LISTS = (
     ("Deployment", "/apis/apps/v1", "deployments"),
@@ -28,243 +26,6 @@ WORKLOAD_LISTS = (
     ("Job", "/apis/batch/v1", "jobs"),
 )
 RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
-
-
-class _Forbidden(Exception):
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-@dataclass
-class ListRecord:
-    """One list the gather made: where, and the resourceVersion its watch starts from."""
-
-    path: str
-    kind: str
-    api_version: str
-    query: dict
-    rv: str
-    items: list
-
-
-class Client:
-    """A minimal read-only REST client: GET only, JSON in, dicts out."""
-
-    def __init__(self, kubeconfig: str | None, context: str | None, timeout: float | None):
-        try:
-            from kubernetes import config
-            from kubernetes.config.config_exception import ConfigException
-        except ImportError as e:  # pragma: no cover - packaging error
-            raise DraError(f"the kubernetes client is not installed: {e}") from None
-        try:
-            self.api = config.new_client_from_config(config_file=kubeconfig, context=context)
-        except ConfigException as e:
-            raise DraError(f"invalid kubeconfig: {str(e).splitlines()[0] if str(e) else e}") from None
-        except FileNotFoundError as e:
-            raise DraError(f"kubeconfig not found: {e.filename or kubeconfig}") from None
-        except Exception as e:  # yaml errors, exec plugin failures...
-            raise DraError(
-                f"cannot load kubeconfig: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            ) from None
-        self.timeout = timeout
-        self.host = self.api.configuration.host
-        # Retries are ours (get): urllib3's default of three silent retries, each with the full timeout, made a
-        # stalled server take four times --request-timeout.
-        from urllib3.util import Retry
-
-        pool = getattr(getattr(self.api, "rest_client", None), "pool_manager", None)
-        if pool is not None:
-            pool.connection_pool_kw["retries"] = Retry(
-                total=0, redirect=0, raise_on_redirect=False, raise_on_status=False
-            )
-        self.record: list | None = None  # with -w: every list made, for the watches that follow it (gather/watch.py)
-
-    def get(self, path: str, query: dict | None = None, gone_ok: bool = False) -> dict:
-        """One GET, retried as client-go retries a read: a 429 or 5xx answer that says when to come back
-        (Retry-After), and a connection reset or closed before the answer, up to MAX_RETRIES times within
-        --request-timeout per attempt; anything else ends in one DraError naming the request."""
-        url_path = path + (("?" + urlencode(query)) if query else "")
-        attempt = 0
-        while True:
-            try:
-                return self._get_once(path, url_path)
-            except _Gone as g:
-                if gone_ok:
-                    raise
-                raise DraError(f"the server answered 410 Gone for GET {path}: {g}") from None
-            except _Retry as r:
-                attempt += 1
-                if attempt > MAX_RETRIES:
-                    raise DraError(f"GET {path}: {r.why}; gave up after {attempt} attempts") from None
-                time.sleep(min(r.wait, MAX_RETRY_WAIT))
-
-    def _get_once(self, path: str, url_path: str) -> dict:
-        from kubernetes.client.exceptions import ApiException
-
-        deadline = time.monotonic() + self.timeout if self.timeout else None
-        try:
-            method, url, headers, _, _ = self.api.param_serialize(
-                "GET", url_path, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"]
-            )
-            t = (self.timeout, self.timeout) if self.timeout else None
-            resp = self.api.call_api(method, url, header_params=headers, _request_timeout=t)
-            data = _read_body(resp.response, deadline, path, self.timeout)
-            status = int(getattr(resp, "status", 200) or 200)
-            if status >= 400:
-                wait = _retry_after(resp.response, status)
-                if wait is not None:
-                    raise _Retry(wait, f"the server answered {status}")
-                # kubernetes>=37 returns error responses from call_api instead of raising.
-                raise ApiException(status=status, reason=getattr(resp, "reason", ""), body=data)
-        except ApiException as e:
-            msg = _api_message(e)
-            if e.status in (403, 404):
-                raise _Forbidden(e.status, msg) from None
-            if e.status == 410:
-                raise _Gone(msg) from None
-            if e.status == 401:
-                raise DraError(
-                    f"Unauthorized: the server rejected the credentials of this kubeconfig ({msg})"
-                ) from None
-            if e.status == 0:
-                raise DraError(f"unable to connect to the server at {self.host}: {msg}") from None
-            raise DraError(f"the server answered {e.status} for GET {path}: {msg}") from None
-        except (DraError, _Retry):
-            raise
-        except Exception as e:  # urllib3 connection and timeout errors, exec plugin errors
-            if _is_timeout(e):
-                raise DraError(
-                    f"GET {path}: no complete answer from the server within {_seconds(self.timeout)} "
-                    "(--request-timeout)"
-                ) from None
-            if _is_reset(e):
-                raise _Retry(0.5, f"the connection was closed before the answer ({_first_line(e)})") from None
-            raise DraError(f"unable to connect to the server at {self.host}: {_first_line(e)}") from None
-        try:
-            return jsonio.loads(data)
-        except (ValueError, TypeError):
-            raise DraError(f"the server's answer to GET {path} is not JSON") from None
-
-    def list(
-        self, path: str, kind: str, api_version: str, query: dict | None = None, rv_out: list | None = None
-    ) -> list[dict]:
-        """Every item of a (paginated) list; rv_out, when given, gets the list's resourceVersion."""
-        items: list[dict] = []
-        cont = rv = None
-        limit = PAGE
-        while True:
-            q = dict(query or {}, limit=limit) if limit else dict(query or {})
-            if cont:
-                q["continue"] = cont
-            try:
-                page = self.get(path, q, gone_ok=True)
-            except _Gone:
-                if not cont or not limit:
-                    raise DraError(f"GET {path}: 410 Gone") from None
-                # The continue token expired (its resourceVersion was compacted): list again from the start, in
-                # one answer, as client-go's pager does (FullListIfExpired).
-                items, cont, rv, limit = [], None, None, 0
-                continue
-            for it in page.get("items") or []:
-                it.setdefault("kind", kind)
-                it.setdefault("apiVersion", api_version)
-                items.append(it)
-            if rv is None:
-                rv = (page.get("metadata") or {}).get("resourceVersion")  # every page is the first page's snapshot
-            cont = (page.get("metadata") or {}).get("continue")
-            if not cont:
-                if rv_out is not None:
-                    rv_out.append(rv or "")
-                if self.record is not None and kind != "Namespace":
-                    self.record.append(ListRecord(path, kind, api_version, dict(query or {}), rv or "", items))
-                return items
-
-
-MAX_RETRIES = 10  # client-go's default for a request the server asked to retry
-MAX_RETRY_WAIT = 10.0  # seconds; a Retry-After beyond it is shortened (the total stays bounded)
-
-
-class _Retry(Exception):
-    def __init__(self, wait: float, why: str):
-        super().__init__(why)
-        self.wait = wait
-        self.why = why
-
-
-class _Gone(Exception):
-    pass
-
-
-def _retry_after(raw, status: int) -> float | None:
-    """client-go's checkWait: a 429 or 5xx with a Retry-After of whole seconds is retried after that long."""
-    if status != 429 and not 500 <= status <= 599:
-        return None
-    value = (getattr(raw, "headers", None) or {}).get("Retry-After")
-    try:
-        return max(0.0, float(int(str(value).strip())))
-    except (TypeError, ValueError):
-        return None
-
-
-def _read_body(raw, deadline: float | None, path: str, timeout: float | None) -> bytes:
-    """The whole body, or a DraError once --request-timeout has passed since the request began (a body that
-    trickles in never resets the clock, unlike a per-read socket timeout)."""
-    chunks = []
-    try:
-        for chunk in raw.stream(1 << 16, decode_content=True):
-            chunks.append(chunk)
-            if deadline is not None and time.monotonic() > deadline:
-                raise DraError(
-                    f"GET {path}: no complete answer from the server within {_seconds(timeout)} (--request-timeout)"
-                )
-    finally:
-        raw.release_conn()
-    return b"".join(chunks)
-
-
-def _is_timeout(e: Exception) -> bool:
-    names = {type(x).__name__ for x in _chain(e)}
-    return bool(names & {"ReadTimeoutError", "ConnectTimeoutError", "TimeoutError", "timeout", "SSLTimeoutError"})
-
-
-def _is_reset(e: Exception) -> bool:
-    names = {type(x).__name__ for x in _chain(e)}
-    return bool(
-        names & {"ProtocolError", "ConnectionResetError", "RemoteDisconnected", "IncompleteRead", "BrokenPipeError"}
-    )
-
-
-def _chain(e: BaseException):
-    """The exception and what it wraps (urllib3's MaxRetryError.reason, causes, contexts)."""
-    todo, seen = [e], set()
-    while todo and len(seen) < 20:
-        x = todo.pop()
-        if x is None or id(x) in seen or not isinstance(x, BaseException):
-            continue
-        seen.add(id(x))
-        yield x
-        todo += [getattr(x, "reason", None), x.__cause__, x.__context__]
-        todo += [a for a in getattr(x, "args", ()) if isinstance(a, BaseException)]
-
-
-def _first_line(e: Exception) -> str:
-    return str(e).splitlines()[0] if str(e) else type(e).__name__
-
-
-def _seconds(t: float | None) -> str:
-    return "forever" if not t else (f"{t:g}s" if t >= 1 else f"{t * 1000:g}ms")
-
-
-def _api_message(e) -> str:
-    body = getattr(e, "body", None)
-    if body:
-        try:
-            return json.loads(body).get("message") or str(e.reason)
-        except (ValueError, AttributeError, TypeError):
-            pass
-    return str(getattr(e, "reason", "") or e).strip()
 
 
 def _progress(enabled: bool, text: str) -> None:
@@ -279,6 +40,7 @@ def gather_live(
     context,
     namespace,
     timeout,
+    chunk_size=PAGE,
     pod_name=None,
     claim_name=None,
     all_namespaces=False,
@@ -290,18 +52,20 @@ def gather_live(
     everything=False,
     raw_out: list | None = None,
     events=True,
+    while_waiting=None,
 ):
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
     pods may not be listed in all namespaces, list them namespace by namespace and keep the refusals as Gaps.
     everything (dump): also the workloads that own pods and the namespace's ResourceQuotas; raw_out gets every
     object as the API returned it (events not normalised). events=False: no pod events are listed (devices never
-    reads them)."""
-    c = Client(kubeconfig, context, timeout)
+    reads them). while_waiting(server_version), when given, runs in this thread once the lists are sent (work
+    that needs none of their answers: loading the analysis); its exceptions are not raised."""
+    c = Client(kubeconfig, context, timeout, chunk_size)
     if watch:
         c.record = []
     if namespace is None:
-        namespace = _context_namespace(kubeconfig, context)
+        namespace = context_namespace(kubeconfig, context)
     gaps: list[Gap] = []
     _progress(progress, "Discovering resource.k8s.io ...")
     # Discovery, the server's version and the named pod are independent: one round trip for the three. Their
@@ -516,6 +280,11 @@ def gather_live(
     results = {}
     with ThreadPoolExecutor(max_workers=min(6, len(jobs) or 1)) as pool:
         futures = {k: pool.submit(fn) for k, (fn, *_rest) in jobs.items()}
+        if while_waiting is not None:
+            try:
+                while_waiting(server_version)
+            except Exception:  # the analysis that follows meets and reports the same failure
+                pass
         for k, fut in futures.items():
             fn, verb, resource, ns = jobs[k]
             try:
@@ -631,15 +400,3 @@ def _pool_status_requests(c: Client) -> list[dict]:
         )
     except _Forbidden:
         return []
-
-
-def _context_namespace(kubeconfig, context) -> str:
-    """The namespace of the kubeconfig context, as kubectl uses it; 'default' otherwise."""
-    try:
-        from kubernetes import config
-
-        contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)
-        ctx = next((c for c in contexts if c.get("name") == context), None) if context else active
-        return ((ctx or {}).get("context") or {}).get("namespace") or "default"
-    except Exception:
-        return "default"

@@ -88,21 +88,13 @@ class LiveSession:
         q = dict(s.query, watch="1", allowWatchBookmarks="true", timeoutSeconds=str(random.randint(*WATCH_SECONDS)))
         if s.rv:
             q["resourceVersion"] = s.rv
-        api = self.client.api
-        method, url, headers, _, _ = api.param_serialize(
-            "GET",
-            s.path + "?" + urlencode(q),
-            header_params={"Accept": "application/json"},
-            auth_settings=["BearerToken"],
-        )
-        resp = api.call_api(method, url, header_params=headers, _request_timeout=(10, WATCH_SECONDS[1] + 60))
-        raw = resp.response
+        raw = self.client.request(s.path + "?" + urlencode(q), 10, WATCH_SECONDS[1] + 60)
         try:
-            status = int(getattr(resp, "status", 200) or 200)
+            status = int(raw.status or 200)
             if status == 410:
                 raise _Gone()
             if status >= 400:
-                body = raw.data[:300] if hasattr(raw, "data") else b""
+                body = raw.read(300)
                 raise DraError(f"the server answered {status}: {body!r}")
             buf = b""
             for chunk in raw.stream(65536, decode_content=True):

@@ -3,7 +3,7 @@
 It terminates TLS with the API server's own certificate (issued for 127.0.0.1 by the suite's CA), forwards each GET
 to the real server with the admin's client certificate, and answers instead of the server when a scripted rule
 matches the request: a status (429, 5xx, 410, with or without Retry-After), a connection reset before any answer, a
-body that stalls half-way, or a first page whose continue token the next request finds expired. Every request is
+body that stalls half-way (for good, or for a while), or a first page whose continue token the next request finds expired. Every request is
 logged, so a test can count the retries."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 @dataclass
 class Rule:
     match: str  # a substring of the request path (with its query)
-    fault: str  # "status", "reset", "stall", "fake-continue"
+    fault: str  # "status", "reset", "stall", "slow", "fake-continue"
     times: int = 1  # how many matching requests it answers
     status: int = 500
     retry_after: str | None = None
@@ -43,6 +43,7 @@ class FaultProxy:
         server_ctx.load_cert_chain(str(pki / "apiserver.crt"), str(pki / "apiserver.key"))
         self.rules: list[Rule] = []
         self.log: list[str] = []
+        self.spans: list[tuple[str, float, float]] = []  # (path, arrived, answered) of every forwarded answer
         self.lock = threading.Lock()
         proxy = self
 
@@ -94,6 +95,14 @@ class FaultProxy:
         return None
 
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        arrived = time.monotonic()
+        try:
+            self._answer(h)
+        finally:
+            with self.lock:
+                self.spans.append((h.path, arrived, time.monotonic()))
+
+    def _answer(self, h: BaseHTTPRequestHandler) -> None:
         rule = self._rule_for(h.path)
         if rule is None or rule.fault == "fake-continue":
             status, ctype, body = self._forward(h.path)
@@ -119,7 +128,8 @@ class FaultProxy:
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             h.close_connection = True
             conn.close()
-        elif rule.fault == "stall":
+        elif rule.fault in ("stall", "slow"):
+            # the first half of the real answer (a list's metadata), a pause; then nothing more (stall) or the rest
             status, ctype, body = self._forward(h.path)
             h.send_response(status)
             h.send_header("Content-Type", ctype)
@@ -128,7 +138,11 @@ class FaultProxy:
             h.wfile.write(body[: len(body) // 2])
             h.wfile.flush()
             time.sleep(rule.stall_seconds)
-            h.close_connection = True
+            if rule.fault == "slow":
+                h.wfile.write(body[len(body) // 2 :])
+                h.wfile.flush()
+            else:
+                h.close_connection = True
 
     def _forward(self, path: str) -> tuple[int, str, bytes]:
         conn = http.client.HTTPSConnection(*self.upstream, context=self.client_ctx, timeout=30)

@@ -69,6 +69,30 @@ def test_an_expired_continue_token_relists_from_the_start(proxied):
     assert len(asked) == 3 and "limit=" not in asked[-1] and "continue" not in asked[-1], asked
 
 
+def test_chunks_are_asked_for_while_the_page_before_is_arriving(proxied):
+    """--chunk-size 1: one slice per page. Each page's answer pauses after its first half (the list's metadata and
+    continue token); the next page is asked for during that pause, and the answer is the same as in one list."""
+    sc, proxy, kc = proxied
+    for i in (1, 2, 3):
+        sc.slice([device(f"more-{i}", sc.driver)], node="node-01", suffix=f"-more-{i}", pool=f"more-{i}")
+    proxy.add(SLICES + "?limit=1", "slow", times=100, stall_seconds=0.5)
+    r = _explain(sc, kc, "--chunk-size", "1")
+    _same_answer(sc, r)
+    pages = sorted((a, b, p) for p, a, b in proxy.spans if p.startswith(SLICES + "?limit=1"))
+    assert len(pages) >= 4, pages
+    overlapped = [i for i in range(len(pages) - 1) if pages[i + 1][0] < pages[i][1]]
+    assert len(overlapped) >= 3, pages  # page i+1 arrived before page i was answered
+    assert all("continue=" in p for _, _, p in pages[1:]), pages
+
+
+def test_chunk_size_zero_asks_for_each_list_in_one_answer(proxied):
+    sc, proxy, kc = proxied
+    r = _explain(sc, kc, "--chunk-size", "0")
+    _same_answer(sc, r)
+    asked = proxy.requests(SLICES)
+    assert len(asked) == 1 and "limit=" not in asked[0], asked
+
+
 @pytest.mark.parametrize(
     "rule,expect",
     [

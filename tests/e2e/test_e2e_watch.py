@@ -114,7 +114,7 @@ def test_a_watch_from_an_expired_resource_version_relists(scenario):
     version): the session lists that resource again and watches on from the new list's resourceVersion.
     ResourceClaimTemplates are served without a watch cache in the suite's API server (a cache would still hold
     the history), and etcd is compacted as the API server's periodic compaction would."""
-    from kubectl_dra.gather.live import Client, ListRecord
+    from kubectl_dra.gather.client import Client, ListRecord
     from kubectl_dra.gather.watch import LiveSession
 
     sc = scenario("gone")
