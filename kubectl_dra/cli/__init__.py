@@ -98,9 +98,11 @@ def _gather(
     everything=False,
     raw_out=None,
     events=True,
+    analyse=True,
 ):
     """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it).
-    events=False: without Events, for a command that never reads them (neither listed live nor kept from files)."""
+    events=False: without Events, for a command that never reads them (neither listed live nor kept from files).
+    analyse: the snapshot goes to an analysis, whose loading a live gather overlaps with its lists."""
     if watch and o.from_files:
         raise DraError("--watch follows the cluster's watch API: it cannot watch --from-file input")
     if o.from_files:
@@ -127,12 +129,20 @@ def _gather(
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
         watch=watch,
         events=events,
+        while_waiting=(lambda server_version: _preload(o, server_version)) if analyse else None,
     )
     snap, session = got if watch else (got, None)
     ns = snap.namespace or o.namespace or "default"
     if pod_name and o.all_namespaces:
         ns = next((p["metadata"]["namespace"] for p in snap.pods if p["metadata"]["name"] == pod_name), ns)
     return (snap, ns, session) if watch else (snap, ns)
+
+
+def _preload(o: Options, server_version: str | None) -> None:
+    import kubectl_dra.render.text  # noqa: F401
+    from kubectl_dra.analyze import preload
+
+    preload(o.semantics(server_version))
 
 
 def _terminal(o: Options) -> tuple[bool, int | None]:
@@ -321,8 +331,6 @@ def explain_pod_cmd(name, selector, watch, **params):
       # For CI: JSON, exit 1 when blocked
       kubectl dra explain pod my-pod -o json
     """
-    from kubectl_dra.analyze.explain import explain_pod, explain_pods
-
     o = Options.from_click(params)
     workload = None
     if name and "/" in name:
@@ -348,12 +356,16 @@ def explain_pod_cmd(name, selector, watch, **params):
         return
     if name:
         snap, ns = _gather(o, pod_name=name)
+        from kubectl_dra.analyze.explain import explain_pod  # after the gather, which overlaps its loading
+
         _emit(explain_pod(snap, o.semantics(snap.server_version), ns, name), o)
         return
     from kubectl_dra.model.labels import matches, parse_selector
 
     reqs = parse_selector(selector)
     snap, ns = _gather(o, selector=selector)
+    from kubectl_dra.analyze.explain import explain_pods
+
     pods = sorted(
         (p["metadata"].get("namespace") or ns, p["metadata"]["name"])
         for p in snap.pods
@@ -369,11 +381,11 @@ def explain_pod_cmd(name, selector, watch, **params):
 
 def _explain_workload(o: Options, workload: tuple) -> None:
     """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls."""
+    kind, _, resource, wname = workload
+    snap, ns = _gather(o, workload=workload)
     from kubectl_dra.analyze.explain import explain_pods
     from kubectl_dra.analyze.workloads import find_workload, pods_of
 
-    kind, _, resource, wname = workload
-    snap, ns = _gather(o, workload=workload)
     w = find_workload(snap, kind, ns, wname)
     pods = pods_of(snap, w)
     if not pods:
@@ -396,10 +408,10 @@ def explain_claim_cmd(name, **params):
     Examples:
       kubectl dra explain claim my-claim -n team-a
     """
-    from kubectl_dra.analyze.explain import explain_claim
-
     o = Options.from_click(params)
     snap, ns = _gather(o, claim_name=name)
+    from kubectl_dra.analyze.explain import explain_claim
+
     _emit(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)
 
 
@@ -426,12 +438,13 @@ def status_cmd(selector, watch, **params):
       # One app's pods, for machines
       kubectl dra status -l app=recomendador -o json
     """
-    from kubectl_dra.analyze.scan import scan
     from kubectl_dra.model.labels import matches, parse_selector
 
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
     got = _gather(o, selector=selector or "", partial=True, watch=watch)
+    from kubectl_dra.analyze.scan import scan
+
     snap, ns = got[0], got[1]
     namespace = None if o.all_namespaces else ns
 
@@ -527,7 +540,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         reqs = parse_selector(selector)
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
     # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
-    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False)
+    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False)
     filters = {
         "node": node,
         "driver": driver,
@@ -580,7 +593,7 @@ def dump_cmd(selector, filename, **params):
     if o.from_files:
         raise DraError("dump reads a cluster: it cannot dump --from-file input")
     raw: list = []
-    snap, ns = _gather(o, selector=selector or "", partial=True, everything=True, raw_out=raw)
+    snap, ns = _gather(o, selector=selector or "", partial=True, everything=True, raw_out=raw, analyse=False)
     scope = {"namespace": None if o.all_namespaces else ns, "selector": selector}
     text = data_to(bundle(raw, snap, scope), "json" if o.output == "json" else "yaml")
     if filename:
@@ -675,7 +688,7 @@ def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubern
 
         reference, kind = load_files(list(from_files), None), "dump"
     elif kubeconfig or context:
-        reference, _ = _gather(o, selector="", partial=True)
+        reference, _ = _gather(o, selector="", partial=True, analyse=False)
         kind = "cluster"
     manifests = load_manifests(list(filenames) or list(from_files))
     sem = o.semantics(reference.server_version if reference is not None else None)
@@ -716,8 +729,6 @@ def match_claim_cmd(name, filename, **params):
       # Where would a pod's nvidia.com/gpu: 1 (a DRA-backed extended resource) go?
       kubectl dra match claim -f pod.yaml
     """
-    from kubectl_dra.analyze.explain import match_claim
-
     o = Options.from_click(params)
     if bool(name) == bool(filename):
         raise DraError("give either a claim NAME or -f FILE")
@@ -736,6 +747,8 @@ def match_claim_cmd(name, filename, **params):
             )
         claim = found[0]
     snap, ns = _gather(o, claim_name=name)
+    from kubectl_dra.analyze.explain import match_claim
+
     sem = o.semantics(snap.server_version)
     if claim is not None and claim.get("kind") == "Pod":
         from kubectl_dra.analyze.extended import extended_claim_for
