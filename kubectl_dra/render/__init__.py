@@ -14,9 +14,14 @@ def render(
     ascii_marks: bool = False,
 ) -> None:
     if fmt == "json":
-        from kubectl_dra.render.structured import to_json
+        from kubectl_dra.render.structured import to_json_utf8
 
-        stream.write(to_json(report))
+        binary = getattr(stream, "buffer", None)  # sys.stdout: the UTF-8 bytes as they are, not decoded and re-encoded
+        if binary is not None:
+            stream.flush()
+            binary.write(to_json_utf8(report))
+        else:
+            stream.write(to_json_utf8(report).decode("utf-8"))
     elif fmt == "yaml":
         from kubectl_dra.render.structured import to_yaml
 

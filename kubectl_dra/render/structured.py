@@ -21,8 +21,8 @@ def plain(report) -> dict:
     return jsonio.loads(jsonio.dumps(report.to_dict(), default=_default, indent=False))
 
 
-def to_json(report) -> str:
-    return jsonio.dumps(report.to_dict(), default=_default) + "\n"
+def to_json_utf8(report) -> bytes:
+    return jsonio.dumps_utf8(report.to_dict(), default=_default) + b"\n"
 
 
 def _yaml(data) -> str:
