@@ -3,18 +3,22 @@ allocated claims, 10,000 events) loaded into a real control plane (tests/cluster
 loopback), then `explain pod` timed against it beside its floor: the same paginated list requests kubectl-dra makes,
 fetched raw (no JSON decoding) in the same run.
 
-    python benchmarks/live.py [--nodes 5000] [--runs 3] [--keep-cluster]
+    python benchmarks/live.py [--nodes 5000] [--runs 3] [--keep-cluster | --cluster DIR] [--baseline CHECKOUT]
 
-Prints the load time, then per run: explain pod (text and -o json) wall time and peak RSS, the raw-list floor, and
-the ratio (target: explain <= 1.5x the floor, issue 14). Not a test: CI does not run it."""
+Prints the load time, then the medians over the rounds: explain pod (text and -o json) wall time and peak RSS, the
+raw-list floor, and the ratio (target: explain <= 1.5x the floor, issue 14). Each round runs the floor and every
+command once, in rotating order; --baseline times another checkout (git worktree add DIR COMMIT) in the same rounds.
+The scheduler and controller-manager are paused while timing (_signal). Not a test: CI does not run it."""
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import concurrent.futures
 import json
 import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -112,42 +116,84 @@ def timed(argv: list[str]) -> tuple[float, float, int]:
     return float(wall), float(rss), int(rc)
 
 
+def _argv(root: Path, kubeconfig: str, extra: list[str]) -> list[str]:
+    """explain pod bench from the source tree root (a baseline checkout, or this one), as a fresh process."""
+    return ["env", "-C", str(root), f"PYTHONPATH={root}", sys.executable, "-m", "kubectl_dra", "explain", "pod",
+            "bench", "-n", NS, "--kubeconfig", kubeconfig, *extra]  # fmt: skip
+
+
+def _signal(state: dict, sig: int) -> None:
+    """Pause (SIGSTOP) or resume the scheduler and the controller-manager: while the bench pod stays Pending, the
+    scheduler retries it over every node and the node lifecycle controller updates the 5,000 nodes, on the same two
+    cores as the API server being measured. Reads need neither."""
+    for name in ("kube-scheduler", "kube-controller-manager"):
+        pid = (state.get("pids") or {}).get(name)
+        if pid:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, default=bench.NODES)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep-cluster", action="store_true")
+    ap.add_argument("--cluster", help="the state directory of a cluster kept (and loaded) by an earlier run")
+    ap.add_argument("--baseline", help="a checkout of another commit, timed in the same rounds (paired before/after)")
     a = ap.parse_args()
     bench.compile_modules()
-    dump = Path(tempfile.mkdtemp(prefix="kubectl-dra-live-")) / "dump.json"
-    bench.generate(dump, 0, True, a.nodes)
-    items = [o for o in json.loads(dump.read_text())["items"] if o["kind"] in COLLECTION]
-    clusterlib.cache_dir().mkdir(parents=True, exist_ok=True)
-    state_dir = Path(tempfile.mkdtemp(prefix="live-", dir=clusterlib.cache_dir()))
-    state = clusterlib.up(state_dir)
+    if a.cluster:
+        state_dir = Path(a.cluster)
+        state = clusterlib.read_state(state_dir)
+        if state is None:
+            raise SystemExit(f"no cluster in {state_dir}")
+    else:
+        dump = Path(tempfile.mkdtemp(prefix="kubectl-dra-live-")) / "dump.json"
+        bench.generate(dump, 0, True, a.nodes)
+        items = [o for o in json.loads(dump.read_text())["items"] if o["kind"] in COLLECTION]
+        clusterlib.cache_dir().mkdir(parents=True, exist_ok=True)
+        state_dir = Path(tempfile.mkdtemp(prefix="live-", dir=clusterlib.cache_dir()))
+        state = clusterlib.up(state_dir)
+    api = clusterlib.Api.from_state(state)
     try:
-        api = clusterlib.Api.from_state(state)
-        secs = load(api, items)
-        print(f"loaded {len(items)} objects in {secs:.0f} s", file=sys.stderr)
+        if not a.cluster:
+            secs = load(api, items)
+            print(f"loaded {len(items)} objects in {secs:.0f} s; cluster state in {state_dir}", file=sys.stderr)
         kc = state["kubeconfig"]
-        argv = [sys.executable, "-m", "kubectl_dra", "explain", "pod", "bench", "-n", NS, "--kubeconfig", kc]
-        rows = []
-        for _ in range(a.runs):
-            floor = raw_lists(api)
-            text = timed(argv)
-            js = timed(argv + ["-o", "json"])
-            rows.append((floor, text, js))
-        f = statistics.median(r[0][0] for r in rows)
-        t = statistics.median(r[1][0] for r in rows)
-        j = statistics.median(r[2][0] for r in rows)
+        commands = {"explain pod": _argv(ROOT, kc, []), "explain pod -o json": _argv(ROOT, kc, ["-o", "json"])}
+        if a.baseline:
+            base = Path(a.baseline).resolve()
+            compileall.compile_dir(str(base / "kubectl_dra"), quiet=1)
+            commands["baseline explain pod"] = _argv(base, kc, [])
+            commands["baseline -o json"] = _argv(base, kc, ["-o", "json"])
+        _signal(state, signal.SIGSTOP)
+        times: dict[str, list] = {"floor": [], **{k: [] for k in commands}}
+        codes = set()
+        try:
+            for r in range(a.runs):  # round-robin: a machine that slows down slows every command alike
+                n, size = 0, 0
+                names = list(commands)
+                for name in ["floor", *names[r % len(names) :], *names[: r % len(names)]]:
+                    if name == "floor":
+                        secs, n, size = raw_lists(api)
+                        times["floor"].append((secs, 0.0))
+                    else:
+                        wall, rss, rc = timed(commands[name])
+                        times[name].append((wall, rss))
+                        codes.add(rc)
+        finally:
+            _signal(state, signal.SIGCONT)
+        f = statistics.median(t[0] for t in times["floor"])
         print(f"{'':28} {'median s':>9} {'peak RSS MB':>12} {'x floor':>8}")
-        n, size = rows[0][0][1], rows[0][0][2]
         print(f"{f'raw lists ({n} GETs, {size / 1e6:.0f} MB)':<28} {f:>9.2f}")
-        print(f"{'explain pod':<28} {t:>9.2f} {max(r[1][1] for r in rows):>12.0f} {t / f:>7.1f}x")
-        print(f"{'explain pod -o json':<28} {j:>9.2f} {max(r[2][1] for r in rows):>12.0f} {j / f:>7.1f}x")
-        print(f"exit codes: {sorted({r[1][2] for r in rows} | {r[2][2] for r in rows})}")
+        for name in commands:
+            m = statistics.median(t[0] for t in times[name])
+            print(f"{name:<28} {m:>9.2f} {max(t[1] for t in times[name]):>12.0f} {m / f:>7.2f}x")
+        print(f"exit codes: {sorted(codes)}")
     finally:
-        if not a.keep_cluster:
+        if not (a.keep_cluster or a.cluster):
             clusterlib.down(state_dir)
     return 0
 
