@@ -63,16 +63,6 @@ def load_connection(kubeconfig: str | None, context: str | None) -> Connection:
         raise DraError(f"cannot load kubeconfig: {type(e).__name__}: {_first_line(e)}") from None
 
 
-def context_namespace(kubeconfig: str | None, context: str | None) -> str:
-    """The namespace of the context as kubectl uses it; "default" when it has none or the kubeconfig is unusable."""
-    try:
-        merged = _merged(kubeconfig)
-        entry = merged["contexts"].get(context or merged["current"])
-        return (entry[0].get("namespace") if entry else None) or "default"
-    except Exception:  # noqa: BLE001 - never raises
-        return "default"
-
-
 def _q(s) -> str:
     return json.dumps(s, ensure_ascii=False, default=str)  # Go's %q, closely enough: one line, double quotes
 

@@ -12,7 +12,6 @@ from urllib.parse import quote
 
 from kubectl_dra.errors import DraError
 from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
-from kubectl_dra.gather.kubeconfig import context_namespace
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import Gap, Snapshot
@@ -65,7 +64,7 @@ def gather_live(
     if watch:
         c.record = []
     if namespace is None:
-        namespace = context_namespace(kubeconfig, context)
+        namespace = c.conn.namespace  # the context's, as kubectl uses it; read with the rest of the kubeconfig
     gaps: list[Gap] = []
     _progress(progress, "Discovering resource.k8s.io ...")
     # Discovery, the server's version and the named pod are independent: one round trip for the three. Their

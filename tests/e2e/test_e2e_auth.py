@@ -24,13 +24,13 @@ from e2e_helpers import DraResult, kubectl_dra_argv
 pytestmark = pytest.mark.e2e
 
 
-def _run(kubeconfig: Path, *args: str, env: dict | None = None) -> DraResult:
+def _run(kubeconfig: Path, *args: str, env: dict | None = None, cwd: Path | None = None) -> DraResult:
     argv = [*kubectl_dra_argv(), *args, "--kubeconfig", str(kubeconfig), "--request-timeout", "20s"]
     e = dict(os.environ, NO_COLOR="1", **(env or {}))
     for k in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY"):
         if not env or k not in env:
             e.pop(k, None)
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=e, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=e, cwd=cwd, stdin=subprocess.DEVNULL)
     return DraResult(argv, proc)
 
 
@@ -137,15 +137,8 @@ def test_exec_plugin_client_certificate(cluster, namespace, ident, tmp_path):
         {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1", "command": "cat", "args": ["cred.json"]}},
     )
     # `cat cred.json` runs in the caller's directory: give it the file there
-    r = _run_in(tmp_path, kc, "explain", "pod", "nothing-here", "-n", namespace)
+    r = _run(kc, "explain", "pod", "nothing-here", "-n", namespace, cwd=tmp_path)
     _as_admin(r)
-
-
-def _run_in(cwd: Path, kubeconfig: Path, *args: str) -> DraResult:
-    argv = [*kubectl_dra_argv(), *args, "--kubeconfig", str(kubeconfig)]
-    env = dict(os.environ, NO_COLOR="1")
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
-    return DraResult(argv, proc)
 
 
 def test_auth_provider_oidc_through_the_kubernetes_client(cluster, namespace, ident, tmp_path):

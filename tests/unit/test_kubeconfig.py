@@ -13,7 +13,7 @@ import time
 import pytest
 
 from kubectl_dra.errors import DraError
-from kubectl_dra.gather.kubeconfig import Connection, context_namespace, load_connection
+from kubectl_dra.gather.kubeconfig import Connection, load_connection
 
 CA = b"-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n"
 CERT = b"-----BEGIN CERTIFICATE-----\nCLIENT\n-----END CERTIFICATE-----\n"
@@ -110,7 +110,6 @@ def test_embedded_data_token_and_cluster_fields(tmp_path):
         "http://proxy:3128", "c",
     )  # fmt: skip
     assert ours(conn) == via_kubernetes_client(path)
-    assert context_namespace(path, None) == "team"
 
 
 def test_paths_relative_to_the_kubeconfig_directory(tmp_path, monkeypatch):
@@ -181,13 +180,11 @@ def test_context_selection(tmp_path):
             "users": [{"name": "u", "user": {"token": "t1"}}, {"name": "u2", "user": {"token": "t2"}}],
         },
     )
-    assert (load_connection(path, None).context, context_namespace(path, None)) == ("c", "default")
+    assert (load_connection(path, None).context, load_connection(path, None).namespace) == ("c", "default")
     conn = load_connection(path, "other")
     assert (conn.context, conn.namespace, authorization(conn)) == ("other", "ns2", "Bearer t2")
-    assert context_namespace(path, "other") == "ns2"
     with pytest.raises(DraError, match='^context "nope" does not exist$'):
         load_connection(path, "nope")
-    assert context_namespace(path, "nope") == "default"
     no_current = kubeconfig(tmp_path / "none", extra={"current-context": ""})
     with pytest.raises(DraError, match="no context chosen.*--context"):
         load_connection(no_current, None)
@@ -222,7 +219,6 @@ def test_no_configuration(tmp_path, monkeypatch):
     missing = str(tmp_path / "missing")
     with pytest.raises(DraError, match=f"^kubeconfig not found: {missing}$"):
         load_connection(missing, None)
-    assert context_namespace(missing, None) == "default"
     home = kubeconfig(tmp_path / "home" / ".kube" / "config", user={"token": "home"})
     monkeypatch.delenv("KUBECONFIG")
     assert authorization(load_connection(None, None)) == "Bearer home"
@@ -284,7 +280,6 @@ def test_kubeconfig_list_merges_first_wins(tmp_path, monkeypatch):
     conn = load_connection(None, "c")  # the first file's "c", "k" and "u"
     assert (conn.server, conn.ca_pem, conn.namespace) == ("https://one", b"ONE", "from-one")
     assert authorization(conn) == "Bearer t-one"
-    assert context_namespace(None, "c") == "from-one"
 
 
 def test_exec_v1_receives_env_args_and_cluster_info(tmp_path, monkeypatch):
