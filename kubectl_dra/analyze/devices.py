@@ -24,6 +24,7 @@ from kubectl_dra.analyze.allocator import (
     slice_spec,
     untolerated_taint,
 )
+from kubectl_dra.analyze.allocator.capacity import capacity_demand
 from kubectl_dra.analyze.allocator.counters import (
     CounterScope,
     add_consumption,
@@ -590,15 +591,33 @@ def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexe
         did = (e.did[0], e.did[1], dev.get("name", ""))
         if did != e.did:
             note = f" (1.34 checks {device_id_str(did)}, the first device of the slice)"
+    fractional = "FractionalCapacityRange" in sem.allocator_features
+    aborts = sem.behaviour.capacity_errors_abort
+    driver = did[0] if sem.behaviour.qualified_capacity_names else None
+    # What one allocation of the request takes of each capacity depends on the request and the device's capacity
+    # map only: computed once per distinct map (devices of one model share it), then held against what is in use.
+    memo = ctx.ev.__dict__.setdefault("_capacity_demand", {})
+    key = (id(req.capacity_requests), driver, repr(dev.get("capacity")))
+    demand = memo.get(key)
+    if demand is None:
+        ctx.ev.__dict__.setdefault("_keep", {})[id(req.capacity_requests)] = req.capacity_requests
+        try:
+            demand = capacity_demand(req.capacity_requests, dev, fractional, aborts, driver)
+        except CapacityNotRepresentable as exc:
+            demand = exc
+        memo[key] = demand
+    if isinstance(demand, CapacityNotRepresentable):
+        return str(demand) + note
     try:
         fits, why = capacity_fits(
             req.capacity_requests,
             dev,
             ctx.allocated.aggregated_capacity.get(did),
             None,
-            fractional="FractionalCapacityRange" in sem.allocator_features,
-            aborts=sem.behaviour.capacity_errors_abort,
-            driver=did[0] if sem.behaviour.qualified_capacity_names else None,
+            demand=demand,
+            fractional=fractional,
+            aborts=aborts,
+            driver=driver,
         )
     except CapacityNotRepresentable as exc:
         fits, why = False, str(exc)
