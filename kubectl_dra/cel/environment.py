@@ -33,6 +33,11 @@ def _converted_value_ok(attr: Any) -> bool:
     return False
 
 
+# (version, list_attributes) -> id(attributes map) -> (the map, its conversion verdict); see conversion_error
+_CONVERSION_VERDICTS: dict[tuple, dict[int, tuple[Any, Any]]] = {}
+_CONVERSIONS_KEPT = 65536
+
+
 class CelEnvironment:
     """The DRA selector environment of one Kubernetes minor version.
 
@@ -60,7 +65,8 @@ class CelEnvironment:
         self._lock = threading.Lock()
         self._engine: _Engine | None = None
         self._act_cache: dict[int, tuple[Any, Any]] = {}
-        self._conv_cache: dict[int, tuple[Any, str | None]] = {}
+        # shared by the environments of one version: a live gather computes the verdicts while the lists arrive
+        self._conv_cache = _CONVERSION_VERDICTS.setdefault((self.version, self.list_attributes), {})
         self.activations_built = 0
 
     @property
@@ -93,8 +99,8 @@ class CelEnvironment:
     def conversion_error(self, device: dict) -> str | None:
         """Whether converting the device's attributes fails (then every selector fails on it; never in
         1.38, which fails only the expressions that touch an invalid value, see invalid_attributes).
-        The verdict is cached per attributes object; the entry holds that object, so a recycled id()
-        can never match a different one."""
+        The verdict is cached per attributes object, for every environment of this version (prepare_conversions);
+        the entry holds that object, so a recycled id() can never match a different one."""
         attrs = device.get("attributes")
         if not attrs or self.lazy_attributes:
             return None
@@ -103,10 +109,22 @@ class CelEnvironment:
             return hit[1]
         verdict = self._attributes_error(attrs)
         cache = self._conv_cache
-        if len(cache) >= 65536:
+        if len(cache) >= _CONVERSIONS_KEPT:
             cache.pop(next(iter(cache)), None)
         cache[id(attrs)] = (attrs, verdict)
         return verdict
+
+    def prepare_conversions(self, devices) -> bool:
+        """The conversion verdicts of these devices, computed now (while a live gather waits for the rest of its
+        lists) for the analysis that follows; False once the cache is full, when more would only push out the
+        first (then the analysis computes the rest itself)."""
+        if self.lazy_attributes:
+            return False
+        for d in devices:
+            if len(self._conv_cache) >= _CONVERSIONS_KEPT - 1:
+                return False
+            self.conversion_error(d)
+        return True
 
     def _attributes_error(self, attrs: dict) -> str | None:
         lists = self.list_attributes
@@ -174,7 +192,7 @@ class CelEnvironment:
             values[key] = _converted_value_ok(attr)
         verdict = frozenset(k for k, ok in values.items() if not ok)
         cache = self._conv_cache
-        if len(cache) >= 65536:
+        if len(cache) >= _CONVERSIONS_KEPT:
             cache.pop(next(iter(cache)), None)
         cache[id(attrs)] = (attrs, verdict)
         return verdict

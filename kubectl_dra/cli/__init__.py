@@ -138,11 +138,11 @@ def _gather(
     return (snap, ns, session) if watch else (snap, ns)
 
 
-def _preload(o: Options, server_version: str | None) -> None:
+def _preload(o: Options, server_version: str | None):
     import kubectl_dra.render.text  # noqa: F401
     from kubectl_dra.analyze import preload
 
-    preload(o.semantics(server_version))
+    return preload(o.semantics(server_version))
 
 
 def _terminal(o: Options) -> tuple[bool, int | None]:

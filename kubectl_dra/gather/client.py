@@ -51,6 +51,8 @@ class Client:
         self.headers = request_headers(self.conn)
         self.pool = open_pool(self.conn)
         self.record: list | None = None  # with -w: every list made, for the watches that follow it (gather/watch.py)
+        # on_page(kind, items): called with each page of a list as it is decoded, in the thread that lists
+        self.on_page = None
 
     def request(self, url_path: str, connect: float | None, read: float | None):
         """One GET, its answer unread (a urllib3 response: status, headers, stream, release_conn)."""
@@ -138,10 +140,13 @@ class Client:
                     ahead.abandon()
                     ahead = _Pages(self, pages, path, query, 0)
                     continue
-                for it in page.get("items") or []:
+                got = page.get("items") or []
+                for it in got:
                     it.setdefault("kind", kind)
                     it.setdefault("apiVersion", api_version)
-                    items.append(it)
+                items.extend(got)
+                if self.on_page is not None and got:
+                    self.on_page(kind, got)
                 if rv is None:
                     rv = (page.get("metadata") or {}).get("resourceVersion")  # every page: the first's snapshot
                 if not ahead.follow((page.get("metadata") or {}).get("continue")):

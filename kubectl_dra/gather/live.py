@@ -13,7 +13,7 @@ from urllib.parse import quote
 from kubectl_dra.errors import DraError
 from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.model.labels import selector_string
-from kubectl_dra.model.objects import snapshot_from_objects
+from kubectl_dra.model.objects import check_shapes, snapshot_from_objects
 from kubectl_dra.model.snapshot import Gap, Snapshot
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
@@ -59,8 +59,22 @@ def gather_live(
     everything (dump): also the workloads that own pods and the namespace's ResourceQuotas; raw_out gets every
     object as the API returned it (events not normalised). events=False: no pod events are listed (devices never
     reads them). while_waiting(server_version), when given, runs in this thread once the lists are sent (work
-    that needs none of their answers: loading the analysis); its exceptions are not raised."""
+    that needs none of their answers: loading the analysis); its exceptions are not raised. It may return a
+    function (kind, items) that each page listed after that is handed to as it arrives (work on the objects that
+    the analysis would do later, such as warming its caches); its exceptions are not raised either."""
     c = Client(kubeconfig, context, timeout, chunk_size)
+    checked: dict = {}  # the listed objects whose shape was checked as their page arrived (id() -> object)
+    warm: list = []
+
+    def on_page(kind: str, items: list) -> None:
+        check_shapes(items, checked)
+        for fn in warm:
+            try:
+                fn(kind, items)
+            except Exception:  # noqa: BLE001 - the analysis that follows meets and reports the same failure
+                pass
+
+    c.on_page = on_page
     if watch:
         c.record = []
     if namespace is None:
@@ -281,7 +295,9 @@ def gather_live(
         futures = {k: pool.submit(fn) for k, (fn, *_rest) in jobs.items()}
         if while_waiting is not None:
             try:
-                while_waiting(server_version)
+                fn = while_waiting(server_version)
+                if fn is not None:
+                    warm.append(fn)
             except Exception:  # the analysis that follows meets and reports the same failure
                 pass
         for k, fut in futures.items():
@@ -340,12 +356,13 @@ def gather_live(
         static = [o for o in static if not any(o is x for r in c.record for x in r.items)]
         session = LiveSession(c, c.record, static, meta)
         return session.snapshot(), session
-    return live_snapshot(objs, meta)
+    return live_snapshot(objs, meta, checked)
 
 
-def live_snapshot(objs: list[dict], meta: dict) -> Snapshot:
-    """The snapshot of a live gather (and of each watch update): the objects, what could not be read, and when."""
-    snap = snapshot_from_objects(objs, meta["namespace"], source="live")
+def live_snapshot(objs: list[dict], meta: dict, checked: dict | None = None) -> Snapshot:
+    """The snapshot of a live gather (and of each watch update): the objects, what could not be read, and when.
+    checked: see snapshot_from_objects."""
+    snap = snapshot_from_objects(objs, meta["namespace"], source="live", checked=checked)
     observed = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return replace(snap, observed_at=observed, **meta)
 

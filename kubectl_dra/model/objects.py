@@ -26,8 +26,12 @@ _BUCKETS = {
 }
 
 
-def snapshot_from_objects(objs, namespace: str, source: str = "files", skip: frozenset = frozenset()) -> Snapshot:
-    """skip: kinds the command never reads (devices: Event), left out as if absent."""
+def snapshot_from_objects(
+    objs, namespace: str, source: str = "files", skip: frozenset = frozenset(), checked: dict | None = None
+) -> Snapshot:
+    """skip: kinds the command never reads (devices: Event), left out as if absent. checked: the objects that
+    check_shapes has passed already (id() -> object)."""
+    checked = checked or {}
     buckets: dict[str, list] = {v: [] for v in _BUCKETS.values()}
     seen: set = set()
     for obj in objs:
@@ -35,7 +39,8 @@ def snapshot_from_objects(objs, namespace: str, source: str = "files", skip: fro
         bucket = _BUCKETS.get(kind)
         if bucket is None or kind in skip:
             continue
-        _check_shape(obj)
+        if checked.get(id(obj)) is not obj:
+            _check_shape(obj)
         obj = to_v1(obj)
         meta = obj.setdefault("metadata", {})
         cluster_scoped = ("DeviceClass", "ResourceSlice", "Node", "DeviceTaintRule", "ResourcePoolStatusRequest")
@@ -50,6 +55,19 @@ def snapshot_from_objects(objs, namespace: str, source: str = "files", skip: fro
         else:
             buckets[bucket].append(obj)
     return Snapshot(**{k: tuple(v) for k, v in buckets.items()}, source=source)
+
+
+def check_shapes(objs, checked: dict) -> None:
+    """The shape check of snapshot_from_objects, ahead of it (a live gather runs it on each page as it arrives,
+    while the page is fresh in the CPU's caches): each object that passes goes into checked, by id() (the entry
+    holds the object, so its id() cannot be reused). One that fails is left out, for snapshot_from_objects to
+    report in its own order."""
+    for obj in objs:
+        try:
+            _check_shape(obj)
+        except Exception:  # noqa: BLE001 - whatever it is, snapshot_from_objects meets it again and reports it
+            continue
+        checked[id(obj)] = obj
 
 
 _DICT_FIELDS = {"spec", "status", "metadata"}
