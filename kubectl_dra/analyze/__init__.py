@@ -10,10 +10,10 @@ def preload(sem):
 
     Returns the function (kind, items) that the gather hands each page of a list to as it arrives: it computes
     what the analysis would compute first for each object by itself, into the caches the analysis reads (the
-    attribute conversion verdict of each device, whether a slice uses counter compatibility groups). The
+    attribute conversion verdict of each device, what pool gathering asks of each slice, pools.slice_digest). The
     analysis's results are the same with or without it; only their cost moves into the wait for the lists."""
     import kubectl_dra.analyze.explain  # noqa: F401  (imports the analysis it runs)
-    from kubectl_dra.analyze.allocator.pools import slice_spec, uses_compatibility_groups
+    from kubectl_dra.analyze.allocator.pools import slice_digest, slice_spec
     from kubectl_dra.analyze.allocator.selection import SelectorEvaluator
 
     env = SelectorEvaluator(sem).env
@@ -24,7 +24,7 @@ def preload(sem):
         if kind != "ResourceSlice":
             return
         for s in items:
-            uses_compatibility_groups(s)
+            slice_digest(s)
             if room[0]:
                 room[0] = env.prepare_conversions(slice_spec(s).get("devices") or ())
 

@@ -32,7 +32,7 @@ from kubectl_dra.analyze.allocator.counters import (
     counter_scope,
     first_exceeded,
 )
-from kubectl_dra.analyze.allocator.pools import Pool, gather_cluster_pools, ignored_devices_reason
+from kubectl_dra.analyze.allocator.pools import Pool, gather_cluster_pools, ignored_devices_reason, slice_digest
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import format_quantity
@@ -115,13 +115,16 @@ class Universe:
                 self.pool_states[key] = state
             for sl in pool.slices + pool.not_targeting:
                 self._add(sl, key, state, pool=pool)
+        ignored_any = False
         for sl in slices:
             why = ignored_devices_reason(sl, sem)
             if why:
                 spec = slice_spec(sl)
                 key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
                 self._add(sl, key, "", ignored=why)
-        self.entries.sort(key=attrgetter("pool_key"))
+                ignored_any = True
+        if ignored_any:  # the pools came sorted (gather_cluster_pools), the ignored slices after them
+            self.entries.sort(key=attrgetter("pool_key"))
 
     def _add(self, sl: dict, key: tuple, state: str, ignored: str = "", pool: Pool | None = None) -> None:
         spec = slice_spec(sl)
@@ -130,9 +133,9 @@ class Universe:
         driver, name = key
         append = self.entries.append
         slice_where = None if per_device else _slice_where(spec)
-        for d in spec.get("devices") or []:
+        for d, dname in zip(spec.get("devices") or [], slice_digest(sl).names):
             where = (d.get("nodeName") or None) if per_device else node
-            append(DeviceEntry((driver, name, d.get("name", "")), d, sl, key, state, where, ignored, pool, slice_where))
+            append(DeviceEntry((driver, name, dname), d, sl, key, state, where, ignored, pool, slice_where))
 
     def __len__(self) -> int:
         return len(self.entries)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from kubectl_dra.analyze.allocator.common import AllocationError
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
@@ -69,6 +69,8 @@ def _counter_sets_of(slices: Iterable[dict]) -> tuple[dict, str | None]:
 
 def _validate_consumption(counter_sets: dict, slices: Iterable[dict]) -> str | None:
     for s in slices:
+        if not slice_digest(s).consumes:
+            continue
         for d in slice_spec(s).get("devices") or []:
             for cc in d.get("consumesCounters") or []:
                 cs = counter_sets.get(cc.get("counterSet", ""))
@@ -82,10 +84,12 @@ def _validate_consumption(counter_sets: dict, slices: Iterable[dict]) -> str | N
 
 def _duplicate_device(slices: list[dict]) -> str | None:
     """The first device name seen twice in the pool's slices, in their order (upstream's validation)."""
+    if len(slices) == 1:
+        return None if slice_digest(slices[0]).distinct else _first_duplicate(slices)
     seen: set[str] = set()
     count = 0
     for s in slices:
-        names = [d.get("name", "") for d in slice_spec(s).get("devices") or []]
+        names = slice_digest(s).names
         seen.update(names)
         count += len(names)
         if len(seen) != count:  # some name twice: find the first, one device at a time
@@ -105,11 +109,43 @@ def _first_duplicate(slices: list[dict]) -> str | None:
 
 
 def _has_binding_conditions(slices: Iterable[dict]) -> bool:
-    for s in slices:
-        for d in slice_spec(s).get("devices") or []:
-            if d.get("bindingConditions") is not None:
-                return True
-    return False
+    return any(slice_digest(s).binding for s in slices)
+
+
+class SliceDigest(NamedTuple):
+    """What pool gathering asks of a slice's devices, found in one pass over them (slice_digest)."""
+
+    names: tuple  # the device names, in order
+    distinct: bool  # no name twice
+    consumes: bool  # some device consumes counters
+    binding: bool  # some device has bindingConditions (set, even empty)
+    compat: bool  # some counter consumption names compatibility groups (sliceUsesCompatibilityGroups, 1.37)
+
+
+def slice_digest(s: dict) -> SliceDigest:
+    """The slice's SliceDigest, remembered per slice object (gathering asks per pool, per node and per device
+    check; a live gather computes it as the slice's page arrives). The entry holds the object, so its id() cannot
+    be reused while cached."""
+    hit = _DIGESTS.get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    devices = slice_spec(s).get("devices") or []
+    names = tuple(d.get("name", "") for d in devices)
+    consuming = [d["consumesCounters"] for d in devices if d.get("consumesCounters")]
+    digest = SliceDigest(
+        names,
+        len(set(names)) == len(names),
+        bool(consuming),
+        any(d.get("bindingConditions") is not None for d in devices),
+        any(cc.get("compatibilityGroups") for ccs in consuming for cc in ccs),
+    )
+    if len(_DIGESTS) >= 262144:
+        _DIGESTS.clear()
+    _DIGESTS[id(s)] = (s, digest)
+    return digest
+
+
+_DIGESTS: dict[int, tuple[dict, SliceDigest]] = {}
 
 
 def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
@@ -249,25 +285,8 @@ def _build_pool(key: tuple[str, str], group: list[dict], all_for_pool: list[dict
 
 
 def uses_compatibility_groups(s: dict) -> bool:
-    """sliceUsesCompatibilityGroups (1.37): a device's counter consumption names compatibility groups. Asked several
-    times per slice (gathering, skipping, per node), so remembered per slice object (the entry holds the object, so
-    its id() cannot be reused while cached)."""
-    hit = _COMPAT_GROUPS.get(id(s))
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    uses = any(
-        cc.get("compatibilityGroups")
-        for d in slice_spec(s).get("devices") or []
-        if d.get("consumesCounters")
-        for cc in d["consumesCounters"]
-    )
-    if len(_COMPAT_GROUPS) >= 262144:
-        _COMPAT_GROUPS.clear()
-    _COMPAT_GROUPS[id(s)] = (s, uses)
-    return uses
-
-
-_COMPAT_GROUPS: dict[int, tuple[dict, bool]] = {}
+    """sliceUsesCompatibilityGroups (1.37): a device's counter consumption names compatibility groups."""
+    return slice_digest(s).compat
 
 
 def compat_ignored(s: dict, sem: Semantics) -> bool:
