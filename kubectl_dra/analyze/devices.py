@@ -102,6 +102,7 @@ class Universe:
         self.entries: list[DeviceEntry] = []
         self.pool_states: dict[tuple, str] = {}
         self.pools: dict[tuple, Pool] = {}
+        self._spans: dict[tuple, list] | None = {}  # pool key -> (start, end) ranges of its entries
         for pool in gather_cluster_pools(slices, sem):
             key = (pool.driver, pool.name)
             if pool.invalid:
@@ -125,6 +126,22 @@ class Universe:
                 ignored_any = True
         if ignored_any:  # the pools came sorted (gather_cluster_pools), the ignored slices after them
             self.entries.sort(key=attrgetter("pool_key"))
+            self._spans = None
+
+    def positions(self, dids) -> dict[tuple, int]:
+        """Device ID -> index in entries (and so in every device matrix), for a few IDs: found within their pools'
+        spans of entries, without an index of every device."""
+        if self._spans is None:
+            self._spans = {}
+            for i, e in enumerate(self.entries):
+                self._spans.setdefault(e.pool_key, []).append((i, i + 1))
+        out = {}
+        for did in dids:
+            for start, end in self._spans.get(tuple(did[:2]), ()):
+                for i in range(start, end):
+                    if self.entries[i].did == did:
+                        out.setdefault(did, i)
+        return out
 
     def _add(self, sl: dict, key: tuple, state: str, ignored: str = "", pool: Pool | None = None) -> None:
         spec = slice_spec(sl)
@@ -133,9 +150,12 @@ class Universe:
         driver, name = key
         append = self.entries.append
         slice_where = None if per_device else _slice_where(spec)
+        start = len(self.entries)
         for d, dname in zip(spec.get("devices") or [], slice_digest(sl).names):
             where = (d.get("nodeName") or None) if per_device else node
             append(DeviceEntry((driver, name, dname), d, sl, key, state, where, ignored, pool, slice_where))
+        if self._spans is not None and len(self.entries) > start:
+            self._spans.setdefault(key, []).append((start, len(self.entries)))
 
     def __len__(self) -> int:
         return len(self.entries)

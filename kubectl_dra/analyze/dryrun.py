@@ -222,13 +222,13 @@ class Analysis:
 
     def _marked(self, m: list, chosen: set, reason: str, clear_stage: bool = False) -> list:
         """A copy of the (shared, never changed) matrix m with the devices in chosen marked selected."""
-        pos = self.memo.get(("positions", id(m)))
-        if pos is None or pos[0] is not m:
-            pos = self.memo[("positions", id(m))] = (m, {v.entry.did: i for i, v in enumerate(m)})
+        pos = self.universe.positions(chosen)  # a matrix lists the universe's devices in its order
         out = list(m)
         changed = []
         for did in chosen:
-            i = pos[1].get(did)
+            i = pos.get(did)
+            if i is not None and (i >= len(m) or m[i].entry.did != did):
+                i = next((j for j, v in enumerate(m) if v.entry.did == did), None)  # not in the universe's order
             if i is not None:
                 v = out[i]
                 out[i] = replace(v, outcome="selected", reason=reason, stage="" if clear_stage else v.stage)
