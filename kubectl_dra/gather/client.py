@@ -5,6 +5,7 @@ being read and decoded."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import time
@@ -260,6 +261,13 @@ def _read_body(raw, deadline: float | None, path: str, timeout: float | None, on
                 if found or len(head) > HEAD_LIMIT:
                     on_head(token if found else None)
                     on_head, head = None, b""
+        if direct:
+            short = getattr(fp, "length", None)
+            if short:  # the server closed the connection before the Content-Length it announced (urllib3: retried)
+                raise http.client.IncompleteRead(b"", short)
+            # A Content-Length body read to its end leaves http.client's response open (it closes a chunked one
+            # itself); the connection can only serve the next request once it is closed.
+            fp.close()
         done = True
     finally:
         if not done and direct:

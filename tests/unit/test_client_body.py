@@ -37,6 +37,17 @@ class _Handler(BaseHTTPRequestHandler):
             body = gzip.compress(json.dumps({"metadata": {}, "items": ITEMS}).encode())
             self._headers({"Content-Encoding": "gzip", "Content-Length": str(len(body))})
             self.wfile.write(body)
+        elif self.path.startswith("/length"):
+            body = json.dumps({"metadata": {}, "items": ITEMS}).encode()
+            short = self.path.startswith("/length-short") and not self.server.shortened
+            self._headers({"Content-Length": str(len(body))})
+            if short:  # the first time: half the body, then the connection closes
+                self.server.shortened = True
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            self.wfile.write(body)
         elif self.path.startswith("/trickle"):
             self._headers({"Transfer-Encoding": "chunked"})
             for _ in range(100):
@@ -75,7 +86,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
 @pytest.fixture
 def server(tmp_path):
     srv = _Server(("127.0.0.1", 0), _Handler)
-    srv.connections, srv.paths = 0, []
+    srv.connections, srv.paths, srv.shortened = 0, [], False
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     kc = tmp_path / "kubeconfig"
     kc.write_text(
@@ -114,3 +125,15 @@ def test_a_trickling_body_ends_at_the_request_timeout(server):
         c.get("/trickle")
     took = time.monotonic() - t
     assert 0.9 < took < 1.6, took  # bytes keep coming, yet no read may wait past what is left of the second
+
+
+def test_answers_with_a_content_length_keep_the_connection_and_a_short_one_is_asked_again(server):
+    srv, kc = server
+    c = Client(kc, None, 30, chunk_size=0)
+    want = [dict(it, kind="ResourceSlice", apiVersion="resource.k8s.io/v1") for it in ITEMS]
+    assert c.list("/length", "ResourceSlice", "resource.k8s.io/v1") == want
+    assert c.list("/chunked", "ResourceSlice", "resource.k8s.io/v1") == want
+    assert c.list("/length", "ResourceSlice", "resource.k8s.io/v1") == want
+    assert srv.connections == 1, srv.connections  # each answer was finished, so the next request could follow it
+    assert c.list("/length-short", "ResourceSlice", "resource.k8s.io/v1") == want
+    assert srv.paths.count("/length-short") == 2, srv.paths  # cut short: retried as client-go retries a reset
