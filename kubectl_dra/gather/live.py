@@ -83,12 +83,18 @@ def gather_live(
     _progress(progress, "Discovering resource.k8s.io ...")
     # Discovery, the server's version and the named pod are independent: one round trip for the three. Their
     # answers are read in this order, so an error says what it said when they went one after another.
-    pre = ThreadPoolExecutor(max_workers=3)
+    pre = ThreadPoolExecutor(max_workers=4)
     asked_group = pre.submit(c.get, "/apis/resource.k8s.io")
     asked_version = pre.submit(c.get, "/version")
     asked_pod = None
     if pod_name is not None and not all_namespaces:
         asked_pod = pre.submit(c.get, f"/api/v1/namespaces/{quote(namespace)}/pods/{quote(pod_name)}")
+    # The slices are the longest list (a page after the other): asked for with the discovery, at the version every
+    # supported server serves; kept only when the discovery confirms it (not with -w, which records each list).
+    early_slices = None
+    if c.record is None:
+        early_slices = pre.submit(c.list, f"/apis/resource.k8s.io/{RESOURCE_VERSIONS[0]}/resourceslices",
+                                  "ResourceSlice", f"resource.k8s.io/{RESOURCE_VERSIONS[0]}")  # fmt: skip
     pre.shutdown(wait=False)
     try:
         group = asked_group.result()
@@ -222,7 +228,9 @@ def gather_live(
         )
         add(
             "slices",
-            lambda: c.list(f"{base}/resourceslices", "ResourceSlice", api),
+            (lambda: early_slices.result())
+            if early_slices is not None and rv == RESOURCE_VERSIONS[0]
+            else (lambda: c.list(f"{base}/resourceslices", "ResourceSlice", api)),
             "list",
             "resourceslices.resource.k8s.io",
         )
