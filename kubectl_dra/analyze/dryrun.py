@@ -19,18 +19,13 @@ from kubectl_dra.analyze.allocator import (
 )
 from kubectl_dra.analyze.claims import Index, build_requests
 from kubectl_dra.analyze.claims import name_of as _name
-from kubectl_dra.analyze.devices import (
-    CounterView,
-    MatrixContext,
-    Reachability,
-    Universe,
-    device_matrix,
-)
+from kubectl_dra.analyze.devices import MatrixContext, device_matrix
 from kubectl_dra.analyze.nodes import (
     NodeSelectorError,
     node_selector_matches,
     pod_node_rejection,
 )
+from kubectl_dra.analyze.universe import CounterView, Reachability, Universe
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding
 from kubectl_dra.model.snapshot import Snapshot

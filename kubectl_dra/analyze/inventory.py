@@ -16,10 +16,11 @@ from typing import NamedTuple
 
 from kubectl_dra.analyze.allocator import device_id_str
 from kubectl_dra.analyze.allocator.counters import add_consumption, first_exceeded
-from kubectl_dra.analyze.devices import CounterView, DeviceEntry, evaluate_selectors, keyer
+from kubectl_dra.analyze.devices import evaluate_selectors, keyer
 from kubectl_dra.analyze.dryrun import Analysis
 from kubectl_dra.analyze.meta import name_of, ns_of
 from kubectl_dra.analyze.pool_status import upstream_pool_status
+from kubectl_dra.analyze.universe import CounterView, DeviceEntry
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import SCHEMA_VERSION

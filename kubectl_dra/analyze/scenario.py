@@ -21,7 +21,8 @@ from kubectl_dra.analyze.allocator import (
 )
 from kubectl_dra.analyze.allocator.requests import claim_requests, request_alternatives
 from kubectl_dra.analyze.coverage import unmodelled_fields
-from kubectl_dra.analyze.devices import CounterView, MatrixContext, Reachability, Universe, device_checks
+from kubectl_dra.analyze.devices import MatrixContext, device_checks
+from kubectl_dra.analyze.universe import CounterView, Reachability, Universe
 from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
 from kubectl_dra.model.normalize import to_v1
 from kubectl_dra.quantity import format_quantity
