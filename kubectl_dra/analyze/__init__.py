@@ -18,14 +18,15 @@ def preload(sem):
 
     env = SelectorEvaluator(sem).env
     env.engine  # noqa: B018  (loads it)
-    room = [True]
+    room = True  # until the conversion cache is full
 
     def warm(kind: str, items: list) -> None:
+        nonlocal room
         if kind != "ResourceSlice":
             return
         for s in items:
             slice_digest(s)
-            if room[0]:
-                room[0] = env.prepare_conversions(slice_spec(s).get("devices") or ())
+            if room:
+                room = env.prepare_conversions(slice_spec(s).get("devices") or ())
 
     return warm
