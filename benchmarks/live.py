@@ -5,8 +5,9 @@ fetched raw (no JSON decoding) in the same run.
 
     python benchmarks/live.py [--nodes 5000] [--runs 3] [--keep-cluster | --cluster DIR] [--baseline CHECKOUT]
 
-Prints the load time, then the medians over the rounds: explain pod (text and -o json) wall time and peak RSS, the
-raw-list floor, and the ratio (target: explain <= 1.5x the floor, issue 14). Each round runs the floor and every
+Prints the load time, then the medians over the rounds: explain pod (text and -o json) wall time, peak RSS and CPU
+time, the raw-list floor, the ratio (target: explain <= 1.5x the floor, issue 14), and the API server's CPU time
+during each. Each round runs the floor and every
 command once, in rotating order; --baseline times another checkout (git worktree add DIR COMMIT) in the same rounds.
 The scheduler and controller-manager are paused while timing (_signal). Not a test: CI does not run it."""
 
@@ -105,15 +106,26 @@ def raw_lists(api: clusterlib.Api) -> tuple[float, int, int]:
     return time.perf_counter() - t0, n, size
 
 
-def timed(argv: list[str]) -> tuple[float, float, int]:
+def timed(argv: list[str]) -> tuple[float, float, int, float]:
+    """Wall seconds, peak RSS (MB), exit code and CPU seconds (user + system) of one run of argv."""
     code = (
         "import resource, subprocess, sys, time; t = time.perf_counter(); "
         "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
-        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, r.returncode)"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+        "print(time.perf_counter() - t, u.ru_maxrss / 1024, r.returncode, u.ru_utime + u.ru_stime)"
     )
     out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True)
-    wall, rss, rc = out.stdout.split()
-    return float(wall), float(rss), int(rc)
+    wall, rss, rc, cpu = out.stdout.split()
+    return float(wall), float(rss), int(rc), float(cpu)
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """CPU seconds (user + system) a process has used so far, from /proc (0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError, TypeError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _argv(root: Path, kubeconfig: str, extra: list[str]) -> list[str]:
@@ -170,27 +182,35 @@ def main() -> int:
             commands["baseline -o json"] = _argv(base, kc, ["-o", "json"])
         _signal(state, signal.SIGSTOP)
         times: dict[str, list] = {"floor": [], **{k: [] for k in commands}}
+        server = (state.get("pids") or {}).get("kube-apiserver")
         codes = set()
         try:
             for r in range(a.runs):  # round-robin: a machine that slows down slows every command alike
                 n, size = 0, 0
                 names = list(commands)
                 for name in ["floor", *names[r % len(names) :], *names[: r % len(names)]]:
+                    busy = cpu_seconds(server)
                     if name == "floor":
                         secs, n, size = raw_lists(api)
-                        times["floor"].append((secs, 0.0))
+                        times["floor"].append((secs, 0.0, 0.0, cpu_seconds(server) - busy))
                     else:
-                        wall, rss, rc = timed(commands[name])
-                        times[name].append((wall, rss))
+                        wall, rss, rc, cpu = timed(commands[name])
+                        times[name].append((wall, rss, cpu, cpu_seconds(server) - busy))
                         codes.add(rc)
         finally:
             _signal(state, signal.SIGCONT)
         f = statistics.median(t[0] for t in times["floor"])
-        print(f"{'':28} {'median s':>9} {'peak RSS MB':>12} {'x floor':>8}")
-        print(f"{f'raw lists ({n} GETs, {size / 1e6:.0f} MB)':<28} {f:>9.2f}")
+        api_cpu = statistics.median(t[3] for t in times["floor"])
+        # CPU s: the command's own (user + system); API CPU s: kube-apiserver's in the same interval. On one
+        # machine the two share its cores, and a process that holds Python's GIL runs no faster than its CPU time.
+        print(f"{'':28} {'median s':>9} {'peak RSS MB':>12} {'x floor':>8} {'CPU s':>6} {'API CPU s':>10}")
+        print(f"{f'raw lists ({n} GETs, {size / 1e6:.0f} MB)':<28} {f:>9.2f} {'':>12} {'':>8} {'':>6} {api_cpu:>10.2f}")
         for name in commands:
             m = statistics.median(t[0] for t in times[name])
-            print(f"{name:<28} {m:>9.2f} {max(t[1] for t in times[name]):>12.0f} {m / f:>7.2f}x")
+            cpu = statistics.median(t[2] for t in times[name])
+            server_cpu = statistics.median(t[3] for t in times[name])
+            rss = max(t[1] for t in times[name])
+            print(f"{name:<28} {m:>9.2f} {rss:>12.0f} {m / f:>7.2f}x {cpu:>6.2f} {server_cpu:>10.2f}")
         print(f"exit codes: {sorted(codes)}")
     finally:
         if not (a.keep_cluster or a.cluster):
