@@ -62,6 +62,13 @@ class Behaviour:
         return self.version >= (1, 35)
 
     @cached_property
+    def taint_rule_cel_selectors(self) -> bool:
+        """A DeviceTaintRule's selector may name a DeviceClass and CEL selectors (resource.k8s.io/v1alpha3 in 1.34;
+        1.35 dropped both fields), and the slice tracker applies the rule only to devices that pass them.
+        upstream: resourceslice/tracker/tracker.go applyPatches (v0.34)."""
+        return self.version == (1, 34)
+
+    @cached_property
     def nil_taint_selector_matches_all(self) -> bool:
         """A DeviceTaintRule without a deviceSelector taints every device (1.37.1 made it match none, as the API
         documents). upstream: resourceslice/tracker/tracker.go applyPatches, ptr.Deref of the selector (1.34-1.36,

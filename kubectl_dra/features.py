@@ -208,6 +208,10 @@ class Semantics:
 
     @cached_property
     def taint_rules(self) -> bool:
+        """The scheduler applies DeviceTaintRules: with DRADeviceTaints, and from 1.35 also DRADeviceTaintRules (1.34
+        has no such gate: its scheduler watches the rules whenever DRADeviceTaints is on)."""
+        if self.version == (1, 34):
+            return self.gate("DRADeviceTaints")
         return self.gate("DRADeviceTaints") and self.gate("DRADeviceTaintRules")
 
     @cached_property

@@ -264,6 +264,22 @@ def coverage_findings(objects: list[tuple[str, dict]], sem=None, memo: dict | No
     return out
 
 
+def taint_rule_findings(gaps: dict[str, str]) -> list[Finding]:
+    """DRA016 for each DeviceTaintRule whose 1.34 CEL selectors cannot be judged here (Analysis.taint_rule_gaps)."""
+    return [
+        make(
+            "DRA016",
+            f"DeviceTaintRule {name} selects devices with CEL that cannot be judged here ({why}); where it does not "
+            "compile, the scheduler's slice tracker fails to apply it and keeps its previous view of the slices: "
+            "the verdict that depends on them is undetermined",
+            kind="DeviceTaintRule",
+            name=name,
+            field="spec.deviceSelector.selectors[].cel.expression",
+        )
+        for name, why in sorted(gaps.items())
+    ]
+
+
 def _past_class(matrix, memo: dict | None) -> list[dict]:
     """The slices of the devices in a matrix that got past the class selectors, once per matrix with a memo."""
     if memo is not None:

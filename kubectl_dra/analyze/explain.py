@@ -11,7 +11,7 @@ from kubectl_dra.analyze.claims import gap_finding, resolve_pod_claims
 from kubectl_dra.analyze.claims import meta_of as _meta
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
-from kubectl_dra.analyze.coverage import analysed_objects, analyses_coverage, coverage_findings
+from kubectl_dra.analyze.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
 from kubectl_dra.analyze.dryrun import Analysis, DryRun
 from kubectl_dra.analyze.extended import extended_claims, plugin_path_finding
 from kubectl_dra.analyze.extended import plan as extended_plan
@@ -150,6 +150,7 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     an.findings.extend(eviction_findings(pod, claims, an.slices))
     pool_findings(an)
     an.findings.extend(patch_findings(an, analyses))
+    an.findings.extend(taint_rule_findings(an.taint_rule_gaps))
     an.findings.extend(analyses_coverage(analyses, an.sem, an.memo))
 
 
@@ -325,6 +326,7 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
             device_findings(an, analyses, dry, None)
     pool_findings(an)
     an.findings.extend(patch_findings(an, analyses))
+    an.findings.extend(taint_rule_findings(an.taint_rule_gaps))
     an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
     findings = dedupe(an.findings)
     verdict = verdict_from(findings, assumed_note(sem, ok_summary(analyses, dry, None, findings)))
@@ -358,6 +360,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
     if not any(f.blocking for f in an.findings):
         device_findings(an, analyses, dry, None)
     an.findings.extend(patch_findings(an, analyses))
+    an.findings.extend(taint_rule_findings(an.taint_rule_gaps))
     an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
     findings = dedupe(an.findings)
     satisfiable = bool(dry.allocatable) and not any(f.blocking for f in findings)

@@ -1779,6 +1779,41 @@ scenario(
 )
 
 
+def _rule_134(selector):
+    """The objects of _nil_rule_objs with a 1.34 (resource.k8s.io/v1alpha3) DeviceTaintRule using selector."""
+    objs = _nil_rule_objs()
+    objs[-1] = dict(
+        objs[-1], apiVersion="resource.k8s.io/v1alpha3", spec=dict(objs[-1]["spec"], deviceSelector=selector)
+    )
+    return objs
+
+
+scenario(
+    "taint-rule-class-selector-1-34",
+    "1.34 with DRADeviceTaints (there is no DRADeviceTaintRules gate yet): a v1alpha3 DeviceTaintRule selecting "
+    "the devices of DeviceClass gpu (whose CEL selector they pass) taints both GPUs, so the request gets none.",
+    "explain pod web-0 --feature-gates DRADeviceTaints=true",
+    _rule_134({"deviceClassName": "gpu"}),
+    version="1.34",
+)
+scenario(
+    "taint-rule-missing-class-1-34",
+    "The same rule naming a DeviceClass that does not exist: the slice tracker does not apply it (1.35 dropped "
+    "the field, and there the rule taints every device of the driver); allocatable.",
+    "explain pod web-0 --feature-gates DRADeviceTaints=true",
+    _rule_134({"driver": "gpu.example.com", "deviceClassName": "no-such-class"}),
+    version="1.34",
+)
+scenario(
+    "taint-rule-selector-does-not-compile-1-34",
+    "A 1.34 DeviceTaintRule whose CEL selector does not compile: the slice tracker fails to apply the rules to "
+    "the slice and keeps its previous view of it, which a snapshot cannot show: undetermined (DRA016).",
+    "explain pod web-0 --feature-gates DRADeviceTaints=true",
+    _rule_134({"selectors": [{"cel": {"expression": "device.attributes['gpu.example.com'].model =="}}]}),
+    version="1.34",
+)
+
+
 def _bundle_header(version):
     """The header `kubectl dra dump` writes: offline, the answers are the server's version's."""
     return {

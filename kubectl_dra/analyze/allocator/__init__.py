@@ -40,7 +40,7 @@ from kubectl_dra.analyze.allocator.pools import (
 from kubectl_dra.analyze.allocator.requests import Request, claim_requests
 from kubectl_dra.analyze.allocator.result import AllocationResult
 from kubectl_dra.analyze.allocator.search import Allocator
-from kubectl_dra.analyze.allocator.selection import SelectorEvaluator, selector_expression
+from kubectl_dra.analyze.allocator.selection import SelectorEvaluator, selector_expression, taint_rule_select
 from kubectl_dra.analyze.allocator.state import AllocatedState
 
 __all__ = [
@@ -68,5 +68,6 @@ __all__ = [
     "selector_expression",
     "skips_node_operations",
     "slice_spec",
+    "taint_rule_select",
     "untolerated_taint",
 ]

@@ -199,11 +199,14 @@ def optional_node_operations_rejection(sem: Semantics, node: dict | None) -> str
     return None
 
 
-def apply_taint_rules(slices: list[dict], rules, nil_matches_all: bool = False) -> list[dict]:
-    """What kube-scheduler's slice tracker does with DeviceTaintRules (gate DRADeviceTaintRules): each rule's
-    taint is appended to every device its selector (driver, pool, device; all optional) matches. A rule without
-    a selector matches nothing, or, with nil_matches_all (Behaviour.nil_taint_selector_matches_all), every device.
-    Slices are copied only when a rule applies. upstream: resourceslice/tracker/tracker.go applyPatches."""
+def apply_taint_rules(slices: list[dict], rules, nil_matches_all: bool = False, select=None) -> list[dict]:
+    """What kube-scheduler's slice tracker does with DeviceTaintRules (gate DRADeviceTaintRules; in 1.34
+    DRADeviceTaints): each rule's taint is appended to every device its selector (driver, pool, device; all
+    optional) matches. A rule without a selector matches nothing, or, with nil_matches_all
+    (Behaviour.nil_taint_selector_matches_all), every device. select(rule, slice spec, device) -> bool: the 1.34
+    selector's deviceClassName and CEL selectors (v1alpha3; 1.35 dropped them), asked only of the rules that set
+    them; None where they count for nothing. Slices are copied only when a rule applies. upstream:
+    resourceslice/tracker/tracker.go applyPatches."""
     if nil_matches_all:
         rules = [
             r
@@ -225,8 +228,11 @@ def apply_taint_rules(slices: list[dict], rules, nil_matches_all: bool = False) 
                 continue
             if sel.get("pool") is not None and sel["pool"] != (spec.get("pool") or {}).get("name"):
                 continue
+            by_cel = select is not None and (sel.get("deviceClassName") is not None or bool(sel.get("selectors")))
             for i, d in enumerate(spec.get("devices") or []):
                 if sel.get("device") is not None and sel["device"] != d.get("name"):
+                    continue
+                if by_cel and not select(rule, spec, d):
                     continue
                 if patched is None:
                     patched = {**sl, "spec": {**spec, "devices": [dict(x) for x in spec.get("devices") or []]}}

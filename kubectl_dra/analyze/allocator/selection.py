@@ -75,3 +75,49 @@ def selector_expression(sel: dict) -> str | None:
     if not cel:
         return None
     return cel.get("expression")
+
+
+def taint_rule_select(ev: SelectorEvaluator, classes: dict, gaps: dict):
+    """The select of apply_taint_rules for 1.34's DeviceTaintRule selectors (v1alpha3): a device is tainted only
+    when the named DeviceClass exists and its CEL selectors, then the rule's own, all match it (a runtime error
+    is no match; the tracker's device view has driver, attributes and capacity). An expression that does not
+    compile, or that the local engine cannot run, makes the tracker's answer unknowable (upstream: the slice
+    update fails and the scheduler keeps its previous view): gaps gets rule name -> why, and the device counts as
+    untainted. upstream: resourceslice/tracker/tracker.go applyPatches (v0.34)."""
+
+    def select(rule: dict, spec: dict, device: dict) -> bool:
+        sel = (rule.get("spec") or {}).get("deviceSelector") or {}
+        exprs = []
+        if sel.get("deviceClassName") is not None:
+            cls = classes.get(sel["deviceClassName"])
+            if cls is None:
+                return False  # "DeviceTaintRule does not apply, DeviceClass does not exist"
+            exprs += [selector_expression(s) for s in (cls.get("spec") or {}).get("selectors") or []]
+        exprs += [selector_expression(s) for s in sel.get("selectors") or []]
+        view = {
+            "driver": spec.get("driver", ""),
+            "name": device.get("name", ""),
+            "attributes": device.get("attributes") or {},
+            "capacity": device.get("capacity") or {},
+            "allowMultipleAllocations": False,
+        }
+        for expr in exprs:
+            if expr is None:
+                continue
+            compiled, err = ev.compile(expr)
+            if compiled is None:
+                gaps.setdefault(_rule_name(rule), f"selector {expr!r}: {str(err).splitlines()[0]}")
+                return False
+            res = compiled.evaluate(view)
+            if res.error is not None and not getattr(res, "exact", True):
+                gaps.setdefault(_rule_name(rule), f"selector {expr!r}: {str(res.error).splitlines()[0]}")
+                return False
+            if res.error is not None or res.value is not True:
+                return False
+        return True
+
+    return select
+
+
+def _rule_name(rule: dict) -> str:
+    return (rule.get("metadata") or {}).get("name", "")
