@@ -7,12 +7,14 @@
 # the proxy (toolchain.sh).
 set -euo pipefail
 #   tests/oracle/build.sh yaml    -> .../oracle/yaml-<hash>/oracle: the YAML oracle (tests/oracle/yaml: sigs.k8s.io/yaml)
-minor="${1:?usage: build.sh 1.34|1.35|1.36|1.37|1.38|yaml}"
+#   tests/oracle/build.sh tracker134 -> .../oracle/tracker134-<hash>/oracle: 1.34's ResourceSlice tracker applying
+#                                 DeviceTaintRules (tests/oracle/tracker134: k8s.io/dynamic-resource-allocation v0.34.13)
+minor="${1:?usage: build.sh 1.34|1.35|1.36|1.37|1.38|yaml|tracker134}"
 here="$(cd "$(dirname "$0")" && pwd)"
 dir="$here/v$minor"
 sources=("$dir/shim.go" "$here/src/main.go" "$here/src/trace.go")
-if [ "$minor" = yaml ]; then
-  dir="$here/yaml"
+if [ "$minor" = yaml ] || [ "$minor" = tracker134 ]; then
+  dir="$here/$minor"
   sources=("$dir/main.go")
 fi
 [ -f "$dir/go.mod" ] || { echo "build.sh: no oracle module for $minor ($dir)" >&2; exit 2; }
