@@ -203,10 +203,10 @@ def apply_taint_rules(slices: list[dict], rules, nil_matches_all: bool = False, 
     """What kube-scheduler's slice tracker does with DeviceTaintRules (gate DRADeviceTaintRules; in 1.34
     DRADeviceTaints): each rule's taint is appended to every device its selector (driver, pool, device; all
     optional) matches. A rule without a selector matches nothing, or, with nil_matches_all
-    (Behaviour.nil_taint_selector_matches_all), every device. select(rule, slice spec, device) -> bool: the 1.34
-    selector's deviceClassName and CEL selectors (v1alpha3; 1.35 dropped them), asked only of the rules that set
-    them; None where they count for nothing. Slices are copied only when a rule applies. upstream:
-    resourceslice/tracker/tracker.go applyPatches."""
+    (Behaviour.nil_taint_selector_matches_all), every device. select(rule, slice spec, device) -> bool judges the
+    1.34 selector's deviceClassName and CEL selectors (v1alpha3; 1.35 dropped them) and is asked only of the rules
+    that set them; without it (1.35 on) those fields are ignored, as upstream's types no longer have them. Slices
+    are copied only when a rule applies. upstream: resourceslice/tracker/tracker.go applyPatches."""
     if nil_matches_all:
         rules = [
             r
