@@ -50,6 +50,7 @@ from kubectl_dra.findings.model import (
     verdict_from,
 )
 from kubectl_dra.model.normalize import event_sort_key
+from kubectl_dra.model.scope import not_found
 from kubectl_dra.model.snapshot import Snapshot
 
 
@@ -171,7 +172,7 @@ def explain_pod(
         gaps = idx.gap_for("pods")
         if gaps:
             raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
-        raise DraError(f'pods "{name}" not found in namespace "{namespace}"')
+        raise not_found(snap, "Pod", name, namespace)
     an.findings.extend(gap_finding(g) for g in snap.gaps)
     an.findings.append(semantics_finding(sem, snap))
     events = events_for_pod(snap, pod, an.memo)
@@ -304,7 +305,7 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
         gaps = an.idx.gap_for("resourceclaims")
         if gaps:
             raise DraError(f'cannot get resourceclaim "{name}" in namespace "{namespace}": {gaps[0].message}')
-        raise DraError(f'resourceclaims.resource.k8s.io "{name}" not found in namespace "{namespace}"')
+        raise not_found(snap, "ResourceClaim", name, namespace)
     an.findings.extend(gap_finding(g) for g in snap.gaps)
     an.findings.append(semantics_finding(sem, snap))
     if _meta(claim).get("deletionTimestamp"):

@@ -9,6 +9,7 @@ import copy
 
 from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
 from kubectl_dra.errors import DraError
+from kubectl_dra.model.scope import not_found
 
 # kubectl's names, short names and group-qualified names -> (kind, API base path, resource)
 KINDS: dict[str, tuple[str, str, str]] = {}
@@ -48,7 +49,7 @@ def find_workload(snap, kind: str, namespace: str, name: str) -> dict:
     for w in snap.workloads:
         if w.get("kind") == kind and ns_of(w) == namespace and name_of(w) == name:
             return w
-    raise DraError(f'{kind.lower()}s "{name}" not found in namespace "{namespace}"')
+    raise not_found(snap, kind, name, namespace)
 
 
 def pods_of(snap, workload: dict) -> list[tuple[str, str]]:

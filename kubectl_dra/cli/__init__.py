@@ -14,6 +14,7 @@ from kubectl_dra import __version__
 from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
 from kubectl_dra.errors import DraError, ExitCode
 from kubectl_dra.features import SUPPORTED_VERSIONS
+from kubectl_dra.model.scope import base_namespace
 from kubectl_dra.render import FORMATS
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -109,7 +110,7 @@ def _gather(
         from kubectl_dra.gather.files import load_files
 
         snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if events else frozenset({"Event"}))
-        return snap, snap.namespace or "default"
+        return snap, _named_namespace(snap, o, pod_name, claim_name, workload)
     from kubectl_dra.gather.live import gather_live
 
     got = gather_live(
@@ -132,10 +133,23 @@ def _gather(
         while_waiting=(lambda server_version: _preload(o, server_version)) if analyse else None,
     )
     snap, session = got if watch else (got, None)
-    ns = snap.namespace or o.namespace or "default"
-    if pod_name and o.all_namespaces:
-        ns = next((p["metadata"]["namespace"] for p in snap.pods if p["metadata"]["name"] == pod_name), ns)
+    ns = _named_namespace(snap, o, pod_name, claim_name, workload)
     return (snap, ns, session) if watch else (snap, ns)
+
+
+def _named_namespace(snap, o: Options, pod_name, claim_name, workload) -> str:
+    """The namespace the command looks in (model/scope.py): the snapshot's (-n, else the context's or the bundle's,
+    else default), or with -A the one that holds the named object."""
+    from kubectl_dra.model.scope import locate
+
+    ns = snap.namespace or "default"
+    if pod_name:
+        return locate(snap, "Pod", pod_name, ns, o.all_namespaces)
+    if claim_name:
+        return locate(snap, "ResourceClaim", claim_name, ns, o.all_namespaces)
+    if workload is not None:
+        return locate(snap, workload[0], workload[3], ns, o.all_namespaces)
+    return ns
 
 
 def _preload(o: Options, server_version: str | None):
@@ -732,21 +746,10 @@ def match_claim_cmd(name, filename, **params):
     o = Options.from_click(params)
     if bool(name) == bool(filename):
         raise DraError("give either a claim NAME or -f FILE")
-    claim = None
-    if filename:
-        from kubectl_dra.gather.files import load_files
-
-        own = load_files([filename], o.namespace or "default")
-        found = list(own.claims) + list(own.templates)
-        if not found and len(own.pods) == 1:
-            found = list(own.pods)  # its DRA-backed extended resources, as the claim the scheduler would build
-        if len(found) != 1:
-            raise DraError(
-                f"{filename}: expected exactly one ResourceClaim or ResourceClaimTemplate (or a Pod with "
-                f"DRA-backed extended resources), found {len(found)}"
-            )
-        claim = found[0]
+    claim = _manifest_claim(filename, o.namespace) if filename else None  # a bad file fails before any API call
     snap, ns = _gather(o, claim_name=name)
+    if filename and ns != base_namespace(o.namespace, None):
+        claim = _manifest_claim(filename, ns)  # a manifest without a namespace is in the command's (model/scope.py)
     from kubectl_dra.analyze.explain import match_claim
 
     sem = o.semantics(snap.server_version)
@@ -764,10 +767,26 @@ def match_claim_cmd(name, filename, **params):
             (c for c in snap.claims if c["metadata"].get("namespace") == ns and c["metadata"]["name"] == name), None
         )
         if claim is None:
-            raise DraError(f'resourceclaims.resource.k8s.io "{name}" not found in namespace "{ns}"')
-    elif not claim["metadata"].get("namespace"):
-        claim = dict(claim, metadata=dict(claim["metadata"], namespace=ns))
+            from kubectl_dra.model.scope import not_found
+
+            raise not_found(snap, "ResourceClaim", name, ns)
     _emit(match_claim(snap, sem, claim), o)
+
+
+def _manifest_claim(filename: str, namespace: str | None) -> dict:
+    """The one ResourceClaim, ResourceClaimTemplate or Pod of match's -f file."""
+    from kubectl_dra.gather.files import load_files
+
+    own = load_files([filename], namespace)
+    found = list(own.claims) + list(own.templates)
+    if not found and len(own.pods) == 1:
+        found = list(own.pods)  # its DRA-backed extended resources, as the claim the scheduler would build
+    if len(found) != 1:
+        raise DraError(
+            f"{filename}: expected exactly one ResourceClaim or ResourceClaimTemplate (or a Pod with "
+            f"DRA-backed extended resources), found {len(found)}"
+        )
+    return found[0]
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

@@ -8,6 +8,7 @@ from pathlib import Path
 from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
 from kubectl_dra.model.objects import snapshot_from_objects
+from kubectl_dra.model.scope import base_namespace
 from kubectl_dra.model.snapshot import Snapshot
 
 _EXTENSIONS = (".yaml", ".yml", ".json")
@@ -107,7 +108,8 @@ def _plain_object(item) -> bool:
 def load_files(paths, namespace: str | None, skip: frozenset = frozenset()) -> Snapshot:
     """Read every object; keep the kinds kubectl-dra understands, ignore the rest. A kubectl-dra bundle (`kubectl
     dra dump`) also restores what the cluster told at the time: its version, namespace, time and gaps.
-    namespace: the -n given (None: the bundle's, else default). skip: kinds the command never reads."""
+    namespace: the -n given (None: the bundle's, else default; model/scope.py), the snapshot's namespace in every
+    case. skip: kinds the command never reads."""
     from dataclasses import replace
 
     from kubectl_dra.gather.bundle import BUNDLE_API, read_header
@@ -119,9 +121,7 @@ def load_files(paths, namespace: str | None, skip: frozenset = frozenset()) -> S
     headers = [o for o in objs if o.get("kind") == "Bundle" and o.get("apiVersion") == BUNDLE_API]
     if len(headers) > 1:
         raise DraError("the input holds more than one kubectl-dra bundle: give one")
-    meta = read_header(headers[0]) if headers else None
-    ns = namespace or (meta or {}).get("namespace") or "default"
+    meta = read_header(headers[0]) if headers else {}
+    ns = base_namespace(namespace, meta.get("namespace"))
     snap = snapshot_from_objects(objs, ns, source="bundle" if meta else "files", skip=skip)
-    if meta is None:
-        return snap
     return replace(snap, **dict(meta, namespace=ns))

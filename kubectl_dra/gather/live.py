@@ -14,6 +14,7 @@ from kubectl_dra.errors import DraError
 from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import check_shapes, snapshot_from_objects
+from kubectl_dra.model.scope import base_namespace, only_namespace, qualified
 from kubectl_dra.model.snapshot import Gap, Snapshot
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
@@ -77,8 +78,7 @@ def gather_live(
     c.on_page = on_page
     if watch:
         c.record = []
-    if namespace is None:
-        namespace = c.conn.namespace  # the context's, as kubectl uses it; read with the rest of the kubeconfig
+    namespace = base_namespace(namespace, c.conn.namespace)  # -n, else the context's, as kubectl (model/scope.py)
     gaps: list[Gap] = []
     _progress(progress, "Discovering resource.k8s.io ...")
     # Discovery, the server's version and the named pod are independent: one round trip for the three. Their
@@ -125,11 +125,7 @@ def gather_live(
     if pod_name is not None:
         if all_namespaces:
             found = c.list("/api/v1/pods", "Pod", "v1", {"fieldSelector": f"metadata.name={pod_name}"})
-            if not found:
-                raise DraError(f'pods "{pod_name}" not found in any namespace')
-            if len(found) > 1:
-                names = ", ".join(sorted(p["metadata"]["namespace"] for p in found))
-                raise DraError(f'pod "{pod_name}" exists in several namespaces ({names}); pass -n')
+            only_namespace("Pod", pod_name, [p["metadata"]["namespace"] for p in found])
             pod = found[0]
         else:
             try:
@@ -158,11 +154,15 @@ def gather_live(
     if workload is not None:
         # (kind, API base, resource, name): the workload, its ReplicaSets for a Deployment, then its pods by selector.
         kind, api_base, resource, wname = workload
+        if all_namespaces:  # -A with a bare name: the one namespace that has it, as for a pod
+            found = c.list(f"{api_base}/{resource}", kind, api_base[len("/apis/") :] or "v1",
+                           {"fieldSelector": f"metadata.name={wname}"})  # fmt: skip
+            namespace = only_namespace(kind, wname, [w["metadata"]["namespace"] for w in found])
         try:
             w = c.get(f"{api_base}/namespaces/{quote(namespace)}/{resource}/{quote(wname)}")
         except _Forbidden as e:
             if e.status == 404:
-                raise DraError(f'{resource} "{wname}" not found in namespace "{namespace}"') from None
+                raise DraError(f'{qualified(kind)} "{wname}" not found in namespace "{namespace}"') from None
             raise DraError(f'cannot get {resource} "{wname}" in namespace "{namespace}": {e.message}') from None
         w.setdefault("kind", kind)
         objs.append(w)

@@ -356,7 +356,7 @@ def test_malformed_1_37_status_fields_are_findings_or_one_line_errors(tmp_path, 
     "target,fragment",
     [
         ("foo/bar", "expected TYPE/NAME"),
-        ("deploy/nope", 'deployments "nope" not found'),
+        ("deploy/nope", 'deployments.apps "nope" not found'),
         ("sts/", "expected TYPE/NAME"),
     ],
 )

@@ -327,4 +327,4 @@ def test_explain_a_deployment_follows_its_replicaset_to_its_pods(scenario):
     assert set(items) == {p["metadata"]["name"] for p in pods}, str(r)
     assert items[loser]["verdict"]["blocked"] is True and items[bound[0]]["verdict"]["blocked"] is False, str(r)
     missing = sc.cluster.kubectl_dra("explain", "deployment.apps/nope", "-n", sc.ns)
-    assert missing.code == 2 and missing.stderr.startswith('error: deployments "nope" not found'), str(missing)
+    assert missing.code == 2 and missing.stderr.startswith('error: deployments.apps "nope" not found'), str(missing)
