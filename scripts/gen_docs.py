@@ -1,10 +1,18 @@
 """Generate the docs that must never drift from the code:
   docs/codes/<CODE>.md and docs/codes/README.md  from kubectl_dra/findings/registry.py
   docs/cli.md                                    from the click command tree (every command and flag)
+  docs/walkthrough.md                            from the real command line on examples/
+  docs/allocator-matrix.md                       from kubectl_dra/behaviour.py
+  README.md, between its `<!-- BEGIN generated: NAME -->` / `<!-- END generated: NAME -->` markers: the sample
+                                                 output, the real command line in an 80-column terminal
 `--check` exits 1 (and names the files) when a generated file is not current; CI runs it."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -119,9 +127,6 @@ STEPS = [
 
 
 def walkthrough() -> str:
-    import contextlib
-    import io
-
     from kubectl_dra.cli import main
 
     parts = [
@@ -234,12 +239,106 @@ def allocator_matrix() -> str:
     )
 
 
+# README.md's sample output: each block is the real command line's output as an 80-column terminal shows it (text
+# fitted to the width, NO_COLOR), the exit code after it. name -> the command (paths relative to the repository).
+README_SAMPLES = {
+    "status": ["status", "-A", "--from-file", "tests/scenarios/status-all-namespaces/input.yaml"],
+    "explain": [
+        "explain",
+        "pod",
+        "recomendador-7d9c8b6f5-x2x4k",
+        "--from-file",
+        "examples/tutorial/step4-driver-missing.yaml",
+    ],
+}
+README_WIDTH = 80
+_BLOCK = re.compile(
+    r"(?P<begin><!-- BEGIN generated: (?P<name>[\w-]+)[^\n]*-->\n)(?P<body>.*?)(?P<end><!-- END generated: (?P=name) -->)",
+    re.S,
+)
+
+
+class _Terminal(io.StringIO):
+    """stdout as the CLI sees a terminal: isatty, UTF-8; its width comes from COLUMNS (shutil.get_terminal_size)."""
+
+    encoding = "utf-8"
+
+    def isatty(self) -> bool:
+        return True
+
+
+@contextlib.contextmanager
+def _environ(**values: str | None):
+    saved = {k: os.environ.get(k) for k in values}
+    try:
+        for k, v in values.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def run_terminal(args: list[str], width: int = README_WIDTH) -> tuple[str, int]:
+    """The command line in-process, as a `width`-column terminal without colour shows it: stdout, then stderr (the
+    `error: ...` line of exit 2, written after the output is flushed), and the exit code."""
+    from kubectl_dra.cli import main
+
+    out, err = _Terminal(), io.StringIO()
+    code = 0
+    env = {"COLUMNS": str(width), "LINES": "50", "NO_COLOR": "1", "FORCE_COLOR": None}
+    argv = [str(ROOT / a) if prev == "--from-file" else a for prev, a in zip(["", *args], args)]
+    with _environ(**env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(argv)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+    return out.getvalue() + err.getvalue(), code
+
+
+def readme_sample(name: str) -> str:
+    args = README_SAMPLES[name]
+    text, code = run_terminal(args)
+    return f"```text\n$ kubectl dra {' '.join(args)}\n{text}$ echo $?\n{code}\n```\n"
+
+
+def readme(text: str | None = None) -> str:
+    """README.md (or `text`) with every generated block rewritten; a README that lost a block, or names one this
+    script does not know, is an error (the check must not pass on a README that no longer shows the sample)."""
+    if text is None:
+        text = (ROOT / "README.md").read_text()
+    found: list[str] = []
+
+    def block(m: re.Match) -> str:
+        name = m.group("name")
+        if name not in README_SAMPLES:
+            raise SystemExit(f"README.md: unknown generated block {name!r} (known: {', '.join(README_SAMPLES)})")
+        found.append(name)
+        return m.group("begin") + readme_sample(name) + m.group("end")
+
+    text = _BLOCK.sub(block, text)
+    missing = [n for n in README_SAMPLES if n not in found]
+    if missing:
+        raise SystemExit(
+            f"README.md: no generated block {', '.join(missing)} "
+            "(<!-- BEGIN generated: NAME --> ... <!-- END generated: NAME -->)"
+        )
+    return text
+
+
 def targets() -> dict[Path, str]:
     files = {ROOT / "docs" / "codes" / f"{r.code}.md": code_page(r) for r in REGISTRY.values()}
     files[ROOT / "docs" / "codes" / "README.md"] = codes_index()
     files[ROOT / "docs" / "cli.md"] = cli_reference()
     files[ROOT / "docs" / "walkthrough.md"] = walkthrough()
     files[ROOT / "docs" / "allocator-matrix.md"] = allocator_matrix()
+    files[ROOT / "README.md"] = readme()
     return files
 
 
