@@ -2173,6 +2173,54 @@ scenario(
 )
 
 
+def two_teams_objs():
+    """The same pod web-0 and claim c1 in team-a and team-b: team-a's claim asks for 24Gi and fits the one 40Gi GPU,
+    team-b's asks for 80Gi and cannot. Every answer must be about the namespace it was asked for."""
+    objs = []
+    for ns, mem in (("team-a", "24Gi"), ("team-b", "80Gi")):
+        sel = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("{mem}")) >= 0'
+        p = pod("web-0", [("gpu", "claim", "c1")])
+        c = claim("c1", [req(selectors=[sel])])
+        team = [p, c]
+        if ns == "team-b":
+            team.append(event("web-0", "FailedScheduling", CAN, "2026-11-30T09:00:00Z"))
+        for o in team:
+            o["metadata"]["namespace"] = ns
+            if "uid" in o["metadata"]:
+                o["metadata"]["uid"] += f"-{ns}"
+            if "involvedObject" in o:
+                o["involvedObject"].update(namespace=ns, uid=f"uid-pod-web-0-{ns}")
+        objs += team
+    return objs + [dclass(), rslice("node-01-gpus", [dev("gpu-0", mem="40Gi")], "node-01"), *NODES]
+
+
+scenario(
+    "same-name-fits-in-team-a",
+    "web-0 and its claim c1 exist in team-a and team-b; -n team-a explains team-a's, whose 24Gi request fits the "
+    "40Gi GPU (exit 0), and nothing of team-b's blocked twin shows.",
+    "explain pod web-0 -n team-a",
+    two_teams_objs(),
+)
+scenario(
+    "same-name-blocked-in-team-b",
+    "The same input as same-name-fits-in-team-a, asked about team-b: its c1 wants 80Gi, which no device has (exit 1).",
+    "explain pod web-0 -n team-b",
+    two_teams_objs(),
+)
+scenario(
+    "same-name-match-in-team-b",
+    "match claim c1 -n team-b on the two-team input: team-b's 80Gi claim, every device rejected (exit 1).",
+    "match claim c1 -n team-b",
+    two_teams_objs(),
+)
+scenario(
+    "same-name-status-team-a",
+    "status -n team-a on the two-team input: team-a's web-0 only, nothing blocked (exit 0), though team-b's web-0 is.",
+    "status -n team-a",
+    two_teams_objs(),
+)
+
+
 # Scenarios that live outside `default`: scenario name -> (namespace, how the command names it). A regression once made
 # -n ignored for plain --from-file input, and no scenario noticed because every one of them was in `default`. The
 # objects are written as above and then moved (every `namespace: default`, and `default/NAME` in event messages); the
