@@ -4,9 +4,9 @@ output, asserting the answers agree (issue 27, item 2).
 A regression once made -n ignored for plain --from-file input and none of 2,616 tests noticed: no test used a namespace
 other than `default`, and none compared the answer from one input form with another's. Here one set of objects (the
 same pod web-0 and claim c1 in team-a, where they fit, and in team-b, where they cannot; a Deployment with its
-ReplicaSet and pod in team-a; a ResourceClaimTemplate) is written as a `kind: List` YAML, multi-document YAML, a JSON
-List, what `kubectl get -o json` and `-o yaml` print, the typed lists the API returns (items without kind), a directory
-of files, and a `kubectl dra dump` bundle of team-a. For each command and namespace form (none, -n team-a, -n team-b,
+ReplicaSet and pod in team-a; a ResourceClaimTemplate; an unused template lint objects to) is written as a `kind: List`
+YAML, multi-document YAML, a JSON List, what `kubectl get -o json` and `-o yaml` print, the typed lists the API returns
+(items without kind), a directory of files, and `kubectl dra dump` bundles of team-a and team-b. For each command and namespace form (none, -n team-a, -n team-b,
 -A) every input form must give the same exit code and the same document, -o json and -o yaml the same document, text
 and wide the verdict the JSON has, and an answer about one team never mention the other.
 
