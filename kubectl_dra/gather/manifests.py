@@ -116,6 +116,10 @@ def _flatten(name: str, node, doc, prefix: tuple, out: list, lines: tuple = ()) 
                 items_node = v
         for i, item in enumerate(doc["items"]):
             sub = items_node.value[i] if items_node is not None and i < len(items_node.value) else node
+            if isinstance(item, dict) and "kind" not in item and kind != "List":
+                # the API's typed lists (PodList, ResourceClaimTemplateList...) leave kind out of their items; the
+                # list names it, as --from-file reads it (gather/files.py)
+                item = dict(item, kind=kind[: -len("List")], apiVersion=doc.get("apiVersion", ""))
             _flatten(name, sub, item, (), out, lines)
         return
     if isinstance(kind, str) and kind:

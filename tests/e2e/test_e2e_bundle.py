@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from dra_objects import claim, device, pod, request
+from dra_objects import Scenario, claim, device, pod, request
 
 pytestmark = pytest.mark.e2e
 
@@ -80,3 +80,98 @@ def test_a_bundle_gives_the_same_answers_as_the_cluster(scenario, tmp_path):
     # The namespace comes from the bundle when -n is not given, as live it comes from the context.
     r = sc.cluster.kubectl_dra("explain", "pod", "pod-big", "--from-file", str(path), "-o", "json")
     assert r.code == 1 and r.json["pod"]["namespace"] == sc.ns, str(r)
+
+
+def _verdicts(doc):
+    """What an answer concludes, for comparing live with plain `kubectl get` files (which carry no server version,
+    no time and no discovery, so their semantics note and ages differ from live; their verdicts must not)."""
+    kind = doc.get("kind")
+    if kind == "List":
+        return [_verdicts(x) for x in doc["items"]]
+    if kind == "Diagnosis":
+        who, v = doc.get("pod") or doc["claim"], doc["verdict"]
+        blocking = sorted(f["code"] for f in doc["findings"] if f["blocking"])
+        return (who["namespace"], who["name"], v["blocked"], v["missing"], v["determined"], blocking)
+    if kind == "MatchResult":
+        outcomes = sorted((d["device"], d["outcome"]) for r in doc["requests"] for d in r["devices"])
+        return (doc["claim"]["namespace"], doc["claim"]["name"], doc["satisfiable"], doc["determined"], outcomes)
+    if kind == "Status":
+        return sorted((i["namespace"], i["pod"], i["state"], i["missing"]) for i in doc["items"])
+    raise AssertionError(f"unexpected answer kind {kind}")
+
+
+def test_outside_default_with_the_same_names_in_a_second_namespace(scenario, tmp_path):
+    """Live, a `dump -n`, a `dump -A` and `kubectl get -o yaml` files give the same answers in a namespace that is not
+    the context's, while a second namespace holds a pod and a claim of the same names with the opposite verdict
+    (issue 27: -n was once ignored for plain --from-file input, and no test used any namespace but default)."""
+    sc = scenario("twins")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver, memory="16Gi"), device("dev-1", sc.driver, memory="4Gi")])
+    mine, twin_ns = sc.ns, sc.cluster.create_namespace("twins-b")
+    try:
+        twin = Scenario(sc.cluster, twin_ns, sc.name)  # the same driver and class, in the second namespace
+        fits = f'device.capacity["{sc.driver}"].memory.compareTo(quantity("8Gi")) >= 0'
+        too_big = f'device.capacity["{sc.driver}"].memory.compareTo(quantity("64Gi")) >= 0'
+        sc.create(claim("c1", [request("gpu", sc.cls, selectors=[fits])]))
+        sc.create(pod("web-0", {"gpu": "c1"}))
+        twin.create(claim("c1", [request("gpu", sc.cls, selectors=[too_big])]))
+        twin.create(pod("web-0", {"gpu": "c1"}))
+        sc.cluster.wait_bound(mine, "web-0")
+        sc.cluster.wait_unschedulable(twin_ns, "web-0", "cannot allocate all claims")
+
+        one, every = tmp_path / "one.yaml", tmp_path / "every.yaml"
+        for args, path in ((["-n", mine], one), (["-A"], every)):
+            d = sc.cluster.kubectl_dra("dump", *args, "-f", str(path))
+            assert d.code == 0, str(d)
+        get = tmp_path / "get"
+        get.mkdir()
+        kinds = "pods,resourceclaims,resourceclaimtemplates,events"
+        (get / "namespaced.yaml").write_text(sc.cluster.kubectl("get", kinds, "-A", "-o", "yaml").stdout)
+        (get / "cluster.yaml").write_text(
+            sc.cluster.kubectl("get", "deviceclasses,resourceslices,nodes", "-o", "yaml").stdout
+        )
+
+        commands = [
+            ["explain", "pod", "web-0"],
+            ["explain", "pod", "-l", "app!=none"],
+            ["explain", "claim", "c1"],
+            ["match", "claim", "c1"],
+            ["status"],
+        ]
+        codes = {}
+        for ns, other in ((mine, twin_ns), (twin_ns, mine)):
+            for cmd in commands:
+                live = sc.cluster.kubectl_dra(*cmd, "-n", ns, "-o", "json")
+                assert live.code in (0, 1), str(live)
+                version = live.json.get("semantics", (live.json.get("items") or [{}])[0].get("semantics", {}))
+                files = sc.cluster.kubectl_dra(
+                    *cmd,
+                    "-n",
+                    ns,
+                    "--from-file",
+                    str(get),
+                    "--kubernetes-version",
+                    version.get("kubernetesVersion", "1.37"),
+                    "-o",
+                    "json",
+                )
+                bundled = sc.cluster.kubectl_dra(*cmd, "-n", ns, "--from-file", str(every), "-o", "json")
+                for r in (live, files, bundled):
+                    assert other not in r.stdout, (cmd, ns, f"{other} leaked into the answer", str(r))
+                    assert ns in r.stdout, (cmd, ns, str(r))
+                assert live.code == files.code == bundled.code, (cmd, ns, str(live), str(files), str(bundled))
+                a, b = _without_age(live.json), _without_age(bundled.json)
+                assert a == b, (cmd, ns, _diff(a, b))
+                assert _verdicts(live.json) == _verdicts(files.json), (cmd, ns, str(live), str(files))
+                codes[ns, " ".join(cmd)] = live.code
+                if ns == mine:  # the dump of this namespace alone, without -n: its namespace is the bundle's
+                    alone = sc.cluster.kubectl_dra(*cmd, "--from-file", str(one), "-o", "json")
+                    assert alone.code == live.code and _without_age(alone.json) == a, (cmd, str(alone))
+        # the same names, opposite verdicts: an answer for the wrong namespace cannot pass for the right one
+        assert codes[mine, "explain pod web-0"] == 0 and codes[twin_ns, "explain pod web-0"] == 1, codes
+        assert codes[twin_ns, "status"] == 1, codes
+        # without -n, plain files are read in the context's namespace (default), which has neither
+        r = sc.cluster.kubectl_dra("explain", "pod", "web-0", "--from-file", str(get))
+        assert r.code == 2 and "not found" in r.stderr and mine in r.stderr and twin_ns in r.stderr, str(r)
+    finally:
+        sc.cluster.delete_namespace(twin_ns)

@@ -2173,16 +2173,140 @@ scenario(
 )
 
 
+def two_teams_objs():
+    """The same pod web-0 and claim c1 in team-a and team-b: team-a's claim asks for 24Gi and fits the one 40Gi GPU,
+    team-b's asks for 80Gi and cannot. Every answer must be about the namespace it was asked for."""
+    objs = []
+    for ns, mem in (("team-a", "24Gi"), ("team-b", "80Gi")):
+        sel = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("{mem}")) >= 0'
+        p = pod("web-0", [("gpu", "claim", "c1")])
+        c = claim("c1", [req(selectors=[sel])])
+        team = [p, c]
+        if ns == "team-b":
+            team.append(event("web-0", "FailedScheduling", CAN, "2026-11-30T09:00:00Z"))
+        for o in team:
+            o["metadata"]["namespace"] = ns
+            if "uid" in o["metadata"]:
+                o["metadata"]["uid"] += f"-{ns}"
+            if "involvedObject" in o:
+                o["involvedObject"].update(namespace=ns, uid=f"uid-pod-web-0-{ns}")
+        objs += team
+    return objs + [dclass(), rslice("node-01-gpus", [dev("gpu-0", mem="40Gi")], "node-01"), *NODES]
+
+
+scenario(
+    "same-name-fits-in-team-a",
+    "web-0 and its claim c1 exist in team-a and team-b; -n team-a explains team-a's, whose 24Gi request fits the "
+    "40Gi GPU (exit 0), and nothing of team-b's blocked twin shows.",
+    "explain pod web-0 -n team-a",
+    two_teams_objs(),
+)
+scenario(
+    "same-name-blocked-in-team-b",
+    "The same input as same-name-fits-in-team-a, asked about team-b: its c1 wants 80Gi, which no device has (exit 1).",
+    "explain pod web-0 -n team-b",
+    two_teams_objs(),
+)
+scenario(
+    "same-name-match-in-team-b",
+    "match claim c1 -n team-b on the two-team input: team-b's 80Gi claim, every device rejected (exit 1).",
+    "match claim c1 -n team-b",
+    two_teams_objs(),
+)
+scenario(
+    "same-name-status-team-a",
+    "status -n team-a on the two-team input: team-a's web-0 only, nothing blocked (exit 0), though team-b's web-0 is.",
+    "status -n team-a",
+    two_teams_objs(),
+)
+
+
+# Scenarios that live outside `default`: scenario name -> (namespace, how the command names it). A regression once made
+# -n ignored for plain --from-file input, and no scenario noticed because every one of them was in `default`. The
+# objects are written as above and then moved (every `namespace: default`, and `default/NAME` in event messages); the
+# command gets `-n NS`, `--namespace NS`, or `-A` (a bare name found in the one namespace that has it). lint takes no
+# namespace flag: its manifests just move. status-namespace and the tutorial stay in `default`, which they are about.
+MOVED = {
+    # explain pod NAME -n NS
+    "claim-not-created": ("team-a", "-n"),
+    "claim-template-missing": ("team-a", "-n"),
+    "claim-missing": ("team-a", "-n"),
+    "claim-being-deleted": ("team-a", "--namespace"),
+    "claim-not-owned": ("team-a", "-n"),
+    "device-in-use": ("ml-prod", "-n"),
+    "exactcount-too-many": ("ml-prod", "-n"),
+    "first-available-fallback": ("ml-prod", "-n"),
+    "node-selector-excludes": ("ml-prod", "-n"),
+    "cel-missing-attribute": ("ml-prod", "--namespace"),
+    "taint-untolerated": ("batch", "-n"),
+    "counters-exhausted": ("batch", "-n"),
+    "allocatable-now": ("batch", "-n"),
+    "claim-allocated-elsewhere": ("batch", "-n"),
+    "pool-incomplete": ("batch", "-n"),
+    "hostile-strings": ("team-a", "-n"),
+    "scheduler-disagrees": ("team-a", "-n"),
+    "scheduling-gated": ("team-a", "-n"),
+    "binding-failed-event": ("ml-prod", "-n"),
+    "extended-resource-no-device": ("ml-prod", "-n"),
+    "extended-resource-in-use": ("ml-prod", "-n"),
+    "extended-resource-allocated": ("ml-prod", "-n"),
+    "device-unhealthy": ("batch", "-n"),
+    "evicted-by-device-taint": ("batch", "-n"),
+    "podgroup-claim": ("batch", "-n"),
+    "pod-not-reserved": ("team-a", "-n"),
+    "driver-prepare-failed": ("team-a", "-n"),
+    "requests-together": ("ml-prod", "-n"),
+    "allocation-failed": ("ml-prod", "-n"),
+    "cel-not-evaluable": ("batch", "-n"),
+    # explain pod NAME -A: the one namespace that has it
+    "capacity-exhausted": ("team-a", "-A"),
+    "no-usable-node": ("ml-prod", "-A"),
+    "v1beta1-input": ("batch", "-A"),
+    # explain pod -l
+    "selector-two-pods": ("ml-prod", "-n"),
+    # explain claim, match claim
+    "explain-claim-allocated": ("team-a", "-n"),
+    "match-unsatisfiable": ("ml-prod", "-n"),
+    "no-nodes-in-dump": ("batch", "-n"),
+    "no-nodes-node-local": ("team-a", "-A"),
+    # explain workloads
+    "workload-deployment": ("ml-prod", "-n"),
+    "workload-no-pods-quota": ("batch", "-n"),
+    "workload-no-pods-template-missing": ("team-a", "--namespace"),
+    # status -A over ml-prod and team-b (scan_objs' default half moved), devices' holders, lint's manifests
+    "status-all-namespaces": ("ml-prod", ""),
+    "devices-node-holders": ("ml-prod", ""),
+    "lint-manifests": ("team-a", ""),
+}
+
+
+def moved(obj, ns: str):
+    """obj with every `namespace: default` and every `default/NAME` in a message in `ns` instead."""
+    if isinstance(obj, dict):
+        return {k: ns if k == "namespace" and v == NS else moved(v, ns) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [moved(v, ns) for v in obj]
+    if isinstance(obj, str):
+        return obj.replace(f" {NS}/", f" {ns}/")
+    return obj
+
+
 def main() -> None:
+    assert set(MOVED) <= set(SCENARIOS), set(MOVED) - set(SCENARIOS)
     for name, sc in SCENARIOS.items():
         d = HERE / name
         d.mkdir(exist_ok=True)
+        ns, flag = MOVED.get(name, (None, ""))
         if "copy" in sc:
             shutil.copyfile(sc["copy"], d / "input.yaml")
         else:
-            doc = {"apiVersion": "v1", "kind": "List", "items": copy.deepcopy(sc["objs"])}
+            objs = copy.deepcopy(sc["objs"])
+            if ns:
+                objs = moved(objs, ns)
+            doc = {"apiVersion": "v1", "kind": "List", "items": objs}
             (d / "input.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, width=120))
-        cmd = sc["cmd"] + (f" --kubernetes-version {sc['version']}" if sc.get("version") else "")
+        cmd = sc["cmd"] + {"": "", "-A": " -A", "-n": f" -n {ns}", "--namespace": f" --namespace {ns}"}[flag]
+        cmd += f" --kubernetes-version {sc['version']}" if sc.get("version") else ""
         (d / "cmd").write_text(cmd + "\n")
         (d / "README.md").write_text(
             f"# {name}\n\n{sc['doc']}\n\nCommand: `kubectl dra {cmd} --from-file input.yaml`\n"

@@ -166,3 +166,29 @@ def test_container_claims_resolve(tmp_path):
     msgs = sorted(m for _, _, m in got)
     assert "uses claim other, which the pod's resourceClaims do not list" in msgs[0], msgs
     assert "uses request gpus of claim gpu, which has no such request (gpu)" in msgs[1], msgs
+
+
+def test_a_typed_list_of_the_api_is_linted_item_by_item(tmp_path):
+    """`kubectl get --raw .../resourceclaimtemplates` prints a ResourceClaimTemplateList whose items have no kind: lint
+    read none of them (0 objects, exit 0) while --from-file read them all."""
+    f = tmp_path / "raw.yaml"
+    f.write_text(
+        "apiVersion: resource.k8s.io/v1\n"
+        "kind: ResourceClaimTemplateList\n"
+        "metadata: {resourceVersion: '7'}\n"
+        "items:\n"
+        "- metadata: {name: spare, namespace: team-b}\n"
+        "  spec:\n"
+        "    spec:\n"
+        "      devices:\n"
+        "        requests:\n"
+        "        - name: gpu\n"
+        "          exactly: {deviceClassName: gpu-typo}\n"
+    )
+    (m,) = load_manifests([str(f)])
+    assert (m.obj["kind"], m.obj["apiVersion"], m.obj["metadata"]["name"]) == (
+        "ResourceClaimTemplate",
+        "resource.k8s.io/v1",
+        "spare",
+    )
+    assert m.position(("spec", "spec", "devices", "requests", 0, "exactly", "deviceClassName"))[0] == 11
