@@ -679,6 +679,7 @@ def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubern
 
     if not filenames and not from_files:
         raise click.UsageError("give the manifests with -f PATH (or - for stdin)")
+    _stdin_once(filenames, from_files)
     o = Options.from_click(
         {
             "namespace": None,
@@ -746,6 +747,7 @@ def match_claim_cmd(name, filename, **params):
     o = Options.from_click(params)
     if bool(name) == bool(filename):
         raise DraError("give either a claim NAME or -f FILE")
+    _stdin_once([filename] if filename else [], o.from_files)
     claim = _manifest_claim(filename, o.namespace) if filename else None  # a bad file fails before any API call
     snap, ns = _gather(o, claim_name=name)
     if filename and ns != base_namespace(o.namespace, None):
@@ -771,6 +773,12 @@ def match_claim_cmd(name, filename, **params):
 
             raise not_found(snap, "ResourceClaim", name, ns)
     _emit(match_claim(snap, sem, claim), o)
+
+
+def _stdin_once(*path_lists) -> None:
+    """Standard input can be read once: `-` for -f and --from-file together would leave one of them empty."""
+    if sum(1 for paths in path_lists for p in paths if p == "-") > 1:
+        raise DraError("- (stdin) can be read only once: give it once")
 
 
 def _manifest_claim(filename: str, namespace: str | None) -> dict:
