@@ -123,6 +123,20 @@ class ExtendedResources:
         return sorted({r.resource for r in self.requests})
 
 
+def defaulted_requests(container: dict) -> dict:
+    """A container's resources.requests as the API server stores them: SetDefaults_Pod (pkg/apis/core/v1/defaults.go)
+    copies every limit that has no request into requests, so `limits: {example.com/gpu: 1}` alone asks for one
+    (a pod read from the cluster already has them; a manifest or a workload's template may not). Requests that are
+    set are kept as they are."""
+    res = container.get("resources")
+    res = res if isinstance(res, dict) else {}
+    reqs, limits = res.get("requests"), res.get("limits")
+    reqs = reqs if isinstance(reqs, dict) else {}
+    if not isinstance(limits, dict) or not limits:
+        return reqs
+    return {**{k: v for k, v in limits.items() if k not in reqs}, **reqs}
+
+
 def pod_extended_resources(pod: dict, classes: list[dict], sem: Semantics) -> ExtendedResources:
     spec = pod.get("spec") or {}
     mapping = class_mapping(classes, sem) if classes else {}
@@ -131,9 +145,7 @@ def pod_extended_resources(pod: dict, classes: list[dict], sem: Semantics) -> Ex
     containers += [(c, True) for c in spec.get("containers") or [] if isinstance(c, dict)]
     out: list[ContainerRequest] = []
     for i, (c, long_lived) in enumerate(containers):
-        reqs = (c.get("resources") or {}).get("requests") or {}
-        if not isinstance(reqs, dict):
-            continue
+        reqs = defaulted_requests(c)
         keys = sorted(str(k) for k in reqs)
         for name in keys:
             if name not in mapping or not is_dra_extended_resource_name(name, sem):

@@ -31,60 +31,83 @@ def prog_name(argv0: str | None = None) -> str:
     return "kubectl dra"
 
 
-def _common(f):
-    """kubectl's global flags plus kubectl-dra's input and output flags, accepted after the subcommand."""
-    opts = [
-        click.option(
-            "-n", "--namespace", default=None, help="Namespace of the object (default: the kubeconfig context's)"
-        ),
-        click.option("-A", "--all-namespaces", is_flag=True, help="Find the named pod in any namespace"),
-        click.option(
-            "--kubeconfig", default=None, help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"
-        ),
-        click.option("--context", default=None, help="The kubeconfig context to use"),
-        click.option(
-            "--request-timeout",
-            default="30s",
-            show_default=True,
-            help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
-        ),
-        click.option(
-            "--chunk-size",
-            type=click.IntRange(min=0),
-            default=500,
-            show_default=True,
-            help="Return large lists in chunks of this many objects, as kubectl does (0: in one answer)",
-        ),
-        click.option(
-            "-o", "--output", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format"
-        ),
-        click.option(
-            "--from-file",
-            "from_files",
-            multiple=True,
-            type=click.Path(),
-            help="Read objects from a YAML/JSON file or directory instead of a cluster (repeatable)",
-        ),
-        click.option(
-            "--kubernetes-version",
-            default=None,
-            metavar=VERSIONS_METAVAR,
-            help="Semantics to assume (default: the server's version, else the newest released)",
-        ),
-        click.option(
-            "--feature-gates",
-            default=None,
-            metavar="Name=true,...",
-            help="Override the version's default DRA feature gates",
-        ),
-        click.option("--all-devices", is_flag=True, help="List every device instead of a summary"),
-        click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),
-        click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),
-        click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),
-    ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+def _flags(*opts):
+    """Apply click options in the order given (the order --help lists them)."""
+
+    def deco(f):
+        for o in reversed(opts):
+            f = o(f)
+        return f
+
+    return deco
+
+
+# Flag groups, each flag once with the help that is true for every command that takes it. A command composes the
+# groups it honours (kubectl's per-command flag sets); Options.from_click gives the others their defaults.
+_CONNECTION = (
+    click.option(
+        "--kubeconfig", default=None, help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"
+    ),
+    click.option("--context", default=None, help="The kubeconfig context to use"),
+    click.option(
+        "--request-timeout",
+        default="30s",
+        show_default=True,
+        help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
+    ),
+    click.option(
+        "--chunk-size",
+        type=click.IntRange(min=0),
+        default=500,
+        show_default=True,
+        help="Return large lists in chunks of this many objects, as kubectl does (0: in one answer)",
+    ),
+)
+
+
+def _scope(namespace_help: str, all_help: str) -> tuple:
+    return (
+        click.option("-n", "--namespace", default=None, help=namespace_help),
+        click.option("-A", "--all-namespaces", is_flag=True, help=all_help),
+    )
+
+
+_INPUT = (
+    click.option(
+        "--from-file",
+        "from_files",
+        multiple=True,
+        type=click.Path(allow_dash=True),
+        help="Read objects from a YAML/JSON file, a directory or - (stdin) instead of a cluster (repeatable)",
+    ),
+)
+_SEMANTICS = (
+    click.option(
+        "--kubernetes-version",
+        default=None,
+        metavar=VERSIONS_METAVAR,
+        help="Semantics to assume (default: the server's version, else the newest released)",
+    ),
+    click.option(
+        "--feature-gates",
+        default=None,
+        metavar="Name=true,...",
+        help="Override the version's default DRA feature gates",
+    ),
+)
+
+
+def _output(choices=FORMATS, default: str = "text", help: str = "Output format") -> tuple:
+    return (click.option("-o", "--output", type=click.Choice(choices), default=default, show_default=True, help=help),)
+
+
+_NO_HEADERS = (click.option("--no-headers", is_flag=True, help="Print the table without its header line"),)
+_ALL_DEVICES = (
+    click.option("--all-devices", is_flag=True, help="List every device each request considered, with its reason"),
+)
+_EXIT_ZERO = (click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),)
+_COLOR = (click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),)
+_VERBOSE = (click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),)
 
 
 def _gather(
@@ -270,10 +293,8 @@ def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
     _watch_loop(session, lambda: show(True), lambda: show(False))
 
 
-def _watch_status(o: Options, session, snap, evaluate) -> None:
+def _watch_status(o: Options, session, snap, evaluate, no_headers: bool = False) -> None:
     """status -w: the table, then the rows that changed (a new pod, another state or reason), as kubectl get -w."""
-    from kubectl_dra.render.scan import render_scan
-
     shown: dict = {}
 
     def show(first: bool) -> None:
@@ -283,9 +304,7 @@ def _watch_status(o: Options, session, snap, evaluate) -> None:
             shown[(r.namespace, r.pod)] = _row_key(r)
         if not rows and not first:
             return
-        color, width = _terminal(o)
-        part = replace(report, rows=tuple(rows))
-        render_scan(part, o.output, sys.stdout, color=color, width=width, header=first)
+        _scan_rows(replace(report, rows=tuple(rows)), o, header=first and not no_headers)
         for line in report.unseen if first else ():
             sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
 
@@ -296,7 +315,23 @@ def _row_key(r) -> tuple:
     return (r.state, r.missing, r.reason, r.phase, r.node)
 
 
-class _ExplainGroup(click.Group):
+class _HelpGroup(click.Group):
+    """A command group that, given no subcommand, prints its help and exits 0, as kubectl does."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("invoke_without_command", True)
+        kwargs.setdefault("no_args_is_help", False)
+        kwargs.setdefault("subcommand_metavar", "COMMAND [ARGS]...")
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx, args):
+        if not args and not ctx.resilient_parsing:  # (completion parses without arguments too)
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
+
+class _ExplainGroup(_HelpGroup):
     """`explain TYPE/NAME` as kubectl writes it (deploy/web, pod/web-0) is `explain pod TYPE/NAME`."""
 
     def resolve_command(self, ctx, args):
@@ -305,7 +340,8 @@ class _ExplainGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+@click.group(cls=_HelpGroup, context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", prog_name="kubectl-dra", message="%(prog)s %(version)s")
 def cli():
     """Dynamic Resource Allocation (DRA), explained: why a pod's claims can or cannot get their devices (explain,
     status, match), what is free and who holds it (devices), what is wrong in manifests (lint), and a bundle that
@@ -330,7 +366,20 @@ _WATCH = click.option(
 @click.argument("name", required=False)
 @click.option("-l", "--selector", default=None, help="Explain every pod this label selector picks (as kubectl -l)")
 @_WATCH
-@_common
+@_flags(
+    *_scope(
+        "Namespace of the pod (default: the kubeconfig context's)",
+        "Find the named pod in any namespace; with -l, pick pods in every namespace",
+    ),
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(),
+    *_ALL_DEVICES,
+    *_EXIT_ZERO,
+    *_CONNECTION,
+    *_COLOR,
+    *_VERBOSE,
+)
 def explain_pod_cmd(name, selector, watch, **params):
     """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
 
@@ -414,7 +463,17 @@ def _explain_workload(o: Options, workload: tuple) -> None:
 
 @explain.command("claim", context_settings=CONTEXT_SETTINGS)
 @click.argument("name")
-@_common
+@_flags(
+    *_scope("Namespace of the claim (default: the kubeconfig context's)", "Find the named claim in any namespace"),
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(),
+    *_ALL_DEVICES,
+    *_EXIT_ZERO,
+    *_CONNECTION,
+    *_COLOR,
+    *_VERBOSE,
+)
 def explain_claim_cmd(name, **params):
     """Explain the allocation state of ResourceClaim NAME.
 
@@ -432,13 +491,25 @@ def explain_claim_cmd(name, **params):
 @cli.command("status", context_settings=CONTEXT_SETTINGS)
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
 @_WATCH
-@_common
-def status_cmd(selector, watch, **params):
+@_flags(
+    *_scope("Namespace to scan (default: the kubeconfig context's)", "Scan every namespace"),
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(FORMATS + ("name",), help="Output format (name: pod/NAME, one a line, as kubectl get -o name)"),
+    *_NO_HEADERS,
+    *_EXIT_ZERO,
+    *_CONNECTION,
+    *_COLOR,
+    *_VERBOSE,
+)
+def status_cmd(selector, watch, no_headers, **params):
     """List the pods that use DRA and what holds each: one line per pod, blocked first.
 
     Covers the namespace (-n, default the context's), every namespace (-A), or the pods -l picks. A pod uses DRA when
     it has ResourceClaims (named or from templates) or asks for a DRA-backed extended resource. Each line is the
-    verdict `explain pod` gives for that pod; explain it for the details.
+    verdict `explain pod` gives for that pod; explain it for the details. In text, a count of the pods by state
+    follows on stderr ("5 pods use DRA: 1 blocked, 1 undetermined, 3 ok"), where kubectl writes its notes: stdout
+    stays the rows a script reads (with --no-headers, or -o name).
 
     \b
     Exit codes: 0 no pod blocked, 1 some pod blocked, 2 some pod (or a namespace the scan could not list) undetermined.
@@ -473,9 +544,47 @@ def status_cmd(selector, watch, **params):
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
     if watch:
-        _watch_status(o, got[2], snap, evaluate)
+        _watch_status(o, got[2], snap, evaluate, no_headers)
         return
-    _emit_scan(evaluate(snap), o)
+    _emit_scan(evaluate(snap), o, no_headers)
+
+
+def _scan_rows(report, o: Options, header: bool = True) -> None:
+    """The scan's rows as -o asks: `pod/NAME` a line for -o name (kubectl get -o name, also with -A), else the table
+    or the document of render/scan.py."""
+    if o.output == "name":
+        from kubectl_dra.render.escape import esc
+
+        for r in report.rows:
+            sys.stdout.write(f"pod/{esc(r.pod)}\n")
+        return
+    from kubectl_dra.render.scan import render_scan
+
+    color, width = _terminal(o)
+    render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def scan_summary(report) -> str:
+    """One neutral line: `5 pods use DRA: 1 blocked, 1 undetermined, 3 ok`."""
+    n = {s: sum(1 for r in report.rows if r.state == s) for s in ("Blocked", "Unknown", "OK")}
+    verb = "uses" if len(report.rows) == 1 else "use"
+    return (
+        f"{_count(len(report.rows), 'pod', 'pods')} {verb} DRA: "
+        f"{n['Blocked']} blocked, {n['Unknown']} undetermined, {n['OK']} ok"
+    )
+
+
+def _undetermined(report) -> str:
+    """Why the scan exits 2: the pods whose state is open (a few by name), or what it could not see."""
+    if report.unseen:
+        return f"the scan is incomplete: could not see {'; '.join(report.unseen)}"
+    open_ = [r for r in report.rows if r.state == "Unknown"]
+    names = ", ".join(f"{r.namespace}/{r.pod}" for r in open_[:3]) + (" ..." if len(open_) > 3 else "")
+    return f"{_count(len(open_), 'pod', 'pods')} undetermined ({names}): 'explain pod' says why"
 
 
 def _unseen_pods(gaps: list) -> tuple[str, ...]:
@@ -491,21 +600,25 @@ def _unseen_pods(gaps: list) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _emit_scan(report, o: Options) -> None:
+def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
+    """The table (or names, or the document) on stdout; in text, the count of pods by state after it on stderr,
+    where kubectl prints "No resources found": stdout stays the rows a script reads (--no-headers, -o name, awk).
+    An exit code 2 ends with exactly one `error:` line."""
     from kubectl_dra.render.escape import esc
-    from kubectl_dra.render.scan import render_scan
 
-    color, width = _terminal(o)
-    render_scan(report, o.output, sys.stdout, color=color, width=width)
+    _scan_rows(report, o, header=not no_headers)
     sys.stdout.flush()
-    if not report.rows and o.output in ("text", "wide"):
+    text = o.output in ("text", "wide")
+    if not report.rows and text:
         where = "any namespace" if report.scope["namespace"] is None else f"namespace {report.scope['namespace']}"
         sel = f" matching {report.scope['selector']!r}" if report.scope.get("selector") else ""
         sys.stderr.write(f"No pods{sel} use DRA in {esc(where)}.\n")
+    elif text:
+        sys.stderr.write(scan_summary(report) + "\n")
     for line in report.unseen:
         sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
     if not report.determined:
-        sys.stderr.write(f"error: {_one_line(report.summary)}\n")
+        sys.stderr.write(f"error: {_one_line(_undetermined(report))}\n")
         raise SystemExit(int(ExitCode.ERROR))
     if report.blocked and not o.exit_zero:
         raise SystemExit(int(ExitCode.BLOCKED))
@@ -525,8 +638,19 @@ def _emit_scan(report, o: Options) -> None:
     metavar="CEL",
     help='A device selector, e.g. \'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0\'',
 )
-@_common
-def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, **params):
+@_flags(
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(
+        FORMATS + ("name",),
+        help="Output format (name: device/DRIVER/POOL/DEVICE, one a line; name and --no-headers list the devices)",
+    ),
+    *_NO_HEADERS,
+    *_CONNECTION,
+    *_COLOR,
+    *_VERBOSE,
+)
+def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, no_headers, **params):
     """What is free and who holds it: every published device with its classes and state.
 
     By default a summary per node and per class (devices free, allocated, shared, tainted, unhealthy, unusable) and,
@@ -555,6 +679,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
     # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
     snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False)
+    driver, pool = _check_device_filters(snap, node, driver, device_class, pool)
     filters = {
         "node": node,
         "driver": driver,
@@ -567,8 +692,21 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     }
     report = inventory(snap, o.semantics(snap.server_version), filters)
     color, width = _terminal(o)
-    listed = listing or any(v for k, v in filters.items() if k != "labels")
-    render_inventory(report, o.output, sys.stdout, color, width, listed)
+    listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
+    if o.output == "name":
+        from kubectl_dra.render.escape import esc
+
+        for r in report.rows:
+            sys.stdout.write(f"device/{esc(r.id)}\n")
+    elif no_headers and o.output in ("text", "wide"):
+        import io
+
+        buf = io.StringIO()
+        render_inventory(report, o.output, buf, color, width, listed)
+        table = buf.getvalue().split("\n\n", 1)[0]  # the device list: what follows (holders, counters) is not
+        sys.stdout.write("".join(table.splitlines(keepends=True)[1:]).rstrip("\n") + "\n" if report.rows else "")
+    else:
+        render_inventory(report, o.output, sys.stdout, color, width, listed)
     sys.stdout.flush()
     if not report.rows and o.output in ("text", "wide"):
         sys.stderr.write(f"No devices{' match' if listed else ' are published'} ({report.total} published).\n")
@@ -579,13 +717,62 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         raise SystemExit(int(ExitCode.ERROR))
 
 
+def _check_device_filters(snap, node, driver, device_class, pool) -> tuple:
+    """A --node, --class, --driver or --pool that names nothing in the cluster is a typo, not an empty answer: one
+    error (exit 2) saying so, with the nearest name. A name that exists and matches no device is the normal empty
+    answer. Unchecked where the kind could not be read. --pool also takes DRIVER/POOL, as the output prints a pool:
+    returns the (driver, pool) filters to apply."""
+    import difflib
+
+    unread = {g.resource.split(".")[0] for g in snap.gaps}
+
+    def missing(what: str, name: str, known: set) -> DraError:
+        near = difflib.get_close_matches(name, sorted(known), n=1)
+        hint = f' (did you mean "{near[0]}"?)' if near else ""
+        return DraError(f'{what} "{name}" not found{hint}')
+
+    specs = [sl.get("spec") or {} for sl in snap.slices]
+    if node and not {"nodes", "resourceslices"} & unread:
+        known = {(n.get("metadata") or {}).get("name") for n in snap.nodes} | {s.get("nodeName") for s in specs}
+        if node not in known:
+            raise missing("node", node, {k for k in known if isinstance(k, str)})
+    if device_class and "deviceclasses" not in unread:
+        known = {(c.get("metadata") or {}).get("name") for c in snap.classes}
+        if device_class not in known:
+            raise missing("DeviceClass", device_class, {k for k in known if isinstance(k, str)})
+    if "resourceslices" in unread:
+        return driver, pool
+    drivers = {s.get("driver") for s in specs if isinstance(s.get("driver"), str)}
+    if driver and driver not in drivers:
+        raise missing("driver", driver, drivers)
+    pools = {(s.get("driver"), (s.get("pool") or {}).get("name")) for s in specs}
+    if pool and not any(p == pool and (not driver or d == driver) for d, p in pools):
+        d, _, p = pool.partition("/")  # DRIVER/POOL; a pool name may hold slashes, a driver name never does
+        if p and (d, p) in pools and (not driver or driver == d):
+            return d, p
+        known = {p for d, p in pools if isinstance(p, str) and (not driver or d == driver)}
+        known |= {f"{d}/{p}" for d, p in pools if isinstance(p, str) and (not driver or d == driver)}
+        raise missing("pool", pool, known)
+    return driver, pool
+
+
 @cli.command("dump", context_settings=CONTEXT_SETTINGS)
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
 @click.option(
-    "-f", "--filename", default=None, type=click.Path(), help="Write the bundle to this file (default: standard output)"
+    "--output-file",
+    "filename",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Write the bundle to this file (default: standard output)",
 )
-@_common
-def dump_cmd(selector, filename, **params):
+@click.option("-f", "--filename", "old_filename", default=None, hidden=True, expose_value=True)
+@_flags(
+    *_scope("Namespace to dump (default: the kubeconfig context's)", "Dump every namespace"),
+    *_output(("yaml", "json"), default="yaml"),
+    *_CONNECTION,
+    *_VERBOSE,
+)
+def dump_cmd(selector, filename, old_filename, **params):
     """Write every object kubectl-dra reads, as one bundle that --from-file reads back with the same answers.
 
     The namespace's (-n, default the context's; -A every namespace; -l some) pods, claims, templates, workloads,
@@ -596,20 +783,22 @@ def dump_cmd(selector, filename, **params):
     \b
     Examples:
       # For a bug report: everything the answer depends on
-      kubectl dra dump -n team-a -f bundle.yaml
+      kubectl dra dump -n team-a --output-file bundle.yaml
       # ... and the same answer offline
       kubectl dra explain pod trainer-0 --from-file bundle.yaml
     """
     from kubectl_dra.gather.bundle import bundle
     from kubectl_dra.render.structured import data_to
 
+    if old_filename is not None:
+        raise click.UsageError(
+            "dump writes to --output-file FILE (or standard output); -f names input in kubectl, not output"
+        )
     o = Options.from_click(params)
-    if o.from_files:
-        raise DraError("dump reads a cluster: it cannot dump --from-file input")
     raw: list = []
     snap, ns = _gather(o, selector=selector or "", partial=True, everything=True, raw_out=raw, analyse=False)
     scope = {"namespace": None if o.all_namespaces else ns, "selector": selector}
-    text = data_to(bundle(raw, snap, scope), "json" if o.output == "json" else "yaml")
+    text = data_to(bundle(raw, snap, scope), o.output)
     if filename:
         try:
             with open(filename, "w", encoding="utf-8") as fh:
@@ -636,8 +825,8 @@ def dump_cmd(selector, filename, **params):
     "--from-file",
     "from_files",
     multiple=True,
-    type=click.Path(),
-    help="A dump to use as the reference inventory (repeatable); alone, it is also what is linted",
+    type=click.Path(allow_dash=True),
+    help="A dump (or - for stdin) to use as the reference inventory (repeatable); alone, it is also what is linted",
 )
 @click.option("--kubeconfig", default=None, help="Use this cluster as the reference inventory")
 @click.option("--context", default=None, help="Use this kubeconfig context's cluster as the reference")
@@ -679,6 +868,7 @@ def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubern
 
     if not filenames and not from_files:
         raise click.UsageError("give the manifests with -f PATH (or - for stdin)")
+    _stdin_once(filenames, from_files)
     o = Options.from_click(
         {
             "namespace": None,
@@ -715,7 +905,7 @@ def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubern
         raise SystemExit(int(ExitCode.BLOCKED))
 
 
-@cli.group(context_settings=CONTEXT_SETTINGS)
+@cli.group(cls=_HelpGroup, context_settings=CONTEXT_SETTINGS)
 def match():
     """Show which devices would satisfy a claim, and why every other device is rejected."""
 
@@ -725,12 +915,25 @@ def match():
 @click.option(
     "-f",
     "--filename",
-    type=click.Path(),
+    type=click.Path(allow_dash=True),
     default=None,
     help="A ResourceClaim or ResourceClaimTemplate manifest to match instead of a named claim, or a Pod "
-    "manifest: the claim kube-scheduler would build from its DRA-backed extended resources",
+    "manifest: the claim kube-scheduler would build from its DRA-backed extended resources (- for stdin)",
 )
-@_common
+@_flags(
+    *_scope(
+        "Namespace of the claim, and of a -f manifest that names none (default: the kubeconfig context's)",
+        "Find the named claim in any namespace",
+    ),
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(),
+    *_ALL_DEVICES,
+    *_EXIT_ZERO,
+    *_CONNECTION,
+    *_COLOR,
+    *_VERBOSE,
+)
 def match_claim_cmd(name, filename, **params):
     """Show which devices would satisfy claim NAME (or the claim in -f FILE) now.
 
@@ -746,6 +949,7 @@ def match_claim_cmd(name, filename, **params):
     o = Options.from_click(params)
     if bool(name) == bool(filename):
         raise DraError("give either a claim NAME or -f FILE")
+    _stdin_once([filename] if filename else [], o.from_files)
     claim = _manifest_claim(filename, o.namespace) if filename else None  # a bad file fails before any API call
     snap, ns = _gather(o, claim_name=name)
     if filename and ns != base_namespace(o.namespace, None):
@@ -773,6 +977,12 @@ def match_claim_cmd(name, filename, **params):
     _emit(match_claim(snap, sem, claim), o)
 
 
+def _stdin_once(*path_lists) -> None:
+    """Standard input can be read once: `-` for -f and --from-file together would leave one of them empty."""
+    if sum(1 for paths in path_lists for p in paths if p == "-") > 1:
+        raise DraError("- (stdin) can be read only once: give it once")
+
+
 def _manifest_claim(filename: str, namespace: str | None) -> dict:
     """The one ResourceClaim, ResourceClaimTemplate or Pod of match's -f file."""
     from kubectl_dra.gather.files import load_files
@@ -790,7 +1000,7 @@ def _manifest_claim(filename: str, namespace: str | None) -> dict:
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
-@click.option("-o", "--output", type=click.Choice(FORMATS), default="text")
+@_flags(*_output(("text", "json", "yaml")))
 def version(output):
     """Print the kubectl-dra version."""
     info = {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 from kubectl_dra import jsonio
@@ -15,37 +17,123 @@ _EXTENSIONS = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
-def _iter_paths(paths):
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+
+def _reason(e: OSError) -> str:
+    """An OSError as kubectl words it: the system's message in lower case ("permission denied")."""
+    text = e.strerror or str(e)
+    return text[:1].lower() + text[1:]
+
+
+def expand_paths(paths) -> list:
+    """The files to read, in order: each file as given, each directory's .yaml/.yml/.json files (recursively, in
+    name order), "-" for stdin (once). Every failure is one DraError naming the path: it does not exist, it or a
+    directory below it cannot be read, it holds no such file."""
+    out: list = []
     for p in paths:
+        p = str(p)
+        if p == STDIN:
+            if STDIN in out:
+                raise DraError("- (stdin) can be read only once: give it once")
+            out.append(STDIN)
+            continue
         path = Path(p)
-        if path.is_dir():
-            found = sorted(f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in _EXTENSIONS)
-            if not found:
-                raise DraError(f"{p}: directory has no .yaml, .yml or .json files")
-            yield from found
-        elif path.exists():
-            yield path
-        else:
-            raise DraError(f"{p}: no such file or directory")
+        try:
+            is_dir = path.is_dir()
+            exists = is_dir or path.exists()
+        except OSError as e:
+            raise DraError(f"{p}: cannot read: {_reason(e)}") from None
+        if not exists:
+            raise DraError(f"{p}: cannot read: no such file or directory")
+        if not is_dir:
+            out.append(path)
+            continue
+        found = []
+
+        def refuse(e: OSError, top=p):
+            raise DraError(f"{e.filename or top}: cannot read: {_reason(e)}")
+
+        for root, dirs, files in os.walk(path, onerror=refuse):
+            dirs.sort()
+            for f in files:
+                full = Path(root) / f
+                if full.suffix.lower() not in _EXTENSIONS:
+                    continue
+                try:
+                    if full.is_file():
+                        found.append(full)
+                except OSError as e:
+                    raise DraError(f"{full}: cannot read: {_reason(e)}") from None
+        if not found:
+            raise DraError(f"{p}: directory has no .yaml, .yml or .json files")
+        out.extend(sorted(found))
+    return out
 
 
-def _read_documents(path: Path):
+def input_name(path) -> str:
+    """How messages name an input: the path as given, <stdin> for "-"."""
+    return STDIN_NAME if str(path) == STDIN else str(path)
+
+
+def read_bytes(path) -> bytes:
+    """The bytes of a file, or of standard input for "-"; a failure is one DraError "PATH: cannot read: REASON"."""
+    name = input_name(path)
+    limit = MAX_FILE_BYTES
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise DraError(f"{path}: file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
-        data = path.read_bytes()
+        if str(path) == STDIN:
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:  # a text stdin without bytes underneath (an embedding): its text, as UTF-8
+                data = sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape")
+            else:
+                data = stream.read(limit + 1)
+        else:
+            with open(path, "rb") as fh:
+                if os.fstat(fh.fileno()).st_size > limit:
+                    raise DraError(f"{name}: file is larger than {limit // (1024 * 1024)} MiB")
+                data = fh.read(limit + 1)
     except OSError as e:
-        raise DraError(f"{path}: {e.strerror or e}") from None
+        raise DraError(f"{name}: cannot read: {_reason(e)}") from None
+    except UnicodeError:
+        raise DraError(f"{name}: not UTF-8 text") from None
+    if len(data) > limit:
+        raise DraError(f"{name}: file is larger than {limit // (1024 * 1024)} MiB")
+    return data
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """Input bytes as text: UTF-8 and no NUL (binary data, or UTF-16), else one DraError "NAME: not UTF-8 text"."""
+    if b"\x00" in data:
+        raise DraError(f"{name}: not UTF-8 text (binary data)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DraError(f"{name}: not UTF-8 text") from None
+
+
+def yaml_error(name: str, e) -> DraError:
+    """A YAML parse error as every command words it: NAME:LINE:COLUMN: PROBLEM (as a compiler, and lint's findings)."""
+    mark = getattr(e, "problem_mark", None)
+    where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+    return DraError(f"{name}{where}: {getattr(e, 'problem', None) or 'invalid YAML'}")
+
+
+def read_text(path) -> str:
+    """A file (or "-", stdin) as text, with the messages of read_bytes and decode_text."""
+    return decode_text(read_bytes(path), input_name(path))
+
+
+def _read_documents(path):
+    name = input_name(path)
+    data = read_bytes(path)
     if data[:64].lstrip()[:1] in (b"{", b"["):
         # JSON parsed from the bytes (orjson checks the UTF-8 itself): no decoded copy of a large dump; anything it
         # refuses takes the text path below, as before
         doc = jsonio.loads_utf8(data)
         if doc is not None:
             return [doc] if not isinstance(doc, list) else doc
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DraError(f"{path}: not UTF-8 text") from None
+    text = decode_text(data, name)
     del data
     stripped = text.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
@@ -61,12 +149,9 @@ def _read_documents(path: Path):
     try:
         return yamlio.load_all(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or "invalid YAML"
-        raise DraError(f"{path}:{where}: {problem}") from None
+        raise yaml_error(name, e) from None
     except RecursionError:
-        raise DraError(f"{path}: YAML nested too deeply") from None
+        raise DraError(f"{name}: YAML nested too deeply") from None
 
 
 def _flatten(doc, origin: str, out: list):
@@ -115,9 +200,9 @@ def load_files(paths, namespace: str | None, skip: frozenset = frozenset()) -> S
     from kubectl_dra.gather.bundle import BUNDLE_API, read_header
 
     objs: list[dict] = []
-    for path in _iter_paths(paths):
+    for path in expand_paths(paths):
         for doc in _read_documents(path):
-            _flatten(doc, str(path), objs)
+            _flatten(doc, input_name(path), objs)
     headers = [o for o in objs if o.get("kind") == "Bundle" and o.get("apiVersion") == BUNDLE_API]
     if len(headers) > 1:
         raise DraError("the input holds more than one kubectl-dra bundle: give one")

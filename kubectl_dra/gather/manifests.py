@@ -3,14 +3,9 @@ Helm-rendered output; every object with a function that maps a path inside it to
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
-
-from kubectl_dra.errors import DraError
-
-_EXTENSIONS = (".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True)
@@ -34,25 +29,11 @@ def _shown(path: Path) -> str:
 
 
 def _paths(args) -> list[tuple[str, str]]:
-    out = []
-    for a in args:
-        if a == "-":
-            out.append(("<stdin>", sys.stdin.read()))
-            continue
-        p = Path(a)
-        files = (
-            sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in _EXTENSIONS) if p.is_dir() else [p]
-        )
-        if p.is_dir() and not files:
-            raise DraError(f"{a}: directory has no .yaml, .yml or .json files")
-        for f in files:
-            try:
-                out.append((_shown(f), f.read_text(encoding="utf-8")))
-            except FileNotFoundError:
-                raise DraError(f"{f}: no such file or directory") from None
-            except (OSError, UnicodeDecodeError) as e:
-                raise DraError(f"{f}: {getattr(e, 'strerror', None) or e}") from None
-    return out
+    """(name in findings, text) of every file, read as --from-file reads it (gather/files.py): the same messages
+    for the same bad input, in every command."""
+    from kubectl_dra.gather.files import STDIN, STDIN_NAME, expand_paths, read_text
+
+    return [(STDIN_NAME if f == STDIN else _shown(f), read_text(f)) for f in expand_paths(args)]
 
 
 def _positioner(node) -> Callable[[tuple], tuple[int, int]]:
@@ -94,9 +75,9 @@ def load_manifests(args) -> list[Manifest]:
         try:
             nodes = list(yaml.compose_all(text, Loader=loader))
         except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-            raise DraError(f"{name}{where}: {getattr(e, 'problem', None) or 'invalid YAML'}") from None
+            from kubectl_dra.gather.files import yaml_error
+
+            raise yaml_error(name, e) from None
         for node in nodes:
             if node is None:
                 continue

@@ -56,7 +56,7 @@ def test_a_bundle_gives_the_same_answers_as_the_cluster(scenario, tmp_path):
     sc.cluster.wait_unschedulable(sc.ns, "pod-big", "cannot allocate all claims")
 
     path = tmp_path / "bundle.yaml"
-    d = sc.cluster.kubectl_dra("dump", "-n", sc.ns, "-f", str(path))
+    d = sc.cluster.kubectl_dra("dump", "-n", sc.ns, "--output-file", str(path))
     assert d.code == 0 and d.stderr.startswith(f"wrote {path}"), str(d)
     text = path.read_text()
     assert "s3cr3t-value" not in text and "API_TOKEN" in text and "managedFields" not in text, text[:2000]
