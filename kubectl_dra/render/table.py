@@ -33,8 +33,11 @@ def fit_table(
     width = out.width
     if width:
         drop = [headers.index(n) for n in droppable if n in headers and headers.index(n) != len(headers) - 1]
-        # only what the other columns need to fit at all: the last column can always go below its row
-        while drop and _fixed(cols, headers, rows, indent) - len(GAP) > width:
+        # only what the other columns need to fit at all: a long last column can always go below its row
+        longest = max((len(r[-1]) for r in rows), default=0)
+        # a short last column (a count) is never put below its row: it needs its own room, and its name's
+        need = max(longest, len(headers[-1])) if longest <= max(len(headers[-1]), 12) else -len(GAP)
+        while drop and _fixed(cols, headers, rows, indent) + need > width:
             cols.remove(drop.pop(0))
     widths = {i: max([len(headers[i])] + [len(r[i]) for r in rows]) for i in cols}
     last = len(headers) - 1
@@ -67,6 +70,8 @@ def fit_table(
             chunks[-1] = chunks[-1][: width - start - 1].rstrip() + "…"
         if below:
             out.line(*parts)
+            if text in ("", "-"):  # nothing to say below the row
+                continue
         else:  # the first piece goes on the row itself, the rest under it
             first, chunks = chunks[0], chunks[1:]
             out.line(*parts, (first, style(last)) if style(last) else first)
