@@ -76,8 +76,8 @@ _RULES = [
         False,
         None,
         "kube-scheduler's latest word on the pod and kubectl-dra's analysis disagree about its devices.",
-        "Compare the scheduler's message with the analysis; check the likely causes in the finding's evidence (-o json) "
-        "(--kubernetes-version/--feature-gates to match the scheduler, run again after its next attempt).",
+        "Compare the scheduler's message with the analysis and the likely causes in the finding's evidence (-o json): "
+        "match --kubernetes-version/--feature-gates to the scheduler, or run again after its next attempt.",
         "kubectl-dra compares its dry-run with what the scheduler last said (the newest FailedScheduling, "
         "BindingConditionsPending or Scheduled event, else the PodScheduled condition). When the scheduler "
         "reports a DRA reason (`cannot allocate all claims`, a DynamicResources plugin error) for every node "
