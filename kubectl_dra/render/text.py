@@ -174,8 +174,9 @@ def _pieces(out: _Out, rows: list[dict], verdict: dict | None = None, decisive: 
     """The tutorial's four pieces, one line each: mark, piece, evidence (the Summary's sentence is not said again)."""
     for i, r in enumerate(rows):
         evidence = r["evidence"]
-        if decisive is not None and r["state"] == "missing" and evidence == " ".join(decisive["message"].split()):
-            evidence = f"{_blocked_why(decisive, verdict or {})[0]} (see Summary)"
+        if decisive is not None and evidence == " ".join(decisive["message"].split()):
+            what = _blocked_why(decisive, verdict or {})[0] if r["state"] == "missing" else "undetermined"
+            evidence = f"{what} (see Summary)"
         mark, style = _MARKS[r["state"]]
         if out.ascii:
             mark = _ASCII_MARKS[r["state"]]
@@ -493,7 +494,7 @@ _BLOCKED = {
     "DRA408": "not enough devices",
     "DRA409": "no devices meet the claim's constraints",
     "DRA412": "binding conditions unsupported",
-    "DRA413": "the allocator finds no allocation",
+    "DRA413": "no allocation fits",
     "DRA416": "an attribute value is not supported",
     "DRA417": "allocated capacity is negative",
     "DRA421": "waiting for binding conditions",
