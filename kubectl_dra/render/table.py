@@ -24,8 +24,8 @@ def fit_table(
     min_room: int = MIN_ROOM,
 ) -> None:
     """Write the table. styles: per row, per column a style or None. droppable: header names that may be left out
-        at a narrow width, first dropped first. max_lines: at a width, the last cell wraps onto at most this many
-        lines, the last of them ending with an ellipsis (the whole cell is in -o wide). header: False writes the rows
+    at a narrow width, first dropped first. max_lines: at a width, the last cell wraps onto at most this many
+    lines, the last of them ending with an ellipsis (the whole cell is in -o wide). header: False writes the rows
     only (status -w after its first table). min_room: the fewest columns the last one wraps under itself in."""
     from kubectl_dra.render.text import _wrap
 
@@ -60,7 +60,8 @@ def fit_table(
             parts.append((cell, style(i)) if style(i) else cell)
             parts.append(GAP)
         text = r[last]
-        if not width or (not below and fixed + len(text) <= width):
+        # a terminal too narrow for even the indented lines below: the row as it is, cut at the edge
+        if not width or (not below and fixed + len(text) <= width) or width - indent - 4 < 10:
             out.line(*parts, (text, style(last)) if style(last) else text)
             continue
         start = indent + 4 if below else fixed

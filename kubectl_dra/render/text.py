@@ -307,9 +307,9 @@ def _claim(out: _Out, c: dict, all_devices: bool) -> None:
 
 def _expr(out: _Out, i: int, expr) -> None:
     lines = str(expr or "").splitlines() or [""]
-    out.line(f"      #{i}  {esc(lines[0])}")
+    out.line(f"      #{i}  ", esc(lines[0]), wrap=10)  # an expression wraps at its spaces, never cut
     for ln in lines[1:]:
-        out.line(f"          {esc(ln)}")
+        out.line("          ", esc(ln), wrap=10)
 
 
 def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
