@@ -6,6 +6,8 @@ from kubectl_dra.render.escape import esc
 
 MAX_DEVICES = 10
 EXAMPLES_PER_REASON = 3
+MAX_WRAPPED = 24  # at a terminal, a wrapped sentence stops after this many lines (-o wide: whole)
+EVENT_LINES = 8  # at a terminal, an event's message wraps onto at most this many lines
 
 # Why a verdict stays open, by the finding that opened it (first match wins).
 _OPEN_REASONS = (
@@ -39,9 +41,10 @@ class _Out:
         self.color = color
         self.wide = False  # -o wide: the details text leaves out (the allocator channel, DRA003)
 
-    def line(self, *parts, wrap: int | None = None) -> None:
+    def line(self, *parts, wrap: int | None = None, limit: int = MAX_WRAPPED) -> None:
         """parts: str (plain) or (str, style). With a width, a line that does not fit has its last part wrapped
-        onto lines indented by `wrap` columns, or, without `wrap`, cut with an ellipsis."""
+        onto lines indented by `wrap` columns (at most `limit` lines, the last ending with an ellipsis: a message
+        of megabytes does not fill the scrollback; -o wide writes it whole), or, without `wrap`, cut with one."""
         parts = [p if isinstance(p, tuple) else (p, None) for p in parts]
         lines = [parts]
         if self.width and parts:
@@ -55,6 +58,11 @@ class _Out:
                 else:  # no room on this line: the text starts on the next one
                     chunks = _wrap(last, self.width - wrap, self.width - wrap)
                     lines = [parts[:-1]] + [[(" " * wrap + c, style)] for c in chunks]
+                if len(lines) > limit:
+                    lines = lines[:limit]
+                    *rest, (end, st) = lines[-1]
+                    room = self.width - sum(len(p[0]) for p in rest) - 1  # the ellipsis fits on the line
+                    lines[-1] = rest + [(end[:room].rstrip() + "…", st)]
             elif head + len(last) > self.width and room > 10:
                 lines = [parts[:-1] + [(last[: room - 1] + "…", style)]]
         write = self.stream.write
@@ -115,13 +123,19 @@ def _kv(out: _Out, key: str, value, style: str | None = None, indent: int = 0, k
 
 
 def _table(
-    out: _Out, headers: list[str], rows: list[list], indent: int, styles: list | None = None, droppable: tuple = ()
+    out: _Out,
+    headers: list[str],
+    rows: list[list],
+    indent: int,
+    styles: list | None = None,
+    droppable: tuple = (),
+    max_lines: int | None = None,
 ) -> None:
     """The last column (a reason, a message) wraps under itself, or below the row when the others leave it too
-    little room; never cut."""
+    little room; never cut (but after max_lines lines, when given: -o wide shows it whole)."""
     from kubectl_dra.render.table import fit_table
 
-    fit_table(out, headers, rows, indent=indent, styles=styles, droppable=droppable)
+    fit_table(out, headers, rows, indent=indent, styles=styles, droppable=droppable, max_lines=max_lines)
 
 
 def render_text(
@@ -260,7 +274,16 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
                 )
                 styles.append([None, "yellow" if e["type"] == "Warning" else None, None, None, None])
             # FROM makes room first at a narrow terminal: the message is the evidence
-            _table(out, ["LAST SEEN", "TYPE", "REASON", "FROM", "MESSAGE"], rows, 2, styles, droppable=("FROM",))
+            # (an event message can be megabytes: at a terminal it stops after EVENT_LINES lines; -o wide: whole)
+            _table(
+                out,
+                ["LAST SEEN", "TYPE", "REASON", "FROM", "MESSAGE"],
+                rows,
+                2,
+                styles,
+                droppable=("FROM",),
+                max_lines=EVENT_LINES,
+            )
 
 
 def _claim(out: _Out, c: dict, all_devices: bool) -> None:

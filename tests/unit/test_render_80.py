@@ -276,3 +276,21 @@ def test_commands_in_an_80_column_terminal():
     fits(explain)
     assert "Verdict:      Blocked: driver not registered" in explain
     assert "  error    DRA601 driver-not-registered (see Summary)" in explain
+
+
+def test_a_huge_event_message_does_not_fill_the_terminal(tmp_path):
+    """The kubelet's message becomes the Summary and an Event: at a terminal each stops after a screenful, with an
+    ellipsis; -o wide writes it whole, once per place."""
+    text = STEP4.read_text().replace(
+        "DRA driver gpu.example.com is not registered'",
+        "DRA driver gpu.example.com is not registered" + " x" * 100000 + "'",
+    )
+    dump = tmp_path / "huge.yaml"
+    dump.write_text(text)
+    report = explain_pod(snap(dump), S37, "default", "recomendador-7d9c8b6f5-x2x4k")
+    out, wide = io.StringIO(), io.StringIO()
+    render(report, "text", out, width=W)
+    render(report, "wide", wide, width=W)
+    lines = fits(out.getvalue())
+    assert len(lines) < 120 and out.getvalue().count("…") >= 2
+    assert wide.getvalue().count(" x" * 100000) == 2  # the Summary and the Event, not the Pieces or Findings
