@@ -39,11 +39,11 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
 
     if "claim" in missing:
         add("claim", "missing", missing["claim"].message)
-        stop = "the claim is missing"
+        stop = "blocked at the claim"
     for piece in PIECES_SHOWN:
         if piece in missing:
             add(piece, "missing", missing[piece].message)
-            stop = stop or f"the {piece} is missing"
+            stop = stop or f"blocked at the {piece}"  # not "missing": a device may exist and be taken
             continue
         if stop is not None:
             add(piece, "unknown", f"not judged: {stop}")

@@ -76,8 +76,8 @@ _RULES = [
         False,
         None,
         "kube-scheduler's latest word on the pod and kubectl-dra's analysis disagree about its devices.",
-        "Compare the scheduler's message with the analysis; check the likely causes in the evidence "
-        "(--kubernetes-version/--feature-gates to match the scheduler, run again after its next attempt).",
+        "Compare the scheduler's message with the analysis and the likely causes in the finding's evidence (-o json): "
+        "match --kubernetes-version/--feature-gates to the scheduler, or run again after its next attempt.",
         "kubectl-dra compares its dry-run with what the scheduler last said (the newest FailedScheduling, "
         "BindingConditionsPending or Scheduled event, else the PodScheduled condition). When the scheduler "
         "reports a DRA reason (`cannot allocate all claims`, a DynamicResources plugin error) for every node "
@@ -372,7 +372,7 @@ _RULES = [
         False,
         None,
         "A permission or API the analysis needs is missing, so kubectl-dra cannot say whether the claim can get devices.",
-        "Grant the permission named in the evidence (see docs/rbac.md); the exit code is 2 until then.",
+        "Grant the permission the message names (see docs/rbac.md); the exit code is 2 until then.",
         "Without ResourceSlices (or DeviceClasses) no device can be checked. kubectl-dra prints what it could "
         "conclude and exits 2 rather than guessing a verdict.",
     ),
@@ -666,7 +666,7 @@ _RULES = [
         True,
         "device",
         "Matching devices exist, but they are already allocated to other claims.",
-        "Free a device (delete the pods holding it) or add devices; see which claims hold them in the evidence.",
+        "Free a device (delete the pods holding it) or add devices; `kubectl dra devices --list` names the claims and pods that hold them.",
         "A device allocated to one claim (without adminAccess or shared consumable capacity) cannot be allocated to another.",
     ),
     Rule(
@@ -723,7 +723,7 @@ _RULES = [
         True,
         "device",
         "Enough devices match each request, but no combination satisfies the claim's constraints.",
-        "Check matchAttribute/distinctAttribute against the devices' attributes shown in the evidence.",
+        "Check matchAttribute/distinctAttribute against the devices' values the message shows.",
         "matchAttribute requires every affected device to have the same value; distinctAttribute requires different values.",
     ),
     Rule(
@@ -766,7 +766,7 @@ _RULES = [
         True,
         "device",
         "Each request has candidate devices, but the allocator finds no complete allocation on any usable node.",
-        "Read the per-node reasons in the evidence: usually devices spread over nodes, counts or constraints.",
+        "Read the per-node reasons (-o json: the finding's evidence): usually devices spread over nodes, counts or constraints.",
         "All requests of all of the pod's claims must be satisfied on one node at once.",
     ),
     Rule(

@@ -36,6 +36,7 @@ def render(
             width=None if fmt == "wide" else width,
             all_devices=all_devices,
             ascii_marks=ascii_marks,
+            wide=fmt == "wide",
         )
 
 

@@ -1,12 +1,15 @@
 """`kubectl dra devices` for people: a summary per node (and per class, with partition headroom) by default, the
 device list with --list or any filter, the holders of a node's devices with --node; JSON/YAML from
-InventoryReport.to_dict. Tables as kubectl get prints them; the last column is cut to the terminal (wide: whole)."""
+InventoryReport.to_dict. Tables as kubectl get prints them; the last column wraps at the terminal (wide: whole),
+and the summary's count columns that are zero everywhere are left out (wide: all of them)."""
 
 from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
+from kubectl_dra.render.table import fit_table
 from kubectl_dra.render.text import _Out
 
+DETAIL_LINES = 6  # at a width, a last cell wraps onto at most this many lines (-o wide: whole)
 _STATE_STYLE = {"free": "green", "allocated": None, "shared": "cyan", "tainted": "yellow", "unhealthy": "bold red"}
 _STATE_STYLE.update(unusable="red", exhausted="yellow")
 
@@ -38,7 +41,7 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
             else:
                 out.line(f"No pod uses a device of node {esc(report.filters['node'])}.")
     else:
-        _summary(out, report)
+        _summary(out, report, wide)
         if report.pool_status:
             _pool_status(out, report)
     if report.counters:
@@ -64,11 +67,12 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
             [esc(f"{h.driver}/{h.pool}"), esc(h.shape), esc(h.example), str(h.free), str(h.fit)]
             for h in report.headroom
         ]
-        _table(out, ["POOL", "PARTITION (COUNTERS CONSUMED)", "E.G.", "FREE", "FIT NOW"], rows)
+        _table(out, ["POOL", "PARTITION (COUNTERS CONSUMED)", "E.G.", "FREE", "FIT NOW"], rows, droppable=("E.G.",))
         out.line(
-            "FIT NOW: how many more of that partition can be allocated together (partitions of one pool compete for"
+            "FIT NOW: how many more of that partition can be allocated together (partitions of one pool compete for "
+            "its counters: alternatives, not a sum).",
+            wrap=0,
         )
-        out.line("its counters: alternatives, not a sum).")
 
 
 def _stream_json(report, stream) -> None:
@@ -136,8 +140,12 @@ def _pool_status(out: _Out, report) -> None:
     )
 
 
-def _summary(out: _Out, report) -> None:
-    states = report.states
+# Always shown in the summary; the other states' columns only where some device is in them (all with -o wide).
+_CORE_STATES = ("free", "allocated")
+
+
+def _summary(out: _Out, report, wide: bool) -> None:
+    states = [s for s in report.states if wide or s in _CORE_STATES or report.state_counts.get(s)]
     by_node = report.summary("node")
     headers = ["NODE", "DEVICES"] + [s.upper() for s in states]
     _table(out, headers, [[esc(g["node"]), str(g["devices"])] + [str(g[s]) for s in states] for g in by_node])
@@ -152,7 +160,9 @@ def _summary(out: _Out, report) -> None:
     free = report.state_counts["free"]
     out.blank()
     out.line(
-        f"{total} device(s), {free} free, on {len(by_node)} node(s) or node groups. List them with --list, or filter: --node, --driver, --class, --pool, --free, --where CEL."
+        f"{total} device(s), {free} free, on {len(by_node)} node(s) or node groups. List them with --list, or "
+        "filter: --node, --driver, --class, --pool, --free, --where CEL.",
+        wrap=0,
     )
 
 
@@ -173,16 +183,9 @@ def _devices(out: _Out, report, wide: bool) -> None:
         cells.append(esc(detail) or "-")
         rows.append(cells)
         styles.append([None, None, None, _STATE_STYLE.get(r.state)])
-    _table(out, headers, rows, styles)
+    # DETAIL names who holds the device (the claim and its pods) or why it is unusable: it wraps, never cut
+    _table(out, headers, rows, styles, droppable=("CLASSES",))
 
 
-def _table(out: _Out, headers: list[str], rows: list[list[str]], styles: list | None = None) -> None:
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    out.line("   ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip())
-    for ri, r in enumerate(rows):
-        parts = []
-        for i, c in enumerate(r):
-            text = c if i == len(r) - 1 else c.ljust(widths[i]) + "   "
-            st = styles[ri][i] if styles and i < len(styles[ri]) else None
-            parts.append((text, st) if st else text)
-        out.line(*parts)
+def _table(out: _Out, headers: list[str], rows: list[list[str]], styles=None, droppable: tuple = ()) -> None:
+    fit_table(out, headers, rows, styles=styles, droppable=droppable, max_lines=DETAIL_LINES)

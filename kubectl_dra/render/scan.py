@@ -1,12 +1,14 @@
-"""The scan (`kubectl dra status`) as kubectl get prints a list: one line per pod, the reason last and cut to the
-terminal (-o wide: whole, with the node and the finding codes); JSON/YAML from ScanReport.to_dict."""
+"""The scan (`kubectl dra status`) as kubectl get prints a list: one line per pod, the reason last and wrapped to
+the terminal (-o wide: whole, with the node and the finding codes); JSON/YAML from ScanReport.to_dict."""
 
 from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
+from kubectl_dra.render.table import fit_table
 from kubectl_dra.render.text import _Out
 
 _STATE_STYLE = {"Blocked": "bold red", "Unknown": "bold yellow", "OK": "green"}
+REASON_LINES = 5  # at a width, a reason wraps onto at most this many lines (explain and -o wide show it whole)
 
 
 def render_scan(report, fmt: str, stream, color: bool = False, width: int | None = None, header: bool = True) -> None:
@@ -37,15 +39,18 @@ def render_scan(report, fmt: str, stream, color: bool = False, width: int | None
             cells += [esc(r.node) if r.node else "<none>", ",".join(r.codes) or "-"]
         cells.append(esc(r.reason))
         rows.append(cells)
-    widths = [max(len(h), *(len(c[i]) for c in rows)) for i, h in enumerate(headers)]
     out = _Out(stream, color, None if wide else width)
     state_col = headers.index("STATE")
-    if header:
-        out.line("   ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip())
-    for r, cells in zip(report.rows, rows):
-        parts = []
-        for i, c in enumerate(cells):
-            last = i == len(cells) - 1
-            text = c if last else c.ljust(widths[i]) + "   "
-            parts.append((text, _STATE_STYLE.get(r.state)) if i == state_col else text)
-        out.line(*parts)
+    styles = [[_STATE_STYLE.get(r.state) if i == state_col else None for i in range(len(headers))] for r in report.rows]
+    # At a narrow terminal OWNER, then PHASE, then AGE make room; the pod, its state, what is missing and the
+    # reason (wrapped under its column or below the row) always stay.
+    fit_table(
+        out,
+        headers,
+        rows,
+        styles=styles,
+        droppable=("OWNER", "PHASE", "AGE"),
+        max_lines=REASON_LINES,
+        header=header,
+        min_room=50,  # a reason squeezed into fewer columns reads worse than one on the lines below its pod
+    )

@@ -16,13 +16,45 @@ def _default(o):
     return str(o)
 
 
+_SI = (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
+
+
+def api_quantity(v) -> str:
+    """A number of a quantity field as the API writes it: `16Gi`, `10G`, `500m`, never `17179869184`."""
+    if isinstance(v, int) and not isinstance(v, bool) and v:
+        # binary or decimal suffix, whichever is exact and shorter (the allocator no longer knows which was written)
+        spellings = [format_quantity(Fraction(v))]
+        spellings += [f"{v // mult}{suffix}" for suffix, mult in _SI if v % mult == 0][:1]
+        return min(spellings, key=len)
+    if isinstance(v, Fraction):
+        return format_quantity(v)
+    return v if isinstance(v, str) else str(v)
+
+
+def _quantities(data):
+    """The allocator keeps consumed capacity as exact numbers; every `consumedCapacity` map is written as the API
+    writes one (quantities as strings)."""
+    if isinstance(data, dict):
+        return {
+            k: (
+                {n: api_quantity(q) for n, q in v.items()}
+                if k == "consumedCapacity" and isinstance(v, dict)
+                else _quantities(v)
+            )
+            for k, v in data.items()
+        }
+    if isinstance(data, (list, tuple)):
+        return [_quantities(x) for x in data]
+    return data
+
+
 def plain(report) -> dict:
     """The report as plain JSON-compatible data."""
-    return jsonio.loads(jsonio.dumps(report.to_dict(), default=_default, indent=False))
+    return jsonio.loads(jsonio.dumps(_quantities(report.to_dict()), default=_default, indent=False))
 
 
 def to_json_utf8(report) -> bytes:
-    return jsonio.dumps_utf8(report.to_dict(), default=_default) + b"\n"
+    return jsonio.dumps_utf8(_quantities(report.to_dict()), default=_default) + b"\n"
 
 
 def _yaml(data) -> str:
@@ -41,7 +73,7 @@ def to_yaml(report) -> str:
 def _list(reports) -> dict:
     from kubectl_dra.findings.model import SCHEMA_VERSION
 
-    return {"apiVersion": SCHEMA_VERSION, "kind": "List", "items": [r.to_dict() for r in reports]}
+    return {"apiVersion": SCHEMA_VERSION, "kind": "List", "items": [_quantities(r.to_dict()) for r in reports]}
 
 
 def list_to_json(reports) -> str:
@@ -54,6 +86,7 @@ def list_to_yaml(reports) -> str:
 
 def data_to(data: dict, fmt: str) -> str:
     """Any plain document (a scan, an inventory) as JSON or YAML, the same way a Report is written."""
+    data = _quantities(data)
     if fmt == "json":
         return jsonio.dumps(data, default=_default) + "\n"
     return _yaml(jsonio.loads(jsonio.dumps(data, default=_default, indent=False)))

@@ -6,6 +6,8 @@ from kubectl_dra.render.escape import esc
 
 MAX_DEVICES = 10
 EXAMPLES_PER_REASON = 3
+MAX_WRAPPED = 24  # at a terminal, a wrapped sentence stops after this many lines (-o wide: whole)
+EVENT_LINES = 8  # at a terminal, an event's message wraps onto at most this many lines
 
 # Why a verdict stays open, by the finding that opened it (first match wins).
 _OPEN_REASONS = (
@@ -37,10 +39,12 @@ class _Out:
         self.ascii = ascii_marks  # marks as plain ASCII (a terminal without UTF-8, NO_COLOR)
         self.stream = stream
         self.color = color
+        self.wide = False  # -o wide: the details text leaves out (the allocator channel, DRA003)
 
-    def line(self, *parts, wrap: int | None = None) -> None:
+    def line(self, *parts, wrap: int | None = None, limit: int = MAX_WRAPPED) -> None:
         """parts: str (plain) or (str, style). With a width, a line that does not fit has its last part wrapped
-        onto lines indented by `wrap` columns, or, without `wrap`, cut with an ellipsis."""
+        onto lines indented by `wrap` columns (at most `limit` lines, the last ending with an ellipsis: a message
+        of megabytes does not fill the scrollback; -o wide writes it whole), or, without `wrap`, cut with one."""
         parts = [p if isinstance(p, tuple) else (p, None) for p in parts]
         lines = [parts]
         if self.width and parts:
@@ -54,6 +58,11 @@ class _Out:
                 else:  # no room on this line: the text starts on the next one
                     chunks = _wrap(last, self.width - wrap, self.width - wrap)
                     lines = [parts[:-1]] + [[(" " * wrap + c, style)] for c in chunks]
+                if len(lines) > limit:
+                    lines = lines[:limit]
+                    *rest, (end, st) = lines[-1]
+                    room = self.width - sum(len(p[0]) for p in rest) - 1  # the ellipsis fits on the line
+                    lines[-1] = rest + [(end[:room].rstrip() + "…", st)]
             elif head + len(last) > self.width and room > 10:
                 lines = [parts[:-1] + [(last[: room - 1] + "…", style)]]
         write = self.stream.write
@@ -113,45 +122,61 @@ def _kv(out: _Out, key: str, value, style: str | None = None, indent: int = 0, k
     out.line(pad + f"{key + ':':<{keyw}}", (value, style) if style else value, wrap=indent + keyw)
 
 
-def _table(out: _Out, headers: list[str], rows: list[list], indent: int, styles: list | None = None) -> None:
-    widths = [len(h) for h in headers]
-    for r in rows:
-        for i, c in enumerate(r):
-            widths[i] = max(widths[i], len(c))
-    pad = " " * indent
-    out.line(pad + "   ".join(h.ljust(widths[i]) for i, h in enumerate(headers)).rstrip())
-    for ri, r in enumerate(rows):
-        parts = [pad]
-        for i, c in enumerate(r):
-            cell = c.ljust(widths[i]) if i < len(r) - 1 else c
-            st = styles[ri][i] if styles and styles[ri] and i < len(styles[ri]) else None
-            parts.append((cell, st) if st else cell)
-            if i < len(r) - 1:
-                parts.append("   ")
-        # The last column (a reason, a message) wraps under itself rather than being cut; when the other columns
-        # leave it too little room, it goes on the following lines, indented a little.
-        offset = indent + sum(widths[:-1]) + 3 * (len(widths) - 1)
-        out.line(*parts, wrap=offset if out.width is None or out.width - offset >= 30 else indent + 4)
+def _table(
+    out: _Out,
+    headers: list[str],
+    rows: list[list],
+    indent: int,
+    styles: list | None = None,
+    droppable: tuple = (),
+    max_lines: int | None = None,
+) -> None:
+    """The last column (a reason, a message) wraps under itself, or below the row when the others leave it too
+    little room; never cut (but after max_lines lines, when given: -o wide shows it whole)."""
+    from kubectl_dra.render.table import fit_table
+
+    fit_table(out, headers, rows, indent=indent, styles=styles, droppable=droppable, max_lines=max_lines)
 
 
 def render_text(
-    report, stream, color: bool = False, width: int | None = None, all_devices: bool = False, ascii_marks: bool = False
+    report,
+    stream,
+    color: bool = False,
+    width: int | None = None,
+    all_devices: bool = False,
+    ascii_marks: bool = False,
+    wide: bool = False,
 ) -> None:
     d = report.to_dict()
     out = _Out(stream, color, width, ascii_marks)
+    out.wide = wide
     if d["kind"] == "MatchResult":
         _match(out, d, all_devices)
     else:
         _diagnosis(out, d, all_devices)
 
 
-def _semantics_line(sem: dict) -> str:
+_VERSION_SOURCE = {
+    "flag": "from --kubernetes-version",
+    "server": "the API server's version",
+    "default": "assumed: no server; pass --kubernetes-version",
+}
+
+
+def _kubernetes_line(sem: dict, wide: bool) -> str:
+    """The version the analysis assumed, in plain words; feature gates when some were set (-o wide: always, with
+    the allocator channel)."""
+    src = _VERSION_SOURCE.get(sem["versionSource"], sem["versionSource"])
+    if sem.get("serverVersion"):
+        src = f"assumed for a {sem['serverVersion']} server, newer than kubectl-dra knows"
     over = sem.get("overriddenGates") or []
-    gates = ", ".join(f"{g}={'true' if sem['featureGates'][g] else 'false'}" for g in over) or "defaults"
-    return (
-        f"Kubernetes {sem['kubernetesVersion']} ({sem['versionSource']}), feature gates: {gates}, "
-        f"allocator: {sem.get('allocator', '?')}"
-    )
+    gates = ", ".join(f"{g}={'true' if sem['featureGates'][g] else 'false'}" for g in over)
+    line = f"{sem['kubernetesVersion']} ({src})"
+    if gates or wide:
+        line += f"; feature gates: {gates or 'defaults'}"
+    if wide:
+        line += f"; allocator: {sem.get('allocator', '?')}"
+    return line
 
 
 # The pieces' marks, and the ASCII ones for terminals that cannot show them (and under NO_COLOR).
@@ -159,18 +184,24 @@ _MARKS = {"ok": ("✓", "green"), "missing": ("✗", "bold red"), "waiting": ("�
 _ASCII_MARKS = {"ok": "ok", "missing": "NO", "waiting": "--", "unknown": "--"}
 
 
-def _pieces(out: _Out, rows: list[dict]) -> None:
-    """The tutorial's four pieces, one line each: mark, piece, evidence."""
+def _pieces(out: _Out, rows: list[dict], verdict: dict | None = None, decisive: dict | None = None) -> None:
+    """The tutorial's four pieces, one line each: mark, piece, evidence (the Summary's sentence is not said again)."""
     for i, r in enumerate(rows):
+        evidence = r["evidence"]
+        if decisive is not None and evidence == " ".join(decisive["message"].split()):
+            what = _blocked_why(decisive, verdict or {})[0] if r["state"] == "missing" else "undetermined"
+            evidence = f"{what} (see Summary)"
         mark, style = _MARKS[r["state"]]
         if out.ascii:
             mark = _ASCII_MARKS[r["state"]]
         key = "Pieces:" if i == 0 else ""
-        out.line(f"{key:<14}", (mark, style) if style else mark, f" {r['piece']:<7} ", esc(r["evidence"]), wrap=14 + 11)
+        out.line(f"{key:<14}", (mark, style) if style else mark, f" {r['piece']:<7} ", esc(evidence), wrap=14 + 11)
 
 
 def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     v = d["verdict"]
+    # the finding the summary repeats: said once, in the Summary; the pieces and findings point to it
+    decisive = next((f for f in d["findings"] if f["message"] and v["summary"].startswith(f["message"])), None)
     if d.get("workload"):
         w = d["workload"]
         wanted = "" if w.get("wantedPods") is None else f"wants {w['wantedPods']}, "
@@ -184,19 +215,20 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         c = d["claim"]
         _kv(out, "Claim", f"{esc(c['namespace'])}/{esc(c['name'])}")
         _kv(out, "Owners", ", ".join(esc(o) for o in c.get("owners") or []) or "<none>")
-    _kv(out, "Semantics", _semantics_line(d["semantics"]))
+    _kv(out, "Kubernetes", _kubernetes_line(d["semantics"], out.wide))
     if not v.get("determined", True):
         codes = {f["code"] for f in d["findings"]}
         why = next((w for c, w in _OPEN_REASONS if c in codes), "the analysis is incomplete")
         _kv(out, "Verdict", f"Unknown: {why}", "bold yellow")
     elif v["blocked"]:
-        _kv(out, "Verdict", f"Blocked: missing {v['missing']}" if v["missing"] else "Blocked", "bold red")
+        why = _blocked_why(decisive, v)
+        _kv(out, "Verdict", f"Blocked: {why[0]}{': ' + why[1] if why[1] else ''}", "bold red")
     elif any(f["code"] == "DRA021" for f in d["findings"]):
         _kv(out, "Verdict", "OK for DRA: the scheduler holds the pod for other reasons", "bold yellow")
     else:
         _kv(out, "Verdict", "OK: nothing blocks", "bold green")
     _kv(out, "Summary", esc(v["summary"]))
-    _pieces(out, d.get("pieces") or [])
+    _pieces(out, d.get("pieces") or [], v, decisive)
     if "podClaims" in d:
         out.blank()
         out.line("Pod claims:")
@@ -218,23 +250,8 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     for c in d.get("claims") or []:
         out.blank()
         _claim(out, c, all_devices)
-    findings = [f for f in d["findings"]]
     out.blank()
-    out.line("Findings:")
-    if not findings:
-        out.line("  <none>")
-    for f in findings:
-        out.line(
-            "  ",
-            (f["code"], "bold"),
-            "  ",
-            (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])),
-            "  ",
-            esc(f["message"]),
-            wrap=19,
-        )
-        if f["severity"] != "info" or f["code"] in ("DRA002",):
-            out.line(" " * 19 + "hint: ", esc(f["hint"]), wrap=25)
+    _findings(out, d["findings"], v["summary"] if decisive is not None else None, hints=True)
     if "events" in d:
         out.blank()
         out.line("Events:")
@@ -256,7 +273,17 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
                     ]
                 )
                 styles.append([None, "yellow" if e["type"] == "Warning" else None, None, None, None])
-            _table(out, ["LAST SEEN", "TYPE", "REASON", "FROM", "MESSAGE"], rows, 2, styles)
+            # FROM makes room first at a narrow terminal: the message is the evidence
+            # (an event message can be megabytes: at a terminal it stops after EVENT_LINES lines; -o wide: whole)
+            _table(
+                out,
+                ["LAST SEEN", "TYPE", "REASON", "FROM", "MESSAGE"],
+                rows,
+                2,
+                styles,
+                droppable=("FROM",),
+                max_lines=EVENT_LINES,
+            )
 
 
 def _claim(out: _Out, c: dict, all_devices: bool) -> None:
@@ -303,9 +330,9 @@ def _claim(out: _Out, c: dict, all_devices: bool) -> None:
 
 def _expr(out: _Out, i: int, expr) -> None:
     lines = str(expr or "").splitlines() or [""]
-    out.line(f"      #{i}  {esc(lines[0])}")
+    out.line(f"      #{i}  ", esc(lines[0]), wrap=10)  # an expression wraps at its spaces, never cut
     for ln in lines[1:]:
-        out.line(f"          {esc(ln)}")
+        out.line("          ", esc(ln), wrap=10)
 
 
 def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
@@ -358,7 +385,7 @@ def _pick(devices: list) -> list:
 def _match(out: _Out, d: dict, all_devices: bool) -> None:
     c = d["claim"]
     _kv(out, "Claim", f"{esc(c['namespace'])}/{esc(c['name'])}")
-    _kv(out, "Semantics", _semantics_line(d["semantics"]))
+    _kv(out, "Kubernetes", _kubernetes_line(d["semantics"], out.wide))
     if d["satisfiable"]:
         _kv(out, "Satisfiable", "yes, on node(s) " + ", ".join(esc(n) for n in d["nodes"]), "bold green")
     elif not d.get("determined", True):
@@ -405,20 +432,17 @@ def _match(out: _Out, d: dict, all_devices: bool) -> None:
         for key, xs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
             out.line(f"    {len(xs)} x {esc(key)}")
             for x in xs[:EXAMPLES_PER_REASON]:
-                out.line(f"        {esc(x['driver'])}/{esc(x['pool'])}/{esc(x['device'])}: {esc(x['reason'])}")
+                # the group says which check failed; each device shows what it read (the value the selector saw)
+                dev, read = f"        {esc(x['driver'])}/{esc(x['pool'])}/{esc(x['device'])}:", esc(_read(x, key))
+                if out.width and len(dev) + 1 + len(read) > out.width:  # the value whole on the next line
+                    out.line(dev)
+                    out.line(" " * 10, read, wrap=10)
+                else:
+                    out.line(dev + " ", read)
             if len(xs) > EXAMPLES_PER_REASON:
                 out.line(f"        ... and {len(xs) - EXAMPLES_PER_REASON} more")
     out.blank()
-    out.line("Findings:")
-    for f in d["findings"]:
-        out.line(
-            "  ",
-            (f["code"], "bold"),
-            "  ",
-            (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])),
-            "  ",
-            esc(f["message"]),
-        )
+    _findings(out, d["findings"], None, hints=False)
 
 
 def _reason_key(x: dict) -> str:
@@ -436,3 +460,99 @@ def _reason_key(x: dict) -> str:
         "binding": "binding conditions unsupported",
         "feature": "feature disabled",
     }.get(stage, stage or "rejected")
+
+
+_SEV_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _findings(out: _Out, findings: list[dict], summary: str | None, hints: bool) -> None:
+    """Errors first, then warnings, then information, each as its code and readable name, then the message and the
+    hint below it. The finding the Summary already says points there instead of repeating it. DRA003 (the assumed
+    version) is the Kubernetes line's: listed with -o wide only."""
+    shown = [f for f in findings if out.wide or f["code"] != "DRA003"]
+    shown.sort(key=lambda f: _SEV_ORDER.get(f["severity"], 3))
+    out.line("Findings:")
+    if not shown:
+        out.line("  <none>")
+    for f in shown:
+        said = summary is not None and summary.startswith(f["message"])
+        out.line(
+            "  ",
+            (f"{f['severity']:<7}", _SEV_STYLE.get(f["severity"])),
+            "  ",
+            (f"{f['code']} {esc(f.get('name') or '')}".rstrip(), "bold"),
+            " (see Summary)" if said else "",
+        )
+        if not said:
+            out.line(" " * 11, esc(f["message"]), wrap=11)
+        if hints and (f["severity"] != "info" or f["code"] in ("DRA002",)):
+            out.line(" " * 11 + "hint: ", esc(f["hint"]), wrap=17)
+
+
+# The Verdict's words for the finding that blocks: (what, detail). What the evidence shows, not which piece is
+# "missing" (a device that exists but is taken, or allocated and waiting, is not missing).
+_BLOCKED = {
+    "DRA006": "scheduling gated",
+    "DRA102": "the resource API is not served",
+    "DRA201": "claim not created",
+    "DRA202": "claim template missing",
+    "DRA203": "claim missing",
+    "DRA204": "claim being deleted",
+    "DRA205": "claim not owned by the pod",
+    "DRA206": "the pod's claim reference is invalid",
+    "DRA208": "the workload's pods are not created",
+    "DRA209": "device quota exhausted",
+    "DRA211": "DeviceClass missing",
+    "DRA212": "a feature the request uses is disabled",
+    "DRA213": "the request is invalid",
+    "DRA301": "a CEL selector fails on a device",
+    "DRA302": "a CEL selector does not compile",
+    "DRA401": "no usable device published",
+    "DRA402": "no device matches the class",
+    "DRA403": "no device matches the request",
+    "DRA404": "no free device",
+    "DRA405": "no untainted device",
+    "DRA406": "no free device: shared counters used up",
+    "DRA407": "no device with enough capacity left",
+    "DRA408": "not enough devices",
+    "DRA409": "no devices meet the claim's constraints",
+    "DRA412": "binding conditions unsupported",
+    "DRA413": "no allocation fits",
+    "DRA416": "an attribute value is not supported",
+    "DRA417": "allocated capacity is negative",
+    "DRA421": "waiting for binding conditions",
+    "DRA422": "binding failed",
+    "DRA423": "binding timed out",
+    "DRA501": "no matching device on a node the pod may use",
+    "DRA502": "claim allocated on another node",
+    "DRA503": "no node the pod may use",
+    "DRA601": "driver not registered",
+    "DRA602": "driver failed to prepare the devices",
+    "DRA603": "pod not reserved in its claim",
+    "DRA606": "evicted by a device taint",
+}
+
+
+def _blocked_why(f: dict | None, v: dict) -> tuple[str, str]:
+    if f is None:
+        return (f"missing {v['missing']}" if v.get("missing") else "see the findings"), ""
+    what = _BLOCKED.get(f["code"]) or (f.get("name") or "").replace("-", " ") or f"missing {v.get('missing')}"
+    detail = ""
+    if f["code"] == "DRA404":
+        by = (f.get("evidence") or {}).get("byStage") or {}
+        taken = by.get("in-use", 0)
+        matching = sum(n for st, n in by.items() if st not in ("request", "class", "binding", "pool", "cel-error"))
+        if taken and taken == matching:
+            detail = "the matching device is allocated" if taken == 1 else f"all {taken} matching devices are allocated"
+        elif taken:
+            detail = f"{taken} of {matching} matching devices are allocated"
+    return what, detail
+
+
+def _read(x: dict, key: str) -> str:
+    """A rejected device's reason without the words its group already says: `request gpu selector #0 is false
+    (device.capacity["gpu.example.com"].memory = 8Gi)` under `request selector #0 is false` is the value read."""
+    reason = x["reason"]
+    if key.endswith(" is false") and reason.endswith(")") and " is false (" in reason:
+        return reason.split(" is false (", 1)[1][:-1]
+    return reason

@@ -439,12 +439,12 @@ EXPECTED = {
     "match claim -f": {"context": 1, "-n team-a": 1, "-n team-b": 1, "-A": 1},
     "status": {"context": 0, "-n team-a": 0, "-n team-b": 1, "-A": 1},
     "status -l": {"context": 0, "-n team-a": 0, "-n team-b": 1, "-A": 1},
-    "devices": {"context": 0, "-n team-a": 0, "-n team-b": 0, "-A": 0},
+    "devices": {"context": 0, "-n team-a": 2, "-n team-b": 2, "-A": 2},  # cluster-scoped: -n and -A are refused
 }
 # the namespace an answer is about (None: several or none), for the leak check
 ABOUT = {"context": None, "-n team-a": "team-a", "-n team-b": "team-b", "-A": None}
-# devices lists every namespace's holders of a device whatever -n says (a drain needs them all): no leak check, and
-# the same answer in every namespace form (test_devices_is_the_same_in_every_namespace_form)
+# devices is cluster-scoped: it lists every namespace's holders of a device (a drain needs them all), takes no -n or -A
+# (test_devices_takes_no_namespace), and a bundle's namespace does not narrow it
 CLUSTER_WIDE = {"devices"}
 
 
@@ -465,7 +465,7 @@ def _args(command, ns_form, claim_file):
 
 
 def _expected_code(command, ns_form, form):
-    if form in BUNDLES and ns_form == "context":
+    if form in BUNDLES and ns_form == "context" and command not in CLUSTER_WIDE:
         return EXPECTED[command]["-n " + BUNDLES[form]]  # the bundle's own namespace
     return EXPECTED[command][ns_form]
 
@@ -531,7 +531,7 @@ def test_every_input_form_and_output_gives_the_same_answer(forms, claim_file, co
 @pytest.mark.parametrize("form", list(BUNDLES))
 def test_a_bundle_without_dash_n_answers_as_the_files_with_its_namespace(forms, claim_file, form):
     ns = BUNDLES[form]
-    for command in COMMANDS:
+    for command in (c for c in COMMANDS if c not in CLUSTER_WIDE):
         bundled = run(_args(command, "context", claim_file) + ["--from-file", forms[form][0], "-o", "json"])
         files = run(_args(command, "-n " + ns, claim_file) + ["--from-file", forms["list-yaml"][0], "-o", "json"])
         assert (bundled.code, bundled.err) == (files.code, files.err), command
@@ -539,13 +539,16 @@ def test_a_bundle_without_dash_n_answers_as_the_files_with_its_namespace(forms, 
             assert comparable(json.loads(bundled.out)) == comparable(json.loads(files.out)), command
 
 
-def test_devices_is_the_same_in_every_namespace_form(forms):
+def test_devices_takes_no_namespace(forms):
+    for flags in (["-n", "team-a"], ["-A"]):
+        r = run(["devices", *flags, "--from-file", forms["list-yaml"][0]])
+        assert r.code == 2 and r.err.startswith("error: No such option") and r.err.count("\n") == 1, r
     docs = {
-        ns_form: run(["devices", "--node", "node-01", *flags, "--from-file", forms["list-yaml"][0], "-o", "json"])
-        for ns_form, flags in NAMESPACE_FORMS.items()
+        form: run(["devices", "--node", "node-01", "--from-file", forms[form][0], "-o", "json"])
+        for form in ("list-yaml", *BUNDLES)
     }
     assert all(r.code == 0 for r in docs.values()), docs
-    holders = {ns_form: sorted(p for i in json.loads(r.out)["items"] for p in i["pods"]) for ns_form, r in docs.items()}
+    holders = {form: sorted(p for i in json.loads(r.out)["items"] for p in i["pods"]) for form, r in docs.items()}
     assert all(h == ["team-a/trainer-5d9f-x1 (Running)"] for h in holders.values()), holders
 
 
@@ -605,7 +608,6 @@ def test_lint_gives_the_same_findings_from_every_input_form(forms):
         assert findings[form] == ref, f"lint: {form} finds differently from list-yaml"
 
 
-@pytest.mark.xfail(strict=False, reason="--from-file - lands with the CLI work")
 @pytest.mark.parametrize("ns_form", ["-n team-a", "-n team-b", "-A"])
 @pytest.mark.parametrize("command", ["explain pod NAME", "match claim NAME", "status"])
 def test_stdin_answers_as_the_file(forms, claim_file, command, ns_form):

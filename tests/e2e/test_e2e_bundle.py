@@ -121,7 +121,7 @@ def test_outside_default_with_the_same_names_in_a_second_namespace(scenario, tmp
 
         one, every = tmp_path / "one.yaml", tmp_path / "every.yaml"
         for args, path in ((["-n", mine], one), (["-A"], every)):
-            d = sc.cluster.kubectl_dra("dump", *args, "-f", str(path))
+            d = sc.cluster.kubectl_dra("dump", *args, "--output-file", str(path))
             assert d.code == 0, str(d)
         get = tmp_path / "get"
         get.mkdir()

@@ -22,7 +22,7 @@ def states(rows):
 def test_a_missing_piece_leaves_the_later_ones_unjudged():
     rows = pod_pieces([make("DRA211", "device class gpu does not exist")], body())
     assert states(rows) == [("class", "missing"), ("device", "unknown"), ("node", "unknown"), ("driver", "unknown")]
-    assert rows[1]["evidence"] == "not judged: the class is missing"
+    assert rows[1]["evidence"] == "not judged: blocked at the class"
 
 
 def test_allocatable_now_waits_for_the_node_and_the_kubelet():

@@ -36,8 +36,12 @@ def test_text_fits_the_width_and_keeps_every_word():
         assert max(len(x) for x in full.getvalue().splitlines()) > width  # wide never wraps
 
 
-def test_without_a_width_nothing_changes():
-    a, b = io.StringIO(), io.StringIO()
-    render(report(), "text", a)
+def test_wide_ignores_the_width_and_adds_the_details():
+    a, b, plain = io.StringIO(), io.StringIO(), io.StringIO()
+    render(report(), "wide", a)
     render(report(), "wide", b, width=40)
+    render(report(), "text", plain)
     assert a.getvalue() == b.getvalue()
+    # the allocator channel and the assumed-version finding (DRA003) are details for -o wide
+    assert "allocator: " in a.getvalue() and "allocator" not in plain.getvalue()
+    assert "DRA003" in a.getvalue() and "DRA003" not in plain.getvalue()
