@@ -110,6 +110,21 @@ _COLOR = (click.option("--no-color", is_flag=True, help="Disable colour (also wh
 _VERBOSE = (click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),)
 
 
+def _no_namespace(ctx, param, value):
+    if value:
+        raise click.UsageError(
+            f"{param.opts[-1]}: devices are cluster-scoped; the inventory covers every namespace's holders already",
+            ctx,
+        )
+
+
+# devices: -n and -A from a kubectl habit get a sentence that says why, not "No such option" (hidden from --help)
+_CLUSTER_SCOPED = (
+    click.option("-n", "--namespace", hidden=True, expose_value=False, callback=_no_namespace),
+    click.option("-A", "--all-namespaces", is_flag=True, hidden=True, expose_value=False, callback=_no_namespace),
+)
+
+
 def _gather(
     o: Options,
     *,
@@ -244,15 +259,6 @@ def _watch_loop(session, first, each) -> None:
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
 
 
-def _verdict_words(report) -> str:
-    v = report.verdict
-    if not v.determined:
-        return "Unknown"
-    if v.blocked:
-        return f"Blocked: missing {v.missing}" if v.missing else "Blocked"
-    return "OK"
-
-
 def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
     """explain pod NAME -w: the report, then one line per change of the verdict (-o json|yaml: the whole report)."""
     import time
@@ -288,7 +294,10 @@ def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
                 sys.stdout.write("\nWatching (Ctrl-C to stop):\n")
             return
         stamp = time.strftime("%H:%M:%S")
-        sys.stdout.write(f"{stamp}  {_verdict_words(report)}  {esc(' '.join(report.verdict.summary.split()))}\n")
+        from kubectl_dra.render.text import verdict_headline
+
+        words = verdict_headline(report.to_dict())[0]
+        sys.stdout.write(f"{stamp}  {words}  {esc(' '.join(report.verdict.summary.split()))}\n")
 
     _watch_loop(session, lambda: show(True), lambda: show(False))
 
@@ -348,11 +357,12 @@ def cli():
     replays the answers offline (dump).
 
     \b
-    Exit codes: 0 nothing blocks, 1 blocked / not satisfiable, 2 the tool could not do its job.
+    Exit codes: 0 nothing blocks, 1 blocked / not satisfiable,
+    2 the tool could not do its job.
     """
 
 
-@cli.group(cls=_ExplainGroup, context_settings=CONTEXT_SETTINGS)
+@cli.group(cls=_ExplainGroup, context_settings=CONTEXT_SETTINGS, short_help="Which piece a pod or claim lacks, and why")
 def explain():
     """Explain a pod's or a claim's DRA state: which piece is missing and why."""
 
@@ -362,7 +372,11 @@ _WATCH = click.option(
 )
 
 
-@explain.command("pod", context_settings=CONTEXT_SETTINGS)
+@explain.command(
+    "pod",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="Why a pod (NAME, -l, or TYPE/NAME) does or does not get its devices",
+)
 @click.argument("name", required=False)
 @click.option("-l", "--selector", default=None, help="Explain every pod this label selector picks (as kubectl -l)")
 @_WATCH
@@ -488,7 +502,7 @@ def explain_claim_cmd(name, **params):
     _emit(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)
 
 
-@cli.command("status", context_settings=CONTEXT_SETTINGS)
+@cli.command("status", context_settings=CONTEXT_SETTINGS, short_help="Every pod that uses DRA, blocked first")
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
 @_WATCH
 @_flags(
@@ -624,7 +638,7 @@ def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
         raise SystemExit(int(ExitCode.BLOCKED))
 
 
-@cli.command("devices", context_settings=CONTEXT_SETTINGS)
+@cli.command("devices", context_settings=CONTEXT_SETTINGS, short_help="What is free and who holds it")
 @click.option("--list", "listing", is_flag=True, help="List every device (any filter lists too)")
 @click.option("--node", default=None, help="Devices a node can use, and the pods holding them (drain, upgrade)")
 @click.option("--driver", default=None, help="Only this driver's devices")
@@ -649,6 +663,7 @@ def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
     *_CONNECTION,
     *_COLOR,
     *_VERBOSE,
+    *_CLUSTER_SCOPED,
 )
 def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, no_headers, **params):
     """What is free and who holds it: every published device with its classes and state.
@@ -756,7 +771,7 @@ def _check_device_filters(snap, node, driver, device_class, pool) -> tuple:
     return driver, pool
 
 
-@cli.command("dump", context_settings=CONTEXT_SETTINGS)
+@cli.command("dump", context_settings=CONTEXT_SETTINGS, short_help="A bundle that replays the answers offline")
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
 @click.option(
     "--output-file",
@@ -812,7 +827,7 @@ def dump_cmd(selector, filename, old_filename, **params):
         sys.stderr.write(f"warning: could not {_one_line(g.verb + ' ' + g.resource)}: {_one_line(g.message)}\n")
 
 
-@cli.command("lint", context_settings=CONTEXT_SETTINGS)
+@cli.command("lint", context_settings=CONTEXT_SETTINGS, short_help="DRA mistakes in manifests, before apply")
 @click.option(
     "-f",
     "--filename",
@@ -905,7 +920,7 @@ def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubern
         raise SystemExit(int(ExitCode.BLOCKED))
 
 
-@cli.group(cls=_HelpGroup, context_settings=CONTEXT_SETTINGS)
+@cli.group(cls=_HelpGroup, context_settings=CONTEXT_SETTINGS, short_help="Which devices a claim would get, and why not")
 def match():
     """Show which devices would satisfy a claim, and why every other device is rejected."""
 

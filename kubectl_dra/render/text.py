@@ -198,10 +198,30 @@ def _pieces(out: _Out, rows: list[dict], verdict: dict | None = None, decisive: 
         out.line(f"{key:<14}", (mark, style) if style else mark, f" {r['piece']:<7} ", esc(evidence), wrap=14 + 11)
 
 
+def _decisive(d: dict) -> dict | None:
+    """The finding the verdict's summary repeats: said once, in the Summary; the pieces and findings point to it."""
+    summary = d["verdict"]["summary"]
+    return next((f for f in d["findings"] if f["message"] and summary.startswith(f["message"])), None)
+
+
+def verdict_headline(d: dict) -> tuple[str, str]:
+    """The Verdict's words and style for a report's dict: explain's Verdict line and each line of `explain -w`."""
+    v = d["verdict"]
+    if not v.get("determined", True):
+        codes = {f["code"] for f in d["findings"]}
+        why = next((w for c, w in _OPEN_REASONS if c in codes), "the analysis is incomplete")
+        return f"Unknown: {why}", "bold yellow"
+    if v["blocked"]:
+        what, detail = _blocked_why(_decisive(d), v)
+        return f"Blocked: {what}{': ' + detail if detail else ''}", "bold red"
+    if any(f["code"] == "DRA021" for f in d["findings"]):
+        return "OK for DRA: the scheduler holds the pod for other reasons", "bold yellow"
+    return "OK: nothing blocks", "bold green"
+
+
 def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     v = d["verdict"]
-    # the finding the summary repeats: said once, in the Summary; the pieces and findings point to it
-    decisive = next((f for f in d["findings"] if f["message"] and v["summary"].startswith(f["message"])), None)
+    decisive = _decisive(d)
     if d.get("workload"):
         w = d["workload"]
         wanted = "" if w.get("wantedPods") is None else f"wants {w['wantedPods']}, "
@@ -216,17 +236,7 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         _kv(out, "Claim", f"{esc(c['namespace'])}/{esc(c['name'])}")
         _kv(out, "Owners", ", ".join(esc(o) for o in c.get("owners") or []) or "<none>")
     _kv(out, "Kubernetes", _kubernetes_line(d["semantics"], out.wide))
-    if not v.get("determined", True):
-        codes = {f["code"] for f in d["findings"]}
-        why = next((w for c, w in _OPEN_REASONS if c in codes), "the analysis is incomplete")
-        _kv(out, "Verdict", f"Unknown: {why}", "bold yellow")
-    elif v["blocked"]:
-        why = _blocked_why(decisive, v)
-        _kv(out, "Verdict", f"Blocked: {why[0]}{': ' + why[1] if why[1] else ''}", "bold red")
-    elif any(f["code"] == "DRA021" for f in d["findings"]):
-        _kv(out, "Verdict", "OK for DRA: the scheduler holds the pod for other reasons", "bold yellow")
-    else:
-        _kv(out, "Verdict", "OK: nothing blocks", "bold green")
+    _kv(out, "Verdict", *verdict_headline(d))
     _kv(out, "Summary", esc(v["summary"]))
     _pieces(out, d.get("pieces") or [], v, decisive)
     if "podClaims" in d:
@@ -241,11 +251,13 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
                 "extended": f"extended resources {esc(pc['sourceName'])}",
             }.get(pc["source"], "<invalid>")
             claim = esc(pc["claim"]) if pc["claim"] else ("<skipped>" if pc["skipped"] else "<not created>")
-            out.line(f"  {esc(pc['name'])}:  {claim} (from {src})")
+            out.line(f"  {esc(pc['name'])}:  ", f"{claim} (from {src})", wrap=6)
         ext = d.get("extendedResources") or {}
         for m in ext.get("requestMappings") or []:
             out.line(
-                f"    container {esc(m['containerName'])}: {esc(m['resourceName'])} -> request {esc(m['requestName'])}"
+                f"    container {esc(m['containerName'])}: ",
+                f"{esc(m['resourceName'])} -> request {esc(m['requestName'])}",
+                wrap=8,
             )
     for c in d.get("claims") or []:
         out.blank()

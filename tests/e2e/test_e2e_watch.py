@@ -83,13 +83,13 @@ def test_watch_catches_the_device_class_being_created(scenario):
     try:
         first = scan.wait_line(lambda x: x.startswith("pod-w "), 60)
         assert " Blocked " in first and " class " in first, first
-        one.wait_line(lambda x: x.startswith("Verdict:") and "missing class" in x, 60)
+        one.wait_line(lambda x: x.startswith("Verdict:") and "DeviceClass missing" in x, 60)
         one.wait_line(lambda x: x.startswith("Watching"), 10)
         sc.device_class()  # the tutorial's step: apply the class, do not touch the pod
         sc.cluster.wait_bound(sc.ns, "pod-w", timeout=90)
         changed = scan.wait_line(lambda x: x.startswith("pod-w ") and " OK " in x, 60)
         assert "allocated" in changed or "allocatable" in changed, changed
-        line = one.wait_line(lambda x: x[:2].isdigit() and "  OK  " in x, 60)
+        line = one.wait_line(lambda x: x[:2].isdigit() and "  OK: nothing blocks  " in x, 60)
         assert "claims allocated" in line or "allocatable" in line, line
     finally:
         code_scan, err_scan = scan.stop()
