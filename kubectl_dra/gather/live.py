@@ -34,7 +34,16 @@ def _progress(enabled: bool, text: str) -> None:
         sys.stderr.flush()
 
 
-def gather_live(
+def gather_live(**kw):
+    """_gather_live, with its progress line cleared when it fails (the error then starts a line of its own)."""
+    try:
+        return _gather_live(**kw)
+    except BaseException:
+        _progress(kw.get("progress", False), "")
+        raise
+
+
+def _gather_live(
     *,
     kubeconfig,
     context,
