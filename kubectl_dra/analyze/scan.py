@@ -71,11 +71,12 @@ class ScanReport:
 
     @property
     def summary(self) -> str:
+        """One neutral line after the table: `5 pods use DRA: 1 blocked, 1 undetermined, 3 ok` (what could not be
+        seen is said apart, in `unseen`)."""
         n = {s: sum(1 for r in self.rows if r.state == s) for s in STATES}
-        text = f"{len(self.rows)} pod(s) use DRA: {n['Blocked']} blocked, {n['Unknown']} unknown, {n['OK']} ok"
-        if self.unseen:
-            text += f"; could not see: {'; '.join(self.unseen)}"
-        return text
+        pods = f"{len(self.rows)} pod{'' if len(self.rows) == 1 else 's'}"
+        verb = "uses" if len(self.rows) == 1 else "use"
+        return f"{pods} {verb} DRA: {n['Blocked']} blocked, {n['Unknown']} undetermined, {n['OK']} ok"
 
     def to_dict(self) -> dict:
         n = {s: sum(1 for r in self.rows if r.state == s) for s in STATES}

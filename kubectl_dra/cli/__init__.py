@@ -578,27 +578,13 @@ def _scan_rows(report, o: Options, header: bool = True) -> None:
     render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)
 
 
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-def scan_summary(report) -> str:
-    """One neutral line: `5 pods use DRA: 1 blocked, 1 undetermined, 3 ok`."""
-    n = {s: sum(1 for r in report.rows if r.state == s) for s in ("Blocked", "Unknown", "OK")}
-    verb = "uses" if len(report.rows) == 1 else "use"
-    return (
-        f"{_count(len(report.rows), 'pod', 'pods')} {verb} DRA: "
-        f"{n['Blocked']} blocked, {n['Unknown']} undetermined, {n['OK']} ok"
-    )
-
-
 def _undetermined(report) -> str:
     """Why the scan exits 2: the pods whose state is open (a few by name), or what it could not see."""
     if report.unseen:
         return f"the scan is incomplete: could not see {'; '.join(report.unseen)}"
     open_ = [r for r in report.rows if r.state == "Unknown"]
     names = ", ".join(f"{r.namespace}/{r.pod}" for r in open_[:3]) + (" ..." if len(open_) > 3 else "")
-    return f"{_count(len(open_), 'pod', 'pods')} undetermined ({names}): 'explain pod' says why"
+    return f"{len(open_)} pod{'' if len(open_) == 1 else 's'} undetermined ({names}): 'explain pod' says why"
 
 
 def _unseen_pods(gaps: list) -> tuple[str, ...]:
@@ -628,7 +614,7 @@ def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
         sel = f" matching {report.scope['selector']!r}" if report.scope.get("selector") else ""
         sys.stderr.write(f"No pods{sel} use DRA in {esc(where)}.\n")
     elif text:
-        sys.stderr.write(scan_summary(report) + "\n")
+        sys.stderr.write(report.summary + "\n")
     for line in report.unseen:
         sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
     if not report.determined:

@@ -89,6 +89,7 @@ def test_report_exit_semantics():
     assert not unknown.determined
     # A namespace the scan could not list leaves even an all-OK scan open.
     partial = ScanReport((_row("OK"),), {"namespace": None, "selector": None}, {}, unseen=("pods in namespace b",))
-    assert not partial.determined and "could not see: pods in namespace b" in partial.summary
+    assert not partial.determined and partial.summary == "1 pod uses DRA: 0 blocked, 0 undetermined, 1 ok"
+    assert blocked.summary == "2 pods use DRA: 1 blocked, 0 undetermined, 1 ok"
     d = blocked.to_dict()
     assert d["kind"] == "Status" and d["summary"]["blocked"] == 1 and d["summary"]["ok"] == 1
