@@ -27,11 +27,11 @@ EXPLAIN_POD = sorted(
 def _explain(d: Path, warm: bool) -> dict:
     args = shlex.split((d / "cmd").read_text())
     opts = dict(zip(args[3::2], args[4::2]))
-    if args[2].startswith("-") or set(opts) - {"-n", "--kubernetes-version", "--feature-gates"}:
+    if args[2].startswith("-") or set(opts) - {"-n", "--namespace", "--kubernetes-version", "--feature-gates"}:
         pytest.skip(f"flags this test does not pass: {args}")
     version = parse_version(opts["--kubernetes-version"]) if "--kubernetes-version" in opts else DEFAULT_VERSION
     sem = Semantics.for_version(version, parse_gates(opts.get("--feature-gates")))
-    snap = load_files([d / "input.yaml"], opts.get("-n"))
+    snap = load_files([d / "input.yaml"], opts.get("-n") or opts.get("--namespace"))
     if warm:
         handler = preload(sem)
         for kind in ("ResourceSlice", "ResourceClaim", "DeviceClass", "Node"):

@@ -115,7 +115,7 @@ def test_devices_node_lists_the_pods_holding_its_devices():
     render_inventory(report, "text", out, False, W, listing=True)
     text = out.getvalue()
     fits(text)
-    assert "claim default/c-whole; pods default/trainer (Running)" in flat(text)
+    assert "claim ml-prod/c-whole; pods ml-prod/trainer (Running)" in flat(text)
     assert "consumed bandwidth 10G of 100G" in flat(text)  # quantities as the slice writes them
 
 
@@ -146,30 +146,28 @@ def _explain_scenarios():
         args = shlex.split(cmd.read_text())
         if args[:2] != ["explain", "pod"] or len(args) < 3 or args[2].startswith("-"):
             continue
-        rest = args[3:]
-        version = None
-        if rest[:1] == ["--kubernetes-version"]:
-            version, rest = rest[1], rest[2:]
-        if rest:
-            continue  # gates, selectors: the golden files cover those
-        out.append((d.name, args[2], version))
+        opts = dict(zip(args[3::2], args[4::2]))
+        if len(args[3:]) % 2 or set(opts) - {"--kubernetes-version", "-n", "--namespace"}:
+            continue  # gates, selectors, -A: the golden files cover those
+        ns = opts.get("-n") or opts.get("--namespace") or "default"
+        out.append((d.name, args[2], opts.get("--kubernetes-version"), ns))
     return out
 
 
 EXPLAIN = _explain_scenarios()
 
 
-def _explain(name, pod, version):
+def _explain(name, pod, version, ns="default"):
     sem = Semantics.for_version(tuple(int(x) for x in version.split("."))) if version else S37
-    return explain_pod(snap(SC / name / "input.yaml"), sem, "default", pod)
+    return explain_pod(snap(SC / name / "input.yaml"), sem, ns, pod)
 
 
 _SEV = {"error": 0, "warning": 1, "info": 2}
 
 
-@pytest.mark.parametrize("name,pod,version", EXPLAIN, ids=[e[0] for e in EXPLAIN])
-def test_explain_at_80_columns(name, pod, version):
-    report = _explain(name, pod, version)
+@pytest.mark.parametrize("name,pod,version,ns", EXPLAIN, ids=[e[0] for e in EXPLAIN])
+def test_explain_at_80_columns(name, pod, version, ns):
+    report = _explain(name, pod, version, ns)
     d = report.to_dict()
     out = io.StringIO()
     render(report, "text", out, width=W)
@@ -197,7 +195,7 @@ def test_explain_at_80_columns(name, pod, version):
 
 def test_explain_in_use_says_no_free_device():
     text = io.StringIO()
-    render(_explain("device-in-use", "web-1", None), "text", text, width=W)
+    render(_explain("device-in-use", "web-1", None, "ml-prod"), "text", text, width=W)
     assert "Verdict:      Blocked: no free device: the matching device is allocated" in text.getvalue()
     assert "not judged: blocked at the device" in text.getvalue()
 
