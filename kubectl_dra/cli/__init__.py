@@ -110,18 +110,12 @@ _COLOR = (click.option("--no-color", is_flag=True, help="Disable colour (also wh
 _VERBOSE = (click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),)
 
 
-def _no_namespace(ctx, param, value):
-    if value:
-        raise click.UsageError(
-            f"{param.opts[-1]}: devices are cluster-scoped; the inventory covers every namespace's holders already",
-            ctx,
-        )
-
-
-# devices: -n and -A from a kubectl habit get a sentence that says why, not "No such option" (hidden from --help)
+# devices is cluster-scoped: -n and -A, passed from a kubectl habit or a script that passes -n to every command, are
+# accepted and ignored as kubectl does for cluster-scoped resources (`kubectl get nodes -n x`); hidden from --help,
+# since they change nothing (the inventory covers every namespace's holders)
 _CLUSTER_SCOPED = (
-    click.option("-n", "--namespace", hidden=True, expose_value=False, callback=_no_namespace),
-    click.option("-A", "--all-namespaces", is_flag=True, hidden=True, expose_value=False, callback=_no_namespace),
+    click.option("-n", "--namespace", hidden=True, expose_value=False),
+    click.option("-A", "--all-namespaces", is_flag=True, hidden=True, expose_value=False),
 )
 
 

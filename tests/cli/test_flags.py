@@ -115,7 +115,6 @@ def test_scope_help_says_what_the_command_does_with_it():
     "args,fragment",
     [
         (["devices", "--all-devices", "--from-file", str(STEP4)], "No such option '--all-devices'"),
-        (["devices", "-n", "kube-system", "--from-file", str(STEP4)], "--namespace: devices are cluster-scoped"),
         (["dump", "--from-file", str(STEP4)], "No such option '--from-file'"),
         (["dump", "--exit-zero"], "No such option '--exit-zero'"),
         (["dump", "--kubernetes-version", "1.37"], "No such option '--kubernetes-version'"),

@@ -439,12 +439,12 @@ EXPECTED = {
     "match claim -f": {"context": 1, "-n team-a": 1, "-n team-b": 1, "-A": 1},
     "status": {"context": 0, "-n team-a": 0, "-n team-b": 1, "-A": 1},
     "status -l": {"context": 0, "-n team-a": 0, "-n team-b": 1, "-A": 1},
-    "devices": {"context": 0, "-n team-a": 2, "-n team-b": 2, "-A": 2},  # cluster-scoped: -n and -A are refused
+    "devices": {"context": 0, "-n team-a": 0, "-n team-b": 0, "-A": 0},  # cluster-scoped: -n and -A change nothing
 }
 # the namespace an answer is about (None: several or none), for the leak check
 ABOUT = {"context": None, "-n team-a": "team-a", "-n team-b": "team-b", "-A": None}
-# devices is cluster-scoped: it lists every namespace's holders of a device (a drain needs them all), takes no -n or -A
-# (test_devices_takes_no_namespace), and a bundle's namespace does not narrow it
+# devices is cluster-scoped: it lists every namespace's holders of a device (a drain needs them all) whatever -n, -A or
+# a bundle's namespace say (test_devices_is_the_same_in_every_namespace_form): no leak check
 CLUSTER_WIDE = {"devices"}
 
 
@@ -539,16 +539,14 @@ def test_a_bundle_without_dash_n_answers_as_the_files_with_its_namespace(forms, 
             assert comparable(json.loads(bundled.out)) == comparable(json.loads(files.out)), command
 
 
-def test_devices_takes_no_namespace(forms):
-    for flags in (["-n", "team-a"], ["-A"]):
-        r = run(["devices", *flags, "--from-file", forms["list-yaml"][0]])
-        assert r.code == 2 and "devices are cluster-scoped" in r.err and r.err.count("\n") == 1, r
+def test_devices_is_the_same_in_every_namespace_form(forms):
     docs = {
-        form: run(["devices", "--node", "node-01", "--from-file", forms[form][0], "-o", "json"])
+        (form, ns_form): run(["devices", "--node", "node-01", *flags, "--from-file", forms[form][0], "-o", "json"])
         for form in ("list-yaml", *BUNDLES)
+        for ns_form, flags in NAMESPACE_FORMS.items()
     }
     assert all(r.code == 0 for r in docs.values()), docs
-    holders = {form: sorted(p for i in json.loads(r.out)["items"] for p in i["pods"]) for form, r in docs.items()}
+    holders = {k: sorted(p for i in json.loads(r.out)["items"] for p in i["pods"]) for k, r in docs.items()}
     assert all(h == ["team-a/trainer-5d9f-x1 (Running)"] for h in holders.values()), holders
 
 
