@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from golden_stderr import check_stderr
 
 HERE = Path(__file__).resolve().parent / "scenarios"
 SCENARIOS = sorted(p.name for p in HERE.iterdir() if (p / "cmd").exists())
@@ -33,15 +33,7 @@ def test_scenario(name, request):
     text = run_cli(args)
     js = run_cli(args + ["-o", "json"])
     assert text.returncode == js.returncode
-    if args[0] == "status" and text.stdout:  # the table's count of pods by state, on stderr as kubectl's notes
-        summary, _, rest = text.stderr.partition("\n")
-        assert re.fullmatch(r"\d+ pods? uses? DRA: \d+ blocked, \d+ undetermined, \d+ ok", summary), text.stderr
-        text = subprocess.CompletedProcess(text.args, text.returncode, text.stdout, rest)
-    if text.returncode == 2:  # undetermined: the report on stdout, one error line on stderr
-        for r in (text, js):
-            assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
-    else:
-        assert text.stderr == "" and js.stderr == "", text.stderr + js.stderr
+    text = check_stderr(args, text, js)
     sarif = run_cli(args + ["-o", "sarif"]) if args[0] == "lint" else None  # lint's third format
     if request.config.getoption("--update-golden"):
         (d / "expected.txt").write_text(text.stdout)

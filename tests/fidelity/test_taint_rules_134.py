@@ -170,13 +170,22 @@ def test_engine_applies_1_34_taint_rules_as_the_tracker_does(tracker):
     answers = tracker(scenarios)
     assert len(answers) == len(scenarios)
     tainted = gaps = 0
+    reasked = []
     for i, (s, a) in enumerate(zip(scenarios, answers)):
         theirs, ours = upstream(a, s), engine(s)
+        if ours != theirs:
+            # Under load the harness has once listed a slice before the tracker applied a rule whose class had just
+            # arrived (scenario 23 in CI, 2026-12-03: no taints; 300 of 300 re-runs of it alone taint both devices).
+            # A disagreement is asked again in a run of its own; a settled tracker must then agree, and such re-asks
+            # stay rare, so a real difference still fails.
+            theirs = upstream(tracker([s])[0], s)
+            reasked.append(i)
         assert ours == theirs, f"scenario {i}: {json.dumps(s)}"
         tainted += sum(1 for v in ours.values() if v and any(v.values()))
         gaps += sum(1 for v in ours.values() if v is None)
     # the generated scenarios reach every outcome: slices with taints, without, and unknowable ones
     assert tainted > 50 and gaps > 10, (tainted, gaps)
+    assert len(reasked) <= 3, f"the tracker answered differently on a second run for scenarios {reasked}"
 
 
 def test_a_rule_naming_a_missing_class_applies_nowhere(tracker):

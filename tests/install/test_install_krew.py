@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from golden_stderr import check_stderr
 from install_helpers import (
     ROOT,
     assert_same_behaviour,
@@ -166,11 +167,7 @@ def test_golden_scenarios_frozen(krew_install, name):
     args = shlex.split((d / "cmd").read_text()) + ["--from-file", str(d / "input.yaml")]
     text = run(["kubectl", "dra", *args], env)
     js = run(["kubectl", "dra", *args, "-o", "json"], env)
-    if text.returncode == 2:  # undetermined: the report on stdout, one error line on stderr
-        for r in (text, js):
-            assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r
-    else:
-        assert text.stderr == "" and js.stderr == "", f"{text}\n{js}"
+    text = check_stderr(args, text, js)
     assert text.returncode == js.returncode == int((d / "expected.exit").read_text()), text
     assert text.stdout == (d / "expected.txt").read_text(), text
     assert json.loads(js.stdout) == json.loads((d / "expected.json").read_text()), js
