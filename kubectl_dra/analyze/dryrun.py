@@ -89,6 +89,19 @@ class DryRun:
         return [x.node for x in self.allocatable]
 
 
+@dataclass(frozen=True)
+class PodPlan:
+    """What the dry-run of one pod worked on, for the queue (queue.py) to run it again against the allocations of
+    the pods ahead. shape: equal for pods whose pending claims have the same specs and may use the same nodes (a
+    Deployment's replicas): the same search gives them the same answer."""
+
+    pending: tuple  # the pending claims, in the order the scheduler allocates them
+    analyses: tuple  # ClaimAnalysis of every claim of the pod
+    reach: Reachability
+    shape: tuple
+    dry: DryRun
+
+
 @dataclass
 class ClaimAnalysis:
     claim: dict
@@ -127,7 +140,13 @@ class Analysis:
         other = object.__new__(Analysis)
         other.__dict__.update(self.__dict__)
         other.findings = []
+        other.plan = None
         return other
+
+    plan: "PodPlan | None" = None  # the last analyse_claims' inputs to the dry-run (the queue re-runs it)
+    # Copy a matrix to mark the dry-run's picks "selected" (explain's device rows); the scan's brief reports show no
+    # rows, and a copy of a cluster-sized matrix per pod is what made the scan's memory grow with pods x devices.
+    mark_selected: bool = True
 
     def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
         return AllocatedState.from_claims((c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem)
@@ -221,6 +240,9 @@ class Analysis:
         dry = DryRun(list(usable_names), rejected)
         if pending and not any(f.blocking for f in self.findings):
             self._dry_run(pending, analyses, reach, state, dry)
+        self.plan = PodPlan(
+            tuple(pending), tuple(analyses), reach, (tuple(_json(c.get("spec")) for c in pending), id(reach)), dry
+        )
         return analyses, dry
 
     def _marked(self, m: list, chosen: set, reason: str, clear_stage: bool = False) -> list:
@@ -245,7 +267,7 @@ class Analysis:
         if hit is None or hit[0] is not m:
             names: set = set()
             for v in m:
-                if v.outcome == "candidate":
+                if v.outcome in ("candidate", "selected"):  # selected: by the dry-run, when the queue runs it again
                     names.update(v.nodes or reach.nodes_for(v.entry))  # no nodes: matrix without a pod
                 elif v.stage == "cel-error":
                     names.update(reach.nodes_for(v.entry))
@@ -282,32 +304,8 @@ class Analysis:
         if invalid is not None:  # 1.38 PreFilter: no node is tried
             dry.error = AllocationError(invalid, kind=ErrorKind.STATE)
             return
-        if "slice_index" not in self.memo:
-            self.memo["slice_index"] = SliceIndex(self.slices)
-        alloc = Allocator(self.sem, self.idx.classes, self.slices, state, self.ev, self.memo["slice_index"])
-        by_claim = {id(a.claim): a for a in analyses}
-        # Only nodes from which every pending request has at least one candidate are worth a search.
-        # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
-        usable = reach.usable
-        worth_names = None
-        for c in pending:
-            for alts in by_claim[id(c)].requests:
-                names: set = set()
-                for r in alts:
-                    names |= self._candidate_nodes(by_claim[id(c)].matrices.get(r.name, []), reach)
-                worth_names = names if worth_names is None else worth_names & names
-        if worth_names is None:
-            worth = usable
-        else:  # in the order of usable, without a pass over every usable node when few are worth it
-            pos = reach.positions()
-            worth = [usable[i] for i in sorted(pos[x] for x in worth_names if x in pos)]
-        # The scheduler filters every node, and an error on any of them aborts the attempt: the nodes where one may
-        # come are tried first, so that allocatable nodes found before them cannot end the search early.
-        aborting = self._aborting_nodes(pending, by_claim, reach)
-        if aborting:
-            pos = reach.positions()
-            first = [usable[i] for i in sorted(pos[x] for x in aborting if x in pos)]
-            worth = first + [n for n in worth if _name(n) not in aborting]
+        alloc = self.allocator(state)
+        worth = self.worth_nodes(pending, analyses, reach)
         dry.considered_nodes = len(worth)
         for n in worth[:MAX_DRYRUN_NODES]:
             dry.tried_nodes += 1
@@ -334,6 +332,39 @@ class Analysis:
                 break
         if len(worth) > MAX_DRYRUN_NODES and not dry.allocatable:
             dry.capped = True
+
+    def allocator(self, state: AllocatedState) -> Allocator:
+        """The allocator port over this analysis's slices and classes, against state."""
+        if "slice_index" not in self.memo:
+            self.memo["slice_index"] = SliceIndex(self.slices)
+        return Allocator(self.sem, self.idx.classes, self.slices, state, self.ev, self.memo["slice_index"])
+
+    def worth_nodes(self, pending, analyses, reach: Reachability) -> list[dict]:
+        """The usable nodes worth a search for the pending claims, in the order the search tries them."""
+        by_claim = {id(a.claim): a for a in analyses}
+        # Only nodes from which every pending request has at least one candidate are worth a search.
+        # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
+        usable = reach.usable
+        worth_names = None
+        for c in pending:
+            for alts in by_claim[id(c)].requests:
+                names: set = set()
+                for r in alts:
+                    names |= self._candidate_nodes(by_claim[id(c)].matrices.get(r.name, []), reach)
+                worth_names = names if worth_names is None else worth_names & names
+        if worth_names is None:
+            worth = usable
+        else:  # in the order of usable, without a pass over every usable node when few are worth it
+            pos = reach.positions()
+            worth = [usable[i] for i in sorted(pos[x] for x in worth_names if x in pos)]
+        # The scheduler filters every node, and an error on any of them aborts the attempt: the nodes where one may
+        # come are tried first, so that allocatable nodes found before them cannot end the search early.
+        aborting = self._aborting_nodes(pending, by_claim, reach)
+        if aborting:
+            pos = reach.positions()
+            first = [usable[i] for i in sorted(pos[x] for x in aborting if x in pos)]
+            worth = first + [n for n in worth if _name(n) not in aborting]
+        return worth
 
     def _aborting_nodes(self, pending, by_claim: dict, reach: Reachability) -> set:
         """Nodes whose allocation may end in an error that aborts the attempt: a device whose selector errors in
@@ -363,6 +394,8 @@ class Analysis:
                 for a in analyses:
                     if obj_ref(a.claim) == entry.claim:
                         a.dry_run = entry
+                        if not self.mark_selected:
+                            continue
                         for rname, m in list(a.matrices.items()):
                             picked = {
                                 (r["driver"], r["pool"], r["device"]) for r in entry.results if r["request"] == rname

@@ -30,25 +30,39 @@ class AllocatedState:
                 continue
             if check_negative:
                 st._check_consumed(c, alloc)
-            for r in ((alloc.get("devices") or {}).get("results")) or []:
-                if r.get("adminAccess"):
-                    continue
-                did = (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
-                st.owners.setdefault(did, []).append(obj_ref(c))
-                if sem.consumable_capacity and r.get("shareID"):
-                    agg = st.aggregated_capacity.setdefault(did, {})
-                    consumed = r.get("consumedCapacity") or {}
-                    if sem.behaviour.qualified_capacity_names:
-                        # NewDeviceConsumedCapacity (1.38): keyed fully qualified, `<driver>/x` overwriting `x`
-                        norm: dict = {}
-                        for k in sorted(consumed, key=lambda k: "/" in k):
-                            norm[qualified(k, did[0])] = consumed[k]
-                        consumed = norm
-                    for k, v in consumed.items():
-                        agg[k] = agg.get(k, 0) + _qty(v)
-                else:
-                    st.devices.add(did)
+            st.add(obj_ref(c), ((alloc.get("devices") or {}).get("results")) or [], sem)
         return st
+
+    def add(self, claim_ref: str, results: list, sem: Semantics) -> None:
+        """One claim's allocation results (status.allocation.devices.results) become allocated: from_claims for
+        each claim, and the queue's in-flight allocations (the scheduler's assume cache) one pod after another."""
+        for r in results:
+            if r.get("adminAccess"):
+                continue
+            did = (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
+            self.owners.setdefault(did, []).append(claim_ref)
+            if sem.consumable_capacity and r.get("shareID"):
+                agg = self.aggregated_capacity.setdefault(did, {})
+                consumed = r.get("consumedCapacity") or {}
+                if sem.behaviour.qualified_capacity_names:
+                    # NewDeviceConsumedCapacity (1.38): keyed fully qualified, `<driver>/x` overwriting `x`
+                    norm: dict = {}
+                    for k in sorted(consumed, key=lambda k: "/" in k):
+                        norm[qualified(k, did[0])] = consumed[k]
+                    consumed = norm
+                for k, v in consumed.items():
+                    agg[k] = agg.get(k, 0) + _qty(v)
+            else:
+                self.devices.add(did)
+
+    def copy(self) -> "AllocatedState":
+        """A copy that add() may change without changing this one."""
+        return AllocatedState(
+            set(self.devices),
+            {k: list(v) for k, v in self.owners.items()},
+            {k: dict(v) for k, v in self.aggregated_capacity.items()},
+            list(self.invalid_capacity),
+        )
 
     def _check_consumed(self, claim: dict, alloc: dict) -> None:
         """allocateddevices.go consumedCapacityError (1.38): the first negative consumed capacity of the claim."""
