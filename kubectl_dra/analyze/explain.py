@@ -155,10 +155,25 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     an.findings.extend(analyses_coverage(analyses, an.sem, an.memo))
 
 
-def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]]) -> list[Report]:
-    """explain pod for each (namespace, name), sharing one analysis base (indexes, CEL cache, devices)."""
+def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], alone: bool = False) -> list[Report]:
+    """explain pod for each (namespace, name), sharing one analysis base (indexes, CEL cache, devices). Unless
+    alone, a pending pod is judged in the scheduler's queue with every pending pod of the snapshot that may be
+    ahead of it (queue.py)."""
     base = Analysis(snap, sem)
-    return [explain_pod(snap, sem, ns, name, base=base.fork()) for ns, name in pods]
+    got = {}
+    for ns, name in pods:
+        fork = base.fork()
+        got[(ns, name)] = (an_pod(fork, ns, name), explain_pod(snap, sem, ns, name, base=fork), fork)
+    if alone:
+        return [got[k][1] for k in pods]
+    from kubectl_dra.analyze.queue import judge_queue
+
+    _queue, placed = judge_queue(snap, sem, base, got, only=pods[0] if len(pods) == 1 else None)
+    return [placed.get(k, got[k][1]) for k in pods]
+
+
+def an_pod(an: Analysis, ns: str, name: str) -> dict | None:
+    return an.idx.pods.get((ns, name))
 
 
 def explain_pod(
@@ -166,6 +181,7 @@ def explain_pod(
 ) -> Report:
     """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows)."""
     an = base or Analysis(snap, sem)
+    an.mark_selected = not brief
     idx = an.idx
     pod = idx.pods.get((namespace, name))
     if pod is None:

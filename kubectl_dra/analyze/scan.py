@@ -33,6 +33,7 @@ class Row:
     reason: str  # the verdict's one line
     codes: tuple[str, ...]  # the codes of the blocking (or, when open, undetermined) findings
     age: str  # since the pod was created, as kubectl get prints it
+    queue: dict | None = None  # its place in the queue (queue.Place.to_dict), for a pending pod that takes part
 
     def to_dict(self) -> dict:
         return {
@@ -46,6 +47,7 @@ class Row:
             "reason": self.reason,
             "codes": list(self.codes),
             "age": self.age,
+            "queue": self.queue,
         }
 
 
@@ -60,10 +62,11 @@ class ScanReport:
     unseen: tuple[str, ...] = ()
     other_pods: int = 0  # pods in scope that use no DRA
     reports: tuple = field(default=(), compare=False)  # the per-pod reports behind the rows (for -o json)
+    queue: object = None  # queue.Queue: the pending pods judged together (None: --alone)
 
     @property
     def blocked(self) -> bool:
-        return any(r.state == "Blocked" for r in self.rows)
+        return any(r.state == "Blocked" for r in self.rows) or bool(self.queue and self.queue.shortfalls)
 
     @property
     def determined(self) -> bool:
@@ -93,6 +96,7 @@ class ScanReport:
                 "determined": self.determined,
             },
             "unseen": list(self.unseen),
+            "queue": self.queue.to_dict() if self.queue is not None else None,
             "items": [r.to_dict() for r in self.rows],
             "semantics": self.semantics,
         }
@@ -181,9 +185,16 @@ def reference_time(snap: Snapshot) -> datetime:
 
 
 def scan(
-    snap: Snapshot, sem: Semantics, namespace: str | None, selector_matches=None, unseen: tuple[str, ...] = ()
+    snap: Snapshot,
+    sem: Semantics,
+    namespace: str | None,
+    selector_matches=None,
+    unseen: tuple[str, ...] = (),
+    alone: bool = False,
 ) -> ScanReport:
-    """Every pod in the namespace (None: all) that selector_matches (labels -> bool) and uses DRA."""
+    """Every pod in the namespace (None: all) that selector_matches (labels -> bool) and uses DRA. Unless alone,
+    the pending ones are judged together with every pending pod of the snapshot, in the scheduler's order
+    (queue.py)."""
     classes = list(snap.classes)
     now = reference_time(snap)
     pods, others = [], 0
@@ -198,12 +209,29 @@ def scan(
             others += 1
     base = Analysis(snap, sem)
     rows, reports = [], []
+    alone_reports: dict = {}
+    errors: dict = {}
     for p in sorted(pods, key=lambda p: (ns_of(p), name_of(p))):
+        fork = base.fork()
         try:
-            r = explain_pod(snap, sem, ns_of(p), name_of(p), base=base.fork(), brief=True)
+            alone_reports[(ns_of(p), name_of(p))] = (p, explain_pod(snap, sem, ns_of(p), name_of(p), fork, True), fork)
         except DraError as e:  # one pod that cannot be explained does not stop the scan
-            rows.append(_row(p, snap, now, "Unknown", None, e.message, ()))
+            errors[(ns_of(p), name_of(p))] = e
+    queue = None
+    if not alone:
+        from kubectl_dra.analyze.queue import judge_queue
+
+        queue, placed = judge_queue(snap, sem, base, alone_reports)
+        queue = queue.within({f"{ns}/{name}" for ns, name in alone_reports})
+        for k, report in placed.items():
+            if k in alone_reports:
+                alone_reports[k] = (alone_reports[k][0], report, None)
+    for p in sorted(pods, key=lambda p: (ns_of(p), name_of(p))):
+        key = (ns_of(p), name_of(p))
+        if key in errors:
+            rows.append(_row(p, snap, now, "Unknown", None, errors[key].message, ()))
             continue
+        r = alone_reports[key][1]
         reports.append(r)
         v = r.verdict
         state = "Unknown" if not v.determined else "Blocked" if v.blocked else "OK"
@@ -215,7 +243,7 @@ def scan(
             codes = tuple(dict.fromkeys(f.code for f in r.findings if f.code in UNDETERMINED))
         else:
             codes = ()
-        rows.append(_row(p, snap, now, state, v.missing if v.blocked else None, v.summary, codes))
+        rows.append(_row(p, snap, now, state, v.missing if v.blocked else None, v.summary, codes, r.body.get("queue")))
     rows.sort(key=lambda r: (STATES.index(r.state), r.namespace, r.pod))
     return ScanReport(
         tuple(rows),
@@ -224,10 +252,11 @@ def scan(
         tuple(unseen),
         others,
         tuple(reports),
+        queue,
     )
 
 
-def _row(p: dict, snap: Snapshot, now: datetime, state, missing, reason, codes) -> Row:
+def _row(p: dict, snap: Snapshot, now: datetime, state, missing, reason, codes, queue=None) -> Row:
     created = _parse_time(meta_of(p).get("creationTimestamp"))
     return Row(
         ns_of(p),
@@ -240,4 +269,5 @@ def _row(p: dict, snap: Snapshot, now: datetime, state, missing, reason, codes) 
         " ".join(str(reason).split()),
         codes,
         human_age((now - created).total_seconds()) if created else "<unknown>",
+        queue,
     )

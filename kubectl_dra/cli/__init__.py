@@ -106,6 +106,14 @@ _ALL_DEVICES = (
     click.option("--all-devices", is_flag=True, help="List every device each request considered, with its reason"),
 )
 _EXIT_ZERO = (click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),)
+_ALONE = (
+    click.option(
+        "--alone",
+        is_flag=True,
+        help="Judge each pod as if it were the only one waiting (default: pending pods compete in the "
+        "scheduler's queue order)",
+    ),
+)
 _COLOR = (click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),)
 _VERBOSE = (click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),)
 
@@ -132,6 +140,7 @@ def _gather(
     raw_out=None,
     events=True,
     analyse=True,
+    pending_pods=False,
 ):
     """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it).
     events=False: without Events, for a command that never reads them (neither listed live nor kept from files).
@@ -158,6 +167,7 @@ def _gather(
         partial=partial,
         everything=everything,
         raw_out=raw_out,
+        pending_pods=pending_pods and not watch,
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
         watch=watch,
@@ -257,14 +267,14 @@ def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
     """explain pod NAME -w: the report, then one line per change of the verdict (-o json|yaml: the whole report)."""
     import time
 
-    from kubectl_dra.analyze.explain import explain_pod
+    from kubectl_dra.analyze.explain import explain_pods
     from kubectl_dra.render.escape import esc
 
     last: dict = {}
 
     def evaluate(snap):
         try:
-            return explain_pod(snap, o.semantics(snap.server_version), ns, name), None
+            return explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], None
         except DraError as e:
             return None, e.message
 
@@ -383,6 +393,7 @@ _WATCH = click.option(
     *_SEMANTICS,
     *_output(),
     *_ALL_DEVICES,
+    *_ALONE,
     *_EXIT_ZERO,
     *_CONNECTION,
     *_COLOR,
@@ -426,15 +437,15 @@ def explain_pod_cmd(name, selector, watch, **params):
         _watch_pod(o, session, snap, ns, name)
         return
     if name:
-        snap, ns = _gather(o, pod_name=name)
-        from kubectl_dra.analyze.explain import explain_pod  # after the gather, which overlaps its loading
+        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone)
+        from kubectl_dra.analyze.explain import explain_pods  # after the gather, which overlaps its loading
 
-        _emit(explain_pod(snap, o.semantics(snap.server_version), ns, name), o)
+        _emit(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
         return
     from kubectl_dra.model.labels import matches, parse_selector
 
     reqs = parse_selector(selector)
-    snap, ns = _gather(o, selector=selector)
+    snap, ns = _gather(o, selector=selector, pending_pods=not o.alone)
     from kubectl_dra.analyze.explain import explain_pods
 
     pods = sorted(
@@ -447,13 +458,13 @@ def explain_pod_cmd(name, selector, watch, **params):
         where = "any namespace" if o.all_namespaces else f"namespace {ns}"
         sys.stderr.write(f"No pods match {selector!r} in {where}.\n")
         return
-    _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods), o)
+    _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
 
 
 def _explain_workload(o: Options, workload: tuple) -> None:
     """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls."""
     kind, _, resource, wname = workload
-    snap, ns = _gather(o, workload=workload)
+    snap, ns = _gather(o, workload=workload, pending_pods=not o.alone)
     from kubectl_dra.analyze.explain import explain_pods
     from kubectl_dra.analyze.workloads import find_workload, pods_of
 
@@ -466,7 +477,7 @@ def _explain_workload(o: Options, workload: tuple) -> None:
 
         _emit(explain_workload_without_pods(snap, o.semantics(snap.server_version), w), o)
         return
-    _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods), o)
+    _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
 
 
 @explain.command("claim", context_settings=CONTEXT_SETTINGS)
@@ -505,6 +516,7 @@ def explain_claim_cmd(name, **params):
     *_SEMANTICS,
     *_output(FORMATS + ("name",), help="Output format (name: pod/NAME, one a line, as kubectl get -o name)"),
     *_NO_HEADERS,
+    *_ALONE,
     *_EXIT_ZERO,
     *_CONNECTION,
     *_COLOR,
@@ -535,7 +547,7 @@ def status_cmd(selector, watch, no_headers, **params):
 
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
-    got = _gather(o, selector=selector or "", partial=True, watch=watch)
+    got = _gather(o, selector=selector or "", partial=True, watch=watch, pending_pods=not o.alone)
     from kubectl_dra.analyze.scan import scan
 
     snap, ns = got[0], got[1]
@@ -548,12 +560,21 @@ def status_cmd(selector, watch, no_headers, **params):
             namespace,
             (lambda labels: matches(reqs, labels)) if reqs is not None else None,
             _unseen_pods([g for g in snap.gaps if g.resource == "pods"]),
+            alone=o.alone,
         )
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
     if watch:
         _watch_status(o, got[2], snap, evaluate, no_headers)
         return
+    from kubectl_dra.model.snapshot import PENDING_PODS
+
+    for g in snap.gaps:
+        if g.resource == PENDING_PODS:
+            sys.stderr.write(
+                f"warning: cannot list the pending pods of every namespace ({_one_line(g.message)}): the queue holds "
+                "only the pods listed here, and pods elsewhere may be ahead of them\n"
+            )
     _emit_scan(evaluate(snap), o, no_headers)
 
 
@@ -609,6 +630,8 @@ def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
         sys.stderr.write(f"No pods{sel} use DRA in {esc(where)}.\n")
     elif text:
         sys.stderr.write(report.summary + "\n")
+        for line in report.queue.shortfalls if report.queue is not None else ():
+            sys.stderr.write(f"queue: {esc(line.text)}\n")
     for line in report.unseen:
         sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
     if not report.determined:

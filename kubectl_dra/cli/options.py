@@ -54,6 +54,7 @@ class Options:
     no_color: bool
     verbose: bool
     chunk_size: int = 500
+    alone: bool = False  # judge each pod as if it were the only one waiting (no queue)
 
     @classmethod
     def from_click(cls, params: dict) -> "Options":
@@ -79,6 +80,7 @@ class Options:
             no_color=bool(params.get("no_color")),
             verbose=bool(params.get("verbose")),
             chunk_size=int(params["chunk_size"] if params.get("chunk_size") is not None else 500),
+            alone=bool(params.get("alone")),
         )
 
     def semantics(self, server_version: str | None) -> Semantics:

@@ -83,7 +83,20 @@ class Verdict:
 # Findings that leave the verdict open: a disagreement with the scheduler, a missing permission, a selector the engine cannot evaluate
 # exactly, a search that ran out of budget, an upstream allocator that would crash.
 UNDETERMINED = frozenset(
-    {"DRA005", "DRA016", "DRA017", "DRA018", "DRA019", "DRA020", "DRA103", "DRA226", "DRA303", "DRA414", "DRA415"}
+    {
+        "DRA005",
+        "DRA016",
+        "DRA017",
+        "DRA018",
+        "DRA019",
+        "DRA020",
+        "DRA103",
+        "DRA226",
+        "DRA303",
+        "DRA414",
+        "DRA415",
+        "DRA431",
+    }
 )
 # Of those, the ones that leave even a blocked verdict open: the block itself may be wrong (DRA016 and DRA226
 # only when the block is a device-level one, which is what they can change; DRA017, a gate skew, always).

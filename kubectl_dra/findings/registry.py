@@ -862,6 +862,54 @@ _RULES = [
         "for the binding conditions, then fails PreBind, deallocates the claim and retries.",
     ),
     Rule(
+        "DRA430",
+        "devices-go-to-pods-ahead",
+        "error",
+        True,
+        "device",
+        "Alone the pod would get devices, but the pods ahead of it in the scheduling queue take them first.",
+        "Wait for a pod ahead to finish, free devices (scale down or delete pods holding them), add devices, or "
+        "give this pod a higher priority (a PriorityClass) so that it is scheduled first.",
+        "kube-scheduler places one pod at a time, in its queue's order (PrioritySort: higher `spec.priority` "
+        "first, then the time the pod entered the queue), and a claim it allocates for one pod is taken for every "
+        "pod after it, before the binding is written (the plugin's in-flight allocations). kubectl-dra dry-runs the "
+        "pending pods that use DRA in that order, each against what the pods ahead of it would take, with the same "
+        "allocator as for one pod. The finding names the device the pod would get alone and the pod ahead it "
+        "would go to. The order is estimated from the API: priority, then creation time; pods whose gates are "
+        "still on come after the others, as if their gates were removed in that order. `--alone` judges each pod "
+        "as if it were the only one waiting.",
+    ),
+    Rule(
+        "DRA431",
+        "queue-order-undetermined",
+        "warning",
+        False,
+        None,
+        "Whether the pod gets devices depends on which pods the scheduler takes first, or where it places them.",
+        "Run `kubectl dra explain pod` on the pods named; `--alone` gives the answer for the pod as if it were the "
+        "only one waiting.",
+        "The pods ahead of this one in the queue can use the same devices, and what they take is not decided by "
+        "what the API shows: pods of the same priority created in the same second (or already tried, so re-queued "
+        "at a time the API does not show) are taken in an order kubectl-dra cannot see; a pod ahead that may go "
+        "to several nodes goes where the scheduler's scores (and a random pick among equal ones) send it; a pod "
+        "ahead whose own verdict is undetermined may or may not take devices; two pending pods sharing a claim "
+        "are placed jointly. kubectl-dra proves an answer where it can (pods that have one choice each; identical "
+        "pods on node-local devices, whose count that fits does not depend on where each goes; more nodes that "
+        "fit the pod than pods ahead of it) and says undetermined (exit 2) otherwise.",
+    ),
+    Rule(
+        "DRA432",
+        "queue-position",
+        "info",
+        False,
+        None,
+        "Pods ahead of this one in the scheduling queue can use the same devices; after them, it still gets its own.",
+        "Nothing to do; `-o json` lists the pods ahead and what each takes.",
+        "kubectl-dra dry-runs the pending pods that use DRA in the scheduler's order (see DRA430). This pod's "
+        "claims are still allocatable after the pods ahead of it take theirs. For a pod whose scheduling gates are "
+        "still on, it is what would happen once they are removed.",
+    ),
+    Rule(
         "DRA501",
         "no-reachable-node",
         "error",

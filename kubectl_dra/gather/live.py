@@ -15,7 +15,7 @@ from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import check_shapes, snapshot_from_objects
 from kubectl_dra.model.scope import base_namespace, only_namespace, qualified
-from kubectl_dra.model.snapshot import Gap, Snapshot
+from kubectl_dra.model.snapshot import PENDING_PODS, Gap, Snapshot
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
 WORKLOAD_LISTS = (
@@ -62,6 +62,7 @@ def _gather_live(
     raw_out: list | None = None,
     events=True,
     while_waiting=None,
+    pending_pods=False,
 ):
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
@@ -71,7 +72,9 @@ def _gather_live(
     reads them). while_waiting(server_version), when given, runs in this thread once the lists are sent (work
     that needs none of their answers: loading the analysis); its exceptions are not raised. It may return a
     function (kind, items) that each page listed after that is handed to as it arrives (work on the objects that
-    the analysis would do later, such as warming its caches); its exceptions are not raised either."""
+    the analysis would do later, such as warming its caches); its exceptions are not raised either. pending_pods:
+    also the pods no node is assigned to yet, in every namespace (the scheduler's queue, analyze/queue.py); a
+    refusal is a Gap of its own (PENDING_PODS), not one of the pods asked about."""
     c = Client(kubeconfig, context, timeout, chunk_size)
     checked: dict = {}  # the listed objects whose shape was checked as their page arrived (id() -> object)
     warm: list = []
@@ -306,6 +309,13 @@ def _gather_live(
             "events",
             namespace,
         )
+    if pending_pods:
+        add(
+            "pending_pods",
+            lambda: c.list("/api/v1/pods", "Pod", "v1", {"fieldSelector": "spec.nodeName="}),
+            "list",
+            PENDING_PODS,
+        )
     _progress(progress, f"Fetching {', '.join(jobs)} ...")
     results = {}
     with ThreadPoolExecutor(max_workers=min(6, len(jobs) or 1)) as pool:
@@ -362,6 +372,12 @@ def _gather_live(
         *(k for k in results if k.startswith("dump_")),
     ):
         objs.extend(results.get(k, []))
+    have = {(p["metadata"].get("namespace"), p["metadata"].get("name")) for p in objs if p.get("kind") == "Pod"}
+    for p in results.get("pending_pods", []):
+        if (p["metadata"].get("namespace"), p["metadata"].get("name")) not in have:
+            p.setdefault("kind", "Pod")
+            p.setdefault("apiVersion", "v1")
+            objs.append(p)
     meta = {"gaps": tuple(gaps), "server_version": server_version, "resource_api_version": rv, "namespace": namespace}
     if raw_out is not None:
         raw_out.extend(objs)

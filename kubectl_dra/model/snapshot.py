@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The Gap's resource when the pending pods of every namespace (the scheduler's queue) cannot be listed: not "pods",
+# which are the pods asked about.
+PENDING_PODS = "pods (pending, every namespace)"
+
 
 @dataclass(frozen=True)
 class Gap:

@@ -179,6 +179,18 @@ def _kubernetes_line(sem: dict, wide: bool) -> str:
     return line
 
 
+def _queue_line(q: dict) -> str:
+    """Where the pod is in the scheduler's queue (estimated) and the pods ahead of it that can use its devices."""
+    ahead = q["ahead"]
+    shown = []
+    for a in ahead[:2]:
+        takes = f" takes {esc(a['devices'][0])}" + (" ..." if len(a["devices"]) > 1 else "") if a["devices"] else ""
+        shown.append(f"{esc(a['pod'])} ({esc(a['why'])}){takes}")
+    more = f"; and {len(ahead) - 2} more" if len(ahead) > 2 else ""
+    gated = ", once ungated" if q.get("gated") else ""
+    return f"#{q['position']} of the pending pods{gated}; ahead: " + "; ".join(shown) + more
+
+
 # The pieces' marks, and the ASCII ones for terminals that cannot show them (and under NO_COLOR).
 _MARKS = {"ok": ("✓", "green"), "missing": ("✗", "bold red"), "waiting": ("–", None), "unknown": ("–", "yellow")}
 _ASCII_MARKS = {"ok": "ok", "missing": "NO", "waiting": "--", "unknown": "--"}
@@ -238,6 +250,9 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     _kv(out, "Kubernetes", _kubernetes_line(d["semantics"], out.wide))
     _kv(out, "Verdict", *verdict_headline(d))
     _kv(out, "Summary", esc(v["summary"]))
+    q = d.get("queue") or {}
+    if q.get("ahead") and (q["outcome"] == "fits" or q.get("gated")):  # else the Summary says it
+        _kv(out, "Queue", _queue_line(q))
     _pieces(out, d.get("pieces") or [], v, decisive)
     if "podClaims" in d:
         out.blank()

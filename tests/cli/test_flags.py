@@ -61,7 +61,7 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             CONNECTION
             | SEMANTICS
             | {"--namespace", "--all-namespaces", "--from-file", "--output", "--selector"}
-            | {"--watch", "--all-devices", "--exit-zero", "--no-color", "--verbose", "--help"},
+            | {"--watch", "--all-devices", "--alone", "--exit-zero", "--no-color", "--verbose", "--help"},
         ),
         (
             ("explain", "claim"),
@@ -82,7 +82,7 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             CONNECTION
             | SEMANTICS
             | {"--namespace", "--all-namespaces", "--from-file", "--output", "--selector"}
-            | {"--watch", "--no-headers", "--exit-zero", "--no-color", "--verbose", "--help"},
+            | {"--watch", "--no-headers", "--alone", "--exit-zero", "--no-color", "--verbose", "--help"},
         ),
         (
             ("devices",),

@@ -1571,8 +1571,10 @@ def labelled(p, **labels):
 
 scenario(
     "selector-two-pods",
-    "explain pod -l: a Deployment's two pods, one allocatable and one whose claim's device "
-    "is taken; each is explained, blocked wins the exit code (1).",
+    "explain pod -l: the two pods -l picks, each explained. trainer-b asks for a model nobody has (blocked). "
+    "trainer-a would get the one GPU alone, but `other` (left out by -l) wants it too and neither has a creation "
+    "time, so which one the scheduler takes first is unknown: trainer-a is undetermined (DRA431), which wins the "
+    "exit code (2).",
     "explain pod -l app=trainer",
     [
         labelled(pod("trainer-a", [("gpu", "claim", "ca")]), app="trainer"),
@@ -2292,6 +2294,11 @@ def moved(obj, ns: str):
 
 
 def main() -> None:
+    import sys
+
+    import queue_inputs  # tests/scenarios/queue_inputs.py: pods that compete
+
+    queue_inputs.register(sys.modules[__name__])
     assert set(MOVED) <= set(SCENARIOS), set(MOVED) - set(SCENARIOS)
     for name, sc in SCENARIOS.items():
         d = HERE / name

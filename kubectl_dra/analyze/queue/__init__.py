@@ -1,0 +1,42 @@
+"""Pods compete: the pending pods that use DRA dry-run one after another in kube-scheduler's queue order, each
+against the devices the pods ahead of it would take (the scheduler's in-flight allocations), with the allocator
+and the per-pod analysis every other answer uses (one implementation: this module only orders the pods, feeds each
+pod's dry-run the allocations of the pods ahead, and says what is certain).
+
+Order (PrioritySort, 1.34-1.38): higher spec.priority first, then the time the pod entered the queue. The API shows
+its creation time (seconds); a pod the scheduler already tried was re-queued at a time the API does not show. Pods
+whose scheduling gates are still on are not in the queue: they come after the others, as if their gates were
+removed in the same order.
+
+What is certain (a confident wrong answer is the worst outcome, so anything else is DRA431, undetermined):
+- a pod whose component (the pods whose candidate devices or counters overlap, transitively) has no pod ahead of
+  it: its own answer;
+- a component of identical pods (same claim specs, same usable nodes) on node-local devices: each node holds the
+  same number of copies whatever the order, so exactly the first K fit (a tie straddling K is undetermined, the
+  count stays certain: a shortfall);
+- a chain in which every pod ahead had one node to go to (or none) and no two were tied: the dry-run is the
+  scheduler's;
+- on node-local devices, a pod that alone fits on more nodes than there are pods ahead of it in its component
+  (each pod ahead takes devices on one node only): it fits.
+Pods that share a pending claim are placed jointly: a pod whose every pending claim is shared with a pod ahead of
+it that may use the same nodes follows it; any other sharing is undetermined.
+
+Modules: order.py (who takes part, in which order), simulate.py (the dry-run in that order), judge.py (what is
+certain), report.py (judge_queue and the pod's report)."""
+
+from kubectl_dra.analyze.queue.judge import Ahead, Place, Queue, Shortfall
+from kubectl_dra.analyze.queue.order import BASIS, Entry, order
+from kubectl_dra.analyze.queue.report import judge_queue, queue_finding, with_place
+
+__all__ = [
+    "Ahead",
+    "BASIS",
+    "Entry",
+    "Place",
+    "Queue",
+    "Shortfall",
+    "judge_queue",
+    "order",
+    "queue_finding",
+    "with_place",
+]

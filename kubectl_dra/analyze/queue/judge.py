@@ -1,0 +1,218 @@
+"""Pods compete, step 3: what of the dry-run in queue order is certain, per pod (its Place), and the groups of
+identical pods of which not all get devices (Shortfall)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from kubectl_dra.analyze.meta import ns_of
+from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
+
+# A pod's search for more nodes than pods ahead of it (the count proof) stops here: beyond, the answer stays open.
+MAX_COUNT_PROOF = 64
+
+
+@dataclass(frozen=True)
+class Ahead:
+    pod: str
+    devices: tuple  # device IDs it takes that this pod could use
+    why: str  # why it is ahead
+
+    def to_dict(self) -> dict:
+        return {"pod": self.pod, "devices": list(self.devices), "why": self.why}
+
+
+@dataclass(frozen=True)
+class Place:
+    """A pod's place in the queue and what the dry-run in that order gives it."""
+
+    position: int  # 1-based, in the whole order
+    gated: bool
+    outcome: str  # "fits", "taken" (devices go to pods ahead), "undetermined"
+    certain: bool
+    node: str | None
+    devices: tuple
+    ahead: tuple[Ahead, ...]
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {
+            "position": self.position,
+            "gated": self.gated,
+            "outcome": self.outcome,
+            "node": self.node,
+            "devices": list(self.devices),
+            "ahead": [a.to_dict() for a in self.ahead],
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """A group of identical pending pods of which certainly not all get devices (which ones may be open)."""
+
+    text: str
+    pods: tuple[str, ...]  # namespace/name of every pod of the group
+
+    def to_dict(self) -> dict:
+        return {"message": self.text, "pods": list(self.pods)}
+
+
+@dataclass(frozen=True)
+class Queue:
+    basis: str
+    order: tuple[str, ...]  # namespace/name, in queue order
+    places: dict = field(default_factory=dict)  # namespace/name -> Place
+    shortfalls: tuple[Shortfall, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"basis": self.basis, "order": list(self.order), "shortfalls": [x.to_dict() for x in self.shortfalls]}
+
+    def within(self, pods: set) -> "Queue":
+        """The queue as a scan of some pods shows it: their order and the shortfalls of groups they are in (the pods
+        of other namespaces stay named where they are ahead of one of them, in its place)."""
+        return replace(
+            self,
+            order=tuple(p for p in self.order if p in pods),
+            shortfalls=tuple(x for x in self.shortfalls if pods & set(x.pods)),
+        )
+
+
+class Component:
+    """One component's pods in queue order, with what judge asks of "the pods ahead of e" as prefix counts, so
+    that judging every pod costs the component's size, not its square. Followers (pods placed with the pod whose
+    claim they share) are not competitors: their leader is."""
+
+    def __init__(self, es: list[Entry]):
+        self.es = es
+        n = len(es)
+        self.before = [0] * (n + 1)  # competitors in es[:i]
+        self.loose = [0] * (n + 1)  # of those, how many could go more than one way (undetermined, or a choice)
+        self.dup_tie = [False] * (n + 1)  # two competitors in es[:i] share a tie class
+        self.tie_total: dict = {}
+        self.tie_fit: dict = {}
+        self.tie_attempted: dict = {}
+        seen: set = set()
+        dup = False
+        for i, q in enumerate(es):
+            comp = q.follows is None
+            self.before[i + 1] = self.before[i] + comp
+            self.loose[i + 1] = self.loose[i] + (comp and (q.kind == "open" or q.choices > 1))
+            if comp:
+                dup = dup or q.tie in seen
+                seen.add(q.tie)
+                self.tie_total[q.tie] = self.tie_total.get(q.tie, 0) + 1
+                self.tie_fit[q.tie] = self.tie_fit.get(q.tie, 0) + (q.node is not None)
+                self.tie_attempted[q.tie] = self.tie_attempted.get(q.tie) or (q if q.attempted else None)
+            self.dup_tie[i + 1] = dup
+        self.tie_seen: dict = {}
+
+    def tied_after(self, e: Entry, pos: int) -> int:
+        """Competitors of e's tie class after it (they may be ahead of it)."""
+        seen = self.tie_seen.get(e.tie, 0) + 1
+        self.tie_seen[e.tie] = seen  # judge visits the pods in order: this is e's rank within its class
+        return self.tie_total.get(e.tie, 0) - seen
+
+    def listed(self, e: Entry, pos: int, mine: set, limit: int = 5, scan: int = 400) -> list[Entry]:
+        """The nearest competitors before e that take devices it could use (a few, looked for among the last scan
+        ones), else the first competitors before it."""
+        out = []
+        for q in reversed(self.es[max(0, pos - scan) : pos]):
+            if q.follows is None and any(d in mine for d in q.takes):
+                out.append(q)
+                if len(out) >= limit:
+                    break
+        if not out:
+            out = [q for q in self.es[:pos] if q.follows is None][:limit]
+        return out
+
+
+def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) -> Place:
+    mine = shapes.keys[e.plan.shape]
+    after = view.tied_after(e, pos) if e.follows is None else 0
+    n_ahead = view.before[pos] + after
+    shown = view.listed(e, pos, mine)
+    listed = tuple(Ahead(q.ref, tuple(_did(d) for d in q.takes if d in mine)[:8], why_ahead(q, e, now)) for q in shown)
+
+    def place(outcome: str, certain: bool, reason: str) -> Place:
+        return Place(
+            e.index + 1, e.kind == "gated", outcome, certain, e.node, tuple(_did(d) for d in e.takes), listed, reason
+        )
+
+    if e.error is not None:
+        return place("undetermined", False, e.error + ": their joint placement is not modelled")
+    if e.follows is not None:  # placed with the pod whose claims it shares: that pod's answer is its answer
+        return place("fits", True, f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes")
+    if not n_ahead:
+        return place("fits", True, "no pod ahead of it in the queue can use the same devices")
+    fits = e.node is not None
+    if uniform:
+        total, fit_in_class = view.tie_total[e.tie], view.tie_fit[e.tie]
+        if 0 < fit_in_class < total:
+            return place(
+                "undetermined",
+                False,
+                f"{fit_in_class} of the {total} identical pods tied with it in the queue get devices "
+                f"({tie_words(view.tie_attempted.get(e.tie) or e)}): which ones depends on the scheduler's order",
+            )
+        if fits:
+            return place("fits", True, f"still fits after the {n_ahead} pods ahead of it")
+        return place("taken", True, _taken_reason(e, shown, n_ahead, sim, mine))
+    forced = view.loose[pos] == 0 and not view.dup_tie[pos] and view.tie_total[e.tie] == 1
+    if forced:
+        if fits:
+            return place("fits", True, f"still fits after the {n_ahead} pods ahead of it")
+        return place("taken", True, _taken_reason(e, shown, n_ahead, sim, mine))
+    if fits and shapes.local[e.plan.shape] and n_ahead < MAX_COUNT_PROOF:
+        if sim.fits_on(e, n_ahead + 1) > n_ahead:
+            return place("fits", True, f"fits on more nodes than there are pods ahead of it ({n_ahead})")
+    names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
+    why = []
+    if view.dup_tie[pos] or view.tie_total[e.tie] > 1:
+        why.append("pods tied in the queue are taken in an order the API does not show")
+    if view.loose[pos]:
+        why.append("a pod ahead may go to more than one node, or is itself undetermined")
+    return place(
+        "undetermined",
+        False,
+        f"{'fits' if fits else 'does not fit'} in the estimated order, but the pods ahead that can use the same "
+        f"devices ({names}) decide it: {'; '.join(why) or 'their placement is not certain'}",
+    )
+
+
+def _taken_reason(e: Entry, shown: list[Entry], n_ahead: int, sim, mine: set) -> str:
+    """Name the device the pod would get alone and the pod ahead it goes to."""
+    first = e.plan.dry.allocatable[0]
+    alone = [(r["driver"], r["pool"], r["device"]) for p in first.claims for r in p.results]
+    for d in alone:
+        q = sim.taken_by.get(d)
+        if q is not None and q is not e:
+            return f"{_did(d)} would go to {q.ref} ({why_ahead(q, e, None)})"
+    takers = [q for q in shown if any(d in mine for d in q.takes)]
+    if takers:
+        q = takers[0]
+        d = next(d for d in q.takes if d in mine)
+        more = f" and other pods ahead ({n_ahead} in all)" if n_ahead > 1 else ""
+        return f"{_did(d)} would go to {q.ref} ({why_ahead(q, e, None)}){more}"
+    return f"the devices it could use go to the {n_ahead} pods ahead of it"
+
+
+def _did(d) -> str:
+    return "/".join(d)
+
+
+def shortfall(es: list[Entry], fit: int) -> Shortfall:
+    owners = {_owner(e.pod) for e in es}
+    if len(owners) == 1 and None not in owners:
+        who = f"of {next(iter(owners))} in {ns_of(es[0].pod)}"
+    else:
+        who = "(" + ", ".join(e.ref for e in es[:3]) + (f" and {len(es) - 3} more" if len(es) > 3 else "") + ")"
+    left = len(es) - fit
+    text = f"{fit} of the {len(es)} identical pending pods {who} get devices; {left} {'stays' if left == 1 else 'stay'} Pending"
+    return Shortfall(text, tuple(e.ref for e in es))
+
+
+def _owner(pod: dict) -> str | None:
+    from kubectl_dra.analyze.scan import owner_of
+
+    return owner_of(pod)

@@ -1,0 +1,122 @@
+"""Pods compete, step 1: which pending pods take part in the queue and in which order (PrioritySort), with
+the classes of pods whose relative order the API does not show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
+
+BASIS = (
+    "kube-scheduler's queue order estimated from the API: higher priority first, then creation time; pods still "
+    "gated after the others, as if ungated in that order. The real queue may differ after backoff or re-queueing."
+)
+
+
+@dataclass
+class Entry:
+    """One pending pod that uses DRA, with its own (alone) answer and the inputs of its dry-run."""
+
+    pod: dict
+    report: object  # the pod's Report from explain_pod (alone)
+    plan: object  # the PodPlan of its analysis (dryrun.py), or None
+    kind: str  # "ok": alone it gets devices; "open": alone undetermined, may take devices; "gated": ok but gated
+    priority: int = 0
+    created: str = ""
+    attempted: bool = False
+    index: int = 0  # place in the order
+    tie: int = 0  # index of its tie class: pods of one class are taken in an order the API does not show
+    # filled by the simulation
+    node: str | None = None
+    takes: tuple = ()  # device IDs it takes in the dry-run in queue order
+    choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
+    error: str | None = None
+    follows: "Entry | None" = None  # the pod ahead whose shared claim it follows
+
+    @property
+    def ref(self) -> str:
+        return f"{ns_of(self.pod)}/{name_of(self.pod)}"
+
+
+def priority_of(pod: dict) -> int:
+    """corev1helpers.PodPriority: spec.priority, else 0."""
+    p = (pod.get("spec") or {}).get("priority")
+    return p if isinstance(p, int) and not isinstance(p, bool) else 0
+
+
+def attempted(pod: dict) -> bool:
+    """The scheduler tried the pod and put it back (PodScheduled=False, not for its gates)."""
+    for c in (pod.get("status") or {}).get("conditions") or []:
+        if isinstance(c, dict) and c.get("type") == "PodScheduled" and c.get("status") == "False":
+            return c.get("reason") != "SchedulingGated"
+    return False
+
+
+def entry_kind(pod: dict, report, plan) -> str | None:
+    """How a pod takes part in the queue: None when it does not (bound, nothing pending, blocked alone: it takes
+    nothing), "gated" when only its gates hold it, "open" when alone it is undetermined, "ok"."""
+    spec = pod.get("spec") or {}
+    if spec.get("nodeName") or meta_of(pod).get("deletionTimestamp"):
+        return None
+    if (pod.get("status") or {}).get("phase") not in (None, "Pending"):
+        return None
+    if plan is None or not plan.pending or plan.dry.error is not None or not plan.dry.allocatable:
+        return None
+    v = report.verdict
+    blocking = [f for f in report.findings if f.blocking]
+    if blocking:
+        return "gated" if all(f.code == "DRA006" for f in blocking) and v.determined else None
+    return "ok" if v.determined else "open"
+
+
+def order(entries: list[Entry]) -> list[Entry]:
+    """In the queue's order, with tie classes: pods of one priority created in the same second, or of one priority
+    of which any was already tried (re-queued at a time the API does not show), form one class."""
+    out = sorted(entries, key=lambda e: (e.kind == "gated", -e.priority, e.created, e.ref))
+    tie = -1
+    prev = None
+    groups: dict = {}
+    for e in out:
+        groups.setdefault((e.kind == "gated", e.priority), []).append(e)
+    loose = {k for k, es in groups.items() if any(e.attempted for e in es)}
+    for i, e in enumerate(out):
+        g = (e.kind == "gated", e.priority)
+        key = g if g in loose else (g, e.created[:19])
+        if key != prev:
+            tie += 1
+            prev = key
+        e.index, e.tie = i, tie
+    return out
+
+
+def why_ahead(q: Entry, p: Entry, now: datetime | None) -> str:
+    if q.kind != "gated" and p.kind == "gated":
+        return "not gated"
+    if q.priority != p.priority:
+        return f"priority {q.priority} > {p.priority}"
+    if q.tie == p.tie:
+        return f"same priority, order not known ({tie_words(q if q.attempted else p)})"
+    age = _seconds_between(q.created, p.created)
+    return f"same priority, created {_span(age)} earlier" if age is not None else "same priority, created earlier"
+
+
+def _seconds_between(a: str, b: str) -> float | None:
+    try:
+        ta = datetime.fromisoformat(a.replace("Z", "+00:00"))
+        tb = datetime.fromisoformat(b.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (tb - ta).total_seconds()
+
+
+def _span(s: float) -> str:
+    from kubectl_dra.analyze.scan import human_age
+
+    return human_age(s)
+
+
+def tie_words(e: Entry) -> str:
+    if e.attempted:
+        return "already tried, re-queued at times the API does not show"
+    return "created in the same second" if e.created else "no creation time"

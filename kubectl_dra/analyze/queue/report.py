@@ -1,0 +1,117 @@
+"""Pods compete, the entry point: the queue over the pending pods of a snapshot (judge_queue), and each pod's
+place in its report (a finding, the verdict again, the body's `queue`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
+from kubectl_dra.analyze.queue.judge import Place, Queue
+from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind, priority_of
+from kubectl_dra.analyze.queue.simulate import simulate
+from kubectl_dra.findings.model import Finding, make
+
+
+def _pending_dra(pod: dict, classes: list, sem) -> bool:
+    from kubectl_dra.analyze.scan import uses_dra
+
+    spec = pod.get("spec") or {}
+    return (
+        not spec.get("nodeName")
+        and not meta_of(pod).get("deletionTimestamp")
+        and (pod.get("status") or {}).get("phase") in (None, "Pending")
+        and uses_dra(pod, classes, sem)
+    )
+
+
+def judge_queue(snap, sem, base, alone: dict, only: tuple | None = None) -> tuple[Queue, dict]:
+    """The queue over every pending pod of the snapshot that uses DRA. alone: (namespace, name) -> (pod, report,
+    the Analysis fork that made it) for the pods already explained alone; the others are explained here, briefly.
+    only: the one pod whose place is wanted (explain pod): pods that cannot be ahead of it are left out.
+    Returns the queue and, per pod in alone, its report with its place."""
+    from kubectl_dra.analyze.explain import explain_pod
+    from kubectl_dra.analyze.scan import reference_time
+    from kubectl_dra.errors import DraError
+
+    classes = list(snap.classes)
+    rank = None
+    if only is not None and only in alone:
+        p = alone[only][0]
+        rank = (bool((p.get("spec") or {}).get("schedulingGates")), -priority_of(p))
+    got = dict(alone)
+    for p in snap.pods:
+        key = (ns_of(p), name_of(p))
+        if key in got or not _pending_dra(p, classes, sem):
+            continue
+        if rank is not None and (bool((p.get("spec") or {}).get("schedulingGates")), -priority_of(p)) > rank:
+            continue  # behind the pod asked about, whatever the times
+        fork = base.fork()
+        try:
+            got[key] = (p, explain_pod(snap, sem, key[0], key[1], fork, True), fork)
+        except DraError:
+            continue  # it cannot be explained: neither can the scheduler's view of it be modelled here
+    entries = []
+    for key, (p, report, fork) in got.items():
+        plan = getattr(fork, "plan", None)
+        kind = entry_kind(p, report, plan)
+        if kind is None:
+            continue
+        entries.append(
+            Entry(
+                p,
+                report,
+                plan,
+                kind,
+                priority_of(p),
+                str(meta_of(p).get("creationTimestamp") or ""),
+                attempted(p),
+            )
+        )
+    queue = simulate(base, entries, reference_time(snap))
+    placed = {}
+    for key, (_p, report, _fork) in alone.items():
+        place = queue.places.get(f"{key[0]}/{key[1]}")
+        if place is not None:
+            placed[key] = with_place(report, place)
+    return queue, placed
+
+
+def queue_finding(place: Place) -> Finding | None:
+    """The finding a pod's place adds to its own report (None: nothing to say)."""
+    if place.outcome == "taken":
+        return make(
+            "DRA430",
+            f"no device left once the pods ahead in the queue are placed: {place.reason}",
+            position=place.position,
+            ahead=[a.to_dict() for a in place.ahead],
+        )
+    if place.outcome == "undetermined":
+        return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
+    if place.ahead or place.gated:
+        when = "once its gates are removed, it " if place.gated else "it "
+        got = ", ".join(place.devices[:3]) + (f" and {len(place.devices) - 3} more" if len(place.devices) > 3 else "")
+        return make(
+            "DRA432",
+            f"{when}gets {got or 'its claims'} on node {place.node} in the queue's order: {place.reason}",
+            position=place.position,
+            ahead=[a.to_dict() for a in place.ahead],
+        )
+    return None
+
+
+def with_place(report, place: Place):
+    """The pod's report with its place in the queue: the finding, the verdict again, the body's queue."""
+    from kubectl_dra.analyze.pieces import pod_pieces
+    from kubectl_dra.analyze.report import dedupe
+    from kubectl_dra.findings.model import verdict_from
+
+    body = dict(report.body)
+    body["queue"] = place.to_dict()
+    f = queue_finding(place)
+    if f is None:
+        return replace(report, body=body)
+    findings = dedupe(list(report.findings) + [f])
+    v = report.verdict
+    verdict = verdict_from(findings, v.summary if not v.blocked and v.determined else "")
+    body["pieces"] = pod_pieces(findings, body)
+    return replace(report, findings=tuple(findings), body=body, verdict=verdict)

@@ -1,0 +1,196 @@
+"""Pods compete, step 2: the dry-run in queue order (one allocated state that each placed pod adds to, as the
+scheduler's in-flight allocations), over components of pods that can use the same devices."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
+from kubectl_dra.analyze.queue.judge import Component, Queue, judge, shortfall
+from kubectl_dra.analyze.queue.order import BASIS, Entry, order
+
+
+class _Shapes:
+    """Per shape (the pending claims' specs and the usable nodes): the keys of the devices and counters its
+    claims could take, and whether all of them are node-local."""
+
+    def __init__(self, universe):
+        self.universe = universe
+        self.keys: dict = {}
+        self.local: dict = {}
+        self._pool_nodes: dict | None = None
+
+    def pool_nodes(self) -> dict:
+        if self._pool_nodes is None:
+            self._pool_nodes = {}
+            for e in self.universe.entries:
+                self._pool_nodes.setdefault(e.pool_key, set()).add(e.node_name)
+        return self._pool_nodes
+
+    def add(self, plan) -> None:
+        if plan.shape in self.keys:
+            return
+        keys, local = set(), True
+        for a in plan.analyses:
+            if a.allocated:
+                continue
+            for m in a.matrices.values():
+                for v in m:
+                    if v.outcome not in ("candidate", "selected") and v.stage != "cel-error":
+                        continue
+                    e = v.entry
+                    keys.add(e.did)
+                    if e.node_name is None:
+                        local = False
+                    if e.device.get("consumesCounters"):
+                        keys.add(("counters",) + tuple(e.pool_key))
+                        if len(self.pool_nodes().get(e.pool_key, ())) != 1:
+                            local = False
+        self.keys[plan.shape] = keys
+        self.local[plan.shape] = local
+
+
+def _components(entries: list[Entry], shapes: _Shapes) -> dict:
+    """shape -> component id: shapes whose keys overlap, transitively (union-find over shapes, not pods)."""
+    parent: dict = {}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    owner: dict = {}
+    for e in entries:
+        s = e.plan.shape
+        if s in parent:
+            continue
+        parent[s] = s
+        for k in shapes.keys[s]:
+            o = owner.setdefault(k, s)
+            if o != s:
+                a, b = find(o), find(s)
+                if a != b:
+                    parent[b] = a
+    return {s: find(s) for s in parent}
+
+
+class _Sim:
+    """The dry-run in queue order: one allocated state that each placed pod adds to, per-shape cursors over the
+    nodes worth a search (a node a shape failed on stays failed: the state only grows)."""
+
+    def __init__(self, base):
+        self.base = base
+        if "state" not in base.memo:
+            base.analyse_claims([], None, [])
+        self.state = base.memo["state"][0].copy()
+        self.alloc = base.allocator(self.state)
+        self.worth: dict = {}
+        self.cursor: dict = {}
+        self.taken_by: dict = {}  # device ID -> Entry
+        self.claims: dict = {}  # claim ref -> (Entry, node) for pending claims allocated in the dry-run
+
+    def place(self, e: Entry, want_choices: bool) -> None:
+        plan = self.base_plan(e)
+        shared = [c for c in plan.pending if obj_ref(c) in self.claims]
+        if shared:
+            q, node = self.claims[obj_ref(shared[0])]
+            if len(shared) == len(plan.pending) and node in plan.reach.names and q.plan.reach is plan.reach:
+                e.follows, e.node, e.choices = q, node, 1
+            else:
+                e.error = f"shares pending claim {obj_ref(shared[0])} with {q.ref}, ahead of it"
+            return
+        s = plan.shape
+        if s not in self.worth:
+            self.worth[s] = self.base.worth_nodes(plan.pending, plan.analyses, plan.reach)
+            self.cursor[s] = 0
+        worth = self.worth[s]
+        i = self.cursor[s]
+        found = []
+        first_dead = True
+        while i < len(worth):
+            n = worth[i]
+            try:
+                res = self.alloc.allocate(n, list(plan.pending))
+            except NodeFailure:
+                res = None
+            except AllocationError as err:
+                e.error = err.message
+                return
+            if res is None:
+                if first_dead:
+                    self.cursor[s] = i + 1
+            else:
+                first_dead = False
+                found.append((n, res))
+                if not want_choices or len(found) >= 2:
+                    break
+            i += 1
+        e.choices = len(found)
+        if not found:
+            return
+        n, res = found[0]
+        e.node = n["metadata"]["name"]
+        takes = []
+        for c, r in zip(plan.pending, res):
+            self.state.add(obj_ref(c), r.results, self.base.sem)
+            self.claims[obj_ref(c)] = (e, e.node)
+            for x in r.results:
+                did = (x.get("driver", ""), x.get("pool", ""), x.get("device", ""))
+                takes.append(did)
+                self.taken_by.setdefault(did, e)
+        e.takes = tuple(takes)
+
+    def base_plan(self, e: Entry):
+        return e.plan
+
+    def fits_on(self, e: Entry, limit: int) -> int:
+        """Nodes (up to limit) on which the pod alone fits, against the cluster as it is."""
+        plan = e.plan
+        hit = len(plan.dry.allocatable)
+        if not plan.dry.capped or hit >= limit:
+            return hit
+        key = ("fits_on", plan.shape, limit)
+        if key in self.base.memo:
+            return self.base.memo[key]
+        alloc = self.base.allocator(self.base.memo["state"][0])
+        n_fit = 0
+        for n in self.base.worth_nodes(plan.pending, plan.analyses, plan.reach):
+            try:
+                if alloc.allocate(n, list(plan.pending)) is not None:
+                    n_fit += 1
+            except (NodeFailure, AllocationError):
+                continue
+            if n_fit >= limit:
+                break
+        self.base.memo[key] = n_fit
+        return n_fit
+
+
+def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
+    """The queue's dry-run over entries (each with kind set); base: the Analysis the entries' forks share."""
+    ordered = order(entries)
+    shapes = _Shapes(base.universe)
+    for e in ordered:
+        shapes.add(e.plan)
+    comp = _components(ordered, shapes)
+    members: dict = {}
+    for e in ordered:
+        members.setdefault(comp[e.plan.shape], []).append(e)
+    uniform = {
+        c: len({e.plan.shape for e in es}) == 1 and all(e.kind != "open" for e in es) and shapes.local[es[0].plan.shape]
+        for c, es in members.items()
+    }
+    sim = _Sim(base)
+    for e in ordered:
+        sim.place(e, want_choices=not uniform[comp[e.plan.shape]] and len(members[comp[e.plan.shape]]) > 1)
+    places, shortfalls = {}, []
+    for c, es in members.items():
+        if uniform[c]:
+            fit = sum(1 for e in es if e.node is not None)
+            if fit < len(es):
+                shortfalls.append(shortfall(es, fit))
+        view = Component(es)
+        for pos, e in enumerate(es):
+            places[e.ref] = judge(e, view, pos, uniform[c], shapes, sim, now)
+    return Queue(BASIS, tuple(e.ref for e in ordered), places, tuple(shortfalls))

@@ -1,0 +1,105 @@
+"""Pods compete, against the real kube-scheduler (v1.37.2 control plane, default gates): gated pods that want more
+devices than there are, one of them in a second namespace. kubectl-dra predicts, from the live cluster, which get
+devices in the queue's order (analyze/queue.py); the gates are then removed in that order, one pod at a time, and the
+real scheduler must give each predicted pod the predicted device and leave the last one Pending."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from dra_objects import claim, device, pod, request
+
+pytestmark = pytest.mark.e2e
+
+
+def _rows(result) -> dict:
+    return {(r["namespace"], r["pod"]): r for r in result.json["items"]}
+
+
+def test_gated_pods_compete_in_creation_order(cluster, scenario):
+    sc = scenario("queue")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    other = cluster.create_namespace("queue-other")
+    try:
+        # p0 in another namespace, then p1 and p2 here, each created in a later second than the one before.
+        order = [(other, "p0"), (sc.ns, "p1"), (sc.ns, "p2")]
+        for ns, name in order:
+            sc.api.post(
+                f"/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims",
+                claim(f"{name}-gpu", [request("gpu", sc.cls)]),
+            )
+            sc.api.post(f"/api/v1/namespaces/{ns}/pods", pod(name, {"gpu": f"{name}-gpu"}, gated=True))
+            time.sleep(1.1)
+
+        # status -n: only this namespace's rows, but p0 (elsewhere, created first) is ahead of them.
+        st = cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+        assert st.code == 1, str(st)
+        rows = _rows(st)
+        assert set(rows) == {(sc.ns, "p1"), (sc.ns, "p2")}, str(st)
+        p1, p2 = rows[(sc.ns, "p1")]["queue"], rows[(sc.ns, "p2")]["queue"]
+        assert p1["gated"] and p1["outcome"] == "fits", str(st)
+        assert p2["outcome"] == "taken", str(st)
+        # p0, elsewhere and not a row, is named where it is ahead: in p1's place
+        assert [a["pod"] for a in p1["ahead"]] == [f"{other}/p0"] and p1["position"] == 2, str(st)
+        assert st.json["queue"]["order"] == [f"{sc.ns}/p1", f"{sc.ns}/p2"], str(st)
+        # explain pod names what p2 would get alone and the pod ahead it goes to.
+        ex = cluster.kubectl_dra("explain", "pod", "p2", "-n", sc.ns, "-o", "json")
+        assert ex.code == 1, str(ex)
+        f430 = next(f for f in ex.json["findings"] if f["code"] == "DRA430")
+        assert "would go to" in f430["message"], f430
+        alone = cluster.kubectl_dra("explain", "pod", "p2", "-n", sc.ns, "--alone", "-o", "json")
+        assert not any(f["code"] == "DRA430" for f in alone.json["findings"]), str(alone)
+        predicted = {
+            (other, "p0"): None,
+            (sc.ns, "p1"): p1["devices"],
+        }
+        ex0 = cluster.kubectl_dra("explain", "pod", "p0", "-n", other, "-o", "json")
+        predicted[(other, "p0")] = ex0.json["queue"]["devices"]
+        assert ex0.json["queue"]["outcome"] == "fits", str(ex0)
+
+        # The gates go in the predicted order; the real scheduler gives each the predicted device.
+        for ns, name in order[:2]:
+            sc.api.patch(
+                f"/api/v1/namespaces/{ns}/pods/{name}", [{"op": "remove", "path": "/spec/schedulingGates"}], kind="json"
+            )
+            cluster.wait_bound(ns, name, timeout=60)
+            real = ["/".join(d) for d in cluster.allocated_devices(ns, f"{name}-gpu")]
+            assert real == predicted[(ns, name)], f"{ns}/{name}: real {real}, predicted {predicted[(ns, name)]}"
+        sc.ungate("p2")
+        cluster.wait_unschedulable(sc.ns, "p2", "cannot allocate all claims")
+        after = cluster.kubectl_dra("explain", "pod", "p2", "-n", sc.ns, "-o", "json")
+        assert after.code == 1 and after.json["verdict"]["missing"] == "device", str(after)
+    finally:
+        cluster.delete_namespace(other)
+
+
+def test_priority_goes_first(cluster, scenario):
+    sc = scenario("queueprio")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    high = "kubectl-dra-e2e-high"
+    sc._create_cluster(
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": high}, "value": 1000},
+    )
+    for name, prio in (("low", None), ("high", high)):
+        sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
+        p = pod(name, {"gpu": f"{name}-gpu"}, gated=True)
+        if prio:
+            p["spec"]["priorityClassName"] = prio
+        sc.create(p)
+        time.sleep(1.1)
+    st = cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+    rows = _rows(st)
+    assert rows[(sc.ns, "high")]["queue"]["outcome"] == "fits", str(st)
+    low = rows[(sc.ns, "low")]["queue"]
+    assert low["outcome"] == "taken" and low["ahead"][0]["why"] == "priority 1000 > 0", str(st)
+    sc.ungate("high")
+    cluster.wait_bound(sc.ns, "high", timeout=60)
+    assert ["/".join(d) for d in cluster.allocated_devices(sc.ns, "high-gpu")] == rows[(sc.ns, "high")]["queue"][
+        "devices"
+    ]
+    sc.ungate("low")
+    cluster.wait_unschedulable(sc.ns, "low", "cannot allocate all claims")

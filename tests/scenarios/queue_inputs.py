@@ -1,0 +1,201 @@
+"""The queue's scenarios (pending pods that compete for devices, analyze/queue.py), registered into make_inputs'
+tables by make_inputs.main(): `python tests/scenarios/make_inputs.py` writes them with the others."""
+
+from __future__ import annotations
+
+import copy
+
+
+def register(m) -> None:
+    """m: the make_inputs module (its helpers, SCENARIOS and MOVED)."""
+    gpu_node_01 = m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01")
+    gpu_node_02 = m.rslice("node-02-gpus", [m.dev("gpu-0")], "node-02", pool="node-02")
+
+    def at(p, created, priority=None, gates=None):
+        p = copy.deepcopy(p)
+        p["metadata"]["creationTimestamp"] = created
+        if priority is not None:
+            p["spec"]["priority"] = priority
+            p["spec"]["priorityClassName"] = "high" if priority else "low"
+        if gates:
+            p["spec"]["schedulingGates"] = [{"name": g} for g in gates]
+        return p
+
+    def own(name, created, **kw):
+        """A pod with its own claim NAME-gpu (one GPU)."""
+        return [at(m.pod(name, [("gpu", "claim", f"{name}-gpu")]), created, **kw), m.claim(f"{name}-gpu", [m.req()])]
+
+    two = [
+        *own("p0", "2026-12-01T10:00:00Z"),
+        *own("p1", "2026-12-01T10:02:00Z"),
+        m.dclass(),
+        gpu_node_01,
+        *m.NODES,
+    ]
+    m.scenario(
+        "queue-two-pods-one-gpu",
+        "status: two pending pods, each with its own claim, one free GPU, no scheduler attempt yet. p0 was created "
+        "first: the GPU goes to it, p1 is blocked by it (DRA430, exit 1). Judged alone, both would be OK.",
+        "status",
+        two,
+    )
+    m.scenario(
+        "queue-two-pods-explain",
+        "explain pod p1 on the same input: the device it would get alone, and the pod ahead it goes to (exit 1).",
+        "explain pod p1",
+        two,
+    )
+    m.scenario(
+        "queue-alone",
+        "status --alone on the same input: each pod judged as if it were the only one waiting, both OK (exit 0).",
+        "status --alone",
+        two,
+    )
+    m.scenario(
+        "queue-priority",
+        "explain pod low: a pod of priority 0 created first and one of priority 1000 created later want the one "
+        "GPU; the scheduler takes the higher priority first, so low is blocked by high (exit 1).",
+        "explain pod low",
+        [
+            *own("low", "2026-12-01T10:00:00Z", priority=0),
+            *own("high", "2026-12-01T10:05:00Z", priority=1000),
+            m.dclass(),
+            gpu_node_01,
+            *m.NODES,
+        ],
+    )
+    m.scenario(
+        "queue-gated",
+        "status: two pods whose scheduling gates are still on want the one GPU. Both are blocked by their gates "
+        "(DRA006); once ungated in creation order, g0 gets the GPU (DRA432) and g1 finds none left (DRA430).",
+        "status",
+        [
+            *own("g0", "2026-12-01T10:00:00Z", gates=["example.com/admission"]),
+            *own("g1", "2026-12-01T10:00:30Z", gates=["example.com/admission"]),
+            m.dclass(),
+            gpu_node_01,
+            *m.NODES,
+        ],
+    )
+    m.scenario(
+        "queue-tie-shortfall",
+        "status: three identical pods created in the same second want the two GPUs (one per node). Two get one, "
+        "but which two is the scheduler's order: each pod is undetermined (DRA431, exit 2), and the shortfall "
+        "is certain (stderr: `queue: 2 of the 3 ...`).",
+        "status",
+        [
+            *own("t0", "2026-12-01T10:00:00Z"),
+            *own("t1", "2026-12-01T10:00:00Z"),
+            *own("t2", "2026-12-01T10:00:00Z"),
+            m.dclass(),
+            gpu_node_01,
+            gpu_node_02,
+            *m.NODES,
+        ],
+    )
+    zone_a = at(m.pod("pinned", [("gpu", "claim", "pinned-gpu")], nodeSelector={"zone": "a"}), "2026-12-01T10:01:00Z")
+    m.scenario(
+        "queue-choice-undetermined",
+        "explain pod pinned: `anywhere` (created first) may go to node-01 or node-02, and the scheduler's scores "
+        "decide which; `pinned` can only use node-01, so whether it gets a GPU is undetermined (DRA431, exit 2).",
+        "explain pod pinned",
+        [
+            *own("anywhere", "2026-12-01T10:00:00Z"),
+            zone_a,
+            m.claim("pinned-gpu", [m.req()]),
+            m.dclass(),
+            gpu_node_01,
+            gpu_node_02,
+            *m.NODES,
+        ],
+    )
+    big = m.claim("big-gpu", [m.req(selectors=[m.SEL24])])
+    m.scenario(
+        "queue-count-proof",
+        "status: `first` and `big` (a different request) compete for GPUs on three nodes. Wherever `first` goes, "
+        "`big` fits on more nodes than there are pods ahead of it: both OK, proven (exit 0).",
+        "status",
+        [
+            *own("first", "2026-12-01T10:00:00Z"),
+            at(m.pod("big", [("gpu", "claim", "big-gpu")]), "2026-12-01T10:01:00Z"),
+            big,
+            m.dclass(),
+            gpu_node_01,
+            gpu_node_02,
+            m.rslice("node-03-gpus", [m.dev("gpu-0")], "node-03", pool="node-03"),
+            *m.NODES,
+            m.node("node-03", zone="c"),
+        ],
+    )
+    m.scenario(
+        "queue-deployment-8-on-4",
+        "status: a Deployment scaled to 8 on four nodes with one GPU each; its pods' claims come from a template. "
+        "Four pods created first get the four GPUs, the four created a second later are blocked (exit 1); the "
+        "count is certain whatever node each pod goes to.",
+        "status",
+        _deployment(m),
+    )
+    m.MOVED.update(
+        {
+            "queue-two-pods-one-gpu": ("team-a", "-n"),
+            "queue-two-pods-explain": ("team-a", "-n"),
+            "queue-alone": ("team-a", "-n"),
+            "queue-priority": ("ml-prod", "-n"),
+            "queue-gated": ("batch", "-n"),
+            "queue-tie-shortfall": ("batch", "-n"),
+            "queue-choice-undetermined": ("team-a", "-n"),
+            "queue-count-proof": ("ml-prod", "-n"),
+            "queue-deployment-8-on-4": ("ml-prod", "-n"),
+        }
+    )
+
+
+def _deployment(m) -> list:
+    ns = m.NS
+    d = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "inference", "namespace": ns, "uid": "uid-deploy-inference"},
+        "spec": {"replicas": 8, "selector": {"matchLabels": {"app": "inference"}}},
+    }
+    rs = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": "inference-5c7f9",
+            "namespace": ns,
+            "uid": "uid-rs-inference",
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "Deployment",
+                    "name": "inference",
+                    "uid": d["metadata"]["uid"],
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {"selector": {"matchLabels": {"app": "inference"}}},
+    }
+    objs = [d, rs, m.template("inference-gpu", [m.req()])]
+    for i, suffix in enumerate(("a1b2c", "d3e4f", "g5h6i", "j7k8l", "m9n0p", "q1r2s", "t3u4v", "w5x6y")):
+        name = f"inference-5c7f9-{suffix}"
+        claim_name = f"{name}-gpu-{suffix[:3]}"
+        p = m.pod(name, [("gpu", "template", "inference-gpu")], statuses={"gpu": claim_name})
+        p["metadata"]["labels"] = {"app": "inference", "pod-template-hash": "5c7f9"}
+        p["metadata"]["creationTimestamp"] = "2026-12-01T10:00:00Z" if i < 4 else "2026-12-01T10:00:01Z"
+        p["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": "inference-5c7f9",
+                "uid": "uid-rs-inference",
+                "controller": True,
+            }
+        ]
+        objs += [p, m.claim(claim_name, [m.req()], owner_pod=name)]
+    objs.append(m.dclass())
+    for n in range(1, 5):
+        objs.append(m.rslice(f"node-0{n}-gpus", [m.dev("gpu-0")], f"node-0{n}", pool=f"node-0{n}"))
+        objs.append(m.node(f"node-0{n}", zone="a"))
+    return objs

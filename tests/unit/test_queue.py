@@ -1,0 +1,313 @@
+"""Pods compete (analyze/queue.py): the pending pods dry-run in the scheduler's order, each against what the pods
+ahead of it take, and what of that is certain. On literals; the golden scenarios queue-* run the same through the
+command line, tests/e2e/test_e2e_queue.py against the real scheduler."""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.queue import Entry, judge_queue, order
+from kubectl_dra.analyze.scan import scan
+from kubectl_dra.features import Semantics
+from kubectl_dra.model.objects import snapshot_from_objects
+
+S37 = Semantics.for_version((1, 37))
+DRIVER = "gpu.example.com"
+NS = "team-a"
+
+
+def node(name, **labels):
+    return {"kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}}}
+
+
+def gpus(node_name, *names, pool=None, **extra):
+    devices = [{"name": n, "capacity": {"memory": {"value": "24Gi"}}, **extra} for n in names]
+    return {
+        "kind": "ResourceSlice",
+        "apiVersion": "resource.k8s.io/v1",
+        "metadata": {"name": f"{node_name}-gpus"},
+        "spec": {
+            "driver": DRIVER,
+            "nodeName": node_name,
+            "pool": {"name": pool or node_name, "generation": 1, "resourceSliceCount": 1},
+            "devices": devices,
+        },
+    }
+
+
+CLASS = {
+    "kind": "DeviceClass",
+    "apiVersion": "resource.k8s.io/v1",
+    "metadata": {"name": "gpu"},
+    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
+}
+
+
+def claim(name, ns=NS, selectors=(), count=1):
+    exactly = {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": count}
+    if selectors:
+        exactly["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+    return {
+        "kind": "ResourceClaim",
+        "apiVersion": "resource.k8s.io/v1",
+        "metadata": {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}},
+    }
+
+
+def pod(name, created, ns=NS, claim_name=None, priority=None, gated=False, attempted=False, **spec):
+    p = {
+        "kind": "Pod",
+        "apiVersion": "v1",
+        "metadata": {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}", "creationTimestamp": created},
+        "spec": {
+            "resourceClaims": [{"name": "gpu", "resourceClaimName": claim_name or f"{name}-gpu"}],
+            "containers": [{"name": "app", "image": "app:1"}],
+            **spec,
+        },
+        "status": {"phase": "Pending"},
+    }
+    if priority is not None:
+        p["spec"]["priority"] = priority
+    if gated:
+        p["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    if attempted:
+        p["status"]["conditions"] = [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/2 nodes"}
+        ]
+    return p
+
+
+def with_claim(name, created, **kw):
+    ns = kw.get("ns", NS)
+    return [pod(name, created, **kw), claim(f"{name}-gpu", ns)]
+
+
+def t(sec: int) -> str:
+    return f"2026-12-01T10:{sec // 60:02d}:{sec % 60:02d}Z"
+
+
+def places(objs, sem=S37):
+    snap = snapshot_from_objects(objs, NS)
+    q, _ = judge_queue(snap, sem, Analysis(snap, sem), {})
+    return q
+
+
+def rows(objs, namespace=NS, alone=False):
+    snap = snapshot_from_objects(objs, NS)
+    return {r.pod: r for r in scan(snap, S37, namespace, alone=alone).rows}
+
+
+BASE = [CLASS, node("node-01", zone="a"), node("node-02", zone="b")]
+
+
+def test_two_pods_one_gpu_the_first_created_gets_it_and_the_other_is_blocked_by_it():
+    objs = [*BASE, gpus("node-01", "gpu-0"), *with_claim("p1", t(120)), *with_claim("p0", t(0))]
+    q = places(objs)
+    assert q.order == (f"{NS}/p0", f"{NS}/p1")
+    assert q.places[f"{NS}/p0"].outcome == "fits" and q.places[f"{NS}/p0"].certain
+    p1 = q.places[f"{NS}/p1"]
+    assert p1.outcome == "taken" and p1.certain
+    assert "gpu.example.com/node-01/gpu-0 would go to team-a/p0 (same priority, created 2m earlier)" in p1.reason
+    r = rows(objs)
+    assert (r["p0"].state, r["p1"].state) == ("OK", "Blocked")
+    assert r["p1"].codes == ("DRA430",) and r["p1"].missing == "device"
+    # --alone: today's per-pod answer, both OK
+    assert {x.state for x in rows(objs, alone=True).values()} == {"OK"}
+
+
+def test_a_second_gpu_lets_both_fit_and_says_so():
+    objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), *with_claim("p0", t(0)), *with_claim("p1", t(120))]
+    q = places(objs)
+    p1 = q.places[f"{NS}/p1"]
+    assert p1.outcome == "fits" and p1.certain and p1.devices == ("gpu.example.com/node-01/gpu-1",)
+    assert [a.pod for a in p1.ahead] == [f"{NS}/p0"]
+
+
+def test_priority_comes_before_creation_time():
+    objs = [
+        *BASE,
+        gpus("node-01", "gpu-0"),
+        *with_claim("low", t(0), priority=0),
+        *with_claim("high", t(300), priority=1000),
+    ]
+    q = places(objs)
+    assert q.order == (f"{NS}/high", f"{NS}/low")
+    assert q.places[f"{NS}/low"].outcome == "taken"
+    assert "priority 1000 > 0" in q.places[f"{NS}/low"].reason
+
+
+def test_pods_in_other_namespaces_compete_for_the_same_devices():
+    objs = [*BASE, gpus("node-01", "gpu-0"), *with_claim("web", t(0), ns="team-b"), *with_claim("web", t(60))]
+    r = rows(objs, namespace=NS)
+    assert list(r) == ["web"] and r["web"].state == "Blocked"
+    assert "would go to team-b/web" in r["web"].reason
+
+
+def test_gated_pods_come_after_the_others_whatever_their_age():
+    objs = [*BASE, gpus("node-01", "gpu-0"), *with_claim("gated", t(0), gated=True), *with_claim("free", t(60))]
+    q = places(objs)
+    assert q.order == (f"{NS}/free", f"{NS}/gated")
+    assert q.places[f"{NS}/free"].outcome == "fits"
+    g = q.places[f"{NS}/gated"]
+    assert g.gated and g.outcome == "taken"
+    r = rows(objs)
+    assert r["gated"].state == "Blocked" and "scheduling gate" in r["gated"].reason  # its gates come first
+    assert "DRA430" in r["gated"].codes
+
+
+def test_identical_pods_tied_at_the_boundary_are_undetermined_and_the_shortfall_is_certain():
+    objs = [*BASE, gpus("node-01", "gpu-0"), gpus("node-02", "gpu-0")]
+    for n in ("t0", "t1", "t2"):
+        objs += with_claim(n, t(0))
+    q = places(objs)
+    assert {p.outcome for p in q.places.values()} == {"undetermined"}
+    assert [x.text for x in q.shortfalls] == [
+        "2 of the 3 identical pending pods (team-a/t0, team-a/t1, team-a/t2) get devices; 1 stays Pending"
+    ]
+    report = scan(snapshot_from_objects(objs, NS), S37, NS)
+    assert report.blocked and not report.determined  # some pod certainly waits, which one is open
+
+
+def test_identical_pods_in_created_order_fill_the_nodes_then_wait():
+    objs = [*BASE, node("node-03"), node("node-04")]
+    objs += [gpus(f"node-0{i}", "gpu-0") for i in range(1, 5)]
+    for i in range(8):
+        objs += with_claim(f"w{i}", t(i // 4))  # four in one second, four in the next
+    q = places(objs)
+    got = {ref.split("/")[1]: p for ref, p in q.places.items()}
+    assert all(got[f"w{i}"].outcome == "fits" and got[f"w{i}"].certain for i in range(4))
+    assert all(got[f"w{i}"].outcome == "taken" and got[f"w{i}"].certain for i in range(4, 8))
+    assert len({got[f"w{i}"].node for i in range(4)}) == 4  # one per node
+    assert q.shortfalls and q.shortfalls[0].text.startswith("4 of the 8 identical pending pods")
+
+
+def test_a_pod_ahead_with_a_choice_of_nodes_leaves_a_pinned_pod_undetermined():
+    objs = [
+        *BASE,
+        gpus("node-01", "gpu-0"),
+        gpus("node-02", "gpu-0"),
+        *with_claim("anywhere", t(0)),
+        pod("pinned", t(60), nodeSelector={"zone": "a"}),
+        claim("pinned-gpu"),
+    ]
+    p = places(objs).places[f"{NS}/pinned"]
+    assert p.outcome == "undetermined" and not p.certain
+    assert "may go to more than one node" in p.reason
+    assert rows(objs)["pinned"].codes == ("DRA431",)
+
+
+def test_one_choice_each_makes_a_chain_certain():
+    """anywhere has only node-01 left (node-02's GPU is taken by a running pod): pinned is then certainly blocked."""
+    running = pod("running", t(0), claim_name="running-gpu", nodeName="node-02")
+    running["status"]["phase"] = "Running"
+    held = claim("running-gpu")
+    held["status"] = {
+        "allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": "node-02", "device": "gpu-0"}]}
+        },
+        "reservedFor": [{"resource": "pods", "name": "running", "uid": f"uid-{NS}-running"}],
+    }
+    objs = [
+        *BASE,
+        gpus("node-01", "gpu-0"),
+        gpus("node-02", "gpu-0"),
+        running,
+        held,
+        *with_claim("anywhere", t(10)),
+        pod("pinned", t(60), nodeSelector={"zone": "a"}),
+        claim("pinned-gpu"),
+    ]
+    p = places(objs).places[f"{NS}/pinned"]
+    assert p.outcome == "taken" and p.certain
+    assert f"{NS}/running" not in places(objs).order  # bound pods hold allocated claims, they are not queued
+
+
+def test_more_nodes_than_pods_ahead_proves_a_fit():
+    objs = [*BASE, node("node-03"), *(gpus(f"node-0{i}", "gpu-0") for i in (1, 2, 3))]
+    objs += with_claim("first", t(0))
+    objs += [
+        pod("big", t(60)),
+        claim("big-gpu", selectors=['device.capacity["gpu.example.com"].memory.compareTo(quantity("20Gi")) >= 0']),
+    ]
+    p = places(objs).places[f"{NS}/big"]
+    assert p.outcome == "fits" and p.certain and "more nodes than there are pods ahead" in p.reason
+
+
+def test_pods_already_tried_are_tied_within_their_priority():
+    objs = [*BASE, gpus("node-01", "gpu-0"), *with_claim("a", t(0), attempted=True), *with_claim("b", t(60))]
+    q = places(objs)
+    assert {p.outcome for p in q.places.values()} == {"undetermined"}
+    assert "already tried" in q.places[f"{NS}/a"].reason
+
+
+def test_pods_sharing_a_claim_are_placed_as_one():
+    objs = [
+        *BASE,
+        gpus("node-01", "gpu-0"),
+        pod("a", t(0), claim_name="shared"),
+        pod("b", t(0), claim_name="shared"),
+        claim("shared"),
+    ]
+    q = places(objs)
+    assert {p.outcome for p in q.places.values()} == {"fits"}
+    assert q.places[f"{NS}/b"].node == "node-01"
+
+
+def test_pods_blocked_alone_take_nothing():
+    objs = [
+        *BASE,
+        gpus("node-01", "gpu-0"),
+        pod("wants-b200", t(0)),
+        claim("wants-b200-gpu", selectors=['device.attributes["gpu.example.com"].model == "B200"']),
+        *with_claim("p1", t(60)),
+    ]
+    q = places(objs)
+    assert q.order == (f"{NS}/p1",)
+    assert q.places[f"{NS}/p1"].outcome == "fits"
+
+
+def test_shared_counters_in_flight_count_against_the_next_pod():
+    """Two 24Gi partitions of one 40Gi GPU: the first pod's partition leaves too little for the second (1.36+)."""
+    sem = Semantics.for_version((1, 36))
+
+    def pool_slice(name, **spec):
+        return {
+            "kind": "ResourceSlice",
+            "apiVersion": "resource.k8s.io/v1",
+            "metadata": {"name": name},
+            "spec": {
+                "driver": DRIVER,
+                "nodeName": "node-01",
+                "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 2},
+                **spec,
+            },
+        }
+
+    part = {"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "24Gi"}}}
+    counters = [
+        pool_slice(
+            "node-01-counters", sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}]
+        ),
+        pool_slice(
+            "node-01-parts",
+            devices=[
+                {"name": f"part-{i}", "capacity": {"memory": {"value": "24Gi"}}, "consumesCounters": [part]}
+                for i in range(2)
+            ],
+        ),
+    ]
+    objs = [*BASE, *counters, *with_claim("p0", t(0)), *with_claim("p1", t(60))]
+    q = places(objs, sem)
+    assert q.places[f"{NS}/p0"].outcome == "fits"
+    p1 = q.places[f"{NS}/p1"]
+    assert p1.outcome == "taken" and p1.certain, p1
+
+
+def test_order_ties_by_priority_and_second():
+    def e(name, created, prio=0, gated=False, tried=False):
+        p = pod(name, created, priority=prio, gated=gated, attempted=tried)
+        return Entry(p, None, None, "gated" if gated else "ok", prio, created, tried)
+
+    out = order([e("c", t(1)), e("b", t(0)), e("a", t(0)), e("g", t(0), gated=True), e("h", t(5), prio=10)])
+    assert [x.pod["metadata"]["name"] for x in out] == ["h", "a", "b", "c", "g"]
+    assert out[1].tie == out[2].tie != out[3].tie
