@@ -25,6 +25,7 @@ MEM = ["24Gi", "40Gi", "80Gi"]
 
 
 SCAN_PODS, SCAN_BLOCKED = 500, 200  # the scan's benchmark: DRA pods in the namespace, how many cannot be placed
+QUEUE_PODS = 5000  # the queue's benchmark (issue 28): pending DRA pods on the realistic dump
 
 
 def generate(path: Path, scan_pods: int = 0, realistic: bool = False, nodes: int = NODES) -> None:
@@ -139,6 +140,30 @@ def generate(path: Path, scan_pods: int = 0, realistic: bool = False, nodes: int
         }
     )
     blocked_sel = [{"cel": {"expression": f'device.attributes["{D}"].model == "B200"'}}]
+    if scan_pods:  # the web pods' Deployment, for `explain deploy/web --replicas N` (the queue)
+        items.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "web-gpu", "namespace": "default"},
+                "spec": {"spec": spec},
+            }
+        )
+        tpl = {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {
+                "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "web-gpu"}],
+                "containers": [{"name": "c", "image": "x"}],
+            },
+        }
+        items.append(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "web", "namespace": "default", "uid": "u-deploy-web"},
+                "spec": {"replicas": scan_pods, "selector": {"matchLabels": {"app": "web"}}, "template": tpl},
+            }
+        )
     for i in range(scan_pods):
         blocked = i >= scan_pods - SCAN_BLOCKED
         s = json.loads(json.dumps(spec))
@@ -157,7 +182,14 @@ def generate(path: Path, scan_pods: int = 0, realistic: bool = False, nodes: int
             {
                 "apiVersion": "v1",
                 "kind": "Pod",
-                "metadata": {"name": f"{app}-{i}", "namespace": "default", "uid": f"u-{i}", "labels": {"app": app}},
+                "metadata": {
+                    "name": f"{app}-{i}",
+                    "namespace": "default",
+                    "uid": f"u-{i}",
+                    "labels": {"app": app},
+                    # one a second, as a scale-up creates them: the queue's order (no tie of thousands)
+                    "creationTimestamp": f"2026-11-29T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z",
+                },
                 "spec": {
                     "resourceClaims": [{"name": "gpu", "resourceClaimName": f"{app}-{i}-gpu"}],
                     "containers": [{"name": "c", "image": "x"}],
@@ -239,10 +271,12 @@ def main() -> int:
     snap = d / "snapshot.json"
     scan = d / f"scan-{SCAN_PODS}.json"
     real = d / f"realistic-{a.realistic_nodes}.json"
+    queue = d / f"queue-{QUEUE_PODS}.json"
     for path, pods, realistic, n in (
         (snap, 0, False, NODES),
         (scan, SCAN_PODS, False, NODES),
         (real, 0, True, a.realistic_nodes),
+        (queue, QUEUE_PODS, True, NODES),
     ):
         if not path.exists():
             t = time.perf_counter()
@@ -267,6 +301,11 @@ def main() -> int:
         # Devices as real drivers publish them (issue 14: explain pod within 2x json.load of the same dump).
         ("explain pod (realistic)", ["explain", "pod", "bench", "--from-file", str(real)]),
         ("explain -o json (realistic)", ["explain", "pod", "bench", "--from-file", str(real), "-o", "json"]),
+        # The queue (issue 28): status -A within 3x one explain pod --alone and 500 MB, --replicas 500 within 2x.
+        ("explain --alone (queue dump)", ["explain", "pod", "bench", "--alone", "--from-file", str(queue)]),
+        ("explain pod (queue dump)", ["explain", "pod", "bench", "--from-file", str(queue)]),
+        (f"status -A ({QUEUE_PODS} pods)", ["status", "-A", "--from-file", str(queue)]),
+        ("explain --replicas 500", ["explain", "deploy/web", "--replicas", "500", "--from-file", str(queue)]),
         ("devices (summary)", ["devices", "--from-file", str(snap)]),
         ("devices -o json", ["devices", "--from-file", str(snap), "-o", "json"]),
         ("explain pod (YAML, 400 nodes)", ["explain", "pod", "bench", "--from-file", str(yyaml)]),

@@ -394,12 +394,19 @@ _WATCH = click.option(
     *_output(),
     *_ALL_DEVICES,
     *_ALONE,
+    click.option(
+        "--replicas",
+        type=click.IntRange(1, 10_000),
+        default=None,
+        help="With TYPE/NAME (deploy, sts, rs, job): would N more pods of it get their devices? How many fit, "
+        "where, and why the first that does not",
+    ),
     *_EXIT_ZERO,
     *_CONNECTION,
     *_COLOR,
     *_VERBOSE,
 )
-def explain_pod_cmd(name, selector, watch, **params):
+def explain_pod_cmd(name, selector, watch, replicas, **params):
     """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
 
     \b
@@ -412,6 +419,8 @@ def explain_pod_cmd(name, selector, watch, **params):
       kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k --from-file dump.yaml
       # For CI: JSON, exit 1 when blocked
       kubectl dra explain pod my-pod -o json
+      # Can this Deployment scale by 8? How many more pods get GPUs, where, and why not the rest
+      kubectl dra explain deploy/inference --replicas 8
     """
     o = Options.from_click(params)
     workload = None
@@ -421,10 +430,14 @@ def explain_pod_cmd(name, selector, watch, **params):
         kind, name = parse_type_name(name)
         if kind != "Pod":
             workload = KINDS[kind.lower()] + (name,)
+    if replicas is not None and (workload is None or workload[0] == "DaemonSet"):
+        raise click.UsageError("--replicas takes a workload: deploy/NAME, sts/NAME, rs/NAME or job/NAME")
+    if replicas is not None and (watch or o.alone):
+        raise click.UsageError("--replicas cannot be combined with --watch or --alone")
     if workload is not None:
         if selector:
             raise click.UsageError("give a TYPE/NAME or -l SELECTOR, not both")
-        _explain_workload(o, workload)
+        _explain_workload(o, workload, replicas)
         return
     if not name and not selector:
         raise click.UsageError("Missing argument 'NAME': give a pod NAME or -l SELECTOR")
@@ -461,14 +474,19 @@ def explain_pod_cmd(name, selector, watch, **params):
     _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
 
 
-def _explain_workload(o: Options, workload: tuple) -> None:
-    """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls."""
+def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) -> None:
+    """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls; with replicas, N more of them."""
     kind, _, resource, wname = workload
     snap, ns = _gather(o, workload=workload, pending_pods=not o.alone)
     from kubectl_dra.analyze.explain import explain_pods
     from kubectl_dra.analyze.workloads import find_workload, pods_of
 
     w = find_workload(snap, kind, ns, wname)
+    if replicas is not None:
+        from kubectl_dra.analyze.replicas import explain_replicas
+
+        _emit(explain_replicas(snap, o.semantics(snap.server_version), w, replicas), o)
+        return
     pods = pods_of(snap, w)
     if not pods:
         # Pods that were never created (FailedCreate, a quota, a missing template): the pod template as a new pod,

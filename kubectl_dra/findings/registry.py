@@ -910,6 +910,22 @@ _RULES = [
         "still on, it is what would happen once they are removed.",
     ),
     Rule(
+        "DRA433",
+        "replicas-do-not-all-fit",
+        "error",
+        True,
+        "device",
+        "Not all of the pods `--replicas N` asks about would get their devices.",
+        "The reason under it is the first pod's that does not fit; free or add devices of that kind, or ask for fewer.",
+        "`explain deploy/NAME --replicas N` (sts, rs, job) adds N copies of the workload's pod template, their claims "
+        "generated from its templates, to the scheduler's queue after the pods already waiting, and dry-runs them in "
+        "that order on top of what is allocated and what the pods ahead take (the same allocator as for one pod). The "
+        "finding says how many fit and where; the verdict under it is the first copy that does not fit, explained "
+        "against the allocations of everything placed before it, so its reasons are the allocator's (devices "
+        "allocated, counters used up, a constraint). Copies are identical pods: on node-local devices the count is "
+        "certain whichever node each goes to.",
+    ),
+    Rule(
         "DRA501",
         "no-reachable-node",
         "error",

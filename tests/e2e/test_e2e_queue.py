@@ -103,3 +103,56 @@ def test_priority_goes_first(cluster, scenario):
     ]
     sc.ungate("low")
     cluster.wait_unschedulable(sc.ns, "low", "cannot allocate all claims")
+
+
+def test_replicas_predicts_a_scale_up(cluster, scenario):
+    """explain deploy/NAME --replicas 3 with one pod running and three devices: two more fit, the third does not;
+    then the Deployment is scaled by three and the real controllers and scheduler must bind exactly two more."""
+    from dra_objects import RES
+    from e2e_helpers import wait_for
+
+    sc = scenario("queuerep")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    sc.slice([device("dev-0", sc.driver)], node="node-02")
+    sc.api.post(
+        f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates",
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "gpu"},
+            "spec": {"spec": {"devices": {"requests": [request("gpu", sc.cls)]}}},
+        },
+    )
+    template = pod("x", templates={"gpu": "gpu"})
+    template["metadata"] = {"labels": {"app": "rep"}}
+    path = f"/apis/apps/v1/namespaces/{sc.ns}/deployments"
+    spec = {"replicas": 1, "selector": {"matchLabels": {"app": "rep"}}, "template": template}
+    sc.api.post(path, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "rep"}, "spec": spec})
+    first = wait_for(
+        "the first pod bound", lambda: [p for p in cluster.pods(sc.ns, "app=rep") if p["spec"].get("nodeName")], 90
+    )[0]["metadata"]["name"]
+
+    r = cluster.kubectl_dra("explain", "deploy/rep", "-n", sc.ns, "--replicas", "3", "-o", "json")
+    assert r.code == 1, str(r)
+    rep = r.json["replicas"]
+    assert (rep["asked"], rep["fit"]) == (3, 2), str(r)
+    assert r.json["verdict"]["missing"] == "device" and any(f["code"] == "DRA404" for f in r.json["findings"]), str(r)
+    ok = cluster.kubectl_dra("explain", "deploy/rep", "-n", sc.ns, "--replicas", "2", "-o", "json")
+    assert ok.code == 0 and ok.json["replicas"]["fit"] == 2, str(ok)
+
+    sc.api.patch(f"{path}/rep", {"spec": {"replicas": 4}}, kind="merge")
+    wait_for("four pods", lambda: len(cluster.pods(sc.ns, "app=rep")) == 4, 90)
+    bound = wait_for(
+        "three pods bound",
+        lambda: (b := [p for p in cluster.pods(sc.ns, "app=rep") if p["spec"].get("nodeName")]) and len(b) == 3 and b,
+        90,
+    )
+    left = next(p["metadata"]["name"] for p in cluster.pods(sc.ns, "app=rep") if not p["spec"].get("nodeName"))
+    cluster.wait_unschedulable(sc.ns, left, "cannot allocate all claims", timeout=90)
+    # The two new pods went where the prediction put its two copies (the only free devices: one per node).
+    new = {}
+    for p in bound:
+        if p["metadata"]["name"] != first:
+            new[p["spec"]["nodeName"]] = new.get(p["spec"]["nodeName"], 0) + 1
+    assert new == rep["nodes"], (new, rep)

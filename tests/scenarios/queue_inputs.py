@@ -135,6 +135,20 @@ def register(m) -> None:
         "status",
         _deployment(m),
     )
+    m.scenario(
+        "queue-replicas",
+        "explain deploy/inference --replicas 3: two of its pods run (node-01, node-02), two more GPUs are free "
+        "(node-03, node-04). Two more pods fit, one on each; the third does not, and why is the allocator's: every "
+        "GPU is allocated, two of them to the copies placed before it (exit 1).",
+        "explain deploy/inference --replicas 3",
+        _deployment(m, pods=2, running=2),
+    )
+    m.scenario(
+        "queue-replicas-fit",
+        "explain deploy/inference --replicas 2 on the same cluster: both fit (exit 0).",
+        "explain deploy/inference --replicas 2",
+        _deployment(m, pods=2, running=2),
+    )
     m.MOVED.update(
         {
             "queue-two-pods-one-gpu": ("team-a", "-n"),
@@ -146,17 +160,29 @@ def register(m) -> None:
             "queue-choice-undetermined": ("team-a", "-n"),
             "queue-count-proof": ("ml-prod", "-n"),
             "queue-deployment-8-on-4": ("ml-prod", "-n"),
+            "queue-replicas": ("ml-prod", "-n"),
+            "queue-replicas-fit": ("ml-prod", "-n"),
         }
     )
 
 
-def _deployment(m) -> list:
+def _deployment(m, pods: int = 8, running: int = 0) -> list:
+    """Deployment inference (a template claim of one GPU) on four nodes with one GPU each: `running` of its pods
+    run (their claims allocated on node-01, node-02, ...), the others wait (the first four created a second
+    before the rest)."""
     ns = m.NS
+    template = {
+        "metadata": {"labels": {"app": "inference"}},
+        "spec": {
+            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "inference-gpu"}],
+            "containers": [{"name": "app", "image": "registry.example/app:1"}],
+        },
+    }
     d = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": "inference", "namespace": ns, "uid": "uid-deploy-inference"},
-        "spec": {"replicas": 8, "selector": {"matchLabels": {"app": "inference"}}},
+        "spec": {"replicas": pods, "selector": {"matchLabels": {"app": "inference"}}, "template": template},
     }
     rs = {
         "apiVersion": "apps/v1",
@@ -178,10 +204,12 @@ def _deployment(m) -> list:
         "spec": {"selector": {"matchLabels": {"app": "inference"}}},
     }
     objs = [d, rs, m.template("inference-gpu", [m.req()])]
-    for i, suffix in enumerate(("a1b2c", "d3e4f", "g5h6i", "j7k8l", "m9n0p", "q1r2s", "t3u4v", "w5x6y")):
+    suffixes = ("a1b2c", "d3e4f", "g5h6i", "j7k8l", "m9n0p", "q1r2s", "t3u4v", "w5x6y")
+    for i, suffix in enumerate(suffixes[:pods]):
         name = f"inference-5c7f9-{suffix}"
         claim_name = f"{name}-gpu-{suffix[:3]}"
-        p = m.pod(name, [("gpu", "template", "inference-gpu")], statuses={"gpu": claim_name})
+        node_name = f"node-0{i + 1}" if i < running else None
+        p = m.pod(name, [("gpu", "template", "inference-gpu")], node_name, statuses={"gpu": claim_name})
         p["metadata"]["labels"] = {"app": "inference", "pod-template-hash": "5c7f9"}
         p["metadata"]["creationTimestamp"] = "2026-12-01T10:00:00Z" if i < 4 else "2026-12-01T10:00:01Z"
         p["metadata"]["ownerReferences"] = [
@@ -193,7 +221,12 @@ def _deployment(m) -> list:
                 "controller": True,
             }
         ]
-        objs += [p, m.claim(claim_name, [m.req()], owner_pod=name)]
+        if node_name:
+            p["status"]["phase"] = "Running"
+            c = m.claim(claim_name, [m.req()], owner_pod=name, results=[("gpu", node_name, "gpu-0")], reserved=name)
+        else:
+            c = m.claim(claim_name, [m.req()], owner_pod=name)
+        objs += [p, c]
     objs.append(m.dclass())
     for n in range(1, 5):
         objs.append(m.rslice(f"node-0{n}-gpus", [m.dev("gpu-0")], f"node-0{n}", pool=f"node-0{n}"))

@@ -64,6 +64,7 @@ class Queue:
     order: tuple[str, ...]  # namespace/name, in queue order
     places: dict = field(default_factory=dict)  # namespace/name -> Place
     shortfalls: tuple[Shortfall, ...] = ()
+    entries: tuple = field(default=(), compare=False, repr=False)  # the Entries in order, as the dry-run left them
 
     def to_dict(self) -> dict:
         return {"basis": self.basis, "order": list(self.order), "shortfalls": [x.to_dict() for x in self.shortfalls]}

@@ -115,3 +115,26 @@ def with_place(report, place: Place):
     verdict = verdict_from(findings, v.summary if not v.blocked and v.determined else "")
     body["pieces"] = pod_pieces(findings, body)
     return replace(report, findings=tuple(findings), body=body, verdict=verdict)
+
+
+def materialized(snap, queue: Queue, before: int):
+    """The snapshot as the scheduler's cache would hold it once the pods at positions before `before` (0-based) are
+    placed as the dry-run placed them: their pending claims allocated (results and node selector). The per-pod
+    analysis of a pod against it says, with the allocator's own reasons, what is left for it."""
+    from kubectl_dra.analyze.allocator import obj_ref
+
+    alloc = {}
+    for e in queue.entries:
+        if e.index < before and e.node is not None:
+            for ref, results, selector in e.placed:
+                alloc[ref] = (results, selector)
+    claims = []
+    for c in snap.claims:
+        hit = alloc.get(obj_ref(c))
+        if hit is not None and not (c.get("status") or {}).get("allocation"):
+            allocation = {"devices": {"results": list(hit[0])}}
+            if hit[1] is not None:
+                allocation["nodeSelector"] = hit[1]
+            c = {**c, "status": {**(c.get("status") or {}), "allocation": allocation}}
+        claims.append(c)
+    return replace(snap, claims=tuple(claims))

@@ -140,6 +140,7 @@ class _Sim:
                 takes.append(did)
                 self.taken_by.setdefault(did, e)
         e.takes = tuple(takes)
+        e.placed = tuple((obj_ref(c), r.results, r.node_selector) for c, r in zip(plan.pending, res))
 
     def base_plan(self, e: Entry):
         return e.plan
@@ -193,4 +194,4 @@ def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
         view = Component(es)
         for pos, e in enumerate(es):
             places[e.ref] = judge(e, view, pos, uniform[c], shapes, sim, now)
-    return Queue(BASIS, tuple(e.ref for e in ordered), places, tuple(shortfalls))
+    return Queue(BASIS, tuple(e.ref for e in ordered), places, tuple(shortfalls), tuple(ordered))

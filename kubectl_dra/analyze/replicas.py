@@ -1,0 +1,118 @@
+"""`explain deploy/NAME --replicas N`: will N more pods of this workload get their devices? N copies of its pod
+template (their claims generated from the templates, as the resourceclaim controller would) join the scheduler's
+queue after the pods already waiting, and the queue's dry-run (queue/) places them one after another on top of what
+is allocated and what the pods ahead take. The answer: how many fit, on which nodes, and for the first copy that does
+not, why, from the per-pod analysis of that copy against the allocations of everything placed before it (so the
+reason is the allocator's: devices allocated, counters used up, a constraint)."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import replace
+from datetime import timedelta
+
+from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.explain import explain_pod
+from kubectl_dra.analyze.meta import name_of, ns_of
+from kubectl_dra.analyze.pieces import pod_pieces
+from kubectl_dra.analyze.queue import judge_queue, with_place
+from kubectl_dra.analyze.queue.report import materialized
+from kubectl_dra.analyze.report import dedupe
+from kubectl_dra.analyze.scan import reference_time
+from kubectl_dra.analyze.workloads import template_claims, template_pod
+from kubectl_dra.errors import DraError
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Report, make, verdict_from
+from kubectl_dra.model.snapshot import Snapshot
+
+MAX_REPLICAS = 10_000
+
+
+def copies(snap: Snapshot, workload: dict, n: int) -> tuple[list[dict], list[dict]]:
+    """n new pods from the workload's template, created one second apart after the snapshot's newest time (so
+    they queue after every pod already waiting), and the claims generated for them."""
+    pod = template_pod(workload)
+    if pod is None:
+        raise DraError(f"{workload.get('kind')}/{name_of(workload)} has no pod template")
+    templates = {(ns_of(t), name_of(t)): t for t in snap.templates}
+    t0 = reference_time(snap)
+    pods, claims = [], []
+    for i in range(1, n + 1):
+        p = copy.deepcopy(pod)
+        name = f"{name_of(workload)}-new-{i}"
+        p["metadata"].update(
+            name=name,
+            uid=f"kubectl-dra-replica-{ns_of(workload)}-{name}",
+            creationTimestamp=(t0 + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
+        pods.append(p)
+        claims += template_claims(p, templates)
+    return pods, claims
+
+
+def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> Report:
+    if not 1 <= n <= MAX_REPLICAS:
+        raise DraError(f"--replicas must be between 1 and {MAX_REPLICAS}, got {n}")
+    kind, ns, wname = workload.get("kind"), ns_of(workload), name_of(workload)
+    ref = f"{kind}/{wname}"
+    pods, claims = copies(snap, workload, n)
+    snap2 = replace(snap, pods=snap.pods + tuple(pods), claims=snap.claims + tuple(claims))
+    base = Analysis(snap2, sem)
+    got = {}
+    for p in pods:
+        fork = base.fork()
+        got[(ns, name_of(p))] = (p, explain_pod(snap2, sem, ns, name_of(p), fork, True), fork)
+    queue, placed = judge_queue(snap2, sem, base, got)
+    places = [queue.places.get(f"{ns}/{name_of(p)}") for p in pods]
+    fit = [pl for pl in places if pl is not None and pl.outcome == "fits"]
+    where = Counter(pl.node for pl in fit)
+    first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != "fits"), None)
+    nodes = ", ".join(f"{k}: {v}" for k, v in sorted(where.items(), key=lambda kv: (-kv[1], kv[0]))[:5])
+    nodes += f" and {len(where) - 5} more nodes" if len(where) > 5 else ""
+    summary = {
+        "workload": {"kind": kind, "name": wname, "namespace": ns},
+        "asked": n,
+        "fit": len(fit),
+        "nodes": dict(sorted(where.items())),
+        "firstNotFitting": None if first_out is None else name_of(pods[first_out]),
+    }
+    if first_out is None:  # all fit: the last copy's report, the verdict about the N
+        last = placed[(ns, name_of(pods[-1]))]
+        ok = f"all {n} more pods of {ref} get their devices ({nodes})" if n > 1 else f"1 more pod of {ref} fits"
+        return _with(last, summary, verdict_from(list(last.findings), ok))
+    pod = pods[first_out]
+    place = places[first_out]
+    if place is None:  # blocked alone, even before the others: its own report says why
+        report = explain_pod(snap2, sem, ns, name_of(pod))
+    elif place.outcome == "undetermined":  # the count is open: the queue's reason
+        return _with(with_place(explain_pod(snap2, sem, ns, name_of(pod)), place), summary, None)
+    else:  # against what the pods ahead of it take, materialized as allocations: the allocator's own reasons
+        entry = next(e for e in queue.entries if e.ref == f"{ns}/{name_of(pod)}")
+        report = explain_pod(materialized(snap2, queue, entry.index), sem, ns, name_of(pod))
+    lead = make(
+        "DRA433",
+        f"{len(fit)} of {n} more pods of {ref} get their devices"
+        + (f" ({nodes})" if fit else "")
+        + f"; the {_ordinal(first_out + 1)} does not: {report.verdict.summary}",
+        subject={"workload": ref},
+        asked=n,
+        fit=len(fit),
+        nodes=dict(sorted(where.items())),
+    )
+    findings = dedupe([lead, *report.findings])
+    return _with(report, summary, verdict_from(findings, report.verdict.summary), findings)
+
+
+def _with(report: Report, summary: dict, verdict, findings=None) -> Report:
+    """The copy's report with the replicas' summary (verdict None: the copy's own)."""
+    body = dict(report.body)
+    body["replicas"] = summary
+    findings = tuple(findings if findings is not None else report.findings)
+    body["pieces"] = pod_pieces(findings, body)
+    return replace(report, findings=findings, body=body, verdict=verdict or report.verdict)
+
+
+def _ordinal(i: int) -> str:
+    suffix = "th" if 10 <= i % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(i % 10, "th")
+    return f"{i}{suffix}"
