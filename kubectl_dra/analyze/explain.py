@@ -214,6 +214,12 @@ def explain_pod(
     word = scheduler_word(pod, events)
     _claim_findings(an, pod, analyses, dry, events, ext)
     _pod_findings(an, pod, analyses, dry)
+    if not node_name:
+        from kubectl_dra.analyze.queue.preemption import preemption_finding
+
+        lower = preemption_finding(an, pod, analyses, an.findings)
+        if lower is not None:
+            an.findings.append(lower)
     if word is not None and not any(f.code == "DRA006" for f in an.findings):
         blocking = [f for f in an.findings if f.blocking]
         agree = agreement_finding(

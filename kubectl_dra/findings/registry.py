@@ -926,6 +926,20 @@ _RULES = [
         "certain whichever node each goes to.",
     ),
     Rule(
+        "DRA434",
+        "preemption-does-not-free-devices",
+        "info",
+        False,
+        None,
+        "Pods of lower priority hold devices this pod could use; the scheduler will not preempt them for it.",
+        "Wait for those pods to finish, or delete or scale them down yourself; a higher priority does not help.",
+        "kube-scheduler 1.34-1.38 never preempts pods to free devices: the DynamicResources plugin has no "
+        "PreFilterExtensions, so a victim's devices stay allocated in the preemption dry-run, and every DRA Filter "
+        "failure is UnschedulableAndUnresolvable, which DefaultPreemption skips (the event's `Preemption is not "
+        "helpful for scheduling`). Workload-aware preemption (GenericWorkload) reads devices the same way. A pod "
+        "blocked by devices that lower-priority pods hold waits until they release them.",
+    ),
+    Rule(
         "DRA501",
         "no-reachable-node",
         "error",

@@ -156,3 +156,36 @@ def test_replicas_predicts_a_scale_up(cluster, scenario):
         if p["metadata"]["name"] != first:
             new[p["spec"]["nodeName"]] = new.get(p["spec"]["nodeName"], 0) + 1
     assert new == rep["nodes"], (new, rep)
+
+
+def test_priority_does_not_preempt_for_devices(cluster, scenario):
+    """A pod of priority 1000 wants the one device, which a running pod of priority 0 holds: the real scheduler
+    leaves it Pending and evicts nobody ('Preemption is not helpful'); kubectl-dra says priority does not help."""
+    sc = scenario("queuepre")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver)])
+    high = "kubectl-dra-e2e-urgent"
+    sc._create_cluster(
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": high}, "value": 1000},
+    )
+    sc.create(claim("low-gpu", [request("gpu", sc.cls)]))
+    sc.create(pod("low", {"gpu": "low-gpu"}))
+    cluster.wait_bound(sc.ns, "low", timeout=60)
+    sc.create(claim("urgent-gpu", [request("gpu", sc.cls)]))
+    p = pod("urgent", {"gpu": "urgent-gpu"})
+    p["spec"]["priorityClassName"] = high
+    sc.create(p)
+    ev = cluster.wait_unschedulable(sc.ns, "urgent", "cannot allocate all claims")
+    assert "Preemption is not helpful" in ev["message"], ev
+    r = cluster.kubectl_dra("explain", "pod", "urgent", "-n", sc.ns, "-o", "json")
+    assert r.code == 1 and r.json["verdict"]["missing"] == "device", str(r)
+    f = next(f for f in r.json["findings"] if f["code"] == "DRA434")
+    assert f"{sc.ns}/low holds" in f["message"] and "does not preempt" in f["message"], f  # its pod is not read
+    st = cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")  # status reads the namespace's pods
+    rows = {x["pod"]: x for x in st.json["items"]}
+    assert rows["urgent"]["state"] == "Blocked" and rows["low"]["state"] == "OK", str(st)
+    time.sleep(2)
+    assert cluster.pod(sc.ns, "low")["spec"].get("nodeName") and not cluster.pod(sc.ns, "low")["metadata"].get(
+        "deletionTimestamp"
+    ), "the low-priority pod was preempted"

@@ -149,6 +149,23 @@ def register(m) -> None:
         "explain deploy/inference --replicas 2",
         _deployment(m, pods=2, running=2),
     )
+    batch = at(m.pod("batch", [("gpu", "claim", "batch-gpu")], "node-01"), "2026-12-01T09:00:00Z", priority=0)
+    batch["status"]["phase"] = "Running"
+    m.scenario(
+        "queue-priority-does-not-preempt",
+        "explain pod urgent: a pod of priority 1000 wants the one GPU, which a running pod of priority 0 holds. "
+        "Blocked by the device in use (DRA404), and priority does not help: kube-scheduler does not preempt pods to "
+        "free devices (DRA434).",
+        "explain pod urgent",
+        [
+            batch,
+            m.claim("batch-gpu", [m.req()], results=[("gpu", "node-01", "gpu-0")], reserved="batch", node="node-01"),
+            *own("urgent", "2026-12-01T10:00:00Z", priority=1000),
+            m.dclass(),
+            gpu_node_01,
+            *m.NODES,
+        ],
+    )
     m.MOVED.update(
         {
             "queue-two-pods-one-gpu": ("team-a", "-n"),
@@ -161,6 +178,7 @@ def register(m) -> None:
             "queue-count-proof": ("ml-prod", "-n"),
             "queue-deployment-8-on-4": ("ml-prod", "-n"),
             "queue-replicas": ("ml-prod", "-n"),
+            "queue-priority-does-not-preempt": ("batch", "-n"),
             "queue-replicas-fit": ("ml-prod", "-n"),
         }
     )

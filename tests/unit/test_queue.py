@@ -311,3 +311,57 @@ def test_order_ties_by_priority_and_second():
     out = order([e("c", t(1)), e("b", t(0)), e("a", t(0)), e("g", t(0), gated=True), e("h", t(5), prio=10)])
     assert [x.pod["metadata"]["name"] for x in out] == ["h", "a", "b", "c", "g"]
     assert out[1].tie == out[2].tie != out[3].tie
+
+
+def test_a_gang_member_is_undetermined_and_not_a_certain_competitor():
+    """spec.schedulingGroup (kept by the API server only with GenericWorkload on): the group is placed all or
+    nothing, which the queue does not model; the pod behind it cannot be proven either way."""
+    member = pod("worker-0", t(0))
+    member["spec"]["schedulingGroup"] = {"podGroupName": "train"}
+    objs = [*BASE, gpus("node-01", "gpu-0"), member, claim("worker-0-gpu"), *with_claim("after", t(60))]
+    q = places(objs)
+    assert q.places[f"{NS}/worker-0"].outcome == "undetermined"
+    assert "pod group train" in q.places[f"{NS}/worker-0"].reason
+    assert q.places[f"{NS}/after"].outcome == "undetermined"
+
+
+def test_priority_does_not_free_devices_held_by_lower_priority_pods():
+    running = pod("batch", t(0), claim_name="batch-gpu", nodeName="node-01", priority=0)
+    running["status"]["phase"] = "Running"
+    held = claim("batch-gpu")
+    held["status"] = {
+        "allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": "node-01", "device": "gpu-0"}]}
+        },
+        "reservedFor": [{"resource": "pods", "name": "batch", "uid": f"uid-{NS}-batch"}],
+    }
+    objs = [*BASE, gpus("node-01", "gpu-0"), running, held, *with_claim("urgent", t(60), priority=1000)]
+    r = rows(objs)
+    assert r["urgent"].state == "Blocked" and "DRA404" in r["urgent"].codes
+    snap = snapshot_from_objects(objs, NS)
+    from kubectl_dra.analyze.explain import explain_pod
+
+    report = explain_pod(snap, S37, NS, "urgent")
+    f = next(f for f in report.findings if f.code == "DRA434")
+    assert "team-a/batch (priority 0) holds gpu.example.com/node-01/gpu-0" in f.message
+    # A holder of the same priority: nothing to say about preemption.
+    same = [*BASE, gpus("node-01", "gpu-0"), running, held, *with_claim("peer", t(60), priority=0)]
+    assert not any(f.code == "DRA434" for f in explain_pod(snapshot_from_objects(same, NS), S37, NS, "peer").findings)
+
+
+def test_priority_does_not_help_even_when_the_holders_are_not_in_the_snapshot():
+    """Live, explain pod reads its own pod and the pending ones: a running holder is only named by its claim."""
+    held = claim("batch-gpu")
+    held["status"] = {
+        "allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": "node-01", "device": "gpu-0"}]}
+        },
+        "reservedFor": [{"resource": "pods", "name": "batch", "uid": f"uid-{NS}-batch"}],
+    }
+    from kubectl_dra.analyze.explain import explain_pod
+
+    objs = [*BASE, gpus("node-01", "gpu-0"), held, *with_claim("urgent", t(60), priority=1000)]
+    f = next(f for f in explain_pod(snapshot_from_objects(objs, NS), S37, NS, "urgent").findings if f.code == "DRA434")
+    assert "team-a/batch holds gpu.example.com/node-01/gpu-0" in f.message and "whatever their priority" in f.message
+    plain = [*BASE, gpus("node-01", "gpu-0"), held, *with_claim("plain", t(60))]  # priority 0: nothing to say
+    assert not any(f.code == "DRA434" for f in explain_pod(snapshot_from_objects(plain, NS), S37, NS, "plain").findings)

@@ -88,6 +88,7 @@ class Component:
         self.es = es
         n = len(es)
         self.before = [0] * (n + 1)  # competitors in es[:i]
+        self.took = [0] * (n + 1)  # pods in es[:i] that take devices in the dry-run
         self.loose = [0] * (n + 1)  # of those, how many could go more than one way (undetermined, or a choice)
         self.dup_tie = [False] * (n + 1)  # two competitors in es[:i] share a tie class
         self.tie_total: dict = {}
@@ -98,6 +99,7 @@ class Component:
         for i, q in enumerate(es):
             comp = q.follows is None
             self.before[i + 1] = self.before[i] + comp
+            self.took[i + 1] = self.took[i] + bool(q.takes)
             self.loose[i + 1] = self.loose[i] + (comp and (q.kind == "open" or q.choices > 1))
             if comp:
                 dup = dup or q.tie in seen
@@ -136,12 +138,17 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
     listed = tuple(Ahead(q.ref, tuple(_did(d) for d in q.takes if d in mine)[:8], why_ahead(q, e, now)) for q in shown)
 
     def place(outcome: str, certain: bool, reason: str) -> Place:
-        return Place(
-            e.index + 1, e.kind == "gated", outcome, certain, e.node, tuple(_did(d) for d in e.takes), listed, reason
-        )
+        return Place(e.index + 1, e.gated, outcome, certain, e.node, tuple(_did(d) for d in e.takes), listed, reason)
 
     if e.error is not None:
         return place("undetermined", False, e.error + ": their joint placement is not modelled")
+    if e.gang is not None:
+        return place(
+            "undetermined",
+            False,
+            f"the pod belongs to pod group {e.gang}: the scheduler places a gang all or nothing (GenericWorkload), "
+            "which the queue does not model yet",
+        )
     if e.follows is not None:  # placed with the pod whose claims it shares: that pod's answer is its answer
         return place("fits", True, f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes")
     if not n_ahead:
@@ -158,12 +165,12 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
             )
         if fits:
             return place("fits", True, f"still fits after the {n_ahead} pods ahead of it")
-        return place("taken", True, _taken_reason(e, shown, n_ahead, sim, mine))
+        return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
     forced = view.loose[pos] == 0 and not view.dup_tie[pos] and view.tie_total[e.tie] == 1
     if forced:
         if fits:
             return place("fits", True, f"still fits after the {n_ahead} pods ahead of it")
-        return place("taken", True, _taken_reason(e, shown, n_ahead, sim, mine))
+        return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
     if fits and shapes.local[e.plan.shape] and n_ahead < MAX_COUNT_PROOF:
         if sim.fits_on(e, n_ahead + 1) > n_ahead:
             return place("fits", True, f"fits on more nodes than there are pods ahead of it ({n_ahead})")
@@ -181,21 +188,23 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
     )
 
 
-def _taken_reason(e: Entry, shown: list[Entry], n_ahead: int, sim, mine: set) -> str:
-    """Name the device the pod would get alone and the pod ahead it goes to."""
+def _taken_reason(e: Entry, shown: list[Entry], took: int, sim, mine: set) -> str:
+    """Name the device the pod would get alone and the pod ahead it goes to. took: how many pods before it in its
+    component take devices in the dry-run."""
     first = e.plan.dry.allocatable[0]
     alone = [(r["driver"], r["pool"], r["device"]) for p in first.claims for r in p.results]
     for d in alone:
         q = sim.taken_by.get(d)
         if q is not None and q is not e:
-            return f"{_did(d)} would go to {q.ref} ({why_ahead(q, e, None)})"
+            rest = f"; the others it could use go to the other pods ahead ({took} take devices)" if took > 1 else ""
+            return f"{_did(d)} would go to {q.ref} ({why_ahead(q, e, None)}){rest}"
     takers = [q for q in shown if any(d in mine for d in q.takes)]
     if takers:
         q = takers[0]
         d = next(d for d in q.takes if d in mine)
-        more = f" and other pods ahead ({n_ahead} in all)" if n_ahead > 1 else ""
+        more = f" and other pods ahead ({took} take devices)" if took > 1 else ""
         return f"{_did(d)} would go to {q.ref} ({why_ahead(q, e, None)}){more}"
-    return f"the devices it could use go to the {n_ahead} pods ahead of it"
+    return f"the devices it could use go to the {took} pods ahead of it that take devices"
 
 
 def _did(d) -> str:

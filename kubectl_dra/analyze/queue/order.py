@@ -34,6 +34,12 @@ class Entry:
     choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
     error: str | None = None
     follows: "Entry | None" = None  # the pod ahead whose shared claim it follows
+    gang: str | None = None  # the pod group it belongs to (spec.schedulingGroup, 1.35's spec.workloadRef)
+
+    @property
+    def gated(self) -> bool:
+        """Its scheduling gates are still on: not in the scheduler's queue yet."""
+        return bool((self.pod.get("spec") or {}).get("schedulingGates"))
 
     @property
     def ref(self) -> str:
@@ -71,18 +77,32 @@ def entry_kind(pod: dict, report, plan) -> str | None:
     return "ok" if v.determined else "open"
 
 
+def gang_of(pod: dict) -> str | None:
+    """The pod group the pod names: spec.schedulingGroup.podGroupName (1.36+) or spec.workloadRef (1.35). The API
+    server keeps these fields only with the GenericWorkload gate on, so a pod that has one tells that the cluster
+    schedules gangs (all or nothing), which the queue does not model."""
+    spec = pod.get("spec") or {}
+    group = (spec.get("schedulingGroup") or {}).get("podGroupName")
+    if isinstance(group, str) and group:
+        return group
+    ref = spec.get("workloadRef") or {}
+    if isinstance(ref, dict) and ref.get("name"):
+        return f"{ref.get('name')}/{ref.get('podGroup') or ''}".rstrip("/")
+    return None
+
+
 def order(entries: list[Entry]) -> list[Entry]:
     """In the queue's order, with tie classes: pods of one priority created in the same second, or of one priority
     of which any was already tried (re-queued at a time the API does not show), form one class."""
-    out = sorted(entries, key=lambda e: (e.kind == "gated", -e.priority, e.created, e.ref))
+    out = sorted(entries, key=lambda e: (e.gated, -e.priority, e.created, e.ref))
     tie = -1
     prev = None
     groups: dict = {}
     for e in out:
-        groups.setdefault((e.kind == "gated", e.priority), []).append(e)
+        groups.setdefault((e.gated, e.priority), []).append(e)
     loose = {k for k, es in groups.items() if any(e.attempted for e in es)}
     for i, e in enumerate(out):
-        g = (e.kind == "gated", e.priority)
+        g = (e.gated, e.priority)
         key = g if g in loose else (g, e.created[:19])
         if key != prev:
             tie += 1
@@ -92,7 +112,7 @@ def order(entries: list[Entry]) -> list[Entry]:
 
 
 def why_ahead(q: Entry, p: Entry, now: datetime | None) -> str:
-    if q.kind != "gated" and p.kind == "gated":
+    if not q.gated and p.gated:
         return "not gated"
     if q.priority != p.priority:
         return f"priority {q.priority} > {p.priority}"

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
 from kubectl_dra.analyze.queue.judge import Place, Queue
-from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind, priority_of
+from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind, gang_of, priority_of
 from kubectl_dra.analyze.queue.simulate import simulate
 from kubectl_dra.findings.model import Finding, make
 
@@ -56,15 +56,17 @@ def judge_queue(snap, sem, base, alone: dict, only: tuple | None = None) -> tupl
         kind = entry_kind(p, report, plan)
         if kind is None:
             continue
+        gang = gang_of(p)
         entries.append(
             Entry(
                 p,
                 report,
                 plan,
-                kind,
+                "open" if gang else kind,  # a gang member may or may not take devices: the group decides
                 priority_of(p),
                 str(meta_of(p).get("creationTimestamp") or ""),
                 attempted(p),
+                gang=gang,
             )
         )
     queue = simulate(base, entries, reference_time(snap))
@@ -112,7 +114,11 @@ def with_place(report, place: Place):
         return replace(report, body=body)
     findings = dedupe(list(report.findings) + [f])
     v = report.verdict
-    verdict = verdict_from(findings, v.summary if not v.blocked and v.determined else "")
+    ok = v.summary if not v.blocked and v.determined else ""
+    if ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and place.node:
+        if not ok.startswith(f"claims allocatable now on node {place.node}"):  # the pods ahead take the first node
+            ok = f"claims allocatable once the pods ahead of it in the queue are placed (node {place.node} in the estimated order)"
+    verdict = verdict_from(findings, ok)
     body["pieces"] = pod_pieces(findings, body)
     return replace(report, findings=tuple(findings), body=body, verdict=verdict)
 
