@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from kubectl_dra.analyze.dryrun import Analysis
@@ -51,30 +51,59 @@ def copies(snap: Snapshot, workload: dict, n: int) -> tuple[list[dict], list[dic
     return pods, claims
 
 
+@dataclass
+class Placed:
+    """N copies placed by the queue: the queue, each copy's place, how many fit and where, the first that does
+    not (index), and the snapshot with the copies."""
+
+    snap: Snapshot
+    queue: object
+    placed: dict
+    places: list
+    fit: int
+    where: Counter
+    first_out: int | None
+
+    def nodes_text(self) -> str:
+        top = sorted(self.where.items(), key=lambda kv: (-kv[1], kv[0]))
+        text = ", ".join(f"{k}: {v}" for k, v in top[:5])
+        return text + (f" and {len(top) - 5} more nodes" if len(top) > 5 else "")
+
+    def against_the_others(self, sem: Semantics, pod: dict) -> Snapshot:
+        """The snapshot with everything placed before the pod allocated as the dry-run placed it."""
+        entry = next(e for e in self.queue.entries if e.ref == f"{ns_of(pod)}/{name_of(pod)}")
+        return materialized(self.snap, self.queue, entry.index)
+
+
+def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[dict]) -> Placed:
+    """The copies (pods and their claims) added to the snapshot and placed by the queue after the pods waiting."""
+    snap2 = replace(snap, pods=snap.pods + tuple(pods), claims=snap.claims + tuple(claims))
+    base = Analysis(snap2, sem)
+    got = {}
+    for p in pods:
+        fork = base.fork()
+        got[(ns_of(p), name_of(p))] = (p, explain_pod(snap2, sem, ns_of(p), name_of(p), fork, True), fork)
+    queue, placed = judge_queue(snap2, sem, base, got)
+    places = [queue.places.get(f"{ns_of(p)}/{name_of(p)}") for p in pods]
+    fit = [pl for pl in places if pl is not None and pl.outcome == "fits"]
+    first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != "fits"), None)
+    return Placed(snap2, queue, placed, places, len(fit), Counter(pl.node for pl in fit), first_out)
+
+
 def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> Report:
     if not 1 <= n <= MAX_REPLICAS:
         raise DraError(f"--replicas must be between 1 and {MAX_REPLICAS}, got {n}")
     kind, ns, wname = workload.get("kind"), ns_of(workload), name_of(workload)
     ref = f"{kind}/{wname}"
     pods, claims = copies(snap, workload, n)
-    snap2 = replace(snap, pods=snap.pods + tuple(pods), claims=snap.claims + tuple(claims))
-    base = Analysis(snap2, sem)
-    got = {}
-    for p in pods:
-        fork = base.fork()
-        got[(ns, name_of(p))] = (p, explain_pod(snap2, sem, ns, name_of(p), fork, True), fork)
-    queue, placed = judge_queue(snap2, sem, base, got)
-    places = [queue.places.get(f"{ns}/{name_of(p)}") for p in pods]
-    fit = [pl for pl in places if pl is not None and pl.outcome == "fits"]
-    where = Counter(pl.node for pl in fit)
-    first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != "fits"), None)
-    nodes = ", ".join(f"{k}: {v}" for k, v in sorted(where.items(), key=lambda kv: (-kv[1], kv[0]))[:5])
-    nodes += f" and {len(where) - 5} more nodes" if len(where) > 5 else ""
+    got = place_copies(snap, sem, pods, claims)
+    snap2, placed, places, first_out = got.snap, got.placed, got.places, got.first_out
+    nodes = got.nodes_text()
     summary = {
         "workload": {"kind": kind, "name": wname, "namespace": ns},
         "asked": n,
-        "fit": len(fit),
-        "nodes": dict(sorted(where.items())),
+        "fit": got.fit,
+        "nodes": dict(sorted(got.where.items())),
         "firstNotFitting": None if first_out is None else name_of(pods[first_out]),
     }
     if first_out is None:  # all fit: the last copy's report, the verdict about the N
@@ -88,17 +117,16 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
     elif place.outcome == "undetermined":  # the count is open: the queue's reason
         return _with(with_place(explain_pod(snap2, sem, ns, name_of(pod)), place), summary, None)
     else:  # against what the pods ahead of it take, materialized as allocations: the allocator's own reasons
-        entry = next(e for e in queue.entries if e.ref == f"{ns}/{name_of(pod)}")
-        report = explain_pod(materialized(snap2, queue, entry.index), sem, ns, name_of(pod))
+        report = explain_pod(got.against_the_others(sem, pod), sem, ns, name_of(pod))
     lead = make(
         "DRA433",
-        f"{len(fit)} of {n} more pods of {ref} get their devices"
-        + (f" ({nodes})" if fit else "")
+        f"{got.fit} of {n} more pods of {ref} get their devices"
+        + (f" ({nodes})" if got.fit else "")
         + f"; the {_ordinal(first_out + 1)} does not: {report.verdict.summary}",
         subject={"workload": ref},
         asked=n,
-        fit=len(fit),
-        nodes=dict(sorted(where.items())),
+        fit=got.fit,
+        nodes=dict(sorted(got.where.items())),
     )
     findings = dedupe([lead, *report.findings])
     return _with(report, summary, verdict_from(findings, report.verdict.summary), findings)
@@ -116,3 +144,85 @@ def _with(report: Report, summary: dict, verdict, findings=None) -> Report:
 def _ordinal(i: int) -> str:
     suffix = "th" if 10 <= i % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(i % 10, "th")
     return f"{i}{suffix}"
+
+
+def match_count(snap: Snapshot, sem: Semantics, claim: dict, n: int) -> Report:
+    """match claim NAME (or -f FILE) --count N: N copies of the claim (a template as the claim it generates), each
+    for a pod of its own with no node constraints, placed by the queue after the pods waiting, on top of what is
+    allocated (the claim itself as if released, as match does). The match report of the first copy that does not
+    fit, against what the others took (or of the claim when all fit), with how many fit and where."""
+    from kubectl_dra.analyze.explain import match_claim
+
+    if not 1 <= n <= MAX_REPLICAS:
+        raise DraError(f"--count must be between 1 and {MAX_REPLICAS}, got {n}")
+    claim = as_claim(claim)
+    ns, name = ns_of(claim), name_of(claim)
+    me = (ns, name)
+    base_snap = replace(snap, claims=tuple(c for c in snap.claims if (ns_of(c), name_of(c)) != me))
+    t0 = reference_time(snap)
+    pods, claims = [], []
+    for i in range(1, n + 1):
+        cname = f"{name}-copy-{i}"
+        c = {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": cname, "namespace": ns, "uid": f"kubectl-dra-copy-{ns}-{cname}"},
+            "spec": copy.deepcopy(claim.get("spec") or {}),
+        }
+        stamp = (t0 + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        pods.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": cname, "namespace": ns, "uid": f"kubectl-dra-copy-pod-{ns}-{cname}",
+                             "creationTimestamp": stamp},
+                "spec": {"resourceClaims": [{"name": "c", "resourceClaimName": cname}], "containers": []},
+                "status": {"phase": "Pending"},
+            }
+        )  # fmt: skip
+        claims.append(c)
+    got = place_copies(base_snap, sem, pods, claims)
+    summary = {
+        "asked": n,
+        "fit": got.fit,
+        "nodes": dict(sorted(got.where.items())),
+        "firstNotFitting": None if got.first_out is None else name_of(claims[got.first_out]),
+    }
+    if got.first_out is None:
+        report = match_claim(snap, sem, claim)
+        body = dict(report.body, count=summary)
+        return replace(report, body=body)
+    k = got.first_out
+    place = got.places[k]
+    against = got.snap if place is None or place.outcome == "undetermined" else got.against_the_others(sem, pods[k])
+    report = match_claim(against, sem, claims[k])
+    lead = make(
+        "DRA433",
+        f"{got.fit} of {n} copies of claim {ns}/{name} get their devices"
+        + (f" ({got.nodes_text()})" if got.fit else "")
+        + f"; the {_ordinal(k + 1)} does not"
+        + (
+            ": whether it does depends on the queue's order (DRA431)"
+            if place and place.outcome == "undetermined"
+            else ""
+        ),
+        subject={"claim": f"{ns}/{name}"},
+        asked=n,
+        fit=got.fit,
+        nodes=dict(sorted(got.where.items())),
+    )
+    determined = report.body.get("determined", True) and not (place and place.outcome == "undetermined")
+    body = dict(report.body, count=summary, satisfiable=False, determined=determined)
+    return replace(report, findings=tuple(dedupe([lead, *report.findings])), body=body)
+
+
+def as_claim(claim: dict) -> dict:
+    """A ResourceClaimTemplate as the claim it generates (as match does)."""
+    if claim.get("kind") != "ResourceClaimTemplate":
+        return claim
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": name_of(claim), "namespace": ns_of(claim)},
+        "spec": (claim.get("spec") or {}).get("spec") or {},
+    }

@@ -648,8 +648,14 @@ def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
         sys.stderr.write(f"No pods{sel} use DRA in {esc(where)}.\n")
     elif text:
         sys.stderr.write(report.summary + "\n")
+        width = shutil.get_terminal_size().columns if sys.stderr.isatty() else None
         for line in report.queue.shortfalls if report.queue is not None else ():
-            sys.stderr.write(f"queue: {esc(line.text)}\n")
+            note = f"queue: {esc(line.text)}"
+            if width:  # a note on a terminal wraps at a word, its continuation indented, as the table's reasons
+                import textwrap
+
+                note = textwrap.fill(note, width - 1, subsequent_indent="  ")
+            sys.stderr.write(note + "\n")
     for line in report.unseen:
         sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
     if not report.determined:
@@ -965,12 +971,19 @@ def match():
     *_SEMANTICS,
     *_output(),
     *_ALL_DEVICES,
+    click.option(
+        "--count",
+        type=click.IntRange(1, 10_000),
+        default=None,
+        help="Would N copies of the claim get devices, one after another (after the pods waiting)? How many fit, "
+        "where, and why the first that does not",
+    ),
     *_EXIT_ZERO,
     *_CONNECTION,
     *_COLOR,
     *_VERBOSE,
 )
-def match_claim_cmd(name, filename, **params):
+def match_claim_cmd(name, filename, count, **params):
     """Show which devices would satisfy claim NAME (or the claim in -f FILE) now.
 
     \b
@@ -981,6 +994,8 @@ def match_claim_cmd(name, filename, **params):
       kubectl dra match claim my-claim --all-devices
       # Where would a pod's nvidia.com/gpu: 1 (a DRA-backed extended resource) go?
       kubectl dra match claim -f pod.yaml
+      # How many more 1g.10gb partitions fit? Ask for 20 and read how many do
+      kubectl dra match claim -f mig-1g.yaml --count 20
     """
     o = Options.from_click(params)
     if bool(name) == bool(filename):
@@ -1010,6 +1025,11 @@ def match_claim_cmd(name, filename, **params):
             from kubectl_dra.model.scope import not_found
 
             raise not_found(snap, "ResourceClaim", name, ns)
+    if count is not None:
+        from kubectl_dra.analyze.replicas import match_count
+
+        _emit(match_count(snap, sem, claim, count), o)
+        return
     _emit(match_claim(snap, sem, claim), o)
 
 

@@ -915,7 +915,7 @@ _RULES = [
         "error",
         True,
         "device",
-        "Not all of the pods `--replicas N` asks about would get their devices.",
+        "Not all of the pods `--replicas N` (or the claims `match --count N`) asks about would get their devices.",
         "The reason under it is the first pod's that does not fit; free or add devices of that kind, or ask for fewer.",
         "`explain deploy/NAME --replicas N` (sts, rs, job) adds N copies of the workload's pod template, their claims "
         "generated from its templates, to the scheduler's queue after the pods already waiting, and dry-runs them in "
@@ -923,7 +923,8 @@ _RULES = [
         "finding says how many fit and where; the verdict under it is the first copy that does not fit, explained "
         "against the allocations of everything placed before it, so its reasons are the allocator's (devices "
         "allocated, counters used up, a constraint). Copies are identical pods: on node-local devices the count is "
-        "certain whichever node each goes to.",
+        "certain whichever node each goes to. `match claim NAME --count N` does the same with N copies of the claim, "
+        "each for a pod of its own with no node constraints.",
     ),
     Rule(
         "DRA434",

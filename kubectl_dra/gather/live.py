@@ -29,7 +29,14 @@ RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
 
 
 def _progress(enabled: bool, text: str) -> None:
+    """One line on the terminal, rewritten in place: cut to the terminal's width (a line that wraps cannot be
+    cleared with a carriage return)."""
     if enabled:
+        import shutil
+
+        width = shutil.get_terminal_size((80, 24)).columns
+        if len(text) >= width:
+            text = text[: max(width - 4, 0)] + "..."
         sys.stderr.write(f"\r\x1b[2K{text}")
         sys.stderr.flush()
 

@@ -419,6 +419,10 @@ def _match(out: _Out, d: dict, all_devices: bool) -> None:
         _kv(out, "Satisfiable", "undetermined (see the findings)", "bold yellow")
     else:
         _kv(out, "Satisfiable", "no", "bold red")
+    if d.get("count"):
+        n = d["count"]
+        where = ", ".join(f"{esc(k)}: {v}" for k, v in sorted(n["nodes"].items(), key=lambda kv: (-kv[1], kv[0]))[:5])
+        _kv(out, "Copies", f"{n['fit']} of {n['asked']} fit" + (f" ({where})" if where else ""))
     if d.get("dryRun"):
         _kv(
             out,

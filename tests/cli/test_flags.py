@@ -75,7 +75,7 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             CONNECTION
             | SEMANTICS
             | {"--namespace", "--all-namespaces", "--from-file", "--output", "--all-devices"}
-            | {"--filename", "--exit-zero", "--no-color", "--verbose", "--help"},
+            | {"--filename", "--count", "--exit-zero", "--no-color", "--verbose", "--help"},
         ),
         (
             ("status",),

@@ -149,6 +149,13 @@ def register(m) -> None:
         "explain deploy/inference --replicas 2",
         _deployment(m, pods=2, running=2),
     )
+    m.scenario(
+        "queue-match-count",
+        "match claim probe --count 3 on the replicas' cluster: two copies of the claim fit (node-03, node-04), the "
+        "third finds every GPU allocated, two of them to the copies before it (exit 1).",
+        "match claim probe --count 3",
+        [*_deployment(m, pods=2, running=2), m.claim("probe", [m.req()])],
+    )
     batch = at(m.pod("batch", [("gpu", "claim", "batch-gpu")], "node-01"), "2026-12-01T09:00:00Z", priority=0)
     batch["status"]["phase"] = "Running"
     m.scenario(
@@ -178,6 +185,7 @@ def register(m) -> None:
             "queue-count-proof": ("ml-prod", "-n"),
             "queue-deployment-8-on-4": ("ml-prod", "-n"),
             "queue-replicas": ("ml-prod", "-n"),
+            "queue-match-count": ("ml-prod", "-n"),
             "queue-priority-does-not-preempt": ("batch", "-n"),
             "queue-replicas-fit": ("ml-prod", "-n"),
         }

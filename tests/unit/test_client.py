@@ -66,3 +66,18 @@ def test_anything_else_waits_for_the_whole_answer(head):
 
 def test_an_empty_token_is_no_token():
     assert list_continue(b'{"kind":"X","metadata":{"continue":""},"items":[]}') == (True, None)
+
+
+def test_the_progress_line_fits_the_terminal(monkeypatch, capsys):
+    """A progress line longer than the terminal wraps, and a carriage return then clears only its last row: the
+    line is cut to the width (seen at 80 columns once the pending pods joined the fetched lists)."""
+    import os
+    import shutil
+
+    from kubectl_dra.gather.live import _progress
+
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda fallback=(80, 24): os.terminal_size((40, 24)))
+    _progress(True, "Fetching claims, templates, classes, slices, nodes, taint_rules, events, pending_pods ...")
+    err = capsys.readouterr().err
+    shown = err.split("\x1b[2K", 1)[1]
+    assert len(shown) < 40 and shown.endswith("...")
