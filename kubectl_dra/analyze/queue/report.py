@@ -112,7 +112,8 @@ def with_place(report, place: Place):
     f = queue_finding(place)
     if f is None:
         return replace(report, body=body)
-    findings = dedupe(list(report.findings) + [f])
+    # devices taken by the pods ahead: that is the headline, before the device findings it explains
+    findings = dedupe([f, *report.findings] if place.outcome == "taken" else [*report.findings, f])
     v = report.verdict
     ok = v.summary if not v.blocked and v.determined else ""
     if ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and place.node:
