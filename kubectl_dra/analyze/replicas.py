@@ -37,6 +37,7 @@ def copies(snap: Snapshot, workload: dict, n: int) -> tuple[list[dict], list[dic
         raise DraError(f"{workload.get('kind')}/{name_of(workload)} has no pod template")
     templates = {(ns_of(t), name_of(t)): t for t in snap.templates}
     t0 = reference_time(snap)
+    _admitted(pod)
     pods, claims = [], []
     for i in range(1, n + 1):
         p = copy.deepcopy(pod)
@@ -88,6 +89,28 @@ def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[
     fit = [pl for pl in places if pl is not None and pl.outcome == "fits"]
     first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != "fits"), None)
     return Placed(snap2, queue, placed, places, len(fit), Counter(pl.node for pl in fit), first_out)
+
+
+# What the DefaultTolerationSeconds admission plugin (on by default) adds to every pod created: a pod of the
+# workload's template gets them, so the copies must have them too (they decide which nodes a pod may use, and a
+# copy that differs from the pods already created would not be one of their kind in the queue).
+DEFAULT_TOLERATIONS = (
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+)
+
+
+def _admitted(pod: dict) -> None:
+    """The template pod as admission leaves it: the default tolerations unless it tolerates those taints itself
+    (DefaultTolerationSeconds skips a pod that has a NoExecute toleration for the key, or tolerates everything)."""
+    spec = pod.setdefault("spec", {})
+    tolerations = list(spec.get("tolerations") or [])
+    for t in DEFAULT_TOLERATIONS:
+        if not any(
+            x.get("effect") in ("NoExecute", "", None) and x.get("key") in (t["key"], "", None) for x in tolerations
+        ):
+            tolerations.append(dict(t))
+    spec["tolerations"] = tolerations
 
 
 def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> Report:

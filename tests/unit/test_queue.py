@@ -365,3 +365,21 @@ def test_priority_does_not_help_even_when_the_holders_are_not_in_the_snapshot():
     assert "team-a/batch holds gpu.example.com/node-01/gpu-0" in f.message and "whatever their priority" in f.message
     plain = [*BASE, gpus("node-01", "gpu-0"), held, *with_claim("plain", t(60))]  # priority 0: nothing to say
     assert not any(f.code == "DRA434" for f in explain_pod(snapshot_from_objects(plain, NS), S37, NS, "plain").findings)
+
+
+def test_replica_copies_carry_the_tolerations_admission_adds():
+    """DefaultTolerationSeconds adds not-ready/unreachable NoExecute tolerations to every pod it admits: the copies
+    must have them, or they would not be of one kind with the workload's pods already created (seen live: the
+    count of a --replicas answer turned undetermined)."""
+    from kubectl_dra.analyze.replicas import _admitted
+
+    p = {"spec": {"tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}]}}
+    _admitted(p)
+    assert [t["key"] for t in p["spec"]["tolerations"]] == [
+        "gpu",
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+    ]
+    everything = {"spec": {"tolerations": [{"operator": "Exists"}]}}
+    _admitted(everything)
+    assert everything["spec"]["tolerations"] == [{"operator": "Exists"}]
