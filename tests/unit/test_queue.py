@@ -383,3 +383,14 @@ def test_replica_copies_carry_the_tolerations_admission_adds():
     everything = {"spec": {"tolerations": [{"operator": "Exists"}]}}
     _admitted(everything)
     assert everything["spec"]["tolerations"] == [{"operator": "Exists"}]
+
+
+def test_pods_written_differently_that_may_use_the_same_nodes_are_of_one_kind():
+    """A toleration no node needs leaves the same usable nodes: the count proof holds across both pods."""
+    objs = [*BASE, gpus("node-01", "gpu-0"), gpus("node-02", "gpu-0")]
+    objs += with_claim("a", t(0))
+    tolerant = pod("b", t(60), tolerations=[{"key": "x", "operator": "Exists", "effect": "NoSchedule"}])
+    objs += [tolerant, claim("b-gpu"), *with_claim("c", t(120))]
+    q = places(objs)
+    assert [q.places[f"{NS}/{n}"].outcome for n in ("a", "b", "c")] == ["fits", "fits", "taken"]
+    assert all(q.places[f"{NS}/{n}"].certain for n in ("a", "b", "c"))

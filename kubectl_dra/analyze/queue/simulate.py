@@ -178,8 +178,18 @@ def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
     members: dict = {}
     for e in ordered:
         members.setdefault(comp[e.plan.shape], []).append(e)
+    # Of one kind: the same pending claim specs and the same usable nodes (pods whose constraints are written
+    # differently but leave the same nodes, e.g. one with a toleration no node's taint needs, are interchangeable)
+    nodes_of: dict = {}
+
+    def kind_of(e: Entry) -> tuple:
+        r = e.plan.reach
+        if id(r) not in nodes_of:
+            nodes_of[id(r)] = frozenset(r.names)
+        return (e.plan.shape[0], nodes_of[id(r)])
+
     uniform = {
-        c: len({e.plan.shape for e in es}) == 1 and all(e.kind != "open" for e in es) and shapes.local[es[0].plan.shape]
+        c: len({kind_of(e) for e in es}) == 1 and all(e.kind != "open" for e in es) and shapes.local[es[0].plan.shape]
         for c, es in members.items()
     }
     sim = _Sim(base)
