@@ -145,7 +145,7 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
                 )
             )
     claims = [a.claim for a in analyses]
-    an.findings.extend(shared_claim_findings(pod, claims, list(an.snap.pods), an.sem))
+    an.findings.extend(shared_claim_findings(pod, claims, an.snap.pods, an.sem))
     an.findings.extend(pod_gate_findings(pod))
     an.findings.extend(health_findings(pod))
     an.findings.extend(eviction_findings(pod, claims, an.slices))

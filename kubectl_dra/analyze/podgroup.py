@@ -70,7 +70,7 @@ def reserved_for_pod(pod: dict, claim: dict) -> bool:
     return False
 
 
-def shared_claim_findings(pod: dict, claims: list[dict], pods: list[dict], sem: Semantics) -> list[Finding]:
+def shared_claim_findings(pod: dict, claims: list[dict], pods, sem: Semantics) -> list[Finding]:
     """DRA207 for each claim the pod shares with its PodGroup: say which group, how many of its pods exist, and that
     the claim is not the pod's to delete."""
     out = []
