@@ -5,7 +5,7 @@ CEL cache and the device inventory are built once: the cost grows with pods + de
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from kubectl_dra.analyze.dryrun import Analysis
@@ -61,7 +61,6 @@ class ScanReport:
     semantics: dict
     unseen: tuple[str, ...] = ()
     other_pods: int = 0  # pods in scope that use no DRA
-    reports: tuple = field(default=(), compare=False)  # the per-pod reports behind the rows (for -o json)
     queue: object = None  # queue.Queue: the pending pods judged together (None: --alone)
 
     @property
@@ -208,7 +207,7 @@ def scan(
         else:
             others += 1
     base = Analysis(snap, sem)
-    rows, reports = [], []
+    rows = []
     alone_reports: dict = {}
     errors: dict = {}
     for p in sorted(pods, key=lambda p: (ns_of(p), name_of(p))):
@@ -222,7 +221,8 @@ def scan(
         from kubectl_dra.analyze.queue import judge_queue
 
         queue, placed = judge_queue(snap, sem, base, alone_reports)
-        queue = queue.within({f"{ns}/{name}" for ns, name in alone_reports})
+        # the rows' pods only, and without the dry-run's entries (each holds its pod's analysis)
+        queue = replace(queue.within({f"{ns}/{name}" for ns, name in alone_reports}), entries=())
         for k, report in placed.items():
             if k in alone_reports:
                 alone_reports[k] = (alone_reports[k][0], report, None)
@@ -232,7 +232,6 @@ def scan(
             rows.append(_row(p, snap, now, "Unknown", None, errors[key].message, ()))
             continue
         r = alone_reports[key][1]
-        reports.append(r)
         v = r.verdict
         state = "Unknown" if not v.determined else "Blocked" if v.blocked else "OK"
         if state == "Blocked":
@@ -251,7 +250,6 @@ def scan(
         sem.to_dict(),
         tuple(unseen),
         others,
-        tuple(reports),
         queue,
     )
 
