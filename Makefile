@@ -32,8 +32,10 @@ demo: $(STAMP)
 	@echo
 	$(VENV)/bin/kubectl-dra explain pod recomendador-7d9c8b6f5-x2x4k --from-file examples/tutorial/step4-driver-missing.yaml --exit-zero
 
+UNIT = -m "not e2e and not oracle and not install"
+
 unit: $(STAMP)
-	$(PY) -m pytest -q -m "not e2e and not oracle and not install" tests
+	$(PY) -m pytest -q -n auto $(UNIT) tests
 
 docs: $(STAMP)
 	NO_COLOR=1 $(PY) scripts/gen_docs.py
@@ -54,8 +56,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# The tests without a server run on every core (pytest-xdist); the control planes, oracles and frozen builds,
+# which session fixtures start once, in one process after them.
 test: $(STAMP) docs-check lint
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n auto $(UNIT) tests
+	$(PY) -m pytest -q -m "e2e or oracle or install" tests
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache
