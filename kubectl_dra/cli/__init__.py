@@ -587,13 +587,14 @@ def status_cmd(selector, watch, no_headers, **params):
         return
     from kubectl_dra.model.snapshot import PENDING_PODS
 
+    report = evaluate(snap)
     for g in snap.gaps:
-        if g.resource == PENDING_PODS:
+        if g.resource == PENDING_PODS and any(r.queue for r in report.rows):  # a pending pod's answer depends on it
             sys.stderr.write(
                 f"warning: cannot list the pending pods of every namespace ({_one_line(g.message)}): the queue holds "
                 "only the pods listed here, and pods elsewhere may be ahead of them\n"
             )
-    _emit_scan(evaluate(snap), o, no_headers)
+    _emit_scan(report, o, no_headers)
 
 
 def _scan_rows(report, o: Options, header: bool = True) -> None:
@@ -838,7 +839,9 @@ def dump_cmd(selector, filename, old_filename, **params):
         )
     o = Options.from_click(params)
     raw: list = []
-    snap, ns = _gather(o, selector=selector or "", partial=True, everything=True, raw_out=raw, analyse=False)
+    snap, ns = _gather(
+        o, selector=selector or "", partial=True, everything=True, raw_out=raw, analyse=False, pending_pods=True
+    )
     scope = {"namespace": None if o.all_namespaces else ns, "selector": selector}
     text = data_to(bundle(raw, snap, scope), o.output)
     if filename:
