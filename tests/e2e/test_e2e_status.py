@@ -112,6 +112,7 @@ def test_status_across_namespaces_as_a_user_who_may_list_pods_in_one(cluster, sc
         assert own.code == 0 and "seen" in own.stdout, str(own)
         assert own.stderr == "1 pod uses DRA: 0 blocked, 0 undetermined, 1 ok\n", str(own)
         # A pending pod's answer depends on the pending pods of every namespace, which this user cannot list: said.
+        sc.slice([device("dev-1", sc.driver)], node="node-02")  # a free device: alone, the pod would get it
         sc.create(claim("c-wait", [request("gpu", sc.cls)]))
         sc.create(pod("waiting", {"gpu": "c-wait"}, gated=True))
         queued = cluster.kubectl_dra("status", "-n", sc.ns, kubeconfig=kc)
