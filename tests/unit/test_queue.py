@@ -394,3 +394,20 @@ def test_pods_written_differently_that_may_use_the_same_nodes_are_of_one_kind():
     q = places(objs)
     assert [q.places[f"{NS}/{n}"].outcome for n in ("a", "b", "c")] == ["fits", "fits", "taken"]
     assert all(q.places[f"{NS}/{n}"].certain for n in ("a", "b", "c"))
+
+
+def test_fractional_consumed_capacity_in_flight_adds_up():
+    """A shared device (allowMultipleAllocations) with 2 cores, each pod takes 500m: four fit, the fifth does not.
+    The allocator's consumed capacities are exact numbers (500m a Fraction), added to the in-flight state as such."""
+    sl = gpus("node-01", "gpu-0", allowMultipleAllocations=True)
+    sl["spec"]["devices"][0]["capacity"] = {  # (memory, without a request policy, would go whole to each share)
+        "cores": {"value": "2", "requestPolicy": {"default": "500m", "validRange": {"min": "500m", "step": "500m"}}}
+    }
+    objs = [*BASE, sl]
+    for i in range(5):
+        objs += with_claim(f"p{i}", t(60 * i))
+        objs[-1]["spec"]["devices"]["requests"][0]["exactly"]["capacity"] = {"requests": {"cores": "500m"}}
+    q = places(objs)
+    got = [q.places[f"{NS}/p{i}"].outcome for i in range(5)]
+    assert got == ["fits"] * 4 + ["taken"], got
+    assert all(q.places[f"{NS}/p{i}"].certain for i in range(5))
