@@ -34,6 +34,9 @@ class Place:
     devices: tuple
     ahead: tuple[Ahead, ...]
     reason: str
+    # (claim ref, AllocationResult) per pending claim the dry-run in queue order allocates for it: the exact
+    # results behind `devices` (the fidelity suite compares them with upstream); not in to_dict
+    claims: tuple = ()
 
     def to_dict(self) -> dict:
         return {
@@ -136,7 +139,15 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
 
     def place(outcome: str, certain: bool, reason: str) -> Place:
         return Place(
-            e.index + 1, e.kind == "gated", outcome, certain, e.node, tuple(_did(d) for d in e.takes), listed, reason
+            e.index + 1,
+            e.kind == "gated",
+            outcome,
+            certain,
+            e.node,
+            tuple(_did(d) for d in e.takes),
+            listed,
+            reason,
+            e.allocs,
         )
 
     if e.error is not None:

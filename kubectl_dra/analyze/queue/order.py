@@ -30,6 +30,7 @@ class Entry:
     # filled by the simulation
     node: str | None = None
     takes: tuple = ()  # device IDs it takes in the dry-run in queue order
+    allocs: tuple = ()  # (claim ref, AllocationResult) per pending claim it allocates in that dry-run
     choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
     error: str | None = None
     follows: "Entry | None" = None  # the pod ahead whose shared claim it follows

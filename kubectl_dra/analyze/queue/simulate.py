@@ -132,6 +132,7 @@ class _Sim:
         n, res = found[0]
         e.node = n["metadata"]["name"]
         takes = []
+        e.allocs = tuple((obj_ref(c), r) for c, r in zip(plan.pending, res))
         for c, r in zip(plan.pending, res):
             self.state.add(obj_ref(c), r.results, self.base.sem)
             self.claims[obj_ref(c)] = (e, e.node)
