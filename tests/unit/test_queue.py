@@ -311,3 +311,20 @@ def test_order_ties_by_priority_and_second():
     out = order([e("c", t(1)), e("b", t(0)), e("a", t(0)), e("g", t(0), gated=True), e("h", t(5), prio=10)])
     assert [x.pod["metadata"]["name"] for x in out] == ["h", "a", "b", "c", "g"]
     assert out[1].tie == out[2].tie != out[3].tie
+
+
+def test_fractional_consumed_capacity_in_flight_adds_up():
+    """A shared device (allowMultipleAllocations) with 2 cores, each pod takes 500m: four fit, the fifth does not.
+    The allocator's consumed capacities are exact numbers (500m a Fraction), added to the in-flight state as such."""
+    sl = gpus("node-01", "gpu-0", allowMultipleAllocations=True)
+    sl["spec"]["devices"][0]["capacity"] = {  # (memory, without a request policy, would go whole to each share)
+        "cores": {"value": "2", "requestPolicy": {"default": "500m", "validRange": {"min": "500m", "step": "500m"}}}
+    }
+    objs = [*BASE, sl]
+    for i in range(5):
+        objs += with_claim(f"p{i}", t(60 * i))
+        objs[-1]["spec"]["devices"]["requests"][0]["exactly"]["capacity"] = {"requests": {"cores": "500m"}}
+    q = places(objs)
+    got = [q.places[f"{NS}/p{i}"].outcome for i in range(5)]
+    assert got == ["fits"] * 4 + ["taken"], got
+    assert all(q.places[f"{NS}/p{i}"].certain for i in range(5))

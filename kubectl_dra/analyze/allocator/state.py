@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Iterable
 
 from kubectl_dra.analyze.allocator.capacity import qualified
-from kubectl_dra.analyze.allocator.common import DeviceID, _qty, obj_ref
+from kubectl_dra.analyze.allocator.common import DeviceID, _n, _qty, obj_ref
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import format_quantity
 
@@ -51,7 +52,9 @@ class AllocatedState:
                         norm[qualified(k, did[0])] = consumed[k]
                     consumed = norm
                 for k, v in consumed.items():
-                    agg[k] = agg.get(k, 0) + _qty(v)
+                    # API objects hold quantity strings; the allocator's own results (the queue's in-flight
+                    # allocations) exact numbers, a Fraction for a fractional quantity
+                    agg[k] = agg.get(k, 0) + (_n(v) if isinstance(v, Fraction) else _qty(v))
             else:
                 self.devices.add(did)
 
