@@ -150,8 +150,17 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
             e.allocs,
         )
 
+    if e.kind == "error":  # alone its attempt errs, at its turn it does not (simulate leaves out those that do)
+        names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
+        got = f"gets {', '.join(_did(d) for d in e.takes)} on node {e.node}" if e.node else "finds no device for it"
+        return place(
+            "undetermined",
+            False,
+            f"alone, the scheduler's attempt errs ({e.plan.dry.error.message}); in the estimated order the pods "
+            f"ahead ({names}) take devices first, and then the search no longer errs and it {got}",
+        )
     if e.error is not None:
-        return place("undetermined", False, e.error + ": their joint placement is not modelled")
+        return place("undetermined", False, e.error)
     if e.follows is not None:  # placed with the pod whose claims it shares: that pod's answer is its answer
         return place("fits", True, f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes")
     if not n_ahead:
