@@ -396,6 +396,57 @@ def test_pods_written_differently_that_may_use_the_same_nodes_are_of_one_kind():
     assert all(q.places[f"{NS}/{n}"].certain for n in ("a", "b", "c"))
 
 
+def test_a_pod_whose_attempt_errs_alone_may_take_devices_at_its_turn():
+    """picky's selector errs on gpu-0 (no model attribute), which the search tries first: alone, its attempt aborts.
+    first, ahead of it, takes gpu-0; at picky's turn the search skips gpu-0 (in use comes before the selectors) and
+    picky gets gpu-1: late, behind both, gets nothing (not gpu-1, as if picky took nothing)."""
+    sl = gpus("node-01", "gpu-0", "gpu-1")
+    sl["spec"]["devices"][1]["attributes"] = {"model": {"string": "a100"}}
+    objs = [
+        *BASE,
+        sl,
+        *with_claim("first", t(0)),
+        pod("picky", t(60)),
+        claim("picky-gpu", selectors=['device.attributes["gpu.example.com"].model == "a100"']),
+        *with_claim("late", t(120)),
+    ]
+    q = places(objs)
+    assert q.order == (f"{NS}/first", f"{NS}/picky", f"{NS}/late")
+    p = q.places[f"{NS}/picky"]
+    assert p.outcome == "undetermined" and p.devices == ("gpu.example.com/node-01/gpu-1",)
+    assert "alone, the scheduler's attempt errs" in p.reason and "no such key: model" in p.reason
+    late = q.places[f"{NS}/late"]
+    assert late.outcome == "taken" and late.certain and f"{NS}/picky" in [a.pod for a in late.ahead]
+    # alone, picky errs and nothing is ahead of it: its own answer, no place in the queue
+    q = places(
+        [
+            *BASE,
+            sl,
+            pod("picky", t(60)),
+            claim("picky-gpu", selectors=['device.attributes["gpu.example.com"].model == "a100"']),
+        ]
+    )
+    assert q.places == {}
+
+
+def test_a_pod_that_fits_alone_may_err_at_its_turn():
+    """The other way round: alone, picky gets gpu-0 (it has the model); first takes it, and at picky's turn the search
+    reaches gpu-1, whose missing attribute makes its selector err: the attempt aborts."""
+    sl = gpus("node-01", "gpu-0", "gpu-1")
+    sl["spec"]["devices"][0]["attributes"] = {"model": {"string": "a100"}}
+    objs = [
+        *BASE,
+        sl,
+        *with_claim("first", t(0)),
+        pod("picky", t(60)),
+        claim("picky-gpu", selectors=['device.attributes["gpu.example.com"].model == "a100"']),
+    ]
+    p = places(objs).places[f"{NS}/picky"]
+    assert p.outcome == "undetermined" and not p.devices
+    assert p.reason.startswith("at its turn, after the pods ahead take theirs, the scheduler's attempt errs: ")
+    assert "no such key: model" in p.reason
+
+
 def test_fractional_consumed_capacity_in_flight_adds_up():
     """A shared device (allowMultipleAllocations) with 2 cores, each pod takes 500m: four fit, the fifth does not.
     The allocator's consumed capacities are exact numbers (500m a Fraction), added to the in-flight state as such."""

@@ -20,6 +20,9 @@ What is certain (a confident wrong answer is the worst outcome, so anything else
   (each pod ahead takes devices on one node only): it fits.
 Pods that share a pending claim are placed jointly: a pod whose every pending claim is shared with a pod ahead of
 it that may use the same nodes follows it; any other sharing is undetermined.
+A pod whose attempt errs alone (an error is not monotonic: the allocator skips a device in use before it evaluates
+selectors on it) is dry-run at its turn as well: if it errs again, it takes nothing and its own answer stands (no
+place); if not, the pods behind it count what it takes, and its own place is undetermined.
 
 Modules: order.py (who takes part, in which order), simulate.py (the dry-run in that order), judge.py (what is
 certain), report.py (judge_queue and the pod's report)."""

@@ -34,6 +34,9 @@ class Place:
     devices: tuple
     ahead: tuple[Ahead, ...]
     reason: str
+    # (claim ref, AllocationResult) per pending claim the dry-run in queue order allocates for it: the exact
+    # results behind `devices` (the fidelity suite compares them with upstream); not in to_dict
+    claims: tuple = ()
 
     def to_dict(self) -> dict:
         return {
@@ -138,10 +141,29 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
     listed = tuple(Ahead(q.ref, tuple(_did(d) for d in q.takes if d in mine)[:8], why_ahead(q, e, now)) for q in shown)
 
     def place(outcome: str, certain: bool, reason: str) -> Place:
-        return Place(e.index + 1, e.gated, outcome, certain, e.node, tuple(_did(d) for d in e.takes), listed, reason)
+        return Place(
+            e.index + 1,
+            e.gated,
+            outcome,
+            certain,
+            e.node,
+            tuple(_did(d) for d in e.takes),
+            listed,
+            reason,
+            e.allocs,
+        )
 
+    if e.kind == "error":  # alone its attempt errs, at its turn it does not (simulate leaves out those that do)
+        names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
+        got = f"gets {', '.join(_did(d) for d in e.takes)} on node {e.node}" if e.node else "finds no device for it"
+        return place(
+            "undetermined",
+            False,
+            f"alone, the scheduler's attempt errs ({e.plan.dry.error.message}); in the estimated order the pods "
+            f"ahead ({names}) take devices first, and then the search no longer errs and it {got}",
+        )
     if e.error is not None:
-        return place("undetermined", False, e.error + ": their joint placement is not modelled")
+        return place("undetermined", False, e.error)
     if e.gang is not None:
         return place(
             "undetermined",

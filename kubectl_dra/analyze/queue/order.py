@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from kubectl_dra.analyze.allocator.common import ErrorKind
 from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
 
 BASIS = (
@@ -21,7 +22,9 @@ class Entry:
     pod: dict
     report: object  # the pod's Report from explain_pod (alone)
     plan: object  # the PodPlan of its analysis (dryrun.py), or None
-    kind: str  # "ok": alone it gets devices; "open": alone undetermined, may take devices; "gated": ok but gated
+    # "ok": alone it gets devices; "open": alone undetermined, may take devices; "gated": ok but gated; "error": alone
+    # the scheduler's attempt errs, but at its turn the pods ahead may have taken the device the search errs on
+    kind: str
     priority: int = 0
     created: str = ""
     attempted: bool = False
@@ -30,9 +33,9 @@ class Entry:
     # filled by the simulation
     node: str | None = None
     takes: tuple = ()  # device IDs it takes in the dry-run in queue order
-    placed: tuple = ()  # (claim ref, allocation results, node selector) per pending claim it allocates there
+    allocs: tuple = ()  # (claim ref, AllocationResult) per pending claim it allocates in that dry-run
     choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
-    error: str | None = None
+    error: str | None = None  # why its place is not modelled (a shared claim) or its attempt errs at its turn
     follows: "Entry | None" = None  # the pod ahead whose shared claim it follows
     gang: str | None = None  # the pod group it belongs to (spec.schedulingGroup, 1.35's spec.workloadRef)
 
@@ -62,16 +65,25 @@ def attempted(pod: dict) -> bool:
 
 def entry_kind(pod: dict, report, plan) -> str | None:
     """How a pod takes part in the queue: None when it does not (bound, nothing pending, blocked alone: it takes
-    nothing), "gated" when only its gates hold it, "open" when alone it is undetermined, "ok"."""
+    nothing), "gated" when only its gates hold it, "open" when alone it is undetermined, "error" when alone its
+    attempt errs (an error is not monotonic: the pods ahead may take the device the search errs on, and at its turn
+    it gets devices), "ok"."""
     spec = pod.get("spec") or {}
     if spec.get("nodeName") or meta_of(pod).get("deletionTimestamp"):
         return None
     if (pod.get("status") or {}).get("phase") not in (None, "Pending"):
         return None
-    if plan is None or not plan.pending or plan.dry.error is not None or not plan.dry.allocatable:
+    if plan is None or not plan.pending:
         return None
     v = report.verdict
     blocking = [f for f in report.findings if f.blocking]
+    if plan.dry.error is not None:
+        # (not an error of the allocated state, 1.38's PreFilter: it fails every pod whatever the pods ahead take)
+        if plan.dry.error.kind == ErrorKind.STATE or not v.determined or any(f.code == "DRA006" for f in blocking):
+            return None
+        return "error"
+    if not plan.dry.allocatable:
+        return None
     if blocking:
         return "gated" if all(f.code == "DRA006" for f in blocking) and v.determined else None
     return "ok" if v.determined else "open"

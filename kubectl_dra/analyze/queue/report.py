@@ -133,8 +133,8 @@ def materialized(snap, queue: Queue, before: int):
     alloc = {}
     for e in queue.entries:
         if e.index < before and e.node is not None:
-            for ref, results, selector in e.placed:
-                alloc[ref] = (results, selector)
+            for ref, r in e.allocs:
+                alloc[ref] = (r.results, r.node_selector)
     claims = []
     for c in snap.claims:
         hit = alloc.get(obj_ref(c))

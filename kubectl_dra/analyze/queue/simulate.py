@@ -3,6 +3,7 @@ scheduler's in-flight allocations), over components of pods that can use the sam
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
@@ -98,7 +99,10 @@ class _Sim:
             if len(shared) == len(plan.pending) and node in plan.reach.names and q.plan.reach is plan.reach:
                 e.follows, e.node, e.choices = q, node, 1
             else:
-                e.error = f"shares pending claim {obj_ref(shared[0])} with {q.ref}, ahead of it"
+                e.error = (
+                    f"shares pending claim {obj_ref(shared[0])} with {q.ref}, ahead of it: their joint placement is "
+                    "not modelled"
+                )
             return
         s = plan.shape
         if s not in self.worth:
@@ -115,7 +119,7 @@ class _Sim:
             except NodeFailure:
                 res = None
             except AllocationError as err:
-                e.error = err.message
+                e.error = f"at its turn, after the pods ahead take theirs, the scheduler's attempt errs: {err.message}"
                 return
             if res is None:
                 if first_dead:
@@ -132,6 +136,7 @@ class _Sim:
         n, res = found[0]
         e.node = n["metadata"]["name"]
         takes = []
+        e.allocs = tuple((obj_ref(c), r) for c, r in zip(plan.pending, res))
         for c, r in zip(plan.pending, res):
             self.state.add(obj_ref(c), r.results, self.base.sem)
             self.claims[obj_ref(c)] = (e, e.node)
@@ -140,7 +145,6 @@ class _Sim:
                 takes.append(did)
                 self.taken_by.setdefault(did, e)
         e.takes = tuple(takes)
-        e.placed = tuple((obj_ref(c), r.results, r.node_selector) for c, r in zip(plan.pending, res))
 
     def base_plan(self, e: Entry):
         return e.plan
@@ -189,7 +193,9 @@ def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
         return (e.plan.shape[0], nodes_of[id(r)])
 
     uniform = {
-        c: len({kind_of(e) for e in es}) == 1 and all(e.kind != "open" for e in es) and shapes.local[es[0].plan.shape]
+        c: len({kind_of(e) for e in es}) == 1
+        and all(e.kind not in ("open", "error") for e in es)
+        and shapes.local[es[0].plan.shape]
         for c, es in members.items()
     }
     sim = _Sim(base)
@@ -197,6 +203,8 @@ def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
         sim.place(e, want_choices=not uniform[comp[e.plan.shape]] and len(members[comp[e.plan.shape]]) > 1)
     places, shortfalls = {}, []
     for c, es in members.items():
+        # A pod whose attempt errs at its turn as it does alone takes nothing and has no place: its own answer stands
+        es = [e for e in es if e.kind != "error" or e.error is None]
         if uniform[c]:
             fit = sum(1 for e in es if e.node is not None)
             if fit < len(es):
@@ -204,4 +212,9 @@ def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
         view = Component(es)
         for pos, e in enumerate(es):
             places[e.ref] = judge(e, view, pos, uniform[c], shapes, sim, now)
-    return Queue(BASIS, tuple(e.ref for e in ordered), places, tuple(shortfalls), tuple(ordered))
+    # ... nor a position: the others are numbered without it, as without a pod blocked alone
+    kept = [e for e in ordered if e.ref in places]
+    for i, e in enumerate(kept):
+        if places[e.ref].position != i + 1:
+            places[e.ref] = replace(places[e.ref], position=i + 1)
+    return Queue(BASIS, tuple(e.ref for e in kept), places, tuple(shortfalls), tuple(ordered))
