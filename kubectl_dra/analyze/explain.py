@@ -16,6 +16,7 @@ from kubectl_dra.analyze.dryrun import Analysis, DryRun
 from kubectl_dra.analyze.extended import extended_claims, plugin_path_finding
 from kubectl_dra.analyze.extended import plan as extended_plan
 from kubectl_dra.analyze.health import eviction_findings, health_findings
+from kubectl_dra.analyze.kubelet import DRIVER_PIECE_READS, kubelet_findings, publishing_findings
 from kubectl_dra.analyze.patch_findings import patch_findings
 from kubectl_dra.analyze.pieces import pod_pieces
 from kubectl_dra.analyze.podgroup import (
@@ -106,6 +107,9 @@ def _claim_findings(an: Analysis, pod: dict, analyses, dry: DryRun, events: list
         return
     if any(not a.allocated for a in analyses):
         device_findings(an, analyses, dry, pod)
+        if any(f.code in ("DRA401", "DRA402") for f in an.findings):  # a driver publishes nothing: is it deployed?
+            classes = {id(r.class_obj): r.class_obj for a in analyses for alts in a.requests for r in alts}
+            an.findings.extend(publishing_findings(an.snap, [c for c in classes.values() if c is not None]))
         if ext is not None and ext.claim is not None and not dry.allocatable:
             via_plugin = plugin_path_finding(ext, [_name(n) for n in an.idx.nodes])
             if via_plugin is not None:
@@ -198,7 +202,8 @@ def explain_pod(
         if gaps:
             raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
         raise not_found(snap, "Pod", name, namespace)
-    an.findings.extend(gap_finding(g) for g in snap.gaps)
+    # (what the driver piece could not read, it says in its own finding, DRA607)
+    an.findings.extend(gap_finding(g) for g in snap.gaps if g.resource not in DRIVER_PIECE_READS)
     an.findings.append(semantics_finding(sem, snap))
     events = events_for_pod(snap, pod, an.memo)
     pcs = _pod_claims(an, pod, events)
@@ -312,21 +317,8 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
                     reservedFor=reserved,
                 )
             )
-    # The latest kubelet DRA event after the pod was scheduled decides.
-    last_sched = max((e["time"] for e in events if e["reason"] == "Scheduled"), default="")
-    prep = [e for e in events if e["reason"] == "FailedPrepareDynamicResources" and e["time"] >= last_sched]
-    running = (pod.get("status") or {}).get("phase") in ("Running", "Succeeded")
-    if prep and not running:
-        e = prep[-1]
-        msg = e["message"]
-        code = "DRA601" if "is not registered" in msg else "DRA602"
-        an.findings.append(
-            make(code, msg, node=node, event={"reason": e["reason"], "time": e["time"], "source": e["source"]})
-        )
-    elif not running and (pod.get("status") or {}).get("phase") == "Pending":
-        an.findings.append(
-            make("DRA604", f"pod is bound to {node}; no kubelet report on preparing its devices yet", node=node)
-        )
+    node_obj = next((n for n in an.snap.nodes if _name(n) == node), None)
+    an.findings.extend(kubelet_findings(an.snap, node_obj, pod, [a.claim for a in analyses], events))
 
 
 def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:

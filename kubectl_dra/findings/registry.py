@@ -1040,6 +1040,70 @@ _RULES = [
         "NoExecute taint. kubectl-dra names the taint and whether it comes from the ResourceSlice or a "
         "DeviceTaintRule.",
     ),
+    Rule(
+        "DRA607",
+        "driver-plugin",
+        "warning",
+        False,
+        "driver",
+        "What kubectl-dra found about the kubelet plugin of a driver the pod needs: the DaemonSet that runs it and "
+        "its pod on the node, or that none was found.",
+        "Fix what the message names: the node label or taint the DaemonSet does not match, the plugin pod's crash "
+        "(kubectl logs, kubectl describe pod), or install the driver's kubelet plugin.",
+        "No API object says which workload serves a DRA driver or whether the kubelet registered it. A kubelet plugin "
+        "must mount the kubelet's `plugins_registry` directory, so kubectl-dra takes the DaemonSets that do (CSI "
+        "node plugins excepted) and ties one to the driver by the strongest evidence: the driver's name in its pod "
+        "template, the Helm release of a DeviceClass that selects the driver, or the ResourceSlices' field manager "
+        "(the plugin binary) in its command; failing all, the only such DaemonSet. The link is part of the message "
+        "details (`plugin.link`). On the node it says why the DaemonSet runs no pod there (a nodeSelector label, "
+        "required node affinity or a taint it does not tolerate, with the tolerations the DaemonSet controller adds), "
+        "or the pod's state (not ready, restarts, its last exit). A plugin pod that is Ready since before the "
+        "kubelet's last `not registered` means the kubelet did not register it: a kubelet `--root-dir` other than "
+        "the plugin's registrar directory, an unsupported gRPC service, or a rejected registration; only the "
+        "plugin's log says which. When no ResourceSlice of a driver exists, it says whether its DaemonSet matches "
+        "no node, has pods not ready, or runs and publishes nothing. A plugin that runs as a host service, or in a "
+        "namespace kubectl-dra cannot list, is not seen: the message says so rather than guessing.",
+    ),
+    Rule(
+        "DRA608",
+        "cdi-injection-failed",
+        "error",
+        True,
+        "driver",
+        "The container runtime could not inject the CDI devices the driver prepared.",
+        "Check that the runtime has CDI enabled (containerd 1.7: enable_cdi = true; cri-dockerd does not inject DRA "
+        "CDI devices) and that the driver's CDI spec directory (/var/run/cdi) is the runtime's.",
+        "After NodePrepareResources succeeds the kubelet passes CDI device IDs to the runtime; the runtime resolves "
+        "them against the CDI specs the driver wrote. `CDI device injection failed: unresolvable CDI devices ...` "
+        "(event reason Failed, container waiting CreateContainerError) means the runtime found no spec for them.",
+    ),
+    Rule(
+        "DRA609",
+        "kubelet-claim-error",
+        "error",
+        True,
+        "claim",
+        "The kubelet could not prepare the pod's devices for a reason of the claim or of its own state, not of the "
+        "driver.",
+        "Read the message: a claim that cannot be read or lost its allocation, a pod not in the claim's reservedFor, "
+        "or a claim of the same name left in the kubelet's checkpoint by a force-deleted pod.",
+        "The kubelet reads each claim and checks the pod may use it before it calls any driver: `fetch "
+        "ResourceClaim`, `pod ... is not allowed to use ResourceClaim`, `ResourceClaim ...: not allocated`, `old "
+        "ResourceClaim with same name ... still exists (previous pod force-deleted?!)` come from the kubelet, not "
+        "from the driver.",
+    ),
+    Rule(
+        "DRA611",
+        "kubelet-known-defect",
+        "warning",
+        False,
+        "driver",
+        "The pod's node runs a kubelet with a known DRA defect that matches what the pod shows.",
+        "Upgrade the kubelet to the fixed patch release; restarting the kubelet clears the state meanwhile.",
+        "Kubelet 1.34.0 and 1.34.1 deadlock on the connection to a DRA driver that was idle for 30 minutes "
+        "(kubernetes/kubernetes#133920, fixed in 1.34.2): the pod is bound, its claims are allocated and reserved, "
+        "and the kubelet says nothing, or its calls time out.",
+    ),
 ]
 
 REGISTRY: dict[str, Rule] = {r.code: r for r in _RULES}

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 # The Gap's resource when the pending pods of every namespace (the scheduler's queue) cannot be listed: not "pods",
 # which are the pods asked about.
 PENDING_PODS = "pods (pending, every namespace)"
+# The Gap's resource when the pods on an explained pod's node (where its kubelet plugins run) cannot be listed
+NODE_PODS = "pods (on the pod's node)"
 
 
 @dataclass(frozen=True)

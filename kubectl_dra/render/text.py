@@ -561,6 +561,8 @@ _BLOCKED = {
     "DRA602": "driver failed to prepare the devices",
     "DRA603": "pod not reserved in its claim",
     "DRA606": "evicted by a device taint",
+    "DRA608": "CDI devices not injected",
+    "DRA609": "kubelet refused the claim",
 }
 
 

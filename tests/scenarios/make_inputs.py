@@ -2296,9 +2296,11 @@ def moved(obj, ns: str):
 def main() -> None:
     import sys
 
+    import driver_inputs  # tests/scenarios/driver_inputs.py: the kubelet's words and the driver's kubelet plugin
     import queue_inputs  # tests/scenarios/queue_inputs.py: pods that compete
 
     queue_inputs.register(sys.modules[__name__])
+    driver_inputs.register(sys.modules[__name__])
     assert set(MOVED) <= set(SCENARIOS), set(MOVED) - set(SCENARIOS)
     for name, sc in SCENARIOS.items():
         d = HERE / name

@@ -1,0 +1,218 @@
+"""The kubelet's own words about a pod's devices (its FailedPrepareDynamicResources events, and the runtime's CDI
+failures), classified by the piece they belong to, and the findings the driver piece makes of them with what
+analyze/driver.py finds about the driver's kubelet plugin.
+
+Messages: k8s.io/kubernetes pkg/kubelet/cm/dra manager.go and plugin/dra_plugin_manager.go (1.34-1.37 say the same):
+every error is wrapped as "prepare dynamic resources: %w" and reported by kuberuntime as the pod's Warning event
+FailedPrepareDynamicResources "Failed to prepare dynamic resources: %v"; the pod worker retries.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kubectl_dra.analyze.driver import (
+    Plugin,
+    Seen,
+    class_expressions,
+    drivers_named,
+    drivers_of_claims,
+    judge_on_node,
+    judge_publishing,
+)
+from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.model.snapshot import NODE_PODS
+
+# (class, piece, pattern) in the order they are tried, on the text after "prepare dynamic resources: "
+KUBELET_CLASSES = (
+    (
+        "not-registered",
+        "driver",
+        re.compile(
+            r"DRA driver (\S+) is not registered|DRA driver name is empty|"
+            r"not found in the list of registered DRA plugins"
+        ),
+    ),  # fmt: skip
+    ("rpc-error", "driver", re.compile(r"NodePrepareResources: .*rpc error: code = (\w+)")),
+    ("driver-bug", "driver", re.compile(r"NodePrepareResources (returned result for unknown claim UID|skipped)")),
+    ("driver-error", "driver", re.compile(r"NodePrepareResources failed for ResourceClaim")),
+    ("reservation", "claim", re.compile(r"is not allowed to use ResourceClaim")),
+    ("api", "claim", re.compile(r"fetch ResourceClaim ")),
+    (
+        "node-state",
+        "node",
+        re.compile(r"old ResourceClaim with same name|checkpoint ResourceClaim|is being unprepared"),
+    ),
+    ("allocation", "claim", re.compile(r"ResourceClaim \S+: ")),
+)
+CDI = re.compile(r"CDI device injection failed|unresolvable CDI devices")
+
+
+@dataclass(frozen=True)
+class KubeletWord:
+    """One kubelet event about preparing the pod's devices, classified."""
+
+    cls: str  # a KUBELET_CLASSES class, "cdi", or "other"
+    piece: str  # "driver", "claim" or "node"
+    driver: str | None  # the driver it names, when it names one
+    detail: str  # the gRPC code of an rpc-error, else ""
+    message: str
+    count: int
+    first: str
+    last: str
+    host: str
+
+    def to_dict(self) -> dict:
+        return {
+            "class": self.cls,
+            "piece": self.piece,
+            "driver": self.driver,
+            "detail": self.detail or None,
+            "message": self.message,
+            "count": self.count,
+            "firstTimestamp": self.first,
+            "lastTimestamp": self.last,
+            "host": self.host or None,
+        }
+
+
+def classify(event: dict) -> KubeletWord | None:
+    """A normalised event (model/normalize.py) -> its class, or None when it is not the kubelet's word on DRA."""
+    msg = event.get("message") or ""
+    common = dict(
+        message=msg,
+        count=int(event.get("count") or 1),
+        first=event.get("firstTime") or event.get("time") or "",
+        last=event.get("time") or "",
+        host=(event.get("source") or {}).get("host") or "",
+    )
+    if event.get("reason") == "Failed" and CDI.search(msg):
+        return KubeletWord("cdi", "driver", None, "", **common)
+    if event.get("reason") != "FailedPrepareDynamicResources":
+        return None
+    for cls, piece, pat in KUBELET_CLASSES:
+        m = pat.search(msg)
+        if m:
+            driver = m.group(1) if cls == "not-registered" else None
+            detail = m.group(1) if cls == "rpc-error" else ""
+            return KubeletWord(cls, piece, driver, detail, **common)
+    return KubeletWord("other", "driver", None, "", **common)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Findings
+
+
+# What the live gather reads for the driver piece alone: a refusal is said in DRA607, not as DRA101
+DRIVER_PIECE_READS = ("daemonsets.apps", NODE_PODS)
+_PLAIN = {
+    "rpc-error": "the driver's kubelet plugin did not answer",
+    "driver-error": "the driver's kubelet plugin returned an error",
+    "driver-bug": "the driver's kubelet plugin broke the protocol",
+    "other": "preparing the devices failed",
+}
+# kubelets with a known DRA defect: (version prefix, what happens, the fix)
+KUBELET_DEFECTS = (
+    (
+        ("v1.34.0", "v1.34.1"),
+        "the kubelet's connection to a DRA driver deadlocks after 30 idle minutes: claims stay allocated and reserved "
+        "with no kubelet DRA event (kubernetes/kubernetes#133920); restart the kubelet, fixed in v1.34.2",
+    ),
+)
+
+
+def _times(w: KubeletWord) -> str:
+    where = f"kubelet on {w.host}" if w.host else "kubelet"
+    if w.count > 1:
+        return f" ({where}, {w.count} times since {w.first}, last {w.last})"
+    return f" ({where}, {w.last})" if w.last else ""
+
+
+def seen_of(snap) -> Seen:
+    """What the snapshot holds for the driver piece (see driver.Seen)."""
+    dss = tuple(w for w in snap.workloads if w.get("kind") == "DaemonSet")
+    gap = next((g for g in snap.gaps if g.resource == "daemonsets.apps"), None)
+    if gap is not None:
+        ds_gap = f"cannot list daemonsets.apps: {gap.message}"
+    elif not dss and snap.source != "live":
+        ds_gap = "the input has no DaemonSet (add `kubectl get daemonsets -A -o yaml` to it)"
+    else:
+        ds_gap = None
+    pgap = next((g for g in snap.gaps if g.resource == NODE_PODS), None)
+    return Seen(
+        dss,
+        ds_gap,
+        tuple(snap.pods),
+        f"cannot list the pods on the node: {pgap.message}" if pgap is not None else None,
+        snap.source == "live",
+        tuple(snap.classes),
+        tuple(snap.slices),
+    )
+
+
+def _plugin_finding(p: Plugin) -> Finding:
+    return make("DRA607", p.message, node=p.node, plugin=p.to_dict())
+
+
+def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[dict]) -> list[Finding]:
+    """The kubelet's latest word since the pod was bound (DRA601 not registered, DRA602 the plugin failed, DRA608
+    CDI, DRA609 a claim-side error), or DRA604 none yet; then the plugin of each driver concerned (DRA607) and a
+    kubelet with a known DRA defect (DRA611)."""
+    node_name = (pod.get("spec") or {}).get("nodeName") or ""
+    phase = (pod.get("status") or {}).get("phase")
+    if phase in ("Running", "Succeeded", "Failed"):
+        return []
+    last_sched = max((e["time"] for e in events if e["reason"] == "Scheduled"), default="")
+    words = [w for e in events if e["time"] >= last_sched and (w := classify(e)) is not None]
+    out: list[Finding] = []
+    drivers = drivers_of_claims(claims)
+    word = words[-1] if words else None
+    if word is None:
+        if phase in (None, "Pending"):
+            out.append(
+                make(
+                    "DRA604",
+                    f"pod is bound to {node_name}; no kubelet report on preparing its devices yet",
+                    node=node_name,
+                )
+            )
+    else:
+        ev = {"reason": "FailedPrepareDynamicResources" if word.cls != "cdi" else "Failed", "time": word.last,
+              "source": {"component": "kubelet", "host": word.host}}  # fmt: skip
+        detail = {"node": node_name, "event": ev, "kubelet": word.to_dict()}
+        if word.cls == "not-registered":
+            out.append(make("DRA601", word.message + _times(word), **detail))
+            drivers = [word.driver] if word.driver else drivers
+        elif word.cls == "cdi":
+            out.append(make("DRA608", word.message + _times(word), **detail))
+        elif word.piece == "driver":
+            code = f" ({word.detail})" if word.detail else ""
+            said = word.message.split("prepare dynamic resources: ")[-1]
+            out.append(make("DRA602", f"{_PLAIN[word.cls]}{code}: {said}{_times(word)}", **detail))
+        else:
+            out.append(make("DRA609", word.message + _times(word), **detail))
+            return out
+    seen = seen_of(snap)
+    for d in drivers:
+        p = judge_on_node(seen, d, node, node_name, word)
+        if word is not None or p.problem:  # before the kubelet speaks, only what would stop it
+            out.append(_plugin_finding(p))
+    version = ((node or {}).get("status") or {}).get("nodeInfo", {}).get("kubeletVersion") or ""
+    for versions, what in KUBELET_DEFECTS:
+        if version.split("+")[0].split("-")[0] in versions and (word is None or word.cls == "rpc-error"):
+            out.append(
+                make(
+                    "DRA611", f"node {node_name} runs kubelet {version}: {what}", node=node_name, kubeletVersion=version
+                )
+            )
+    return out
+
+
+def publishing_findings(snap, classes) -> list[Finding]:
+    """No ResourceSlice of a driver the pod's classes pin exists: for each such driver, the plugin (DRA607)."""
+    have = {(s.get("spec") or {}).get("driver") for s in snap.slices}
+    drivers = sorted({d for c in classes for d in drivers_named(class_expressions(c))} - have)
+    seen = seen_of(snap)
+    found = [judge_publishing(seen, d) for d in drivers]
+    return [_plugin_finding(p) for p in found if p.state != "not-looked"]  # (no DaemonSet in a file: no news)

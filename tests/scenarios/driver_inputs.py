@@ -1,0 +1,233 @@
+"""The driver piece's scenarios (the kubelet's words classified, the kubelet plugin found and judged on the node:
+analyze/kubelet.py, analyze/driver.py), registered into make_inputs' tables by make_inputs.main()."""
+
+from __future__ import annotations
+
+import copy
+
+PLUGIN_NS = "dra-example-driver"
+SCHEDULED = "2026-11-30T09:00:00Z"
+
+
+def daemonset(name="gpu-kubeletplugin", ns=PLUGIN_NS, env_driver="gpu.example.com", node_selector=None, helm=None,
+              status=None, csi=False):  # fmt: skip
+    """A kubelet plugin's DaemonSet as the drivers' charts write it: plugins_registry and plugins host paths."""
+    containers = [
+        {
+            "name": "plugin",
+            "image": "registry.example.com/dra-example-kubeletplugin:v0.2.0",
+            "command": ["dra-example-kubeletplugin"],
+            "env": [{"name": "DRIVER_NAME", "value": env_driver}] if env_driver else [],
+        }
+    ]
+    if csi:
+        containers.append(
+            {
+                "name": "csi-node-driver-registrar",
+                "image": "registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.13.0",
+            }
+        )
+    ds = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": name, "namespace": ns, "uid": f"uid-ds-{ns}-{name}"},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {
+                    "containers": containers,
+                    "volumes": [
+                        {"name": "registry", "hostPath": {"path": "/var/lib/kubelet/plugins_registry"}},
+                        {"name": "plugins", "hostPath": {"path": "/var/lib/kubelet/plugins"}},
+                    ],
+                },
+            },
+        },
+        "status": status or {"desiredNumberScheduled": 2, "numberReady": 2, "currentNumberScheduled": 2},
+    }
+    if node_selector:
+        ds["spec"]["template"]["spec"]["nodeSelector"] = node_selector
+    if helm:
+        ds["metadata"]["annotations"] = {"meta.helm.sh/release-name": helm, "meta.helm.sh/release-namespace": ns}
+    return ds
+
+
+def plugin_pod(ds, node_name, ready=True, started="2026-11-30T08:00:00Z", waiting=None, restarts=0, last=None):
+    name = f"{ds['metadata']['name']}-{node_name[-2:]}abc"
+    state = {"waiting": {"reason": waiting}} if waiting else {"running": {"startedAt": started}}
+    cs = {"name": "plugin", "ready": ready, "restartCount": restarts, "state": state}
+    if last:
+        cs["lastState"] = {"terminated": last}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": ds["metadata"]["namespace"],
+            "uid": f"uid-{name}",
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "DaemonSet",
+                    "name": ds["metadata"]["name"],
+                    "uid": ds["metadata"]["uid"],
+                    "controller": True,
+                }
+            ],  # fmt: skip
+        },
+        "spec": {"nodeName": node_name, "containers": [{"name": "plugin", "image": "x"}]},
+        "status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+            "containerStatuses": [cs],
+        },
+    }
+
+
+def register(m) -> None:
+    """m: the make_inputs module (its helpers, SCENARIOS and MOVED)."""
+    gpu_node_01 = m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01")
+
+    def bound(*events, nodes=None, slices=(gpu_node_01,)):
+        return [
+            m.pod("web-0", [("gpu", "claim", "c1")], node_name="node-01"),
+            copy.deepcopy(m._ALLOCATED),
+            m.dclass(),
+            *slices,
+            *(nodes or m.NODES),
+            m.event("web-0", "Scheduled", "Successfully assigned default/web-0 to node-01", SCHEDULED, type_="Normal"),
+            *events,
+        ]
+
+    def kubelet(message, reason="FailedPrepareDynamicResources", count=1, first="2026-11-30T09:00:03Z",
+                last="2026-11-30T09:00:03Z"):  # fmt: skip
+        e = m.event("web-0", reason, message, last, component="kubelet", n=2)
+        e["source"]["host"] = "node-01"
+        e["count"], e["firstTimestamp"] = count, first
+        return e
+
+    not_registered = kubelet(
+        "Failed to prepare dynamic resources: prepare dynamic resources: DRA driver gpu.example.com is not registered",
+        count=18,
+        last="2026-11-30T09:21:40Z",
+    )
+    m.scenario(
+        "driver-plugin-not-covered",
+        "The kubelet says the driver is not registered (18 times); the driver's kubelet plugin DaemonSet (found by "
+        "the driver name in its pod template) selects nodes labelled gpu.example.com/present=true, which node-01 "
+        "is not: DRA601 and DRA607 name the label.",
+        "explain pod web-0",
+        [*bound(not_registered), daemonset(node_selector={"gpu.example.com/present": "true"})],
+    )
+    ds = daemonset()
+    crash = plugin_pod(ds, "node-01", ready=False, waiting="CrashLoopBackOff", restarts=12,
+                       last={"reason": "Error", "exitCode": 1, "finishedAt": "2026-11-30T09:20:00Z"})  # fmt: skip
+    m.scenario(
+        "driver-plugin-crashloop",
+        "The kubelet says the driver is not registered; the plugin's pod on node-01 is in CrashLoopBackOff after 12 "
+        "restarts: DRA607 names its state and last exit.",
+        "explain pod web-0",
+        [*bound(not_registered), ds, crash, plugin_pod(ds, "node-02")],
+    )
+    m.scenario(
+        "driver-plugin-ready-not-registered",
+        "The plugin's pod on node-01 is Ready since 08:00 and publishes the node's slice, yet the kubelet said "
+        "'not registered' until 09:21: the kubelet did not register it (DRA607: registrar directory, gRPC service, "
+        "rejected registration).",
+        "explain pod web-0",
+        [*bound(not_registered), ds, plugin_pod(ds, "node-01")],
+    )
+    deadline = kubelet(
+        "Failed to prepare dynamic resources: prepare dynamic resources: NodePrepareResources: rpc error: code = "
+        "DeadlineExceeded desc = context deadline exceeded",
+        count=3,
+        last="2026-11-30T09:03:00Z",
+    )
+    old = m.node("node-01", zone="a")
+    old["status"] = {"nodeInfo": {"kubeletVersion": "v1.34.1"}}
+    m.scenario(
+        "driver-rpc-timeout-known-kubelet-defect",
+        "The driver's plugin did not answer within the kubelet's 45 s (DeadlineExceeded), on a node whose kubelet "
+        "v1.34.1 has the idle-connection deadlock: DRA602 with the gRPC code, DRA607 the plugin pod, DRA611.",
+        "explain pod web-0",
+        [*bound(deadline, nodes=[old, m.NODES[1]]), ds, plugin_pod(ds, "node-01")],
+        version="1.34",
+    )
+    m.scenario(
+        "driver-cdi-injection-failed",
+        "The kubelet prepared the devices, but containerd could not inject the CDI devices (event reason Failed): "
+        "DRA608.",
+        "explain pod web-0",
+        [
+            *bound(
+                kubelet(
+                    "Error: failed to create containerd container: CDI device injection failed: unresolvable "
+                    "CDI devices k8s.gpu.example.com/gpu=gpu-0",
+                    reason="Failed",
+                )
+            ),  # fmt: skip
+            ds,
+            plugin_pod(ds, "node-01"),
+        ],
+    )
+    m.scenario(
+        "kubelet-claim-error",
+        "The kubelet refuses to prepare: an old claim of the same name is still in its checkpoint (a force-deleted "
+        "pod). Not the driver's fault: DRA609, claim piece.",
+        "explain pod web-0",
+        [
+            *bound(
+                kubelet(
+                    "Failed to prepare dynamic resources: prepare dynamic resources: old ResourceClaim with "
+                    "same name c1 and different UID 1234 still exists (previous pod force-deleted?!)"
+                )
+            ),  # fmt: skip
+            ds,
+        ],
+    )
+    pending = [m.pod("web-0", [("gpu", "claim", "c1")]), m.claim("c1", [m.req()]), *m.NODES]
+    m.scenario(
+        "driver-not-deployed",
+        "No ResourceSlice exists (the tutorial's second message); the only DaemonSet that mounts plugins_registry is "
+        "a CSI node plugin: DRA401 and DRA607 'no kubelet plugin for gpu.example.com found'.",
+        "explain pod web-0",
+        [*pending, m.dclass(), daemonset(name="csi-node", ns="kube-system", env_driver=None, csi=True)],
+    )
+    cls = m.dclass()
+    cls["metadata"]["annotations"] = {
+        "meta.helm.sh/release-name": "gpu-driver",
+        "meta.helm.sh/release-namespace": PLUGIN_NS,
+    }
+    m.scenario(
+        "driver-publishes-nothing",
+        "No ResourceSlice exists; the DaemonSet installed by the DeviceClass's Helm release has 2 of 2 pods ready: "
+        "the plugin runs and publishes nothing (DRA607).",
+        "explain pod web-0",
+        [*pending, cls, daemonset(env_driver=None, helm="gpu-driver")],
+    )
+    m.scenario(
+        "driver-matches-no-node",
+        "No ResourceSlice exists; the driver's DaemonSet matches no node (desiredNumberScheduled 0, nodeSelector "
+        "nvidia.com/gpu.present=true): DRA607.",
+        "explain pod web-0",
+        [
+            *pending,
+            m.dclass(),
+            daemonset(
+                node_selector={"nvidia.com/gpu.present": "true"}, status={"desiredNumberScheduled": 0, "numberReady": 0}
+            ),
+        ],  # fmt: skip
+    )
+    for name, flag in (
+        ("driver-plugin-not-covered", "-n"),
+        ("driver-plugin-crashloop", "-n"),
+        ("driver-plugin-ready-not-registered", "-n"),
+        ("driver-rpc-timeout-known-kubelet-defect", "-n"),
+        ("driver-cdi-injection-failed", "-n"),
+        ("kubelet-claim-error", "-n"),
+        ("driver-not-deployed", "-n"),
+        ("driver-publishes-nothing", "-A"),
+        ("driver-matches-no-node", "-n"),
+    ):
+        m.MOVED[name] = ("gpu-team", flag)

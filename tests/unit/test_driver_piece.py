@@ -1,0 +1,155 @@
+"""The driver piece's pure parts: the kubelet's words classified (messages as k8s.io/kubernetes pkg/kubelet/cm/dra
+writes them), the plugin DaemonSet's candidates, link and coverage of a node."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubectl_dra.analyze.driver import coverage_gap, drivers_named, is_plugin_candidate, link, pod_state
+from kubectl_dra.analyze.kubelet import classify
+
+PREFIX = "Failed to prepare dynamic resources: prepare dynamic resources: "
+
+
+def ev(message, reason="FailedPrepareDynamicResources", count=1):
+    return {"reason": reason, "message": message, "time": "2026-12-01T10:05:00Z", "firstTime": "2026-12-01T10:00:00Z",
+            "count": count, "source": {"component": "kubelet", "host": "node-01"}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("message", "cls", "piece", "driver", "detail"),
+    [
+        ("DRA driver gpu.example.com is not registered", "not-registered", "driver", "gpu.example.com", ""),
+        ("DRA driver name is empty", "not-registered", "driver", None, ""),
+        (
+            "NodePrepareResources: rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+            "rpc-error",
+            "driver",
+            None,
+            "DeadlineExceeded",
+        ),
+        (
+            "NodePrepareResources: rpc error: code = Unavailable desc = connection refused",
+            "rpc-error",
+            "driver",
+            None,
+            "Unavailable",
+        ),  # fmt: skip
+        ("NodePrepareResources failed for ResourceClaim c1: GPU busy", "driver-error", "driver", None, ""),
+        ("NodePrepareResources returned result for unknown claim UID 123", "driver-bug", "driver", None, ""),
+        ("NodePrepareResources skipped 1 ResourceClaims", "driver-bug", "driver", None, ""),
+        ('fetch ResourceClaim c1: resourceclaims.resource.k8s.io "c1" not found', "api", "claim", None, ""),
+        ("pod web-0 (u1) is not allowed to use ResourceClaim c1 (u2)", "reservation", "claim", None, ""),
+        ("ResourceClaim c1: not allocated", "allocation", "claim", None, ""),
+        (
+            "old ResourceClaim with same name c1 and different UID u3 still exists (previous pod force-deleted?!)",
+            "node-state",
+            "node",
+            None,
+            "",
+        ),  # fmt: skip
+        ("checkpoint ResourceClaim cache: disk full", "node-state", "node", None, ""),
+        ("something new", "other", "driver", None, ""),
+    ],
+)
+def test_the_kubelets_words_are_classified(message, cls, piece, driver, detail):
+    w = classify(ev(PREFIX + message, count=4))
+    assert (w.cls, w.piece, w.driver, w.detail) == (cls, piece, driver, detail)
+    assert (w.count, w.first, w.last, w.host) == (4, "2026-12-01T10:00:00Z", "2026-12-01T10:05:00Z", "node-01")
+
+
+def test_cdi_failures_and_other_events():
+    w = classify(ev("Error: CDI device injection failed: unresolvable CDI devices k8s.x/gpu=0", reason="Failed"))
+    assert w.cls == "cdi"
+    assert classify(ev("Back-off restarting failed container", reason="BackOff")) is None
+    assert classify(ev("image pull failed", reason="Failed")) is None
+
+
+def test_class_selectors_pin_drivers():
+    assert drivers_named(['device.driver == "gpu.example.com"', "'b.io' == device.driver && x"]) == {
+        "gpu.example.com",
+        "b.io",
+    }
+    assert drivers_named(["device.driver.startsWith('gpu')"]) == set()
+
+
+def _ds(volumes, containers=None, **spec):
+    return {
+        "metadata": {"name": "p", "namespace": "drivers", "uid": "u"},
+        "spec": {"template": {"spec": {"volumes": volumes, "containers": containers or [{"name": "c"}], **spec}}},
+    }
+
+
+REG = {"name": "r", "hostPath": {"path": "/var/lib/kubelet/plugins_registry/"}}
+
+
+def test_candidates_mount_plugins_registry_and_are_not_csi():
+    assert is_plugin_candidate(_ds([REG]))
+    assert not is_plugin_candidate(_ds([{"name": "d", "hostPath": {"path": "/var/lib/kubelet/device-plugins"}}]))
+    csi = _ds(
+        [REG], [{"name": "node-driver-registrar", "image": "registry.k8s.io/sig-storage/csi-node-driver-registrar:v2"}]
+    )
+    assert not is_plugin_candidate(csi)
+
+
+def test_link_strength():
+    named = _ds([REG], [{"name": "c", "args": ["--driver-name=gpu.example.com"]}])
+    assert link(named, "gpu.example.com", [], set()) == "named"
+    helm = _ds([REG])
+    helm["metadata"]["annotations"] = {"meta.helm.sh/release-name": "g", "meta.helm.sh/release-namespace": "drivers"}
+    cls = {"metadata": {"annotations": dict(helm["metadata"]["annotations"])},
+           "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}  # fmt: skip
+    assert link(helm, "gpu.example.com", [cls], set()) == "helm"
+    assert link(helm, "other.example.com", [cls], set()) is None
+    binary = _ds([REG], [{"name": "c", "command": ["/usr/bin/gpu-kubelet-plugin", "-v=4"]}])
+    assert link(binary, "gpu.nvidia.com", [], {"gpu-kubelet-plugin"}) == "manager"
+    assert link(binary, "gpu.nvidia.com", [], {"dranet"}) is None
+
+
+def _node(labels=None, taints=None):
+    return {"metadata": {"name": "node-01", "labels": labels or {}}, "spec": {"taints": taints or []}}
+
+
+def test_coverage_with_the_daemonset_controllers_tolerations():
+    ds = _ds([REG], nodeSelector={"nvidia.com/gpu.present": "true"})
+    assert coverage_gap(ds, _node()) == "node does not match its nodeSelector nvidia.com/gpu.present=true"
+    assert coverage_gap(ds, _node({"nvidia.com/gpu.present": "true"})) is None
+    # The controller tolerates not-ready/unreachable/pressure/unschedulable itself; a node's own taint it does not.
+    plain = _ds([REG])
+    assert coverage_gap(plain, _node(taints=[{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute"}])) is None
+    assert (
+        coverage_gap(plain, _node(taints=[{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}])) is None
+    )
+    gpu = [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]
+    assert "untolerated taint nvidia.com/gpu" in coverage_gap(plain, _node(taints=gpu))
+    assert (
+        coverage_gap(_ds([REG], tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}]), _node(taints=gpu))
+        is None
+    )
+    net = [{"key": "node.kubernetes.io/network-unavailable", "effect": "NoSchedule"}]
+    assert coverage_gap(plain, _node(taints=net)) is not None
+    assert coverage_gap(_ds([REG], hostNetwork=True), _node(taints=net)) is None
+
+
+def test_plugin_pod_state():
+    p = {
+        "metadata": {"name": "x", "namespace": "drivers"},
+        "status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "False"}],
+            "containerStatuses": [
+                {
+                    "restartCount": 7,
+                    "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                    "lastState": {"terminated": {"reason": "Error", "exitCode": 2, "finishedAt": "t"}},
+                },  # fmt: skip
+            ],
+        },
+    }
+    st = pod_state(p)
+    assert (st["ready"], st["restarts"], st["waiting"], st["lastTerminated"]["exitCode"]) == (
+        False,
+        7,
+        "CrashLoopBackOff",
+        2,
+    )
