@@ -15,7 +15,7 @@ from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import check_shapes, snapshot_from_objects
 from kubectl_dra.model.scope import base_namespace, only_namespace, qualified
-from kubectl_dra.model.snapshot import PENDING_PODS, Gap, Snapshot
+from kubectl_dra.model.snapshot import NODE_PODS, PENDING_PODS, Gap, Snapshot
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
 WORKLOAD_LISTS = (
@@ -316,6 +316,23 @@ def _gather_live(
             "events",
             namespace,
         )
+    if pod is not None or everything:
+        # The driver piece (analyze/driver.py): the DaemonSets that may run a driver's kubelet plugin, in any
+        # namespace, and the pods on the explained pod's node (where its plugin pods run).
+        add(
+            "plugin_daemonsets",
+            lambda: c.list("/apis/apps/v1/daemonsets", "DaemonSet", "apps/v1"),
+            "list",
+            "daemonsets.apps",
+        )
+    node_of_pod = ((pod or {}).get("spec") or {}).get("nodeName")
+    if node_of_pod and events:
+        add(
+            "node_pods",
+            lambda: c.list("/api/v1/pods", "Pod", "v1", {"fieldSelector": f"spec.nodeName={node_of_pod}"}),
+            "list",
+            NODE_PODS,
+        )
     if pending_pods:
         add(
             "pending_pods",
@@ -379,8 +396,10 @@ def _gather_live(
         *(k for k in results if k.startswith("dump_")),
     ):
         objs.extend(results.get(k, []))
+    known = {o["metadata"].get("uid") for o in objs if o.get("kind") == "DaemonSet"}
+    objs.extend(d for d in results.get("plugin_daemonsets", []) if d["metadata"].get("uid") not in known)
     have = {(p["metadata"].get("namespace"), p["metadata"].get("name")) for p in objs if p.get("kind") == "Pod"}
-    for p in results.get("pending_pods", []):
+    for p in [*results.get("pending_pods", []), *results.get("node_pods", [])]:
         if (p["metadata"].get("namespace"), p["metadata"].get("name")) not in have:
             p.setdefault("kind", "Pod")
             p.setdefault("apiVersion", "v1")

@@ -1,0 +1,111 @@
+"""The driver piece against a real control plane (v1.37.2): the kubelet plugin's DaemonSet, its coverage computed by
+the real DaemonSet controller and its pods placed by the real scheduler. The nodes have no kubelet, so the kubelet's
+`not registered` event is posted as the kubelet posts it; everything else is the cluster's own."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from dra_objects import claim, device, pod, request
+from e2e_helpers import wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+def _daemonset(name: str, driver: str, node_selector: dict | None) -> dict:
+    spec: dict = {
+        "terminationGracePeriodSeconds": 0,
+        "containers": [
+            {
+                "name": "plugin",
+                "image": "registry.k8s.io/pause:3.10",
+                "env": [{"name": "DRIVER_NAME", "value": driver}],
+                "volumeMounts": [{"name": "registry", "mountPath": "/var/lib/kubelet/plugins_registry"}],
+            }
+        ],
+        "volumes": [{"name": "registry", "hostPath": {"path": "/var/lib/kubelet/plugins_registry"}}],
+    }
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+        },
+    }
+
+
+def _plugin(doc: dict) -> dict:
+    f = next((f for f in doc["findings"] if f["code"] == "DRA607"), None)
+    assert f is not None, doc["findings"]
+    return f
+
+
+def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
+    sc = scenario("drvpiece")
+    sc.device_class()
+    sc.slice([device("gpu-0", sc.driver)])
+    plugins = cluster.create_namespace("drv-plugins")
+    try:
+        ds_path = f"/apis/apps/v1/namespaces/{plugins}/daemonsets"
+        sc.api.post(ds_path, _daemonset("kubeletplugin", sc.driver, {"example.com/gpu-node": "true"}))
+        wait_for(
+            "the DaemonSet controller to count the nodes it matches",
+            lambda: (sc.api.get(f"{ds_path}/kubeletplugin").get("status") or {}).get("observedGeneration") == 1,
+            60,
+        )
+        assert sc.api.get(f"{ds_path}/kubeletplugin")["status"].get("desiredNumberScheduled", 0) == 0
+        sc.api.post(
+            f"/apis/resource.k8s.io/v1/namespaces/{sc.ns}/resourceclaims", claim("web-gpu", [request("gpu", sc.cls)])
+        )
+        sc.api.post(f"/api/v1/namespaces/{sc.ns}/pods", pod("web", {"gpu": "web-gpu"}))
+        bound = cluster.wait_bound(sc.ns, "web", timeout=60)
+        node = bound["spec"]["nodeName"]
+        # the kubelet reacts after the Scheduled event's second
+        time.sleep(1.1)
+        cluster.post_kubelet_event(
+            bound,
+            "FailedPrepareDynamicResources",
+            f"Failed to prepare dynamic resources: prepare dynamic resources: DRA driver {sc.driver} is not registered",
+            node,
+        )
+        cluster.wait_event(sc.ns, "web", "FailedPrepareDynamicResources")
+
+        # The DaemonSet selects nodes with a label no node has: it runs no pod on the pod's node, and says why.
+        r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
+        assert r.code == 1, str(r)
+        assert r.json["verdict"]["missing"] == "driver", str(r)
+        assert any(f["code"] == "DRA601" for f in r.json["findings"]), str(r)
+        f = _plugin(r.json)
+        assert f["evidence"]["plugin"]["state"] == "not-covered", f
+        assert f["evidence"]["plugin"]["daemonset"] == f"{plugins}/kubeletplugin", f
+        assert f["evidence"]["plugin"]["link"] == "named", f
+        assert f"runs no pod on {node}" in f["message"] and "example.com/gpu-node=true" in f["message"], f
+        assert not any(f["code"] == "DRA101" for f in r.json["findings"]), str(r)
+
+        # Without the selector the controller creates a pod per node; the scheduler binds them; with no kubelet they
+        # stay Pending: the plugin's pod on the node is found and is not ready.
+        sc.api.patch(
+            f"{ds_path}/kubeletplugin", [{"op": "remove", "path": "/spec/template/spec/nodeSelector"}], kind="json"
+        )
+
+        def plugin_pod_on_node():
+            items = sc.api.get(f"/api/v1/namespaces/{plugins}/pods")["items"]
+            return [p for p in items if p["spec"].get("nodeName") == node]
+
+        wait_for(f"a plugin pod bound to {node}", plugin_pod_on_node, 90)
+        r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
+        assert r.code == 1, str(r)
+        f = _plugin(r.json)
+        assert f["evidence"]["plugin"]["state"] == "pod-not-ready", f
+        assert f["evidence"]["plugin"]["pod"]["pod"] == f"{plugins}/{plugin_pod_on_node()[0]['metadata']['name']}", f
+        assert "is not ready: Pending" in f["message"], f
+        # and in text, at 80 columns, the same
+        t = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns)
+        assert "DRA607 driver-plugin" in t.stdout and "not ready" in t.stdout, str(t)
+    finally:
+        cluster.delete_namespace(plugins)
