@@ -161,6 +161,8 @@ def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[di
     kubelet with a known DRA defect (DRA611)."""
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     phase = (pod.get("status") or {}).get("phase")
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return _unprepare_findings(snap, node, pod, claims)
     if phase in ("Running", "Succeeded", "Failed"):
         return []
     last_sched = max((e["time"] for e in events if e["reason"] == "Scheduled"), default="")
@@ -185,7 +187,7 @@ def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[di
             out.append(make("DRA601", word.message + _times(word), **detail))
             drivers = [word.driver] if word.driver else drivers
         elif word.cls == "cdi":
-            out.append(make("DRA608", word.message + _times(word), **detail))
+            out.append(make("DRA608", word.message + _times(word) + _runtime_note(node), **detail))
         elif word.piece == "driver":
             code = f" ({word.detail})" if word.detail else ""
             said = word.message.split("prepare dynamic resources: ")[-1]
@@ -216,3 +218,40 @@ def publishing_findings(snap, classes) -> list[Finding]:
     seen = seen_of(snap)
     found = [judge_publishing(seen, d) for d in drivers]
     return [_plugin_finding(p) for p in found if p.state != "not-looked"]  # (no DaemonSet in a file: no news)
+
+
+def _runtime_note(node: dict | None) -> str:
+    """What the node's container runtime is known to do with CDI devices (status.nodeInfo.containerRuntimeVersion)."""
+    rt = (((node or {}).get("status") or {}).get("nodeInfo") or {}).get("containerRuntimeVersion") or ""
+    if rt.startswith("docker://"):
+        return f"; the node runs {rt}: cri-dockerd does not inject DRA CDI devices (Mirantis/cri-dockerd#558)"
+    if rt.startswith("containerd://1.7") or rt.startswith("containerd://1.6"):
+        return f"; the node runs {rt}: containerd before 2.0 injects CDI devices only with enable_cdi = true"
+    return f"; the node runs {rt}" if rt else ""
+
+
+def _unprepare_findings(snap, node: dict | None, pod: dict, claims) -> list[Finding]:
+    """A pod being deleted on a node: the kubelet calls NodeUnprepareResources through each driver's plugin before
+    it lets the pod go, retries while it cannot, and reports nothing (no event; kubernetes/kubernetes#129402, as
+    designed). Where the plugin of a driver is missing or not ready on the node, that is why the pod stays
+    Terminating (DRA612), with what was found (DRA607)."""
+    node_name = (pod.get("spec") or {}).get("nodeName") or ""
+    if not node_name or not any(((c.get("status") or {}).get("allocation")) for c in claims):
+        return []
+    seen = seen_of(snap)
+    out: list[Finding] = []
+    for d in drivers_of_claims(claims):
+        p = judge_on_node(seen, d, node, node_name, None)
+        if p.problem:
+            out.append(
+                make(
+                    "DRA612",
+                    f"the pod is being deleted, and the kubelet on {node_name} must unprepare its devices of {d} "
+                    "through the driver's kubelet plugin first, which is not running there: the pod stays "
+                    "Terminating until it is (the kubelet retries and reports nothing)",
+                    node=node_name,
+                    driver=d,
+                )
+            )
+            out.append(_plugin_finding(p))
+    return out

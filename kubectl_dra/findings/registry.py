@@ -1104,6 +1104,20 @@ _RULES = [
         "(kubernetes/kubernetes#133920, fixed in 1.34.2): the pod is bound, its claims are allocated and reserved, "
         "and the kubelet says nothing, or its calls time out.",
     ),
+    Rule(
+        "DRA612",
+        "unprepare-waits-for-driver",
+        "warning",
+        False,
+        "driver",
+        "A pod being deleted waits for the kubelet to unprepare its devices through a driver plugin that is not "
+        "running on its node.",
+        "Bring the driver's kubelet plugin back on the node (see DRA607); force-deleting the pod leaves the "
+        "devices prepared on the node.",
+        "Before a pod with allocated claims goes, the kubelet calls NodeUnprepareResources on each driver's plugin "
+        "and retries while the plugin is missing; it emits no event, and the pod stays Terminating by design "
+        "(kubernetes/kubernetes#129402: the kubelet cannot tell a driver gone for good from one restarting).",
+    ),
 ]
 
 REGISTRY: dict[str, Rule] = {r.code: r for r in _RULES}

@@ -154,6 +154,8 @@ def register(m) -> None:
         [*bound(deadline, nodes=[old, m.NODES[1]]), ds, plugin_pod(ds, "node-01")],
         version="1.34",
     )
+    cdi_node = m.node("node-01", zone="a")
+    cdi_node["status"] = {"nodeInfo": {"containerRuntimeVersion": "containerd://1.7.27"}}
     m.scenario(
         "driver-cdi-injection-failed",
         "The kubelet prepared the devices, but containerd could not inject the CDI devices (event reason Failed): "
@@ -165,11 +167,22 @@ def register(m) -> None:
                     "Error: failed to create containerd container: CDI device injection failed: unresolvable "
                     "CDI devices k8s.gpu.example.com/gpu=gpu-0",
                     reason="Failed",
-                )
-            ),  # fmt: skip
+                ),
+                nodes=[cdi_node, m.NODES[1]],
+            ),
             ds,
             plugin_pod(ds, "node-01"),
         ],
+    )
+    leaving = m.pod("web-0", [("gpu", "claim", "c1")], node_name="node-01")
+    leaving["metadata"]["deletionTimestamp"] = "2026-11-30T10:00:00Z"
+    leaving["status"] = {"phase": "Running"}
+    m.scenario(
+        "driver-unprepare-waits",
+        "The pod is being deleted; the driver's plugin pod on node-01 crash-loops, so the kubelet cannot unprepare "
+        "its devices and the pod stays Terminating with no event (DRA612, DRA607).",
+        "explain pod web-0",
+        [leaving, *bound()[1:], ds, crash],
     )
     m.scenario(
         "kubelet-claim-error",
@@ -226,6 +239,7 @@ def register(m) -> None:
         ("driver-rpc-timeout-known-kubelet-defect", "-n"),
         ("driver-cdi-injection-failed", "-n"),
         ("kubelet-claim-error", "-n"),
+        ("driver-unprepare-waits", "-n"),
         ("driver-not-deployed", "-n"),
         ("driver-publishes-nothing", "-A"),
         ("driver-matches-no-node", "-n"),
