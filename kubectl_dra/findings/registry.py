@@ -941,6 +941,24 @@ _RULES = [
         "blocked by devices that lower-priority pods hold waits until they release them.",
     ),
     Rule(
+        "DRA435",
+        "gang-does-not-fit",
+        "error",
+        True,
+        "device",
+        "The pod's PodGroup is placed all or nothing, and not enough of its members get devices at once.",
+        "Free or add devices for the members named, lower the group's minCount, or make the members' claims "
+        "reach more nodes; the message says how many fit and which members find none.",
+        "With gang scheduling (GenericWorkload, off by default; 1.36+), a PodGroup with `schedulingPolicy.gang` is "
+        "scheduled in one cycle: the scheduler tries every unscheduled member in turn against one snapshot, so "
+        "the devices one member takes are gone for the next, and places them only if at least `minCount` (with "
+        "the members already bound) fit; otherwise it reverts the cycle and places none. kubectl-dra runs the "
+        "same cycle at the turn of the group's first member in the queue's order, members by priority, creation "
+        "and name. It is certain when no other pod that can use the same devices is ahead of the group and the "
+        "members are of one kind on node-local devices; otherwise the members are undetermined (DRA431). Composite "
+        "groups, topology constraints, group claims, gated members and 1.35's Permit-based gangs are not modelled.",
+    ),
+    Rule(
         "DRA501",
         "no-reachable-node",
         "error",

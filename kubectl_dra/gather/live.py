@@ -396,6 +396,7 @@ def _gather_live(
         *(k for k in results if k.startswith("dump_")),
     ):
         objs.extend(results.get(k, []))
+    objs.extend(_podgroups(c, [*objs, *results.get("pending_pods", [])], gaps))
     known = {o["metadata"].get("uid") for o in objs if o.get("kind") == "DaemonSet"}
     objs.extend(d for d in results.get("plugin_daemonsets", []) if d["metadata"].get("uid") not in known)
     have = {(p["metadata"].get("namespace"), p["metadata"].get("name")) for p in objs if p.get("kind") == "Pod"}
@@ -450,6 +451,24 @@ def _pods_per_namespace(c: Client, selector: str, namespace: str, refused: "_For
         except _Forbidden as e:
             gaps.append(Gap("list", "pods", ns, "forbidden" if e.status == 403 else "not-found", e.message))
     return out
+
+
+def _podgroups(c: Client, pods: list[dict], gaps: list) -> list[dict]:
+    """The PodGroups (gangs: analyze/queue/gang.py), listed only when a pod names one (spec.schedulingGroup): at
+    v1beta1 (1.37+), else v1alpha2 (1.36). A refusal is a Gap; a group not read stays unknown to the queue."""
+    if not any(((p.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName") for p in pods):
+        return []
+    last = None
+    for v in ("v1beta1", "v1alpha2"):
+        try:
+            return c.list(f"/apis/scheduling.k8s.io/{v}/podgroups", "PodGroup", f"scheduling.k8s.io/{v}")
+        except _Forbidden as e:
+            last = e
+            if e.status != 404:
+                break
+    gaps.append(Gap("list", "podgroups.scheduling.k8s.io", None, "forbidden" if last.status == 403 else "not-served",
+                    last.message))  # fmt: skip
+    return []
 
 
 def _taint_rules(c: Client, versions: list[str]) -> list[dict]:

@@ -23,6 +23,7 @@ _BUCKETS = {
     "Job": "workloads",
     "ResourceQuota": "quotas",
     "ResourcePoolStatusRequest": "pool_status_requests",
+    "PodGroup": "podgroups",
 }
 
 

@@ -49,6 +49,8 @@ class Snapshot:
     # ResourcePoolStatusRequests (resource.k8s.io/v1alpha3, KEP-5677) that exist: upstream's pool counts, shown
     # beside kubectl-dra's own by `devices` (read when served and readable; never created)
     pool_status_requests: tuple = ()
+    # PodGroups (scheduling.k8s.io v1alpha2 in 1.36, v1beta1 from 1.37): the gangs of pending pods that name one
+    podgroups: tuple = ()
     gaps: tuple = ()
     source: str = "files"  # "files", "live", or "bundle" (a kubectl dra dump of a live cluster)
     server_version: str | None = None

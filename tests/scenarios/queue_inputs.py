@@ -156,6 +156,36 @@ def register(m) -> None:
         "match claim probe --count 3",
         [*_deployment(m, pods=2, running=2), m.claim("probe", [m.req()])],
     )
+    # A training gang: 16 workers, minCount 16, each with its own claim; 3 nodes of 4 GPUs: 12 fit, none is placed.
+    workers = []
+    for i in range(16):
+        w = at(m.pod(f"train-w{i:02d}", [("gpu", "claim", f"train-w{i:02d}-gpu")]), f"2026-12-01T10:00:{i:02d}Z")
+        w["spec"]["schedulingGroup"] = {"podGroupName": "train"}
+        workers += [w, m.claim(f"train-w{i:02d}-gpu", [m.req()])]
+    group = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "train"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 16}}},
+    }
+    four = [m.dev(f"gpu-{j}") for j in range(4)]
+    gang_nodes = []
+    for n in range(1, 4):
+        gang_nodes += [m.rslice(f"node-0{n}-gpus", four, f"node-0{n}", pool=f"node-0{n}"), m.node(f"node-0{n}")]
+    m.scenario(
+        "queue-gang-does-not-fit",
+        "status: a PodGroup of 16 training workers with minCount 16 (gang scheduling on), one GPU each, 12 GPUs on "
+        "3 nodes. The group cycle finds devices for 12 and places none: every worker is blocked (DRA435, exit 1), "
+        "and the notebook behind the gang gets a GPU (the gang holds nothing).",
+        "status",
+        [*workers, group, *own("notebook", "2026-12-01T10:05:00Z"), m.dclass(), *gang_nodes],
+    )
+    m.scenario(
+        "queue-gang-explain",
+        "explain pod train-w03 on the same input: the gang's need against what fits, and which workers find none.",
+        "explain pod train-w03",
+        [*workers, group, *own("notebook", "2026-12-01T10:05:00Z"), m.dclass(), *gang_nodes],
+    )
     batch = at(m.pod("batch", [("gpu", "claim", "batch-gpu")], "node-01"), "2026-12-01T09:00:00Z", priority=0)
     batch["status"]["phase"] = "Running"
     m.scenario(
@@ -188,6 +218,8 @@ def register(m) -> None:
             "queue-match-count": ("ml-prod", "-n"),
             "queue-priority-does-not-preempt": ("batch", "-n"),
             "queue-replicas-fit": ("ml-prod", "-n"),
+            "queue-gang-does-not-fit": ("ml-train", "-n"),
+            "queue-gang-explain": ("ml-train", "-n"),
         }
     )
 

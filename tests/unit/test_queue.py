@@ -313,16 +313,95 @@ def test_order_ties_by_priority_and_second():
     assert out[1].tie == out[2].tie != out[3].tie
 
 
-def test_a_gang_member_is_undetermined_and_not_a_certain_competitor():
-    """spec.schedulingGroup (kept by the API server only with GenericWorkload on): the group is placed all or
-    nothing, which the queue does not model; the pod behind it cannot be proven either way."""
+def test_a_gang_member_without_its_podgroup_is_undetermined_and_not_a_certain_competitor():
+    """spec.schedulingGroup (kept by the API server only with GenericWorkload on) names a PodGroup that is not in
+    the input: its minCount is unknown; the pod behind it cannot be proven either way."""
     member = pod("worker-0", t(0))
     member["spec"]["schedulingGroup"] = {"podGroupName": "train"}
     objs = [*BASE, gpus("node-01", "gpu-0"), member, claim("worker-0-gpu"), *with_claim("after", t(60))]
     q = places(objs)
     assert q.places[f"{NS}/worker-0"].outcome == "undetermined"
-    assert "pod group train" in q.places[f"{NS}/worker-0"].reason
+    assert "PodGroup train is not in the snapshot" in q.places[f"{NS}/worker-0"].reason
     assert q.places[f"{NS}/after"].outcome == "undetermined"
+
+
+def podgroup(name, min_count=None, ns=NS, **spec):
+    policy = {"gang": {"minCount": min_count}} if min_count is not None else {"basic": {}}
+    return {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"schedulingPolicy": policy, **spec},
+    }
+
+
+def gang(group, n, start=0, **kw):
+    out = []
+    for i in range(n):
+        name = f"{group}-{i}"
+        p = pod(name, t(start + i), **kw)
+        p["spec"]["schedulingGroup"] = {"podGroupName": group}
+        out += [p, claim(f"{name}-gpu")]
+    return out
+
+
+def test_a_gang_that_does_not_fit_gets_nothing_and_frees_the_devices_for_the_pods_behind():
+    """4 workers with minCount 4, 3 GPUs: the cycle places 3 and reverts; none is placed (DRA435), and the pod
+    behind the gang gets a GPU."""
+    objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1", "gpu-2"), podgroup("train", 4), *gang("train", 4)]
+    objs += with_claim("after", t(60))
+    q = places(objs)
+    for i in range(4):
+        p = q.places[f"{NS}/train-{i}"]
+        assert (p.outcome, p.certain, p.devices) == ("gang", True, ()), p
+    assert "needs 4 of its 4 pending members at once (minCount 4); 3 fit, and train-3 find" in p.reason
+    after = q.places[f"{NS}/after"]
+    assert after.outcome == "fits" and after.certain and after.devices == ("gpu.example.com/node-01/gpu-0",)
+    # in the pod's own report: blocked, with the gang's reason first
+    snap = snapshot_from_objects(objs, NS)
+    from kubectl_dra.analyze.explain import explain_pods
+
+    r = explain_pods(snap, S37, [(NS, "train-1")])[0]
+    assert r.verdict.blocked and r.findings[0].code == "DRA435"
+
+
+def test_a_gang_that_reaches_min_count_is_placed_without_the_rest():
+    objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1", "gpu-2"), podgroup("train", 3), *gang("train", 4)]
+    q = places(objs)
+    got = [q.places[f"{NS}/train-{i}"].outcome for i in range(4)]
+    assert got == ["fits", "fits", "fits", "taken"], got
+    assert all(q.places[f"{NS}/train-{i}"].certain for i in range(4))
+
+
+def test_members_already_bound_count_toward_min_count():
+    running = pod("train-0", t(0), nodeName="node-02")
+    running["spec"]["schedulingGroup"] = {"podGroupName": "train"}
+    running["status"]["phase"] = "Running"
+    objs = [*BASE, gpus("node-01", "gpu-0"), podgroup("train", 2), running, *gang("train", 2, start=10)[2:]]
+    q = places(objs)
+    assert q.places[f"{NS}/train-1"].outcome == "fits", q.places[f"{NS}/train-1"]
+    assert "1 already bound" in q.places[f"{NS}/train-1"].reason
+
+
+def test_a_pod_ahead_with_a_choice_leaves_the_gang_undetermined():
+    """first may go to node-01 or node-02 (both free, one GPU each); the gang of 2 on those GPUs then fits or not
+    depending on... nothing here (two GPUs left either way) but the rule is cautious: a choice ahead is open."""
+    objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), gpus("node-02", "gpu-0", pool="node-02")]
+    objs += with_claim("first", t(0))
+    objs += [podgroup("train", 2), *gang("train", 2, start=10)]
+    q = places(objs)
+    assert q.places[f"{NS}/first"].outcome == "fits"
+    p = q.places[f"{NS}/train-0"]
+    assert p.outcome == "undetermined" and "in the estimated order, pod group train" in p.reason, p
+
+
+def test_gangs_are_not_modelled_in_1_35_nor_with_topology_constraints():
+    objs = [*BASE, gpus("node-01", "gpu-0"), podgroup("train", 1), *gang("train", 1)]
+    s35 = Semantics.for_version((1, 35))
+    assert "1.35" in places(objs, s35).places[f"{NS}/train-0"].reason
+    topo = [*BASE, gpus("node-01", "gpu-0"), podgroup("train", 1, schedulingConstraints={"topology": [{}]})]
+    p = places(topo + gang("train", 1)).places[f"{NS}/train-0"]
+    assert p.outcome == "undetermined" and "scheduling constraints" in p.reason
 
 
 def test_priority_does_not_free_devices_held_by_lower_priority_pods():
@@ -462,3 +541,30 @@ def test_fractional_consumed_capacity_in_flight_adds_up():
     got = [q.places[f"{NS}/p{i}"].outcome for i in range(5)]
     assert got == ["fits"] * 4 + ["taken"], got
     assert all(q.places[f"{NS}/p{i}"].certain for i in range(5))
+
+
+def test_a_gang_all_gated_is_placed_as_if_ungated_together_and_certainly_failed_members_do_not_compete():
+    """All members gated: placed after the pods that are not, as one group. Its members tried before (their queue
+    order unknown) do not matter to the pod behind: a gang that certainly gets nothing takes nothing."""
+    objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), podgroup("train", 3)]
+    objs += gang("train", 3, gated=True)
+    objs += with_claim("notebook", t(60), gated=True)
+    q = places(objs)
+    p = q.places[f"{NS}/train-0"]
+    assert (p.outcome, p.certain, p.gated) == ("gang", True, True), p
+    nb = q.places[f"{NS}/notebook"]
+    assert nb.outcome == "fits" and nb.certain, nb
+    tried = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), podgroup("train", 3), *gang("train", 3, attempted=True)]
+    tried += with_claim("notebook", t(60))
+    q = places(tried)
+    assert q.places[f"{NS}/train-2"].outcome == "gang"
+    nb = q.places[f"{NS}/notebook"]
+    assert nb.outcome == "fits" and nb.certain, nb
+    mixed = [
+        *BASE,
+        gpus("node-01", "gpu-0"),
+        podgroup("train", 2),
+        *gang("train", 1, gated=True),
+        *gang("train", 2)[2:],
+    ]
+    assert "some of its members are still gated" in places(mixed).places[f"{NS}/train-1"].reason

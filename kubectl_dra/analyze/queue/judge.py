@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from kubectl_dra.analyze.meta import ns_of
+from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
 
 # A pod's search for more nodes than pods ahead of it (the count proof) stops here: beyond, the answer stays open.
@@ -28,7 +29,7 @@ class Place:
 
     position: int  # 1-based, in the whole order
     gated: bool
-    outcome: str  # "fits", "taken" (devices go to pods ahead), "undetermined"
+    outcome: str  # "fits", "taken" (devices go to pods ahead), "gang" (its group does not fit), "undetermined"
     certain: bool
     node: str | None
     devices: tuple
@@ -100,7 +101,8 @@ class Component:
         seen: set = set()
         dup = False
         for i, q in enumerate(es):
-            comp = q.follows is None
+            # not a competitor: a follower (its leader is), a member of a gang that certainly gets nothing
+            comp = q.follows is None and not (q.gang is not None and q.gang.failed and q.gang.certain)
             self.before[i + 1] = self.before[i] + comp
             self.took[i + 1] = self.took[i] + bool(q.takes)
             self.loose[i + 1] = self.loose[i] + (comp and (q.kind == "open" or q.choices > 1))
@@ -165,12 +167,7 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
     if e.error is not None:
         return place("undetermined", False, e.error)
     if e.gang is not None:
-        return place(
-            "undetermined",
-            False,
-            f"the pod belongs to pod group {e.gang}: the scheduler places a gang all or nothing (GenericWorkload), "
-            "which the queue does not model yet",
-        )
+        return _gang_place(e, place, n_ahead)
     if e.follows is not None:  # placed with the pod whose claims it shares: that pod's answer is its answer
         return place("fits", True, f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes")
     if not n_ahead:
@@ -208,6 +205,24 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         f"{'fits' if fits else 'does not fit'} in the estimated order, but the pods ahead that can use the same "
         f"devices ({names}) decide it: {'; '.join(why) or 'their placement is not certain'}",
     )
+
+
+def _gang_place(e: Entry, place, n_ahead: int) -> Place:
+    """A member of a pod group: the group's answer (gang.py)."""
+    g = e.gang
+    if g.unmodelled is not None:
+        return place("undetermined", False, f"the pod belongs to pod group {g.name}: {g.unmodelled}")
+    reason = gang_reason(g, e)
+    if not g.certain:
+        return place(
+            "undetermined",
+            False,
+            f"in the estimated order, {reason}; but pods ahead of the group that can use the same devices, or "
+            "members of different kinds, decide how many fit",
+        )
+    if g.failed:
+        return place("gang", True, reason)
+    return place("fits" if e.node is not None else "taken", True, reason)
 
 
 def _taken_reason(e: Entry, shown: list[Entry], took: int, sim, mine: set) -> str:

@@ -37,7 +37,7 @@ class Entry:
     choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
     error: str | None = None  # why its place is not modelled (a shared claim) or its attempt errs at its turn
     follows: "Entry | None" = None  # the pod ahead whose shared claim it follows
-    gang: str | None = None  # the pod group it belongs to (spec.schedulingGroup, 1.35's spec.workloadRef)
+    gang: object = None  # its pod group (gang.Gang: spec.schedulingGroup, 1.35's spec.workloadRef), or None
 
     @property
     def gated(self) -> bool:

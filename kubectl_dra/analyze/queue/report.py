@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
+from kubectl_dra.analyze.queue.gang import gangs_of
 from kubectl_dra.analyze.queue.judge import Place, Queue
 from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind, gang_of, priority_of
 from kubectl_dra.analyze.queue.simulate import simulate
-from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.findings.model import UNDETERMINED, Finding, make, verdict_from
 
 
 def _pending_dra(pod: dict, classes: list, sem) -> bool:
@@ -44,31 +45,39 @@ def judge_queue(snap, sem, base, alone: dict, only: tuple | None = None) -> tupl
         if key in got or not _pending_dra(p, classes, sem):
             continue
         if rank is not None and (bool((p.get("spec") or {}).get("schedulingGates")), -priority_of(p)) > rank:
-            continue  # behind the pod asked about, whatever the times
+            if gang_of(p) is None or gang_of(p) != gang_of(alone[only][0]) or key[0] != only[0]:
+                continue  # behind the pod asked about, whatever the times (but the members of its group count)
         fork = base.fork()
         try:
             got[key] = (p, explain_pod(snap, sem, key[0], key[1], fork, True), fork)
         except DraError:
             continue  # it cannot be explained: neither can the scheduler's view of it be modelled here
-    entries = []
+    entries, members = [], {}
     for key, (p, report, fork) in got.items():
         plan = getattr(fork, "plan", None)
         kind = entry_kind(p, report, plan)
+        group = gang_of(p)
+        if group is not None:
+            v = report.verdict
+            if kind == "open" and not _open_but_for_the_gang(report):
+                pass
+            elif kind == "open":
+                kind = "ok"  # only the scheduler's word on the gang leaves it open alone: the group decides that
+            blocked = kind is None and v.blocked and v.determined
+            # a member left out for another reason (bound, an error) leaves the group's count unknown
+            members.setdefault((key[0], group), []).append((p, kind if kind or blocked else "open", blocked))
         if kind is None:
             continue
-        gang = gang_of(p)
         entries.append(
-            Entry(
-                p,
-                report,
-                plan,
-                "open" if gang else kind,  # a gang member may or may not take devices: the group decides
-                priority_of(p),
-                str(meta_of(p).get("creationTimestamp") or ""),
-                attempted(p),
-                gang=gang,
-            )
+            Entry(p, report, plan, kind, priority_of(p), str(meta_of(p).get("creationTimestamp") or ""), attempted(p))
         )
+    gangs = gangs_of(snap, sem, members)
+    for e in entries:
+        group = gang_of(e.pod)
+        if group is not None:
+            e.gang = gangs[(ns_of(e.pod), group)]
+            if e.gang.unmodelled is not None:
+                e.kind = "open"  # it may or may not take devices: the group decides
     queue = simulate(base, entries, reference_time(snap))
     placed = {}
     for key, (_p, report, _fork) in alone.items():
@@ -78,8 +87,30 @@ def judge_queue(snap, sem, base, alone: dict, only: tuple | None = None) -> tupl
     return queue, placed
 
 
+# The scheduler's words when a gang's cycle fails (GangScheduling Permit, 1.36+): "pod group is unschedulable,
+# minCount (3) cannot be satisfied: 2 scheduled, 0 remaining" (seen on v1.37.2)
+GANG_WORD = "pod group is unschedulable"
+
+
+def _gang_word(f) -> bool:
+    """The scheduler's latest word on a gang member that its group's cycle explains: the group failed (DRA021),
+    or the member's claims could not be allocated in the cycle after the members before it took devices (DRA005:
+    alone they can)."""
+    if f.code == "DRA021":
+        return GANG_WORD in f.message
+    return f.code == "DRA005" and "cannot allocate all claims" in f.message
+
+
+def _open_but_for_the_gang(report) -> bool:
+    """Alone, the pod is undetermined only because of the scheduler's word on its group's last cycle."""
+    opens = [f for f in report.findings if f.code in UNDETERMINED or f.code == "DRA021"]
+    return bool(opens) and all(_gang_word(f) for f in opens)
+
+
 def queue_finding(place: Place) -> Finding | None:
     """The finding a pod's place adds to its own report (None: nothing to say)."""
+    if place.outcome == "gang":
+        return make("DRA435", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
     if place.outcome == "taken":
         return make(
             "DRA430",
@@ -89,7 +120,7 @@ def queue_finding(place: Place) -> Finding | None:
         )
     if place.outcome == "undetermined":
         return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
-    if place.ahead or place.gated:
+    if place.ahead or place.gated or place.reason.startswith("pod group "):
         when = "once its gates are removed, it " if place.gated else "it "
         got = ", ".join(place.devices[:3]) + (f" and {len(place.devices) - 3} more" if len(place.devices) > 3 else "")
         return make(
@@ -105,15 +136,17 @@ def with_place(report, place: Place):
     """The pod's report with its place in the queue: the finding, the verdict again, the body's queue."""
     from kubectl_dra.analyze.pieces import pod_pieces
     from kubectl_dra.analyze.report import dedupe
-    from kubectl_dra.findings.model import verdict_from
 
     body = dict(report.body)
     body["queue"] = place.to_dict()
     f = queue_finding(place)
+    if place.certain and place.reason.startswith("pod group ") and _open_but_for_the_gang(report):
+        # the group's answer replaces the scheduler's word on the group's last cycle
+        report = replace(report, findings=tuple(x for x in report.findings if not _gang_word(x)))
     if f is None:
         return replace(report, body=body)
     # devices taken by the pods ahead: that is the headline, before the device findings it explains
-    findings = dedupe([f, *report.findings] if place.outcome == "taken" else [*report.findings, f])
+    findings = dedupe([f, *report.findings] if place.outcome in ("taken", "gang") else [*report.findings, f])
     v = report.verdict
     ok = v.summary if not v.blocked and v.determined else ""
     if ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and place.node:

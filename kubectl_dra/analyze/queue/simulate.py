@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
+from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 
@@ -92,7 +93,7 @@ class _Sim:
         self.claims: dict = {}  # claim ref -> (Entry, node) for pending claims allocated in the dry-run
 
     def place(self, e: Entry, want_choices: bool) -> None:
-        plan = self.base_plan(e)
+        plan = e.plan
         shared = [c for c in plan.pending if obj_ref(c) in self.claims]
         if shared:
             q, node = self.claims[obj_ref(shared[0])]
@@ -146,8 +147,23 @@ class _Sim:
                 self.taken_by.setdefault(did, e)
         e.takes = tuple(takes)
 
-    def base_plan(self, e: Entry):
-        return e.plan
+    def place_gang(self, g, ms: list[Entry]) -> None:
+        """The group cycle: every member in member order against one state; below minCount, all reverted."""
+        saved = (self.state.copy(), dict(self.claims), dict(self.taken_by), dict(self.cursor))
+        g.members = member_order(ms)
+        for e in g.members:
+            self.place(e, want_choices=False)
+        g.fit = sum(1 for e in g.members if e.node is not None)
+        g.failed = g.min_count > 0 and g.fit < g.need
+        g.short = [e.ref for e in g.members if e.node is None]
+        if g.failed:
+            self.state, self.claims, self.taken_by = saved[:3]
+            self.cursor = {**{s: 0 for s in self.cursor}, **saved[3]}  # (shapes first searched in the cycle: anew)
+            self.alloc = self.base.allocator(self.state)
+            for e in g.members:
+                e.node, e.takes, e.allocs = None, (), ()
+        for e in g.members:  # pods behind: a member went one way for certain, or may have gone another
+            e.choices = (0 if e.node is None else 1) if g.certain else 2
 
     def fits_on(self, e: Entry, limit: int) -> int:
         """Nodes (up to limit) on which the pod alone fits, against the cluster as it is."""
@@ -170,6 +186,25 @@ class _Sim:
                 break
         self.base.memo[key] = n_fit
         return n_fit
+
+
+def _gang_members(ordered: list[Entry]) -> dict:
+    """Gang (modelled) -> its member Entries."""
+    out: dict = {}
+    for e in ordered:
+        if e.gang is not None and e.gang.unmodelled is None:
+            out.setdefault(e.gang, []).append(e)
+    return out
+
+
+def _gang_certainty(g, ms: list[Entry], ahead: list[Entry], shapes, kind_of) -> bool:
+    """The group's outcome is certain when each pod ahead of it that can use the same devices was placed one way
+    only (no choice of nodes, not undetermined, not tied with another), and its members are of one kind on
+    node-local devices (then how many fit does not depend on the nodes the scheduler picks among equals: the
+    count argument of identical pods)."""
+    forced = all(q.kind not in ("open", "error") and q.error is None and q.choices <= 1 for q in ahead)
+    untied = len({q.tie for q in ahead}) == len(ahead)
+    return forced and untied and len({kind_of(e) for e in ms}) == 1 and shapes.local[ms[0].plan.shape]
 
 
 def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
@@ -198,14 +233,26 @@ def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
         and shapes.local[es[0].plan.shape]
         for c, es in members.items()
     }
+    gangs = _gang_members(ordered)
+    gang_comps = {comp[e.plan.shape] for ms in gangs.values() for e in ms}
     sim = _Sim(base)
     for e in ordered:
-        sim.place(e, want_choices=not uniform[comp[e.plan.shape]] and len(members[comp[e.plan.shape]]) > 1)
+        c = comp[e.plan.shape]
+        g = e.gang
+        if g is not None and g.unmodelled is None:
+            if g in gangs:  # at its first member's turn, the whole group
+                ms = gangs.pop(g)
+                comps = {comp[q.plan.shape] for q in ms}
+                ahead = [q for q in ordered[: e.index] if q.gang is not g and comp[q.plan.shape] in comps]
+                g.certain = _gang_certainty(g, ms, ahead, shapes, kind_of)
+                sim.place_gang(g, ms)
+            continue
+        sim.place(e, want_choices=(c in gang_comps or not uniform[c]) and len(members[c]) > 1)
     places, shortfalls = {}, []
     for c, es in members.items():
         # A pod whose attempt errs at its turn as it does alone takes nothing and has no place: its own answer stands
         es = [e for e in es if e.kind != "error" or e.error is None]
-        if uniform[c]:
+        if uniform[c] and not any(e.gang is not None for e in es):  # (a gang's count is its own message)
             fit = sum(1 for e in es if e.node is not None)
             if fit < len(es):
                 shortfalls.append(shortfall(es, fit))
