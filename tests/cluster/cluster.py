@@ -752,7 +752,9 @@ def apiserver_argv(
         "--allow-privileged=true",
         # ResourcePoolStatusRequests are alpha (v1alpha3, off by default): served with their gate
         "--runtime-config=resource.k8s.io/v1=true"
-        + (",resource.k8s.io/v1alpha3=true" if "DRAResourcePoolStatus=true" in gates else ""),
+        + (",resource.k8s.io/v1alpha3=true" if "DRAResourcePoolStatus=true" in gates else "")
+        # PodGroups (gang scheduling) are beta and off: served with GenericWorkload
+        + (",scheduling.k8s.io/v1beta1=true" if "GenericWorkload=true" in gates else ""),
         f"--audit-policy-file={state_dir}/audit-policy.yaml",
         f"--audit-log-path={state_dir}/{audit_log}",
         "--audit-log-format=json",

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from dra_objects import gates_scenario, scenario, scenario_1_38  # noqa: F401 (fixtures, for every e2e module)
+from dra_objects import gang_scenario, gates_scenario, scenario, scenario_1_38  # noqa: F401 (fixtures, for every e2e module)
 from e2e_helpers import Cluster, clusterlib
 
 
@@ -57,6 +57,14 @@ def cluster():
 @pytest.fixture(scope="module")
 def gates_cluster():
     c, state_dir = _start("gates", clusterlib.DRA_GATES)
+    yield c
+    _stop(state_dir)
+
+
+@pytest.fixture(scope="module")
+def gang_cluster():
+    """Gang scheduling on (GenericWorkload, beta and off by default in 1.37; PodGroups at scheduling.k8s.io/v1beta1)."""
+    c, state_dir = _start("gangs", "GenericWorkload=true")
     yield c
     _stop(state_dir)
 

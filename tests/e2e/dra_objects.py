@@ -199,6 +199,12 @@ def gates_scenario(gates_cluster, request):
 
 
 @pytest.fixture
+def gang_scenario(gang_cluster, request):
+    """The same on the cluster with gang scheduling on (GenericWorkload)."""
+    yield from _module_cluster_scenarios(gang_cluster, request)
+
+
+@pytest.fixture
 def scenario_1_38(cluster_1_38, request):
     """The same on the v1.38.0-beta.0 control plane."""
     yield from _module_cluster_scenarios(cluster_1_38, request)

@@ -189,3 +189,59 @@ def test_priority_does_not_preempt_for_devices(cluster, scenario):
     assert cluster.pod(sc.ns, "low")["spec"].get("nodeName") and not cluster.pod(sc.ns, "low")["metadata"].get(
         "deletionTimestamp"
     ), "the low-priority pod was preempted"
+
+
+def test_a_gang_that_does_not_fit_gets_nothing_and_the_pod_behind_it_does(gang_cluster, gang_scenario):
+    """Gang scheduling on (GenericWorkload, v1.37.2): a PodGroup of 3 workers with minCount 3, one GPU each, and 2
+    GPUs. kubectl-dra predicts, while every pod is gated, that the group gets nothing (DRA435) and the notebook
+    behind it gets a GPU; the gates go, the real scheduler's group cycle places none of the workers, and the
+    notebook is bound to a GPU."""
+    sc = gang_scenario("gang")
+    sc.device_class()
+    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    sc.api.post(
+        f"/apis/scheduling.k8s.io/v1beta1/namespaces/{sc.ns}/podgroups",
+        {
+            "apiVersion": "scheduling.k8s.io/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "train"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 3}}},
+        },
+    )
+    workers = [f"worker-{i}" for i in range(3)]
+    for name in [*workers, "notebook"]:
+        sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
+        p = pod(name, {"gpu": f"{name}-gpu"}, gated=True)
+        if name != "notebook":
+            p["spec"]["schedulingGroup"] = {"podGroupName": "train"}
+        created = sc.create(p)
+        if name != "notebook":
+            assert created["spec"].get("schedulingGroup") == {"podGroupName": "train"}, created["spec"]
+        time.sleep(1.1)
+
+    st = gang_cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+    assert st.code == 1, str(st)
+    rows = {r["pod"]: r for r in st.json["items"]}
+    for w in workers:
+        q = rows[w]["queue"]
+        assert q["outcome"] == "gang" and q["gated"], str(st)
+        assert "minCount 3" in q["reason"] and "2 fit" in q["reason"], q
+    nb = rows["notebook"]["queue"]
+    assert nb["outcome"] == "fits", str(st)
+    ex = gang_cluster.kubectl_dra("explain", "pod", "worker-1", "-n", sc.ns, "-o", "json")
+    assert ex.code == 1 and ex.json["findings"][0]["code"] == "DRA435", str(ex)
+
+    for w in workers:
+        sc.ungate(w)
+    for w in workers:
+        gang_cluster.wait_event(sc.ns, w, "FailedScheduling", timeout=60)
+    time.sleep(2)
+    assert not any(gang_cluster.pod(sc.ns, w)["spec"].get("nodeName") for w in workers)
+    sc.ungate("notebook")
+    gang_cluster.wait_bound(sc.ns, "notebook", timeout=60)
+    real = ["/".join(d) for d in gang_cluster.allocated_devices(sc.ns, "notebook-gpu")]
+    assert real == nb["devices"], f"real {real}, predicted {nb['devices']}"
+    assert not any(gang_cluster.pod(sc.ns, w)["spec"].get("nodeName") for w in workers)
+    # after the attempt, the workers are still blocked by their group (tried pods: certain, alone in their component)
+    after = gang_cluster.kubectl_dra("explain", "pod", "worker-0", "-n", sc.ns, "-o", "json")
+    assert after.code == 1, str(after)
