@@ -148,6 +148,38 @@ class Scenario:
         }[kind]
         return self.api.post(coll, obj)
 
+    def gpu_template(self, name: str = "gpu") -> None:
+        """A ResourceClaimTemplate of one device of this scenario's class."""
+        self.api.post(
+            f"{RES}/namespaces/{self.ns}/resourceclaimtemplates",
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaimTemplate",
+                "metadata": {"name": name},
+                "spec": {"spec": {"devices": {"requests": [request("gpu", self.cls)]}}},
+            },
+        )
+
+    def deployment(self, name: str, replicas: int, template: str = "gpu") -> None:
+        """A Deployment whose pods (label app=NAME) each claim one device through the template."""
+        spec = pod("x", templates={"gpu": template})
+        spec["metadata"] = {"labels": {"app": name}}
+        self.api.post(
+            f"/apis/apps/v1/namespaces/{self.ns}/deployments",
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": name},
+                "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}}, "template": spec},
+            },
+        )
+
+    def priority_class(self, name: str, value: int) -> None:
+        self._create_cluster(
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value},
+        )
+
     def ungate(self, pod_name: str) -> None:
         self.api.patch(
             f"/api/v1/namespaces/{self.ns}/pods/{pod_name}",

@@ -293,26 +293,8 @@ def test_explain_a_deployment_follows_its_replicaset_to_its_pods(scenario):
     sc = scenario("wl")
     sc.device_class()
     sc.slice([device("dev-0", sc.driver)])
-    sc.api.post(
-        f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates",
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaimTemplate",
-            "metadata": {"name": "gpu"},
-            "spec": {"spec": {"devices": {"requests": [request("gpu", sc.cls)]}}},
-        },
-    )
-    template = pod("x", templates={"gpu": "gpu"})
-    template["metadata"] = {"labels": {"app": "wl"}}
-    sc.api.post(
-        f"/apis/apps/v1/namespaces/{sc.ns}/deployments",
-        {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": "wl"},
-            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "wl"}}, "template": template},
-        },
-    )
+    sc.gpu_template()
+    sc.deployment("wl", 2)
     pods = wait_for("two pods", lambda: (ps := sc.cluster.pods(sc.ns, "app=wl")) and len(ps) == 2 and ps, 90)
     bound = wait_for(
         "one pod bound",

@@ -80,10 +80,7 @@ def test_priority_goes_first(cluster, scenario):
     sc.device_class()
     sc.slice([device("dev-0", sc.driver)])
     high = "kubectl-dra-e2e-high"
-    sc._create_cluster(
-        "/apis/scheduling.k8s.io/v1/priorityclasses",
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": high}, "value": 1000},
-    )
+    sc.priority_class(high, 1000)
     for name, prio in (("low", None), ("high", high)):
         sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
         p = pod(name, {"gpu": f"{name}-gpu"}, gated=True)
@@ -108,27 +105,15 @@ def test_priority_goes_first(cluster, scenario):
 def test_replicas_predicts_a_scale_up(cluster, scenario):
     """explain deploy/NAME --replicas 3 with one pod running and three devices: two more fit, the third does not;
     then the Deployment is scaled by three and the real controllers and scheduler must bind exactly two more."""
-    from dra_objects import RES
     from e2e_helpers import wait_for
 
     sc = scenario("queuerep")
     sc.device_class()
     sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
     sc.slice([device("dev-0", sc.driver)], node="node-02")
-    sc.api.post(
-        f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates",
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaimTemplate",
-            "metadata": {"name": "gpu"},
-            "spec": {"spec": {"devices": {"requests": [request("gpu", sc.cls)]}}},
-        },
-    )
-    template = pod("x", templates={"gpu": "gpu"})
-    template["metadata"] = {"labels": {"app": "rep"}}
+    sc.gpu_template()
+    sc.deployment("rep", 1)
     path = f"/apis/apps/v1/namespaces/{sc.ns}/deployments"
-    spec = {"replicas": 1, "selector": {"matchLabels": {"app": "rep"}}, "template": template}
-    sc.api.post(path, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "rep"}, "spec": spec})
     first = wait_for(
         "the first pod bound", lambda: [p for p in cluster.pods(sc.ns, "app=rep") if p["spec"].get("nodeName")], 90
     )[0]["metadata"]["name"]
@@ -165,10 +150,7 @@ def test_priority_does_not_preempt_for_devices(cluster, scenario):
     sc.device_class()
     sc.slice([device("dev-0", sc.driver)])
     high = "kubectl-dra-e2e-urgent"
-    sc._create_cluster(
-        "/apis/scheduling.k8s.io/v1/priorityclasses",
-        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": high}, "value": 1000},
-    )
+    sc.priority_class(high, 1000)
     sc.create(claim("low-gpu", [request("gpu", sc.cls)]))
     sc.create(pod("low", {"gpu": "low-gpu"}))
     cluster.wait_bound(sc.ns, "low", timeout=60)

@@ -16,26 +16,8 @@ def test_status_of_a_deployment_where_only_some_replicas_fit(scenario):
     sc = scenario("st3")
     sc.device_class()
     sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
-    sc.api.post(
-        f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates",
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaimTemplate",
-            "metadata": {"name": "gpu"},
-            "spec": {"spec": {"devices": {"requests": [request("gpu", sc.cls)]}}},
-        },
-    )
-    template = pod("x", templates={"gpu": "gpu"})
-    template["metadata"] = {"labels": {"app": "st3"}}
-    sc.api.post(
-        f"/apis/apps/v1/namespaces/{sc.ns}/deployments",
-        {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": "st3"},
-            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "st3"}}, "template": template},
-        },
-    )
+    sc.gpu_template()
+    sc.deployment("st3", 3)
     wait_for("three pods", lambda: len(sc.cluster.pods(sc.ns, "app=st3")) == 3, 90)
     bound = wait_for(
         "two pods bound",
