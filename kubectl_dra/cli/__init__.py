@@ -141,6 +141,7 @@ def _gather(
     events=True,
     analyse=True,
     pending_pods=False,
+    drivers=False,
 ):
     """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it).
     events=False: without Events, for a command that never reads them (neither listed live nor kept from files).
@@ -168,6 +169,7 @@ def _gather(
         everything=everything,
         raw_out=raw_out,
         pending_pods=pending_pods and not watch,
+        drivers=drivers,
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
         watch=watch,
@@ -319,7 +321,7 @@ def _watch_status(o: Options, session, snap, evaluate, no_headers: bool = False)
             return
         _scan_rows(replace(report, rows=tuple(rows)), o, header=first and not no_headers)
         for line in report.unseen if first else ():
-            sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
+            sys.stderr.write(f"warning: could not see {_one_line(_short_unseen(line))}\n")
 
     _watch_loop(session, lambda: show(True), lambda: show(False))
 
@@ -446,11 +448,11 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
     if watch and not name:
         raise click.UsageError("--watch follows one pod: give its NAME (or watch many with 'status -w')")
     if name and watch:
-        snap, ns, session = _gather(o, pod_name=name, watch=True)
+        snap, ns, session = _gather(o, pod_name=name, watch=True, drivers=True)
         _watch_pod(o, session, snap, ns, name)
         return
     if name:
-        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone)
+        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True)
         from kubectl_dra.analyze.explain import explain_pods  # after the gather, which overlaps its loading
 
         _emit(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
@@ -458,7 +460,7 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
     from kubectl_dra.model.labels import matches, parse_selector
 
     reqs = parse_selector(selector)
-    snap, ns = _gather(o, selector=selector, pending_pods=not o.alone)
+    snap, ns = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True)
     from kubectl_dra.analyze.explain import explain_pods
 
     pods = sorted(
@@ -477,7 +479,7 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
 def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) -> None:
     """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls; with replicas, N more of them."""
     kind, _, resource, wname = workload
-    snap, ns = _gather(o, workload=workload, pending_pods=not o.alone)
+    snap, ns = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True)
     from kubectl_dra.analyze.explain import explain_pods
     from kubectl_dra.analyze.workloads import find_workload, pods_of
 
@@ -615,23 +617,34 @@ def _scan_rows(report, o: Options, header: bool = True) -> None:
 def _undetermined(report) -> str:
     """Why the scan exits 2: the pods whose state is open (a few by name), or what it could not see."""
     if report.unseen:
-        return f"the scan is incomplete: could not see {'; '.join(report.unseen)}"
+        return f"the scan is incomplete: could not see {'; '.join(_short_unseen(u) for u in report.unseen)}"
     open_ = [r for r in report.rows if r.state == "Unknown"]
     names = ", ".join(f"{r.namespace}/{r.pod}" for r in open_[:3]) + (" ..." if len(open_) > 3 else "")
     return f"{len(open_)} pod{'' if len(open_) == 1 else 's'} undetermined ({names}): 'explain pod' says why"
 
 
 def _unseen_pods(gaps: list) -> tuple[str, ...]:
-    """One line per kind of refusal: the namespaces whose pods could not be listed, by name (a few), then why."""
+    """One line per kind of refusal: the namespaces whose pods could not be listed, every one by name (the JSON
+    and YAML documents carry them all; text shortens the list, _short_unseen), then why."""
     out = [f"pods: {g.message}" for g in gaps if not g.namespace]
     refused = [g for g in gaps if g.namespace]
     if len(refused) == 1:
         out.append(f"pods in namespace {refused[0].namespace}: {refused[0].message}")
     elif refused:
         names = sorted(g.namespace for g in refused)
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        out.append(f"pods in {len(names)} namespaces ({shown}): {refused[0].reason}")
+        out.append(f"pods in {len(names)} namespaces ({', '.join(names)}): {refused[0].reason}")
     return tuple(out)
+
+
+def _short_unseen(line: str) -> str:
+    """A line of _unseen_pods for a terminal: the first five namespaces and how many more."""
+    head, sep, rest = line.partition(" namespaces (")
+    if not sep or "): " not in rest:
+        return line
+    names, _, why = rest.partition("): ")
+    names_l = names.split(", ")
+    shown = ", ".join(names_l[:5]) + (f" and {len(names_l) - 5} more" if len(names_l) > 5 else "")
+    return f"{head}{sep}{shown}): {why}"
 
 
 def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
@@ -658,7 +671,7 @@ def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
                 note = textwrap.fill(note, width - 1, subsequent_indent="  ")
             sys.stderr.write(note + "\n")
     for line in report.unseen:
-        sys.stderr.write(f"warning: could not see {_one_line(line)}\n")
+        sys.stderr.write(f"warning: could not see {_one_line(_short_unseen(line))}\n")
     if not report.determined:
         sys.stderr.write(f"error: {_one_line(_undetermined(report))}\n")
         raise SystemExit(int(ExitCode.ERROR))

@@ -154,3 +154,16 @@ def test_scope_rules():
     snap = Snapshot(pods=tuple(o for o in OBJECTS if o["kind"] == "Pod"))
     assert locate(snap, "Pod", "web-0", "team-a", False) == "team-a"
     assert "pass -n" in str(not_found(snap, "Pod", "web-0", "default").message)
+
+
+def test_unseen_namespaces_are_all_named_in_documents_and_shortened_on_a_terminal():
+    """-o json/yaml carry every namespace whose pods could not be listed; the warning and error lines name five."""
+    from kubectl_dra.cli import _short_unseen, _unseen_pods
+    from kubectl_dra.model.snapshot import Gap
+
+    gaps = [Gap("list", "pods", f"ns-{i}", "forbidden", "forbidden") for i in range(8)]
+    (line,) = _unseen_pods(gaps)
+    assert all(f"ns-{i}" in line for i in range(8)), line
+    short = _short_unseen(line)
+    assert short == "pods in 8 namespaces (ns-0, ns-1, ns-2, ns-3, ns-4 and 3 more): forbidden", short
+    assert _short_unseen("pods in namespace a: forbidden") == "pods in namespace a: forbidden"
