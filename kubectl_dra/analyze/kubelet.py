@@ -22,7 +22,7 @@ from kubectl_dra.analyze.driver import (
     judge_publishing,
 )
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.model.snapshot import NODE_PODS
+from kubectl_dra.model.snapshot import PLUGIN_PODS
 
 # (class, piece, pattern) in the order they are tried, on the text after "prepare dynamic resources: "
 KUBELET_CLASSES = (
@@ -105,7 +105,7 @@ def classify(event: dict) -> KubeletWord | None:
 
 
 # What the live gather reads for the driver piece alone: a refusal is said in DRA607, not as DRA101
-DRIVER_PIECE_READS = ("daemonsets.apps", NODE_PODS)
+DRIVER_PIECE_READS = ("daemonsets.apps", PLUGIN_PODS)
 _PLAIN = {
     "rpc-error": "the driver's kubelet plugin did not answer",
     "driver-error": "the driver's kubelet plugin returned an error",
@@ -130,22 +130,25 @@ def _times(w: KubeletWord) -> str:
 
 
 def seen_of(snap) -> Seen:
-    """What the snapshot holds for the driver piece (see driver.Seen)."""
+    """What the snapshot holds for the driver piece (see driver.Seen). Live and in a bundle, the DaemonSets and
+    pods are known only where they were listed (Snapshot.listed); in files, DaemonSets present are taken as all."""
     dss = tuple(w for w in snap.workloads if w.get("kind") == "DaemonSet")
     gap = next((g for g in snap.gaps if g.resource == "daemonsets.apps"), None)
     if gap is not None:
         ds_gap = f"cannot list daemonsets.apps: {gap.message}"
-    elif not dss and snap.source != "live":
-        ds_gap = "the input has no DaemonSet (add `kubectl get daemonsets -A -o yaml` to it)"
-    else:
+    elif "daemonsets" in snap.listed or (snap.source == "files" and dss):
         ds_gap = None
-    pgap = next((g for g in snap.gaps if g.resource == NODE_PODS), None)
+    elif snap.source == "live":
+        ds_gap = "the DaemonSets were not read (explain pod reads them)"
+    else:
+        ds_gap = "the input has no DaemonSet (add `kubectl get daemonsets -A -o yaml` to it)"
+    pgap = next((g for g in snap.gaps if g.resource == PLUGIN_PODS), None)
     return Seen(
         dss,
         ds_gap,
         tuple(snap.pods),
-        f"cannot list the pods on the node: {pgap.message}" if pgap is not None else None,
-        snap.source == "live",
+        f"cannot list the pods of the plugin's DaemonSet: {pgap.message}" if pgap is not None else None,
+        "plugin-pods" in snap.listed,
         tuple(snap.classes),
         tuple(snap.slices),
     )

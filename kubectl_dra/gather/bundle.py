@@ -61,6 +61,7 @@ def bundle(raw: list[dict], snap, scope: dict) -> dict:
         "scope": scope,
         "observedAt": snap.observed_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "gaps": [g.to_dict() for g in snap.gaps],
+        "listed": sorted(snap.listed),
     }
     return {"apiVersion": "v1", "kind": "List", "items": [header, *objs]}
 
@@ -80,6 +81,7 @@ def read_header(doc: dict) -> dict:
         "namespace": doc.get("namespace"),
         "observed_at": doc.get("observedAt"),
         "gaps": gaps,
+        "listed": frozenset(str(x) for x in doc.get("listed") or [] if isinstance(x, str)),
     }
     for k in ("server_version", "resource_api_version", "namespace", "observed_at"):
         if out[k] is not None and not isinstance(out[k], str):

@@ -15,7 +15,7 @@ from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import check_shapes, snapshot_from_objects
 from kubectl_dra.model.scope import base_namespace, only_namespace, qualified
-from kubectl_dra.model.snapshot import NODE_PODS, PENDING_PODS, Gap, Snapshot
+from kubectl_dra.model.snapshot import PENDING_PODS, PLUGIN_PODS, Gap, Snapshot
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
 WORKLOAD_LISTS = (
@@ -70,6 +70,7 @@ def _gather_live(
     events=True,
     while_waiting=None,
     pending_pods=False,
+    drivers=False,
 ):
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
@@ -81,7 +82,9 @@ def _gather_live(
     function (kind, items) that each page listed after that is handed to as it arrives (work on the objects that
     the analysis would do later, such as warming its caches); its exceptions are not raised either. pending_pods:
     also the pods no node is assigned to yet, in every namespace (the scheduler's queue, analyze/queue.py); a
-    refusal is a Gap of its own (PENDING_PODS), not one of the pods asked about."""
+    refusal is a Gap of its own (PENDING_PODS), not one of the pods asked about. drivers (explain pod; dump always):
+    the DaemonSets of every namespace and the pods of those that run kubelet plugins (analyze/driver.py), on the
+    named pod's node when it has one."""
     c = Client(kubeconfig, context, timeout, chunk_size)
     checked: dict = {}  # the listed objects whose shape was checked as their page arrived (id() -> object)
     warm: list = []
@@ -316,22 +319,14 @@ def _gather_live(
             "events",
             namespace,
         )
-    if pod is not None or everything:
+    if drivers or everything:
         # The driver piece (analyze/driver.py): the DaemonSets that may run a driver's kubelet plugin, in any
-        # namespace, and the pods on the explained pod's node (where its plugin pods run).
+        # namespace (their pods, once the DaemonSets are known, below).
         add(
             "plugin_daemonsets",
             lambda: c.list("/apis/apps/v1/daemonsets", "DaemonSet", "apps/v1"),
             "list",
             "daemonsets.apps",
-        )
-    node_of_pod = ((pod or {}).get("spec") or {}).get("nodeName")
-    if node_of_pod and events:
-        add(
-            "node_pods",
-            lambda: c.list("/api/v1/pods", "Pod", "v1", {"fieldSelector": f"spec.nodeName={node_of_pod}"}),
-            "list",
-            NODE_PODS,
         )
     if pending_pods:
         add(
@@ -399,13 +394,26 @@ def _gather_live(
     objs.extend(_podgroups(c, [*objs, *results.get("pending_pods", [])], gaps))
     known = {o["metadata"].get("uid") for o in objs if o.get("kind") == "DaemonSet"}
     objs.extend(d for d in results.get("plugin_daemonsets", []) if d["metadata"].get("uid") not in known)
+    listed = {name for key, name in _LISTED.items() if key in results}
+    plugin_pods = []
+    node_of_pod = ((pod or {}).get("spec") or {}).get("nodeName")
+    if "plugin_daemonsets" in results and (everything or selector is not None or workload is not None or node_of_pod):
+        plugin_pods = _plugin_pods(c, results["plugin_daemonsets"], gaps, listed, None if everything else node_of_pod)
     have = {(p["metadata"].get("namespace"), p["metadata"].get("name")) for p in objs if p.get("kind") == "Pod"}
-    for p in [*results.get("pending_pods", []), *results.get("node_pods", [])]:
-        if (p["metadata"].get("namespace"), p["metadata"].get("name")) not in have:
+    for p in [*results.get("pending_pods", []), *plugin_pods]:
+        key = (p["metadata"].get("namespace"), p["metadata"].get("name"))
+        if key not in have:
+            have.add(key)
             p.setdefault("kind", "Pod")
             p.setdefault("apiVersion", "v1")
             objs.append(p)
-    meta = {"gaps": tuple(gaps), "server_version": server_version, "resource_api_version": rv, "namespace": namespace}
+    meta = {
+        "gaps": tuple(gaps),
+        "server_version": server_version,
+        "resource_api_version": rv,
+        "namespace": namespace,
+        "listed": frozenset(listed),
+    }
     if raw_out is not None:
         raw_out.extend(objs)
         raw_out.append({"discovery": {"resource.k8s.io": sorted(served)}})
@@ -450,6 +458,34 @@ def _pods_per_namespace(c: Client, selector: str, namespace: str, refused: "_For
             out.extend(c.list(f"/api/v1/namespaces/{quote(ns)}/pods", "Pod", "v1", {"labelSelector": selector}))
         except _Forbidden as e:
             gaps.append(Gap("list", "pods", ns, "forbidden" if e.status == 403 else "not-found", e.message))
+    return out
+
+
+# The optional lists (job key -> Snapshot.listed name) whose answer, once read, is complete
+_LISTED = {"plugin_daemonsets": "daemonsets"}
+
+
+def _plugin_pods(c: Client, daemonsets: list[dict], gaps: list, listed: set, node: str | None) -> list[dict]:
+    """The pods of the DaemonSets that look like kubelet plugins (analyze/driver.py), per DaemonSet by its
+    selector's matchLabels; on one node (the explained pod's) when node is given."""
+    from kubectl_dra.analyze.driver import is_plugin_candidate
+
+    out = []
+    for ds in daemonsets:
+        labels = (((ds.get("spec") or {}).get("selector") or {}).get("matchLabels")) or {}
+        if not is_plugin_candidate(ds) or not labels:
+            continue
+        ns = (ds.get("metadata") or {}).get("namespace") or ""
+        sel = ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
+        query = {"labelSelector": sel}
+        if node:
+            query["fieldSelector"] = f"spec.nodeName={node}"
+        try:
+            out.extend(c.list(f"/api/v1/namespaces/{quote(ns)}/pods", "Pod", "v1", query))
+        except _Forbidden as e:
+            gaps.append(Gap("list", PLUGIN_PODS, ns, "forbidden" if e.status == 403 else "not-found", e.message))
+            return out
+    listed.add("plugin-pods")
     return out
 
 

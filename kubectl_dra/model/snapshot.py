@@ -7,8 +7,8 @@ from dataclasses import dataclass
 # The Gap's resource when the pending pods of every namespace (the scheduler's queue) cannot be listed: not "pods",
 # which are the pods asked about.
 PENDING_PODS = "pods (pending, every namespace)"
-# The Gap's resource when the pods on an explained pod's node (where its kubelet plugins run) cannot be listed
-NODE_PODS = "pods (on the pod's node)"
+# The Gap's resource when the pods of the DaemonSets that run kubelet plugins cannot be listed (the driver piece)
+PLUGIN_PODS = "pods (of kubelet-plugin DaemonSets)"
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ class Snapshot:
     # PodGroups (scheduling.k8s.io v1alpha2 in 1.36, v1beta1 from 1.37): the gangs of pending pods that name one
     podgroups: tuple = ()
     gaps: tuple = ()
+    # Optional reads that were made, complete (an empty answer means none): "daemonsets" (every namespace),
+    # "plugin-pods" (the pods of the DaemonSets that run kubelet plugins, on the explained pod's node or everywhere)
+    listed: frozenset = frozenset()
     source: str = "files"  # "files", "live", or "bundle" (a kubectl dra dump of a live cluster)
     server_version: str | None = None
     resource_api_version: str | None = None  # which resource.k8s.io version was read

@@ -27,6 +27,9 @@ def cluster_role(name: str, drop_list_on: str | None = None) -> dict:
     for res in DRA:
         verbs = [v for v in READ if not (res == drop_list_on and v == "list")]
         rules.append({"apiGroups": ["resource.k8s.io"], "resources": [res], "verbs": verbs})
+    # the driver piece (kubelet-plugin DaemonSets) and gangs (PodGroups), as docs/rbac.md's role has them
+    rules.append({"apiGroups": ["apps"], "resources": ["daemonsets"], "verbs": ["get", "list"]})
+    rules.append({"apiGroups": ["scheduling.k8s.io"], "resources": ["podgroups"], "verbs": ["get", "list"]})
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
