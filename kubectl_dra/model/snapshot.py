@@ -7,6 +7,8 @@ from dataclasses import dataclass
 # The Gap's resource when the pending pods of every namespace (the scheduler's queue) cannot be listed: not "pods",
 # which are the pods asked about.
 PENDING_PODS = "pods (pending, every namespace)"
+# ... and when the pods bound to nodes cannot be listed: what NodeResourcesFit subtracts from a node's allocatable.
+BOUND_PODS = "pods (bound to nodes, every namespace)"
 
 
 @dataclass(frozen=True)
@@ -53,3 +55,6 @@ class Snapshot:
     resource_api_version: str | None = None  # which resource.k8s.io version was read
     observed_at: str | None = None  # RFC 3339 UTC time of a live gather (None for files): "how long has it waited"
     namespace: str | None = None  # live: the namespace the named object was looked up in
+    # The pods bound to every node are in pods (a live read, or a bundle of one, listed them): a node without
+    # one has none. Otherwise (files) only the nodes some pod of the input names are known (analyze/fit.py).
+    bound_pods: bool = False
