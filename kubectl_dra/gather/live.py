@@ -15,7 +15,7 @@ from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import check_shapes, snapshot_from_objects
 from kubectl_dra.model.scope import base_namespace, only_namespace, qualified
-from kubectl_dra.model.snapshot import PENDING_PODS, Gap, Snapshot
+from kubectl_dra.model.snapshot import BOUND_PODS, PENDING_PODS, Gap, Snapshot
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
 WORKLOAD_LISTS = (
@@ -70,6 +70,7 @@ def _gather_live(
     events=True,
     while_waiting=None,
     pending_pods=False,
+    bound_pods=False,
 ):
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
@@ -81,7 +82,9 @@ def _gather_live(
     function (kind, items) that each page listed after that is handed to as it arrives (work on the objects that
     the analysis would do later, such as warming its caches); its exceptions are not raised either. pending_pods:
     also the pods no node is assigned to yet, in every namespace (the scheduler's queue, analyze/queue.py); a
-    refusal is a Gap of its own (PENDING_PODS), not one of the pods asked about."""
+    refusal is a Gap of its own (PENDING_PODS), not one of the pods asked about. bound_pods: also the pods bound to
+    a node that have not finished, in every namespace (what NodeResourcesFit subtracts from a node's allocatable,
+    analyze/fit.py); a refusal is a Gap of its own (BOUND_PODS)."""
     c = Client(kubeconfig, context, timeout, chunk_size)
     checked: dict = {}  # the listed objects whose shape was checked as their page arrived (id() -> object)
     warm: list = []
@@ -323,6 +326,20 @@ def _gather_live(
             "list",
             PENDING_PODS,
         )
+    if bound_pods:
+        # One list for every node, not one per node: the nodes where the claims fit are known only after the
+        # analysis. The scheduler's cache holds the same pods (assigned, not Succeeded or Failed).
+        add(
+            "bound_pods",
+            lambda: c.list(
+                "/api/v1/pods",
+                "Pod",
+                "v1",
+                {"fieldSelector": "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"},
+            ),
+            "list",
+            BOUND_PODS,
+        )
     _progress(progress, f"Fetching {', '.join(jobs)} ...")
     results = {}
     with ThreadPoolExecutor(max_workers=min(6, len(jobs) or 1)) as pool:
@@ -380,12 +397,19 @@ def _gather_live(
     ):
         objs.extend(results.get(k, []))
     have = {(p["metadata"].get("namespace"), p["metadata"].get("name")) for p in objs if p.get("kind") == "Pod"}
-    for p in results.get("pending_pods", []):
+    for p in [*results.get("pending_pods", []), *results.get("bound_pods", [])]:
         if (p["metadata"].get("namespace"), p["metadata"].get("name")) not in have:
+            have.add((p["metadata"].get("namespace"), p["metadata"].get("name")))
             p.setdefault("kind", "Pod")
             p.setdefault("apiVersion", "v1")
             objs.append(p)
-    meta = {"gaps": tuple(gaps), "server_version": server_version, "resource_api_version": rv, "namespace": namespace}
+    meta = {
+        "gaps": tuple(gaps),
+        "server_version": server_version,
+        "resource_api_version": rv,
+        "namespace": namespace,
+        "bound_pods": "bound_pods" in results,
+    }
     if raw_out is not None:
         raw_out.extend(objs)
         raw_out.append({"discovery": {"resource.k8s.io": sorted(served)}})
@@ -402,7 +426,17 @@ def _gather_live(
 def live_snapshot(objs: list[dict], meta: dict, checked: dict | None = None) -> Snapshot:
     """The snapshot of a live gather (and of each watch update): the objects, what could not be read, and when.
     checked: see snapshot_from_objects."""
-    snap = snapshot_from_objects(objs, meta["namespace"], source="live", checked=checked)
+    seen: set = set()
+    once = []
+    for o in objs:  # a pod in two lists (the named one, the bound ones): once, or a node counts it twice
+        if o.get("kind") == "Pod":
+            m = o.get("metadata") or {}
+            key = (m.get("namespace"), m.get("name"))
+            if key in seen:
+                continue
+            seen.add(key)
+        once.append(o)
+    snap = snapshot_from_objects(once, meta["namespace"], source="live", checked=checked)
     observed = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return replace(snap, observed_at=observed, **meta)
 

@@ -222,3 +222,24 @@ def test_a_filter_the_analysis_does_not_model_leaves_the_verdict_open_with_the_s
     assert f is not None and f.code == "DRA022"
     assert "didn't match pod anti-affinity rules" in f.message
     assert agreement_finding(word, True, [], False, []) is None  # our own block (DRA504) explains it
+
+
+# --- what the input says about the bound pods ---
+
+
+def test_a_bundle_header_restores_whether_every_node_s_bound_pods_were_listed():
+    from kubectl_dra.gather.bundle import read_header
+
+    assert read_header({"boundPods": True})["bound_pods"] is True
+    assert read_header({})["bound_pods"] is False  # a bundle of an older kubectl-dra: nodes known by their pods
+
+
+def test_a_pod_in_two_live_lists_is_counted_once_on_its_node():
+    from kubectl_dra.gather.live import live_snapshot
+
+    hog = pod("etl", [ctr("x", "5")], node="node-01", phase="Running", ns="batch")
+    meta = {"gaps": (), "server_version": None, "resource_api_version": "v1", "namespace": NS, "bound_pods": True}
+    snap = live_snapshot([trainer(), hog, dict(hog), *CLUSTER], meta)
+    assert [p["metadata"]["name"] for p in snap.pods].count("etl") == 1
+    r = explain_pod(snap, S37, NS, "trainer-0")
+    assert not r.verdict.blocked and r.verdict.determined, r.verdict  # 8 - 5 = 3 cpu left for 2
