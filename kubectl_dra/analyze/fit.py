@@ -198,7 +198,7 @@ class NodeFit:
     node: str
     fits: bool | None
     shortfalls: tuple = ()
-    missing: str = ""  # unknown: "pods" (the pods bound to it) or "allocatable" (its status.allocatable)
+    missing: str = ""  # unknown: "pods" (bound to it), "allocatable" (its status.allocatable), "node" (no Node)
 
     def describe(self) -> str:
         return ", and ".join(s.describe() for s in self.shortfalls)
@@ -256,6 +256,8 @@ class Fit:
 
     def check(self, node: dict) -> NodeFit:
         name = name_of(node)
+        if node.get("synthetic"):  # no Node objects in the input: the node is inferred from the slices
+            return NodeFit(name, None, missing="node")
         if not isinstance((node.get("status") or {}).get("allocatable"), dict) and not self.bound.live:
             # A node always has status.allocatable; a file without it left the node's status out (a live read of
             # a node without one is what the scheduler sees: room for no pod).
@@ -308,8 +310,11 @@ def pod_fit(snap, memo: dict, pod: dict, sem: Semantics) -> Fit | None:
 def _missing(bound: BoundPods, unknown: dict) -> str:
     """What the input lacks to decide NodeResourcesFit on the unknown nodes."""
     out = []
+    inferred = sorted(n for n, f in unknown.items() if f.missing == "node")
     status = sorted(n for n, f in unknown.items() if f.missing == "allocatable")
-    pods = sorted(n for n, f in unknown.items() if f.missing != "allocatable")
+    pods = sorted(n for n, f in unknown.items() if f.missing == "pods")
+    if inferred:
+        out.append(f"the input has no Node objects ({', '.join(inferred)} inferred from the slices)")
     if status:
         out.append(f"the input has no status.allocatable for {', '.join(status)}")
     if pods and bound.refused is not None:

@@ -243,3 +243,10 @@ def test_a_pod_in_two_live_lists_is_counted_once_on_its_node():
     assert [p["metadata"]["name"] for p in snap.pods].count("etl") == 1
     r = explain_pod(snap, S37, NS, "trainer-0")
     assert not r.verdict.blocked and r.verdict.determined, r.verdict  # 8 - 5 = 3 cpu left for 2
+
+
+def test_without_node_objects_the_fit_on_an_inferred_node_is_unknown():
+    snap = snapshot_from_objects([trainer(), *CLUSTER[:-1]], NS)  # the slices name node-01; no Node object
+    r = explain_pod(snap, S37, NS, "trainer-0")
+    assert not r.verdict.determined, r.verdict
+    assert "the input has no Node objects (node-01 inferred from the slices)" in r.verdict.summary
