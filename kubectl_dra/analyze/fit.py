@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 
 from kubectl_dra.analyze.claims import name_of
 from kubectl_dra.analyze.extended import class_mapping, defaulted_requests, is_extended_resource_name, needs_dra
@@ -28,6 +29,7 @@ NATIVE = ("cpu", "memory", "ephemeral-storage")
 _POD_LEVEL = ("cpu", "memory")
 
 
+@lru_cache(maxsize=1024)
 def is_scalar_resource_name(name: str) -> bool:
     """schedutil.IsScalarResourceName: extended, hugepages-*, kubernetes.io/-prefixed native, attachable-volumes-*."""
     return (
@@ -38,18 +40,28 @@ def is_scalar_resource_name(name: str) -> bool:
     )
 
 
-def _q(v) -> Fraction | None:
+NANO = 10**9
+
+
+@lru_cache(maxsize=4096)
+def _nano(text: str) -> int | None:
+    """A quantity in nano-units, exact for every quantity the API server stores (it keeps at most nine decimals;
+    anything finer is rounded up, as Quantity does). The same few strings recur in every pod: parsed once."""
     try:
-        return parse_quantity(str(v))
+        return math.ceil(parse_quantity(text) * NANO)
     except (QuantityError, TypeError, ValueError):
         return None
 
 
-def _rl(x) -> dict[str, Fraction]:
-    """A ResourceList as exact quantities (what the API server would have refused is left out)."""
+def _q(v) -> int | None:
+    return _nano(str(v))
+
+
+def _rl(x) -> dict[str, int]:
+    """A ResourceList in nano-units (what the API server would have refused is left out)."""
     out = {}
     for k, v in (x if isinstance(x, dict) else {}).items():
-        q = _q(v)
+        q = _nano(str(v))
         if q is not None:
             out[str(k)] = q
     return out
@@ -73,7 +85,7 @@ def _infeasible(pod: dict) -> bool:
     return False
 
 
-def _aggregate(pod: dict, pick) -> dict[str, Fraction]:
+def _aggregate(pod: dict, pick) -> dict[str, int]:
     """aggregateContainerResourcesByFn: containers and sidecars summed; the max with each init container (plus the
     sidecars started before it)."""
     spec = pod.get("spec") or {}
@@ -99,18 +111,37 @@ def _aggregate(pod: dict, pick) -> dict[str, Fraction]:
     return result
 
 
-def pod_requests(pod: dict, bound: bool = False) -> dict[str, Fraction]:
-    """component-helpers PodRequests. bound: as the node cache counts a pod already on a node (UseStatusResources:
-    max of spec, status.containerStatuses[].resources.requests and .allocatedResources, per aggregate)."""
+def _as_spec(pod: dict, statuses: dict) -> bool:
+    """Every container's status says what its spec says (the common case of a running pod): the max of the three
+    is the spec's, without aggregating the other two."""
+    spec = pod.get("spec") or {}
+    for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+        if not isinstance(c, dict):
+            return False
+        cs = statuses.get(c.get("name"))
+        if cs is None:
+            continue
+        want = defaulted_requests(c)
+        alloc, actual = cs.get("allocatedResources"), (cs.get("resources") or {}).get("requests")
+        if (alloc is not None and alloc != want) or (actual is not None and actual != want):
+            return False
+    return True
+
+
+def pod_requests(pod: dict, bound: bool = False) -> dict[str, int]:
+    """component-helpers PodRequests, in nano-units. bound: as the node cache counts a pod already on a node
+    (UseStatusResources: max of spec, status.containerStatuses[].resources.requests and .allocatedResources, per
+    aggregate)."""
     spec_pick = lambda c: _rl(defaulted_requests(c))  # noqa: E731
     reqs = _aggregate(pod, spec_pick)
+    statuses: dict = {}
     if bound:
-        statuses = {}
         status = pod.get("status") or {}
         for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or []):
             if isinstance(cs, dict) and cs.get("name") not in statuses:
                 statuses[cs.get("name")] = cs
-        infeasible = _infeasible(pod)
+    infeasible = bound and _infeasible(pod)
+    if bound and (infeasible or not _as_spec(pod, statuses)):
 
         def allocated(c):
             cs = statuses.get(c.get("name")) or {}
@@ -139,15 +170,15 @@ def pod_requests(pod: dict, bound: bool = False) -> dict[str, Fraction]:
     return reqs
 
 
-def scheduler_units(rl: dict[str, Fraction]) -> dict[str, int]:
+def scheduler_units(rl: dict[str, int]) -> dict[str, int]:
     """framework.Resource: cpu in millicores (MilliValue), the rest in units (Value), both rounded up; names the
     scheduler does not track (pods in a request, unknown native names) left out."""
     out = {}
     for k, v in rl.items():
         if k == "cpu":
-            out[k] = math.ceil(v * 1000)
+            out[k] = -(-v // (NANO // 1000))
         elif k in NATIVE[1:] or is_scalar_resource_name(k):
-            out[k] = math.ceil(v)
+            out[k] = -(-v // NANO)
     return out
 
 
@@ -208,29 +239,39 @@ class NodeFit:
 
 
 class BoundPods:
-    """The requests of the pods bound to each node, indexed once (pods + nodes, never their product)."""
+    """The pods bound to each node, grouped once (pods + nodes, never their product); their requests are added up
+    only for the nodes the fit is checked on (the few where the claims fit), once per node."""
 
     def __init__(self, pods, complete: bool, live: bool = False):
         self.live = live  # read from a cluster (or a bundle of one): nodes are as the scheduler sees them
         self.refused = None  # the Gap when the bound pods could not be listed
         self.complete = complete  # every node's bound pods are in the input (a live read or a bundle that has them)
-        self.used: dict[str, dict[str, int]] = {}
-        self.count: dict[str, int] = {}
+        self.by_node: dict[str, list] = {}
         self.seen: set = set()  # nodes that some pod of the input names, terminated or not
+        self._used: dict[str, dict[str, int]] = {}
         for p in pods:
             node = (p.get("spec") or {}).get("nodeName")
             if not node:
                 continue
             self.seen.add(node)
-            if (p.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-                continue
-            self.count[node] = self.count.get(node, 0) + 1
-            used = self.used.setdefault(node, {})
-            for k, v in scheduler_units(pod_requests(p, bound=True)).items():
-                used[k] = used.get(k, 0) + v
+            if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+                self.by_node.setdefault(node, []).append(p)
+
+    def count(self, node: str) -> int:
+        return len(self.by_node.get(node, ()))
+
+    def used(self, node: str) -> dict[str, int]:
+        """What the node's bound pods request, as the scheduler's NodeInfo.Requested adds them up."""
+        got = self._used.get(node)
+        if got is None:
+            got = self._used[node] = {}
+            for p in self.by_node.get(node, ()):
+                for k, v in scheduler_units(pod_requests(p, bound=True)).items():
+                    got[k] = got.get(k, 0) + v
+        return got
 
     def known(self, node: str) -> bool:
-        """A file without every pod cannot tell "no pod there" from "pods left out": a node counts as known when the
+        """A file without every pod cannot tell "no pods there" from "pods left out": a node counts as known when the
         input has some pod on it (a real node runs at least its DaemonSets' pods)."""
         return self.complete or node in self.seen
 
@@ -266,10 +307,10 @@ class Fit:
         pods_cap = 0
         q = _q(((node.get("status") or {}).get("allocatable") or {}).get("pods"))
         if q is not None:
-            pods_cap = math.ceil(q)
+            pods_cap = -(-q // NANO)
         known = self.bound.known(name)
-        used = self.bound.used.get(name, {}) if known else {}
-        count = self.bound.count.get(name, 0) if known else 0
+        used = self.bound.used(name) if known else {}
+        count = self.bound.count(name) if known else 0
         out = []
         if count + 1 > pods_cap:
             out.append(Shortfall("pods", 1, count, pods_cap))
@@ -324,9 +365,24 @@ def _missing(bound: BoundPods, unknown: dict) -> str:
     return "; ".join(out)
 
 
+SHOWN = 3  # nodes named in a message; the evidence has them all
+
+
+def _few(names: list[str]) -> str:
+    more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return ", ".join(names[:SHOWN]) + more
+
+
+def _each(names: list[str], why: dict) -> str:
+    more = f"; and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return "; ".join(f"{n}: {why[n]}" for n in names[:SHOWN]) + more
+
+
 def fit_findings(dry, fit: Fit | None) -> list:
     """DRA504 when NodeResourcesFit rejects every node where the claims fit; DRA506 when it may, because the pods
-    bound to those nodes are unknown; DRA505 (info) when it drops some of them and others remain."""
+    bound to those nodes are unknown or the search stopped before it found a node with room; DRA505 (info) when it
+    drops some of them and others remain."""
+    from kubectl_dra.analyze.dryrun import MAX_DRYRUN_NODES
     from kubectl_dra.findings.model import make
 
     if fit is None or not dry.allocatable or dry.error is not None:
@@ -334,36 +390,50 @@ def fit_findings(dry, fit: Fit | None) -> list:
     placeable, rejected, unknown = dry.placeable_nodes, dry.fit_rejected, dry.fit_unknown
     why = {n: f.describe() for n, f in rejected.items()}
     evidence = {"fit": {n: f.to_dict() for n, f in dry.fit.items()}, "requests": fit.request}
+    names = sorted(rejected)
     if placeable:
         if not rejected:
             return []
-        names = sorted(rejected)
         return [
             make(
                 "DRA505",
                 "NodeResourcesFit drops "
-                + "; ".join(f"{n}, where the claims also fit: it has {why[n]}" for n in names)
-                + f"; the pod fits on {', '.join(placeable)}",
+                + (
+                    f"{names[0]}, where the claims also fit: it has {why[names[0]]}"
+                    if len(names) == 1
+                    else f"{len(names)} nodes where the claims also fit ({_each(names, why)})"
+                )
+                + f"; the pod fits on {_few(placeable)}",
                 nodes=names,
                 **evidence,
             )
         ]
     if unknown:
-        names = sorted(unknown)
-        also = "".join(f"; on {n} they do not: it has {why[n]}" for n in sorted(rejected))
+        unames = sorted(unknown)
+        also = f"; where it is known, the pod does not fit ({_each(names, why)})" if names else ""
         return [
             make(
                 "DRA506",
-                f"the claims fit on {', '.join(names)}, but whether the pod's requests fit there is unknown: "
+                f"the claims fit on {_few(unames)}, but whether the pod's requests fit there is unknown: "
                 + _missing(fit.bound, unknown)
                 + also,
+                nodes=unames,
+                **evidence,
+            )
+        ]
+    if dry.capped:  # the search stopped (its node budget) before it found a node with room: another may have it
+        return [
+            make(
+                "DRA506",
+                f"NodeResourcesFit rejects the {len(names)} node(s) where the dry-run found the claims fit "
+                f"({_each(names, why)}), and the dry-run stopped after {MAX_DRYRUN_NODES} of "
+                f"{dry.considered_nodes} nodes: a node it did not try may have room",
                 nodes=names,
                 **evidence,
             )
         ]
-    names = sorted(rejected)
     if len(names) == 1:
         msg = f"{names[0]} is the only node where the claims fit, and it has {why[names[0]]}"
     else:
-        msg = "the claims fit only on nodes that lack room for the pod: " + "; ".join(f"{n}: {why[n]}" for n in names)
+        msg = f"the claims fit only on nodes that lack room for the pod: {_each(names, why)}"
     return [make("DRA504", msg, nodes=names, **evidence)]

@@ -1021,13 +1021,15 @@ _RULES = [
         False,
         None,
         "The claims fit on some nodes, but whether the pod's cpu, memory and pods fit there is unknown: the pods "
-        "bound to those nodes are not in the input.",
+        "bound to those nodes are not in the input, or the dry-run stopped before it found a node with room.",
         "Run against the cluster, or include every pod bound to the named nodes in the input "
         "(kubectl dra dump, or kubectl get pods -A -o yaml); with RBAC, grant list on pods in every namespace.",
         "NodeResourcesFit (see DRA504) subtracts the requests of the pods already bound to a node from its "
         "allocatable. A file that has no pod on a node cannot tell an empty node from pods left out, and a live "
         "read that may not list pods cannot see them: the verdict is then undetermined (exit 2), unless the "
-        "pod alone asks for more than a node has (then the node is rejected for certain).",
+        "pod alone asks for more than a node has (then the node is rejected for certain). The dry-run also tries "
+        "at most 200 nodes: when NodeResourcesFit rejects every node it found the claims fit on and it stopped "
+        "there, a node it did not try may have room, and the verdict is undetermined too.",
     ),
     Rule(
         "DRA601",

@@ -4,7 +4,6 @@ arithmetic, noderesources/fit.go fitsRequest for the check, the scheduler cache 
 from __future__ import annotations
 
 from dataclasses import replace
-from fractions import Fraction
 
 from kubectl_dra.analyze.explain import explain_pod
 from kubectl_dra.analyze.fit import BoundPods, Fit, pod_requests, scheduler_units
@@ -84,7 +83,7 @@ def test_overhead_is_added_and_pod_level_requests_replace_cpu_and_memory_only():
 
 def test_limits_without_requests_are_the_requests_and_quantities_round_up():
     p = pod(containers=[{"name": "a", "image": "x", "resources": {"limits": {"cpu": "500m", "memory": "1.5"}}}])
-    assert pod_requests(p) == {"cpu": Fraction(1, 2), "memory": Fraction(3, 2)}
+    assert pod_requests(p) == {"cpu": 500_000_000, "memory": 1_500_000_000}  # exact, in nano-units
     assert units(p) == {"cpu": 500, "memory": 2}
 
 
@@ -250,3 +249,32 @@ def test_without_node_objects_the_fit_on_an_inferred_node_is_unknown():
     r = explain_pod(snap, S37, NS, "trainer-0")
     assert not r.verdict.determined, r.verdict
     assert "the input has no Node objects (node-01 inferred from the slices)" in r.verdict.summary
+
+
+def test_when_the_dry_run_stops_at_its_node_budget_every_node_it_tried_being_full_is_not_a_block():
+    from kubectl_dra.analyze.dryrun import MAX_DRYRUN_NODES
+
+    objs = [trainer(), CLUSTER[0], CLUSTER[2]]
+    for i in range(MAX_DRYRUN_NODES + 5):
+        n = f"node-{i:03d}"
+        objs.append(node(n))
+        objs.append(pod(f"etl-{i}", [ctr("x", "7")], node=n, phase="Running", ns="batch"))
+        objs.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"s-{n}"},
+                "spec": {
+                    "driver": DRIVER,
+                    "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
+                    "nodeName": n,
+                    "devices": [{"name": "gpu-0"}],
+                },
+            }
+        )
+    snap = replace(snapshot_from_objects(objs, NS), source="live", bound_pods=True)
+    r = explain_pod(snap, S37, NS, "trainer-0")
+    assert not r.verdict.blocked and not r.verdict.determined, r.verdict
+    f = next(f for f in r.findings if f.code == "DRA506")
+    assert f"stopped after {MAX_DRYRUN_NODES} of {MAX_DRYRUN_NODES + 5} nodes" in f.message, f.message
+    assert "and 197 more" in f.message  # three named, the rest counted
