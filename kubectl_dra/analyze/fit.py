@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from kubectl_dra.analyze.claims import name_of
 from kubectl_dra.analyze.extended import class_mapping, defaulted_requests, is_extended_resource_name, needs_dra
+from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import QuantityError, parse_quantity
 
@@ -43,28 +44,48 @@ def is_scalar_resource_name(name: str) -> bool:
 NANO = 10**9
 
 
+class BadQuantity(ValueError):
+    """A resource list entry the API server would have refused."""
+
+
 @lru_cache(maxsize=4096)
-def _nano(text: str) -> int | None:
+def _nano(text: str) -> int:
     """A quantity in nano-units, exact for every quantity the API server stores (it keeps at most nine decimals;
     anything finer is rounded up, as Quantity does). The same few strings recur in every pod: parsed once."""
     try:
         return math.ceil(parse_quantity(text) * NANO)
     except (QuantityError, TypeError, ValueError):
-        return None
+        raise BadQuantity(text) from None
 
 
-def _q(v) -> int | None:
-    return _nano(str(v))
+def _d(x) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _l(x) -> list:
+    return x if isinstance(x, list) else []
 
 
 def _rl(x) -> dict[str, int]:
-    """A ResourceList in nano-units (what the API server would have refused is left out)."""
+    """A ResourceList in nano-units."""
     out = {}
-    for k, v in (x if isinstance(x, dict) else {}).items():
-        q = _nano(str(v))
-        if q is not None:
-            out[str(k)] = q
+    for k, v in _d(x).items():
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            raise BadQuantity(f"{k}: {v!r}")
+        try:
+            out[str(k)] = _nano(str(v))
+        except BadQuantity:
+            raise BadQuantity(f"{k}: {v!r}") from None
     return out
+
+
+def _requests_of(obj: dict, what: str, bound: bool = False) -> dict[str, int]:
+    """pod_requests, with a quantity the API server would refuse as the one-line error of bad input."""
+    try:
+        return scheduler_units(pod_requests(obj, bound=bound))
+    except BadQuantity as e:
+        m = _d(obj.get("metadata"))
+        raise DraError(f"{what} {m.get('namespace')}/{m.get('name')}: {e} is not a valid quantity") from None
 
 
 def _add(into: dict, rl: dict) -> None:
@@ -79,7 +100,7 @@ def _max(into: dict, rl: dict) -> None:
 
 
 def _infeasible(pod: dict) -> bool:
-    for c in (pod.get("status") or {}).get("conditions") or []:
+    for c in _l(_d(pod.get("status")).get("conditions")):
         if isinstance(c, dict) and c.get("type") == "PodResizePending":
             return c.get("reason") == "Infeasible"
     return False
@@ -88,14 +109,14 @@ def _infeasible(pod: dict) -> bool:
 def _aggregate(pod: dict, pick) -> dict[str, int]:
     """aggregateContainerResourcesByFn: containers and sidecars summed; the max with each init container (plus the
     sidecars started before it)."""
-    spec = pod.get("spec") or {}
+    spec = _d(pod.get("spec"))
     result: dict = {}
-    for c in spec.get("containers") or []:
+    for c in _l(spec.get("containers")):
         if isinstance(c, dict):
             _add(result, pick(c))
     sidecars: dict = {}
     inits: dict = {}
-    for c in spec.get("initContainers") or []:
+    for c in _l(spec.get("initContainers")):
         if not isinstance(c, dict):
             continue
         rl = pick(c)
@@ -114,15 +135,15 @@ def _aggregate(pod: dict, pick) -> dict[str, int]:
 def _as_spec(pod: dict, statuses: dict) -> bool:
     """Every container's status says what its spec says (the common case of a running pod): the max of the three
     is the spec's, without aggregating the other two."""
-    spec = pod.get("spec") or {}
-    for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+    spec = _d(pod.get("spec"))
+    for c in _l(spec.get("containers")) + _l(spec.get("initContainers")):
         if not isinstance(c, dict):
             return False
         cs = statuses.get(c.get("name"))
         if cs is None:
             continue
         want = defaulted_requests(c)
-        alloc, actual = cs.get("allocatedResources"), (cs.get("resources") or {}).get("requests")
+        alloc, actual = cs.get("allocatedResources"), _d(cs.get("resources")).get("requests")
         if (alloc is not None and alloc != want) or (actual is not None and actual != want):
             return False
     return True
@@ -136,8 +157,8 @@ def pod_requests(pod: dict, bound: bool = False) -> dict[str, int]:
     reqs = _aggregate(pod, spec_pick)
     statuses: dict = {}
     if bound:
-        status = pod.get("status") or {}
-        for cs in (status.get("containerStatuses") or []) + (status.get("initContainerStatuses") or []):
+        status = _d(pod.get("status"))
+        for cs in _l(status.get("containerStatuses")) + _l(status.get("initContainerStatuses")):
             if isinstance(cs, dict) and cs.get("name") not in statuses:
                 statuses[cs.get("name")] = cs
     infeasible = bound and _infeasible(pod)
@@ -151,7 +172,7 @@ def pod_requests(pod: dict, bound: bool = False) -> dict[str, int]:
 
         def actuated(c):
             cs = statuses.get(c.get("name")) or {}
-            if (cs.get("resources") or {}).get("requests") is not None:
+            if _d(cs.get("resources")).get("requests") is not None:
                 return _rl(cs["resources"]["requests"])
             if cs.get("allocatedResources") is not None:
                 return _rl(cs["allocatedResources"])
@@ -161,12 +182,12 @@ def pod_requests(pod: dict, bound: bool = False) -> dict[str, int]:
         _max(out, _aggregate(pod, actuated))
         _max(out, _aggregate(pod, allocated))
         reqs = out
-    level = _rl(((pod.get("spec") or {}).get("resources") or {}).get("requests"))
+    level = _rl(_d(_d(pod.get("spec")).get("resources")).get("requests"))
     if any(k in _POD_LEVEL or k.startswith("hugepages-") for k in level):
         for k, v in level.items():
             if k in _POD_LEVEL or k.startswith("hugepages-"):
                 reqs[k] = v
-    _add(reqs, _rl((pod.get("spec") or {}).get("overhead")))
+    _add(reqs, _rl(_d(pod.get("spec")).get("overhead")))
     return reqs
 
 
@@ -266,7 +287,7 @@ class BoundPods:
         if got is None:
             got = self._used[node] = {}
             for p in self.by_node.get(node, ()):
-                for k, v in scheduler_units(pod_requests(p, bound=True)).items():
+                for k, v in _requests_of(p, f"pod bound to {node}", bound=True).items():
                     got[k] = got.get(k, 0) + v
         return got
 
@@ -283,7 +304,7 @@ class Fit:
         self.pod = pod
         self.bound = bound
         self.sem = sem
-        self.request = scheduler_units(pod_requests(pod))
+        self.request = _requests_of(pod, "pod")
         self.mapping = class_mapping(list(classes), sem) if sem.gate("DRAExtendedResource") and classes else {}
         self.uid = ((pod.get("metadata") or {}).get("uid")) or None
 
@@ -303,11 +324,12 @@ class Fit:
             # A node always has status.allocatable; a file without it left the node's status out (a live read of
             # a node without one is what the scheduler sees: room for no pod).
             return NodeFit(name, None, missing="allocatable")
-        alloc = scheduler_units(_rl((node.get("status") or {}).get("allocatable")))
-        pods_cap = 0
-        q = _q(((node.get("status") or {}).get("allocatable") or {}).get("pods"))
-        if q is not None:
-            pods_cap = -(-q // NANO)
+        try:
+            alloc = scheduler_units(_rl(node["status"]["allocatable"]) if isinstance(node.get("status"), dict) else {})
+            pods = _rl({"pods": _d(_d(node.get("status")).get("allocatable")).get("pods", 0)})["pods"]
+        except BadQuantity as e:
+            raise DraError(f"node {name}: status.allocatable {e} is not a valid quantity") from None
+        pods_cap = -(-pods // NANO)
         known = self.bound.known(name)
         used = self.bound.used(name) if known else {}
         count = self.bound.count(name) if known else 0

@@ -278,3 +278,22 @@ def test_when_the_dry_run_stops_at_its_node_budget_every_node_it_tried_being_ful
     f = next(f for f in r.findings if f.code == "DRA506")
     assert f"stopped after {MAX_DRYRUN_NODES} of {MAX_DRYRUN_NODES + 5} nodes" in f.message, f.message
     assert "and 197 more" in f.message  # three named, the rest counted
+
+
+def test_a_quantity_the_api_server_would_refuse_is_a_one_line_error_naming_its_pod():
+    import pytest
+
+    from kubectl_dra.errors import DraError
+
+    bad = pod("etl", [ctr("x", "lots")], node="node-01", phase="Running", ns="batch")
+    snap = replace(snapshot_from_objects([trainer(), bad, *CLUSTER], NS), source="live", bound_pods=True)
+    with pytest.raises(DraError, match=r"pod bound to node-01 batch/etl: cpu: 'lots' is not a valid quantity"):
+        explain_pod(snap, S37, NS, "trainer-0")
+
+
+def test_malformed_statuses_and_resources_are_read_as_absent_not_a_crash():
+    p = pod(containers=[ctr("a", "1")], node="node-01", phase="Running", resources=[1])
+    p["status"]["containerStatuses"] = "x"
+    assert units(p, bound=True) == {"cpu": 1000}
+    p["status"]["containerStatuses"] = [{"name": "a", "resources": [1], "allocatedResources": None}]
+    assert units(p, bound=True) == {"cpu": 1000}
