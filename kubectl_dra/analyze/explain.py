@@ -242,12 +242,19 @@ def explain_pod(
         lower = preemption_finding(an, pod, analyses, an.findings)
         if lower is not None:
             an.findings.append(lower)
-    if word is not None and not any(f.code == "DRA006" for f in an.findings):
+    fit_open = next((f for f in an.findings if f.code == "DRA506"), None)
+    if fit_open is not None and word is not None and word.blocked and word.non_dra_nodes:
+        # The fit is unknown here and the scheduler names reasons outside DRA: its words are the best evidence
+        an.findings = [
+            replace(f, message=f"{f.message}; the scheduler's latest attempt: {word.message!r}") if f is fit_open else f
+            for f in an.findings
+        ]
+    elif word is not None and not any(f.code == "DRA006" for f in an.findings):
         blocking = [f for f in an.findings if f.blocking]
         agree = agreement_finding(
             word,
             bool(blocking),
-            dry.placeable_nodes,
+            dry.placeable_nodes or (dry.allocatable_nodes if fit_open is not None else []),
             bool(pending) and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
             changed_since(snap, word.time),
         )

@@ -297,3 +297,22 @@ def test_malformed_statuses_and_resources_are_read_as_absent_not_a_crash():
     assert units(p, bound=True) == {"cpu": 1000}
     p["status"]["containerStatuses"] = [{"name": "a", "resources": [1], "allocatedResources": None}]
     assert units(p, bound=True) == {"cpu": 1000}
+
+
+def test_unknown_fit_and_a_scheduler_that_names_cpu_is_undetermined_with_its_words_not_a_disagreement():
+    said = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "e1", "namespace": NS},
+        "involvedObject": {"kind": "Pod", "name": "trainer-0", "namespace": NS, "uid": "uid-trainer-0"},
+        "reason": "FailedScheduling",
+        "type": "Warning",
+        "message": "0/3 nodes are available: 1 Insufficient cpu, 2 cannot allocate all claims.",
+        "source": {"component": "default-scheduler"},
+        "lastTimestamp": "2026-12-01T09:00:00Z",
+    }
+    snap = snapshot_from_objects([trainer(), said, *CLUSTER], NS)  # a file: no pod bound to node-01
+    r = explain_pod(snap, S37, NS, "trainer-0")
+    codes = [f.code for f in r.findings]
+    assert "DRA506" in codes and "DRA005" not in codes and "DRA022" not in codes, codes
+    assert "the scheduler's latest attempt: '0/3 nodes are available: 1 Insufficient cpu" in r.verdict.summary
