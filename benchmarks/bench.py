@@ -38,7 +38,25 @@ def generate(path: Path, scan_pods: int = 0, realistic: bool = False, nodes: int
     for n in range(nodes):
         name = f"node-{n:05d}"
         items.append(
-            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}}}
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "pods": "110"}},
+            }
+        )
+        # The node agent (a DaemonSet's pod): a dump that shows what runs on the node, as NodeResourcesFit needs
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"agent-{name}", "namespace": "kube-system"},
+                "spec": {
+                    "nodeName": name,
+                    "containers": [{"name": "agent", "image": "agent", "resources": {"requests": {"cpu": "100m"}}}],
+                },
+                "status": {"phase": "Running"},
+            }
         )
         devices = [
             {

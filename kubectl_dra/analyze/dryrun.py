@@ -83,10 +83,30 @@ class DryRun:
     tried_nodes: int = 0
     considered_nodes: int = 0
     capped: bool = False  # stopped early: more nodes may be allocatable (or the node budget ran out)
+    # node -> NodeFit (analyze/fit.py) for the allocatable nodes: NodeResourcesFit, which the scheduler runs on
+    # each node beside DynamicResources. allocatable lists the nodes that fit first, then unknown, then rejected.
+    fit: dict = field(default_factory=dict)
 
     @property
     def allocatable_nodes(self) -> list[str]:
         return [x.node for x in self.allocatable]
+
+    def _fit_state(self, node: str):
+        nf = self.fit.get(node)
+        return True if nf is None else nf.fits
+
+    @property
+    def placeable_nodes(self) -> list[str]:
+        """The allocatable nodes that NodeResourcesFit does not reject (or that it was not asked about)."""
+        return [x.node for x in self.allocatable if self._fit_state(x.node) is True]
+
+    @property
+    def fit_rejected(self) -> dict:
+        return {n: f for n, f in self.fit.items() if f.fits is False}
+
+    @property
+    def fit_unknown(self) -> dict:
+        return {n: f for n, f in self.fit.items() if f.fits is None}
 
 
 @dataclass(frozen=True)
@@ -178,9 +198,10 @@ class Analysis:
         return usable, rejected
 
     def analyse_claims(
-        self, claims: list[dict], pod: dict | None, pcnames: list, excluded: dict | None = None
+        self, claims: list[dict], pod: dict | None, pcnames: list, excluded: dict | None = None, fit=None
     ) -> tuple[list[ClaimAnalysis], DryRun]:
-        """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones."""
+        """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones.
+        fit: the pod's NodeResourcesFit (analyze/fit.py Fit), checked on each node where the claims fit."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
         if "state" not in self.memo:
@@ -239,7 +260,7 @@ class Analysis:
             analyses.append(ca)
         dry = DryRun(list(usable_names), rejected)
         if pending and not any(f.blocking for f in self.findings):
-            self._dry_run(pending, analyses, reach, state, dry)
+            self._dry_run(pending, analyses, reach, state, dry, fit)
         self.plan = PodPlan(
             tuple(pending), tuple(analyses), reach, (tuple(_json(c.get("spec")) for c in pending), id(reach)), dry
         )
@@ -274,13 +295,14 @@ class Analysis:
             hit = self.memo[("worth", id(m))] = (m, names)
         return hit[1]
 
-    def _dry_run(self, pending, analyses, reach: Reachability, state, dry: DryRun) -> None:
+    def _dry_run(self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None) -> None:
         # Pods judged against the same allocations whose pending claims have the same specs (a Deployment's
         # replicas) get the same search: it runs once. An error names its claim, so it is never reused.
-        key = ("dry", tuple(_json(c.get("spec")) for c in pending), id(reach))
+        key = ("dry", tuple(_json(c.get("spec")) for c in pending), id(reach), fit.key() if fit is not None else None)
         hit = self.memo.get(key)
         if hit is not None and hit[0] is reach:
-            failures, node_errors, tried, considered, capped, found = hit[1]
+            failures, node_errors, tried, considered, capped, found, fits = hit[1]
+            dry.fit.update(fits)
             dry.failures.update(failures)
             dry.node_errors.update(node_errors)
             dry.tried_nodes, dry.considered_nodes, dry.capped = tried, considered, capped
@@ -290,16 +312,24 @@ class Analysis:
             )
             self._mark_dry_run(dry, analyses)
             return
-        self._search(pending, analyses, reach, state, dry)
+        self._search(pending, analyses, reach, state, dry, fit)
         if dry.error is None:
             found = [(x.node, [(p.results, p.node_selector) for p in x.claims]) for x in dry.allocatable]
             self.memo[key] = (
                 reach,
-                (dict(dry.failures), dict(dry.node_errors), dry.tried_nodes, dry.considered_nodes, dry.capped, found),
+                (
+                    dict(dry.failures),
+                    dict(dry.node_errors),
+                    dry.tried_nodes,
+                    dry.considered_nodes,
+                    dry.capped,
+                    found,
+                    dict(dry.fit),
+                ),
             )
         self._mark_dry_run(dry, analyses)
 
-    def _search(self, pending, analyses, reach: Reachability, state, dry: DryRun) -> None:
+    def _search(self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None) -> None:
         invalid = state.capacity_error()
         if invalid is not None:  # 1.38 PreFilter: no node is tried
             dry.error = AllocationError(invalid, kind=ErrorKind.STATE)
@@ -327,11 +357,15 @@ class Analysis:
                     tuple(ClaimPlacement(obj_ref(c), r.results, r.node_selector) for c, r in zip(pending, res)),
                 )
             )
-            if len(dry.allocatable) >= MAX_ALLOCATABLE_NODES:
+            if fit is not None:  # NodeResourcesFit: a node it rejects does not count, the search goes on
+                dry.fit[_name(n)] = fit.check(n)
+            if len(dry.placeable_nodes) >= MAX_ALLOCATABLE_NODES:
                 dry.capped = True
                 break
-        if len(worth) > MAX_DRYRUN_NODES and not dry.allocatable:
+        if len(worth) > MAX_DRYRUN_NODES and not dry.placeable_nodes:
             dry.capped = True
+        rank = {True: 0, None: 1, False: 2}
+        dry.allocatable.sort(key=lambda x: rank[dry._fit_state(x.node)])  # stable: the search's order within each
 
     def allocator(self, state: AllocatedState) -> Allocator:
         """The allocator port over this analysis's slices and classes, against state."""

@@ -15,6 +15,7 @@ from kubectl_dra.analyze.coverage import analysed_objects, analyses_coverage, co
 from kubectl_dra.analyze.dryrun import Analysis, DryRun
 from kubectl_dra.analyze.extended import extended_claims, plugin_path_finding
 from kubectl_dra.analyze.extended import plan as extended_plan
+from kubectl_dra.analyze.fit import fit_findings, pod_fit
 from kubectl_dra.analyze.health import eviction_findings, health_findings
 from kubectl_dra.analyze.kubelet import DRIVER_PIECE_READS, kubelet_findings, publishing_findings
 from kubectl_dra.analyze.patch_findings import patch_findings
@@ -220,13 +221,25 @@ def explain_pod(
         if ext.claim is not None:
             claims.append(ext.claim)
             names.append(None)
+    fit = pod_fit(snap, an.memo, pod, sem)
     analyses, dry = an.analyse_claims(
-        claims, pod, names, excluded=ext.plugin_nodes if ext is not None and not ext.created else None
+        claims, pod, names, excluded=ext.plugin_nodes if ext is not None and not ext.created else None, fit=fit
     )
     node_name = (pod.get("spec") or {}).get("nodeName")
     pending = [a for a in analyses if not a.allocated]
     word = scheduler_word(pod, events)
     _claim_findings(an, pod, analyses, dry, events, ext)
+    fitted = fit_findings(dry, fit)
+    if any(f.code in ("DRA504", "DRA506") for f in fitted):
+        # DRA002's "wait for the scheduler's next attempt" does not hold: the node's resources are what decide
+        code = fitted[0].code
+        an.findings = [
+            replace(f, hint_override=f"The devices fit; the node's resources decide ({code}).")
+            if f.code == "DRA002"
+            else f
+            for f in an.findings
+        ]
+    an.findings.extend(fitted)
     _pod_findings(an, pod, analyses, dry)
     if not node_name:
         from kubectl_dra.analyze.queue.preemption import preemption_finding
@@ -234,12 +247,19 @@ def explain_pod(
         lower = preemption_finding(an, pod, analyses, an.findings)
         if lower is not None:
             an.findings.append(lower)
-    if word is not None and not any(f.code == "DRA006" for f in an.findings):
+    fit_open = next((f for f in an.findings if f.code == "DRA506"), None)
+    if fit_open is not None and word is not None and word.blocked and word.non_dra_nodes:
+        # The fit is unknown here and the scheduler names reasons outside DRA: its words are the best evidence
+        an.findings = [
+            replace(f, message=f"{f.message}; the scheduler's latest attempt: {word.message!r}") if f is fit_open else f
+            for f in an.findings
+        ]
+    elif word is not None and not any(f.code == "DRA006" for f in an.findings):
         blocking = [f for f in an.findings if f.blocking]
         agree = agreement_finding(
             word,
             bool(blocking),
-            dry.allocatable_nodes,
+            dry.placeable_nodes or (dry.allocatable_nodes if fit_open is not None else []),
             bool(pending) and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
             changed_since(snap, word.time),
         )

@@ -22,7 +22,7 @@ from kubectl_dra.analyze.driver import (
     judge_publishing,
 )
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.model.snapshot import PLUGIN_PODS
+from kubectl_dra.model.snapshot import BOUND_PODS
 
 # (class, piece, pattern) in the order they are tried, on the text after "prepare dynamic resources: "
 KUBELET_CLASSES = (
@@ -105,7 +105,7 @@ def classify(event: dict) -> KubeletWord | None:
 
 
 # What the live gather reads for the driver piece alone: a refusal is said in DRA607, not as DRA101
-DRIVER_PIECE_READS = ("daemonsets.apps", PLUGIN_PODS)
+DRIVER_PIECE_READS = ("daemonsets.apps",)
 _PLAIN = {
     "rpc-error": "the driver's kubelet plugin did not answer",
     "driver-error": "the driver's kubelet plugin returned an error",
@@ -142,13 +142,13 @@ def seen_of(snap) -> Seen:
         ds_gap = "the DaemonSets were not read (explain pod reads them)"
     else:
         ds_gap = "the input has no DaemonSet (add `kubectl get daemonsets -A -o yaml` to it)"
-    pgap = next((g for g in snap.gaps if g.resource == PLUGIN_PODS), None)
+    pgap = next((g for g in snap.gaps if g.resource == BOUND_PODS), None)
     return Seen(
         dss,
         ds_gap,
         tuple(snap.pods),
-        f"cannot list the pods of the plugin's DaemonSet: {pgap.message}" if pgap is not None else None,
-        "plugin-pods" in snap.listed,
+        f"cannot list the pods bound to nodes: {pgap.message}" if pgap is not None else None,
+        "plugin-pods" in snap.listed or snap.bound_pods,
         tuple(snap.classes),
         tuple(snap.slices),
     )

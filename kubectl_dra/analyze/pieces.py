@@ -56,7 +56,7 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
                 add(piece, "ok", f"DeviceClass {', '.join(names)} exists")
             else:
                 add(piece, "unknown", "no request names a class")
-        elif piece == "device" and "node" in missing and not all_allocated:
+        elif piece == "device" and "node" in missing and not all_allocated and allocatable is None:
             add(piece, "unknown", "not judged: no node the pod may use")
         elif piece == "device":
             if all_allocated:
@@ -74,7 +74,9 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
                 add(piece, "unknown", "no dry-run result")
                 stop = "the device verdict is open"
         elif piece == "node":
-            if node:
+            if open_ is not None and open_.code in ("DRA022", "DRA506") and not node:  # the node's filters decide
+                add(piece, "unknown", open_.message)
+            elif node:
                 add(piece, "ok", f"bound to {node}")
             elif allocatable is not None:
                 nodes = allocatable.evidence.get("nodes") or []

@@ -71,6 +71,16 @@ class SchedulerWord:
         return self.state in ("unschedulable", "error")
 
     @property
+    def non_dra_reasons(self) -> list[str]:
+        """The histogram's entries that are not DRA's ("1 Insufficient cpu", "2 node(s) didn't match pod
+        anti-affinity rules")."""
+        m = _HISTOGRAM.match(self.message.strip()) if self.nodes_total is not None else None
+        if not m:
+            return []
+        body = m.group(2).split(". ", 1)[0].rstrip(".")
+        return [p.strip() for p in body.split(", ") if _ENTRY.match(p.strip()) and not is_dra_text(p)]
+
+    @property
     def non_dra_nodes(self) -> int:
         """Nodes the scheduler rejected for reasons other than DRA: each may be where the dry-run found room."""
         if self.nodes_total is None or self.dra_nodes is None:
@@ -201,8 +211,18 @@ def agreement_finding(
         causes.append("a snapshot taken between two scheduler attempts")
     if word.blocked and word.about_dra and not blocked and not word.retrying:
         if allocatable_nodes and word.non_dra_nodes:
-            # The scheduler rejected some nodes for other reasons: the dry-run's nodes may be among them.
-            return None
+            # The scheduler rejected some nodes for other reasons, and the dry-run's nodes pass every filter the
+            # analysis models (NodeResourcesFit included): a filter it does not model may be what rejects them.
+            others = word.non_dra_reasons
+            return make(
+                "DRA022",
+                f"the dry-run finds the claims allocatable on {', '.join(allocatable_nodes)}, but the scheduler "
+                f"rejects {word.non_dra_nodes} node(s) for reasons outside DRA that the analysis does not find "
+                f"there ({'; '.join(others) if others else word.message}): "
+                f"{word.message!r} ({word.source}{', ' + word.time if word.time else ''})",
+                scheduler=word.to_dict(),
+                reasons=others,
+            )
         found = (
             f"the dry-run finds the claims allocatable on {', '.join(allocatable_nodes)}"
             if allocatable_nodes

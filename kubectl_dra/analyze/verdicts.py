@@ -60,7 +60,7 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
         an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
         return
     if dry.allocatable:
-        nodes = dry.allocatable_nodes
+        nodes = dry.placeable_nodes or dry.allocatable_nodes  # NodeResourcesFit rejects the others (fit.py)
         more = " (and possibly more)" if dry.capped else ""
         for entry in dry.allocatable[0].claims:
             picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry.results)

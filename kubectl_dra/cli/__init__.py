@@ -142,6 +142,7 @@ def _gather(
     analyse=True,
     pending_pods=False,
     drivers=False,
+    bound_pods=False,
 ):
     """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it).
     events=False: without Events, for a command that never reads them (neither listed live nor kept from files).
@@ -170,6 +171,7 @@ def _gather(
         raw_out=raw_out,
         pending_pods=pending_pods and not watch,
         drivers=drivers,
+        bound_pods=bound_pods,
         all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
         watch=watch,
@@ -448,11 +450,11 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
     if watch and not name:
         raise click.UsageError("--watch follows one pod: give its NAME (or watch many with 'status -w')")
     if name and watch:
-        snap, ns, session = _gather(o, pod_name=name, watch=True, drivers=True)
+        snap, ns, session = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
         _watch_pod(o, session, snap, ns, name)
         return
     if name:
-        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True)
+        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
         from kubectl_dra.analyze.explain import explain_pods  # after the gather, which overlaps its loading
 
         _emit(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
@@ -460,7 +462,7 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
     from kubectl_dra.model.labels import matches, parse_selector
 
     reqs = parse_selector(selector)
-    snap, ns = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True)
+    snap, ns = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True, bound_pods=True)
     from kubectl_dra.analyze.explain import explain_pods
 
     pods = sorted(
@@ -479,7 +481,7 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
 def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) -> None:
     """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls; with replicas, N more of them."""
     kind, _, resource, wname = workload
-    snap, ns = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True)
+    snap, ns = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True, bound_pods=True)
     from kubectl_dra.analyze.explain import explain_pods
     from kubectl_dra.analyze.workloads import find_workload, pods_of
 
@@ -567,7 +569,7 @@ def status_cmd(selector, watch, no_headers, **params):
 
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
-    got = _gather(o, selector=selector or "", partial=True, watch=watch, pending_pods=not o.alone)
+    got = _gather(o, selector=selector or "", partial=True, watch=watch, pending_pods=not o.alone, bound_pods=True)
     from kubectl_dra.analyze.scan import scan
 
     snap, ns = got[0], got[1]
@@ -853,7 +855,14 @@ def dump_cmd(selector, filename, old_filename, **params):
     o = Options.from_click(params)
     raw: list = []
     snap, ns = _gather(
-        o, selector=selector or "", partial=True, everything=True, raw_out=raw, analyse=False, pending_pods=True
+        o,
+        selector=selector or "",
+        partial=True,
+        everything=True,
+        raw_out=raw,
+        analyse=False,
+        pending_pods=True,
+        bound_pods=True,
     )
     scope = {"namespace": None if o.all_namespaces else ns, "selector": selector}
     text = data_to(bundle(raw, snap, scope), o.output)

@@ -203,6 +203,21 @@ _RULES = [
         "and other reasons for the rest is compared with the dry-run instead (DRA005).",
     ),
     Rule(
+        "DRA022",
+        "scheduler-filter-not-modelled",
+        "error",
+        False,
+        None,
+        "The scheduler rejects the nodes where the claims fit for a reason kubectl-dra does not model.",
+        "Read the scheduler's reason in the message (pod anti-affinity, topology spread, host ports, volume "
+        "limits, ...) and fix that; kubectl-dra's verdict stays open until the scheduler tries again.",
+        "The scheduler's latest `0/N nodes are available` names DRA reasons for some nodes and other filters for "
+        "the rest, while kubectl-dra finds the claims allocatable on a node that passes every filter it models "
+        "(node name, selector, affinity, taints, cordons, NodeResourcesFit). One of the filters it does not model "
+        "(InterPodAffinity, PodTopologySpread, NodePorts, volume filters) may be what rejects that node, so the "
+        'verdict is undetermined (exit 2), never "nothing blocks".',
+    ),
+    Rule(
         "DRA701",
         "selector-does-not-compile",
         "error",
@@ -988,6 +1003,51 @@ _RULES = [
         "No node passes the pod's own node constraints, independent of devices.",
         "Check nodeName, nodeSelector, required node affinity, taints and cordoned nodes.",
         "kubectl-dra checks nodeName, nodeSelector, required node affinity, node taints and cordons.",
+    ),
+    Rule(
+        "DRA504",
+        "node-resources-insufficient",
+        "error",
+        True,
+        "node",
+        "The claims fit only on nodes that lack the cpu, memory, pods or other resources the pod requests.",
+        "Free the named resource on those nodes (the pods bound there hold it), lower the pod's requests, or add "
+        "devices on nodes with room.",
+        "kube-scheduler runs NodeResourcesFit beside DynamicResources on every node: the pod's requests (the sum of "
+        "its containers and sidecars, or its largest init container if more, pod-level requests, plus overhead) "
+        "must fit in the node's `status.allocatable` minus the requests of the pods already bound to it (not "
+        "Succeeded or Failed; pods being deleted still count), and the node must have room for one more pod. "
+        "An extended resource that a DeviceClass maps and the node has none of is left to DRA. kubectl-dra checks "
+        "this on the nodes where the dry-run finds the claims allocatable; the scheduler reports such a node as "
+        "`Insufficient cpu` (or memory, `Too many pods`, ...).",
+    ),
+    Rule(
+        "DRA505",
+        "node-resources-drop-nodes",
+        "info",
+        False,
+        None,
+        "Some nodes where the claims fit lack room for the pod's requests; the pod fits on the others.",
+        "Nothing to do unless the pod must run on one of the dropped nodes.",
+        "NodeResourcesFit (see DRA504) rejects these nodes although their devices would do: the scheduler places "
+        "the pod on one of the nodes that pass every filter.",
+    ),
+    Rule(
+        "DRA506",
+        "node-resources-unknown",
+        "error",
+        False,
+        None,
+        "The claims fit on some nodes, but whether the pod's cpu, memory and pods fit there is unknown: the pods "
+        "bound to those nodes are not in the input, or the dry-run stopped before it found a node with room.",
+        "Run against the cluster, or include every pod bound to the named nodes in the input "
+        "(kubectl dra dump, or kubectl get pods -A -o yaml); with RBAC, grant list on pods in every namespace.",
+        "NodeResourcesFit (see DRA504) subtracts the requests of the pods already bound to a node from its "
+        "allocatable. A file that has no pod on a node cannot tell an empty node from pods left out, and a live "
+        "read that may not list pods cannot see them: the verdict is then undetermined (exit 2), unless the "
+        "pod alone asks for more than a node has (then the node is rejected for certain). The dry-run also tries "
+        "at most 200 nodes: when NodeResourcesFit rejects every node it found the claims fit on and it stopped "
+        "there, a node it did not try may have room, and the verdict is undetermined too.",
     ),
     Rule(
         "DRA601",

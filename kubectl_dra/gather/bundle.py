@@ -62,6 +62,7 @@ def bundle(raw: list[dict], snap, scope: dict) -> dict:
         "observedAt": snap.observed_at or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "gaps": [g.to_dict() for g in snap.gaps],
         "listed": sorted(snap.listed),
+        "boundPods": snap.bound_pods,  # every node's bound pods are in the bundle (NodeResourcesFit)
     }
     return {"apiVersion": "v1", "kind": "List", "items": [header, *objs]}
 
@@ -82,6 +83,7 @@ def read_header(doc: dict) -> dict:
         "observed_at": doc.get("observedAt"),
         "gaps": gaps,
         "listed": frozenset(str(x) for x in doc.get("listed") or [] if isinstance(x, str)),
+        "bound_pods": doc.get("boundPods") is True,
     }
     for k in ("server_version", "resource_api_version", "namespace", "observed_at"):
         if out[k] is not None and not isinstance(out[k], str):

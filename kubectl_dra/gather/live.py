@@ -15,7 +15,7 @@ from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import check_shapes, snapshot_from_objects
 from kubectl_dra.model.scope import base_namespace, only_namespace, qualified
-from kubectl_dra.model.snapshot import PENDING_PODS, PLUGIN_PODS, Gap, Snapshot
+from kubectl_dra.model.snapshot import BOUND_PODS, PENDING_PODS, Gap, Snapshot
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
 WORKLOAD_LISTS = (
@@ -71,6 +71,7 @@ def _gather_live(
     while_waiting=None,
     pending_pods=False,
     drivers=False,
+    bound_pods=False,
 ):
     """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
     or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
@@ -82,9 +83,10 @@ def _gather_live(
     function (kind, items) that each page listed after that is handed to as it arrives (work on the objects that
     the analysis would do later, such as warming its caches); its exceptions are not raised either. pending_pods:
     also the pods no node is assigned to yet, in every namespace (the scheduler's queue, analyze/queue.py); a
-    refusal is a Gap of its own (PENDING_PODS), not one of the pods asked about. drivers (explain pod; dump always):
-    the DaemonSets of every namespace and the pods of those that run kubelet plugins (analyze/driver.py), on the
-    named pod's node when it has one."""
+    refusal is a Gap of its own (PENDING_PODS), not one of the pods asked about. bound_pods: also the pods bound to
+    a node that have not finished, in every namespace (what NodeResourcesFit subtracts from a node's allocatable,
+    analyze/fit.py); a refusal is a Gap of its own (BOUND_PODS). drivers (explain pod; dump always): the DaemonSets
+    of every namespace (analyze/driver.py: their pods on the nodes are among the bound pods)."""
     c = Client(kubeconfig, context, timeout, chunk_size)
     checked: dict = {}  # the listed objects whose shape was checked as their page arrived (id() -> object)
     warm: list = []
@@ -335,6 +337,20 @@ def _gather_live(
             "list",
             PENDING_PODS,
         )
+    if bound_pods:
+        # One list for every node, not one per node: the nodes where the claims fit are known only after the
+        # analysis. The scheduler's cache holds the same pods (assigned, not Succeeded or Failed).
+        add(
+            "bound_pods",
+            lambda: c.list(
+                "/api/v1/pods",
+                "Pod",
+                "v1",
+                {"fieldSelector": "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"},
+            ),
+            "list",
+            BOUND_PODS,
+        )
     _progress(progress, f"Fetching {', '.join(jobs)} ...")
     results = {}
     with ThreadPoolExecutor(max_workers=min(6, len(jobs) or 1)) as pool:
@@ -395,12 +411,10 @@ def _gather_live(
     known = {o["metadata"].get("uid") for o in objs if o.get("kind") == "DaemonSet"}
     objs.extend(d for d in results.get("plugin_daemonsets", []) if d["metadata"].get("uid") not in known)
     listed = {name for key, name in _LISTED.items() if key in results}
-    plugin_pods = []
-    node_of_pod = ((pod or {}).get("spec") or {}).get("nodeName")
-    if "plugin_daemonsets" in results and (everything or selector is not None or workload is not None or node_of_pod):
-        plugin_pods = _plugin_pods(c, results["plugin_daemonsets"], gaps, listed, None if everything else node_of_pod)
+    if "plugin_daemonsets" in results and "bound_pods" in results:
+        listed.add("plugin-pods")  # (the bound pods hold every plugin pod that runs on a node)
     have = {(p["metadata"].get("namespace"), p["metadata"].get("name")) for p in objs if p.get("kind") == "Pod"}
-    for p in [*results.get("pending_pods", []), *plugin_pods]:
+    for p in [*results.get("pending_pods", []), *results.get("bound_pods", [])]:
         key = (p["metadata"].get("namespace"), p["metadata"].get("name"))
         if key not in have:
             have.add(key)
@@ -413,6 +427,7 @@ def _gather_live(
         "resource_api_version": rv,
         "namespace": namespace,
         "listed": frozenset(listed),
+        "bound_pods": "bound_pods" in results,
     }
     if raw_out is not None:
         raw_out.extend(objs)
@@ -430,7 +445,17 @@ def _gather_live(
 def live_snapshot(objs: list[dict], meta: dict, checked: dict | None = None) -> Snapshot:
     """The snapshot of a live gather (and of each watch update): the objects, what could not be read, and when.
     checked: see snapshot_from_objects."""
-    snap = snapshot_from_objects(objs, meta["namespace"], source="live", checked=checked)
+    seen: set = set()
+    once = []
+    for o in objs:  # a pod in two lists (the named one, the bound ones): once, or a node counts it twice
+        if o.get("kind") == "Pod":
+            m = o.get("metadata") or {}
+            key = (m.get("namespace"), m.get("name"))
+            if key in seen:
+                continue
+            seen.add(key)
+        once.append(o)
+    snap = snapshot_from_objects(once, meta["namespace"], source="live", checked=checked)
     observed = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return replace(snap, observed_at=observed, **meta)
 
@@ -463,30 +488,6 @@ def _pods_per_namespace(c: Client, selector: str, namespace: str, refused: "_For
 
 # The optional lists (job key -> Snapshot.listed name) whose answer, once read, is complete
 _LISTED = {"plugin_daemonsets": "daemonsets"}
-
-
-def _plugin_pods(c: Client, daemonsets: list[dict], gaps: list, listed: set, node: str | None) -> list[dict]:
-    """The pods of the DaemonSets that look like kubelet plugins (analyze/driver.py), per DaemonSet by its
-    selector's matchLabels; on one node (the explained pod's) when node is given."""
-    from kubectl_dra.analyze.driver import is_plugin_candidate
-
-    out = []
-    for ds in daemonsets:
-        labels = (((ds.get("spec") or {}).get("selector") or {}).get("matchLabels")) or {}
-        if not is_plugin_candidate(ds) or not labels:
-            continue
-        ns = (ds.get("metadata") or {}).get("namespace") or ""
-        sel = ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
-        query = {"labelSelector": sel}
-        if node:
-            query["fieldSelector"] = f"spec.nodeName={node}"
-        try:
-            out.extend(c.list(f"/api/v1/namespaces/{quote(ns)}/pods", "Pod", "v1", query))
-        except _Forbidden as e:
-            gaps.append(Gap("list", PLUGIN_PODS, ns, "forbidden" if e.status == 403 else "not-found", e.message))
-            return out
-    listed.add("plugin-pods")
-    return out
 
 
 def _podgroups(c: Client, pods: list[dict], gaps: list) -> list[dict]:

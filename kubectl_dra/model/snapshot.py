@@ -7,8 +7,8 @@ from dataclasses import dataclass
 # The Gap's resource when the pending pods of every namespace (the scheduler's queue) cannot be listed: not "pods",
 # which are the pods asked about.
 PENDING_PODS = "pods (pending, every namespace)"
-# The Gap's resource when the pods of the DaemonSets that run kubelet plugins cannot be listed (the driver piece)
-PLUGIN_PODS = "pods (of kubelet-plugin DaemonSets)"
+# The Gap's resource when the pods bound to nodes cannot be listed: what NodeResourcesFit subtracts from a node's allocatable.
+BOUND_PODS = "pods (bound to nodes, every namespace)"
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,13 @@ class Snapshot:
     podgroups: tuple = ()
     gaps: tuple = ()
     # Optional reads that were made, complete (an empty answer means none): "daemonsets" (every namespace),
-    # "plugin-pods" (the pods of the DaemonSets that run kubelet plugins, on the explained pod's node or everywhere)
+    # "plugin-pods" (the pods of the DaemonSets that run kubelet plugins: read with the bound pods)
     listed: frozenset = frozenset()
     source: str = "files"  # "files", "live", or "bundle" (a kubectl dra dump of a live cluster)
     server_version: str | None = None
     resource_api_version: str | None = None  # which resource.k8s.io version was read
     observed_at: str | None = None  # RFC 3339 UTC time of a live gather (None for files): "how long has it waited"
     namespace: str | None = None  # live: the namespace the named object was looked up in
+    # The pods bound to every node are in pods (a live read, or a bundle of one, listed them): a node without
+    # one has none. Otherwise (files) only the nodes some pod of the input names are known (analyze/fit.py).
+    bound_pods: bool = False

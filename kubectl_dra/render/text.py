@@ -17,6 +17,8 @@ _OPEN_REASONS = (
     ("DRA017", "the objects show a feature gate the assumed semantics have off"),
     ("DRA019", "the workload has no pods, and why is not visible"),
     ("DRA020", "the server's patch predates an allocator fix that matters here"),
+    ("DRA506", "the free cpu, memory or pods of the node are unknown"),
+    ("DRA022", "a scheduler filter kubectl-dra does not reproduce"),
 )
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}

@@ -43,6 +43,17 @@ def _claim(ns: str, memory: str) -> dict:
     }
 
 
+def _node_agent(node_name: str) -> dict:
+    """A DaemonSet's pod on the node: the input then shows what is bound there (NodeResourcesFit, analyze/fit.py)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"agent-{node_name}", "namespace": "kube-system", "uid": f"uid-agent-{node_name}"},
+        "spec": {"nodeName": node_name, "containers": [{"name": "agent", "image": "agent:1"}]},
+        "status": {"phase": "Running"},
+    }
+
+
 CLUSTER = [
     {
         "apiVersion": "resource.k8s.io/v1",
@@ -61,7 +72,13 @@ CLUSTER = [
             "devices": [{"name": "gpu-0", "capacity": {"gpu.example.com/memory": {"value": "40Gi"}}}],
         },
     },
-    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-01"}},
+    {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "node-01"},
+        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
+    },
+    _node_agent("node-01"),
 ]
 # team-a's claim fits the 40Gi GPU; team-b's asks for 80Gi: blocked
 OBJECTS = [_pod("team-a"), _claim("team-a", "24Gi"), _pod("team-b"), _claim("team-b", "80Gi"), *CLUSTER]

@@ -186,6 +186,17 @@ def _event(ns):
     }
 
 
+def _node_agent(node_name: str) -> dict:
+    """A DaemonSet's pod on the node: the input then shows what is bound there (NodeResourcesFit, analyze/fit.py)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"agent-{node_name}", "namespace": "kube-system", "uid": f"uid-agent-{node_name}"},
+        "spec": {"nodeName": node_name, "containers": [{"name": "agent", "image": "agent:1"}]},
+        "status": {"phase": "Running"},
+    }
+
+
 CLUSTER = [
     {
         "apiVersion": "resource.k8s.io/v1",
@@ -208,9 +219,15 @@ CLUSTER = [
         },
     },
     *(
-        {"apiVersion": "v1", "kind": "Node", "metadata": _meta(n, labels={"kubernetes.io/hostname": n})}
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": _meta(n, labels={"kubernetes.io/hostname": n}),
+            "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
+        }
         for n in ("node-01", "node-02")
     ),
+    *(_node_agent(n) for n in ("node-01", "node-02")),
 ]
 # for lint: a template in team-b no pod uses, whose class does not exist and whose CEL reads an attribute no device has
 UNUSED_TEMPLATE = {

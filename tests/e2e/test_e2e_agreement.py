@@ -223,8 +223,9 @@ def test_all_mode_over_an_incomplete_pool_aborts_every_node_until_1_38(scenario)
 
 def test_scheduler_rejects_for_cpu_while_the_claim_is_allocatable(scenario):
     """The real scheduler rejects the pod on NodeResourcesFit (each node has 16 CPUs, the pod asks for 64): its
-    message names no DRA reason. kubectl-dra's claim is allocatable, so DRA is not what blocks; it must not answer
-    a bare "nothing blocks" but say the scheduler holds the pod elsewhere (DRA021), exit 0."""
+    message names no DRA reason. The claim is allocatable, and kubectl-dra models NodeResourcesFit too: the pod is
+    blocked at the node, naming cpu (DRA504, exit 1), never a bare "nothing blocks"; DRA021 still quotes the
+    scheduler's own words."""
     sc = scenario("cpu")
     sc.device_class()
     sc.slice([device("dev-0", sc.driver, memory="16Gi")])
@@ -235,12 +236,14 @@ def test_scheduler_rejects_for_cpu_while_the_claim_is_allocatable(scenario):
     ev = sc.cluster.wait_unschedulable(sc.ns, "pod-cpu", "Insufficient cpu")
     assert "cannot allocate all claims" not in ev["message"], ev["message"]
     r = sc.cluster.kubectl_dra("explain", "pod", "pod-cpu", "-n", sc.ns, "-o", "json")
-    assert r.code == 0, str(r)
+    assert r.code == 1, str(r)
     doc = r.json
-    assert doc["verdict"]["blocked"] is False and doc["verdict"]["determined"] is True, str(r)
-    assert "outside DRA" in doc["verdict"]["summary"] and "Insufficient cpu" in doc["verdict"]["summary"], str(r)
+    assert doc["verdict"]["blocked"] is True and doc["verdict"]["missing"] == "node", str(r)
+    assert (
+        "cpu in all (the pod requests 64)" in doc["verdict"]["summary"]
+        or "cpu free (the pod requests 64)" in (doc["verdict"]["summary"])
+    ), str(r)
     outside = [f for f in doc["findings"] if f["code"] == "DRA021"]
     assert len(outside) == 1 and "Insufficient cpu" in outside[0]["message"], str(r)
     text = sc.cluster.kubectl_dra("explain", "pod", "pod-cpu", "-n", sc.ns)
-    assert "OK for DRA: the scheduler holds the pod for other reasons" in text.stdout, str(text)
-    assert "OK: nothing blocks" not in text.stdout, str(text)
+    assert "OK: nothing blocks" not in text.stdout and "Blocked" in text.stdout, str(text)

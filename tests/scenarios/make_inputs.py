@@ -633,8 +633,9 @@ scenario(
 )
 scenario(
     "scheduler-rejects-other-nodes",
-    "The scheduler rejects one node for DRA and the other for CPU: the dry-run's "
-    "node may be the CPU-starved one, so no disagreement (DRA002, exit 0).",
+    "The scheduler rejects one node for DRA and the other for CPU, but node-01 (where the dry-run finds the "
+    "claims allocatable) has cpu to spare for the pod: the scheduler and the analysis disagree on a filter "
+    "outside DRA, so the verdict is undetermined with the scheduler's words (DRA022, exit 2), not OK.",
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
@@ -2293,14 +2294,57 @@ def moved(obj, ns: str):
     return obj
 
 
+# What the scheduler's NodeResourcesFit reads of a node (analyze/fit.py): its allocatable, and the pods bound to it.
+# A file without any pod on a node cannot tell "no pods there" from "pods left out", so every node of an input runs
+# the node agent (a DaemonSet's pod in a real cluster) unless the scenario sets its own.
+ALLOCATABLE = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}
+
+
+def node_agent(node_name):
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"node-agent-{node_name}", "namespace": "kube-system", "uid": f"uid-agent-{node_name}"},
+        "spec": {
+            "nodeName": node_name,
+            "containers": [
+                {
+                    "name": "agent",
+                    "image": "registry.example/agent:1",
+                    "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}},
+                }
+            ],
+        },
+        "status": {"phase": "Running"},
+    }
+
+
+def with_node_status(objs: list) -> list:
+    """Every Node gets an allocatable and a bound node agent, unless the scenario gave it its own."""
+    bound = {(o.get("spec") or {}).get("nodeName") for o in objs if o.get("kind") == "Pod"}
+    out = list(objs)
+    for o in objs:
+        if o.get("kind") != "Node":
+            continue
+        if "allocatable" not in (o.get("status") or {}):
+            o.setdefault("status", {})["allocatable"] = dict(ALLOCATABLE)
+        name = o["metadata"]["name"]
+        if name not in bound and not o.get("noAgent"):
+            out.append(node_agent(name))
+        o.pop("noAgent", None)
+    return out
+
+
 def main() -> None:
     import sys
 
     import driver_inputs  # tests/scenarios/driver_inputs.py: the kubelet's words and the driver's kubelet plugin
+    import fit_inputs  # tests/scenarios/fit_inputs.py: NodeResourcesFit
     import queue_inputs  # tests/scenarios/queue_inputs.py: pods that compete
 
     queue_inputs.register(sys.modules[__name__])
     driver_inputs.register(sys.modules[__name__])
+    fit_inputs.register(sys.modules[__name__])
     assert set(MOVED) <= set(SCENARIOS), set(MOVED) - set(SCENARIOS)
     for name, sc in SCENARIOS.items():
         d = HERE / name
@@ -2309,7 +2353,7 @@ def main() -> None:
         if "copy" in sc:
             shutil.copyfile(sc["copy"], d / "input.yaml")
         else:
-            objs = copy.deepcopy(sc["objs"])
+            objs = with_node_status(copy.deepcopy(sc["objs"]))
             if ns:
                 objs = moved(objs, ns)
             doc = {"apiVersion": "v1", "kind": "List", "items": objs}

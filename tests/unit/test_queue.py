@@ -4,11 +4,13 @@ command line, tests/e2e/test_e2e_queue.py against the real scheduler."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kubectl_dra.analyze.dryrun import Analysis
 from kubectl_dra.analyze.queue import Entry, judge_queue, order
 from kubectl_dra.analyze.scan import scan
 from kubectl_dra.features import Semantics
-from kubectl_dra.model.objects import snapshot_from_objects
+from kubectl_dra.model import objects
 
 S37 = Semantics.for_version((1, 37))
 DRIVER = "gpu.example.com"
@@ -16,7 +18,17 @@ NS = "team-a"
 
 
 def node(name, **labels):
-    return {"kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}}}
+    return {
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}},
+        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
+    }
+
+
+def snapshot_from_objects(objs, ns):
+    """As a live read would give them: the pods bound to every node are known (none), so NodeResourcesFit passes
+    and the queue is what these tests judge."""
+    return replace(objects.snapshot_from_objects(objs, ns), bound_pods=True)
 
 
 def gpus(node_name, *names, pool=None, **extra):

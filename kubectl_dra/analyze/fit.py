@@ -1,0 +1,461 @@
+"""NodeResourcesFit: the pod's requests against what the node has left, as kube-scheduler's Filter checks them.
+
+upstream (1.34-1.37): pkg/scheduler/framework/plugins/noderesources/fit.go (computePodResourceRequest,
+fitsRequest, shouldDelegateResourceToDRA 1.35+, the resourceToDeviceClass check of 1.34),
+pkg/scheduler/framework/types.go (Resource.Add for a node's allocatable and the bound pods, SetMaxResource for the
+pod's own request, PodInfo.CalculateResource: bound pods with UseStatusResources), pkg/scheduler/util
+IsScalarResourceName, and k8s.io/component-helpers/resource PodRequests / AggregateContainerRequests (the sum of the
+containers and restartable init containers, the max with each init container plus the sidecars before it,
+pod-level requests for cpu, memory and hugepages-*, plus spec.overhead).
+
+PodLevelResources (beta, on from 1.34) and InPlacePodVerticalScaling (beta on from 1.33, GA later) are on by default
+in every supported minor: pod-level requests count, and a bound pod counts max(spec, status resources, allocated)
+per container. The scheduler's node cache holds the pods with spec.nodeName set that are not Succeeded or Failed
+(pods being deleted included): those are what a node has given away."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import lru_cache
+
+from kubectl_dra.analyze.claims import name_of
+from kubectl_dra.analyze.extended import class_mapping, defaulted_requests, is_extended_resource_name, needs_dra
+from kubectl_dra.errors import DraError
+from kubectl_dra.features import Semantics
+from kubectl_dra.quantity import QuantityError, parse_quantity
+
+NATIVE = ("cpu", "memory", "ephemeral-storage")
+_POD_LEVEL = ("cpu", "memory")
+
+
+@lru_cache(maxsize=1024)
+def is_scalar_resource_name(name: str) -> bool:
+    """schedutil.IsScalarResourceName: extended, hugepages-*, kubernetes.io/-prefixed native, attachable-volumes-*."""
+    return (
+        is_extended_resource_name(name)
+        or name.startswith("hugepages-")
+        or "kubernetes.io/" in name
+        or name.startswith("attachable-volumes-")
+    )
+
+
+NANO = 10**9
+
+
+class BadQuantity(ValueError):
+    """A resource list entry the API server would have refused."""
+
+
+@lru_cache(maxsize=4096)
+def _nano(text: str) -> int:
+    """A quantity in nano-units, exact for every quantity the API server stores (it keeps at most nine decimals;
+    anything finer is rounded up, as Quantity does). The same few strings recur in every pod: parsed once."""
+    try:
+        return math.ceil(parse_quantity(text) * NANO)
+    except (QuantityError, TypeError, ValueError):
+        raise BadQuantity(text) from None
+
+
+def _d(x) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _l(x) -> list:
+    return x if isinstance(x, list) else []
+
+
+def _rl(x) -> dict[str, int]:
+    """A ResourceList in nano-units."""
+    out = {}
+    for k, v in _d(x).items():
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            raise BadQuantity(f"{k}: {v!r}")
+        try:
+            out[str(k)] = _nano(str(v))
+        except BadQuantity:
+            raise BadQuantity(f"{k}: {v!r}") from None
+    return out
+
+
+def _requests_of(obj: dict, what: str, bound: bool = False) -> dict[str, int]:
+    """pod_requests, with a quantity the API server would refuse as the one-line error of bad input."""
+    try:
+        return scheduler_units(pod_requests(obj, bound=bound))
+    except BadQuantity as e:
+        m = _d(obj.get("metadata"))
+        raise DraError(f"{what} {m.get('namespace')}/{m.get('name')}: {e} is not a valid quantity") from None
+
+
+def _add(into: dict, rl: dict) -> None:
+    for k, v in rl.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _max(into: dict, rl: dict) -> None:
+    for k, v in rl.items():
+        if v > into.get(k, 0):
+            into[k] = v
+
+
+def _infeasible(pod: dict) -> bool:
+    for c in _l(_d(pod.get("status")).get("conditions")):
+        if isinstance(c, dict) and c.get("type") == "PodResizePending":
+            return c.get("reason") == "Infeasible"
+    return False
+
+
+def _aggregate(pod: dict, pick) -> dict[str, int]:
+    """aggregateContainerResourcesByFn: containers and sidecars summed; the max with each init container (plus the
+    sidecars started before it)."""
+    spec = _d(pod.get("spec"))
+    result: dict = {}
+    for c in _l(spec.get("containers")):
+        if isinstance(c, dict):
+            _add(result, pick(c))
+    sidecars: dict = {}
+    inits: dict = {}
+    for c in _l(spec.get("initContainers")):
+        if not isinstance(c, dict):
+            continue
+        rl = pick(c)
+        if c.get("restartPolicy") == "Always":
+            _add(result, rl)
+            _add(sidecars, rl)
+            use = dict(sidecars)
+        else:
+            use = dict(rl)
+            _add(use, sidecars)
+        _max(inits, use)
+    _max(result, inits)
+    return result
+
+
+def _as_spec(pod: dict, statuses: dict) -> bool:
+    """Every container's status says what its spec says (the common case of a running pod): the max of the three
+    is the spec's, without aggregating the other two."""
+    spec = _d(pod.get("spec"))
+    for c in _l(spec.get("containers")) + _l(spec.get("initContainers")):
+        if not isinstance(c, dict):
+            return False
+        cs = statuses.get(c.get("name"))
+        if cs is None:
+            continue
+        want = defaulted_requests(c)
+        alloc, actual = cs.get("allocatedResources"), _d(cs.get("resources")).get("requests")
+        if (alloc is not None and alloc != want) or (actual is not None and actual != want):
+            return False
+    return True
+
+
+def pod_requests(pod: dict, bound: bool = False) -> dict[str, int]:
+    """component-helpers PodRequests, in nano-units. bound: as the node cache counts a pod already on a node
+    (UseStatusResources: max of spec, status.containerStatuses[].resources.requests and .allocatedResources, per
+    aggregate)."""
+    spec_pick = lambda c: _rl(defaulted_requests(c))  # noqa: E731
+    reqs = _aggregate(pod, spec_pick)
+    statuses: dict = {}
+    if bound:
+        status = _d(pod.get("status"))
+        for cs in _l(status.get("containerStatuses")) + _l(status.get("initContainerStatuses")):
+            if isinstance(cs, dict) and cs.get("name") not in statuses:
+                statuses[cs.get("name")] = cs
+    infeasible = bound and _infeasible(pod)
+    if bound and (infeasible or not _as_spec(pod, statuses)):
+
+        def allocated(c):
+            cs = statuses.get(c.get("name")) or {}
+            if cs.get("allocatedResources") is not None:
+                return _rl(cs["allocatedResources"])
+            return {} if infeasible else spec_pick(c)
+
+        def actuated(c):
+            cs = statuses.get(c.get("name")) or {}
+            if _d(cs.get("resources")).get("requests") is not None:
+                return _rl(cs["resources"]["requests"])
+            if cs.get("allocatedResources") is not None:
+                return _rl(cs["allocatedResources"])
+            return {} if infeasible else spec_pick(c)
+
+        out: dict = {} if infeasible else dict(reqs)
+        _max(out, _aggregate(pod, actuated))
+        _max(out, _aggregate(pod, allocated))
+        reqs = out
+    level = _rl(_d(_d(pod.get("spec")).get("resources")).get("requests"))
+    if any(k in _POD_LEVEL or k.startswith("hugepages-") for k in level):
+        for k, v in level.items():
+            if k in _POD_LEVEL or k.startswith("hugepages-"):
+                reqs[k] = v
+    _add(reqs, _rl(_d(pod.get("spec")).get("overhead")))
+    return reqs
+
+
+def scheduler_units(rl: dict[str, int]) -> dict[str, int]:
+    """framework.Resource: cpu in millicores (MilliValue), the rest in units (Value), both rounded up; names the
+    scheduler does not track (pods in a request, unknown native names) left out."""
+    out = {}
+    for k, v in rl.items():
+        if k == "cpu":
+            out[k] = -(-v // (NANO // 1000))
+        elif k in NATIVE[1:] or is_scalar_resource_name(k):
+            out[k] = -(-v // NANO)
+    return out
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    resource: str  # "cpu", "memory", "pods", "example.com/foo"
+    requested: int  # scheduler units (cpu: millicores)
+    used: int
+    capacity: int
+    alone: bool = False  # judged without the bound pods: the pod alone asks for more than the node has
+
+    @property
+    def reason(self) -> str:
+        return "Too many pods" if self.resource == "pods" else f"Insufficient {self.resource}"
+
+    @property
+    def free(self) -> int:
+        return max(0, self.capacity - self.used)
+
+    def describe(self) -> str:
+        if self.resource == "pods":
+            return f"no room for another pod ({self.used} of {self.capacity} pods run there)"
+        f, c, r = (fmt_amount(self.resource, x) for x in (self.free, self.capacity, self.requested))
+        if self.alone:
+            return f"{c} {self.resource} in all (the pod requests {r})"
+        return f"{f} of {c} {self.resource} free (the pod requests {r})"
+
+    def to_dict(self) -> dict:
+        return {"resource": self.resource, "requested": self.requested, "used": self.used, "capacity": self.capacity}
+
+
+def fmt_amount(resource: str, v: int) -> str:
+    if resource == "cpu":
+        return str(Fraction(v, 1000)) if v % 1000 == 0 else format(v / 1000, "g")
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if v and v % size == 0:
+                return f"{v // size}{unit}"
+            if v >= size:
+                return f"{v / size:.1f}{unit}"
+    return str(v)
+
+
+@dataclass(frozen=True)
+class NodeFit:
+    """fits: True, False, or None (unknown: the pods bound to the node are not in the input)."""
+
+    node: str
+    fits: bool | None
+    shortfalls: tuple = ()
+    missing: str = ""  # unknown: "pods" (bound to it), "allocatable" (its status.allocatable), "node" (no Node)
+
+    def describe(self) -> str:
+        return ", and ".join(s.describe() for s in self.shortfalls)
+
+    def to_dict(self) -> dict:
+        return {"node": self.node, "fits": self.fits, "shortfalls": [s.to_dict() for s in self.shortfalls]}
+
+
+class BoundPods:
+    """The pods bound to each node, grouped once (pods + nodes, never their product); their requests are added up
+    only for the nodes the fit is checked on (the few where the claims fit), once per node."""
+
+    def __init__(self, pods, complete: bool, live: bool = False):
+        self.live = live  # read from a cluster (or a bundle of one): nodes are as the scheduler sees them
+        self.refused = None  # the Gap when the bound pods could not be listed
+        self.complete = complete  # every node's bound pods are in the input (a live read or a bundle that has them)
+        self.by_node: dict[str, list] = {}
+        self.seen: set = set()  # nodes that some pod of the input names, terminated or not
+        self._used: dict[str, dict[str, int]] = {}
+        for p in pods:
+            node = (p.get("spec") or {}).get("nodeName")
+            if not node:
+                continue
+            self.seen.add(node)
+            if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+                self.by_node.setdefault(node, []).append(p)
+
+    def count(self, node: str) -> int:
+        return len(self.by_node.get(node, ()))
+
+    def used(self, node: str) -> dict[str, int]:
+        """What the node's bound pods request, as the scheduler's NodeInfo.Requested adds them up."""
+        got = self._used.get(node)
+        if got is None:
+            got = self._used[node] = {}
+            for p in self.by_node.get(node, ()):
+                for k, v in _requests_of(p, f"pod bound to {node}", bound=True).items():
+                    got[k] = got.get(k, 0) + v
+        return got
+
+    def known(self, node: str) -> bool:
+        """A file without every pod cannot tell "no pods there" from "pods left out": a node counts as known when the
+        input has some pod on it (a real node runs at least its DaemonSets' pods)."""
+        return self.complete or node in self.seen
+
+
+class Fit:
+    """NodeResourcesFit for one pod, node by node."""
+
+    def __init__(self, pod: dict, bound: BoundPods, classes, sem: Semantics):
+        self.pod = pod
+        self.bound = bound
+        self.sem = sem
+        self.request = _requests_of(pod, "pod")
+        self.mapping = class_mapping(list(classes), sem) if sem.gate("DRAExtendedResource") and classes else {}
+        self.uid = ((pod.get("metadata") or {}).get("uid")) or None
+
+    def key(self) -> str:
+        return repr(sorted(self.request.items()))
+
+    def _delegated(self, res: str, node: dict) -> bool:
+        """shouldDelegateResourceToDRA (1.35+; 1.34 its resourceToDeviceClass check): an extended resource that a
+        DeviceClass maps and the node has none of goes to DRA, not to NodeResourcesFit."""
+        return res in self.mapping and needs_dra(node, res, self.sem)
+
+    def check(self, node: dict) -> NodeFit:
+        name = name_of(node)
+        if node.get("synthetic"):  # no Node objects in the input: the node is inferred from the slices
+            return NodeFit(name, None, missing="node")
+        if not isinstance((node.get("status") or {}).get("allocatable"), dict) and not self.bound.live:
+            # A node always has status.allocatable; a file without it left the node's status out (a live read of
+            # a node without one is what the scheduler sees: room for no pod).
+            return NodeFit(name, None, missing="allocatable")
+        try:
+            alloc = scheduler_units(_rl(node["status"]["allocatable"]) if isinstance(node.get("status"), dict) else {})
+            pods = _rl({"pods": _d(_d(node.get("status")).get("allocatable")).get("pods", 0)})["pods"]
+        except BadQuantity as e:
+            raise DraError(f"node {name}: status.allocatable {e} is not a valid quantity") from None
+        pods_cap = -(-pods // NANO)
+        known = self.bound.known(name)
+        used = self.bound.used(name) if known else {}
+        count = self.bound.count(name) if known else 0
+        out = []
+        if count + 1 > pods_cap:
+            out.append(Shortfall("pods", 1, count, pods_cap))
+        for res, want in sorted(self.request.items(), key=lambda kv: (kv[0] not in NATIVE, kv[0])):
+            if want <= 0:
+                continue
+            if res not in NATIVE and self._delegated(res, node):
+                continue
+            have = alloc.get(res, 0)
+            if want > have - used.get(res, 0):
+                out.append(Shortfall(res, want, used.get(res, 0), have))
+        if out:
+            # Without the bound pods, only what the pod alone exceeds is certain.
+            certain = [
+                replace(s, alone=True)
+                for s in out
+                if s.requested > s.capacity or (s.resource == "pods" and s.capacity == 0)
+            ]
+            if known or certain:
+                return NodeFit(name, False, tuple(certain if not known else out))
+        return NodeFit(name, True if known else None, missing="" if known else "pods")
+
+
+def pod_fit(snap, memo: dict, pod: dict, sem: Semantics) -> Fit | None:
+    """The pod's Fit (None for a bound pod: the scheduler no longer filters nodes for it). The bound pods are
+    indexed once per analysis (memo)."""
+    if (pod.get("spec") or {}).get("nodeName"):
+        return None
+    if "bound_pods" not in memo:
+        from kubectl_dra.model.snapshot import BOUND_PODS
+
+        refused = next((g for g in snap.gaps if g.resource == BOUND_PODS), None)
+        memo["bound_pods"] = BoundPods(snap.pods, snap.bound_pods and refused is None, snap.source != "files")
+        memo["bound_pods"].refused = refused
+    return Fit(pod, memo["bound_pods"], snap.classes, sem)
+
+
+def _missing(bound: BoundPods, unknown: dict) -> str:
+    """What the input lacks to decide NodeResourcesFit on the unknown nodes."""
+    out = []
+    inferred = sorted(n for n, f in unknown.items() if f.missing == "node")
+    status = sorted(n for n, f in unknown.items() if f.missing == "allocatable")
+    pods = sorted(n for n, f in unknown.items() if f.missing == "pods")
+    if inferred:
+        out.append(f"the input has no Node objects ({', '.join(inferred)} inferred from the slices)")
+    if status:
+        out.append(f"the input has no status.allocatable for {', '.join(status)}")
+    if pods and bound.refused is not None:
+        out.append(f"the pods bound to {', '.join(pods)} could not be listed ({bound.refused.message})")
+    elif pods:
+        out.append(f"the input has no pod bound to {', '.join(pods)}, and cannot tell an empty node from pods left out")
+    return "; ".join(out)
+
+
+SHOWN = 3  # nodes named in a message; the evidence has them all
+
+
+def _few(names: list[str]) -> str:
+    more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return ", ".join(names[:SHOWN]) + more
+
+
+def _each(names: list[str], why: dict) -> str:
+    more = f"; and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return "; ".join(f"{n}: {why[n]}" for n in names[:SHOWN]) + more
+
+
+def fit_findings(dry, fit: Fit | None) -> list:
+    """DRA504 when NodeResourcesFit rejects every node where the claims fit; DRA506 when it may, because the pods
+    bound to those nodes are unknown or the search stopped before it found a node with room; DRA505 (info) when it
+    drops some of them and others remain."""
+    from kubectl_dra.analyze.dryrun import MAX_DRYRUN_NODES
+    from kubectl_dra.findings.model import make
+
+    if fit is None or not dry.allocatable or dry.error is not None:
+        return []
+    placeable, rejected, unknown = dry.placeable_nodes, dry.fit_rejected, dry.fit_unknown
+    why = {n: f.describe() for n, f in rejected.items()}
+    evidence = {"fit": {n: f.to_dict() for n, f in dry.fit.items()}, "requests": fit.request}
+    names = sorted(rejected)
+    if placeable:
+        if not rejected:
+            return []
+        return [
+            make(
+                "DRA505",
+                "NodeResourcesFit drops "
+                + (
+                    f"{names[0]}, where the claims also fit: it has {why[names[0]]}"
+                    if len(names) == 1
+                    else f"{len(names)} nodes where the claims also fit ({_each(names, why)})"
+                )
+                + f"; the pod fits on {_few(placeable)}",
+                nodes=names,
+                **evidence,
+            )
+        ]
+    if unknown:
+        unames = sorted(unknown)
+        also = f"; where it is known, the pod does not fit ({_each(names, why)})" if names else ""
+        return [
+            make(
+                "DRA506",
+                f"the claims fit on {_few(unames)}, but whether the pod's requests fit there is unknown: "
+                + _missing(fit.bound, unknown)
+                + also,
+                nodes=unames,
+                **evidence,
+            )
+        ]
+    if dry.capped:  # the search stopped (its node budget) before it found a node with room: another may have it
+        return [
+            make(
+                "DRA506",
+                f"NodeResourcesFit rejects the {len(names)} node(s) where the dry-run found the claims fit "
+                f"({_each(names, why)}), and the dry-run stopped after {MAX_DRYRUN_NODES} of "
+                f"{dry.considered_nodes} nodes: a node it did not try may have room",
+                nodes=names,
+                **evidence,
+            )
+        ]
+    if len(names) == 1:
+        msg = f"{names[0]} is the only node where the claims fit, and it has {why[names[0]]}"
+    else:
+        msg = f"the claims fit only on nodes that lack room for the pod: {_each(names, why)}"
+    return [make("DRA504", msg, nodes=names, **evidence)]
