@@ -273,6 +273,32 @@ def _not_found(seen: Seen, driver: str, node: str | None) -> Plugin:
     )
 
 
+def _slices_on(seen: Seen, driver: str, node_name: str) -> list:
+    return [
+        s
+        for s in seen.slices
+        if (s.get("spec") or {}).get("driver") == driver and (s.get("spec") or {}).get("nodeName") == node_name
+    ]
+
+
+def _rollout(ds: dict) -> str:
+    """ ", mid-rollout (K of N pods updated)" while the DaemonSet's pods are being replaced, else ""."""
+    st = ds.get("status") or {}
+    desired, updated = st.get("desiredNumberScheduled"), st.get("updatedNumberScheduled")
+    if isinstance(desired, int) and isinstance(updated, int) and updated < desired:
+        return f", mid-rollout ({updated} of {desired} pods updated)"
+    return ""
+
+
+def node_not_ready(node: dict | None) -> str | None:
+    """Why the node's kubelet may not answer at all: its Ready condition, when it is not True."""
+    for c in ((node or {}).get("status") or {}).get("conditions") or []:
+        if c.get("type") == "Ready" and c.get("status") != "True":
+            since = f" since {c['lastTransitionTime']}" if c.get("lastTransitionTime") else ""
+            return f"node is NotReady{since} ({c.get('reason') or 'no reason given'})"
+    return None
+
+
 def _state_words(st: dict) -> str:
     words = [st["waiting"] or st["phase"]]
     if st["restarts"]:
@@ -290,10 +316,25 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
     nothing yet (None)."""
     found = find_plugins(seen, driver)
     if not found:
-        return _not_found(seen, driver, node_name)
+        p = _not_found(seen, driver, node_name)
+        here = _slices_on(seen, driver, node_name)
+        if p.state == "not-found" and here:
+            # slices of the node that no visible plugin wrote: their publisher is out of sight (rule 5 of the research)
+            made = min(meta_of(s).get("creationTimestamp") or "" for s in here) or "an unknown time"
+            by = sorted(_managers(seen, driver))
+            who = f" by {', '.join(by)}" if by else ""
+            msg = (
+                f"no DaemonSet found that runs the kubelet plugin of {driver}, yet {len(here)} ResourceSlice"
+                f"{'s' if len(here) != 1 else ''} of it for {node_name} {'exist' if len(here) != 1 else 'exists'} (written{who} since "
+                f"{made}): their "
+                f"publisher is out of sight ({UNSEEN}), or a plugin the kubelet never registered (a never-registered "
+                "plugin's slices are not wiped)"
+            )
+            return Plugin(driver, node_name, "not-found", msg, problem=True)
+        return p
     ds, how = found[0]
     also = f" (also {', '.join(_ref(d) for d, _ in found[1:])})" if len(found) > 1 else ""
-    head = f"DaemonSet {_ref(ds)}{also}"
+    head = f"DaemonSet {_ref(ds)}{also}{_rollout(ds)}"
     if node is not None:
         gap = coverage_gap(ds, node)
         if gap is not None:
@@ -331,8 +372,7 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
                 "should find the driver registered"
             )
             return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st)
-        here = [s for s in seen.slices if (s.get("spec") or {}).get("driver") == driver
-                and (s.get("spec") or {}).get("nodeName") == node_name]  # fmt: skip
+        here = _slices_on(seen, driver, node_name)
         publishes = (
             f"; it publishes {len(here)} ResourceSlice{'s' if len(here) != 1 else ''} for the node" if here else ""
         )

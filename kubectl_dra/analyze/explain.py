@@ -281,6 +281,8 @@ def explain_pod(
         ok = f"no DRA allocation: {', '.join(ext.resources)} is left to device plugins"
     if any(f.code == "DRA607" for f in findings) and not any(f.blocking for f in findings):
         ok += "; but the driver's kubelet plugin may not run there (DRA607)"
+    if any(f.code == "DRA604" and "is NotReady" in f.message for f in findings):
+        ok += f"; but node {node_name} is NotReady (DRA604)"
     if any(f.code == "DRA021" for f in findings):
         ok += f"; but the scheduler rejects the pod on grounds outside DRA ({word.message.split('. ', 1)[0].strip()})"
     verdict = verdict_from(findings, assumed_note(sem, ok))

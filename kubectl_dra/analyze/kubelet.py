@@ -20,6 +20,7 @@ from kubectl_dra.analyze.driver import (
     drivers_of_claims,
     judge_on_node,
     judge_publishing,
+    node_not_ready,
 )
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.model.snapshot import BOUND_PODS
@@ -178,7 +179,8 @@ def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[di
             out.append(
                 make(
                     "DRA604",
-                    f"pod is bound to {node_name}; no kubelet report on preparing its devices yet",
+                    f"pod is bound to {node_name}; no kubelet report on preparing its devices yet"
+                    + (f"; {down}: its kubelet may not be running" if (down := node_not_ready(node)) else ""),
                     node=node_name,
                 )
             )

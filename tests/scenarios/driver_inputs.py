@@ -232,6 +232,51 @@ def register(m) -> None:
             ),
         ],  # fmt: skip
     )
+    published = m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01")
+    published["metadata"]["creationTimestamp"] = "2026-11-30T08:00:00Z"
+    published["metadata"]["managedFields"] = [{"manager": "dra-example-kubeletplugin", "operation": "Update"}]
+    m.scenario(
+        "driver-slices-without-plugin",
+        "The kubelet says the driver is not registered, yet node-01's slice of it exists (written by "
+        "dra-example-kubeletplugin since 08:00), and no DaemonSet that runs it is found (the only one mounting "
+        "plugins_registry is a CSI node plugin): a publisher out of sight, or a plugin the kubelet never registered "
+        "(DRA607).",
+        "explain pod web-0",
+        [
+            *bound(not_registered, slices=(published,)),
+            daemonset(name="csi-node", ns="kube-system", env_driver=None, csi=True),
+        ],
+    )
+    rolling = daemonset(status={"desiredNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 1})
+    m.scenario(
+        "driver-plugin-mid-rollout",
+        "The kubelet says the driver is not registered; the plugin's DaemonSet is mid-rollout (1 of 2 pods "
+        "updated) and its new pod on node-01 crash-loops: DRA607 says both.",
+        "explain pod web-0",
+        [
+            *bound(not_registered),
+            rolling,
+            plugin_pod(rolling, "node-01", ready=False, waiting="CrashLoopBackOff", restarts=3),
+        ],  # fmt: skip
+    )
+    down = m.node("node-01", zone="a")
+    down["status"] = {
+        "conditions": [
+            {
+                "type": "Ready",
+                "status": "Unknown",
+                "reason": "NodeStatusUnknown",
+                "lastTransitionTime": "2026-11-30T08:58:00Z",
+            }
+        ]  # fmt: skip
+    }
+    m.scenario(
+        "kubelet-node-not-ready",
+        "The pod is bound to node-01 and its claim allocated; the kubelet has said nothing, and node-01 is NotReady "
+        "(NodeStatusUnknown): DRA604 says its kubelet may not be running.",
+        "explain pod web-0",
+        [*bound(nodes=[down, m.NODES[1]]), ds, plugin_pod(ds, "node-01")],
+    )
     for name, flag in (
         ("driver-plugin-not-covered", "-n"),
         ("driver-plugin-crashloop", "-n"),
@@ -240,6 +285,9 @@ def register(m) -> None:
         ("driver-cdi-injection-failed", "-n"),
         ("kubelet-claim-error", "-n"),
         ("driver-unprepare-waits", "-n"),
+        ("driver-slices-without-plugin", "-n"),
+        ("driver-plugin-mid-rollout", "-n"),
+        ("kubelet-node-not-ready", "-n"),
         ("driver-not-deployed", "-n"),
         ("driver-publishes-nothing", "-A"),
         ("driver-matches-no-node", "-n"),

@@ -153,3 +153,16 @@ def test_plugin_pod_state():
         "CrashLoopBackOff",
         2,
     )
+
+
+def test_rollout_and_node_readiness_words():
+    from kubectl_dra.analyze.driver import _rollout, node_not_ready
+
+    ds = {"status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 1}}
+    assert _rollout(ds) == ", mid-rollout (1 of 4 pods updated)"
+    assert _rollout({"status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 4}}) == ""
+    assert _rollout({}) == ""
+    ready = {"status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    assert node_not_ready(ready) is None and node_not_ready(None) is None
+    down = {"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "KubeletNotReady"}]}}
+    assert node_not_ready(down) == "node is NotReady (KubeletNotReady)"
