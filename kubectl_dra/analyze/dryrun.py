@@ -120,6 +120,7 @@ class PodPlan:
     reach: Reachability
     shape: tuple
     dry: DryRun
+    fit: object = None  # the pod's NodeResourcesFit (analyze/fit.py Fit), or None
 
 
 @dataclass
@@ -262,7 +263,7 @@ class Analysis:
         if pending and not any(f.blocking for f in self.findings):
             self._dry_run(pending, analyses, reach, state, dry, fit)
         self.plan = PodPlan(
-            tuple(pending), tuple(analyses), reach, (tuple(_json(c.get("spec")) for c in pending), id(reach)), dry
+            tuple(pending), tuple(analyses), reach, (tuple(_json(c.get("spec")) for c in pending), id(reach)), dry, fit
         )
         return analyses, dry
 

@@ -316,7 +316,8 @@ class Fit:
         DeviceClass maps and the node has none of goes to DRA, not to NodeResourcesFit."""
         return res in self.mapping and needs_dra(node, res, self.sem)
 
-    def check(self, node: dict) -> NodeFit:
+    def check(self, node: dict, extra: tuple | None = None) -> NodeFit:
+        """extra: (requests, pod count) that pods placed on the node after the snapshot add (the queue's dry-run)."""
         name = name_of(node)
         if node.get("synthetic"):  # no Node objects in the input: the node is inferred from the slices
             return NodeFit(name, None, missing="node")
@@ -333,6 +334,9 @@ class Fit:
         known = self.bound.known(name)
         used = self.bound.used(name) if known else {}
         count = self.bound.count(name) if known else 0
+        if extra is not None and extra[1]:
+            used = {k: used.get(k, 0) + extra[0].get(k, 0) for k in set(used) | set(extra[0])}
+            count += extra[1]
         out = []
         if count + 1 > pods_cap:
             out.append(Shortfall("pods", 1, count, pods_cap))

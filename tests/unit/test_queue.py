@@ -580,3 +580,18 @@ def test_a_gang_all_gated_is_placed_as_if_ungated_together_and_certainly_failed_
         *gang("train", 2)[2:],
     ]
     assert "some of its members are still gated" in places(mixed).places[f"{NS}/train-1"].reason
+
+
+def test_cpu_taken_by_the_pods_ahead_on_a_node_is_counted_and_leaves_the_answer_open():
+    """a (6 cpu) goes first to node-01, which has two GPUs and 8 cpu; b (6 cpu) fits node-01 alone, but not once a
+    is there: the dry-run sends it to node-02 (not to node-01's second GPU), and says the pods ahead decide it."""
+    big = [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": "6"}}}]
+    objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), gpus("node-02", "gpu-0", pool="node-02")]
+    for name, sec in (("a", 0), ("b", 60)):
+        p = pod(name, t(sec))
+        p["spec"]["containers"] = big
+        objs += [p, claim(f"{name}-gpu")]
+    q = places(objs)
+    a, b = q.places[f"{NS}/a"], q.places[f"{NS}/b"]
+    assert a.outcome == "fits" and a.node == "node-01", a
+    assert b.node == "node-02" and b.outcome == "undetermined" and "node node-01 has room for it alone" in b.reason, b

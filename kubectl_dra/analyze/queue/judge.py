@@ -166,6 +166,13 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         )
     if e.error is not None:
         return place("undetermined", False, e.error)
+    if e.crowded is not None:
+        return place(
+            "undetermined",
+            False,
+            f"node {e.crowded} has room for it alone, but not for its cpu, memory or pod count once the pods ahead "
+            "of it are placed there; which pods go there first is not certain",
+        )
     if e.gang is not None:
         return _gang_place(e, place, n_ahead)
     if e.follows is not None:  # placed with the pod whose claims it shares: that pod's answer is its answer

@@ -37,6 +37,7 @@ class Entry:
     choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
     error: str | None = None  # why its place is not modelled (a shared claim) or its attempt errs at its turn
     follows: "Entry | None" = None  # the pod ahead whose shared claim it follows
+    crowded: str | None = None  # a node NodeResourcesFit rejects only once the pods ahead are placed there
     gang: object = None  # its pod group (gang.Gang: spec.schedulingGroup, 1.35's spec.workloadRef), or None
 
     @property

@@ -90,6 +90,7 @@ class _Sim:
         self.worth: dict = {}
         self.cursor: dict = {}
         self.taken_by: dict = {}  # device ID -> Entry
+        self.node_use: dict = {}  # node -> (requests, pod count) of the pods placed there (NodeResourcesFit)
         self.claims: dict = {}  # claim ref -> (Entry, node) for pending claims allocated in the dry-run
 
     def place(self, e: Entry, want_choices: bool) -> None:
@@ -115,6 +116,16 @@ class _Sim:
         first_dead = True
         while i < len(worth):
             n = worth[i]
+            fit = plan.fit
+            use = self.node_use.get(n["metadata"]["name"]) if fit is not None else None
+            if use is not None and fit.check(n, use).fits is False:
+                # NodeResourcesFit with the pods ahead placed there: the node is out for this pod (not for its
+                # shape: the cursor stays). The dry-run alone did not know: the pods ahead decide (undetermined).
+                if fit.check(n).fits is not False:
+                    e.crowded = n["metadata"]["name"]
+                first_dead = False
+                i += 1
+                continue
             try:
                 res = self.alloc.allocate(n, list(plan.pending))
             except NodeFailure:
@@ -146,10 +157,16 @@ class _Sim:
                 takes.append(did)
                 self.taken_by.setdefault(did, e)
         e.takes = tuple(takes)
+        if plan.fit is not None:
+            req, count = self.node_use.get(e.node, ({}, 0))
+            req = dict(req)
+            for k, v in plan.fit.request.items():
+                req[k] = req.get(k, 0) + v
+            self.node_use[e.node] = (req, count + 1)
 
     def place_gang(self, g, ms: list[Entry]) -> None:
         """The group cycle: every member in member order against one state; below minCount, all reverted."""
-        saved = (self.state.copy(), dict(self.claims), dict(self.taken_by), dict(self.cursor))
+        saved = (self.state.copy(), dict(self.claims), dict(self.taken_by), dict(self.cursor), dict(self.node_use))
         g.members = member_order(ms)
         for e in g.members:
             self.place(e, want_choices=False)
@@ -158,6 +175,7 @@ class _Sim:
         g.short = [e.ref for e in g.members if e.node is None]
         if g.failed:
             self.state, self.claims, self.taken_by = saved[:3]
+            self.node_use = saved[4]
             self.cursor = {**{s: 0 for s in self.cursor}, **saved[3]}  # (shapes first searched in the cycle: anew)
             self.alloc = self.base.allocator(self.state)
             for e in g.members:
@@ -166,17 +184,20 @@ class _Sim:
             e.choices = (0 if e.node is None else 1) if g.certain else 2
 
     def fits_on(self, e: Entry, limit: int) -> int:
-        """Nodes (up to limit) on which the pod alone fits, against the cluster as it is."""
+        """Nodes (up to limit) on which the pod alone fits, against the cluster as it is (its devices and, where it
+        is known, NodeResourcesFit)."""
         plan = e.plan
-        hit = len(plan.dry.allocatable)
+        hit = len(plan.dry.placeable_nodes) if plan.fit is not None else len(plan.dry.allocatable)
         if not plan.dry.capped or hit >= limit:
             return hit
-        key = ("fits_on", plan.shape, limit)
+        key = ("fits_on", plan.shape, limit, plan.fit.key() if plan.fit is not None else None)
         if key in self.base.memo:
             return self.base.memo[key]
         alloc = self.base.allocator(self.base.memo["state"][0])
         n_fit = 0
         for n in self.base.worth_nodes(plan.pending, plan.analyses, plan.reach):
+            if plan.fit is not None and plan.fit.check(n).fits is not True:
+                continue
             try:
                 if alloc.allocate(n, list(plan.pending)) is not None:
                     n_fit += 1
