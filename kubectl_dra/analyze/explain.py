@@ -266,6 +266,18 @@ def explain_pod(
         if agree is not None:
             an.findings.append(agree)
         outside = outside_dra_finding(word)
+        placeable = dry.placeable_nodes if dry.fit else []
+        if outside is not None and placeable and not any(f.blocking for f in an.findings):
+            # The scheduler rejects every node for reasons outside DRA, and on some the claims fit and every
+            # filter the analysis models (NodeResourcesFit included) passes: it cannot say which is right.
+            outside = make(
+                "DRA022",
+                f"the dry-run finds the claims allocatable on {', '.join(placeable)}, with room for the pod's "
+                f"requests there, but the scheduler rejects every node for reasons outside DRA that the analysis "
+                f"does not find there: {word.message!r} ({word.source}{', ' + word.time if word.time else ''})",
+                scheduler=word.to_dict(),
+                reasons=list(word.non_dra_reasons),
+            )
         if outside is not None:
             # DRA002's "wait for the scheduler's next attempt" does not hold: its last attempt failed elsewhere
             an.findings = [

@@ -198,9 +198,12 @@ _RULES = [
         "kubectl-dra models the DynamicResources plugin, not the scheduler's other plugins. When the newest "
         "FailedScheduling event (or the PodScheduled condition) names no DRA reason, for example `0/3 nodes are "
         "available: 3 Insufficient cpu.`, the scheduler has rejected the pod before or beside DRA. kubectl-dra "
-        "then says so beside its own DRA answer: the verdict is OK only for DRA (the exit code stays 0 when nothing "
-        "in DRA blocks), and the summary names the scheduler's message. A message that names DRA for some nodes "
-        "and other reasons for the rest is compared with the dry-run instead (DRA005).",
+        "then says so beside its own answer. Where that answer already blocks the pod (for example NodeResourcesFit, "
+        "DRA504) the scheduler's words are the same story; where the dry-run has a node on which the claims fit "
+        "and every filter it models passes, the two disagree and the verdict is undetermined (DRA022); otherwise "
+        "(no pending claim to place) the verdict is OK only for DRA and the summary names the scheduler's message. "
+        "A message that names DRA for some nodes and other reasons for the rest is compared with the dry-run "
+        "instead (DRA005, DRA022).",
     ),
     Rule(
         "DRA022",
@@ -211,8 +214,8 @@ _RULES = [
         "The scheduler rejects the nodes where the claims fit for a reason kubectl-dra does not model.",
         "Read the scheduler's reason in the message (pod anti-affinity, topology spread, host ports, volume "
         "limits, ...) and fix that; kubectl-dra's verdict stays open until the scheduler tries again.",
-        "The scheduler's latest `0/N nodes are available` names DRA reasons for some nodes and other filters for "
-        "the rest, while kubectl-dra finds the claims allocatable on a node that passes every filter it models "
+        "The scheduler's latest `0/N nodes are available` names other filters than DRA for some nodes or for all, "
+        "while kubectl-dra finds the claims allocatable on a node that passes every filter it models "
         "(node name, selector, affinity, taints, cordons, NodeResourcesFit). One of the filters it does not model "
         "(InterPodAffinity, PodTopologySpread, NodePorts, volume filters) may be what rejects that node, so the "
         'verdict is undetermined (exit 2), never "nothing blocks".',
