@@ -569,7 +569,9 @@ def status_cmd(selector, watch, no_headers, **params):
 
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
-    got = _gather(o, selector=selector or "", partial=True, watch=watch, pending_pods=not o.alone, bound_pods=True)
+    got = _gather(
+        o, selector=selector or "", partial=True, watch=watch, pending_pods=not o.alone, bound_pods=True, drivers=True
+    )
     from kubectl_dra.analyze.scan import scan
 
     snap, ns = got[0], got[1]
@@ -836,7 +838,8 @@ def dump_cmd(selector, filename, old_filename, **params):
     The namespace's (-n, default the context's; -A every namespace; -l some) pods, claims, templates, workloads,
     quotas and events, the cluster's DeviceClasses, ResourceSlices, DeviceTaintRules and Nodes, and a header with
     the server version, the resource.k8s.io versions served, the time and what could not be read. Nothing else: no
-    Secrets or ConfigMaps, no managedFields, no environment values. -o json or yaml (the default).
+    Secrets or ConfigMaps, no managedFields (but a slice's managers' names), no environment values (but a
+    driver's name). -o json or yaml (the default).
 
     \b
     Examples:

@@ -2,8 +2,10 @@
 back with the same answers (the first item, `kind: Bundle`, carries what is not an object: the server version,
 the resource.k8s.io versions served, the namespace, when it was read, and what could not be read).
 
-Nothing else: no Secrets or ConfigMaps (kubectl-dra never reads them), no managedFields, no last-applied
-annotations, and no environment values (container `env` keeps each variable's name only; `envFrom` is dropped)."""
+Nothing else: no Secrets or ConfigMaps (kubectl-dra never reads them), no managedFields (but the field managers'
+names of ResourceSlices: which binary wrote them, for the driver piece), no last-applied annotations, and no
+environment values (container `env` keeps each variable's name only, and the value of a variable whose name says it
+holds a DRA driver's name, e.g. DRIVER_NAME, which ties a kubelet plugin to its driver; `envFrom` is dropped)."""
 
 from __future__ import annotations
 
@@ -23,16 +25,26 @@ def _scrub_pod_spec(spec: dict) -> None:
             if not isinstance(c, dict):
                 continue
             if isinstance(c.get("env"), list):
-                c["env"] = [{"name": e.get("name")} for e in c["env"] if isinstance(e, dict)]
+                c["env"] = [_env(e) for e in c["env"] if isinstance(e, dict)]
             c.pop("envFrom", None)
 
 
+def _env(e: dict) -> dict:
+    name = e.get("name")
+    if isinstance(name, str) and "DRIVER" in name.upper() and isinstance(e.get("value"), str):
+        return {"name": name, "value": e["value"]}
+    return {"name": name}
+
+
 def scrub(obj: dict) -> dict:
-    """A copy without managedFields, the last-applied annotation and environment values."""
+    """A copy without managedFields (a ResourceSlice keeps its managers' names), the last-applied annotation and
+    environment values (but a driver's name)."""
     o = copy.deepcopy(obj)
     meta = o.get("metadata")
     if isinstance(meta, dict):
-        meta.pop("managedFields", None)
+        managers = [m.get("manager") for m in meta.pop("managedFields", None) or [] if isinstance(m, dict)]
+        if o.get("kind") == "ResourceSlice" and any(isinstance(m, str) for m in managers):
+            meta["managedFields"] = [{"manager": m} for m in managers if isinstance(m, str)]
         ann = meta.get("annotations")
         if isinstance(ann, dict):
             ann.pop(_LAST_APPLIED, None)
