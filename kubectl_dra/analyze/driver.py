@@ -55,39 +55,49 @@ def drivers_named(expressions) -> set[str]:
     return out
 
 
+def _d(x) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _lst(x) -> list:
+    return x if isinstance(x, list) else []
+
+
 def class_expressions(cls: dict | None) -> list[str]:
     return [
-        ((s.get("cel") or {}).get("expression") or "")
-        for s in ((cls or {}).get("spec") or {}).get("selectors") or []
-        if isinstance(s, dict)
+        e
+        for s in _lst(_d(_d(cls).get("spec")).get("selectors"))
+        if isinstance(e := _d(_d(s).get("cel")).get("expression"), str)
     ]
 
 
 # ---------------------------------------------------------------------------------------------------
-# The plugin: candidates, the link to a driver, coverage of a node, the pod's state
+# The plugin: candidates, the link to a driver, coverage of a node, the pod's state. The DaemonSets are read
+# from every namespace and walked only here: a field of the wrong shape reads as absent (untrusted input).
 
 
 def _template(ds: dict) -> dict:
-    return ((ds.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return _d(_d(_d(ds.get("spec")).get("template")).get("spec"))
 
 
 def _containers(ds: dict) -> list[dict]:
     t = _template(ds)
-    return [c for c in (t.get("initContainers") or []) + (t.get("containers") or []) if isinstance(c, dict)]
+    return [c for c in _lst(t.get("initContainers")) + _lst(t.get("containers")) if isinstance(c, dict)]
+
+
+def _host_paths(ds: dict) -> list[str]:
+    return [
+        p for v in _lst(_template(ds).get("volumes")) if isinstance(p := _d(_d(v).get("hostPath")).get("path"), str)
+    ]
 
 
 def is_plugin_candidate(ds: dict) -> bool:
     """A DaemonSet whose pods mount the kubelet's plugins_registry (where a kubelet plugin registers), that is not
     a CSI node plugin (those register there too, through csi-node-driver-registrar)."""
-    paths = [
-        ((v.get("hostPath") or {}).get("path") or "").rstrip("/")
-        for v in _template(ds).get("volumes") or []
-        if isinstance(v, dict)
-    ]
-    if not any(p.endswith("plugins_registry") for p in paths):
+    if not any(p.rstrip("/").endswith("plugins_registry") for p in _host_paths(ds)):
         return False
     return not any(
-        "csi-node-driver-registrar" in (c.get("image") or "") or c.get("name") == "csi-node-driver-registrar"
+        "csi-node-driver-registrar" in str(c.get("image") or "") or c.get("name") == "csi-node-driver-registrar"
         for c in _containers(ds)
     )
 
@@ -95,16 +105,15 @@ def is_plugin_candidate(ds: dict) -> bool:
 def _strings(ds: dict) -> list[str]:
     out = []
     for c in _containers(ds):
-        out += [s for s in (c.get("command") or []) + (c.get("args") or []) if isinstance(s, str)]
-        out += [str(e.get("value") or "") for e in c.get("env") or [] if isinstance(e, dict)]
-    out += [((v.get("hostPath") or {}).get("path") or "") for v in _template(ds).get("volumes") or []]
-    return out
+        out += [s for s in _lst(c.get("command")) + _lst(c.get("args")) if isinstance(s, str)]
+        out += [v for e in _lst(c.get("env")) if isinstance(v := _d(e).get("value"), str)]
+    return out + _host_paths(ds)
 
 
 def _helm(obj: dict) -> tuple | None:
-    a = meta_of(obj).get("annotations") or {}
+    a = _d(meta_of(obj).get("annotations"))
     name, ns = a.get("meta.helm.sh/release-name"), a.get("meta.helm.sh/release-namespace")
-    return (name, ns) if name else None
+    return (name, ns) if isinstance(name, str) and name else None
 
 
 def link(ds: dict, driver: str, classes, managers: set[str]) -> str | None:
@@ -127,41 +136,51 @@ def link(ds: dict, driver: str, classes, managers: set[str]) -> str | None:
 
 def coverage_gap(ds: dict, node: dict) -> str | None:
     """Why the DaemonSet controller runs no pod of ds on node (its nodeSelector, required node affinity, an
-    untolerated taint), or None when it would run one."""
+    untolerated taint), or None when it would run one. Only the fields that decide it are passed on, each read as
+    absent when it has the wrong shape."""
     t = _template(ds)
-    tolerations = list(t.get("tolerations") or []) + list(_DS_TOLERATIONS)
-    if t.get("hostNetwork"):
+    tolerations = [x for x in _lst(t.get("tolerations")) if isinstance(x, dict)] + list(_DS_TOLERATIONS)
+    if t.get("hostNetwork") is True:
         tolerations.append(_NET)
-    pod = {"spec": {**{k: v for k, v in t.items() if k != "nodeName"}, "tolerations": tolerations}}
-    why = pod_node_rejection(pod, node)
+    selector = {k: v for k, v in _d(t.get("nodeSelector")).items() if isinstance(v, str)}
+    required = _d(_d(t.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
+    spec: dict = {"nodeSelector": selector, "tolerations": tolerations}
+    if isinstance(required, dict) and all(isinstance(x, dict) for x in _lst(required.get("nodeSelectorTerms"))):
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
+    why = pod_node_rejection({"spec": spec}, node)
     return why.replace("the pod's ", "its ") if why else None
 
 
 def owned_by(pod: dict, ds: dict) -> bool:
     uid = meta_of(ds).get("uid")
-    refs = meta_of(pod).get("ownerReferences") or []
+    refs = [r for r in _lst(meta_of(pod).get("ownerReferences")) if isinstance(r, dict)]
     if uid and any(r.get("uid") == uid for r in refs):
         return True
     return ns_of(pod) == ns_of(ds) and any(r.get("kind") == "DaemonSet" and r.get("name") == name_of(ds) for r in refs)
 
 
+def _int(x) -> int:
+    """A count from a status field, 0 when it is not one (the input is untrusted)."""
+    return x if isinstance(x, int) and not isinstance(x, bool) else 0
+
+
 def pod_state(pod: dict) -> dict:
-    """The plugin pod as `kubectl get pod` shows it: phase, ready, restarts, why it waits, its last termination."""
-    st = pod.get("status") or {}
-    cs = [c for c in (st.get("initContainerStatuses") or []) + (st.get("containerStatuses") or []) if c]
-    ready = any(c.get("type") == "Ready" and c.get("status") == "True" for c in st.get("conditions") or [])
-    waiting = next(
-        ((c.get("state") or {}).get("waiting") or {} for c in cs if (c.get("state") or {}).get("waiting")), {}
-    )
+    """The plugin pod as `kubectl get pod` shows it: phase, ready, restarts, why it waits, its last termination.
+    Fields of the wrong shape read as absent (the input is untrusted)."""
+    d, lst = _d, _lst
+    st = d(pod.get("status"))
+    cs = [c for c in lst(st.get("initContainerStatuses")) + lst(st.get("containerStatuses")) if isinstance(c, dict)]
+    ready = any(d(c).get("type") == "Ready" and d(c).get("status") == "True" for c in lst(st.get("conditions")))
+    waiting = next((d(d(c.get("state")).get("waiting")) for c in cs if d(c.get("state")).get("waiting")), {})
     last = next(
-        ((c.get("lastState") or {}).get("terminated") for c in cs if (c.get("lastState") or {}).get("terminated")), None
+        (d(d(c.get("lastState")).get("terminated")) for c in cs if d(c.get("lastState")).get("terminated")), None
     )
-    started = [((c.get("state") or {}).get("running") or {}).get("startedAt") for c in cs]
+    started = [s for c in cs if isinstance(s := d(d(c.get("state")).get("running")).get("startedAt"), str)]
     return {
         "pod": f"{ns_of(pod)}/{name_of(pod)}",
         "phase": st.get("phase") or "Pending",
         "ready": ready,
-        "restarts": sum(int(c.get("restartCount") or 0) for c in cs),
+        "restarts": sum(_int(c.get("restartCount")) for c in cs),
         "waiting": waiting.get("reason"),
         "lastTerminated": (
             {"reason": last.get("reason"), "exitCode": last.get("exitCode"), "finishedAt": last.get("finishedAt")}
@@ -229,12 +248,12 @@ class Seen:
 
 def _managers(seen: Seen, driver: str) -> set[str]:
     return {
-        mf.get("manager") or ""
+        m
         for s in seen.slices
         if (s.get("spec") or {}).get("driver") == driver
-        for mf in meta_of(s).get("managedFields") or []
-        if isinstance(mf, dict)
-    } - {""}
+        for mf in _lst(meta_of(s).get("managedFields"))
+        if isinstance(m := _d(mf).get("manager"), str) and m
+    }
 
 
 def find_plugins(seen: Seen, driver: str) -> list[tuple[dict, str]]:
@@ -283,7 +302,7 @@ def _slices_on(seen: Seen, driver: str, node_name: str) -> list:
 
 def _rollout(ds: dict) -> str:
     """ ", mid-rollout (K of N pods updated)" while the DaemonSet's pods are being replaced, else ""."""
-    st = ds.get("status") or {}
+    st = _d(ds.get("status"))
     desired, updated = st.get("desiredNumberScheduled"), st.get("updatedNumberScheduled")
     if isinstance(desired, int) and isinstance(updated, int) and updated < desired:
         return f", mid-rollout ({updated} of {desired} pods updated)"
@@ -292,8 +311,8 @@ def _rollout(ds: dict) -> str:
 
 def node_not_ready(node: dict | None) -> str | None:
     """Why the node's kubelet may not answer at all: its Ready condition, when it is not True."""
-    for c in ((node or {}).get("status") or {}).get("conditions") or []:
-        if c.get("type") == "Ready" and c.get("status") != "True":
+    for c in _lst(_d(_d(node).get("status")).get("conditions")):
+        if isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") != "True":
             since = f" since {c['lastTransitionTime']}" if c.get("lastTransitionTime") else ""
             return f"node is NotReady{since} ({c.get('reason') or 'no reason given'})"
     return None
@@ -392,10 +411,10 @@ def judge_publishing(seen: Seen, driver: str) -> Plugin:
         return _not_found(seen, driver, None)
     ds, how = found[0]
     head = f"DaemonSet {_ref(ds)}"
-    st = ds.get("status") or {}
-    desired, ready = int(st.get("desiredNumberScheduled") or 0), int(st.get("numberReady") or 0)
+    st = _d(ds.get("status"))
+    desired, ready = _int(st.get("desiredNumberScheduled")), _int(st.get("numberReady"))
     if desired == 0:
-        sel = _template(ds).get("nodeSelector") or {}
+        sel = _d(_template(ds).get("nodeSelector"))
         why = f" (its nodeSelector {', '.join(f'{k}={v}' for k, v in sel.items())})" if sel else ""
         return Plugin(driver, None, "not-covered", f"{head} runs the kubelet plugin of {driver} but matches no "
                       f"node{why}: desiredNumberScheduled is 0", _ref(ds), how, problem=True)  # fmt: skip

@@ -205,7 +205,9 @@ def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[di
         p = judge_on_node(seen, d, node, node_name, word)
         if word is not None or p.problem:  # before the kubelet speaks, only what would stop it
             out.append(_plugin_finding(p))
-    version = ((node or {}).get("status") or {}).get("nodeInfo", {}).get("kubeletVersion") or ""
+    info = ((node or {}).get("status") or {}).get("nodeInfo")
+    version = info.get("kubeletVersion") if isinstance(info, dict) else None
+    version = version if isinstance(version, str) else ""
     for versions, what in KUBELET_DEFECTS:
         if version.split("+")[0].split("-")[0] in versions and (word is None or word.cls == "rpc-error"):
             out.append(
@@ -227,7 +229,9 @@ def publishing_findings(snap, classes) -> list[Finding]:
 
 def _runtime_note(node: dict | None) -> str:
     """What the node's container runtime is known to do with CDI devices (status.nodeInfo.containerRuntimeVersion)."""
-    rt = (((node or {}).get("status") or {}).get("nodeInfo") or {}).get("containerRuntimeVersion") or ""
+    info = ((node or {}).get("status") or {}).get("nodeInfo")
+    rt = info.get("containerRuntimeVersion") if isinstance(info, dict) else None
+    rt = rt if isinstance(rt, str) else ""
     if rt.startswith("docker://"):
         return f"; the node runs {rt}: cri-dockerd does not inject DRA CDI devices (Mirantis/cri-dockerd#558)"
     if rt.startswith("containerd://1.7") or rt.startswith("containerd://1.6"):

@@ -166,3 +166,37 @@ def test_rollout_and_node_readiness_words():
     assert node_not_ready(ready) is None and node_not_ready(None) is None
     down = {"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "KubeletNotReady"}]}}
     assert node_not_ready(down) == "node is NotReady (KubeletNotReady)"
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"template": []},
+        {"template": {"spec": "x"}},
+        {"template": {"spec": {"containers": "x", "volumes": [1, {"hostPath": "x"}, {"hostPath": {"path": 5}}]}}},
+        {"template": {"spec": {"volumes": [REG], "containers": [1, {"command": "c", "args": [1], "env": "x"}]}}},
+        {"template": {"spec": {"volumes": [REG], "nodeSelector": ["a"], "tolerations": "x", "affinity": "x"}}},
+        {
+            "template": {
+                "spec": {
+                    "volumes": [REG],
+                    "affinity": {
+                        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [1]}}
+                    },
+                }
+            }
+        },
+    ],
+)
+def test_a_malformed_daemonset_reads_as_absent_never_a_crash(spec):
+    """DaemonSets are read from every namespace and walked by the driver piece only: a wrong shape is no traceback."""
+    from kubectl_dra.analyze.driver import Seen, judge_on_node, judge_publishing
+
+    ds = {"kind": "DaemonSet", "metadata": {"name": "p", "namespace": "x", "annotations": ["a"]}, "spec": spec}
+    pod = {"metadata": {"name": "q", "namespace": "x", "ownerReferences": "x"}, "spec": {"nodeName": "node-01"},
+           "status": {"containerStatuses": "nope", "conditions": [1]}}  # fmt: skip
+    seen = Seen((ds,), None, (pod,), None, True, ({"spec": {"selectors": [{"cel": "x"}]}},), ())
+    for d in ("gpu.example.com",):
+        judge_on_node(seen, d, _node(), "node-01", None)
+        judge_publishing(seen, d)
+    assert pod_state(pod)["restarts"] == 0
