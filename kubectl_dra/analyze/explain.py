@@ -267,7 +267,7 @@ def explain_pod(
             an.findings.append(agree)
         outside = outside_dra_finding(word)
         placeable = dry.placeable_nodes if dry.fit else []
-        if outside is not None and placeable and not any(f.blocking for f in an.findings):
+        if outside is not None and placeable and word.non_dra_reasons and not any(f.blocking for f in an.findings):
             # The scheduler rejects every node for reasons outside DRA, and on some the claims fit and every
             # filter the analysis models (NodeResourcesFit included) passes: it cannot say which is right.
             outside = make(

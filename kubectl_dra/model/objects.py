@@ -123,6 +123,19 @@ def _check_shape(obj: dict) -> None:
         _expect_list(spec, "selectors", name)
     elif kind == "Pod":
         _expect_list(spec, "resourceClaims", name)
+        for f in ("schedulingGroup", "workloadRef"):
+            if spec.get(f) is not None and not isinstance(spec[f], dict):
+                raise DraError(f"{name}: .spec.{f} must be a mapping")
+    elif kind == "PodGroup":
+        policy = spec.get("schedulingPolicy")
+        if policy is not None and not isinstance(policy, dict):
+            raise DraError(f"{name}: .spec.schedulingPolicy must be a mapping")
+        gang = (policy or {}).get("gang")
+        if gang is not None and not isinstance(gang, dict):
+            raise DraError(f"{name}: .spec.schedulingPolicy.gang must be a mapping")
+        count = (gang or {}).get("minCount")
+        if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
+            raise DraError(f"{name}: .spec.schedulingPolicy.gang.minCount must be a non-negative integer")
 
 
 def _plain_devices(devices: list) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from kubectl_dra.analyze.dryrun import Analysis
 from kubectl_dra.analyze.queue import Entry, judge_queue, order
 from kubectl_dra.analyze.scan import scan
@@ -595,3 +597,23 @@ def test_cpu_taken_by_the_pods_ahead_on_a_node_is_counted_and_leaves_the_answer_
     a, b = q.places[f"{NS}/a"], q.places[f"{NS}/b"]
     assert a.outcome == "fits" and a.node == "node-01", a
     assert b.node == "node-02" and b.outcome == "undetermined" and "node node-01 has room for it alone" in b.reason, b
+
+
+@pytest.mark.parametrize(
+    ("obj", "error"),
+    [
+        ({"spec": {"schedulingPolicy": ["gang"]}}, ".spec.schedulingPolicy must be a mapping"),
+        ({"spec": {"schedulingPolicy": {"gang": 3}}}, ".spec.schedulingPolicy.gang must be a mapping"),
+        ({"spec": {"schedulingPolicy": {"gang": {"minCount": "3"}}}}, "minCount must be a non-negative integer"),
+    ],
+)
+def test_a_malformed_podgroup_is_a_one_line_error(obj, error):
+    from kubectl_dra.errors import DraError
+
+    pg = {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "g", "namespace": NS}}
+    with pytest.raises(DraError, match=error.replace(".", r"\.")):
+        snapshot_from_objects([{**pg, **obj}], NS)
+    p = pod("w", t(0))
+    p["spec"]["schedulingGroup"] = "g"
+    with pytest.raises(DraError, match="schedulingGroup must be a mapping"):
+        snapshot_from_objects([p], NS)

@@ -68,7 +68,7 @@ def gangs_of(snap, sem, members: dict) -> dict:
     for p in snap.pods:
         spec = p.get("spec") or {}
         g = (spec.get("schedulingGroup") or {}).get("podGroupName")
-        if g and spec.get("nodeName") and not meta_of(p).get("deletionTimestamp"):
+        if isinstance(g, str) and g and spec.get("nodeName") and not meta_of(p).get("deletionTimestamp"):
             bound[(ns_of(p), g)] = bound.get((ns_of(p), g), 0) + 1
     out = {}
     minor = sem.version[1]
