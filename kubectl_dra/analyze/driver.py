@@ -241,7 +241,7 @@ class Seen:
     daemonsets_gap: str | None  # why the DaemonSets are not known ("cannot list ...", "the input has none")
     pods: tuple
     pods_gap: str | None
-    pods_listed: bool  # the pods on the node were listed (live): none there means none, not "not in the input"
+    pods_listed: bool  # every bound pod was read (live, a bundle): no plugin pod there means none, not "left out"
     classes: tuple
     slices: tuple
 

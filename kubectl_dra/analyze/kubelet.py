@@ -149,7 +149,7 @@ def seen_of(snap) -> Seen:
         ds_gap,
         tuple(snap.pods),
         f"cannot list the pods bound to nodes: {pgap.message}" if pgap is not None else None,
-        "plugin-pods" in snap.listed or snap.bound_pods,
+        snap.bound_pods,
         tuple(snap.classes),
         tuple(snap.slices),
     )

@@ -411,8 +411,6 @@ def _gather_live(
     known = {o["metadata"].get("uid") for o in objs if o.get("kind") == "DaemonSet"}
     objs.extend(d for d in results.get("plugin_daemonsets", []) if d["metadata"].get("uid") not in known)
     listed = {name for key, name in _LISTED.items() if key in results}
-    if "plugin_daemonsets" in results and "bound_pods" in results:
-        listed.add("plugin-pods")  # (the bound pods hold every plugin pod that runs on a node)
     have = {(p["metadata"].get("namespace"), p["metadata"].get("name")) for p in objs if p.get("kind") == "Pod"}
     for p in [*results.get("pending_pods", []), *results.get("bound_pods", [])]:
         key = (p["metadata"].get("namespace"), p["metadata"].get("name"))

@@ -52,8 +52,8 @@ class Snapshot:
     # PodGroups (scheduling.k8s.io v1alpha2 in 1.36, v1beta1 from 1.37): the gangs of pending pods that name one
     podgroups: tuple = ()
     gaps: tuple = ()
-    # Optional reads that were made, complete (an empty answer means none): "daemonsets" (every namespace),
-    # "plugin-pods" (the pods of the DaemonSets that run kubelet plugins: read with the bound pods)
+    # Optional reads that were made, complete (an empty answer means none): "daemonsets" (every namespace; the
+    # pods of those that run kubelet plugins come with the bound pods, below)
     listed: frozenset = frozenset()
     source: str = "files"  # "files", "live", or "bundle" (a kubectl dra dump of a live cluster)
     server_version: str | None = None

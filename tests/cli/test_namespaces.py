@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_user_paths import _node_agent  # tests/cli/: one builder of a node's bound pod
 
 from kubectl_dra.model.scope import base_namespace, locate, not_found
 from kubectl_dra.model.snapshot import Snapshot
@@ -40,17 +41,6 @@ def _claim(ns: str, memory: str) -> dict:
                 ]
             }
         },
-    }
-
-
-def _node_agent(node_name: str) -> dict:
-    """A DaemonSet's pod on the node: the input then shows what is bound there (NodeResourcesFit, analyze/fit.py)."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": f"agent-{node_name}", "namespace": "kube-system", "uid": f"uid-agent-{node_name}"},
-        "spec": {"nodeName": node_name, "containers": [{"name": "agent", "image": "agent:1"}]},
-        "status": {"phase": "Running"},
     }
 
 
