@@ -110,7 +110,7 @@ def _claim_findings(an: Analysis, pod: dict, analyses, dry: DryRun, events: list
         device_findings(an, analyses, dry, pod)
         if any(f.code in ("DRA401", "DRA402") for f in an.findings):  # a driver publishes nothing: is it deployed?
             classes = {id(r.class_obj): r.class_obj for a in analyses for alts in a.requests for r in alts}
-            an.findings.extend(publishing_findings(an.snap, [c for c in classes.values() if c is not None]))
+            an.findings.extend(publishing_findings(an.snap, [c for c in classes.values() if c is not None], an.memo))
         if ext is not None and ext.claim is not None and not dry.allocatable:
             via_plugin = plugin_path_finding(ext, [_name(n) for n in an.idx.nodes])
             if via_plugin is not None:
@@ -353,8 +353,10 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
                     reservedFor=reserved,
                 )
             )
-    node_obj = next((n for n in an.snap.nodes if _name(n) == node), None)
-    an.findings.extend(kubelet_findings(an.snap, node_obj, pod, [a.claim for a in analyses], events))
+    if "nodes_by_name" not in an.memo:  # (shared by the forks: one dict per snapshot, not a walk per pod)
+        an.memo["nodes_by_name"] = {_name(n): n for n in an.snap.nodes}
+    node_obj = an.memo["nodes_by_name"].get(node)
+    an.findings.extend(kubelet_findings(an.snap, node_obj, pod, [a.claim for a in analyses], events, an.memo))
 
 
 def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:

@@ -16,6 +16,7 @@ from kubectl_dra.analyze.driver import (
     Plugin,
     Seen,
     class_expressions,
+    daemon_pods,
     drivers_named,
     drivers_of_claims,
     judge_on_node,
@@ -130,9 +131,14 @@ def _times(w: KubeletWord) -> str:
     return f" ({where}, {w.last})" if w.last else ""
 
 
-def seen_of(snap) -> Seen:
-    """What the snapshot holds for the driver piece (see driver.Seen). Live and in a bundle, the DaemonSets and
-    pods are known only where they were listed (Snapshot.listed); in files, DaemonSets present are taken as all."""
+def seen_of(snap, memo: dict | None = None) -> Seen:
+    """What the snapshot holds for the driver piece (see driver.Seen), built once per snapshot when memo (an
+    Analysis's, shared by its forks) is given. Live and in a bundle, the DaemonSets are known where they were
+    listed (Snapshot.listed), the plugin pods with the bound pods; in files, DaemonSets present are taken as all."""
+    if memo is not None:
+        got = memo.get("driver_seen")
+        if got is not None and got[0] is snap:
+            return got[1]
     dss = tuple(w for w in snap.workloads if w.get("kind") == "DaemonSet")
     gap = next((g for g in snap.gaps if g.resource == "daemonsets.apps"), None)
     if gap is not None:
@@ -144,29 +150,32 @@ def seen_of(snap) -> Seen:
     else:
         ds_gap = "the input has no DaemonSet (add `kubectl get daemonsets -A -o yaml` to it)"
     pgap = next((g for g in snap.gaps if g.resource == BOUND_PODS), None)
-    return Seen(
+    seen = Seen(
         dss,
         ds_gap,
-        tuple(snap.pods),
+        daemon_pods(snap.pods),
         f"cannot list the pods bound to nodes: {pgap.message}" if pgap is not None else None,
         snap.bound_pods,
         tuple(snap.classes),
         tuple(snap.slices),
     )
+    if memo is not None:
+        memo["driver_seen"] = (snap, seen)
+    return seen
 
 
 def _plugin_finding(p: Plugin) -> Finding:
     return make("DRA607", p.message, node=p.node, plugin=p.to_dict())
 
 
-def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[dict]) -> list[Finding]:
+def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[dict], memo=None) -> list[Finding]:
     """The kubelet's latest word since the pod was bound (DRA601 not registered, DRA602 the plugin failed, DRA608
     CDI, DRA609 a claim-side error), or DRA604 none yet; then the plugin of each driver concerned (DRA607) and a
     kubelet with a known DRA defect (DRA611)."""
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     phase = (pod.get("status") or {}).get("phase")
     if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return _unprepare_findings(snap, node, pod, claims)
+        return _unprepare_findings(snap, node, pod, claims, memo)
     if phase in ("Running", "Succeeded", "Failed"):
         return []
     last_sched = max((e["time"] for e in events if e["reason"] == "Scheduled"), default="")
@@ -200,7 +209,7 @@ def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[di
         else:
             out.append(make("DRA609", word.message + _times(word), **detail))
             return out
-    seen = seen_of(snap)
+    seen = seen_of(snap, memo)
     for d in drivers:
         p = judge_on_node(seen, d, node, node_name, word)
         if word is not None or p.problem:  # before the kubelet speaks, only what would stop it
@@ -218,11 +227,11 @@ def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[di
     return out
 
 
-def publishing_findings(snap, classes) -> list[Finding]:
+def publishing_findings(snap, classes, memo=None) -> list[Finding]:
     """No ResourceSlice of a driver the pod's classes pin exists: for each such driver, the plugin (DRA607)."""
     have = {(s.get("spec") or {}).get("driver") for s in snap.slices}
     drivers = sorted({d for c in classes for d in drivers_named(class_expressions(c))} - have)
-    seen = seen_of(snap)
+    seen = seen_of(snap, memo)
     found = [judge_publishing(seen, d) for d in drivers]
     return [_plugin_finding(p) for p in found if p.state != "not-looked"]  # (no DaemonSet in a file: no news)
 
@@ -239,7 +248,7 @@ def _runtime_note(node: dict | None) -> str:
     return f"; the node runs {rt}" if rt else ""
 
 
-def _unprepare_findings(snap, node: dict | None, pod: dict, claims) -> list[Finding]:
+def _unprepare_findings(snap, node: dict | None, pod: dict, claims, memo=None) -> list[Finding]:
     """A pod being deleted on a node: the kubelet calls NodeUnprepareResources through each driver's plugin before
     it lets the pod go, retries while it cannot, and reports nothing (no event; kubernetes/kubernetes#129402, as
     designed). Where the plugin of a driver is missing or not ready on the node, that is why the pod stays
@@ -247,7 +256,7 @@ def _unprepare_findings(snap, node: dict | None, pod: dict, claims) -> list[Find
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     if not node_name or not any(((c.get("status") or {}).get("allocation")) for c in claims):
         return []
-    seen = seen_of(snap)
+    seen = seen_of(snap, memo)
     out: list[Finding] = []
     for d in drivers_of_claims(claims):
         p = judge_on_node(seen, d, node, node_name, None)

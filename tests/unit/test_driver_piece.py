@@ -190,12 +190,12 @@ def test_rollout_and_node_readiness_words():
 )
 def test_a_malformed_daemonset_reads_as_absent_never_a_crash(spec):
     """DaemonSets are read from every namespace and walked by the driver piece only: a wrong shape is no traceback."""
-    from kubectl_dra.analyze.driver import Seen, judge_on_node, judge_publishing
+    from kubectl_dra.analyze.driver import Seen, daemon_pods, judge_on_node, judge_publishing
 
     ds = {"kind": "DaemonSet", "metadata": {"name": "p", "namespace": "x", "annotations": ["a"]}, "spec": spec}
     pod = {"metadata": {"name": "q", "namespace": "x", "ownerReferences": "x"}, "spec": {"nodeName": "node-01"},
            "status": {"containerStatuses": "nope", "conditions": [1]}}  # fmt: skip
-    seen = Seen((ds,), None, (pod,), None, True, ({"spec": {"selectors": [{"cel": "x"}]}},), ())
+    seen = Seen((ds,), None, daemon_pods((pod,)), None, True, ({"spec": {"selectors": [{"cel": "x"}]}},), ())
     for d in ("gpu.example.com",):
         judge_on_node(seen, d, _node(), "node-01", None)
         judge_publishing(seen, d)
