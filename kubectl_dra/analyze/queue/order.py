@@ -93,7 +93,7 @@ def entry_kind(pod: dict, report, plan) -> str | None:
 def gang_of(pod: dict) -> str | None:
     """The pod group the pod names: spec.schedulingGroup.podGroupName (1.36+) or spec.workloadRef (1.35). The API
     server keeps these fields only with the GenericWorkload gate on, so a pod that has one tells that the cluster
-    schedules gangs (all or nothing), which the queue does not model."""
+    schedules gangs (all or nothing: gang.py)."""
     spec = pod.get("spec") or {}
     group = (spec.get("schedulingGroup") or {}).get("podGroupName")
     if isinstance(group, str) and group:
