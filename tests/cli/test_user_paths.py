@@ -16,17 +16,14 @@ minute, where subprocesses would take several."""
 from __future__ import annotations
 
 import copy
-import gc
-import io
 import json
 import re
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 import yaml
+from clirun import Result, run
 
-from kubectl_dra.cli import _main
 from kubectl_dra.gather.bundle import bundle
 from kubectl_dra.model.snapshot import Snapshot
 
@@ -349,32 +346,7 @@ def forms(tmp_path_factory) -> dict[str, list[str]]:
 # --- running the CLI in-process --------------------------------------------------------------------------------------
 
 
-class Result:
-    def __init__(self, code, out, err):
-        self.code, self.out, self.err = code, out, err
-
-    def __repr__(self):
-        return f"exit {self.code}\n--- stdout\n{self.out[:1500]}\n--- stderr\n{self.err[:800]}"
-
-
-def run(args, stdin: bytes | None = None) -> Result:
-    """`kubectl dra ARGS` in this process: _main as the console script runs it, minus the process exit."""
-    out, err = io.StringIO(), io.StringIO()
-    code = None
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NO_COLOR", "1")
-        mp.delenv("KUBECONFIG", raising=False)
-        mp.delenv("FORCE_COLOR", raising=False)
-        if stdin is not None:
-            mp.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
-        try:
-            with redirect_stdout(out), redirect_stderr(err):
-                _main(list(args))
-        except SystemExit as e:
-            code = e.code
-        finally:
-            gc.enable()  # _main turns the cyclic collector off for its short-lived process
-    return Result(code, out.getvalue(), err.getvalue())
+# (clirun.run: the CLI in this process)
 
 
 # --- what an answer says ---------------------------------------------------------------------------------------------
