@@ -159,11 +159,34 @@ def test_step1_kubectl_dra_missing_class(cluster, tut):
 
 def test_step2_cluster_cannot_allocate(cluster, tut):
     cluster.kubectl("apply", "-f", str(MANIFESTS / "deviceclass.yaml"))
-    # The DeviceClass event requeues the pod within seconds, unless it arrives while a scheduling attempt of the
-    # pod is in flight and the scheduler does not count it for that attempt: then the pod waits in the
-    # unschedulable queue for the periodic flush (podMaxInUnschedulablePodsDuration, 5 minutes). Seen a few times
-    # in full CI runs on the loaded 2-core machine; the wait covers the flush.
-    ev = cluster.wait_unschedulable(NS, tut["pod"], "cannot allocate all claims", timeout=330)
+
+    # DynamicResources registers DeviceClass Add|Update with no queueing hint: each such event moves the pod out of
+    # the unschedulable pods. An add that reaches the scheduler while an attempt of the pod is in flight may not
+    # count for it, and the pod then waits for the periodic flush (podMaxInUnschedulablePodsDuration, 5 minutes;
+    # seen in full CI runs on the loaded 2-core machine). So the test does what the scheduler reacts to: while no
+    # answer has come, it updates the class (an annotation), each update an event that requeues the pod.
+    def answered():
+        return next(
+            (e for e in cluster.events(NS, tut["pod"])
+             if e["reason"] == "FailedScheduling" and "cannot allocate all claims" in e.get("message", "")),
+            None,
+        )  # fmt: skip
+
+    ev, deadline, nudges = answered(), time.time() + 240, 0
+    while ev is None and time.time() < deadline:
+        waited = time.time() + 15
+        while ev is None and time.time() < waited:
+            time.sleep(0.5)
+            ev = answered()
+        if ev is None:
+            nudges += 1
+            cluster.kubectl(
+                "annotate", "deviceclass", "gpu-inferencia", f"kubectl-dra.e2e/nudge={nudges}", "--overwrite"
+            )
+    assert ev is not None, (
+        f"no 'cannot allocate all claims' after {nudges} DeviceClass updates: {cluster.events(NS, tut['pod'])}"
+    )
+    assert not cluster.pod(NS, tut["pod"])["spec"].get("nodeName"), "pod got bound after FailedScheduling"
     assert ev["message"].startswith("0/3 nodes are available: 3 cannot allocate all claims"), ev["message"]
     # The pod was not touched: same object, the scheduler retried it on its own.
     assert the_pod(cluster)["metadata"]["uid"] == tut["uid"]
