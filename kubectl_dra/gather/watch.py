@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
+from kubectl_dra.gather.assemble import live_snapshot
 
 WATCH_SECONDS = (240, 480)  # the server ends each watch after a random time in this range, as client-go asks
 MAX_BACKOFF = 30.0
@@ -50,8 +51,6 @@ class LiveSession:
         self.stopped = False
 
     def snapshot(self):
-        from kubectl_dra.gather.live import live_snapshot
-
         with self.lock:
             objs = list(self.static) + [o for s in self.sources for o in s.objects.values()]
         return live_snapshot(objs, self.meta)

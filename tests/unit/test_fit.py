@@ -234,7 +234,7 @@ def test_a_bundle_header_restores_whether_every_node_s_bound_pods_were_listed():
 
 
 def test_a_pod_in_two_live_lists_is_counted_once_on_its_node():
-    from kubectl_dra.gather.live import live_snapshot
+    from kubectl_dra.gather.assemble import live_snapshot
 
     hog = pod("etl", [ctr("x", "5")], node="node-01", phase="Running", ns="batch")
     meta = {"gaps": (), "server_version": None, "resource_api_version": "v1", "namespace": NS, "bound_pods": True}

@@ -67,3 +67,31 @@ def test_analysis_does_no_file_io():
     for f in (PKG / "analyze").rglob("*.py"):
         text = f.read_text()
         assert "open(" not in text and ".read_text(" not in text, f
+
+
+def _module(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def test_gather_has_no_import_circle():
+    """Lazy imports inside functions count: a circle they hide is still a circle (gather/live.py once asked
+    gather/watch.py for LiveSession while watch.py asked live.py for the snapshot)."""
+    graph = {}
+    for f in (PKG / "gather").rglob("*.py"):
+        graph[_module(f)] = {m for m in imports(f) if m.startswith("kubectl_dra.gather.")}
+    seen: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(m, path):
+        seen[m] = 1
+        for n in sorted(graph.get(m, ())):
+            if seen.get(n) == 1:
+                raise AssertionError(" -> ".join([*path, m, n]))
+            if n not in seen:
+                visit(n, [*path, m])
+        seen[m] = 2
+
+    for m in sorted(graph):
+        if m not in seen:
+            visit(m, [])
