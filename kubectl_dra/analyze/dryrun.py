@@ -259,7 +259,7 @@ class Analysis:
                         m = self._marked(m, chosen, "allocated to this claim", clear_stage=True)
                     ca.matrices[r.name] = m
             analyses.append(ca)
-        dry = DryRun(list(usable_names), rejected)
+        dry = DryRun(usable_names, rejected)  # shared by the pods of one node constraint: never changed
         if pending and not any(f.blocking for f in self.findings):
             self._dry_run(pending, analyses, reach, state, dry, fit)
         self.plan = PodPlan(

@@ -15,6 +15,7 @@ other claim. After PreBind the scheduler has created it for real (`<pod>-extende
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -53,7 +54,7 @@ def is_dra_extended_resource_name(name: str, sem: Semantics) -> bool:
     return is_extended_resource_name(name)
 
 
-def class_mapping(classes: list[dict], sem: Semantics) -> dict[str, dict]:
+def class_mapping(classes: Sequence[dict], sem: Semantics) -> dict[str, dict]:
     """Resource name → DeviceClass, as the scheduler's cache resolves it.
 
     1.35+ (extendedresourcecache updateResourceName2class): every class answers to its implicit name, and also to
@@ -137,7 +138,7 @@ def defaulted_requests(container: dict) -> dict:
     return {**{k: v for k, v in limits.items() if k not in reqs}, **reqs}
 
 
-def pod_extended_resources(pod: dict, classes: list[dict], sem: Semantics) -> ExtendedResources:
+def pod_extended_resources(pod: dict, classes: Sequence[dict], sem: Semantics) -> ExtendedResources:
     spec = pod.get("spec") or {}
     mapping = class_mapping(classes, sem) if classes else {}
     containers = [(c, False) for c in spec.get("initContainers") or [] if isinstance(c, dict)]
@@ -309,7 +310,7 @@ def needs_dra(node: dict, res: str, sem: Semantics) -> bool:
     return value <= 0
 
 
-def device_plugin_nodes(nodes: list[dict], resources: list[str], sem: Semantics) -> dict[str, str]:
+def device_plugin_nodes(nodes: Sequence[dict], resources: list[str], sem: Semantics) -> dict[str, str]:
     """Nodes that serve one of the resources through a device plugin (node allocatable): not a DRA path."""
     out = {}
     for n in nodes:
@@ -334,7 +335,7 @@ def same_vendor(resource: str, driver) -> bool:
     )
 
 
-def double_admission(nodes: list[dict], ext: ExtendedResources, slices: list[dict]) -> list[Finding]:
+def double_admission(nodes: Sequence[dict], ext: ExtendedResources, slices: Sequence[dict]) -> list[Finding]:
     """A node whose allocatable advertises a resource and whose DRA slices publish devices for the same name: the
     kubelet's device plugin and the DRA driver may hand out the same devices twice."""
     out = []
@@ -390,10 +391,10 @@ class ExtendedPlan:
 
 def plan(
     pod: dict,
-    classes: list[dict],
+    classes: Sequence[dict],
     claims: dict,
-    nodes: list[dict],
-    slices: list[dict],
+    nodes: Sequence[dict],
+    slices: Sequence[dict],
     sem: Semantics,
     annotated: list | None = None,
 ) -> ExtendedPlan | None:
