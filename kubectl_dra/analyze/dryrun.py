@@ -35,6 +35,8 @@ MAX_DRYRUN_NODES = 200
 
 
 def _json(x) -> str:
+    if x is None or x == {}:  # the common case, once per pod: no encoder for it
+        return "null" if x is None else "{}"
     return json.dumps(x, sort_keys=True, default=str)
 
 
@@ -43,7 +45,10 @@ def _constraints_key(pod: dict | None) -> str | None:
     if pod is None:
         return None
     spec = pod.get("spec") or {}
-    return _json({k: spec.get(k) for k in ("nodeName", "nodeSelector", "affinity", "tolerations")})
+    parts = tuple(spec.get(k) for k in ("nodeName", "nodeSelector", "affinity", "tolerations"))
+    if not any(parts):  # a pod with no node constraint at all (most pods of a fleet): one key, no encoding
+        return "-"
+    return _json(dict(zip(("nodeName", "nodeSelector", "affinity", "tolerations"), parts)))
 
 
 MAX_ALLOCATABLE_NODES = 5
