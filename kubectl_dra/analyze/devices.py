@@ -345,7 +345,7 @@ def _nodes_without_duplicates(e: DeviceEntry, reach: Reachability) -> tuple:
         seen: set = set()
         dup = False
         for sl in e.pool.slices:
-            if n not in reach._nodes_of_slice(sl):
+            if n not in reach.nodes_of_slice(sl):
                 continue
             for d in slice_spec(sl).get("devices") or []:
                 dup = dup or d.get("name") in seen

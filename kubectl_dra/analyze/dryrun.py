@@ -16,6 +16,7 @@ from kubectl_dra.analyze.allocator import (
     SliceIndex,
     apply_taint_rules,
     obj_ref,
+    slice_spec,
     taint_rule_select,
 )
 from kubectl_dra.analyze.claims import Index, build_requests
@@ -352,6 +353,12 @@ class Analysis:
                 dry.node_errors[_name(n)] = e
                 continue
             except AllocationError as e:
+                nf = fit.check(n) if fit is not None else None
+                if nf is not None and nf.fits is False:
+                    # NodeResourcesFit comes before DynamicResources in the scheduler's Filter order and rejects
+                    # the node: DynamicResources never runs there, so the scheduler never meets this error.
+                    dry.failures[_name(n)] = ", ".join(dict.fromkeys(s.reason for s in nf.shortfalls))
+                    continue
                 dry.error, dry.error_node = e, _name(n)
                 break
             if res is None:
@@ -420,6 +427,10 @@ class Analysis:
                     for v in by_claim[id(c)].matrices.get(r.name, []):
                         if v.stage == "cel-error":
                             out.update(reach.nodes_for(v.entry))
+                            if slice_spec(v.entry.slice).get("perDeviceNodeSelection"):
+                                # isSelectable evaluates a device's selectors before its own node: every node the
+                                # slice reaches (GatherPools: one of its devices is there) meets this error
+                                out.update(reach.nodes_of_slice(v.entry.slice))
         if all_mode and not self.sem.behaviour.all_mode_unusable_pool_fails_node:
             for e in self.universe.entries:
                 if not e.ignored and e.pool_state.startswith(("incomplete", "invalid")):

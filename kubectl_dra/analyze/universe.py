@@ -188,11 +188,11 @@ class Reachability:
         if e.pool is not None and e.pool.superseded_by and nodes:
             newer: set = set()
             for sl in e.pool.superseded_by:
-                newer.update(self._nodes_of_slice(sl))
+                newer.update(self.nodes_of_slice(sl))
             nodes = tuple(n for n in nodes if n not in newer)
         return nodes
 
-    def _nodes_of_slice(self, sl: dict) -> tuple:
+    def nodes_of_slice(self, sl: dict) -> tuple:
         spec = slice_spec(sl)
         if spec.get("perDeviceNodeSelection"):
             out: set = set()

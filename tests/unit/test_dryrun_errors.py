@@ -1,0 +1,86 @@
+"""Errors the scheduler meets where it meets them (issue 29, item 3): kube-scheduler runs the DynamicResources
+Filter on a node only after the filters before it pass there (NodeResourcesFit among them: default plugin order),
+and the allocator evaluates a device's selectors before its own node for a slice with perDeviceNodeSelection
+(isSelectable, every minor), so a CEL error of a device of another node is met on every node that slice reaches."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kubectl_dra.analyze.explain import explain_pod
+from kubectl_dra.features import Semantics
+from kubectl_dra.model.objects import snapshot_from_objects
+
+S37 = Semantics.for_version((1, 37))
+NS = "ml-team"
+DRIVER = "gpu.example.com"
+# a runtime error where the attribute is a string: no overload of > for (string, int)
+SELECTOR = f'device.attributes["{DRIVER}"].n > 1'
+
+
+def node(name, cpu="8", **labels):
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"pool": "a", **labels}},
+            "status": {"allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"}}}  # fmt: skip
+
+
+def dev(name, n, **where):
+    return {"name": name, "attributes": {"n": {"int": n} if isinstance(n, int) else {"string": n}}, **where}
+
+
+def rslice(name, devices, **spec):
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
+            "spec": {"driver": DRIVER, "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": devices, **spec}}  # fmt: skip
+
+
+def objects(pod_spec: dict, slices: list, nodes: list) -> list:
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}  # fmt: skip
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": NS},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                 "deviceClassName": "gpu", "selectors": [{"cel": {"expression": SELECTOR}}]}}]}}}  # fmt: skip
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": NS, "uid": "uid-p"},
+           "spec": {"containers": [{"name": "a", "image": "x", "resources": {"requests": {"cpu": "4"}}}],
+                    "resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}], **pod_spec},
+           "status": {"phase": "Pending"}}  # fmt: skip
+    return [cls, claim, pod, *slices, *nodes]
+
+
+def explain(objs):
+    snap = replace(snapshot_from_objects(objs, NS), bound_pods=True)  # every bound pod listed: none
+    return explain_pod(snap, S37, NS, "p")
+
+
+def codes(r):
+    return {f.code for f in r.findings}
+
+
+def test_an_error_on_a_node_without_room_is_never_met():
+    # node-01's device errors in CEL, but node-01 lacks the cpu: NodeResourcesFit rejects it before DynamicResources
+    objs = objects({}, [rslice("s1", [dev("bad", "x")], nodeName="node-01"),
+                        rslice("s2", [dev("ok", 5)], nodeName="node-02")],
+                   [node("node-01", cpu="2"), node("node-02")])  # fmt: skip
+    r = explain(objs)
+    assert "DRA301" not in codes(r), r.findings
+    assert r.verdict.determined and not r.verdict.blocked, r.verdict
+    assert r.verdict.summary == "claims allocatable now on node node-02", r.verdict
+    assert {f.code for f in r.findings} == {"DRA003", "DRA002"}, r.findings  # node-01 is no node where they fit
+
+
+def test_an_error_on_a_node_with_room_ends_the_attempt():
+    objs = objects({}, [rslice("s1", [dev("bad", "x")], nodeName="node-01"),
+                        rslice("s2", [dev("ok", 5)], nodeName="node-02")],
+                   [node("node-01"), node("node-02")])  # fmt: skip
+    r = explain(objs)
+    assert "DRA301" in codes(r) and r.verdict.blocked, r.findings
+
+
+def test_a_per_device_node_selection_slice_errors_on_every_node_it_reaches():
+    # The slice reaches node-01 (dev "x1") and node-03 ("bad"); the pod may not use node-03. On node-01 the
+    # allocator evaluates "bad"'s selectors before its node, so the attempt ends there too.
+    pdns = rslice("s1", [dev("x1", 0, nodeName="node-01"), dev("bad", "x", nodeName="node-03")],
+                  perDeviceNodeSelection=True)  # fmt: skip
+    objs = objects({"nodeSelector": {"pool": "a"}}, [pdns, rslice("s2", [dev("ok", 5)], nodeName="node-02")],
+                   [node("node-01"), node("node-02"), node("node-03", pool="b")])  # fmt: skip
+    r = explain(objs)
+    assert "DRA301" in codes(r) and r.verdict.blocked, (r.findings, r.body["claims"][0].get("dryRun"))
