@@ -180,10 +180,12 @@ class Analysis:
 
     def usable_nodes(
         self, pod: dict | None, allocated_claims: list[dict], excluded: dict | None = None
-    ) -> tuple[list[dict], dict]:
-        """Nodes the pod may use (pod constraints + already-allocated claims' node selectors), and why others not.
+    ) -> tuple[list[dict], dict, list[dict]]:
+        """Nodes the pod may use (pod constraints + already-allocated claims' node selectors), why others not, and
+        the nodes refused only by an allocated claim's node selector: the DynamicResources Filter finds that after
+        it ran the allocator for the pending claims there, so an error of theirs is met on those nodes too.
         excluded: nodes left out of the dry-run for a reason of the caller's (name -> why)."""
-        usable, rejected = [], {}
+        usable, rejected, claim_only = [], {}, []
         for n in self.idx.nodes:
             why = pod_node_rejection(pod, n) if pod is not None else None
             if why is None and excluded and _name(n) in excluded:
@@ -194,6 +196,7 @@ class Analysis:
                     try:
                         if sel is not None and not node_selector_matches(sel, n):
                             why = f"claim {_name(c)} is allocated to devices not reachable from this node"
+                            claim_only.append(n)
                             break
                     except NodeSelectorError as e:
                         why = f"claim {_name(c)} has an invalid allocation node selector: {e}"
@@ -202,7 +205,7 @@ class Analysis:
                 usable.append(n)
             else:
                 rejected[_name(n)] = why
-        return usable, rejected
+        return usable, rejected, claim_only
 
     def analyse_claims(
         self, claims: list[dict], pod: dict | None, pcnames: list, excluded: dict | None = None, fit=None
@@ -224,9 +227,9 @@ class Analysis:
             _json(excluded),
         )
         if ("nodes", nodes_key) not in self.memo:
-            u, rj = self.usable_nodes(pod, allocated, excluded)
-            self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), [_name(n) for n in u])
-        usable, rejected, reach, usable_names = self.memo[("nodes", nodes_key)]
+            u, rj, co = self.usable_nodes(pod, allocated, excluded)
+            self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), [_name(n) for n in u], co)
+        usable, rejected, reach, usable_names, claim_only = self.memo[("nodes", nodes_key)]
         mctx = MatrixContext(
             self.universe,
             state,
@@ -267,7 +270,7 @@ class Analysis:
             analyses.append(ca)
         dry = DryRun(usable_names, rejected)  # shared by the pods of one node constraint: never changed
         if pending and not any(f.blocking for f in self.findings):
-            self._dry_run(pending, analyses, reach, state, dry, fit)
+            self._dry_run(pending, analyses, reach, state, dry, fit, claim_only)
         self.plan = PodPlan(
             tuple(pending), tuple(analyses), reach, (tuple(_json(c.get("spec")) for c in pending), id(reach)), dry, fit
         )
@@ -302,7 +305,7 @@ class Analysis:
             hit = self.memo[("worth", id(m))] = (m, names)
         return hit[1]
 
-    def _dry_run(self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None) -> None:
+    def _dry_run(self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=()) -> None:
         # Pods judged against the same allocations whose pending claims have the same specs (a Deployment's
         # replicas) get the same search: it runs once. An error names its claim, so it is never reused.
         key = ("dry", tuple(_json(c.get("spec")) for c in pending), id(reach), fit.key() if fit is not None else None)
@@ -319,7 +322,7 @@ class Analysis:
             )
             self._mark_dry_run(dry, analyses)
             return
-        self._search(pending, analyses, reach, state, dry, fit)
+        self._search(pending, analyses, reach, state, dry, fit, claim_only)
         if dry.error is None:
             found = [(x.node, [(p.results, p.node_selector) for p in x.claims]) for x in dry.allocatable]
             self.memo[key] = (
@@ -336,12 +339,17 @@ class Analysis:
             )
         self._mark_dry_run(dry, analyses)
 
-    def _search(self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None) -> None:
+    def _search(self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=()) -> None:
         invalid = state.capacity_error()
         if invalid is not None:  # 1.38 PreFilter: no node is tried
             dry.error = AllocationError(invalid, kind=ErrorKind.STATE)
             return
         alloc = self.allocator(state)
+        if claim_only:
+            met = self._error_where_unavailable(pending, analyses, claim_only, alloc, fit)
+            if met is not None:
+                dry.error, dry.error_node = met
+                return
         worth = self.worth_nodes(pending, analyses, reach)
         dry.considered_nodes = len(worth)
         for n in worth[:MAX_DRYRUN_NODES]:
@@ -379,6 +387,25 @@ class Analysis:
             dry.capped = True
         rank = {True: 0, None: 1, False: 2}
         dry.allocatable.sort(key=lambda x: rank[dry._fit_state(x.node)])  # stable: the search's order within each
+
+    def _error_where_unavailable(self, pending, analyses, nodes: list[dict], alloc: Allocator, fit=None):
+        """(error, node) of the first node refused only by an allocated claim where the allocator meets an error
+        for the pending claims (the DynamicResources Filter allocates them before it reports the allocated claim
+        unavailable there: the error ends the attempt), or None. Only nodes a device that errors in CEL reaches
+        are tried, and none that NodeResourcesFit rejects (it runs first)."""
+        there = Reachability(nodes)
+        by_claim = {id(a.claim): a for a in analyses}
+        names = self._aborting_nodes(pending, by_claim, there)
+        for n in nodes:
+            if _name(n) not in names or (fit is not None and fit.check(n).fits is False):
+                continue
+            try:
+                alloc.allocate(n, pending)
+            except NodeFailure:
+                continue
+            except AllocationError as e:
+                return e, _name(n)
+        return None
 
     def allocator(self, state: AllocatedState) -> Allocator:
         """The allocator port over this analysis's slices and classes, against state."""

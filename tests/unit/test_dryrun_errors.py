@@ -84,3 +84,23 @@ def test_a_per_device_node_selection_slice_errors_on_every_node_it_reaches():
                    [node("node-01"), node("node-02"), node("node-03", pool="b")])  # fmt: skip
     r = explain(objs)
     assert "DRA301" in codes(r) and r.verdict.blocked, (r.findings, r.body["claims"][0].get("dryRun"))
+
+
+def test_an_error_on_a_node_an_allocated_claim_rules_out_still_ends_the_attempt():
+    # Claim "a" is allocated on node-02. On node-01 the Filter allocates the pending claim "c" before it reports
+    # "a" unavailable there: "bad"'s CEL error is met on node-01 and ends the attempt.
+    objs = objects({}, [rslice("s1", [dev("bad", "x")], nodeName="node-01"),
+                        rslice("s2", [dev("ok", 5), dev("held", 5)], nodeName="node-02")],
+                   [node("node-01"), node("node-02")])  # fmt: skip
+    held = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "a", "namespace": NS},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
+            "status": {"allocation": {
+                "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": "s2", "device": "held"}]},
+                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": ["node-02"]}]}]}},
+                "reservedFor": [{"resource": "pods", "name": "p", "uid": "uid-p"}]}}  # fmt: skip
+    pod = next(o for o in objs if o["kind"] == "Pod")
+    pod["spec"]["resourceClaims"].append({"name": "held", "resourceClaimName": "a"})
+    r = explain([*objs, held])
+    assert "DRA301" in codes(r) and r.verdict.blocked, (r.findings, r.verdict)
+    assert next(f for f in r.findings if f.code == "DRA301").evidence.get("node") == "node-01"
