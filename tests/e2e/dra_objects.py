@@ -83,6 +83,34 @@ def pod(
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
 
 
+def hog(sc, cpu: str) -> str:
+    """A pod bound to node-01 that requests cpu (and stays Pending: no kubelet runs it)."""
+    name = "etl-hog"
+    sc.api.post(
+        f"/api/v1/namespaces/{sc.ns}/pods",
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name},
+            "spec": {
+                "nodeName": "node-01",
+                "terminationGracePeriodSeconds": 0,
+                "containers": [
+                    {"name": "etl", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": cpu}}}
+                ],
+            },
+        },
+    )
+    return name
+
+
+def release(sc, name: str) -> None:
+    """The hog goes before the next test: a bound pod being deleted still holds its cpu in the scheduler's cache."""
+    path = f"/api/v1/namespaces/{sc.ns}/pods/{name}"
+    sc.api.delete(path + "?gracePeriodSeconds=0")
+    wait_for(f"{path} to be deleted", lambda: sc.api.get(path, ok404=True) is None, 60, 0.5)
+
+
 class Scenario:
     """One scenario's driver, DeviceClass and ResourceSlices; cluster-scoped objects are deleted
     when the test ends (namespaced ones go with the test's namespace)."""

@@ -9,38 +9,9 @@ The fake nodes have 16 cpu each (tests/cluster/cluster.py node_object)."""
 from __future__ import annotations
 
 import pytest
-from dra_objects import claim, device, pod, request
-from e2e_helpers import wait_for
+from dra_objects import claim, device, hog, pod, release, request
 
 pytestmark = pytest.mark.e2e
-
-
-def _hog(sc, cpu: str) -> str:
-    """A pod bound to node-01 that requests cpu (and stays Pending: no kubelet runs it)."""
-    name = "etl-hog"
-    sc.api.post(
-        f"/api/v1/namespaces/{sc.ns}/pods",
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": name},
-            "spec": {
-                "nodeName": "node-01",
-                "terminationGracePeriodSeconds": 0,
-                "containers": [
-                    {"name": "etl", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": cpu}}}
-                ],
-            },
-        },
-    )
-    return name
-
-
-def _release(sc, name: str) -> None:
-    """The hog goes before the next test: a bound pod being deleted still holds its cpu in the scheduler's cache."""
-    path = f"/api/v1/namespaces/{sc.ns}/pods/{name}"
-    sc.api.delete(path + "?gracePeriodSeconds=0")
-    wait_for(f"{path} to be deleted", lambda: sc.api.get(path, ok404=True) is None, 60, 0.5)
 
 
 def _trainer(sc, cpu: str) -> None:
@@ -54,7 +25,7 @@ def test_the_only_node_with_the_gpu_lacks_cpu_blocked_and_the_scheduler_agrees(s
     sc = scenario("fitcpu")
     sc.device_class()
     sc.slice([device("gpu-0", sc.driver)], node="node-01")
-    hog = _hog(sc, "15500m")
+    held = hog(sc, "15500m")
     try:
         _trainer(sc, "2")
         # Gated: the gate holds it first (DRA006), and the node piece names what holds it once the gate is gone.
@@ -75,7 +46,7 @@ def test_the_only_node_with_the_gpu_lacks_cpu_blocked_and_the_scheduler_agrees(s
         bundle = sc.cluster.kubectl_dra("dump", "-n", sc.ns, "-o", "json")
         assert bundle.code == 0, str(bundle)
         assert bundle.json["items"][0]["boundPods"] is True, bundle.json["items"][0]
-        assert any(o.get("metadata", {}).get("name") == hog for o in bundle.json["items"]), "hog not in the dump"
+        assert any(o.get("metadata", {}).get("name") == held for o in bundle.json["items"]), "hog not in the dump"
 
         sc.ungate("trainer-0")
         ev = sc.cluster.wait_unschedulable(sc.ns, "trainer-0", "Insufficient cpu")
@@ -90,14 +61,14 @@ def test_the_only_node_with_the_gpu_lacks_cpu_blocked_and_the_scheduler_agrees(s
         text = sc.cluster.kubectl_dra("explain", "pod", "trainer-0", "-n", sc.ns)
         assert "Blocked" in text.stdout and "OK: nothing blocks" not in text.stdout, str(text)
     finally:
-        _release(sc, hog)
+        release(sc, held)
 
 
 def test_room_left_on_the_node_ok_and_the_scheduler_binds_there(scenario):
     sc = scenario("fitok")
     sc.device_class()
     sc.slice([device("gpu-0", sc.driver)], node="node-01")
-    hog = _hog(sc, "10")
+    held = hog(sc, "10")
     try:
         _trainer(sc, "2")
         r = sc.cluster.kubectl_dra("explain", "pod", "trainer-0", "-n", sc.ns, "-o", "json")
@@ -109,4 +80,4 @@ def test_room_left_on_the_node_ok_and_the_scheduler_binds_there(scenario):
         bound = sc.cluster.wait_bound(sc.ns, "trainer-0", timeout=60)
         assert bound["spec"]["nodeName"] == "node-01"
     finally:
-        _release(sc, hog)
+        release(sc, held)
