@@ -1,0 +1,268 @@
+"""What every command shares: the flag groups, the gather wiring, the terminal and the emitters."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import click
+
+from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
+from kubectl_dra.errors import DraError, ExitCode
+from kubectl_dra.render import FORMATS
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _flags(*opts):
+    """Apply click options in the order given (the order --help lists them)."""
+
+    def deco(f):
+        for o in reversed(opts):
+            f = o(f)
+        return f
+
+    return deco
+
+
+# Flag groups, each flag once with the help that is true for every command that takes it. A command composes the
+# groups it honours (kubectl's per-command flag sets); Options.from_click gives the others their defaults.
+_CONNECTION = (
+    click.option(
+        "--kubeconfig", default=None, help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"
+    ),
+    click.option("--context", default=None, help="The kubeconfig context to use"),
+    click.option(
+        "--request-timeout",
+        default="30s",
+        show_default=True,
+        help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
+    ),
+    click.option(
+        "--chunk-size",
+        type=click.IntRange(min=0),
+        default=500,
+        show_default=True,
+        help="Return large lists in chunks of this many objects, as kubectl does (0: in one answer)",
+    ),
+)
+
+
+def _scope(namespace_help: str, all_help: str) -> tuple:
+    return (
+        click.option("-n", "--namespace", default=None, help=namespace_help),
+        click.option("-A", "--all-namespaces", is_flag=True, help=all_help),
+    )
+
+
+_INPUT = (
+    click.option(
+        "--from-file",
+        "from_files",
+        multiple=True,
+        type=click.Path(allow_dash=True),
+        help="Read objects from a YAML/JSON file, a directory or - (stdin) instead of a cluster (repeatable)",
+    ),
+)
+_SEMANTICS = (
+    click.option(
+        "--kubernetes-version",
+        default=None,
+        metavar=VERSIONS_METAVAR,
+        help="Semantics to assume (default: the server's version, else the newest released)",
+    ),
+    click.option(
+        "--feature-gates",
+        default=None,
+        metavar="Name=true,...",
+        help="Override the version's default DRA feature gates",
+    ),
+)
+
+
+def _output(choices=FORMATS, default: str = "text", help: str = "Output format") -> tuple:
+    return (click.option("-o", "--output", type=click.Choice(choices), default=default, show_default=True, help=help),)
+
+
+_NO_HEADERS = (click.option("--no-headers", is_flag=True, help="Print the table without its header line"),)
+_ALL_DEVICES = (
+    click.option("--all-devices", is_flag=True, help="List every device each request considered, with its reason"),
+)
+_EXIT_ZERO = (click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),)
+_ALONE = (
+    click.option(
+        "--alone",
+        is_flag=True,
+        help="Judge each pod as if it were the only one waiting (default: pending pods compete in the "
+        "scheduler's queue order)",
+    ),
+)
+_COLOR = (click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),)
+_VERBOSE = (click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),)
+
+
+# devices is cluster-scoped: -n and -A, passed from a kubectl habit or a script that passes -n to every command, are
+# accepted and ignored as kubectl does for cluster-scoped resources (`kubectl get nodes -n x`); hidden from --help,
+# since they change nothing (the inventory covers every namespace's holders)
+_CLUSTER_SCOPED = (
+    click.option("-n", "--namespace", hidden=True, expose_value=False),
+    click.option("-A", "--all-namespaces", is_flag=True, hidden=True, expose_value=False),
+)
+
+
+def _gather(
+    o: Options,
+    *,
+    pod_name=None,
+    claim_name=None,
+    selector=None,
+    workload=None,
+    partial=False,
+    watch=False,
+    everything=False,
+    raw_out=None,
+    events=True,
+    analyse=True,
+    pending_pods=False,
+    drivers=False,
+    bound_pods=False,
+):
+    """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it).
+    events=False: without Events, for a command that never reads them (neither listed live nor kept from files).
+    analyse: the snapshot goes to an analysis, whose loading a live gather overlaps with its lists."""
+    if watch and o.from_files:
+        raise DraError("--watch follows the cluster's watch API: it cannot watch --from-file input")
+    if o.from_files:
+        from kubectl_dra.gather.files import load_files
+
+        snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if events else frozenset({"Event"}))
+        return snap, _named_namespace(snap, o, pod_name, claim_name, workload)
+    from kubectl_dra.gather.live import gather_live
+
+    got = gather_live(
+        kubeconfig=o.kubeconfig,
+        context=o.context,
+        namespace=o.namespace,
+        timeout=o.timeout,
+        chunk_size=o.chunk_size,
+        pod_name=pod_name,
+        claim_name=claim_name,
+        selector=selector,
+        workload=workload,
+        partial=partial,
+        everything=everything,
+        raw_out=raw_out,
+        pending_pods=pending_pods and not watch,
+        drivers=drivers,
+        bound_pods=bound_pods,
+        all_namespaces=o.all_namespaces,
+        progress=sys.stderr.isatty() and o.output in ("text", "wide"),
+        watch=watch,
+        events=events,
+        while_waiting=(lambda server_version: _preload(o, server_version)) if analyse else None,
+    )
+    snap, session = got if watch else (got, None)
+    ns = _named_namespace(snap, o, pod_name, claim_name, workload)
+    return (snap, ns, session) if watch else (snap, ns)
+
+
+def _named_namespace(snap, o: Options, pod_name, claim_name, workload) -> str:
+    """The namespace the command looks in (model/scope.py): the snapshot's (-n, else the context's or the bundle's,
+    else default), or with -A the one that holds the named object."""
+    from kubectl_dra.model.scope import locate
+
+    ns = snap.namespace or "default"
+    if pod_name:
+        return locate(snap, "Pod", pod_name, ns, o.all_namespaces)
+    if claim_name:
+        return locate(snap, "ResourceClaim", claim_name, ns, o.all_namespaces)
+    if workload is not None:
+        return locate(snap, workload[0], workload[3], ns, o.all_namespaces)
+    return ns
+
+
+def _preload(o: Options, server_version: str | None):
+    import kubectl_dra.render.text  # noqa: F401
+    from kubectl_dra.analyze import preload
+
+    return preload(o.semantics(server_version))
+
+
+def _terminal(o: Options) -> tuple[bool, int | None]:
+    """Colour (a terminal, no NO_COLOR/--no-color, or FORCE_COLOR) and the width text is fitted to (a terminal only)."""
+    text = o.output in ("text", "wide")
+    color = (
+        sys.stdout.isatty() and not o.no_color and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    ) or bool(os.environ.get("FORCE_COLOR"))
+    return color and text, shutil.get_terminal_size().columns if text and sys.stdout.isatty() else None
+
+
+def _ascii(o: Options) -> bool:
+    """Plain ASCII marks: under NO_COLOR/--no-color, on a dumb terminal, or when stdout cannot encode UTF-8."""
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return bool(o.no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or enc != "utf8")
+
+
+def _emit(report, o: Options) -> None:
+    from kubectl_dra.render import render
+
+    color, width = _terminal(o)
+    render(report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
+    sys.stdout.flush()
+    if not report.determined:
+        sys.stderr.write(f"error: {report.summary} (the report above says what could be concluded)\n")
+        raise SystemExit(int(ExitCode.ERROR))
+    if report.blocked and not o.exit_zero:
+        raise SystemExit(int(ExitCode.BLOCKED))
+
+
+def _emit_many(reports: list, o: Options) -> None:
+    """Several pods: text one after another (as kubectl describe), JSON/YAML one List; the worst exit code wins
+    (2 undetermined over 1 blocked over 0)."""
+    from kubectl_dra.render import render_many
+
+    color, width = _terminal(o)
+    render_many(
+        reports, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
+    )
+    sys.stdout.flush()
+    open_ = [r for r in reports if not r.determined]
+    if open_:
+        sys.stderr.write(f"error: {len(open_)} of {len(reports)} pod(s) undetermined; first: {open_[0].summary}\n")
+        raise SystemExit(int(ExitCode.ERROR))
+    if any(r.blocked for r in reports) and not o.exit_zero:
+        raise SystemExit(int(ExitCode.BLOCKED))
+
+
+class _HelpGroup(click.Group):
+    """A command group that, given no subcommand, prints its help and exits 0, as kubectl does."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("invoke_without_command", True)
+        kwargs.setdefault("no_args_is_help", False)
+        kwargs.setdefault("subcommand_metavar", "COMMAND [ARGS]...")
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx, args):
+        if not args and not ctx.resilient_parsing:  # (completion parses without arguments too)
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
+
+_WATCH = click.option(
+    "-w", "--watch", is_flag=True, help="After the report, print what changes, as the cluster changes (Ctrl-C ends)"
+)
+
+
+def _stdin_once(*path_lists) -> None:
+    """Standard input can be read once: `-` for -f and --from-file together would leave one of them empty."""
+    if sum(1 for paths in path_lists for p in paths if p == "-") > 1:
+        raise DraError("- (stdin) can be read only once: give it once")
+
+
+def _one_line(text: str) -> str:
+    from kubectl_dra.render.escape import esc
+
+    return esc(" ".join(str(text).split()))
