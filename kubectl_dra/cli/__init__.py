@@ -42,6 +42,14 @@ def cli():
     """
 
 
+@cli.result_callback()
+def _exit_with(code) -> None:
+    """The one place a command's ExitCode (common.finish) becomes the process's: 0 returns, as a command that
+    returns nothing does; 1 and 2 exit."""
+    if code:
+        raise SystemExit(int(code))
+
+
 for command in (explain.explain, status.status_cmd, devices.devices_cmd, dump.dump_cmd, lint.lint_cmd, match.match):
     cli.add_command(command)
 

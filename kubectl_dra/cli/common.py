@@ -1,4 +1,5 @@
-"""What every command shares: the flag groups, the gather wiring, the terminal and the emitters."""
+"""What every command shares: the flag groups, the gather wiring, the terminal, and finish(): the answer and the
+exit code."""
 
 from __future__ import annotations
 
@@ -204,35 +205,40 @@ def _ascii(o: Options) -> bool:
     return bool(o.no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or enc != "utf8")
 
 
-def _emit(report, o: Options) -> None:
-    from kubectl_dra.render import render
+def finish(answer, o: Options, *, show=None, undetermined: str | None = None, blocked: bool = False) -> ExitCode:
+    """Every command's last step: the answer on stdout, then the one exit policy: undetermined -> 2 with one `error:`
+    line on stderr saying why, blocked -> 1 unless --exit-zero, else 0. The command returns the code and the group
+    turns it into the process's (cli/__init__.py), as ruff's commands return an ExitStatus.
 
-    color, width = _terminal(o)
-    render(report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
+    answer: a report (explain, match), written as -o asks, its own determined/blocked and summary deciding; or a
+    list of them (several pods, as kubectl describe: text one after another, JSON/YAML one List; the worst wins).
+    show: a command's own writer instead (status, devices, lint), which then says what is undetermined and blocked."""
+    if show is not None:
+        show()
+    elif isinstance(answer, (list, tuple)):
+        from kubectl_dra.render import render_many
+
+        color, width = _terminal(o)
+        render_many(
+            answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
+        )
+        open_ = [r for r in answer if not r.determined]
+        if open_:
+            undetermined = f"{len(open_)} of {len(answer)} pod(s) undetermined; first: {open_[0].summary}"
+        blocked = any(r.blocked for r in answer)
+    else:
+        from kubectl_dra.render import render
+
+        color, width = _terminal(o)
+        render(answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
+        if not answer.determined:
+            undetermined = f"{answer.summary} (the report above says what could be concluded)"
+        blocked = answer.blocked
     sys.stdout.flush()
-    if not report.determined:
-        sys.stderr.write(f"error: {report.summary} (the report above says what could be concluded)\n")
-        raise SystemExit(int(ExitCode.ERROR))
-    if report.blocked and not o.exit_zero:
-        raise SystemExit(int(ExitCode.BLOCKED))
-
-
-def _emit_many(reports: list, o: Options) -> None:
-    """Several pods: text one after another (as kubectl describe), JSON/YAML one List; the worst exit code wins
-    (2 undetermined over 1 blocked over 0)."""
-    from kubectl_dra.render import render_many
-
-    color, width = _terminal(o)
-    render_many(
-        reports, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
-    )
-    sys.stdout.flush()
-    open_ = [r for r in reports if not r.determined]
-    if open_:
-        sys.stderr.write(f"error: {len(open_)} of {len(reports)} pod(s) undetermined; first: {open_[0].summary}\n")
-        raise SystemExit(int(ExitCode.ERROR))
-    if any(r.blocked for r in reports) and not o.exit_zero:
-        raise SystemExit(int(ExitCode.BLOCKED))
+    if undetermined is not None:
+        sys.stderr.write(f"error: {undetermined}\n")
+        return ExitCode.ERROR
+    return ExitCode.BLOCKED if blocked and not o.exit_zero else ExitCode.OK
 
 
 class _HelpGroup(click.Group):

@@ -21,9 +21,10 @@ from kubectl_dra.cli.common import (
     _one_line,
     _output,
     _terminal,
+    finish,
 )
 from kubectl_dra.cli.options import Options
-from kubectl_dra.errors import DraError, ExitCode
+from kubectl_dra.errors import DraError
 from kubectl_dra.render import FORMATS
 
 
@@ -72,7 +73,6 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
       kubectl dra devices --node node-07
     """
     from kubectl_dra.analyze.inventory import inventory
-    from kubectl_dra.render.inventory import render_inventory
 
     o = Options.from_click(params)
     labels = None
@@ -95,8 +95,22 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         "labels": labels,
     }
     report = inventory(snap, o.semantics(snap.server_version), filters)
-    color, width = _terminal(o)
     listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
+    incomplete = f"the inventory is incomplete: could not {_one_line('; '.join(report.unseen))}"
+    return finish(
+        report,
+        o,
+        show=lambda: _show_inventory(report, o, listed, no_headers),
+        undetermined=incomplete if report.unseen else None,
+    )
+
+
+def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
+    """The summary or the device list (-o name: `device/DRIVER/POOL/DEVICE` a line; --no-headers: the list's rows
+    alone), then on stderr the notes: nothing published or matched, and the devices --where failed on."""
+    from kubectl_dra.render.inventory import render_inventory
+
+    color, width = _terminal(o)
     if o.output == "name":
         from kubectl_dra.render.escape import esc
 
@@ -116,9 +130,6 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         sys.stderr.write(f"No devices{' match' if listed else ' are published'} ({report.total} published).\n")
     for line in report.where_errors:
         sys.stderr.write(f"warning: --where failed on {_one_line(line)} (counted as not matching)\n")
-    if report.unseen:
-        sys.stderr.write(f"error: the inventory is incomplete: could not {_one_line('; '.join(report.unseen))}\n")
-        raise SystemExit(int(ExitCode.ERROR))
 
 
 def _check_device_filters(snap, node, driver, device_class, pool) -> tuple:

@@ -17,15 +17,15 @@ from kubectl_dra.cli.common import (
     _VERBOSE,
     _WATCH,
     CONTEXT_SETTINGS,
-    _emit,
-    _emit_many,
     _flags,
     _gather,
     _HelpGroup,
     _output,
     _scope,
+    finish,
 )
 from kubectl_dra.cli.options import Options
+from kubectl_dra.errors import ExitCode
 
 
 class _ExplainGroup(_HelpGroup):
@@ -105,8 +105,7 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
     if workload is not None:
         if selector:
             raise click.UsageError("give a TYPE/NAME or -l SELECTOR, not both")
-        _explain_workload(o, workload, replicas)
-        return
+        return _explain_workload(o, workload, replicas)
     if not name and not selector:
         raise click.UsageError("Missing argument 'NAME': give a pod NAME or -l SELECTOR")
     if name and selector:
@@ -123,8 +122,7 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
         snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
         from kubectl_dra.analyze.explain import explain_pods  # after the gather, which overlaps its loading
 
-        _emit(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
-        return
+        return finish(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
     from kubectl_dra.model.labels import matches, parse_selector
 
     reqs = parse_selector(selector)
@@ -141,10 +139,10 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
         where = "any namespace" if o.all_namespaces else f"namespace {ns}"
         sys.stderr.write(f"No pods match {selector!r} in {where}.\n")
         return
-    _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
+    return finish(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
 
 
-def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) -> None:
+def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) -> ExitCode:
     """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls; with replicas, N more of them."""
     kind, _, resource, wname = workload
     snap, ns = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True, bound_pods=True)
@@ -155,17 +153,15 @@ def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) 
     if replicas is not None:
         from kubectl_dra.analyze.replicas import explain_replicas
 
-        _emit(explain_replicas(snap, o.semantics(snap.server_version), w, replicas), o)
-        return
+        return finish(explain_replicas(snap, o.semantics(snap.server_version), w, replicas), o)
     pods = pods_of(snap, w)
     if not pods:
         # Pods that were never created (FailedCreate, a quota, a missing template): the pod template as a new pod,
         # and never "nothing blocks" without a visible reason (DRA019).
         from kubectl_dra.analyze.workload_report import explain_workload_without_pods
 
-        _emit(explain_workload_without_pods(snap, o.semantics(snap.server_version), w), o)
-        return
-    _emit_many(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
+        return finish(explain_workload_without_pods(snap, o.semantics(snap.server_version), w), o)
+    return finish(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
 
 
 @explain.command("claim", context_settings=CONTEXT_SETTINGS)
@@ -192,4 +188,4 @@ def explain_claim_cmd(name, **params):
     snap, ns = _gather(o, claim_name=name)
     from kubectl_dra.analyze.explain import explain_claim
 
-    _emit(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)
+    return finish(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)

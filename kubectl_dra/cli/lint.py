@@ -7,9 +7,8 @@ import sys
 import click
 
 from kubectl_dra import __version__
-from kubectl_dra.cli.common import CONTEXT_SETTINGS, _gather, _stdin_once
+from kubectl_dra.cli.common import CONTEXT_SETTINGS, _gather, _stdin_once, finish
 from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
-from kubectl_dra.errors import ExitCode
 
 
 @click.command("lint", context_settings=CONTEXT_SETTINGS, short_help="DRA mistakes in manifests, before apply")
@@ -62,9 +61,7 @@ def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubern
       kubectl dra lint -f claim.yaml --context prod -o sarif > dra.sarif
     """
     from kubectl_dra.analyze.lint import SEVERITY_RANK, lint
-    from kubectl_dra.findings.registry import REGISTRY
     from kubectl_dra.gather.manifests import load_manifests
-    from kubectl_dra.render.lint import render_lint
 
     if not filenames and not from_files:
         raise click.UsageError("give the manifests with -f PATH (or - for stdin)")
@@ -97,9 +94,15 @@ def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubern
     manifests = load_manifests(list(filenames) or list(from_files))
     sem = o.semantics(reference.server_version if reference is not None else None)
     report = lint(manifests, reference, sem, kind)
+    return finish(report, o, show=lambda: _show_lint(report, output), blocked=report.worst() >= SEVERITY_RANK[fail_on])
+
+
+def _show_lint(report, output: str) -> None:
+    """The findings as -o asks (text, json, sarif), then the notes (what could not be checked) on stderr."""
+    from kubectl_dra.findings.registry import REGISTRY
+    from kubectl_dra.render.lint import render_lint
+
     render_lint(report, output, sys.stdout, REGISTRY, __version__)
     sys.stdout.flush()
     for note in report.notes:
         sys.stderr.write(f"note: {note}\n")
-    if report.worst() >= SEVERITY_RANK[fail_on]:
-        raise SystemExit(int(ExitCode.BLOCKED))

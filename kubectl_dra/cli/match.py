@@ -13,13 +13,13 @@ from kubectl_dra.cli.common import (
     _SEMANTICS,
     _VERBOSE,
     CONTEXT_SETTINGS,
-    _emit,
     _flags,
     _gather,
     _HelpGroup,
     _output,
     _scope,
     _stdin_once,
+    finish,
 )
 from kubectl_dra.cli.options import Options
 from kubectl_dra.errors import DraError
@@ -109,9 +109,8 @@ def match_claim_cmd(name, filename, count, **params):
     if count is not None:
         from kubectl_dra.analyze.replicas import match_count
 
-        _emit(match_count(snap, sem, claim, count), o)
-        return
-    _emit(match_claim(snap, sem, claim), o)
+        return finish(match_count(snap, sem, claim, count), o)
+    return finish(match_claim(snap, sem, claim), o)
 
 
 def _manifest_claim(filename: str, namespace: str | None) -> dict:

@@ -25,9 +25,9 @@ from kubectl_dra.cli.common import (
     _output,
     _scope,
     _terminal,
+    finish,
 )
 from kubectl_dra.cli.options import Options
-from kubectl_dra.errors import ExitCode
 from kubectl_dra.render import FORMATS
 
 
@@ -104,7 +104,10 @@ def status_cmd(selector, watch, no_headers, **params):
                 f"warning: cannot list the pending pods of every namespace ({_one_line(g.message)}): the queue holds "
                 "only the pods listed here, and pods elsewhere may be ahead of them\n"
             )
-    _emit_scan(report, o, no_headers)
+    undetermined = None if report.determined else _one_line(_undetermined(report))
+    return finish(
+        report, o, show=lambda: _show_scan(report, o, no_headers), undetermined=undetermined, blocked=report.blocked
+    )
 
 
 def _scan_rows(report, o: Options, header: bool = True) -> None:
@@ -155,10 +158,10 @@ def _short_unseen(line: str) -> str:
     return f"{head}{sep}{shown}): {why}"
 
 
-def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
+def _show_scan(report, o: Options, no_headers: bool = False) -> None:
     """The table (or names, or the document) on stdout; in text, the count of pods by state after it on stderr,
     where kubectl prints "No resources found": stdout stays the rows a script reads (--no-headers, -o name, awk).
-    An exit code 2 ends with exactly one `error:` line."""
+    An exit code 2 then ends with exactly one `error:` line (finish)."""
     from kubectl_dra.render.escape import esc
 
     _scan_rows(report, o, header=not no_headers)
@@ -180,8 +183,3 @@ def _emit_scan(report, o: Options, no_headers: bool = False) -> None:
             sys.stderr.write(note + "\n")
     for line in report.unseen:
         sys.stderr.write(f"warning: could not see {_one_line(_short_unseen(line))}\n")
-    if not report.determined:
-        sys.stderr.write(f"error: {_one_line(_undetermined(report))}\n")
-        raise SystemExit(int(ExitCode.ERROR))
-    if report.blocked and not o.exit_zero:
-        raise SystemExit(int(ExitCode.BLOCKED))
