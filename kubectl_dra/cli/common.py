@@ -27,27 +27,37 @@ def _flags(*opts):
     return deco
 
 
-# Flag groups, each flag once with the help that is true for every command that takes it. A command composes the
-# groups it honours (kubectl's per-command flag sets); Options.from_click gives the others their defaults.
-_CONNECTION = (
-    click.option(
-        "--kubeconfig", default=None, help="Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)"
-    ),
-    click.option("--context", default=None, help="The kubeconfig context to use"),
-    click.option(
-        "--request-timeout",
-        default="30s",
-        show_default=True,
-        help="Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
-    ),
-    click.option(
-        "--chunk-size",
-        type=click.IntRange(min=0),
-        default=500,
-        show_default=True,
-        help="Return large lists in chunks of this many objects, as kubectl does (0: in one answer)",
-    ),
-)
+# Flag groups, each flag once: its name, default and type here, with the help that is true for every command that
+# takes it. A command composes the groups it honours (kubectl's per-command flag sets); Options.from_click gives the
+# others their defaults. Where a command gives a flag another meaning (lint's --kubeconfig names the reference
+# inventory), it passes that help: the flag itself, and how Options reads it, stay the same.
+def _connection(
+    kubeconfig: str = "Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)",
+    context: str = "The kubeconfig context to use",
+    request_timeout: str = "Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
+    chunks: bool = True,
+) -> tuple:
+    """--kubeconfig, --context, --request-timeout and (chunks) --chunk-size."""
+    return (
+        click.option("--kubeconfig", default=None, help=kubeconfig),
+        click.option("--context", default=None, help=context),
+        click.option("--request-timeout", default="30s", show_default=True, help=request_timeout),
+    ) + (
+        (
+            click.option(
+                "--chunk-size",
+                type=click.IntRange(min=0),
+                default=500,
+                show_default=True,
+                help="Return large lists in chunks of this many objects, as kubectl does (0: in one answer)",
+            ),
+        )
+        if chunks
+        else ()
+    )
+
+
+_CONNECTION = _connection()
 
 
 def _scope(namespace_help: str, all_help: str) -> tuple:
@@ -57,22 +67,21 @@ def _scope(namespace_help: str, all_help: str) -> tuple:
     )
 
 
-_INPUT = (
-    click.option(
-        "--from-file",
-        "from_files",
-        multiple=True,
-        type=click.Path(allow_dash=True),
-        help="Read objects from a YAML/JSON file, a directory or - (stdin) instead of a cluster (repeatable)",
-    ),
-)
+def _input(
+    help: str = "Read objects from a YAML/JSON file, a directory or - (stdin) instead of a cluster (repeatable)",
+) -> tuple:
+    return (click.option("--from-file", "from_files", multiple=True, type=click.Path(allow_dash=True), help=help),)
+
+
+def _kubernetes_version(
+    help: str = "Semantics to assume (default: the server's version, else the newest released)",
+) -> tuple:
+    return (click.option("--kubernetes-version", default=None, metavar=VERSIONS_METAVAR, help=help),)
+
+
+_INPUT = _input()
 _SEMANTICS = (
-    click.option(
-        "--kubernetes-version",
-        default=None,
-        metavar=VERSIONS_METAVAR,
-        help="Semantics to assume (default: the server's version, else the newest released)",
-    ),
+    *_kubernetes_version(),
     click.option(
         "--feature-gates",
         default=None,
@@ -82,7 +91,7 @@ _SEMANTICS = (
 )
 
 
-def _output(choices=FORMATS, default: str = "text", help: str = "Output format") -> tuple:
+def _output(choices=FORMATS, default: str = "text", help: str | None = "Output format") -> tuple:
     return (click.option("-o", "--output", type=click.Choice(choices), default=default, show_default=True, help=help),)
 
 

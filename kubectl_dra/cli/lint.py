@@ -7,8 +7,19 @@ import sys
 import click
 
 from kubectl_dra import __version__
-from kubectl_dra.cli.common import CONTEXT_SETTINGS, _gather, _stdin_once, finish
-from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
+from kubectl_dra.cli.common import (
+    _VERBOSE,
+    CONTEXT_SETTINGS,
+    _connection,
+    _flags,
+    _gather,
+    _input,
+    _kubernetes_version,
+    _output,
+    _stdin_once,
+    finish,
+)
+from kubectl_dra.cli.options import Options
 
 
 @click.command("lint", context_settings=CONTEXT_SETTINGS, short_help="DRA mistakes in manifests, before apply")
@@ -20,32 +31,28 @@ from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
     type=click.Path(allow_dash=True),
     help="Files, directories or - (stdin) to lint (repeatable)",
 )
-@click.option(
-    "--from-file",
-    "from_files",
-    multiple=True,
-    type=click.Path(allow_dash=True),
-    help="A dump (or - for stdin) to use as the reference inventory (repeatable); alone, it is also what is linted",
+@_flags(
+    *_input("A dump (or - for stdin) to use as the reference inventory (repeatable); alone, it is also what is linted"),
+    *_connection(
+        kubeconfig="Use this cluster as the reference inventory",
+        context="Use this kubeconfig context's cluster as the reference",
+        request_timeout="Time to wait for each API call",
+        chunks=False,
+    ),
+    *_kubernetes_version(
+        "The CEL environment to compile for (default: the reference server's, else the newest released)"
+    ),
+    *_output(("text", "json", "sarif"), help=None),
+    click.option(
+        "--fail-on",
+        type=click.Choice(("error", "warning", "info")),
+        default="error",
+        show_default=True,
+        help="Exit 1 when a finding is at least this severe",
+    ),
+    *_VERBOSE,
 )
-@click.option("--kubeconfig", default=None, help="Use this cluster as the reference inventory")
-@click.option("--context", default=None, help="Use this kubeconfig context's cluster as the reference")
-@click.option("--request-timeout", default="30s", show_default=True, help="Time to wait for each API call")
-@click.option(
-    "--kubernetes-version",
-    default=None,
-    metavar=VERSIONS_METAVAR,
-    help="The CEL environment to compile for (default: the reference server's, else the newest released)",
-)
-@click.option("-o", "--output", type=click.Choice(("text", "json", "sarif")), default="text", show_default=True)
-@click.option(
-    "--fail-on",
-    type=click.Choice(("error", "warning", "info")),
-    default="error",
-    show_default=True,
-    help="Exit 1 when a finding is at least this severe",
-)
-@click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors")
-def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubernetes_version, output, fail_on, verbose):
+def lint_cmd(filenames, output, fail_on, **params):
     """Catch DRA mistakes before kubectl apply: CEL that does not compile, attributes no device has, API versions
     the target does not serve, misplaced fields, broad DeviceTaintRules, duplicate extended resource names, names
     that resolve to nothing, devices asked for through DRA and a device plugin at once.
@@ -63,35 +70,21 @@ def lint_cmd(filenames, from_files, kubeconfig, context, request_timeout, kubern
     from kubectl_dra.analyze.lint import SEVERITY_RANK, lint
     from kubectl_dra.gather.manifests import load_manifests
 
-    if not filenames and not from_files:
+    if not filenames and not params["from_files"]:
         raise click.UsageError("give the manifests with -f PATH (or - for stdin)")
-    _stdin_once(filenames, from_files)
-    o = Options.from_click(
-        {
-            "namespace": None,
-            "all_namespaces": True,
-            "kubeconfig": kubeconfig,
-            "context": context,
-            "request_timeout": request_timeout,
-            "output": "text",
-            "from_files": from_files,
-            "kubernetes_version": kubernetes_version,
-            "feature_gates": None,
-            "all_devices": False,
-            "exit_zero": False,
-            "no_color": True,
-            "verbose": verbose,
-        }
-    )
+    _stdin_once(filenames, params["from_files"])
+    # the reference's semantics from the shared flags; every namespace of a reference cluster; lint's own -o
+    # (text, json, sarif) is not the report's, so Options keeps text (a terminal's progress line as before)
+    o = Options.from_click({**params, "all_namespaces": True, "no_color": True})
     reference, kind = None, "none"
-    if from_files:
+    if o.from_files:
         from kubectl_dra.gather.files import load_files
 
-        reference, kind = load_files(list(from_files), None), "dump"
-    elif kubeconfig or context:
+        reference, kind = load_files(list(o.from_files), None), "dump"
+    elif o.kubeconfig or o.context:
         reference, _ = _gather(o, selector="", partial=True, analyse=False)
         kind = "cluster"
-    manifests = load_manifests(list(filenames) or list(from_files))
+    manifests = load_manifests(list(filenames) or list(o.from_files))
     sem = o.semantics(reference.server_version if reference is not None else None)
     report = lint(manifests, reference, sem, kind)
     return finish(report, o, show=lambda: _show_lint(report, output), blocked=report.worst() >= SEVERITY_RANK[fail_on])
