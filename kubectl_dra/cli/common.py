@@ -250,6 +250,32 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
     return ExitCode.BLOCKED if blocked and not o.exit_zero else ExitCode.OK
 
 
+def _scan_rows(report, o: Options, header: bool = True) -> None:
+    """The scan's rows as -o asks: `pod/NAME` a line for -o name (kubectl get -o name, also with -A), else the table
+    or the document of render/scan.py."""
+    if o.output == "name":
+        from kubectl_dra.render.escape import esc
+
+        for r in report.rows:
+            sys.stdout.write(f"pod/{esc(r.pod)}\n")
+        return
+    from kubectl_dra.render.scan import render_scan
+
+    color, width = _terminal(o)
+    render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)
+
+
+def _short_unseen(line: str) -> str:
+    """A line of _unseen_pods for a terminal: the first five namespaces and how many more."""
+    head, sep, rest = line.partition(" namespaces (")
+    if not sep or "): " not in rest:
+        return line
+    names, _, why = rest.partition("): ")
+    names_l = names.split(", ")
+    shown = ", ".join(names_l[:5]) + (f" and {len(names_l) - 5} more" if len(names_l) > 5 else "")
+    return f"{head}{sep}{shown}): {why}"
+
+
 class _HelpGroup(click.Group):
     """A command group that, given no subcommand, prints its help and exits 0, as kubectl does."""
 

@@ -25,6 +25,7 @@ from kubectl_dra.cli.common import (
     finish,
 )
 from kubectl_dra.cli.options import Options
+from kubectl_dra.cli.watch import _watch_pod
 from kubectl_dra.errors import ExitCode
 
 
@@ -114,8 +115,6 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
         raise click.UsageError("--watch follows one pod: give its NAME (or watch many with 'status -w')")
     if name and watch:
         snap, ns, session = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
-        from kubectl_dra.cli.watch import _watch_pod
-
         _watch_pod(o, session, snap, ns, name)
         return
     if name:

@@ -23,11 +23,13 @@ from kubectl_dra.cli.common import (
     _gather,
     _one_line,
     _output,
+    _scan_rows,
     _scope,
-    _terminal,
+    _short_unseen,
     finish,
 )
 from kubectl_dra.cli.options import Options
+from kubectl_dra.cli.watch import _watch_status
 from kubectl_dra.render import FORMATS
 
 
@@ -91,8 +93,6 @@ def status_cmd(selector, watch, no_headers, **params):
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
     if watch:
-        from kubectl_dra.cli.watch import _watch_status
-
         _watch_status(o, got[2], snap, evaluate, no_headers)
         return
     from kubectl_dra.model.snapshot import PENDING_PODS
@@ -108,21 +108,6 @@ def status_cmd(selector, watch, no_headers, **params):
     return finish(
         report, o, show=lambda: _show_scan(report, o, no_headers), undetermined=undetermined, blocked=report.blocked
     )
-
-
-def _scan_rows(report, o: Options, header: bool = True) -> None:
-    """The scan's rows as -o asks: `pod/NAME` a line for -o name (kubectl get -o name, also with -A), else the table
-    or the document of render/scan.py."""
-    if o.output == "name":
-        from kubectl_dra.render.escape import esc
-
-        for r in report.rows:
-            sys.stdout.write(f"pod/{esc(r.pod)}\n")
-        return
-    from kubectl_dra.render.scan import render_scan
-
-    color, width = _terminal(o)
-    render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)
 
 
 def _undetermined(report) -> str:
@@ -145,17 +130,6 @@ def _unseen_pods(gaps: list) -> tuple[str, ...]:
         names = sorted(g.namespace for g in refused)
         out.append(f"pods in {len(names)} namespaces ({', '.join(names)}): {refused[0].reason}")
     return tuple(out)
-
-
-def _short_unseen(line: str) -> str:
-    """A line of _unseen_pods for a terminal: the first five namespaces and how many more."""
-    head, sep, rest = line.partition(" namespaces (")
-    if not sep or "): " not in rest:
-        return line
-    names, _, why = rest.partition("): ")
-    names_l = names.split(", ")
-    shown = ", ".join(names_l[:5]) + (f" and {len(names_l) - 5} more" if len(names_l) > 5 else "")
-    return f"{head}{sep}{shown}): {why}"
 
 
 def _show_scan(report, o: Options, no_headers: bool = False) -> None:

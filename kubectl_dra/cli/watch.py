@@ -5,9 +5,8 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from kubectl_dra.cli.common import _ascii, _one_line, _terminal
+from kubectl_dra.cli.common import _ascii, _one_line, _scan_rows, _short_unseen, _terminal
 from kubectl_dra.cli.options import Options
-from kubectl_dra.cli.status import _scan_rows, _short_unseen
 from kubectl_dra.errors import DraError, ExitCode
 
 
