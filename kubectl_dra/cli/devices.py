@@ -24,7 +24,6 @@ from kubectl_dra.cli.common import (
     finish,
 )
 from kubectl_dra.cli.options import Options
-from kubectl_dra.errors import DraError
 from kubectl_dra.render import FORMATS
 
 
@@ -73,6 +72,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
       kubectl dra devices --node node-07
     """
     from kubectl_dra.analyze.inventory import inventory
+    from kubectl_dra.analyze.targets import check_device_filters
 
     o = Options.from_click(params)
     labels = None
@@ -83,7 +83,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
     # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
     snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False)
-    driver, pool = _check_device_filters(snap, node, driver, device_class, pool)
+    driver, pool = check_device_filters(snap, node, driver, device_class, pool)
     filters = {
         "node": node,
         "driver": driver,
@@ -130,42 +130,3 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
         sys.stderr.write(f"No devices{' match' if listed else ' are published'} ({report.total} published).\n")
     for line in report.where_errors:
         sys.stderr.write(f"warning: --where failed on {_one_line(line)} (counted as not matching)\n")
-
-
-def _check_device_filters(snap, node, driver, device_class, pool) -> tuple:
-    """A --node, --class, --driver or --pool that names nothing in the cluster is a typo, not an empty answer: one
-    error (exit 2) saying so, with the nearest name. A name that exists and matches no device is the normal empty
-    answer. Unchecked where the kind could not be read. --pool also takes DRIVER/POOL, as the output prints a pool:
-    returns the (driver, pool) filters to apply."""
-    import difflib
-
-    unread = {g.resource.split(".")[0] for g in snap.gaps}
-
-    def missing(what: str, name: str, known: set) -> DraError:
-        near = difflib.get_close_matches(name, sorted(known), n=1)
-        hint = f' (did you mean "{near[0]}"?)' if near else ""
-        return DraError(f'{what} "{name}" not found{hint}')
-
-    specs = [sl.get("spec") or {} for sl in snap.slices]
-    if node and not {"nodes", "resourceslices"} & unread:
-        known = {(n.get("metadata") or {}).get("name") for n in snap.nodes} | {s.get("nodeName") for s in specs}
-        if node not in known:
-            raise missing("node", node, {k for k in known if isinstance(k, str)})
-    if device_class and "deviceclasses" not in unread:
-        known = {(c.get("metadata") or {}).get("name") for c in snap.classes}
-        if device_class not in known:
-            raise missing("DeviceClass", device_class, {k for k in known if isinstance(k, str)})
-    if "resourceslices" in unread:
-        return driver, pool
-    drivers = {s.get("driver") for s in specs if isinstance(s.get("driver"), str)}
-    if driver and driver not in drivers:
-        raise missing("driver", driver, drivers)
-    pools = {(s.get("driver"), (s.get("pool") or {}).get("name")) for s in specs}
-    if pool and not any(p == pool and (not driver or d == driver) for d, p in pools):
-        d, _, p = pool.partition("/")  # DRIVER/POOL; a pool name may hold slashes, a driver name never does
-        if p and (d, p) in pools and (not driver or driver == d):
-            return d, p
-        known = {p for d, p in pools if isinstance(p, str) and (not driver or d == driver)}
-        known |= {f"{d}/{p}" for d, p in pools if isinstance(p, str) and (not driver or d == driver)}
-        raise missing("pool", pool, known)
-    return driver, pool

@@ -92,6 +92,24 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
       kubectl dra explain deploy/inference --replicas 8
     """
     o = Options.from_click(params)
+    name, workload = _pod_target(o, name, selector, watch, replicas)
+    if workload is not None:
+        return _explain_workload(o, workload, replicas)
+    if watch:
+        snap, ns, session = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
+        _watch_pod(o, session, snap, ns, name)
+        return None
+    if name:
+        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
+        from kubectl_dra.analyze.explain import explain_pods  # after the gather, which overlaps its loading
+
+        return finish(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
+    return _explain_selected(o, selector)
+
+
+def _pod_target(o: Options, name, selector, watch: bool, replicas) -> tuple:
+    """explain pod's arguments checked, in the order they fail: (the pod's name, None) or (the workload's name, the
+    workload: KINDS' row plus its name) for TYPE/NAME; None and None with -l."""
     workload = None
     if name and "/" in name:
         from kubectl_dra.analyze.workloads import KINDS, parse_type_name
@@ -106,38 +124,30 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
     if workload is not None:
         if selector:
             raise click.UsageError("give a TYPE/NAME or -l SELECTOR, not both")
-        return _explain_workload(o, workload, replicas)
+        return name, workload
     if not name and not selector:
         raise click.UsageError("Missing argument 'NAME': give a pod NAME or -l SELECTOR")
     if name and selector:
         raise click.UsageError("give a pod NAME or -l SELECTOR, not both")
     if watch and not name:
         raise click.UsageError("--watch follows one pod: give its NAME (or watch many with 'status -w')")
-    if name and watch:
-        snap, ns, session = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
-        _watch_pod(o, session, snap, ns, name)
-        return
-    if name:
-        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
-        from kubectl_dra.analyze.explain import explain_pods  # after the gather, which overlaps its loading
+    return name, None
 
-        return finish(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
-    from kubectl_dra.model.labels import matches, parse_selector
+
+def _explain_selected(o: Options, selector: str) -> ExitCode | None:
+    """explain pod -l SELECTOR: each pod it picks, as kubectl describe does; none is a note, not an error."""
+    from kubectl_dra.model.labels import parse_selector
 
     reqs = parse_selector(selector)
     snap, ns = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True, bound_pods=True)
     from kubectl_dra.analyze.explain import explain_pods
+    from kubectl_dra.analyze.targets import selected_pods
 
-    pods = sorted(
-        (p["metadata"].get("namespace") or ns, p["metadata"]["name"])
-        for p in snap.pods
-        if (o.all_namespaces or (p["metadata"].get("namespace") or ns) == ns)
-        and matches(reqs, p["metadata"].get("labels"))
-    )
+    pods = selected_pods(snap, reqs, ns, o.all_namespaces)
     if not pods:
         where = "any namespace" if o.all_namespaces else f"namespace {ns}"
         sys.stderr.write(f"No pods match {selector!r} in {where}.\n")
-        return
+        return None
     return finish(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
 
 

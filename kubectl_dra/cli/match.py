@@ -87,25 +87,10 @@ def match_claim_cmd(name, filename, count, **params):
     if filename and ns != base_namespace(o.namespace, None):
         claim = _manifest_claim(filename, ns)  # a manifest without a namespace is in the command's (model/scope.py)
     from kubectl_dra.analyze.explain import match_claim
+    from kubectl_dra.analyze.targets import claim_to_match
 
     sem = o.semantics(snap.server_version)
-    if claim is not None and claim.get("kind") == "Pod":
-        from kubectl_dra.analyze.extended import extended_claim_for
-
-        claim = extended_claim_for(claim, snap, sem)
-        if claim is None:
-            raise DraError(
-                f"{filename}: the pod requests no extended resource that a DeviceClass maps "
-                "(with DRAExtendedResource on)"
-            )
-    if claim is None:
-        claim = next(
-            (c for c in snap.claims if c["metadata"].get("namespace") == ns and c["metadata"]["name"] == name), None
-        )
-        if claim is None:
-            from kubectl_dra.model.scope import not_found
-
-            raise not_found(snap, "ResourceClaim", name, ns)
+    claim = claim_to_match(snap, sem, ns, name, claim, filename)
     if count is not None:
         from kubectl_dra.analyze.replicas import match_count
 
