@@ -145,6 +145,7 @@ def test_version_flag():
 def test_dump_writes_to_output_file(tmp_path, monkeypatch, capsys):
     """dump's output file is --output-file (kubectl's -f is always input). In-process, the gather replaced."""
     import kubectl_dra.cli as c
+    import kubectl_dra.cli.dump
     from kubectl_dra.gather.files import load_files
 
     snap = load_files([STEP3], None)
@@ -153,7 +154,7 @@ def test_dump_writes_to_output_file(tmp_path, monkeypatch, capsys):
         kw["raw_out"].extend([{"kind": "Header"}, *snap.pods])
         return snap, "default"
 
-    monkeypatch.setattr(c, "_gather", gather)
+    monkeypatch.setattr(kubectl_dra.cli.dump, "_gather", gather)
     out = tmp_path / "bundle.json"
     with pytest.raises(SystemExit) as e:
         c.main(["dump", "--output-file", str(out), "-o", "json"])

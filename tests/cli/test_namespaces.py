@@ -165,7 +165,8 @@ def test_scope_rules():
 
 def test_unseen_namespaces_are_all_named_in_documents_and_shortened_on_a_terminal():
     """-o json/yaml carry every namespace whose pods could not be listed; the warning and error lines name five."""
-    from kubectl_dra.cli import _short_unseen, _unseen_pods
+    from kubectl_dra.cli.common import _short_unseen
+    from kubectl_dra.cli.status import _unseen_pods
     from kubectl_dra.model.snapshot import Gap
 
     gaps = [Gap("list", "pods", f"ns-{i}", "forbidden", "forbidden") for i in range(8)]

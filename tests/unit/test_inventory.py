@@ -164,7 +164,7 @@ def test_devices_reads_no_events(tmp_path):
     a dump's 10,000 events cost it nothing; other commands keep them."""
     import json
 
-    from kubectl_dra.cli import _gather
+    from kubectl_dra.cli.common import _gather
     from kubectl_dra.cli.options import Options
 
     event = {"kind": "Event", "apiVersion": "v1", "metadata": {"name": "e1", "namespace": "default"}, "spec": []}

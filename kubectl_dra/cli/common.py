@@ -1,0 +1,309 @@
+"""What every command shares: the flag groups, the gather wiring, the terminal, and finish(): the answer and the
+exit code."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import click
+
+from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
+from kubectl_dra.errors import DraError, ExitCode
+from kubectl_dra.render import FORMATS
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _flags(*opts):
+    """Apply click options in the order given (the order --help lists them)."""
+
+    def deco(f):
+        for o in reversed(opts):
+            f = o(f)
+        return f
+
+    return deco
+
+
+# Flag groups, each flag once: its name, default and type here, with the help that is true for every command that
+# takes it. A command composes the groups it honours (kubectl's per-command flag sets); Options.from_click gives the
+# others their defaults. Where a command gives a flag another meaning (lint's --kubeconfig names the reference
+# inventory), it passes that help: the flag itself, and how Options reads it, stay the same.
+def _connection(
+    kubeconfig: str = "Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)",
+    context: str = "The kubeconfig context to use",
+    request_timeout: str = "Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
+    chunks: bool = True,
+) -> tuple:
+    """--kubeconfig, --context, --request-timeout and (chunks) --chunk-size."""
+    return (
+        click.option("--kubeconfig", default=None, help=kubeconfig),
+        click.option("--context", default=None, help=context),
+        click.option("--request-timeout", default="30s", show_default=True, help=request_timeout),
+    ) + (
+        (
+            click.option(
+                "--chunk-size",
+                type=click.IntRange(min=0),
+                default=500,
+                show_default=True,
+                help="Return large lists in chunks of this many objects, as kubectl does (0: in one answer)",
+            ),
+        )
+        if chunks
+        else ()
+    )
+
+
+_CONNECTION = _connection()
+
+
+def _scope(namespace_help: str, all_help: str) -> tuple:
+    return (
+        click.option("-n", "--namespace", default=None, help=namespace_help),
+        click.option("-A", "--all-namespaces", is_flag=True, help=all_help),
+    )
+
+
+def _input(
+    help: str = "Read objects from a YAML/JSON file, a directory or - (stdin) instead of a cluster (repeatable)",
+) -> tuple:
+    return (click.option("--from-file", "from_files", multiple=True, type=click.Path(allow_dash=True), help=help),)
+
+
+def _kubernetes_version(
+    help: str = "Semantics to assume (default: the server's version, else the newest released)",
+) -> tuple:
+    return (click.option("--kubernetes-version", default=None, metavar=VERSIONS_METAVAR, help=help),)
+
+
+_INPUT = _input()
+_SEMANTICS = (
+    *_kubernetes_version(),
+    click.option(
+        "--feature-gates",
+        default=None,
+        metavar="Name=true,...",
+        help="Override the version's default DRA feature gates",
+    ),
+)
+
+
+def _output(choices=FORMATS, default: str = "text", help: str | None = "Output format") -> tuple:
+    return (click.option("-o", "--output", type=click.Choice(choices), default=default, show_default=True, help=help),)
+
+
+_NO_HEADERS = (click.option("--no-headers", is_flag=True, help="Print the table without its header line"),)
+_ALL_DEVICES = (
+    click.option("--all-devices", is_flag=True, help="List every device each request considered, with its reason"),
+)
+_EXIT_ZERO = (click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),)
+_ALONE = (
+    click.option(
+        "--alone",
+        is_flag=True,
+        help="Judge each pod as if it were the only one waiting (default: pending pods compete in the "
+        "scheduler's queue order)",
+    ),
+)
+_COLOR = (click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),)
+_VERBOSE = (click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),)
+
+
+# devices is cluster-scoped: -n and -A, passed from a kubectl habit or a script that passes -n to every command, are
+# accepted and ignored as kubectl does for cluster-scoped resources (`kubectl get nodes -n x`); hidden from --help,
+# since they change nothing (the inventory covers every namespace's holders)
+_CLUSTER_SCOPED = (
+    click.option("-n", "--namespace", hidden=True, expose_value=False),
+    click.option("-A", "--all-namespaces", is_flag=True, hidden=True, expose_value=False),
+)
+
+
+def _gather(
+    o: Options,
+    *,
+    pod_name=None,
+    claim_name=None,
+    selector=None,
+    workload=None,
+    partial=False,
+    watch=False,
+    everything=False,
+    raw_out=None,
+    events=True,
+    analyse=True,
+    pending_pods=False,
+    drivers=False,
+    bound_pods=False,
+):
+    """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it).
+    events=False: without Events, for a command that never reads them (neither listed live nor kept from files).
+    analyse: the snapshot goes to an analysis, whose loading a live gather overlaps with its lists."""
+    if watch and o.from_files:
+        raise DraError("--watch follows the cluster's watch API: it cannot watch --from-file input")
+    if o.from_files:
+        from kubectl_dra.gather.files import load_files
+
+        snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if events else frozenset({"Event"}))
+        return snap, _named_namespace(snap, o, pod_name, claim_name, workload)
+    from kubectl_dra.gather.live import gather_live
+
+    got = gather_live(
+        kubeconfig=o.kubeconfig,
+        context=o.context,
+        namespace=o.namespace,
+        timeout=o.timeout,
+        chunk_size=o.chunk_size,
+        pod_name=pod_name,
+        claim_name=claim_name,
+        selector=selector,
+        workload=workload,
+        partial=partial,
+        everything=everything,
+        raw_out=raw_out,
+        pending_pods=pending_pods and not watch,
+        drivers=drivers,
+        bound_pods=bound_pods,
+        all_namespaces=o.all_namespaces,
+        progress=sys.stderr.isatty() and o.output in ("text", "wide"),
+        watch=watch,
+        events=events,
+        while_waiting=(lambda server_version: _preload(o, server_version)) if analyse else None,
+    )
+    snap, session = got if watch else (got, None)
+    ns = _named_namespace(snap, o, pod_name, claim_name, workload)
+    return (snap, ns, session) if watch else (snap, ns)
+
+
+def _named_namespace(snap, o: Options, pod_name, claim_name, workload) -> str:
+    """The namespace the command looks in (model/scope.py): the snapshot's (-n, else the context's or the bundle's,
+    else default), or with -A the one that holds the named object."""
+    from kubectl_dra.model.scope import locate
+
+    ns = snap.namespace or "default"
+    if pod_name:
+        return locate(snap, "Pod", pod_name, ns, o.all_namespaces)
+    if claim_name:
+        return locate(snap, "ResourceClaim", claim_name, ns, o.all_namespaces)
+    if workload is not None:
+        return locate(snap, workload[0], workload[3], ns, o.all_namespaces)
+    return ns
+
+
+def _preload(o: Options, server_version: str | None):
+    import kubectl_dra.render.text  # noqa: F401
+    from kubectl_dra.analyze import preload
+
+    return preload(o.semantics(server_version))
+
+
+def _terminal(o: Options) -> tuple[bool, int | None]:
+    """Colour (a terminal, no NO_COLOR/--no-color, or FORCE_COLOR) and the width text is fitted to (a terminal only)."""
+    text = o.output in ("text", "wide")
+    color = (
+        sys.stdout.isatty() and not o.no_color and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    ) or bool(os.environ.get("FORCE_COLOR"))
+    return color and text, shutil.get_terminal_size().columns if text and sys.stdout.isatty() else None
+
+
+def _ascii(o: Options) -> bool:
+    """Plain ASCII marks: under NO_COLOR/--no-color, on a dumb terminal, or when stdout cannot encode UTF-8."""
+    enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return bool(o.no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or enc != "utf8")
+
+
+def finish(answer, o: Options, *, show=None, undetermined: str | None = None, blocked: bool = False) -> ExitCode:
+    """Every command's last step: the answer on stdout, then the one exit policy: undetermined -> 2 with one `error:`
+    line on stderr saying why, blocked -> 1 unless --exit-zero, else 0. The command returns the code and the group
+    turns it into the process's (cli/__init__.py), as ruff's commands return an ExitStatus.
+
+    answer: a report (explain, match), written as -o asks, its own determined/blocked and summary deciding; or a
+    list of them (several pods, as kubectl describe: text one after another, JSON/YAML one List; the worst wins).
+    show: a command's own writer instead (status, devices, lint), which then says what is undetermined and blocked."""
+    if show is not None:
+        show()
+    elif isinstance(answer, (list, tuple)):
+        from kubectl_dra.render import render_many
+
+        color, width = _terminal(o)
+        render_many(
+            answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
+        )
+        open_ = [r for r in answer if not r.determined]
+        if open_:
+            undetermined = f"{len(open_)} of {len(answer)} pod(s) undetermined; first: {open_[0].summary}"
+        blocked = any(r.blocked for r in answer)
+    else:
+        from kubectl_dra.render import render
+
+        color, width = _terminal(o)
+        render(answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
+        if not answer.determined:
+            undetermined = f"{answer.summary} (the report above says what could be concluded)"
+        blocked = answer.blocked
+    sys.stdout.flush()
+    if undetermined is not None:
+        sys.stderr.write(f"error: {undetermined}\n")
+        return ExitCode.ERROR
+    return ExitCode.BLOCKED if blocked and not o.exit_zero else ExitCode.OK
+
+
+def _scan_rows(report, o: Options, header: bool = True) -> None:
+    """The scan's rows as -o asks: `pod/NAME` a line for -o name (kubectl get -o name, also with -A), else the table
+    or the document of render/scan.py."""
+    if o.output == "name":
+        from kubectl_dra.render.escape import esc
+
+        for r in report.rows:
+            sys.stdout.write(f"pod/{esc(r.pod)}\n")
+        return
+    from kubectl_dra.render.scan import render_scan
+
+    color, width = _terminal(o)
+    render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)
+
+
+def _short_unseen(line: str) -> str:
+    """A line of _unseen_pods for a terminal: the first five namespaces and how many more."""
+    head, sep, rest = line.partition(" namespaces (")
+    if not sep or "): " not in rest:
+        return line
+    names, _, why = rest.partition("): ")
+    names_l = names.split(", ")
+    shown = ", ".join(names_l[:5]) + (f" and {len(names_l) - 5} more" if len(names_l) > 5 else "")
+    return f"{head}{sep}{shown}): {why}"
+
+
+class _HelpGroup(click.Group):
+    """A command group that, given no subcommand, prints its help and exits 0, as kubectl does."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("invoke_without_command", True)
+        kwargs.setdefault("no_args_is_help", False)
+        kwargs.setdefault("subcommand_metavar", "COMMAND [ARGS]...")
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx, args):
+        if not args and not ctx.resilient_parsing:  # (completion parses without arguments too)
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
+
+_WATCH = click.option(
+    "-w", "--watch", is_flag=True, help="After the report, print what changes, as the cluster changes (Ctrl-C ends)"
+)
+
+
+def _stdin_once(*path_lists) -> None:
+    """Standard input can be read once: `-` for -f and --from-file together would leave one of them empty."""
+    if sum(1 for paths in path_lists for p in paths if p == "-") > 1:
+        raise DraError("- (stdin) can be read only once: give it once")
+
+
+def _one_line(text: str) -> str:
+    from kubectl_dra.render.escape import esc
+
+    return esc(" ".join(str(text).split()))

@@ -1,0 +1,132 @@
+"""devices: what is free and who holds it."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import click
+
+from kubectl_dra.cli.common import (
+    _CLUSTER_SCOPED,
+    _COLOR,
+    _CONNECTION,
+    _INPUT,
+    _NO_HEADERS,
+    _SEMANTICS,
+    _VERBOSE,
+    CONTEXT_SETTINGS,
+    _flags,
+    _gather,
+    _one_line,
+    _output,
+    _terminal,
+    finish,
+)
+from kubectl_dra.cli.options import Options
+from kubectl_dra.render import FORMATS
+
+
+@click.command("devices", context_settings=CONTEXT_SETTINGS, short_help="What is free and who holds it")
+@click.option("--list", "listing", is_flag=True, help="List every device (any filter lists too)")
+@click.option("--node", default=None, help="Devices a node can use, and the pods holding them (drain, upgrade)")
+@click.option("--driver", default=None, help="Only this driver's devices")
+@click.option("--class", "device_class", default=None, help="Only devices that pass this DeviceClass's selectors")
+@click.option("--pool", default=None, help="Only this pool's devices")
+@click.option("--free", is_flag=True, help="Only devices nothing holds, taints or reports unhealthy")
+@click.option("-l", "--selector", default=None, help="Only devices reachable from nodes with these labels")
+@click.option(
+    "--where",
+    default=None,
+    metavar="CEL",
+    help='A device selector, e.g. \'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0\'',
+)
+@_flags(
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(
+        FORMATS + ("name",),
+        help="Output format (name: device/DRIVER/POOL/DEVICE, one a line; name and --no-headers list the devices)",
+    ),
+    *_NO_HEADERS,
+    *_CONNECTION,
+    *_COLOR,
+    *_VERBOSE,
+    *_CLUSTER_SCOPED,
+)
+def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, no_headers, **params):
+    """What is free and who holds it: every published device with its classes and state.
+
+    By default a summary per node and per class (devices free, allocated, shared, tainted, unhealthy, unusable) and,
+    for partitionable devices, how many more of each partition still fit. --list or any filter lists the devices;
+    --node also lists the pods that hold the node's devices and through which claims. Where ResourcePoolStatusRequests
+    (alpha) exist and are readable, their counts are shown beside kubectl-dra's; none is ever created.
+
+    \b
+    Examples:
+      # What is free, per node and class?
+      kubectl dra devices
+      # Free GPUs with at least 40Gi
+      kubectl dra devices --free --where 'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0'
+      # Before draining node-07: whose devices are these?
+      kubectl dra devices --node node-07
+    """
+    from kubectl_dra.analyze.inventory import inventory
+    from kubectl_dra.analyze.targets import check_device_filters
+
+    o = Options.from_click(params)
+    labels = None
+    if selector:
+        from kubectl_dra.model.labels import matches, parse_selector
+
+        reqs = parse_selector(selector)
+        labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
+    # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
+    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False)
+    driver, pool = check_device_filters(snap, node, driver, device_class, pool)
+    filters = {
+        "node": node,
+        "driver": driver,
+        "class": device_class,
+        "pool": pool,
+        "free": free,
+        "where": where,
+        "selector": selector,
+        "labels": labels,
+    }
+    report = inventory(snap, o.semantics(snap.server_version), filters)
+    listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
+    incomplete = f"the inventory is incomplete: could not {_one_line('; '.join(report.unseen))}"
+    return finish(
+        report,
+        o,
+        show=lambda: _show_inventory(report, o, listed, no_headers),
+        undetermined=incomplete if report.unseen else None,
+    )
+
+
+def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
+    """The summary or the device list (-o name: `device/DRIVER/POOL/DEVICE` a line; --no-headers: the list's rows
+    alone), then on stderr the notes: nothing published or matched, and the devices --where failed on."""
+    from kubectl_dra.render.inventory import render_inventory
+
+    color, width = _terminal(o)
+    if o.output == "name":
+        from kubectl_dra.render.escape import esc
+
+        for r in report.rows:
+            sys.stdout.write(f"device/{esc(r.id)}\n")
+    elif no_headers and o.output in ("text", "wide"):
+        import io
+
+        buf = io.StringIO()
+        render_inventory(report, o.output, buf, color, width, listed)
+        table = buf.getvalue().split("\n\n", 1)[0]  # the device list: what follows (holders, counters) is not
+        sys.stdout.write("".join(table.splitlines(keepends=True)[1:]).rstrip("\n") + "\n" if report.rows else "")
+    else:
+        render_inventory(report, o.output, sys.stdout, color, width, listed)
+    sys.stdout.flush()
+    if not report.rows and o.output in ("text", "wide"):
+        sys.stderr.write(f"No devices{' match' if listed else ' are published'} ({report.total} published).\n")
+    for line in report.where_errors:
+        sys.stderr.write(f"warning: --where failed on {_one_line(line)} (counted as not matching)\n")

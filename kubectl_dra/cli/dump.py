@@ -1,0 +1,77 @@
+"""dump: a bundle that --from-file reads back with the same answers."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kubectl_dra.cli.common import _CONNECTION, _VERBOSE, CONTEXT_SETTINGS, _flags, _gather, _one_line, _output, _scope
+from kubectl_dra.cli.options import Options
+from kubectl_dra.errors import DraError
+
+
+@click.command("dump", context_settings=CONTEXT_SETTINGS, short_help="A bundle that replays the answers offline")
+@click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
+@click.option(
+    "--output-file",
+    "filename",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Write the bundle to this file (default: standard output)",
+)
+@click.option("-f", "--filename", "old_filename", default=None, hidden=True, expose_value=True)
+@_flags(
+    *_scope("Namespace to dump (default: the kubeconfig context's)", "Dump every namespace"),
+    *_output(("yaml", "json"), default="yaml"),
+    *_CONNECTION,
+    *_VERBOSE,
+)
+def dump_cmd(selector, filename, old_filename, **params):
+    """Write every object kubectl-dra reads, as one bundle that --from-file reads back with the same answers.
+
+    The namespace's (-n, default the context's; -A every namespace; -l some) pods, claims, templates, workloads,
+    quotas and events, the cluster's DeviceClasses, ResourceSlices, DeviceTaintRules and Nodes, and a header with
+    the server version, the resource.k8s.io versions served, the time and what could not be read. Nothing else: no
+    Secrets or ConfigMaps, no managedFields (but a slice's managers' names), no environment values (but a
+    driver's name). -o json or yaml (the default).
+
+    \b
+    Examples:
+      # For a bug report: everything the answer depends on
+      kubectl dra dump -n team-a --output-file bundle.yaml
+      # ... and the same answer offline
+      kubectl dra explain pod trainer-0 --from-file bundle.yaml
+    """
+    from kubectl_dra.gather.bundle import bundle
+    from kubectl_dra.render.structured import data_to
+
+    if old_filename is not None:
+        raise click.UsageError(
+            "dump writes to --output-file FILE (or standard output); -f names input in kubectl, not output"
+        )
+    o = Options.from_click(params)
+    raw: list = []
+    snap, ns = _gather(
+        o,
+        selector=selector or "",
+        partial=True,
+        everything=True,
+        raw_out=raw,
+        analyse=False,
+        pending_pods=True,
+        bound_pods=True,
+    )
+    scope = {"namespace": None if o.all_namespaces else ns, "selector": selector}
+    text = data_to(bundle(raw, snap, scope), o.output)
+    if filename:
+        try:
+            with open(filename, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise DraError(f"{filename}: {e.strerror or e}") from None
+        sys.stderr.write(f"wrote {filename}: {len(raw) - 1} objects\n")
+    else:
+        sys.stdout.write(text)
+    for g in snap.gaps:
+        sys.stderr.write(f"warning: could not {_one_line(g.verb + ' ' + g.resource)}: {_one_line(g.message)}\n")

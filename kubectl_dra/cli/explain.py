@@ -1,0 +1,200 @@
+"""explain pod (NAME, -l, TYPE/NAME, --replicas, -w) and explain claim."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kubectl_dra.cli.common import (
+    _ALL_DEVICES,
+    _ALONE,
+    _COLOR,
+    _CONNECTION,
+    _EXIT_ZERO,
+    _INPUT,
+    _SEMANTICS,
+    _VERBOSE,
+    _WATCH,
+    CONTEXT_SETTINGS,
+    _flags,
+    _gather,
+    _HelpGroup,
+    _output,
+    _scope,
+    finish,
+)
+from kubectl_dra.cli.options import Options
+from kubectl_dra.cli.watch import _watch_pod
+from kubectl_dra.errors import ExitCode
+
+
+class _ExplainGroup(_HelpGroup):
+    """`explain TYPE/NAME` as kubectl writes it (deploy/web, pod/web-0) is `explain pod TYPE/NAME`."""
+
+    def resolve_command(self, ctx, args):
+        if args and "/" in args[0] and not args[0].startswith("-"):
+            return "pod", self.commands["pod"], args
+        return super().resolve_command(ctx, args)
+
+
+@click.group(
+    cls=_ExplainGroup, context_settings=CONTEXT_SETTINGS, short_help="Which piece a pod or claim lacks, and why"
+)
+def explain():
+    """Explain a pod's or a claim's DRA state: which piece is missing and why."""
+
+
+@explain.command(
+    "pod",
+    context_settings=CONTEXT_SETTINGS,
+    short_help="Why a pod (NAME, -l, or TYPE/NAME) does or does not get its devices",
+)
+@click.argument("name", required=False)
+@click.option("-l", "--selector", default=None, help="Explain every pod this label selector picks (as kubectl -l)")
+@_WATCH
+@_flags(
+    *_scope(
+        "Namespace of the pod (default: the kubeconfig context's)",
+        "Find the named pod in any namespace; with -l, pick pods in every namespace",
+    ),
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(),
+    *_ALL_DEVICES,
+    *_ALONE,
+    click.option(
+        "--replicas",
+        type=click.IntRange(1, 10_000),
+        default=None,
+        help="With TYPE/NAME (deploy, sts, rs, job): would N more pods of it get their devices? How many fit, "
+        "where, and why the first that does not",
+    ),
+    *_EXIT_ZERO,
+    *_CONNECTION,
+    *_COLOR,
+    *_VERBOSE,
+)
+def explain_pod_cmd(name, selector, watch, replicas, **params):
+    """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
+
+    \b
+    Examples:
+      # Why is this pod Pending?
+      kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k -n default
+      # A Deployment's pods, whose names you do not know (add -A for every namespace)
+      kubectl dra explain pod -l app=recomendador
+      # The same, offline, on a dump made with `kubectl get ... -o yaml`
+      kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k --from-file dump.yaml
+      # For CI: JSON, exit 1 when blocked
+      kubectl dra explain pod my-pod -o json
+      # Can this Deployment scale by 8? How many more pods get GPUs, where, and why not the rest
+      kubectl dra explain deploy/inference --replicas 8
+    """
+    o = Options.from_click(params)
+    name, workload = _pod_target(o, name, selector, watch, replicas)
+    if workload is not None:
+        return _explain_workload(o, workload, replicas)
+    if watch:
+        snap, ns, session = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
+        _watch_pod(o, session, snap, ns, name)
+        return None
+    if name:
+        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
+        from kubectl_dra.analyze.explain import explain_pods  # after the gather, which overlaps its loading
+
+        return finish(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
+    return _explain_selected(o, selector)
+
+
+def _pod_target(o: Options, name, selector, watch: bool, replicas) -> tuple:
+    """explain pod's arguments checked, in the order they fail: (the pod's name, None) or (the workload's name, the
+    workload: KINDS' row plus its name) for TYPE/NAME; None and None with -l."""
+    workload = None
+    if name and "/" in name:
+        from kubectl_dra.analyze.workloads import KINDS, parse_type_name
+
+        kind, name = parse_type_name(name)
+        if kind != "Pod":
+            workload = KINDS[kind.lower()] + (name,)
+    if replicas is not None and (workload is None or workload[0] == "DaemonSet"):
+        raise click.UsageError("--replicas takes a workload: deploy/NAME, sts/NAME, rs/NAME or job/NAME")
+    if replicas is not None and (watch or o.alone):
+        raise click.UsageError("--replicas cannot be combined with --watch or --alone")
+    if workload is not None:
+        if selector:
+            raise click.UsageError("give a TYPE/NAME or -l SELECTOR, not both")
+        return name, workload
+    if not name and not selector:
+        raise click.UsageError("Missing argument 'NAME': give a pod NAME or -l SELECTOR")
+    if name and selector:
+        raise click.UsageError("give a pod NAME or -l SELECTOR, not both")
+    if watch and not name:
+        raise click.UsageError("--watch follows one pod: give its NAME (or watch many with 'status -w')")
+    return name, None
+
+
+def _explain_selected(o: Options, selector: str) -> ExitCode | None:
+    """explain pod -l SELECTOR: each pod it picks, as kubectl describe does; none is a note, not an error."""
+    from kubectl_dra.model.labels import parse_selector
+
+    reqs = parse_selector(selector)
+    snap, ns = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True, bound_pods=True)
+    from kubectl_dra.analyze.explain import explain_pods
+    from kubectl_dra.analyze.targets import selected_pods
+
+    pods = selected_pods(snap, reqs, ns, o.all_namespaces)
+    if not pods:
+        where = "any namespace" if o.all_namespaces else f"namespace {ns}"
+        sys.stderr.write(f"No pods match {selector!r} in {where}.\n")
+        return None
+    return finish(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
+
+
+def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) -> ExitCode:
+    """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls; with replicas, N more of them."""
+    kind, _, resource, wname = workload
+    snap, ns = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True, bound_pods=True)
+    from kubectl_dra.analyze.explain import explain_pods
+    from kubectl_dra.analyze.workloads import find_workload, pods_of
+
+    w = find_workload(snap, kind, ns, wname)
+    if replicas is not None:
+        from kubectl_dra.analyze.replicas import explain_replicas
+
+        return finish(explain_replicas(snap, o.semantics(snap.server_version), w, replicas), o)
+    pods = pods_of(snap, w)
+    if not pods:
+        # Pods that were never created (FailedCreate, a quota, a missing template): the pod template as a new pod,
+        # and never "nothing blocks" without a visible reason (DRA019).
+        from kubectl_dra.analyze.workload_report import explain_workload_without_pods
+
+        return finish(explain_workload_without_pods(snap, o.semantics(snap.server_version), w), o)
+    return finish(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
+
+
+@explain.command("claim", context_settings=CONTEXT_SETTINGS)
+@click.argument("name")
+@_flags(
+    *_scope("Namespace of the claim (default: the kubeconfig context's)", "Find the named claim in any namespace"),
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(),
+    *_ALL_DEVICES,
+    *_EXIT_ZERO,
+    *_CONNECTION,
+    *_COLOR,
+    *_VERBOSE,
+)
+def explain_claim_cmd(name, **params):
+    """Explain the allocation state of ResourceClaim NAME.
+
+    \b
+    Examples:
+      kubectl dra explain claim my-claim -n team-a
+    """
+    o = Options.from_click(params)
+    snap, ns = _gather(o, claim_name=name)
+    from kubectl_dra.analyze.explain import explain_claim
+
+    return finish(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)

@@ -1,0 +1,91 @@
+"""The -w loops: the first answer, then what changes, as the cluster changes, until Ctrl-C."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+from kubectl_dra.cli.common import _ascii, _one_line, _scan_rows, _short_unseen, _terminal
+from kubectl_dra.cli.options import Options
+from kubectl_dra.errors import DraError, ExitCode
+
+
+def _watch_loop(session, first, each) -> None:
+    """first(): print the state now; then each() after every settled change, until Ctrl-C (exit 130, quietly)."""
+    try:
+        first()
+        sys.stdout.flush()
+        session.start()
+        while True:
+            session.wait_for_change()
+            each()
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        session.stopped = True
+        sys.stdout.flush()
+        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
+
+
+def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
+    """explain pod NAME -w: the report, then one line per change of the verdict (-o json|yaml: the whole report)."""
+    import time
+
+    from kubectl_dra.analyze.explain import explain_pods
+    from kubectl_dra.render.escape import esc
+
+    last: dict = {}
+
+    def evaluate(snap):
+        try:
+            return explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], None
+        except DraError as e:
+            return None, e.message
+
+    def show(first: bool) -> None:
+        report, err = evaluate(snap if first else session.snapshot())
+        key = err if report is None else (report.verdict.to_dict(), [str(p) for p in report.body.get("pieces", ())])
+        if not first and key == last.get("key"):
+            return
+        last["key"] = key
+        if report is None:
+            sys.stderr.write(f"error: {_one_line(err)}\n")
+            return
+        if first or o.output in ("json", "yaml"):
+            from kubectl_dra.render import render
+
+            color, width = _terminal(o)
+            render(
+                report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
+            )
+            if first and o.output in ("text", "wide"):
+                sys.stdout.write("\nWatching (Ctrl-C to stop):\n")
+            return
+        stamp = time.strftime("%H:%M:%S")
+        from kubectl_dra.render.text import verdict_headline
+
+        words = verdict_headline(report.to_dict())[0]
+        sys.stdout.write(f"{stamp}  {words}  {esc(' '.join(report.verdict.summary.split()))}\n")
+
+    _watch_loop(session, lambda: show(True), lambda: show(False))
+
+
+def _watch_status(o: Options, session, snap, evaluate, no_headers: bool = False) -> None:
+    """status -w: the table, then the rows that changed (a new pod, another state or reason), as kubectl get -w."""
+    shown: dict = {}
+
+    def show(first: bool) -> None:
+        report = evaluate(snap if first else session.snapshot())
+        rows = [r for r in report.rows if shown.get((r.namespace, r.pod)) != _row_key(r)]
+        for r in report.rows:
+            shown[(r.namespace, r.pod)] = _row_key(r)
+        if not rows and not first:
+            return
+        _scan_rows(replace(report, rows=tuple(rows)), o, header=first and not no_headers)
+        for line in report.unseen if first else ():
+            sys.stderr.write(f"warning: could not see {_one_line(_short_unseen(line))}\n")
+
+    _watch_loop(session, lambda: show(True), lambda: show(False))
+
+
+def _row_key(r) -> tuple:
+    return (r.state, r.missing, r.reason, r.phase, r.node)
