@@ -29,6 +29,7 @@ def code_page(rule) -> str:
     return (
         HEADER.format(src="kubectl_dra/findings/registry.py")
         + f"# {rule.code} `{rule.name}`\n\n"
+        + (f"**Retired:** no longer reported. {rule.retired}\n\n" if rule.retired else "")
         + "| severity | blocks the pod | missing piece |\n|---|---|---|\n"
         + f"| {rule.severity} | {'yes' if rule.blocking else 'no'} | {missing} |\n\n"
         + f"## What it means\n\n{rule.summary}\n\n"
@@ -39,7 +40,9 @@ def code_page(rule) -> str:
 
 def codes_index() -> str:
     rows = "\n".join(
-        f"| [{r.code}]({r.code}.md) | `{r.name}` | {r.severity} | {r.missing or '—'} | {r.summary} |"
+        f"| [{r.code}]({r.code}.md) | `{r.name}` | {r.severity} | {r.missing or '—'} | "
+        + ("(retired) " if r.retired else "")
+        + f"{r.summary} |"
         for r in REGISTRY.values()
     )
     return (

@@ -41,6 +41,12 @@ def _json(x) -> str:
     return json.dumps(x, sort_keys=True, default=str)
 
 
+def _skip_key(pending, skip) -> tuple | None:
+    if skip is None:
+        return None
+    return (next((i for i, c in enumerate(pending) if c is skip.claim), None), tuple(sorted(skip.nodes)))
+
+
 def _constraints_key(pod: dict | None) -> str | None:
     """What of the pod decides which nodes it may use (pod_node_rejection reads these)."""
     if pod is None:
@@ -127,6 +133,27 @@ class PodPlan:
     shape: tuple
     dry: DryRun
     fit: object = None  # the pod's NodeResourcesFit (analyze/fit.py Fit), or None
+    skip: "Skip | None" = None  # a claim the scheduler does not allocate on some nodes
+
+    def claims_on(self, node: str) -> list:
+        """The pending claims the scheduler allocates on the node (all but a skipped one there)."""
+        return claims_on(self.pending, self.skip, node)
+
+
+@dataclass(frozen=True)
+class Skip:
+    """The claim for a pod's DRA-backed extended resources is not allocated on a node whose device plugin serves
+    them (filterExtendedResources: the DynamicResources Filter allocates only the pod's own claims there, and
+    NodeResourcesFit counts the resources against the node's allocatable)."""
+
+    claim: dict
+    nodes: frozenset  # names of the nodes that serve the resources through a device plugin
+
+
+def claims_on(pending, skip: Skip | None, node: str) -> list:
+    if skip is None or node not in skip.nodes:
+        return list(pending)
+    return [c for c in pending if c is not skip.claim]
 
 
 @dataclass
@@ -208,10 +235,17 @@ class Analysis:
         return usable, rejected, claim_only
 
     def analyse_claims(
-        self, claims: list[dict], pod: dict | None, pcnames: list, excluded: dict | None = None, fit=None
+        self,
+        claims: list[dict],
+        pod: dict | None,
+        pcnames: list,
+        excluded: dict | None = None,
+        fit=None,
+        skip: Skip | None = None,
     ) -> tuple[list[ClaimAnalysis], DryRun]:
         """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones.
-        fit: the pod's NodeResourcesFit (analyze/fit.py Fit), checked on each node where the claims fit."""
+        fit: the pod's NodeResourcesFit (analyze/fit.py Fit), checked on each node where the claims fit. skip: a
+        claim not allocated on some nodes (the extended-resource claim where a device plugin serves them)."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
         if "state" not in self.memo:
@@ -270,10 +304,9 @@ class Analysis:
             analyses.append(ca)
         dry = DryRun(usable_names, rejected)  # shared by the pods of one node constraint: never changed
         if pending and not any(f.blocking for f in self.findings):
-            self._dry_run(pending, analyses, reach, state, dry, fit, claim_only)
-        self.plan = PodPlan(
-            tuple(pending), tuple(analyses), reach, (tuple(_json(c.get("spec")) for c in pending), id(reach)), dry, fit
-        )
+            self._dry_run(pending, analyses, reach, state, dry, fit, claim_only, skip)
+        shape = (tuple(_json(c.get("spec")) for c in pending), id(reach), _skip_key(pending, skip))
+        self.plan = PodPlan(tuple(pending), tuple(analyses), reach, shape, dry, fit, skip)
         return analyses, dry
 
     def _marked(self, m: list, chosen: set, reason: str, clear_stage: bool = False) -> list:
@@ -305,10 +338,18 @@ class Analysis:
             hit = self.memo[("worth", id(m))] = (m, names)
         return hit[1]
 
-    def _dry_run(self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=()) -> None:
+    def _dry_run(
+        self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=(), skip=None
+    ) -> None:
         # Pods judged against the same allocations whose pending claims have the same specs (a Deployment's
         # replicas) get the same search: it runs once. An error names its claim, so it is never reused.
-        key = ("dry", tuple(_json(c.get("spec")) for c in pending), id(reach), fit.key() if fit is not None else None)
+        key = (
+            "dry",
+            tuple(_json(c.get("spec")) for c in pending),
+            id(reach),
+            fit.key() if fit is not None else None,
+            _skip_key(pending, skip),
+        )
         hit = self.memo.get(key)
         if hit is not None and hit[0] is reach:
             failures, node_errors, tried, considered, capped, found, fits = hit[1]
@@ -317,14 +358,17 @@ class Analysis:
             dry.node_errors.update(node_errors)
             dry.tried_nodes, dry.considered_nodes, dry.capped = tried, considered, capped
             dry.allocatable.extend(
-                NodeAllocation(node, tuple(ClaimPlacement(obj_ref(c), *r) for c, r in zip(pending, res)))
+                NodeAllocation(node, tuple(ClaimPlacement(obj_ref(pending[i]), *r) for i, *r in res))
                 for node, res in found
             )
             self._mark_dry_run(dry, analyses)
             return
-        self._search(pending, analyses, reach, state, dry, fit, claim_only)
+        self._search(pending, analyses, reach, state, dry, fit, claim_only, skip)
         if dry.error is None:
-            found = [(x.node, [(p.results, p.node_selector) for p in x.claims]) for x in dry.allocatable]
+            index = {obj_ref(c): i for i, c in enumerate(pending)}  # replayed for the same specs, other claims
+            found = [
+                (x.node, [(index[p.claim], p.results, p.node_selector) for p in x.claims]) for x in dry.allocatable
+            ]
             self.memo[key] = (
                 reach,
                 (
@@ -339,7 +383,9 @@ class Analysis:
             )
         self._mark_dry_run(dry, analyses)
 
-    def _search(self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=()) -> None:
+    def _search(
+        self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=(), skip=None
+    ) -> None:
         invalid = state.capacity_error()
         if invalid is not None:  # 1.38 PreFilter: no node is tried
             dry.error = AllocationError(invalid, kind=ErrorKind.STATE)
@@ -350,12 +396,14 @@ class Analysis:
             if met is not None:
                 dry.error, dry.error_node = met
                 return
-        worth = self.worth_nodes(pending, analyses, reach)
+        worth = self.worth_nodes(pending, analyses, reach, skip)
         dry.considered_nodes = len(worth)
         for n in worth[:MAX_DRYRUN_NODES]:
             dry.tried_nodes += 1
+            here = claims_on(pending, skip, _name(n))
             try:
-                res = alloc.allocate(n, pending)
+                # no claim left to allocate there: the Filter passes the node (its device plugin serves the rest)
+                res = alloc.allocate(n, here) if here else []
             except NodeFailure as e:  # 1.35+: Unschedulable on this node, with the error's text
                 dry.failures[_name(n)] = e.message
                 dry.node_errors[_name(n)] = e
@@ -375,7 +423,7 @@ class Analysis:
             dry.allocatable.append(
                 NodeAllocation(
                     _name(n),
-                    tuple(ClaimPlacement(obj_ref(c), r.results, r.node_selector) for c, r in zip(pending, res)),
+                    tuple(ClaimPlacement(obj_ref(c), r.results, r.node_selector) for c, r in zip(here, res)),
                 )
             )
             if fit is not None:  # NodeResourcesFit: a node it rejects does not count, the search goes on
@@ -413,19 +461,25 @@ class Analysis:
             self.memo["slice_index"] = SliceIndex(self.slices)
         return Allocator(self.sem, self.idx.classes, self.slices, state, self.ev, self.memo["slice_index"])
 
-    def worth_nodes(self, pending, analyses, reach: Reachability) -> list[dict]:
+    def worth_nodes(self, pending, analyses, reach: Reachability, skip: Skip | None = None) -> list[dict]:
         """The usable nodes worth a search for the pending claims, in the order the search tries them."""
         by_claim = {id(a.claim): a for a in analyses}
         # Only nodes from which every pending request has at least one candidate are worth a search.
         # A device whose selector errors counts too: the search reaching it is what aborts scheduling.
         usable = reach.usable
         worth_names = None
+        own_names = None  # the same for the claims allocated on the nodes of skip
         for c in pending:
             for alts in by_claim[id(c)].requests:
                 names: set = set()
                 for r in alts:
                     names |= self._candidate_nodes(by_claim[id(c)].matrices.get(r.name, []), reach)
                 worth_names = names if worth_names is None else worth_names & names
+                if skip is not None and c is not skip.claim:
+                    own_names = names if own_names is None else own_names & names
+        if skip is not None:
+            on_plugin = skip.nodes & (reach.names if own_names is None else own_names)
+            worth_names = on_plugin if worth_names is None else worth_names | on_plugin
         if worth_names is None:
             worth = usable
         else:  # in the order of usable, without a pass over every usable node when few are worth it

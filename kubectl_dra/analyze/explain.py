@@ -12,8 +12,8 @@ from kubectl_dra.analyze.claims import meta_of as _meta
 from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
 from kubectl_dra.analyze.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
-from kubectl_dra.analyze.dryrun import Analysis, DryRun
-from kubectl_dra.analyze.extended import extended_claims, plugin_path_finding
+from kubectl_dra.analyze.dryrun import Analysis, DryRun, Skip
+from kubectl_dra.analyze.extended import extended_claims, via_plugin_finding
 from kubectl_dra.analyze.extended import plan as extended_plan
 from kubectl_dra.analyze.fit import fit_findings, pod_fit
 from kubectl_dra.analyze.health import eviction_findings, health_findings
@@ -111,10 +111,10 @@ def _claim_findings(an: Analysis, pod: dict, analyses, dry: DryRun, events: list
         if any(f.code in ("DRA401", "DRA402") for f in an.findings):  # a driver publishes nothing: is it deployed?
             classes = {id(r.class_obj): r.class_obj for a in analyses for alts in a.requests for r in alts}
             an.findings.extend(publishing_findings(an.snap, [c for c in classes.values() if c is not None], an.memo))
-        if ext is not None and ext.claim is not None and not dry.allocatable:
-            via_plugin = plugin_path_finding(ext, [_name(n) for n in an.idx.nodes])
-            if via_plugin is not None:
-                an.findings.append(via_plugin)
+        if ext is not None and dry.allocatable:
+            via = via_plugin_finding(ext, dry.allocatable[0].node)
+            if via is not None:
+                an.findings.append(via)
         return
     for a in analyses:
         picks = ", ".join(
@@ -186,6 +186,14 @@ def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], al
     return [placed.get(k, got[k][1]) for k in pods]
 
 
+def _plugin_skip(ext) -> Skip | None:
+    """The scheduler's extended-resource claim (the one it would build) is not allocated on the nodes whose device
+    plugin serves the resources: there only the pod's own claims are (and NodeResourcesFit counts the rest)."""
+    if ext is None or ext.created or ext.claim is None or not ext.plugin_nodes:
+        return None
+    return Skip(ext.claim, frozenset(ext.plugin_nodes))
+
+
 def an_pod(an: Analysis, ns: str, name: str) -> dict | None:
     return an.idx.pods.get((ns, name))
 
@@ -221,9 +229,7 @@ def explain_pod(
             claims.append(ext.claim)
             names.append(None)
     fit = pod_fit(snap, an.memo, pod, sem)
-    analyses, dry = an.analyse_claims(
-        claims, pod, names, excluded=ext.plugin_nodes if ext is not None and not ext.created else None, fit=fit
-    )
+    analyses, dry = an.analyse_claims(claims, pod, names, fit=fit, skip=_plugin_skip(ext))
     node_name = (pod.get("spec") or {}).get("nodeName")
     pending = [a for a in analyses if not a.allocated]
     word = scheduler_word(pod, events)

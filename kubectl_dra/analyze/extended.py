@@ -455,17 +455,17 @@ def plan(
     return p
 
 
-def plugin_path_finding(p: ExtendedPlan, usable: list[str]) -> Finding | None:
-    """DRA blocks on the DRA nodes, but nodes that serve the resource through a device plugin may still fit it."""
-    open_nodes = {n: why for n, why in p.plugin_nodes.items() if n in usable}
-    if not open_nodes:
+def via_plugin_finding(p: ExtendedPlan, node: str | None) -> Finding | None:
+    """DRA227: the node where the dry-run places the pod serves its extended resources through a device plugin."""
+    if node is None or node not in p.plugin_nodes:
         return None
+    them = "it" if len(p.resources) == 1 else "them"
     return make(
-        "DRA226",
-        f"DRA cannot place the pod's extended resources on the other nodes, but "
-        f"{', '.join(sorted(open_nodes))} {next(iter(open_nodes.values()))}: NodeResourcesFit "
-        "decides there, which kubectl-dra does not model",
-        nodes=open_nodes,
+        "DRA227",
+        f"node {node} {p.plugin_nodes[node]}: the scheduler allocates no DRA device for {them} there, and "
+        f"NodeResourcesFit counts {them} against the node's allocatable",
+        node=node,
+        resources=p.resources,
     )
 
 

@@ -31,6 +31,7 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
     allocated = [c for c in claims if c.get("allocation")]
     all_allocated = bool(claims) and len(allocated) == len(claims)
     allocatable = next((f for f in findings if f.code == "DRA002"), None)
+    via_plugin = next((f for f in findings if f.code == "DRA227"), None)  # no DRA device needed on that node
     rows: list[dict] = []
     stop: str | None = None  # why the pieces after a missing one are not judged
 
@@ -67,6 +68,9 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
             elif allocatable is not None:
                 picks = [f"{r['driver']}/{r['pool']}/{r['device']}" for r in allocatable.evidence.get("results") or []]
                 add(piece, "ok", "allocatable now: " + (_short(picks) or "no devices"))
+            elif via_plugin is not None:
+                served = ", ".join(via_plugin.evidence.get("resources") or [])
+                add(piece, "ok", f"{served} from the device plugin of {via_plugin.evidence.get('node')}")
             elif open_ is not None:
                 add(piece, "unknown", open_.message)
                 stop = "the device verdict is open"
@@ -81,6 +85,8 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
             elif allocatable is not None:
                 nodes = allocatable.evidence.get("nodes") or []
                 add(piece, "waiting", f"not bound yet; the claims fit on {_short(nodes, 3)}")
+            elif via_plugin is not None:
+                add(piece, "waiting", f"not bound yet; the pod fits on {via_plugin.evidence.get('node')}")
             else:
                 add(piece, "waiting", "not bound yet")
         else:  # driver: the kubelet on the pod's node prepares the devices after binding

@@ -108,7 +108,14 @@ def ok_summary(analyses, dry, node_name, findings) -> str:
         where = f" on node {node_name}" if node_name else ""
         return f"all {len(analyses)} claim(s) allocated{where}"
     if dry.allocatable:
-        return f"claims allocatable now on node {dry.allocatable[0].node}"
+        first = dry.allocatable[0]
+        via = next((f for f in findings if f.code == "DRA227" and f.evidence.get("node") == first.node), None)
+        if via is not None:  # the extended resources come from the node's device plugin
+            served = ", ".join(via.evidence.get("resources") or [])
+            return f"the pod fits on node {first.node}, whose device plugin serves {served}" + (
+                "; its claims are allocatable there" if first.claims else ""
+            )
+        return f"claims allocatable now on node {first.node}"
     return "nothing blocks"
 
 

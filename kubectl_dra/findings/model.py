@@ -92,7 +92,6 @@ UNDETERMINED = frozenset(
         "DRA020",
         "DRA022",
         "DRA103",
-        "DRA226",
         "DRA303",
         "DRA506",
         "DRA414",
@@ -100,9 +99,9 @@ UNDETERMINED = frozenset(
         "DRA431",
     }
 )
-# Of those, the ones that leave even a blocked verdict open: the block itself may be wrong (DRA016 and DRA226
-# only when the block is a device-level one, which is what they can change; DRA017, a gate skew, always).
-OPENS_BLOCKED = frozenset({"DRA005", "DRA016", "DRA017", "DRA226"})
+# Of those, the ones that leave even a blocked verdict open: the block itself may be wrong (DRA016 only when the
+# block is a device-level one, which is what it can change; DRA017, a gate skew, always).
+OPENS_BLOCKED = frozenset({"DRA005", "DRA016", "DRA017"})
 
 
 def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:

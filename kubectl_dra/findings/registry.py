@@ -20,6 +20,7 @@ class Rule:
     summary: str
     hint: str
     explanation: str
+    retired: str = ""  # why the code is no longer emitted (codes are never reused)
 
 
 _RULES = [
@@ -605,7 +606,24 @@ _RULES = [
         "whether the pod fits there is NodeResourcesFit's decision, which kubectl-dra does not model.",
         hint="Check the allocatable and requested amounts of the resource on the named nodes (kubectl describe node).",
         explanation="On nodes whose allocatable has the resource, the DynamicResources plugin leaves it to NodeResourcesFit. "
-        "The DRA verdict covers only the other nodes, so the answer is undetermined (exit 2).",
+        "The DRA verdict covered only the other nodes, so the answer was undetermined (exit 2).",
+        retired="kubectl-dra now models the device-plugin path as the scheduler takes it: on such a node the pod's own "
+        "claims are allocated and NodeResourcesFit counts the resource against the node's allocatable (DRA227 when "
+        "the pod fits there, DRA504/DRA506 when it does not or may not).",
+    ),
+    Rule(
+        code="DRA227",
+        name="extended-resource-via-device-plugin",
+        severity="info",
+        blocking=False,
+        missing=None,
+        summary="The pod fits on a node whose device plugin serves its extended resources: the scheduler allocates no "
+        "DRA device for them there.",
+        hint="Nothing to do; if the resource should come from DRA on that node, remove it from the node's device plugin.",
+        explanation="filterExtendedResources: on a node whose allocatable has the extended resource (1.35+: more than "
+        "zero of it; 1.34: the key at all), the DynamicResources Filter drops the scheduler's extended-resource claim "
+        "and allocates only the pod's own claims; NodeResourcesFit counts the resource against the node's "
+        "allocatable minus what the pods bound there request. kubectl-dra runs the same two checks on such nodes.",
     ),
     Rule(
         code="DRA301",

@@ -12,7 +12,6 @@ EVENT_LINES = 8  # at a terminal, an event's message wraps onto at most this man
 # Why a verdict stays open, by the finding that opened it (first match wins).
 _OPEN_REASONS = (
     ("DRA005", "the analysis and the scheduler disagree"),
-    ("DRA226", "a device plugin may serve the resource"),
     ("DRA016", "an object sets a field kubectl-dra does not model"),
     ("DRA017", "the objects show a feature gate the assumed semantics have off"),
     ("DRA019", "the workload has no pods, and why is not visible"),

@@ -190,7 +190,8 @@ def test_a_verdict_that_contradicts_the_scheduler_is_undetermined(scenario):
 
 def test_extended_resource_served_by_a_device_plugin_on_one_node(scenario):
     """node-03 advertises the resource in its allocatable (as a device plugin would): the scheduler places the pod
-    there without any DRA claim; kubectl-dra must not call it blocked, and before placement it must not be sure."""
+    there without any DRA claim (filterExtendedResources), NodeResourcesFit counting the resource against node-03's
+    allocatable. kubectl-dra, asked first, must say the same: it fits on node-03 through the device plugin."""
     sc = scenario("extdp")
     resource = f"{sc.driver}/gpu"
     _extended_class(sc, resource)
@@ -201,8 +202,10 @@ def test_extended_resource_served_by_a_device_plugin_on_one_node(scenario):
         p["spec"]["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
         sc.create(p)
         before = sc.cluster.kubectl_dra("explain", "pod", "dp-pod", "-n", sc.ns, "-o", "json")
-        # Gated (DRA006), and DRA cannot place it on node-01/02 while node-03 may fit it through the plugin.
-        assert {"DRA006", "DRA226"} <= set(_codes(before.json)), str(before)
+        # Gated (DRA006) and nothing else holds it: node-03's device plugin serves the resource (DRA227)
+        assert [f["code"] for f in before.json["findings"] if f["blocking"]] == ["DRA006"], str(before)
+        via = next(f for f in before.json["findings"] if f["code"] == "DRA227")
+        assert via["evidence"]["node"] == "node-03", str(before)
         assert before.json["extendedResources"]["devicePluginNodes"].keys() == {"node-03"}, str(before)
         sc.ungate("dp-pod")
         bound = sc.cluster.wait_bound(sc.ns, "dp-pod", timeout=60)

@@ -897,23 +897,28 @@ scenario(
     version="1.35",
 )
 _DP_NODE = node("node-02", zone="b")
-_DP_NODE["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "4"}}
+_DP_NODE["status"] = {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", "example.com/gpu": "4"}}
+_TAINTED_GPU = rslice(
+    "node-01-gpus", [dev("gpu-0", taints=[{"key": "gpu.example.com/unhealthy", "effect": "NoSchedule"}])], "node-01"
+)
 scenario(
     "extended-resource-device-plugin-node",
-    "node-02 serves example.com/gpu through a device plugin; node-01 has "
-    "no free DRA device. DRA cannot decide for node-02 (NodeResourcesFit does): undetermined (DRA226, exit 2).",
+    "node-02 serves example.com/gpu through a device plugin; node-01 has no free DRA device. On node-02 the "
+    "DynamicResources Filter has no claim left to allocate (filterExtendedResources) and NodeResourcesFit finds "
+    "4 example.com/gpu free: the pod fits there (exit 0).",
     "explain pod trainer",
-    [
-        ext_pod("trainer"),
-        ext_class(),
-        node("node-01", zone="a"),
-        _DP_NODE,
-        rslice(
-            "node-01-gpus",
-            [dev("gpu-0", taints=[{"key": "gpu.example.com/unhealthy", "effect": "NoSchedule"}])],
-            "node-01",
-        ),
-    ],
+    [ext_pod("trainer"), ext_class(), node("node-01", zone="a"), _DP_NODE, _TAINTED_GPU],
+)
+_GPU_HOG = pod("gpu-hog", claims=(), node_name="node-02")
+_GPU_HOG["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": "4"}}
+_GPU_HOG["status"]["phase"] = "Running"
+scenario(
+    "extended-resource-device-plugin-node-full",
+    "As extended-resource-device-plugin-node, but a pod bound to node-02 holds its 4 device-plugin GPUs: "
+    "NodeResourcesFit rejects node-02 (Insufficient example.com/gpu) and DRA has no device on node-01: blocked at "
+    "the node (DRA504, exit 1).",
+    "explain pod trainer",
+    [ext_pod("trainer"), ext_class(), node("node-01", zone="a"), _DP_NODE, _TAINTED_GPU, _GPU_HOG],
 )
 _DOUBLE = node("node-01", zone="a")
 _DOUBLE["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "1"}}

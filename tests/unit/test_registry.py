@@ -29,8 +29,19 @@ def named_by_tests() -> set[str]:
 
 
 def test_every_code_is_reached_by_a_golden_or_named_by_a_test():
-    missing = sorted(set(REGISTRY) - emitted_by_goldens() - named_by_tests())
+    live = {c for c, r in REGISTRY.items() if not r.retired}
+    missing = sorted(live - emitted_by_goldens() - named_by_tests())
     assert not missing, f"finding codes no test reaches: {missing}"
+
+
+def test_a_retired_code_is_never_emitted():
+    """Its number stays in the registry (codes are never reused) and in docs/codes, but no code makes it."""
+    src = TESTS.parent / "kubectl_dra"
+    retired = {c for c, r in REGISTRY.items() if r.retired}
+    for p in src.rglob("*.py"):
+        if p.name != "registry.py":
+            assert not retired & set(CODE.findall(p.read_text())), p
+    assert not retired & emitted_by_goldens()
 
 
 def test_tests_name_only_registered_codes():

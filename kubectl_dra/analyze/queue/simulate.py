@@ -108,7 +108,7 @@ class _Sim:
             return
         s = plan.shape
         if s not in self.worth:
-            self.worth[s] = self.base.worth_nodes(plan.pending, plan.analyses, plan.reach)
+            self.worth[s] = self.base.worth_nodes(plan.pending, plan.analyses, plan.reach, plan.skip)
             self.cursor[s] = 0
         worth = self.worth[s]
         i = self.cursor[s]
@@ -126,8 +126,9 @@ class _Sim:
                 first_dead = False
                 i += 1
                 continue
+            here = plan.claims_on(n["metadata"]["name"])
             try:
-                res = self.alloc.allocate(n, list(plan.pending))
+                res = self.alloc.allocate(n, here) if here else []
             except NodeFailure:
                 res = None
             except AllocationError as err:
@@ -148,8 +149,9 @@ class _Sim:
         n, res = found[0]
         e.node = n["metadata"]["name"]
         takes = []
-        e.allocs = tuple((obj_ref(c), r) for c, r in zip(plan.pending, res))
-        for c, r in zip(plan.pending, res):
+        here = plan.claims_on(e.node)
+        e.allocs = tuple((obj_ref(c), r) for c, r in zip(here, res))
+        for c, r in zip(here, res):
             self.state.add(obj_ref(c), r.results, self.base.sem)
             self.claims[obj_ref(c)] = (e, e.node)
             for x in r.results:
@@ -195,11 +197,12 @@ class _Sim:
             return self.base.memo[key]
         alloc = self.base.allocator(self.base.memo["state"][0])
         n_fit = 0
-        for n in self.base.worth_nodes(plan.pending, plan.analyses, plan.reach):
+        for n in self.base.worth_nodes(plan.pending, plan.analyses, plan.reach, plan.skip):
             if plan.fit is not None and plan.fit.check(n).fits is not True:
                 continue
+            here = plan.claims_on(n["metadata"]["name"])
             try:
-                if alloc.allocate(n, list(plan.pending)) is not None:
+                if not here or alloc.allocate(n, here) is not None:
                     n_fit += 1
             except (NodeFailure, AllocationError):
                 continue
