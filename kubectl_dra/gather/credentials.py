@@ -69,14 +69,12 @@ class ExecCredentials(Credentials):
         self._lock = threading.Lock()
         self._creds: Creds | None = None
         self._expiry: float | None = None
-        self.runs = 0
 
     def _expired(self) -> bool:  # exec.go credsExpired
         return self._expiry is not None and self._now() > self._expiry
 
     def _run_locked(self) -> Creds:
         self._creds, self._expiry = self._run()
-        self.runs += 1
         return self._creds
 
     def current(self) -> Creds:

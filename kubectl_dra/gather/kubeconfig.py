@@ -1,8 +1,8 @@
 """The kubeconfig read as kubectl reads it, without the kubernetes package (whose import costs 0.15-0.25 s before
 the first request): client-go's tools/clientcmd (loader.go: files, merging, relative paths; client_config.go and
-validation.go: the context, its cluster and user, what makes them unusable) and its exec credential plugins
-(plugin/pkg/client/auth/exec/exec.go). Only the legacy `auth-provider` user field falls back to the kubernetes
-client."""
+validation.go: the context, its cluster and user, what makes them unusable), ending in the user's Credentials
+(gather/credentials.py: exec plugins and token files, kept current as client-go keeps them). Only the legacy
+`auth-provider` user field falls back to the kubernetes client."""
 
 from __future__ import annotations
 
@@ -319,7 +319,15 @@ def _load_connection(kubeconfig: str | None, context: str | None) -> Connection:
 
 
 def _credentials(
-    files: list[str], context: str, cluster: dict, user: dict, uname: str, ca: bytes | None, static, host, origin
+    files: list[str],
+    context: str,
+    cluster: dict,
+    user: dict,
+    uname: str,
+    ca: bytes | None,
+    static: tuple[str, bytes | None, bytes | None],  # the user's token, client certificate and key
+    host: str,
+    origin: str,
 ) -> Credentials:
     """The user's credentials (transport/round_trippers.go HTTPWrappersForConfig, exec.go UpdateTransportConfig):
     a tokenFile (read now, and again as it ages), else a token or basic auth, else an exec plugin (run now, and

@@ -1,5 +1,6 @@
 """The HTTP side of a live gather: one urllib3 pool for the API server a kubeconfig names (gather/kubeconfig.py),
-with its TLS settings, its credentials' headers and the proxy client-go would use (the kubeconfig's proxy-url, else
+with its TLS settings (a client certificate included), the headers of every request (client.py adds the
+Authorization current when it sends one) and the proxy client-go would use (the kubeconfig's proxy-url, else
 HTTPS_PROXY/HTTP_PROXY/ALL_PROXY unless NO_PROXY names the server). Requests are GETs; urllib3's own retries and
 redirects are off (live.py retries what client-go retries, within --request-timeout)."""
 
