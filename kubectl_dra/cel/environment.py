@@ -8,6 +8,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from kubectl_dra.runtime import IdMemo
+
 from ._common import CelCompileError
 from ._device import _LISTS, _SCALARS, _quantity_encoded, _semver_canonical, _split, _version_error
 from ._engine import _Engine, _engine
@@ -33,9 +35,10 @@ def _converted_value_ok(attr: Any) -> bool:
     return False
 
 
-# (version, list_attributes) -> id(attributes map) -> (the map, its conversion verdict); see conversion_error
-_CONVERSION_VERDICTS: dict[tuple, dict[int, tuple[Any, Any]]] = {}
+# (version, list_attributes) -> attributes map -> its conversion verdict; see conversion_error
+_CONVERSION_VERDICTS: dict[tuple, IdMemo] = {}
 _CONVERSIONS_KEPT = 65536
+_MISSING = object()
 
 
 class CelEnvironment:
@@ -66,7 +69,9 @@ class CelEnvironment:
         self._engine: _Engine | None = None
         self._act_cache: dict[int, tuple[Any, Any]] = {}
         # shared by the environments of one version: a live gather computes the verdicts while the lists arrive
-        self._conv_cache = _CONVERSION_VERDICTS.setdefault((self.version, self.list_attributes), {})
+        key = (self.version, self.list_attributes)
+        memo = _CONVERSION_VERDICTS.get(key)
+        self._conv_cache = memo if memo is not None else _CONVERSION_VERDICTS.setdefault(key, IdMemo(_CONVERSIONS_KEPT))
         self.activations_built = 0
 
     @property
@@ -104,14 +109,11 @@ class CelEnvironment:
         attrs = device.get("attributes")
         if not attrs or self.lazy_attributes:
             return None
-        hit = self._conv_cache.get(id(attrs))
-        if hit is not None and hit[0] is attrs:
-            return hit[1]
+        hit = self._conv_cache.get(attrs, _MISSING)
+        if hit is not _MISSING:
+            return hit
         verdict = self._attributes_error(attrs)
-        cache = self._conv_cache
-        if len(cache) >= _CONVERSIONS_KEPT:
-            cache.pop(next(iter(cache)), None)
-        cache[id(attrs)] = (attrs, verdict)
+        self._conv_cache.put(attrs, verdict)
         return verdict
 
     def prepare_conversions(self, devices) -> bool:
@@ -180,9 +182,9 @@ class CelEnvironment:
         attrs = device.get("attributes")
         if not attrs:
             return frozenset()
-        hit = self._conv_cache.get(id(attrs))
-        if hit is not None and hit[0] is attrs:
-            return hit[1]
+        hit = self._conv_cache.get(attrs)
+        if hit is not None:
+            return hit
         driver = device.get("driver") or ""
         values: dict[tuple[str, str], bool] = {}
         for name, attr in attrs.items():
@@ -191,10 +193,7 @@ class CelEnvironment:
                 continue  # the fully-qualified spelling wins (conversion.go)
             values[key] = _converted_value_ok(attr)
         verdict = frozenset(k for k, ok in values.items() if not ok)
-        cache = self._conv_cache
-        if len(cache) >= _CONVERSIONS_KEPT:
-            cache.pop(next(iter(cache)), None)
-        cache[id(attrs)] = (attrs, verdict)
+        self._conv_cache.put(attrs, verdict)
         return verdict
 
     def _lazy_value(self, attr: Any, ident: str) -> Any:

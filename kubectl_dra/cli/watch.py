@@ -12,12 +12,16 @@ from kubectl_dra.errors import DraError, ExitCode
 
 def _watch_loop(session, first, each) -> None:
     """first(): print the state now; then each() after every settled change, until Ctrl-C (exit 130, quietly)."""
+    from kubectl_dra import runtime
+
     try:
         first()
         sys.stdout.flush()
+        runtime.long_running()
         session.start()
         while True:
             session.wait_for_change()
+            runtime.next_evaluation()
             each()
             sys.stdout.flush()
     except KeyboardInterrupt:

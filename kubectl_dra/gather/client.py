@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,6 +25,13 @@ class _Forbidden(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class Unauthorized(DraError):
+    """A 401 that refreshing the credentials did not cure."""
+
+    def __init__(self, message: str):
+        super().__init__(f"Unauthorized: the server rejected the credentials of this kubeconfig ({message})")
 
 
 @dataclass
@@ -43,30 +51,66 @@ class Client:
 
     def __init__(self, kubeconfig: str | None, context: str | None, timeout: float | None, chunk_size: int = PAGE):
         from kubectl_dra.gather.kubeconfig import load_connection
-        from kubectl_dra.gather.transport import open_pool, request_headers
+        from kubectl_dra.gather.transport import request_headers
 
         self.conn = load_connection(kubeconfig, context)
+        self.credentials = self.conn.credentials
         self.timeout = timeout
         self.chunk_size = chunk_size  # --chunk-size: a list's page (0: the whole list in one answer)
         self.host = self.conn.server
-        self.headers = request_headers(self.conn)
-        self.pool = open_pool(self.conn)
+        self.headers = request_headers(self.conn)  # all but the Authorization, which each request adds
+        self.pool = None
+        self._pool_cert: tuple | None = None  # the client certificate (and key) the pool's connections present
+        self._pool_lock = threading.Lock()
+        self._pool_for(self.credentials.current())
         self.record: list | None = None  # with -w: every list made, for the watches that follow it (gather/watch.py)
         # on_page(kind, items): called with each page of a list as it is decoded, in the thread that lists
         self.on_page = None
 
     def request(self, url_path: str, connect: float | None, read: float | None):
-        """One GET, its answer unread (a urllib3 response: status, headers, stream, release_conn)."""
+        """One GET with the credentials current now, its answer unread (a urllib3 response: status, headers,
+        stream, release_conn). A 401 refreshes them (an exec plugin runs again, a token file is read again) and,
+        when that brings others, the GET goes once more with those: client-go's exec round-tripper refreshes
+        after a 401 (maybeRefreshCreds) and the retry spares the command the failure."""
+        creds = self.credentials.current()
+        raw = self._send(url_path, connect, read, creds)
+        if raw.status == 401 and self.credentials.refresh(creds):
+            raw.drain_conn()
+            raw.release_conn()
+            raw = self._send(url_path, connect, read, self.credentials.current())
+        return raw
+
+    def _send(self, url_path: str, connect: float | None, read: float | None, creds):
         import urllib3
 
-        return self.pool.request(
+        headers = self.headers
+        if creds.authorization:
+            headers = self.headers.copy()
+            headers["Authorization"] = creds.authorization
+        return self._pool_for(creds).request(
             "GET",
             self.host + url_path,
-            headers=self.headers,
+            headers=headers,
             timeout=urllib3.Timeout(connect=connect, read=read),
             preload_content=False,
             redirect=False,
         )
+
+    def _pool_for(self, creds):
+        """The pool whose connections present creds' client certificate: a new one when an exec plugin has given
+        another (client-go closes every connection when the certificate rotates; the ones still streaming a watch
+        here end with it, authenticated already)."""
+        cert = (creds.cert_pem, creds.key_pem)
+        if cert != self._pool_cert:
+            from kubectl_dra.gather.transport import open_pool
+
+            with self._pool_lock:
+                if cert != self._pool_cert:
+                    old, self.pool = self.pool, open_pool(self.conn, creds)
+                    self._pool_cert = cert
+                    if old is not None:
+                        old.clear()
+        return self.pool
 
     def get(self, path: str, query: dict | None = None, gone_ok: bool = False, on_head=None) -> dict:
         """One GET, retried as client-go retries a read: a 429 or 5xx answer that says when to come back
@@ -112,7 +156,7 @@ class Client:
             if status == 410:
                 raise _Gone(msg)
             if status == 401:
-                raise DraError(f"Unauthorized: the server rejected the credentials of this kubeconfig ({msg})")
+                raise Unauthorized(msg)
             raise DraError(f"the server answered {status} for GET {path}: {msg}")
         try:
             return jsonio.loads(data)

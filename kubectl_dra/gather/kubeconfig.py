@@ -1,20 +1,27 @@
 """The kubeconfig read as kubectl reads it, without the kubernetes package (whose import costs 0.15-0.25 s before
 the first request): client-go's tools/clientcmd (loader.go: files, merging, relative paths; client_config.go and
-validation.go: the context, its cluster and user, what makes them unusable) and its exec credential plugins
-(plugin/pkg/client/auth/exec/exec.go). Only the legacy `auth-provider` user field falls back to the kubernetes
-client."""
+validation.go: the context, its cluster and user, what makes them unusable), ending in the user's Credentials
+(gather/credentials.py: exec plugins and token files, kept current as client-go keeps them). Only the legacy
+`auth-provider` user field falls back to the kubernetes client."""
 
 from __future__ import annotations
 
 import base64
 import json
 import os
-import shutil
-import subprocess
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from kubectl_dra.errors import DraError
+from kubectl_dra.gather.credentials import (
+    Credentials,
+    Creds,
+    ExecCredentials,
+    ReloadingCredentials,
+    StaticCredentials,
+    TokenFileCredentials,
+    exec_plugin,
+)
 
 
 @dataclass(frozen=True)
@@ -24,11 +31,24 @@ class Connection:
     ca_pem: bytes | None  # certificate-authority(-data) contents (PEM); None: system trust store
     insecure: bool  # insecure-skip-tls-verify
     tls_server_name: str | None  # cluster tls-server-name
-    client_cert_pem: bytes | None  # client-certificate(-data) (PEM), from the user or an exec plugin
-    client_key_pem: bytes | None
-    headers: tuple[tuple[str, str], ...]  # Authorization, Impersonate-* (a name repeated for several values)
+    credentials: Credentials  # what authenticates a request, current when it is sent (gather/credentials.py)
+    impersonation: tuple[tuple[str, str], ...]  # Impersonate-* (a name repeated for several values)
     proxy_url: str | None  # cluster proxy-url
     context: str  # the context's name
+
+    @property
+    def headers(self) -> tuple[tuple[str, str], ...]:
+        """The credentials' Authorization (as they are now), then the Impersonate-* headers."""
+        auth = self.credentials.current().authorization
+        return ((("Authorization", auth),) if auth else ()) + self.impersonation
+
+    @property
+    def client_cert_pem(self) -> bytes | None:  # client-certificate(-data) (PEM), from the user or an exec plugin
+        return self.credentials.current().cert_pem
+
+    @property
+    def client_key_pem(self) -> bytes | None:
+        return self.credentials.current().key_pem
 
 
 # The fields of clientcmd/api/v1 types.go that matter here, as encoding/json decodes them: `bytes` is a []byte
@@ -45,10 +65,8 @@ _SECTIONS = (
                        "auth-provider": {"name": str, "config": {str: str}}, "exec": _EXEC}),
     ("contexts", "context", {"cluster": str, "user": str, "namespace": str}),
 )  # fmt: skip
-_EXEC_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 _EXEC_EXTENSION = "client.authentication.k8s.io/exec"  # client_config.go clusterExtensionKey
 _TOKEN_CHARS = frozenset("!#$&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_STATUS = {"token": str, "clientCertificateData": str, "clientKeyData": str, "expirationTimestamp": str}
 
 
 def load_connection(kubeconfig: str | None, context: str | None) -> Connection:
@@ -281,41 +299,12 @@ def _load_connection(kubeconfig: str | None, context: str | None) -> Connection:
         raise _invalid(f"requesting uid, groups or user-extra for {_q(uname)} without impersonating a user")
 
     scheme, server, host = _server(cluster["server"])
-    headers: list[tuple[str, str]] = []
     if scheme != "https":  # client_config.go: "only try to read the auth information if we are secure"
-        ca = cert = key = None
+        ca = None
+        credentials: Credentials = StaticCredentials()
     else:
-        token_file = _path(user.get("tokenFile"), uorigin)
-        if token_file and username:
-            raise DraError("username/password or bearer token may be set, but not both")
-        if token_file:  # transport's file token source wins over `token`, which it falls back to
-            try:
-                with open(token_file, encoding="utf-8", errors="replace") as f:
-                    token = f.read().strip() or token or ""
-            except OSError as e:
-                if not token:
-                    raise DraError(f"failed to read token file {_q(token_file)}: {e.strerror or e}") from None
-            if not token:
-                raise DraError(f"read empty token from file {_q(token_file)}")
-        if not (token or username or cert) and ex is not None:  # exec.go UpdateTransportConfig: others first
-            extensions = {(e or {}).get("name"): (e or {}).get("extension") for e in cluster.get("extensions") or []}
-            info = {  # rest/exec.go ConfigToExecCluster, as clientauthentication/v1 types.go writes it (omitempty)
-                "server": host,
-                "tls-server-name": cluster.get("tls-server-name"),
-                "insecure-skip-tls-verify": cluster.get("insecure-skip-tls-verify") or None,
-                "certificate-authority-data": base64.b64encode(ca).decode() if ca else None,
-                "proxy-url": proxy,
-                "disable-compression": cluster.get("disable-compression") or None,
-                "config": extensions.get(_EXEC_EXTENSION),
-            }
-            token, cert, key = _run_exec(ex, uorigin, {k: v for k, v in info.items() if v not in (None, "")})
-        if token:
-            headers.append(("Authorization", f"Bearer {token}"))
-        elif username:
-            basic = base64.b64encode(f"{username}:{password}".encode()).decode()
-            headers.append(("Authorization", f"Basic {basic}"))
-        elif provider is not None:
-            headers.append(("Authorization", _auth_provider(merged["files"], name, provider, uname)))
+        credentials = _credentials(merged["files"], name, cluster, user, uname, ca, (token, cert, key), host, uorigin)
+    headers: list[tuple[str, str]] = []
     if user.get("as"):  # transport/round_trippers.go NewImpersonatingRoundTripper
         headers.append(("Impersonate-User", user["as"]))
         if user.get("as-uid"):
@@ -325,63 +314,57 @@ def _load_connection(kubeconfig: str | None, context: str | None) -> Connection:
             headers += [(_extra_header(k), v or "") for v in values or []]
     insecure, sni = bool(cluster.get("insecure-skip-tls-verify")), cluster.get("tls-server-name") or None
     return Connection(
-        server, ctx.get("namespace") or "default", ca, insecure, sni, cert, key, tuple(headers), proxy, name
+        server, ctx.get("namespace") or "default", ca, insecure, sni, credentials, tuple(headers), proxy, name
     )
 
 
-def _run_exec(ex: dict, origin: str, cluster_info: dict) -> tuple[str, bytes | None, bytes | None]:
-    """exec.go refreshCredsLocked: run the plugin once; (token, client certificate, client key)."""
-    version, mode = ex["apiVersion"], ex["interactiveMode"]
-    if version not in _EXEC_VERSIONS:
-        raise DraError(f"exec plugin: invalid apiVersion {_q(version)}")
-    tty = os.isatty(0)
-    if mode == "Always" and not tty:
-        raise DraError("getting credentials: exec plugin cannot support interactive mode: stdin is not a terminal")
-    spec = {"cluster": cluster_info} if ex.get("provideClusterInfo") else {}
-    spec["interactive"] = interactive = tty and mode != "Never"
-    info = {"kind": "ExecCredential", "apiVersion": version, "spec": spec}
-    env = {**os.environ, **{e["name"]: e.get("value") or "" for e in ex.get("env") or []}}
-    env["KUBERNETES_EXEC_INFO"] = json.dumps(info, ensure_ascii=False, separators=(",", ":")) + "\n"  # as Go's
-    command = os.path.normpath(_path(ex["command"], origin) if os.sep in ex["command"] else ex["command"])
-    hint = next((line.strip() for line in (ex.get("installHint") or "").splitlines() if line.strip()), "")
-    hint = "".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in hint)  # cleanANSIEscapeCodes
-    missing = f"getting credentials: exec: executable {_q(command)} not found" + (f" ({hint})" if hint else "")
-    executable = command if os.sep in command else shutil.which(command)
-    if executable is None:
-        raise DraError(missing)
-    try:
-        stdin = None if interactive else subprocess.DEVNULL  # stderr stays the terminal's: prompts
-        done = subprocess.run([executable, *(ex.get("args") or [])], env=env, stdin=stdin, stdout=subprocess.PIPE)
-    except FileNotFoundError:
-        raise DraError(missing) from None
-    except OSError as e:
-        raise DraError(f"getting credentials: exec: {_q(command)}: {e.strerror or e}") from None
-    if done.returncode:
-        code = done.returncode if done.returncode > 0 else -1  # Go's ExitCode() for a signal
-        raise DraError(f"getting credentials: exec: executable {_q(command)} failed with exit code {code}")
-    try:
-        cred = json.loads(done.stdout.decode("utf-8", "replace"))
-    except ValueError:
-        cred = None
-    if not isinstance(cred, dict) or cred.get("kind") not in (None, "", "ExecCredential"):
-        raise DraError("getting credentials: decoding stdout: the exec plugin did not print an ExecCredential")
-    if cred.get("apiVersion") != version:
-        raise DraError(
-            f"getting credentials: exec plugin is configured to use API version {version}, "
-            f"plugin returned version {_q(cred.get('apiVersion') or '')}"
-        )
-    if cred.get("status") is None:
-        raise DraError("getting credentials: exec plugin didn't return a status field")
-    try:
-        status = _conform(cred["status"], _STATUS, "status")
-    except ValueError as e:
-        raise DraError(f"getting credentials: decoding stdout: {e}") from None
-    token, cert, key = status["token"] or "", status["clientCertificateData"], status["clientKeyData"]
-    if not (token or cert or key):
-        raise DraError("getting credentials: exec plugin didn't return a token or cert/key pair")
-    if bool(cert) != bool(key):
-        raise DraError("getting credentials: exec plugin returned only certificate or key, not both")
-    return token, cert.encode() if cert else None, key.encode() if key else None
+def _credentials(
+    files: list[str],
+    context: str,
+    cluster: dict,
+    user: dict,
+    uname: str,
+    ca: bytes | None,
+    static: tuple[str, bytes | None, bytes | None],  # the user's token, client certificate and key
+    host: str,
+    origin: str,
+) -> Credentials:
+    """The user's credentials (transport/round_trippers.go HTTPWrappersForConfig, exec.go UpdateTransportConfig):
+    a tokenFile (read now, and again as it ages), else a token or basic auth, else an exec plugin (run now, and
+    again as its credentials expire), else an auth-provider; a client certificate beside any but the exec plugin,
+    which runs only when the user has none of the others."""
+    token, cert, key = static
+    username, password = user.get("username") or "", user.get("password") or ""
+    token_file = _path(user.get("tokenFile"), origin)
+    if token_file and username:
+        raise DraError("username/password or bearer token may be set, but not both")
+    if token_file:  # transport's file token source wins over `token`, which it falls back to
+        return TokenFileCredentials(token_file, token, cert, key)
+    ex, provider = user.get("exec"), user.get("auth-provider")
+    if not (token or username or cert) and ex is not None:
+        extensions = {(e or {}).get("name"): (e or {}).get("extension") for e in cluster.get("extensions") or []}
+        info = {  # rest/exec.go ConfigToExecCluster, as clientauthentication/v1 types.go writes it (omitempty)
+            "server": host,
+            "tls-server-name": cluster.get("tls-server-name"),
+            "insecure-skip-tls-verify": cluster.get("insecure-skip-tls-verify") or None,
+            "certificate-authority-data": base64.b64encode(ca).decode() if ca else None,
+            "proxy-url": cluster.get("proxy-url") or None,
+            "disable-compression": cluster.get("disable-compression") or None,
+            "config": extensions.get(_EXEC_EXTENSION),
+        }
+        info = {k: v for k, v in info.items() if v not in (None, "")}
+        command = os.path.normpath(_path(ex["command"], origin) if os.sep in ex["command"] else ex["command"])
+        creds = ExecCredentials(lambda: exec_plugin(ex, command, info))
+        creds.current()  # run now: a plugin that fails stops the command before any request, as before
+        return creds
+    if token:
+        return StaticCredentials(Creds(f"Bearer {token}", cert, key))
+    if username:
+        basic = base64.b64encode(f"{username}:{password}".encode()).decode()
+        return StaticCredentials(Creds(f"Basic {basic}", cert, key))
+    if provider is not None:
+        return ReloadingCredentials(lambda: Creds(_auth_provider(files, context, provider, uname), cert, key))
+    return StaticCredentials(Creds(None, cert, key))
 
 
 def _auth_provider(files: list[str], context: str, provider: dict, user: str) -> str:

@@ -1,5 +1,6 @@
 """The HTTP side of a live gather: one urllib3 pool for the API server a kubeconfig names (gather/kubeconfig.py),
-with its TLS settings, its credentials' headers and the proxy client-go would use (the kubeconfig's proxy-url, else
+with its TLS settings (a client certificate included), the headers of every request (client.py adds the
+Authorization current when it sends one) and the proxy client-go would use (the kubeconfig's proxy-url, else
 HTTPS_PROXY/HTTP_PROXY/ALL_PROXY unless NO_PROXY names the server). Requests are GETs; urllib3's own retries and
 redirects are off (live.py retries what client-go retries, within --request-timeout)."""
 
@@ -14,14 +15,15 @@ from urllib.request import getproxies
 
 from kubectl_dra import __version__
 from kubectl_dra.errors import DraError
+from kubectl_dra.gather.credentials import Creds
 from kubectl_dra.gather.kubeconfig import Connection
 
 USER_AGENT = f"kubectl-dra/{__version__}"
 
 
-def ssl_context(conn: Connection) -> ssl.SSLContext:
-    """TLS as the kubeconfig says: its CA only (as client-go trusts it; the system's roots when it names none), its
-    client certificate, or no verification."""
+def ssl_context(conn: Connection, creds: Creds) -> ssl.SSLContext:
+    """TLS as the kubeconfig says: its CA only (as client-go trusts it; the system's roots when it names none), the
+    client certificate of the credentials (the kubeconfig's or an exec plugin's), or no verification."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     try:
         if conn.insecure:
@@ -31,8 +33,8 @@ def ssl_context(conn: Connection) -> ssl.SSLContext:
             ctx.load_verify_locations(cadata=conn.ca_pem.decode("ascii", "replace"))
         else:
             ctx.load_default_certs()
-        if conn.client_cert_pem or conn.client_key_pem:
-            _load_client_certificate(ctx, conn.client_cert_pem or b"", conn.client_key_pem or b"")
+        if creds.cert_pem or creds.key_pem:
+            _load_client_certificate(ctx, creds.cert_pem or b"", creds.key_pem or b"")
     except ssl.SSLError as e:
         raise DraError(f"invalid TLS material in the kubeconfig: {e.reason or e}") from None
     return ctx
@@ -93,24 +95,25 @@ def _bypassed(url: str, no_proxy: str) -> bool:
 
 
 def request_headers(conn: Connection):
-    """The headers of every request: the credentials' (a name may repeat: one Impersonate-Group per group), JSON,
-    and who asks."""
+    """The headers of every request but its Authorization (the client adds the credentials current when it sends
+    it): impersonation (a name may repeat: one Impersonate-Group per group), JSON, and who asks."""
     from urllib3 import HTTPHeaderDict
 
     h = HTTPHeaderDict()
-    for name, value in conn.headers:
+    for name, value in conn.impersonation:
         h.add(name, value)
     h["Accept"] = "application/json"
     h["User-Agent"] = USER_AGENT
     return h
 
 
-def open_pool(conn: Connection, maxsize: int = 32):
-    """The urllib3 pool for the server (through its proxy, if any)."""
+def open_pool(conn: Connection, creds: Creds, maxsize: int = 32):
+    """The urllib3 pool for the server (through its proxy, if any), its connections presenting the client
+    certificate of creds (a new certificate needs a new pool)."""
     import urllib3
 
     kw = dict(
-        ssl_context=ssl_context(conn),
+        ssl_context=ssl_context(conn, creds),
         maxsize=maxsize,
         retries=urllib3.Retry(total=0, redirect=0, raise_on_redirect=False, raise_on_status=False),
     )

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
 from kubectl_dra.gather.assemble import live_snapshot
+from kubectl_dra.gather.client import Unauthorized, _api_message
 
 WATCH_SECONDS = (240, 480)  # the server ends each watch after a random time in this range, as client-go asks
 MAX_BACKOFF = 30.0
@@ -38,7 +39,10 @@ class _Source:
 
 class LiveSession:
     """The watched state of a live gather. snapshot() is the current state as a Snapshot; start() begins the
-    watches; wait_for_change() blocks until an object changed (or a relist happened)."""
+    watches; wait_for_change() blocks until an object changed (or a relist happened), and raises the Unauthorized
+    that ends the session: the server refused the credentials even after they were refreshed (each request
+    carries the credentials current when it is sent, gather/credentials.py), and retrying could only freeze the
+    view."""
 
     def __init__(self, client, records, static: list[dict], meta: dict):
         self.client = client
@@ -49,6 +53,7 @@ class LiveSession:
         self.changed = threading.Event()
         self.warned: set = set()
         self.stopped = False
+        self.failed: DraError | None = None
 
     def snapshot(self):
         with self.lock:
@@ -66,8 +71,15 @@ class LiveSession:
             pass
         while True:
             self.changed.clear()
+            if self.failed is not None:
+                raise self.failed
             if not self.changed.wait(settle):
                 return
+
+    def _fail(self, e: DraError) -> None:
+        self.failed = self.failed or e
+        self.stopped = True
+        self.changed.set()
 
     # -- one watch per source ------------------------------------------------------------------
     def _run(self, s: _Source) -> None:
@@ -78,6 +90,8 @@ class LiveSession:
                 backoff = 1.0
             except _Gone:
                 self._relist(s)
+            except Unauthorized as e:
+                self._fail(e)
             except Exception as e:  # connection reset, timeout, a 5xx: retry from the last resourceVersion
                 self._warn(s, f"watch of {s.kind} interrupted ({_one_line(e)}); retrying")
                 time.sleep(backoff * (0.5 + random.random() / 2))
@@ -92,9 +106,12 @@ class LiveSession:
             status = int(raw.status or 200)
             if status == 410:
                 raise _Gone()
+            if status == 401:
+                raise Unauthorized(_api_message(raw.read(4096), raw.reason))
             if status >= 400:
                 body = raw.read(300)
                 raise DraError(f"the server answered {status}: {body!r}")
+            self.warned.discard(s.path)  # watching again: the next interruption is worth a warning too
             buf = b""
             for chunk in raw.stream(65536, decode_content=True):
                 buf += chunk
@@ -130,6 +147,9 @@ class LiveSession:
         rv: list = []
         try:
             items = self.client.list(s.path, s.kind, s.api_version, s.query or None, rv_out=rv)
+        except Unauthorized as e:
+            self._fail(e)
+            return
         except Exception as e:
             self._warn(s, f"relist of {s.kind} failed ({_one_line(e)}); retrying")
             time.sleep(1.0)

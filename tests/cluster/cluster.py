@@ -729,8 +729,9 @@ def apiserver_argv(
     gates: str,
     cert_dir: str = "apiserver-certs",
     audit_log: str = "audit.log",
+    extra_args: tuple[str, ...] = (),
 ) -> list[str]:
-    """kube-apiserver's command line (state_dir holds pki/ and audit-policy.yaml)."""
+    """kube-apiserver's command line (state_dir holds pki/ and audit-policy.yaml); extra_args last."""
     pki = state_dir / "pki"
     gate_args = [f"--feature-gates={gates}"] if gates else []
     return [
@@ -764,12 +765,16 @@ def apiserver_argv(
         # compacted resourceVersion then gets 410 Gone, which test_e2e_watch.py needs to provoke.
         "--watch-cache-sizes=resourceclaimtemplates.resource.k8s.io#0",
         *gate_args,
+        *extra_args,
     ]
 
 
-def start_peer_apiserver(state: dict, bin_dir: Path, name: str, timeout: float = 120) -> tuple[int, Api]:
+def start_peer_apiserver(
+    state: dict, bin_dir: Path, name: str, timeout: float = 120, extra_args: tuple[str, ...] = ()
+) -> tuple[int, Api]:
     """Start a second kube-apiserver from bin_dir on a running cluster's etcd, with the same certificates and
-    flags, as during a control-plane upgrade when apiservers of two minors serve the same storage. Its pid is
+    flags (and extra_args), as during a control-plane upgrade when apiservers of two minors serve the same
+    storage, or to try an authenticator the suite's own server does not run. Its pid is
     kept in the state as pids[name] (`down` stops it too); stop it earlier with stop_peer_apiserver. Returns the
     pid and an admin client for it."""
     state_dir = Path(state["dir"])
@@ -782,6 +787,7 @@ def start_peer_apiserver(state: dict, bin_dir: Path, name: str, timeout: float =
         state["gates"],
         cert_dir=f"{name}-certs",
         audit_log=f"{name}-audit.log",
+        extra_args=extra_args,
     )
     pid = _start(state_dir, name, argv)
     state["pids"][name] = pid

@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import selectors
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -232,3 +234,59 @@ class Cluster:
 
 def dump(obj) -> str:
     return json.dumps(obj, indent=1, default=str)[:4000]
+
+
+class Watch:
+    """kubectl-dra ... -w as a child process whose stdout lines can be awaited."""
+
+    def __init__(self, cluster, *args: str, kubeconfig: str | None = None):
+        env = dict(os.environ, NO_COLOR="1", COLUMNS="200", PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [*kubectl_dra_argv(), *args, "--kubeconfig", kubeconfig or cluster.kubeconfig],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
+        self.lines: list[str] = []
+        self.buf = b""
+        self.next = 0
+        self.err = ""
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.proc.stdout, selectors.EVENT_READ)
+
+    def wait_line(self, predicate, timeout: float) -> str:
+        """The first line (read so far or to come) that predicate accepts; raw reads of the pipe, so that no line
+        sits in a reader's buffer while select() waits on the descriptor."""
+        deadline = time.time() + timeout
+        fd = self.proc.stdout.fileno()
+        while True:
+            while b"\n" in self.buf:
+                raw, self.buf = self.buf.split(b"\n", 1)
+                self.lines.append(raw.decode("utf-8", "replace"))
+            for i in range(self.next, len(self.lines)):
+                if predicate(self.lines[i]):
+                    self.next = i + 1  # later waits look after this line
+                    return self.lines[i]
+            self.next = max(self.next, len(self.lines))
+            if time.time() >= deadline or not self.sel.select(timeout=max(0.1, deadline - time.time())):
+                if time.time() >= deadline:
+                    break
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            self.buf += chunk
+        self.stop()
+        pytest.fail(f"no such line within {timeout}s; output so far:\n" + "\n".join(self.lines) + self.err)
+
+    def stop(self) -> tuple[int, str]:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait(5)
+        self.err += self.proc.stderr.read().decode("utf-8", "replace")
+        return code, self.err

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from kubectl_dra.errors import DraError
+from kubectl_dra.gather.credentials import Creds, StaticCredentials
 from kubectl_dra.gather.kubeconfig import Connection, load_connection
 
 CA = b"-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n"
@@ -105,9 +106,9 @@ def test_embedded_data_token_and_cluster_fields(tmp_path):
     user = {"client-certificate-data": b64(CERT), "client-key-data": b64(KEY), "token": "abc"}
     path = kubeconfig(tmp_path / "config", cluster, user, {"namespace": "team"})
     conn = load_connection(path, None)
+    creds = StaticCredentials(Creds("Bearer abc", CERT, KEY))
     assert conn == Connection(
-        "https://10.0.0.1:6443", "team", CA, False, "api", CERT, KEY, (("Authorization", "Bearer abc"),),
-        "http://proxy:3128", "c",
+        "https://10.0.0.1:6443", "team", CA, False, "api", creds, (), "http://proxy:3128", "c",
     )  # fmt: skip
     assert ours(conn) == via_kubernetes_client(path)
 

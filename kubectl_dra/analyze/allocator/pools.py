@@ -13,6 +13,7 @@ from kubectl_dra.analyze.allocator.common import AllocationError
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import parse_quantity
+from kubectl_dra.runtime import IdMemo
 
 
 @dataclass
@@ -126,9 +127,9 @@ def slice_digest(s: dict) -> SliceDigest:
     """The slice's SliceDigest, remembered per slice object (gathering asks per pool, per node and per device
     check; a live gather computes it as the slice's page arrives). The entry holds the object, so its id() cannot
     be reused while cached."""
-    hit = _DIGESTS.get(id(s))
-    if hit is not None and hit[0] is s:
-        return hit[1]
+    hit = _DIGESTS.get(s)
+    if hit is not None:
+        return hit
     devices = slice_spec(s).get("devices") or []
     names = tuple(d.get("name", "") for d in devices)
     consuming = [d["consumesCounters"] for d in devices if d.get("consumesCounters")]
@@ -139,13 +140,11 @@ def slice_digest(s: dict) -> SliceDigest:
         any(d.get("bindingConditions") is not None for d in devices),
         any(cc.get("compatibilityGroups") for ccs in consuming for cc in ccs),
     )
-    if len(_DIGESTS) >= 262144:
-        _DIGESTS.clear()
-    _DIGESTS[id(s)] = (s, digest)
+    _DIGESTS.put(s, digest)
     return digest
 
 
-_DIGESTS: dict[int, tuple[dict, SliceDigest]] = {}
+_DIGESTS = IdMemo(262144)
 
 
 def slice_targets_node(s: dict, node: dict, sem: Semantics) -> bool | None:
