@@ -13,7 +13,7 @@ from kubectl_dra.analyze.claims import name_of as _name
 from kubectl_dra.analyze.claims import ns_of as _ns
 from kubectl_dra.analyze.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
 from kubectl_dra.analyze.dryrun import Analysis, DryRun, Skip
-from kubectl_dra.analyze.extended import extended_claims, via_plugin_finding
+from kubectl_dra.analyze.extended import extended_claims, prebind_defect_finding, via_plugin_finding
 from kubectl_dra.analyze.extended import plan as extended_plan
 from kubectl_dra.analyze.fit import fit_findings, pod_fit
 from kubectl_dra.analyze.health import eviction_findings, health_findings
@@ -234,6 +234,10 @@ def explain_pod(
     pending = [a for a in analyses if not a.allocated]
     word = scheduler_word(pod, events)
     _claim_findings(an, pod, analyses, dry, events, ext)
+    if not node_name:
+        defect = prebind_defect_finding(ext, dry, bool(resolved), sem)
+        if defect is not None:
+            an.findings.append(defect)
     fitted = fit_findings(dry, fit)
     if any(f.code in ("DRA504", "DRA506") for f in fitted):
         # DRA002's "wait for the scheduler's next attempt" does not hold: the node's resources are what decide

@@ -469,6 +469,43 @@ def via_plugin_finding(p: ExtendedPlan, node: str | None) -> Finding | None:
     )
 
 
+# The minors whose kube-scheduler fails PreBind for a pod with claims of its own placed on a node whose device plugin
+# serves its extended resource (DRA228): read in v1.35.4, v1.36.3, v1.37.2 and v1.38.0-beta.0, unfixed in all.
+PREBIND_DEFECT = ((1, 35), (1, 38))
+
+
+def prebind_defect_finding(p: ExtendedPlan | None, dry, own_claims: bool, sem: Semantics) -> Finding | None:
+    """DRA228 when every node where the pod fits serves its extended resources through a device plugin and the pod
+    has claims of its own (the scheduler fails PreBind there, forever); DRA229 when other nodes fit too."""
+    if p is None or p.created or p.claim is None or not p.plugin_nodes or not own_claims:
+        return None
+    if not PREBIND_DEFECT[0] <= tuple(sem.version[:2]) <= PREBIND_DEFECT[1]:
+        return None
+    fits = [x.node for x in dry.allocatable if dry._fit_state(x.node) is not False]
+    bad = [n for n in fits if n in p.plugin_nodes]
+    if not bad:
+        return None
+    good = [n for n in fits if n not in p.plugin_nodes]
+    them = ", ".join(p.resources)
+    where = bad[0] if len(bad) == 1 else f"{len(bad)} nodes ({', '.join(bad[:3])}{', ...' if len(bad) > 3 else ''})"
+    if good or dry.capped:
+        return make(
+            "DRA229",
+            f"the pod fits on {where}, whose device plugin serves {them}, and on {', '.join(good) or 'nodes not tried'}: "
+            f"on the first, kube-scheduler {sem.version_str} fails PreBind ('nil or empty request mappings') because "
+            "the pod has claims of its own (DRA228); which node it picks decides",
+            nodes=bad,
+            other=good,
+        )
+    return make(
+        "DRA228",
+        f"the pod fits only on {where}, whose device plugin serves {them}; with claims of its own there, "
+        f"kube-scheduler {sem.version_str} fails PreBind ('nil or empty request mappings') on every attempt and the "
+        "pod stays Pending (a known upstream defect)",
+        nodes=bad,
+    )
+
+
 def extended_claim_for(pod: dict, snap, sem: Semantics) -> dict | None:
     """For `match claim -f pod.yaml`: the claim the scheduler would build for the pod's extended resources now."""
     ns = ns_of(pod) or "default"

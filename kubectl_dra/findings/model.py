@@ -92,6 +92,7 @@ UNDETERMINED = frozenset(
         "DRA020",
         "DRA022",
         "DRA103",
+        "DRA229",
         "DRA303",
         "DRA506",
         "DRA414",

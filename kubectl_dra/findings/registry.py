@@ -626,6 +626,37 @@ _RULES = [
         "allocatable minus what the pods bound there request. kubectl-dra runs the same two checks on such nodes.",
     ),
     Rule(
+        code="DRA228",
+        name="extended-resource-prebind-defect",
+        severity="error",
+        blocking=True,
+        missing="node",
+        summary="The pod fits only on nodes whose device plugin serves its extended resources, and it has claims of "
+        "its own: kube-scheduler fails PreBind there on every attempt (a known upstream defect).",
+        hint="Request the device through the pod's own claim instead of the extended resource, or keep the pod off "
+        "the nodes whose device plugin serves it (node affinity); do not delete other pods, it does not help.",
+        explanation="In k8s.io/kubernetes 1.35 through 1.38.0-beta.0 (read in v1.35.4, v1.36.3, v1.37.2 and "
+        "v1.38.0-beta.0; no upstream fix or issue found as of 2026-12-03), on a node whose device plugin serves "
+        "the pod's extended resource the DynamicResources Filter allocates the scheduler's extended-resource claim "
+        "with no request (its spec is empty until a node needs DRA) next to the pod's own claims; PreBind then "
+        "tries to record the claim's request mappings, finds none and fails: `nil or empty request mappings, no "
+        "update of pod ... ExtendedResourceClaimStatus`. The pod's own claims stay allocated, and every later "
+        "attempt fails the same way. A pod without claims of its own is not affected (the Filter returns early).",
+    ),
+    Rule(
+        code="DRA229",
+        name="extended-resource-prebind-defect-possible",
+        severity="warning",
+        blocking=False,
+        missing=None,
+        summary="The pod fits on nodes where kube-scheduler's PreBind fails (DRA228's defect) and on others: which "
+        "one the scheduler picks decides.",
+        hint="Keep the pod off the nodes whose device plugin serves its extended resource (node affinity), or "
+        "request the device through the pod's own claim.",
+        explanation="See DRA228. The scheduler scores the feasible nodes and picks one; kubectl-dra does not model "
+        "scoring, so whether the pod lands on a node where PreBind fails is undetermined (exit 2).",
+    ),
+    Rule(
         code="DRA301",
         name="cel-runtime-error",
         severity="error",

@@ -8,6 +8,7 @@ must then give the same answer, and never "nothing blocks" (exit 0) for a pod th
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import pytest
 from dra_objects import RES, claim, device, pod, request
@@ -29,6 +30,19 @@ def _extended_class(sc, resource: str) -> None:
             },
         },
     )
+
+
+@contextmanager
+def _device_plugin_serves(sc, node_name: str, resource: str):
+    """The node advertises one of the resource in its status, as a device plugin would, for the block's time."""
+    node = f"/api/v1/nodes/{node_name}/status"
+    sc.api.patch(node, {"status": {"capacity": {resource: "1"}, "allocatable": {resource: "1"}}})
+    try:
+        yield
+    finally:
+        escaped = resource.replace("/", "~1")
+        sc.api.patch(node, [{"op": "remove", "path": f"/status/{k}/{escaped}"} for k in ("capacity", "allocatable")],
+                     kind="json")  # fmt: skip
 
 
 def _extended_pod(name: str, resource: str) -> dict:
@@ -195,9 +209,7 @@ def test_extended_resource_served_by_a_device_plugin_on_one_node(scenario):
     sc = scenario("extdp")
     resource = f"{sc.driver}/gpu"
     _extended_class(sc, resource)
-    node = "/api/v1/nodes/node-03/status"
-    sc.api.patch(node, {"status": {"capacity": {resource: "1"}, "allocatable": {resource: "1"}}})
-    try:
+    with _device_plugin_serves(sc, "node-03", resource):
         p = _extended_pod("dp-pod", resource)
         p["spec"]["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
         sc.create(p)
@@ -214,15 +226,6 @@ def test_extended_resource_served_by_a_device_plugin_on_one_node(scenario):
         after = sc.cluster.kubectl_dra("explain", "pod", "dp-pod", "-n", sc.ns, "-o", "json")
         assert after.code == 0, str(after)
         assert "DRA224" in _codes(after.json), str(after)
-    finally:
-        sc.api.patch(
-            node,
-            [
-                {"op": "remove", "path": f"/status/capacity/{resource.replace('/', '~1')}"},
-                {"op": "remove", "path": f"/status/allocatable/{resource.replace('/', '~1')}"},
-            ],
-            kind="json",
-        )
 
 
 def test_init_container_requests_match_the_scheduler_s_claim(scenario):
@@ -313,3 +316,32 @@ def test_explain_a_deployment_follows_its_replicaset_to_its_pods(scenario):
     assert items[loser]["verdict"]["blocked"] is True and items[bound[0]]["verdict"]["blocked"] is False, str(r)
     missing = sc.cluster.kubectl_dra("explain", "deployment.apps/nope", "-n", sc.ns)
     assert missing.code == 2 and missing.stderr.startswith('error: deployments.apps "nope" not found'), str(missing)
+
+
+def test_own_claim_and_an_extended_resource_a_device_plugin_serves(scenario):
+    """The upstream defect of DRA228: the pod has its own claim (a device only on node-03) and an extended resource
+    that node-03's device plugin serves (DRA devices of the class on node-01 make the scheduler build its claim).
+    v1.37.2 fails PreBind on node-03 on every attempt; kubectl-dra must say so before and after, not OK."""
+    sc = scenario("extown")
+    resource = f"{sc.driver}/gpu"
+    _extended_class(sc, resource)
+    sc.slice([device("dra-0", sc.driver)], node="node-01")
+    sc.slice([device("own-0", sc.driver)], node="node-03")
+    with _device_plugin_serves(sc, "node-03", resource):
+        sc.create(claim("own", [request("gpu", sc.cls)]))
+        p = _extended_pod("mixed", resource)
+        p["spec"]["resourceClaims"] = [{"name": "own", "resourceClaimName": "own"}]
+        p["spec"]["containers"][0]["resources"]["claims"] = [{"name": "own"}]
+        p["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-03"]}]}]}}}  # fmt: skip
+        p["spec"]["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
+        sc.create(p)
+        before = sc.cluster.kubectl_dra("explain", "pod", "mixed", "-n", sc.ns, "-o", "json")
+        assert before.code == 1 and "DRA228" in _codes(before.json), str(before)
+        sc.ungate("mixed")
+        sc.cluster.wait_event(sc.ns, "mixed", "FailedScheduling", "nil or empty request mappings", timeout=60)
+        assert not sc.cluster.pod(sc.ns, "mixed")["spec"].get("nodeName")
+        after = sc.cluster.kubectl_dra("explain", "pod", "mixed", "-n", sc.ns, "-o", "json")
+        assert after.code == 1, str(after)
+        assert "DRA228" in _codes(after.json) and "DRA005" not in _codes(after.json), str(after)

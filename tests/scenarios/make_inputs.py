@@ -920,6 +920,41 @@ scenario(
     "explain pod trainer",
     [ext_pod("trainer"), ext_class(), node("node-01", zone="a"), _DP_NODE, _TAINTED_GPU, _GPU_HOG],
 )
+
+
+def _mixed_pod(name):
+    """ext_pod plus a claim of its own (claim "own", class gpu)."""
+    p = ext_pod(name)
+    p["spec"]["resourceClaims"] = [{"name": "own", "resourceClaimName": "own"}]
+    p["spec"]["containers"][0]["resources"]["claims"] = [{"name": "own"}]
+    return p
+
+
+_OWN_CLAIM = claim("own", [req("gpu", cls="gpu")])
+_MIXED = [_mixed_pod("trainer"), _OWN_CLAIM, dclass(), ext_class(), node("node-01", zone="a"), _DP_NODE]
+scenario(
+    "extended-resource-prebind-defect",
+    "The pod has a claim of its own, which only node-02's device fits, and asks for example.com/gpu, which "
+    "node-02's device plugin serves. kube-scheduler 1.35-1.38 fails PreBind there on every attempt ('nil or empty "
+    "request mappings'): blocked (DRA228, exit 1), not OK.",
+    "explain pod trainer",
+    [
+        *_MIXED,
+        rslice("node-01-gpus", [dev("gpu-0", mem="8Gi")], "node-01", driver="other.example.com"),
+        rslice("node-02-gpus", [dev("gpu-1")], "node-02"),
+    ],
+)
+scenario(
+    "extended-resource-prebind-defect-possible",
+    "As extended-resource-prebind-defect, but node-01 also fits the pod through DRA (its own device and one for "
+    "the extended resource): the scheduler's choice decides whether PreBind fails (DRA229, exit 2).",
+    "explain pod trainer",
+    [
+        *_MIXED,
+        rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-2")], "node-01"),
+        rslice("node-02-gpus", [dev("gpu-1")], "node-02"),
+    ],
+)
 _DOUBLE = node("node-01", zone="a")
 _DOUBLE["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "1"}}
 scenario(
