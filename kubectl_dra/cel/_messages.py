@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import _libs as L
 from ._common import _UNRENAME, NO_SUCH_KEY_HINT
+from .library.regex import _go_regex_error
 
 # ------------------------------------------------------------------------------ messages
 _STATUS = re.compile(r"^[A-Z_]+: ")
@@ -34,7 +34,7 @@ def _runtime_message(raw: str, hint: bool) -> str:
     if m:
         return f"index out of bounds: {m.group(1)}"
     if msg.startswith("invalid regular expression: "):
-        return L._go_regex_error(msg, "")
+        return _go_regex_error(msg, "")
     if msg.startswith("error parsing regexp: "):
         return "Illegal regex: " + msg
     m = _CONVERT.match(msg)

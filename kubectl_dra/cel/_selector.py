@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from kubectl_dra import quantity as qlib
 
 from . import _analysis
-from . import _libs as L
 from . import _semver as slib
 from ._common import (
     _CONVERSION_STANDINS,
@@ -43,6 +42,7 @@ from ._messages import (
 )
 from ._source import apply_edits, matching, tokenize
 from ._unbind import has_bind, inline_binds, map_binds
+from .library.regex import validate_re2
 
 if TYPE_CHECKING:  # pragma: no cover
     from .environment import CelEnvironment
@@ -498,7 +498,7 @@ class CompiledSelector:
         )
         if not self.env.list_attributes:
             problems += _checks.any_typed_ranges(ast)
-        regex_issues, instantiation = _checks.constant_regexes(ast, L.validate_re2)
+        regex_issues, instantiation = _checks.constant_regexes(ast, validate_re2)
         if not problems:
             problems = (
                 _checks.homogeneous_literals(ast, any_attrs) + _checks.format_literals(ast, any_attrs) + regex_issues
