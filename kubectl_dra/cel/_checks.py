@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ._ast import CheckedAst, Node, decode_type, format_type
+from ._common import _UNRENAME, CelCompileError
+from .library.regex import validate_re2
 
 HIDDEN_MEMBER = "k8s_hidden_member_"
 ATTR = "device.attributes"
@@ -431,3 +433,33 @@ def flatten_calls(ast: CheckedAst) -> list[tuple[int, str]]:
                     )
                 )
     return out
+
+
+def static_checks(ast, src: str, list_attributes: bool) -> None:
+    """cel-go's compile-time checks that cel-cpp does not make; raises CelCompileError."""
+    for n in _walk(ast.expr):
+        if n.kind == "call" and n.value == "cel.@mapInsert":
+            raise CelCompileError(
+                "kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
+                "CEL engine (cel-cpp); Kubernetes accepts this expression",
+                exact=False,
+            )
+    any_attrs = not list_attributes
+    # Type-checker errors of cel-go first; its AST validators (homogeneous literals, format strings,
+    # regex literals) only run on an expression that type-checked, so their errors are reported
+    # only when there is no checker error.
+    problems = hidden_member_calls(ast, any_attrs) + type_identifiers(ast, src) + flatten_calls(ast)
+    if not list_attributes:
+        problems += any_typed_ranges(ast)
+    regex_issues, instantiation = constant_regexes(ast, validate_re2)
+    if not problems:
+        problems = homogeneous_literals(ast, any_attrs) + format_literals(ast, any_attrs) + regex_issues
+    if problems:
+        problems.sort()
+        text = "\n".join(format_issue(src, off, msg) for off, msg in problems)
+        for stand_in, name in _UNRENAME.items():
+            text = text.replace(stand_in, name)
+        raise CelCompileError("compilation failed: " + text)
+    instantiation += constant_conversions(ast)
+    if instantiation:
+        raise CelCompileError(instantiation[0])
