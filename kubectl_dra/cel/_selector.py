@@ -4,7 +4,7 @@ costs (_analysis.py), the source that runs (_rewrite.py) and the memo key (_memo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
 from kubectl_dra import quantity as qlib
 
@@ -18,14 +18,12 @@ from ._common import (
     CelCompileError,
     EvalResult,
 )
-from ._compile import check_length, compile_source
+from ._compile import compile_source
+from ._engine import _Engine
 from ._memo import _from_cel_device, _raw_attr
 from ._messages import _bool_conversion_error, _celgo_type_name, _result_type_name, _runtime_message
 from ._rewrite import guarded_programs, proxy_equality, run_programs
 from ._source import tokenize
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .environment import CelEnvironment
 
 GUARD_LIMIT = (
     "kubectl-dra: the expression reads a device attribute whose value is invalid, in a form the local CEL "
@@ -34,16 +32,33 @@ GUARD_LIMIT = (
 
 
 class CompiledSelector:
-    """One compiled selector; ``evaluate(device)`` memoises on the values the expression reads."""
+    """One compiled selector; ``evaluate(device)`` memoises on the values the expression reads.
 
-    def __init__(self, env: CelEnvironment, expression: str):
-        self.env = env
+    Built by CelEnvironment.compile (after _compile.check_length), which passes in what the selector needs of it:
+    the engine, the version's flags, and per device the conversion verdict (conversion_error), the engine's
+    activation (activation) and 1.38's invalid attribute values (invalid_attributes)."""
+
+    def __init__(
+        self,
+        expression: str,
+        engine: _Engine,
+        *,
+        list_attributes: bool,
+        lazy_attributes: bool,
+        no_such_key_hint: bool,
+        conversion_error: Callable[[dict], str | None],
+        activation: Callable[[dict], Any],
+        invalid_attributes: Callable[[dict], frozenset],
+    ):
         self.expression = expression
         self.evaluations = 0  # real engine evaluations (for tests / measurements)
         self._memo: dict[Any, EvalResult] = {}
-        check_length(expression)
-        eng = env.engine
-        checked, checked_src, toks, edits = compile_source(eng, expression, env.list_attributes)
+        self._engine = eng = engine
+        self._lazy_attributes = lazy_attributes
+        self._no_such_key_hint = no_such_key_hint
+        self._activation = activation
+        self._invalid_attributes = invalid_attributes
+        checked, checked_src, toks, edits = compile_source(eng, expression, list_attributes)
         rt = checked.return_type()
         from ._ast import decode_serialized
 
@@ -53,13 +68,13 @@ class CompiledSelector:
             raise CelCompileError(f"compilation failed: cannot analyse expression: {e}") from None
         from ._checks import static_checks
 
-        static_checks(ast, checked_src, env.list_attributes)
+        static_checks(ast, checked_src, list_attributes)
         if not rt == eng.BOOL:
             from ._checks import attribute_derived
 
             # attribute values are cel-go's AnyType (accepted); other dyn results are accepted only
             # when list attributes make the attribute type DynType (1.36 with the gate, 1.37)
-            ok = rt.name() == "DYN" and (env.list_attributes or attribute_derived(ast.expr))
+            ok = rt.name() == "DYN" and (list_attributes or attribute_derived(ast.expr))
             if not ok:
                 raise CelCompileError(f"must evaluate to bool or the unknown type, not {_celgo_type_name(rt.name())}")
         plan = _analysis.plan_reads(ast.expr)
@@ -67,9 +82,9 @@ class CompiledSelector:
 
         self._range_attrs = range_attributes(ast)
         self.plan = plan
-        pessimistic = _analysis.CostEstimator(env.list_attributes)
+        pessimistic = _analysis.CostEstimator(list_attributes)
         self.estimated_cost = pessimistic.estimate(ast.expr)
-        self.optimistic_cost = _analysis.CostEstimator(env.list_attributes, optimistic=True).estimate(ast.expr)
+        self.optimistic_cost = _analysis.CostEstimator(list_attributes, optimistic=True).estimate(ast.expr)
         self.max_size = pessimistic.max_size
         # Refuse up front what Kubernetes would cancel anyway and what could exhaust memory here;
         # everything else runs natively, where cel-cpp's iteration budget bounds the time.
@@ -78,13 +93,13 @@ class CompiledSelector:
         self._checked_src, self._ast = checked_src, ast
         self._guard: tuple | None = None  # 1.38: the programs for devices with invalid attribute values
         base = (checked_src, checked, ast, plan.rewrite_index_ids, toks2, frozenset())
-        if env.lazy_attributes:
+        if lazy_attributes:
             base = proxy_equality(eng, base)
         self._program, self.run_source, self._lazy_program, lazy_source = run_programs(eng, *base)
         if lazy_source is not None:
             self.lazy_source = lazy_source
         self.raw_key = _memo.make_key_fn(plan)
-        self._env_conv = env.conversion_error
+        self._env_conv = conversion_error
         self._key_fn = _from_cel_device(self.raw_key)
         # read_key(device): the values the expression can read of the device; devices with equal keys (and no
         # attribute that fails conversion, see CelEnvironment.conversion_error) get equal results.  In 1.38 an
@@ -99,7 +114,7 @@ class CompiledSelector:
         """1.38: (program, lazy-bind program) of the guarded source (_lazy.py), built on first need;
         (None, None) when the rewrite is not possible."""
         if self._guard is None:
-            program, lazy_program, source = guarded_programs(self.env.engine, self._ast, self._checked_src)
+            program, lazy_program, source = guarded_programs(self._engine, self._ast, self._checked_src)
             if source is not None:
                 self.guarded_source = source
             self._guard = (program, lazy_program)
@@ -130,7 +145,7 @@ class CompiledSelector:
         return f"got '{gotype}', expected iterable type"
 
     def reads(self, device: dict) -> tuple:
-        return _memo.reads(self.plan, device, self.env.lazy_attributes)
+        return _memo.reads(self.plan, device, self._lazy_attributes)
 
     def evaluate(self, device: dict) -> EvalResult:
         conv = self._env_conv(device)
@@ -149,13 +164,12 @@ class CompiledSelector:
         reads = self.reads(device)
         if self.over_budget:
             return EvalResult(None, COST_EXCEEDED, reads)
-        env = self.env
         try:
-            act = env._activation(device)
+            act = self._activation(device)
         except (qlib.QuantityError, slib.SemverError, ValueError, TypeError) as e:
             return EvalResult(None, f"invalid device: {e}", reads)
         program, lazy_program = self._program, self._lazy_program
-        if env.lazy_attributes and self._may_touch_invalid(device):
+        if self._lazy_attributes and self._may_touch_invalid(device):
             program, lazy_program = self._guarded_programs()
             if program is None:
                 return EvalResult(None, GUARD_LIMIT, reads, exact=False)
@@ -169,7 +183,7 @@ class CompiledSelector:
 
     def _may_touch_invalid(self, device: dict) -> bool:
         """1.38: whether the device has an invalid attribute value this expression can read."""
-        bad = self.env.invalid_attributes(device)
+        bad = self._invalid_attributes(device)
         if not bad:
             return False
         if self._reads_all:
@@ -178,7 +192,6 @@ class CompiledSelector:
         return any(d in domains or (d, i) in keys for d, i in bad)
 
     def _run(self, program, act, device: dict, reads: tuple) -> EvalResult:
-        env = self.env
         try:
             value = program.eval(act)
         except Exception as e:  # engine conversion failures become runtime errors
@@ -188,16 +201,16 @@ class CompiledSelector:
                 if self.estimated_cost > COST_LIMIT:
                     return EvalResult(None, COST_EXCEEDED, reads)
                 return EvalResult(None, ENGINE_LIMIT, reads, exact=False)
-            return EvalResult(None, _runtime_message(str(e), env.no_such_key_hint), reads)
+            return EvalResult(None, _runtime_message(str(e), self._no_such_key_hint), reads)
         t = value.type()
-        eng = env.engine
+        eng = self._engine
         if t == eng.BOOL:
             return EvalResult(bool(value.value()), None, reads)
         if t == eng.ERROR:
             raw = str(value.value())
             if raw.endswith("No matching overloads found : <iter_range>"):
                 return EvalResult(None, self._iterable_error(device), reads)
-            return EvalResult(None, _runtime_message(raw, env.no_such_key_hint), reads)
+            return EvalResult(None, _runtime_message(raw, self._no_such_key_hint), reads)
         tn = _result_type_name(value)
         return EvalResult(
             None, f"CEL result of type {tn} could not be converted to bool: {_bool_conversion_error(tn)}", reads

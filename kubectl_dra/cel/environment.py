@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from ._common import CelCompileError
+from ._compile import check_length
 from ._device import _LISTS, _SCALARS, _quantity_encoded, _semver_canonical, _split, _version_error
 from ._engine import _Engine, _engine
 from ._selector import CompiledSelector
@@ -82,7 +83,17 @@ class CelEnvironment:
         sel = self._selectors.get(expression)
         if sel is None:
             try:
-                sel = CompiledSelector(self, expression)  # raises CelCompileError
+                check_length(expression)  # before the engine is built: too long or empty needs no engine
+                sel = CompiledSelector(  # raises CelCompileError
+                    expression,
+                    self.engine,
+                    list_attributes=self.list_attributes,
+                    lazy_attributes=self.lazy_attributes,
+                    no_such_key_hint=self.no_such_key_hint,
+                    conversion_error=self.conversion_error,
+                    activation=self._activation,
+                    invalid_attributes=self.invalid_attributes,
+                )
             except CelCompileError as e:
                 if self.version >= (1, 38) and e.exact:
                     # cel-go v0.33: no "(in container '')", "did you mean" suggestions
