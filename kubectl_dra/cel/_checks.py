@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ._ast import CheckedAst, Node, decode_type, format_type
-from ._common import _UNRENAME, CelCompileError
+from ._common import _UNRENAME, HIDDEN_MEMBER, CelCompileError
 from .library.regex import validate_re2
 
-HIDDEN_MEMBER = "k8s_hidden_member_"
 ATTR = "device.attributes"
 
 

@@ -10,59 +10,11 @@ from . import _lazy as lazy
 from ._common import _CONVERSION_STANDINS, _RENAMES, HIDDEN_MEMBER, K8S_STRING, LISTS_RANGE, QEQ
 from .library import cidr, ip, lists, quantity, regex, semverlib, strings, urls, values
 from .library import includes as dra_includes
+from .library.values import MESSAGE_NAMES, message_types
 
 # ------------------------------------------------------------------------------ engine (lazy)
 _ENGINES: dict[tuple, Any] = {}
 _ENGINE_LOCK = threading.Lock()
-
-
-# full names as in Kubernetes (net.IP / net.CIDR show up in cel-go error messages)
-_MESSAGE_NAMES = (
-    "kubernetes.Quantity",
-    "kubernetes.Semver",
-    "kubernetes.URL",
-    "net.IP",
-    "net.CIDR",
-    "kubernetes.ImplDispatch",
-    "kubernetes.InvalidAttributeValue",  # 1.38: stand-in for an attribute value that did not convert
-)
-_POOL: tuple | None = None
-
-
-def _message_types():
-    """One descriptor pool + message classes for the process (library code compares classes)."""
-    global _POOL
-    if _POOL is None:
-        from google.protobuf import (
-            descriptor_pb2,
-            descriptor_pool,
-            message_factory,
-        )
-
-        pool = descriptor_pool.DescriptorPool()
-        for package in ("kubernetes", "net"):
-            fdp = descriptor_pb2.FileDescriptorProto(
-                name=f"kubectl_dra_cel_{package}.proto", package=package, syntax="proto3"
-            )
-            for full in _MESSAGE_NAMES:
-                if full.split(".")[0] != package:
-                    continue
-                m = fdp.message_type.add(name=full.split(".")[1])
-                m.field.add(
-                    name="v",
-                    number=1,
-                    type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                    label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
-                )
-            pool.Add(fdp)
-        classes = {
-            n.split(".")[1]: message_factory.GetMessageClass(pool.FindMessageTypeByName(n)) for n in _MESSAGE_NAMES
-        }
-        values.Types.Q, values.Types.S = classes["Quantity"], classes["Semver"]
-        values.Types.URL, values.Types.IP, values.Types.CIDR = classes["URL"], classes["IP"], classes["CIDR"]
-        values.Types.INVALID = classes["InvalidAttributeValue"]
-        _POOL = (pool, classes)
-    return _POOL
 
 
 class _Engine:
@@ -74,11 +26,11 @@ class _Engine:
         )
 
         self.cel = cel
-        pool, classes = _message_types()
+        pool, classes = message_types()
         self.Q, self.S = classes["Quantity"], classes["Semver"]
         self.INVALID = classes["InvalidAttributeValue"]
         T = cel.Type
-        Q, S, URL, IP, CIDR, X, INV = (T(n) for n in _MESSAGE_NAMES)
+        Q, S, URL, IP, CIDR, X, INV = (T(n) for n in MESSAGE_NAMES)
         self.types = (Q, S)
         INT, BOOL, STR, DBL, DYN = T.INT, T.BOOL, T.STRING, T.DOUBLE, T.DYN
         # google.protobuf.Any params: the checker accepts any argument and the runtime matches any kind

@@ -28,7 +28,8 @@ def _err(msg: str) -> CelFunctionError:
 
 
 class Types:
-    """Late-bound protobuf message classes (built in environment.py)."""
+    """The message classes, set by message_types() when the first engine is built (library code compares
+    classes, so there is one set per process)."""
 
     Q: Any = None
     S: Any = None
@@ -36,6 +37,55 @@ class Types:
     IP: Any = None
     CIDR: Any = None
     INVALID: Any = None  # 1.38's stand-in for an attribute value that did not convert (_lazy.py)
+
+
+# full names as in Kubernetes (net.IP / net.CIDR show up in cel-go error messages)
+MESSAGE_NAMES = (
+    "kubernetes.Quantity",
+    "kubernetes.Semver",
+    "kubernetes.URL",
+    "net.IP",
+    "net.CIDR",
+    "kubernetes.ImplDispatch",
+    "kubernetes.InvalidAttributeValue",  # 1.38: stand-in for an attribute value that did not convert
+)
+_POOL: tuple | None = None
+
+
+def message_types():
+    """One descriptor pool + message classes for the process (library code compares classes with Types)."""
+    global _POOL
+    if _POOL is None:
+        from google.protobuf import (
+            descriptor_pb2,
+            descriptor_pool,
+            message_factory,
+        )
+
+        pool = descriptor_pool.DescriptorPool()
+        for package in ("kubernetes", "net"):
+            fdp = descriptor_pb2.FileDescriptorProto(
+                name=f"kubectl_dra_cel_{package}.proto", package=package, syntax="proto3"
+            )
+            for full in MESSAGE_NAMES:
+                if full.split(".")[0] != package:
+                    continue
+                m = fdp.message_type.add(name=full.split(".")[1])
+                m.field.add(
+                    name="v",
+                    number=1,
+                    type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                    label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+                )
+            pool.Add(fdp)
+        classes = {
+            n.split(".")[1]: message_factory.GetMessageClass(pool.FindMessageTypeByName(n)) for n in MESSAGE_NAMES
+        }
+        Types.Q, Types.S = classes["Quantity"], classes["Semver"]
+        Types.URL, Types.IP, Types.CIDR = classes["URL"], classes["IP"], classes["CIDR"]
+        Types.INVALID = classes["InvalidAttributeValue"]
+        _POOL = (pool, classes)
+    return _POOL
 
 
 _QCACHE: dict[str, tuple] = {}
