@@ -172,8 +172,8 @@ def _repair_numeric(eng: _Engine, src: str, toks, err: str, list_attributes: boo
     ) from None
 
 
-# Global-only functions that cel-go refuses receiver-style; the hidden member overloads (see
-# CelEnvironment) let _static_checks word that, but only on an expression cel-cpp type-checked.
+# Global-only functions that cel-go refuses receiver-style; the hidden member overloads (declared in
+# _engine.py) let _checks.hidden_member_calls word that, but only on an expression cel-cpp type-checked.
 _GLOBAL_ONLY = frozenset(
     {"sign", "quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "isIP", "cidr", "isCIDR"}
 )

@@ -235,7 +235,7 @@ class _Engine:
         # cel-go rejects receiver-style calls of global-only functions ("found no matching overload for
         # 'sign' applied to 'kubernetes.Quantity.()'"); cel-cpp would say "undeclared reference".  Hidden
         # member overloads let the checker resolve such calls so that the adapter can report them with
-        # the receiver/argument types in cel-go's wording (see _static_checks).
+        # the receiver/argument types in cel-go's wording (_checks.hidden_member_calls).
         hidden = {
             "sign": (1,),
             "quantity": (1,),

@@ -59,11 +59,6 @@ def make_lists_range(new_celgo: bool):
     return f
 
 
-def f_lists_range(n: int) -> list:
-    """ext lists lists.range (a negative count gives an empty list)."""
-    return list(range(n)) if n > 0 else []
-
-
 def f_index_of_list(lst: list, x: Any) -> int:
     for i, v in enumerate(lst):
         if cel_equal(v, x):
