@@ -21,12 +21,12 @@ NO_SUCH_KEY_HINT = (
     "or guarding the check with has() for optional fields"
 )
 # Same-length stand-ins for member names that clash with the strings extension (caret columns stay right).
-_RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO", "charAt": "k8sCAt", "substring": "k8sSubstr"}
+RENAMES = {"indexOf": "k8sIdxO", "lastIndexOf": "k8sLastIdxO", "charAt": "k8sCAt", "substring": "k8sSubstr"}
 LISTS_RANGE = "k8sLstRange"  # same length as "lists.range"
 K8S_STRING = "k8sStr"  # same length as "string"
 # receiver-style calls of conversion functions (x.string()) are renamed to these same-length names,
 # which only have hidden member overloads, so the error can name the receiver type like cel-go
-_CONVERSION_STANDINS = {
+CONVERSION_STANDINS = {
     "string": K8S_STRING,
     "int": "k8i",
     "uint": "k8ui",
@@ -36,9 +36,9 @@ _CONVERSION_STANDINS = {
 }
 HIDDEN_MEMBER = "k8s_hidden_member_"
 QEQ = "k8sQuantityEq"
-_UNRENAME = {v: k for k, v in _RENAMES.items()}
-_UNRENAME[LISTS_RANGE] = "lists.range"
-_UNRENAME.update({v: k for k, v in _CONVERSION_STANDINS.items()})
+UNRENAME = {v: k for k, v in RENAMES.items()}
+UNRENAME[LISTS_RANGE] = "lists.range"
+UNRENAME.update({v: k for k, v in CONVERSION_STANDINS.items()})
 
 
 class CelCompileError(Exception):

@@ -7,16 +7,16 @@ from __future__ import annotations
 import re
 
 from ._common import (
-    _CONVERSION_STANDINS,
-    _RENAMES,
-    _UNRENAME,
+    CONVERSION_STANDINS,
     K8S_STRING,
     LISTS_RANGE,
     MAX_EXPRESSION_BYTES,
+    RENAMES,
+    UNRENAME,
     CelCompileError,
 )
-from ._engine import _Engine
-from ._messages import _EMPTY_SYNTAX_ERROR, _apply_inserts, _compile_message, _offset, _remap_issues, _to_original
+from ._engine import Engine
+from ._messages import EMPTY_SYNTAX_ERROR, apply_inserts, compile_message, remap_issues, source_offset, to_original
 from ._source import apply_edits, left_operand_start, matching, tokenize
 
 
@@ -26,23 +26,23 @@ def check_length(expression: str) -> None:
         raise CelCompileError(f"Too long: may not be more than {MAX_EXPRESSION_BYTES} bytes")
     if expression == "":
         # cel-go's parser reports the end of an empty input at column 0, with no source line.
-        raise CelCompileError("compilation failed: " + _EMPTY_SYNTAX_ERROR)
+        raise CelCompileError("compilation failed: " + EMPTY_SYNTAX_ERROR)
 
 
-def compile_source(eng: _Engine, expression: str, list_attributes: bool):
+def compile_source(eng: Engine, expression: str, list_attributes: bool):
     """(checked, the source checked, its tokens, the edits made: a re-tokenised source when not empty)."""
     toks = tokenize(expression)
     edits = []
     for k, t in enumerate(toks):
         if (
             t.kind == "ident"
-            and t.text in _RENAMES
+            and t.text in RENAMES
             and k > 0
             and toks[k - 1].text in (".", ".?")
             and k + 1 < len(toks)
             and toks[k + 1].text == "("
         ):
-            edits.append((t.start, t.end, _RENAMES[t.text]))
+            edits.append((t.start, t.end, RENAMES[t.text]))
         # lists.range(<non-negative literal>) stays native; anything else may be negative, which
         # cel-cpp rejects ("vector::reserve") while cel-go returns []
         if (
@@ -71,7 +71,7 @@ def compile_source(eng: _Engine, expression: str, list_attributes: bool):
     return checked, checked_src, toks, edits
 
 
-def repair(eng: _Engine, src: str, toks, err: str, list_attributes: bool):
+def repair(eng: Engine, src: str, toks, err: str, list_attributes: bool):
     if "No overload found in reference resolve step" in err:
         fn = err.rsplit(" for ", 1)[-1].split(" ")[0]
         what = "transformMap()/transformMapEntry()" if "mapInsert" in fn else fn
@@ -95,11 +95,11 @@ def repair(eng: _Engine, src: str, toks, err: str, list_attributes: bool):
         )
     u = re.search(r"<input>:(\d+):(\d+): undeclared reference to '(string|int|uint|double|bool|bytes)'", err)
     if u:
-        off = _offset(src, int(u.group(1)), int(u.group(2)))
+        off = source_offset(src, int(u.group(1)), int(u.group(2)))
         name = u.group(3)
         k = off - len(name)
         if k > 0 and src[k:off] == name and src[off : off + 1] == "(" and src[:k].rstrip().endswith("."):
-            fixed = src[:k] + _CONVERSION_STANDINS[name] + src[off:]
+            fixed = src[:k] + CONVERSION_STANDINS[name] + src[off:]
             try:
                 return eng.env.compile(fixed), fixed
             except RuntimeError as e:
@@ -110,7 +110,7 @@ def repair(eng: _Engine, src: str, toks, err: str, list_attributes: bool):
     if m:
         # string(<IP|CIDR>) exists in Kubernetes; cel-cpp's string() cannot be extended, so the call
         # is renamed (same length) to a library function
-        off = _offset(src, int(m.group(1)), int(m.group(2)))
+        off = source_offset(src, int(m.group(1)), int(m.group(2)))
         k = off
         while k > 0 and (src[k - 1].isalnum() or src[k - 1] == "_"):
             k -= 1
@@ -123,7 +123,7 @@ def repair(eng: _Engine, src: str, toks, err: str, list_attributes: bool):
     return _repair_numeric(eng, src, toks, err, list_attributes)
 
 
-def _repair_numeric(eng: _Engine, src: str, toks, err: str, list_attributes: bool):
+def _repair_numeric(eng: Engine, src: str, toks, err: str, list_attributes: bool):
     """cel-cpp has no CrossTypeNumericComparisons checker option: retry with dyn() on the left
     operand of int/uint/double ordering comparisons that cel-go accepts.  If other errors remain,
     they are reported at their positions in the original source."""
@@ -147,22 +147,22 @@ def _repair_numeric(eng: _Engine, src: str, toks, err: str, list_attributes: boo
             if start is None:
                 new = []
                 break
-            new.append((_to_original(start, inserts), "dyn("))
-            new.append((_to_original(op, inserts), ")"))
+            new.append((to_original(start, inserts), "dyn("))
+            new.append((to_original(op, inserts), ")"))
         if not new:
             break
         inserts = sorted(inserts + new, key=lambda x: x[0])
-        current = _apply_inserts(src, inserts)
+        current = apply_inserts(src, inserts)
         try:
             return eng.env.compile(current), current
         except RuntimeError as e:
             last_err = str(e)
     if inserts and last_err != err:
-        text = _compile_message(last_err, current, eng.env, any_attributes=not list_attributes)
-        raise CelCompileError("compilation failed: " + _remap_issues(text, current, src, inserts)) from None
+        text = compile_message(last_err, current, eng.env, any_attributes=not list_attributes)
+        raise CelCompileError("compilation failed: " + remap_issues(text, current, src, inserts)) from None
     raise CelCompileError(
         "compilation failed: "
-        + _compile_message(
+        + compile_message(
             err,
             src,
             eng.env,
@@ -173,13 +173,13 @@ def _repair_numeric(eng: _Engine, src: str, toks, err: str, list_attributes: boo
 
 
 # Global-only functions that cel-go refuses receiver-style; the hidden member overloads (declared in
-# _engine.py) let _checks.hidden_member_calls word that, but only on an expression cel-cpp type-checked.
+# engine_for.py) let _checks.hidden_member_calls word that, but only on an expression cel-cpp type-checked.
 _GLOBAL_ONLY = frozenset(
     {"sign", "quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "isIP", "cidr", "isCIDR"}
 )
 
 
-def hidden_member_issues(eng: _Engine, src: str, list_attributes: bool) -> list[tuple[int, str]]:
+def hidden_member_issues(eng: Engine, src: str, list_attributes: bool) -> list[tuple[int, str]]:
     """cel-go reports every checker error: next to cel-cpp's, add the receiver-style calls of
     global-only functions (`x.sign()`, `x.string()`), typing the receiver by compiling it on its own.
     src may hold same-length stand-in names (x.k8sStr()); issues are worded with the real ones."""
@@ -191,17 +191,17 @@ def hidden_member_issues(eng: _Engine, src: str, list_attributes: bool) -> list[
     except RuntimeError:
         return []  # cel-go type-checks only what parsed: no checker errors next to a syntax error
     display = src
-    for stand_in, name in _UNRENAME.items():
+    for stand_in, name in UNRENAME.items():
         display = display.replace(stand_in, name)
     out: list[tuple[int, str]] = []
     toks = tokenize(src)
     match = matching(toks)
     rev = {v: k for k, v in match.items()}
     for k, t in enumerate(toks):
-        name = _UNRENAME.get(t.text, t.text)
+        name = UNRENAME.get(t.text, t.text)
         if not (
             t.kind == "ident"
-            and (name in _GLOBAL_ONLY or name in _CONVERSION_STANDINS)
+            and (name in _GLOBAL_ONLY or name in CONVERSION_STANDINS)
             and 0 < k
             and toks[k - 1].text == "."
             and k + 2 < len(toks)
@@ -226,7 +226,9 @@ def hidden_member_issues(eng: _Engine, src: str, list_attributes: bool) -> list[
         except Exception:  # the receiver alone does not compile: nothing to add
             continue
         any_attrs = not list_attributes
-        recv = "any" if any_attrs and _checks.attribute_derived(ast.expr) else format_type(_checks._type(ast, ast.expr))
+        recv = (
+            "any" if any_attrs and _checks.attribute_derived(ast.expr) else format_type(_checks.type_of(ast, ast.expr))
+        )
         off = toks[k + 1].start
         out.append(
             (

@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from . import _lazy as lazy
-from ._common import _CONVERSION_STANDINS, _RENAMES, HIDDEN_MEMBER, K8S_STRING, LISTS_RANGE, QEQ
+from ._common import CONVERSION_STANDINS, HIDDEN_MEMBER, K8S_STRING, LISTS_RANGE, QEQ, RENAMES
 from .library import cidr, ip, lists, quantity, regex, semverlib, strings, urls, values
 from .library import includes as dra_includes
 from .library.values import MESSAGE_NAMES, message_types
@@ -17,7 +17,7 @@ _ENGINES: dict[tuple, Any] = {}
 _ENGINE_LOCK = threading.Lock()
 
 
-class _Engine:
+class Engine:
     """One cel-cpp Env plus the protobuf message classes (built once per declaration set)."""
 
     def __init__(self, includes: bool, includes_limit: bool = False, new_celgo: bool = False, v138: bool = False):
@@ -140,21 +140,21 @@ class _Engine:
                 O("impl_max", DYN, [LX], lists.f_max, True),
             ),
             F(
-                _RENAMES["indexOf"],
+                RENAMES["indexOf"],
                 O("string_index_of", INT, [STR, STR], strings.make_index_of_str(new_celgo), True),
                 O("string_index_of_int", INT, [STR, STR, INT], strings.make_index_of_str(new_celgo), True),
                 *[O(f"list_{n}_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
                 O("impl_list_index_of", INT, [LX, ANY], lists.f_index_of_list, True),
             ),
-            F(_RENAMES["charAt"], O("string_char_at_int", STR, [STR, INT], strings.f_char_at, True)),
+            F(RENAMES["charAt"], O("string_char_at_int", STR, [STR, INT], strings.f_char_at, True)),
             F(
-                _RENAMES["substring"],
+                RENAMES["substring"],
                 O("string_substring_int", STR, [STR, INT], strings.f_substring, True),
                 O("string_substring_int_int", STR, [STR, INT, INT], strings.f_substring, True),
             ),
             F(LISTS_RANGE, O("lists_range", T.List(INT), [INT], lists.make_lists_range(new_celgo))),
             F(
-                _RENAMES["lastIndexOf"],
+                RENAMES["lastIndexOf"],
                 O("string_last_index_of", INT, [STR, STR], strings.make_last_index_of_str(new_celgo), True),
                 O("string_last_index_of_int", INT, [STR, STR, INT], strings.make_last_index_of_str(new_celgo), True),
                 *[O(f"list_{n}_last_index_of", INT, [T.List(t), t], member=True) for n, t in comparable],
@@ -248,7 +248,7 @@ class _Engine:
             "cidr": (1,),
             "isCIDR": (1,),
         }
-        for conv, stand_in in _CONVERSION_STANDINS.items():
+        for conv, stand_in in CONVERSION_STANDINS.items():
             hidden[stand_in] = (1, 2)
             if stand_in != K8S_STRING:
                 F(stand_in)
@@ -298,13 +298,13 @@ def _wrap(fn):
     return call
 
 
-def _engine(includes: bool, includes_limit: bool = False, new_celgo: bool = False, v138: bool = False) -> _Engine:
+def engine_for(includes: bool, includes_limit: bool = False, new_celgo: bool = False, v138: bool = False) -> Engine:
     key = (includes, includes_limit, new_celgo, v138)
     eng = _ENGINES.get(key)
     if eng is None:
         with _ENGINE_LOCK:
             eng = _ENGINES.get(key)
             if eng is None:
-                eng = _Engine(includes, includes_limit, new_celgo, v138)
+                eng = Engine(includes, includes_limit, new_celgo, v138)
                 _ENGINES[key] = eng
     return eng

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._device import MISSING, _split
+from ._device import MISSING, split_name
 
 
-def _raw_attr(attrs: dict, driver: str, domain: str, ident: str) -> Any:
+def raw_attr(attrs: dict, driver: str, domain: str, ident: str) -> Any:
     v = attrs.get(f"{domain}/{ident}")
     if v is None and domain == driver:
         v = attrs.get(ident)
@@ -56,7 +56,7 @@ def _plain_138(attr: Any) -> Any:
     return _plain(attr)
 
 
-def _from_cel_device(raw_key):
+def from_cel_device(raw_key):
     """read_key(cel_device) from raw_key(driver, multi, attributes, capacity)."""
 
     def read_key(device: dict) -> tuple:
@@ -96,20 +96,23 @@ def make_key_fn(plan):
     def key(driver: str, multi: bool, attrs: dict, caps: dict) -> tuple:
         parts: list = [driver if need_driver else None, multi if need_multi else None]
         if attr_all:
-            parts.append(tuple((_split(n, driver), _attr_key(a)) for n, a in attrs.items()))
+            parts.append(tuple((split_name(n, driver), _attr_key(a)) for n, a in attrs.items()))
         else:
             for d, i in attr_keys:
-                parts.append(_attr_key(_raw_attr(attrs, driver, d, i)))
+                parts.append(_attr_key(raw_attr(attrs, driver, d, i)))
             for d in attr_domains:
                 parts.append(
                     tuple(
                         sorted(
-                            (i2, _attr_key(a)) for n, a in attrs.items() for dd, i2 in (_split(n, driver),) if dd == d
+                            (i2, _attr_key(a))
+                            for n, a in attrs.items()
+                            for dd, i2 in (split_name(n, driver),)
+                            if dd == d
                         )
                     )
                 )
         if cap_all:
-            parts.append(tuple((_split(n, driver), _cap_raw(c)) for n, c in caps.items()))
+            parts.append(tuple((split_name(n, driver), _cap_raw(c)) for n, c in caps.items()))
         else:
             for d, i in cap_keys:
                 c = caps.get(f"{d}/{i}")
@@ -119,7 +122,9 @@ def make_key_fn(plan):
             for d in cap_domains:
                 parts.append(
                     tuple(
-                        sorted((i2, _cap_raw(c)) for n, c in caps.items() for dd, i2 in (_split(n, driver),) if dd == d)
+                        sorted(
+                            (i2, _cap_raw(c)) for n, c in caps.items() for dd, i2 in (split_name(n, driver),) if dd == d
+                        )
                     )
                 )
         return tuple(parts)
@@ -175,9 +180,9 @@ def reads(plan, device: dict, lazy_attributes: bool) -> tuple:
         out.append((("allowMultipleAllocations",), bool(device.get("allowMultipleAllocations") or False)))
     plain = _plain_138 if lazy_attributes else _plain
     for d, i in plan.attr_keys:
-        out.append((("attributes", d, i), plain(_raw_attr(attrs, driver, d, i))))
+        out.append((("attributes", d, i), plain(raw_attr(attrs, driver, d, i))))
     for d in sorted(plan.attr_domains):
-        dom = {i2: plain(a) for n, a in attrs.items() for dd, i2 in (_split(n, driver),) if dd == d}
+        dom = {i2: plain(a) for n, a in attrs.items() for dd, i2 in (split_name(n, driver),) if dd == d}
         out.append((("attributes", d), dom or None))
     if plan.attr_all:
         out.append((("attributes",), {n: plain(a) for n, a in attrs.items()}))
@@ -187,7 +192,7 @@ def reads(plan, device: dict, lazy_attributes: bool) -> tuple:
             c = caps.get(i)
         out.append((("capacity", d, i), _cap_raw(c)))
     for d in sorted(plan.cap_domains):
-        dom = {i2: _cap_raw(c) for n, c in caps.items() for dd, i2 in (_split(n, driver),) if dd == d}
+        dom = {i2: _cap_raw(c) for n, c in caps.items() for dd, i2 in (split_name(n, driver),) if dd == d}
         out.append((("capacity", d), dom or None))
     if plan.cap_all:
         out.append((("capacity",), {n: _cap_raw(c) for n, c in caps.items()}))

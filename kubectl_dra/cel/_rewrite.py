@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from . import _analysis
 from ._common import QEQ
-from ._engine import _Engine
+from ._engine import Engine
 from ._source import apply_edits, left_operand_start, matching, right_operand_end, tokenize
 from ._unbind import has_bind, inline_binds, map_binds
 
 
-def run_programs(eng: _Engine, checked_src: str, checked, ast, rewrite_index_ids, toks, internal=frozenset()):
+def run_programs(eng: Engine, checked_src: str, checked, ast, rewrite_index_ids, toks, internal=frozenset()):
     """The programs that run: (program, its source, lazy-bind program or None, its source or None).
     internal: the guarded rewrite's own variables (bound wherever they occur, see inline_binds)."""
     # unknown domain -> empty map: device.attributes["d"] -> device.attributes[?"d"].orValue({})
@@ -52,7 +52,7 @@ def run_programs(eng: _Engine, checked_src: str, checked, ast, rewrite_index_ids
     return program, run_source, lazy_program, lazy_source
 
 
-def proxy_equality(eng: _Engine, base: tuple) -> tuple:
+def proxy_equality(eng: Engine, base: tuple) -> tuple:
     """1.38: `==`/`!=` with an attribute or capacity map on the left compare as the map proxies' equalMaps
     (an error where it meets a Semver or Quantity of another type), for every device (_lazy.py)."""
     from ._ast import decode_serialized
@@ -71,7 +71,7 @@ def proxy_equality(eng: _Engine, base: tuple) -> tuple:
     return (eq_src, checked, ast2, ids, tokenize(eq_src), VARIABLES)
 
 
-def guarded_programs(eng: _Engine, ast, checked_src: str) -> tuple:
+def guarded_programs(eng: Engine, ast, checked_src: str) -> tuple:
     """1.38: (program, lazy-bind program, the program's source) of the guarded source (_lazy.py); (None, None, None)
     when the rewrite is not possible."""
     from ._ast import decode_serialized

@@ -19,9 +19,9 @@ from ._common import (
     EvalResult,
 )
 from ._compile import compile_source
-from ._engine import _Engine
-from ._memo import _from_cel_device, _raw_attr
-from ._messages import _bool_conversion_error, _celgo_type_name, _result_type_name, _runtime_message
+from ._engine import Engine
+from ._memo import from_cel_device, raw_attr
+from ._messages import bool_conversion_error, celgo_type_name, result_type_name, runtime_message
 from ._rewrite import guarded_programs, proxy_equality, run_programs
 from ._source import tokenize
 
@@ -41,7 +41,7 @@ class CompiledSelector:
     def __init__(
         self,
         expression: str,
-        engine: _Engine,
+        engine: Engine,
         *,
         list_attributes: bool,
         lazy_attributes: bool,
@@ -76,7 +76,7 @@ class CompiledSelector:
             # when list attributes make the attribute type DynType (1.36 with the gate, 1.37)
             ok = rt.name() == "DYN" and (list_attributes or attribute_derived(ast.expr))
             if not ok:
-                raise CelCompileError(f"must evaluate to bool or the unknown type, not {_celgo_type_name(rt.name())}")
+                raise CelCompileError(f"must evaluate to bool or the unknown type, not {celgo_type_name(rt.name())}")
         plan = _analysis.plan_reads(ast.expr)
         from ._checks import range_attributes
 
@@ -100,7 +100,7 @@ class CompiledSelector:
             self.lazy_source = lazy_source
         self.raw_key = _memo.make_key_fn(plan)
         self._env_conv = conversion_error
-        self._key_fn = _from_cel_device(self.raw_key)
+        self._key_fn = from_cel_device(self.raw_key)
         # read_key(device): the values the expression can read of the device; devices with equal keys (and no
         # attribute that fails conversion, see CelEnvironment.conversion_error) get equal results.  In 1.38 an
         # invalid value fails only what touches it; the key holds the raw value of every attribute the
@@ -129,7 +129,7 @@ class CompiledSelector:
         driver = device.get("driver") or ""
         attrs = device.get("attributes") or {}
         for d, i in self._range_attrs:
-            raw = _raw_attr(attrs, driver, d, i)
+            raw = raw_attr(attrs, driver, d, i)
             if isinstance(raw, dict):
                 for k, name in (
                     ("string", "types.String"),
@@ -201,7 +201,7 @@ class CompiledSelector:
                 if self.estimated_cost > COST_LIMIT:
                     return EvalResult(None, COST_EXCEEDED, reads)
                 return EvalResult(None, ENGINE_LIMIT, reads, exact=False)
-            return EvalResult(None, _runtime_message(str(e), self._no_such_key_hint), reads)
+            return EvalResult(None, runtime_message(str(e), self._no_such_key_hint), reads)
         t = value.type()
         eng = self._engine
         if t == eng.BOOL:
@@ -210,8 +210,8 @@ class CompiledSelector:
             raw = str(value.value())
             if raw.endswith("No matching overloads found : <iter_range>"):
                 return EvalResult(None, self._iterable_error(device), reads)
-            return EvalResult(None, _runtime_message(raw, self._no_such_key_hint), reads)
-        tn = _result_type_name(value)
+            return EvalResult(None, runtime_message(raw, self._no_such_key_hint), reads)
+        tn = result_type_name(value)
         return EvalResult(
-            None, f"CEL result of type {tn} could not be converted to bool: {_bool_conversion_error(tn)}", reads
+            None, f"CEL result of type {tn} could not be converted to bool: {bool_conversion_error(tn)}", reads
         )

@@ -6,8 +6,9 @@ import ipaddress
 from typing import Any
 
 from .. import _netip
-from .ip import _ip, _parse_ip
-from .values import CelFunctionError, Types, _err, _goq
+from .._netip import goq
+from .ip import ip_of, parse_ip
+from .values import CelFunctionError, Types, cel_error
 
 
 def _parse_cidr(s: str):
@@ -15,12 +16,12 @@ def _parse_cidr(s: str):
     try:
         ip, bits = _netip.parse_prefix(s)
     except _netip.NetipError as e:
-        raise _err(
+        raise cel_error(
             "network address parse error during conversion from string: "
             f"network address parse error during conversion from string: {e}"
         ) from None
     if _netip.is_4in6(ip):
-        raise _err(f"IPv4-mapped IPv6 address {_goq(s)} is not allowed")
+        raise cel_error(f"IPv4-mapped IPv6 address {goq(s)} is not allowed")
     return ip, bits
 
 
@@ -48,7 +49,7 @@ def _network(ip, bits):
 
 def f_contains_ip(c: Any, x: Any) -> bool:
     ip, bits = _cidr_of(c)
-    other = _parse_ip(x) if isinstance(x, str) else _ip(x)
+    other = parse_ip(x) if isinstance(x, str) else ip_of(x)
     return other.version == ip.version and other in _network(ip, bits)
 
 

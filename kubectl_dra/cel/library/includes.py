@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .values import CelFunctionError, _err, cel_equal
+from .values import CelFunctionError, cel_equal, cel_error
 
 MAX_INCLUDES = 48
 
@@ -32,7 +32,7 @@ def _includes(target: Any, x: Any, limited: bool) -> bool:
     if isinstance(target, list):
         for i, item in enumerate(target):
             if limited and i >= MAX_INCLUDES:
-                raise _err(f"'includes' function cannot be applied to lists longer than {MAX_INCLUDES} values")
+                raise cel_error(f"'includes' function cannot be applied to lists longer than {MAX_INCLUDES} values")
             if _equal_true(item, x):
                 return True
         return False

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .values import _err, _less, cel_equal
+from .values import cel_equal, cel_error, less
 
 
 def f_is_sorted(lst: list) -> bool:
     for x, y in zip(lst, lst[1:]):
-        if _less(y, x):
+        if less(y, x):
             return False
     return True
 
@@ -21,26 +21,26 @@ def f_sum(lst: list) -> Any:
     for x in lst[1:]:
         total = total + x
     if isinstance(total, int) and not -(2**63) <= total < 2**63:
-        raise _err("integer overflow")
+        raise cel_error("integer overflow")
     return total
 
 
 def f_min(lst: list) -> Any:
     if not lst:
-        raise _err("min called on empty list")
+        raise cel_error("min called on empty list")
     best = lst[0]
     for x in lst[1:]:
-        if _less(x, best):
+        if less(x, best):
             best = x
     return best
 
 
 def f_max(lst: list) -> Any:
     if not lst:
-        raise _err("max called on empty list")
+        raise cel_error("max called on empty list")
     best = lst[0]
     for x in lst[1:]:
-        if _less(best, x):
+        if less(best, x):
             best = x
     return best
 
@@ -51,9 +51,9 @@ MAX_RANGE = 1_000_000  # lists.range(1000000) already exceeds Kubernetes' cost l
 def make_lists_range(new_celgo: bool):
     def f(n: int) -> list:
         if n < 0 and new_celgo:
-            raise _err(f"lists.range: size must be non-negative, got {n}")
+            raise cel_error(f"lists.range: size must be non-negative, got {n}")
         if n > MAX_RANGE:
-            raise _err("operation cancelled: actual cost limit exceeded")
+            raise cel_error("operation cancelled: actual cost limit exceeded")
         return list(range(n)) if n > 0 else []
 
     return f

@@ -6,7 +6,7 @@ from typing import Any
 
 from kubectl_dra import quantity as qlib
 
-from .values import _cmp_any, _err, qmsg, qval
+from .values import cel_error, compare, qmsg, qval
 
 _QMSG_CACHE: dict[str, Any] = {}
 
@@ -18,7 +18,7 @@ def f_quantity(s: str) -> Any:
     try:
         m = qmsg(qlib.parse(s))
     except qlib.QuantityError as e:
-        raise _err(str(e)) from None
+        raise cel_error(str(e)) from None
     if len(_QMSG_CACHE) < 10_000:
         _QMSG_CACHE[s] = m
     return m
@@ -39,7 +39,7 @@ def f_is_integer(q: Any) -> bool:
 def f_as_integer(q: Any) -> int:
     v = qlib.as_int64(qval(q))
     if v is None:
-        raise _err("cannot convert value to integer")
+        raise cel_error("cannot convert value to integer")
     return v
 
 
@@ -69,12 +69,12 @@ def f_quantity_equal(a: Any, b: Any) -> bool:
 
 
 def f_compare_to(a: Any, b: Any) -> int:
-    return _cmp_any(a, b)
+    return compare(a, b)
 
 
 def f_is_greater(a: Any, b: Any) -> bool:
-    return _cmp_any(a, b) > 0
+    return compare(a, b) > 0
 
 
 def f_is_less(a: Any, b: Any) -> bool:
-    return _cmp_any(a, b) < 0
+    return compare(a, b) < 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .values import CelFunctionError, _err
+from .values import CelFunctionError, cel_error
 
 # Patterns run on cel-cpp's own RE2 (regex extension), so syntax and linear-time matching are RE2's,
 # like Go's regexp.  A small separate cel-cpp environment is evaluated from inside the callback.
@@ -50,11 +50,11 @@ class _Regex:
     def run(cls, name: str, s: str, p: str):
         v = cls._programs()[name].eval(data={"s": s, "p": p})
         if v.type().name() == "ERROR":
-            raise _err(_go_regex_error(str(v.value()), p))
+            raise cel_error(go_regex_error(str(v.value()), p))
         return v.plain_value()
 
 
-def _go_regex_error(raw: str, pattern: str) -> str:
+def go_regex_error(raw: str, pattern: str) -> str:
     msg = re.sub(r"^[A-Z_]+: ", "", raw)
     msg = msg.removeprefix("invalid regular expression: ")
     for code, go in _RE2_CODES.items():
@@ -130,7 +130,7 @@ def _non_capturing(p: str) -> str:
 def f_find(s: str, pattern: str) -> str:
     err = validate_re2(pattern)
     if err:
-        raise _err(err)
+        raise cel_error(err)
     v = _Regex.run("extract", s, _non_capturing(pattern))
     return "" if v == "\u0000none" else v
 
@@ -239,7 +239,7 @@ def _go_find_all(rx, s: str, n: int) -> list[str]:
 def f_find_all(s: str, pattern: str, limit: int = -1) -> list:
     err = validate_re2(pattern)
     if err:
-        raise _err(err)
+        raise cel_error(err)
     if limit == 0:
         return []
     # RE2 (linear time) unless the pattern can produce empty matches, whose handling in Go's

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _semver as slib
-from .values import _err, smsg, sval
+from .values import cel_error, smsg, sval
 
 
 def _parse_semver(s: str, normalize: bool) -> tuple:
@@ -24,7 +24,7 @@ def f_semver(s: str, normalize: bool = False) -> Any:
     try:
         m = smsg(_parse_semver(s, normalize))
     except slib.SemverError as e:
-        raise _err(str(e)) from None
+        raise cel_error(str(e)) from None
     if len(_SMSG_CACHE) < 10_000:
         _SMSG_CACHE[(s, normalize)] = m
     return m

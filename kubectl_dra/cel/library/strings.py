@@ -3,7 +3,7 @@ differently (``charAt``, ``substring``, ``indexOf``, ``lastIndexOf``)."""
 
 from __future__ import annotations
 
-from .values import _err
+from .values import cel_error
 
 
 # cel-go ext strings (v2 as used by Kubernetes), ported rune for rune (Python str = code points).
@@ -11,7 +11,7 @@ def make_index_of_str(new_celgo: bool):
     def f(s: str, sub: str, offset: int = 0) -> int:
         if sub == "" and new_celgo:
             if offset < 0:
-                raise _err(f"index out of range: {offset}")
+                raise cel_error(f"index out of range: {offset}")
             return min(offset, len(s))
         return f_index_of_str(s, sub, offset)
 
@@ -22,7 +22,7 @@ def make_last_index_of_str(new_celgo: bool):
     def f(s: str, sub: str, offset: int | None = None) -> int:
         if sub == "" and new_celgo and offset is not None:
             if offset < 0:
-                raise _err(f"index out of range: {offset}")
+                raise cel_error(f"index out of range: {offset}")
             return min(offset, len(s))
         return f_last_index_of_str(s, sub, offset)
 
@@ -33,7 +33,7 @@ def f_index_of_str(s: str, sub: str, offset: int = 0) -> int:
     if sub == "":
         return offset
     if offset < 0:
-        raise _err(f"index out of range: {offset}")
+        raise cel_error(f"index out of range: {offset}")
     if offset >= len(s):
         return -1
     return s.find(sub, offset)
@@ -49,7 +49,7 @@ def f_last_index_of_str(s: str, sub: str, offset: int | None = None) -> int:
     if sub == "":
         return offset
     if offset < 0:
-        raise _err(f"index out of range: {offset}")
+        raise cel_error(f"index out of range: {offset}")
     if offset >= len(s):
         return -1
     if offset > len(s) - len(sub):
@@ -62,19 +62,19 @@ def f_last_index_of_str(s: str, sub: str, offset: int | None = None) -> int:
 
 def f_char_at(s: str, i: int) -> str:
     if i < 0 or i > len(s):
-        raise _err(f"index out of range: {i}")
+        raise cel_error(f"index out of range: {i}")
     return "" if i == len(s) else s[i]
 
 
 def f_substring(s: str, start: int, end: int | None = None) -> str:
     if end is None:
         if start < 0 or start > len(s):
-            raise _err(f"index out of range: {start}")
+            raise cel_error(f"index out of range: {start}")
         return s[start:]
     if start > end:
-        raise _err(f"invalid substring range. start: {start}, end: {end}")
+        raise cel_error(f"invalid substring range. start: {start}, end: {end}")
     if start < 0 or start > len(s):
-        raise _err(f"index out of range: {start}")
+        raise cel_error(f"index out of range: {start}")
     if end < 0 or end > len(s):
-        raise _err(f"index out of range: {end}")
+        raise cel_error(f"index out of range: {end}")
     return s[start:end]

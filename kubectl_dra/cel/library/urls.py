@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _goturl
-from .values import CelFunctionError, Types, _err
+from .values import CelFunctionError, Types, cel_error
 
 
 def _parse_url(s: str):
     try:
         return _goturl.parse_request_uri(s)
     except _goturl.GoURLError as e:
-        raise _err(f"URL parse error during conversion from string: {e}") from None
+        raise cel_error(f"URL parse error during conversion from string: {e}") from None
 
 
 def f_url(s: str) -> Any:

@@ -8,7 +8,6 @@ from typing import Any
 
 from kubectl_dra import quantity as qlib
 
-from .. import _netip
 from .. import _semver as slib
 
 
@@ -19,11 +18,7 @@ class CelFunctionError(Exception):
 NO_SUCH_OVERLOAD = "no such overload"
 
 
-def _goq(s: str) -> str:
-    return _netip._goq(s)
-
-
-def _err(msg: str) -> CelFunctionError:
+def cel_error(msg: str) -> CelFunctionError:
     return CelFunctionError(msg)
 
 
@@ -121,15 +116,15 @@ def smsg(parsed: tuple) -> Any:
     return Types.S(v=slib.canonical(parsed))
 
 
-def _cmp_any(a: Any, b: Any) -> int:
+def compare(a: Any, b: Any) -> int:
     ta, tb = type(a), type(b)
     if ta is not tb:
-        raise _err(NO_SUCH_OVERLOAD)
+        raise cel_error(NO_SUCH_OVERLOAD)
     if ta is Types.Q:
         return qlib.cmp(qval(a), qval(b))
     if ta is Types.S:
         return slib.compare(sval(a), sval(b))
-    raise _err(NO_SUCH_OVERLOAD)
+    raise cel_error(NO_SUCH_OVERLOAD)
 
 
 def cel_equal(a: Any, b: Any) -> bool:
@@ -138,7 +133,7 @@ def cel_equal(a: Any, b: Any) -> bool:
     msg = (Types.Q, Types.S)
     if ta in msg or tb in msg:
         if ta is not tb:
-            raise _err(NO_SUCH_OVERLOAD)
+            raise cel_error(NO_SUCH_OVERLOAD)
         if ta is Types.Q:
             return qlib.cmp(qval(a), qval(b)) == 0
         return a.v == b.v
@@ -161,13 +156,13 @@ def cel_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
-def _less(a: Any, b: Any) -> bool:
+def less(a: Any, b: Any) -> bool:
     ta, tb = type(a), type(b)
     num = (int, float)
     if ta in num and tb in num and ta is not bool and tb is not bool:
         return a < b
     if ta is not tb or ta in (list, dict):
-        raise _err(NO_SUCH_OVERLOAD)
+        raise cel_error(NO_SUCH_OVERLOAD)
     if ta in (Types.Q, Types.S):
-        return _cmp_any(a, b) < 0
+        return compare(a, b) < 0
     return a < b
