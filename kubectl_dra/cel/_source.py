@@ -1,4 +1,4 @@
-"""A small CEL tokenizer used for source-level rewrites (bracket matching, member renames).
+"""A small CEL tokenizer used for source-level rewrites (bracket matching, member renames, operand bounds).
 
 Only what the rewrites need: identifiers, string/bytes literals (skipped as one token), numbers,
 punctuation and ``//`` comments.  Offsets are Python string indices, i.e. code points, which is
