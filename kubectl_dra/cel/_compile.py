@@ -8,6 +8,7 @@ import re
 
 from ._common import (
     CONVERSION_STANDINS,
+    GLOBAL_ONLY,
     K8S_STRING,
     LISTS_RANGE,
     MAX_EXPRESSION_BYTES,
@@ -172,13 +173,6 @@ def _repair_numeric(eng: Engine, src: str, toks, err: str, list_attributes: bool
     ) from None
 
 
-# Global-only functions that cel-go refuses receiver-style; the hidden member overloads (declared in
-# engine_for.py) let _checks.hidden_member_calls word that, but only on an expression cel-cpp type-checked.
-_GLOBAL_ONLY = frozenset(
-    {"sign", "quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "isIP", "cidr", "isCIDR"}
-)
-
-
 def hidden_member_issues(eng: Engine, src: str, list_attributes: bool) -> list[tuple[int, str]]:
     """cel-go reports every checker error: next to cel-cpp's, add the receiver-style calls of
     global-only functions (`x.sign()`, `x.string()`), typing the receiver by compiling it on its own.
@@ -201,7 +195,7 @@ def hidden_member_issues(eng: Engine, src: str, list_attributes: bool) -> list[t
         name = UNRENAME.get(t.text, t.text)
         if not (
             t.kind == "ident"
-            and (name in _GLOBAL_ONLY or name in CONVERSION_STANDINS)
+            and (name in GLOBAL_ONLY or name in CONVERSION_STANDINS)
             and 0 < k
             and toks[k - 1].text == "."
             and k + 2 < len(toks)

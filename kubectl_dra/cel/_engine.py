@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from . import _lazy as lazy
-from ._common import CONVERSION_STANDINS, HIDDEN_MEMBER, K8S_STRING, LISTS_RANGE, QEQ, RENAMES
+from ._common import CONVERSION_STANDINS, GLOBAL_ONLY, HIDDEN_MEMBER, K8S_STRING, LISTS_RANGE, QEQ, RENAMES
 from .library import cidr, ip, lists, quantity, regex, semverlib, strings, urls, values
 from .library import includes as dra_includes
 from .library.values import MESSAGE_NAMES, message_types
@@ -236,18 +236,7 @@ class Engine:
         # 'sign' applied to 'kubernetes.Quantity.()'"); cel-cpp would say "undeclared reference".  Hidden
         # member overloads let the checker resolve such calls so that the adapter can report them with
         # the receiver/argument types in cel-go's wording (_checks.hidden_member_calls).
-        hidden = {
-            "sign": (1,),
-            "quantity": (1,),
-            "isQuantity": (1,),
-            "semver": (1, 2),
-            "isSemver": (1, 2),
-            "url": (1,),
-            "isURL": (1,),
-            "isIP": (1,),
-            "cidr": (1,),
-            "isCIDR": (1,),
-        }
+        hidden = dict(GLOBAL_ONLY)
         for conv, stand_in in CONVERSION_STANDINS.items():
             hidden[stand_in] = (1, 2)
             if stand_in != K8S_STRING:

@@ -99,7 +99,7 @@ class CompiledSelector:
         if lazy_source is not None:
             self.lazy_source = lazy_source
         self.raw_key = _memo.make_key_fn(plan)
-        self._env_conv = conversion_error
+        self._conversion_error = conversion_error
         self._key_fn = from_cel_device(self.raw_key)
         # read_key(device): the values the expression can read of the device; devices with equal keys (and no
         # attribute that fails conversion, see CelEnvironment.conversion_error) get equal results.  In 1.38 an
@@ -148,7 +148,7 @@ class CompiledSelector:
         return _memo.reads(self.plan, device, self._lazy_attributes)
 
     def evaluate(self, device: dict) -> EvalResult:
-        conv = self._env_conv(device)
+        conv = self._conversion_error(device)
         if conv is not None:
             return EvalResult(None, conv, ())
         key = self._key_fn(device)
