@@ -11,9 +11,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._selector import CompiledSelector
     from .environment import CelEnvironment
 
-# The modules, by job: _common (limits, errors, results), _engine (the cel-cpp engine and its declarations),
-# _messages (cel-go's wording), _device (a device as the activation), _selector (one compiled expression:
-# source rewriting, compile-time checks, evaluation), environment (the environment of a Kubernetes version).
+# The modules, by job: see README.md "Layout" (environment: a Kubernetes version; _selector: one compiled
+# expression, built by _compile, _checks, _analysis, _rewrite and _memo; _engine and library/: cel-cpp and
+# Kubernetes' libraries).
 _HOME = {
     "CelEnvironment": "environment",
     "CompiledSelector": "_selector",

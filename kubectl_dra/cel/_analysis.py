@@ -252,7 +252,7 @@ class CostEstimator:
         if fn in ("lists.range", "k8sLstRange"):
             arg = const_args[0]
             # a computed count is not known statically: assume DRA-sized; the runtime function caps
-            # the allocation (see _libs.make_lists_range) and cel-cpp's iteration budget the loops
+            # the allocation (see library/lists.py make_lists_range) and cel-cpp's iteration budget the loops
             size = float(arg.value) if arg.kind == "const" and arg.const_type == "int" else float(MAX_LIST)
             size = max(size, 0.0)
             return _add(total, size), Size(size, ONE)
@@ -379,26 +379,9 @@ _SCALAR_RESULTS = {
 }
 
 
-def _log2(x: float) -> float:
-    import math
-
-    return math.log2(x) if x > 1 else 1.0
-
-
 def _join(sizes: list) -> Size | None:
     sizes = [s for s in sizes if s is not None]
     if not sizes:
         return None
     n = max(s.n for s in sizes)
     return Size(n, _join([s.elem for s in sizes]))
-
-
-def max_depth(root: Node) -> int:
-    best = 0
-    stack = [(root, 1)]
-    while stack:
-        n, d = stack.pop()
-        best = max(best, d)
-        for c in n.children():
-            stack.append((c, d + 1))
-    return best

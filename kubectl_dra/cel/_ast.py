@@ -266,38 +266,6 @@ def decode_serialized(blob: bytes) -> CheckedAst:
     return CheckedAst(decode_expr(expr_buf), positions, references, types, macro_calls)
 
 
-def type_name(buf: bytes) -> str:
-    """A short readable name for a serialized cel.expr.Type ("int", "dyn", "list", "kubernetes.Quantity", ...)."""
-    for num, wt, val in _fields(buf):
-        if num == 1:
-            return "dyn"
-        if num == 2:
-            return "null"
-        if num == 3:
-            return {1: "bool", 2: "int", 3: "uint", 4: "double", 5: "string", 6: "bytes"}.get(val, "?")
-        if num == 4:
-            return "wrapper"
-        if num == 5:
-            return {1: "any", 2: "timestamp", 3: "duration"}.get(val, "?")
-        if num == 6:
-            return "list"
-        if num == 7:
-            return "map"
-        if num == 8:
-            return "function"
-        if num == 9:
-            return val.decode()
-        if num == 10:
-            return "typeparam"
-        if num == 11:
-            return "type"
-        if num == 12:
-            return "error"
-        if num == 14:
-            return "abstract"
-    return "?"
-
-
 def decode_type(buf: bytes) -> tuple:
     """A serialized cel.expr.Type as a small tuple: ("dyn",), ("prim", "int"), ("list", T),
     ("map", K, V), ("msg", name), ("null",), ("type", T|None), ("abstract", name, (T, ...)),

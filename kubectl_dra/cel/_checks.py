@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ._ast import CheckedAst, Node, decode_type, format_type
+from ._common import HIDDEN_MEMBER, UNRENAME, CelCompileError
+from .library.regex import validate_re2
 
-HIDDEN_MEMBER = "k8s_hidden_member_"
 ATTR = "device.attributes"
 
 
@@ -19,7 +20,7 @@ def _walk(root: Node):
         stack.extend(n.children())
 
 
-def _type(ast: CheckedAst, node: Node) -> tuple:
+def type_of(ast: CheckedAst, node: Node) -> tuple:
     buf = ast.types.get(node.id)
     return decode_type(buf) if buf is not None else ("dyn",)
 
@@ -30,7 +31,7 @@ def hidden_member_calls(ast: CheckedAst, attributes_are_any: bool = False) -> li
     def tname(node: Node) -> str:
         if attributes_are_any and attribute_derived(node):
             return "any"
-        return format_type(_type(ast, node))
+        return format_type(type_of(ast, node))
 
     for n in _walk(ast.expr):
         if n.kind != "call":
@@ -64,7 +65,7 @@ def homogeneous_literals(ast: CheckedAst, attributes_are_any: bool = False) -> l
         for group in groups:
             first = None
             for elem in group:
-                t = ("wkt", "any") if attributes_are_any and attribute_derived(elem) else _type(ast, elem)
+                t = ("wkt", "any") if attributes_are_any and attribute_derived(elem) else type_of(ast, elem)
                 if first is None:
                     first = t
                     continue
@@ -325,7 +326,7 @@ def format_literals(ast: CheckedAst, attributes_are_any: bool) -> list[tuple[int
     def tname(node: Node) -> str | None:
         if attributes_are_any and attribute_derived(node):
             return "google.protobuf.Any"
-        t = _type(ast, node)
+        t = type_of(ast, node)
         return None if t[0] == "dyn" else _kind_name(t)
 
     def verify_string(node: Node) -> Node | None:
@@ -422,7 +423,7 @@ def flatten_calls(ast: CheckedAst) -> list[tuple[int, str]]:
     out = []
     for n in _walk(ast.expr):
         if n.kind == "call" and n.value == "flatten" and n.operand is not None and not n.args:
-            t = _type(ast, n.operand)
+            t = type_of(ast, n.operand)
             if t[0] == "list" and t[1][0] not in ("list", "dyn", "param", "error"):
                 out.append(
                     (
@@ -431,3 +432,33 @@ def flatten_calls(ast: CheckedAst) -> list[tuple[int, str]]:
                     )
                 )
     return out
+
+
+def static_checks(ast, src: str, list_attributes: bool) -> None:
+    """cel-go's compile-time checks that cel-cpp does not make; raises CelCompileError."""
+    for n in _walk(ast.expr):
+        if n.kind == "call" and n.value == "cel.@mapInsert":
+            raise CelCompileError(
+                "kubectl-dra: transformMap()/transformMapEntry() is not supported by the local "
+                "CEL engine (cel-cpp); Kubernetes accepts this expression",
+                exact=False,
+            )
+    any_attrs = not list_attributes
+    # Type-checker errors of cel-go first; its AST validators (homogeneous literals, format strings,
+    # regex literals) only run on an expression that type-checked, so their errors are reported
+    # only when there is no checker error.
+    problems = hidden_member_calls(ast, any_attrs) + type_identifiers(ast, src) + flatten_calls(ast)
+    if not list_attributes:
+        problems += any_typed_ranges(ast)
+    regex_issues, instantiation = constant_regexes(ast, validate_re2)
+    if not problems:
+        problems = homogeneous_literals(ast, any_attrs) + format_literals(ast, any_attrs) + regex_issues
+    if problems:
+        problems.sort()
+        text = "\n".join(format_issue(src, off, msg) for off, msg in problems)
+        for stand_in, name in UNRENAME.items():
+            text = text.replace(stand_in, name)
+        raise CelCompileError("compilation failed: " + text)
+    instantiation += constant_conversions(ast)
+    if instantiation:
+        raise CelCompileError(instantiation[0])

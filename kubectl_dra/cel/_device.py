@@ -19,12 +19,12 @@ class _Missing:
 
 
 MISSING = _Missing()
-_SCALARS = ("int", "bool", "string", "version")
-_LISTS = ("ints", "bools", "strings", "versions")
+SCALARS = ("int", "bool", "string", "version")
+LISTS = ("ints", "bools", "strings", "versions")
 _VERSION_OK: dict[str, str | None] = {}
 
 
-def _version_error(text: Any) -> str | None:
+def version_error(text: Any) -> str | None:
     if not isinstance(text, str):
         return "parse semantic version: Version string empty"
     err = _VERSION_OK.get(text, "")
@@ -43,7 +43,7 @@ _SEMVER_CANON: dict[str, str] = {}
 _QUANTITY_ENC: dict[str, str] = {}
 
 
-def _semver_canonical(text: str) -> str:
+def semver_canonical(text: str) -> str:
     out = _SEMVER_CANON.get(text)
     if out is None:
         out = slib.canonical(slib.parse(text))
@@ -52,7 +52,7 @@ def _semver_canonical(text: str) -> str:
     return out
 
 
-def _quantity_encoded(text: str) -> str:
+def quantity_encoded(text: str) -> str:
     out = _QUANTITY_ENC.get(text)
     if out is None:
         out = qlib.encode(qlib.parse(text))
@@ -61,7 +61,7 @@ def _quantity_encoded(text: str) -> str:
     return out
 
 
-def _split(name: str, driver: str) -> tuple[str, str]:
+def split_name(name: str, driver: str) -> tuple[str, str]:
     i = name.find("/")
     if i < 0:
         return driver, name

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._netip import _goq
+from ._netip import goq
 
 PATH, HOST, ZONE, QUERY_COMPONENT = "path", "host", "zone", "query"
 _HEX = "0123456789abcdefABCDEF"
@@ -39,9 +39,9 @@ def _unescape(s: str, mode: str) -> str:
         if c == 0x25:  # %
             if i + 2 >= len(b) or chr(b[i + 1]) not in _HEX or chr(b[i + 2]) not in _HEX:
                 frag = b[i : i + 3].decode("utf-8", "replace")
-                raise GoURLError(f"invalid URL escape {_goq(frag)}")
+                raise GoURLError(f"invalid URL escape {goq(frag)}")
             if mode == HOST and int(chr(b[i + 1]), 16) < 8 and b[i : i + 3] != b"%25":
-                raise GoURLError(f"invalid URL escape {_goq(b[i : i + 3].decode())}")
+                raise GoURLError(f"invalid URL escape {goq(b[i : i + 3].decode())}")
             out.append(int(b[i + 1 : i + 3].decode(), 16))
             i += 3
             continue
@@ -50,7 +50,7 @@ def _unescape(s: str, mode: str) -> str:
             i += 1
             continue
         if mode in (HOST, ZONE) and c < 0x80 and _should_escape(chr(c), mode):
-            raise GoURLError(f"invalid character {_goq(chr(c))} in host name")
+            raise GoURLError(f"invalid character {goq(chr(c))} in host name")
         out.append(c)
         i += 1
     return out.decode("utf-8", "surrogateescape")
@@ -84,13 +84,13 @@ def _parse_host(host: str) -> str:
             raise GoURLError("missing ']' in host")
         colon_port = host[i + 1 :]
         if not _valid_optional_port(colon_port):
-            raise GoURLError(f"invalid port {_goq(colon_port)} after host")
+            raise GoURLError(f"invalid port {goq(colon_port)} after host")
     else:
         i = host.rfind(":")
         if i != -1:
             colon_port = host[i:]
             if not _valid_optional_port(colon_port):
-                raise GoURLError(f"invalid port {_goq(colon_port)} after host")
+                raise GoURLError(f"invalid port {goq(colon_port)} after host")
     return _unescape(host, HOST)
 
 
@@ -169,7 +169,7 @@ def parse_request_uri(raw: str) -> GoURL:
     try:
         return _parse(raw)
     except GoURLError as e:
-        raise GoURLError(f"parse {_goq(raw)}: {e}") from None
+        raise GoURLError(f"parse {goq(raw)}: {e}") from None
 
 
 def _parse(raw: str) -> GoURL:

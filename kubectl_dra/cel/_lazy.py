@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _libs as L
 from ._ast import decode_type
 from ._source import matching, tokenize
+from .library.values import NO_SUCH_OVERLOAD, CelFunctionError, Types
 
 INVALID_TYPE = "kubernetes.InvalidAttributeValue"
 INVALID_MESSAGE = "attribute {}: value is invalid or its type is not supported by this version"
@@ -47,11 +47,11 @@ VARIABLES = frozenset((_AV, _OPT, _HAS, _IN, _EQ, _NE, _FMT))
 
 # ------------------------------------------------------------------------------ runtime helpers
 def _is_invalid(v: Any) -> bool:
-    return L.Types.INVALID is not None and isinstance(v, L.Types.INVALID)
+    return Types.INVALID is not None and isinstance(v, Types.INVALID)
 
 
 def f_invalid(x: Any) -> Any:
-    raise L.CelFunctionError(INVALID_MESSAGE.format(x.v))
+    raise CelFunctionError(INVALID_MESSAGE.format(x.v))
 
 
 def _eq_error(left: Any, right: Any) -> str | None:
@@ -62,7 +62,7 @@ def _eq_error(left: Any, right: Any) -> str | None:
     earlier; this picks the error.  An outer proxy (domain -> proxy) compares its inner proxies alike."""
     if not isinstance(left, dict) or not isinstance(right, dict) or len(left) != len(right):
         return None
-    typed = tuple(t for t in (L.Types.S, L.Types.Q) if t is not None)
+    typed = tuple(t for t in (Types.S, Types.Q) if t is not None)
     for k, v in left.items():
         if isinstance(v, dict):
             other = right.get(k)
@@ -75,14 +75,14 @@ def _eq_error(left: Any, right: Any) -> str | None:
         elif isinstance(v, typed) and k in right:
             other = right[k]
             if other is not None and type(other) is not type(v):
-                return L.NO_SUCH_OVERLOAD
+                return NO_SUCH_OVERLOAD
     return None
 
 
 def f_eq_check(left: Any, right: Any) -> bool:
     err = _eq_error(left, right)
     if err is not None:
-        raise L.CelFunctionError(err)
+        raise CelFunctionError(err)
     return True
 
 
@@ -109,7 +109,7 @@ def f_fmt_check(args: Any) -> bool:
     """ext/formatting.go formatMap: ``could not find key: %q`` for a value Find does not return."""
     name = _fmt_invalid(args)
     if name is not None:
-        raise L.CelFunctionError(f'error during formatting: could not find key: "{name}"')
+        raise CelFunctionError(f'error during formatting: could not find key: "{name}"')
     return True
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import _libs as L
-from ._common import _UNRENAME, NO_SUCH_KEY_HINT
+from ._common import NO_SUCH_KEY_HINT, UNRENAME
+from .library.regex import go_regex_error
 
 # ------------------------------------------------------------------------------ messages
 _STATUS = re.compile(r"^[A-Z_]+: ")
@@ -22,7 +22,7 @@ def _clean_status(text: str) -> str:
     return _STATUS.sub("", text, count=1)
 
 
-def _runtime_message(raw: str, hint: bool) -> str:
+def runtime_message(raw: str, hint: bool) -> str:
     msg = _clean_status(raw)
     m = _KEY_NOT_FOUND.match(msg)
     if m:
@@ -34,7 +34,7 @@ def _runtime_message(raw: str, hint: bool) -> str:
     if m:
         return f"index out of bounds: {m.group(1)}"
     if msg.startswith("invalid regular expression: "):
-        return L._go_regex_error(msg, "")
+        return go_regex_error(msg, "")
     if msg.startswith("error parsing regexp: "):
         return "Illegal regex: " + msg
     m = _CONVERT.match(msg)
@@ -90,7 +90,7 @@ def _no_such_overload(msg: str) -> str:
     return f"no such overload: {fn}"
 
 
-_EMPTY_SYNTAX_ERROR = (
+EMPTY_SYNTAX_ERROR = (
     "ERROR: <input>:1:0: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', "
     "'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"
 )
@@ -116,14 +116,14 @@ def _split_types(text: str) -> list[str]:
     return out
 
 
-def _offset(src: str, line: int, col: int) -> int:
+def source_offset(src: str, line: int, col: int) -> int:
     starts = [0] + [i + 1 for i, c in enumerate(src) if c == "\n"]
     if line < 1 or line > len(starts):
         return -1
     return starts[line - 1] + col - 1
 
 
-def _apply_inserts(src: str, inserts: list[tuple[int, str]]) -> str:
+def apply_inserts(src: str, inserts: list[tuple[int, str]]) -> str:
     out, last = [], 0
     for pos, text in sorted(inserts, key=lambda x: x[0]):
         out.append(src[last:pos])
@@ -133,7 +133,7 @@ def _apply_inserts(src: str, inserts: list[tuple[int, str]]) -> str:
     return "".join(out)
 
 
-def _to_original(cur: int, inserts: list[tuple[int, str]]) -> int:
+def to_original(cur: int, inserts: list[tuple[int, str]]) -> int:
     """Offset in the rewritten source -> offset in the original (inside an insertion: its position)."""
     shift = 0
     for pos, text in sorted(inserts, key=lambda x: x[0]):
@@ -147,7 +147,7 @@ def _to_original(cur: int, inserts: list[tuple[int, str]]) -> int:
     return cur - shift
 
 
-def _remap_issues(text: str, cur_src: str, orig_src: str, inserts: list[tuple[int, str]]) -> str:
+def remap_issues(text: str, cur_src: str, orig_src: str, inserts: list[tuple[int, str]]) -> str:
     from ._checks import format_issue
 
     out = []
@@ -156,7 +156,7 @@ def _remap_issues(text: str, cur_src: str, orig_src: str, inserts: list[tuple[in
         if not m:
             out.append((-1, block))
             continue
-        o = _to_original(_offset(cur_src, int(m.group(1)), int(m.group(2))), inserts)
+        o = to_original(source_offset(cur_src, int(m.group(1)), int(m.group(2))), inserts)
         out.append((o, format_issue(orig_src, o, m.group(3))))
     out.sort(key=lambda x: x[0])
     return "\n".join(b for _, b in out)
@@ -196,7 +196,7 @@ def _parsed_attribute_value(n) -> bool:
     return False
 
 
-def _compile_message(
+def compile_message(
     raw: str,
     src: str | None = None,
     engine=None,
@@ -209,10 +209,10 @@ def _compile_message(
     from ._checks import format_issue
 
     msg = _clean_status(raw).rstrip()
-    for stand_in, name in _UNRENAME.items():
+    for stand_in, name in UNRENAME.items():
         msg = msg.replace(stand_in, name)
     if src is not None:
-        for stand_in, name in _UNRENAME.items():
+        for stand_in, name in UNRENAME.items():
             src = src.replace(stand_in, name)
     blocks: list[list[str]] = []
     for line in msg.split("\n"):
@@ -250,7 +250,7 @@ def _compile_message(
         if not m or src is None:
             out.append((-1, "\n".join(block)))
             continue
-        off = _offset(src, int(m.group(1)), int(m.group(2)))
+        off = source_offset(src, int(m.group(1)), int(m.group(2)))
         text = m.group(3)
         u = _UNDECLARED.match(text)
         o = _NO_OVERLOAD.match(text)
@@ -340,7 +340,7 @@ _CELGO_TYPE = {
 }
 
 
-def _celgo_type_name(name: str) -> str:
+def celgo_type_name(name: str) -> str:
     """cel-expr-python type names (LIST<INT>, MAP<STRING, DYN>) in cel-go's spelling (list(int))."""
     out, word = [], ""
     for ch in name:
@@ -362,7 +362,7 @@ def _word(w: str) -> str:
     return _CELGO_TYPE.get(w, w)
 
 
-def _bool_conversion_error(tn: str) -> str:
+def bool_conversion_error(tn: str) -> str:
     """cel-go's ConvertToNative(bool) error per value type (checked against upstream)."""
     if tn == "string":
         return "unsupported native conversion from string to 'bool'"
@@ -377,7 +377,7 @@ def _bool_conversion_error(tn: str) -> str:
     return f"unsupported type conversion from '{tn}' to bool"
 
 
-def _result_type_name(value: Any) -> str:
+def result_type_name(value: Any) -> str:
     t = value.type().name()
     base = t.split("<", 1)[0]
     return {"LIST": "list", "MAP": "map"}.get(base, _CELGO_TYPE.get(base, base))

@@ -10,7 +10,7 @@ class NetipError(ValueError):
     pass
 
 
-def _goq(s: str) -> str:
+def goq(s: str) -> str:
     out = ['"']
     for ch in s:
         if ch in '"\\':
@@ -28,9 +28,9 @@ def _goq(s: str) -> str:
 
 
 def _addr_error(inp: str, msg: str, at: str | None = None) -> NetipError:
-    text = f"ParseAddr({_goq(inp)}): {msg}"
+    text = f"ParseAddr({goq(inp)}): {msg}"
     if at:
-        text += f" (at {_goq(at)})"
+        text += f" (at {goq(at)})"
     return NetipError(text)
 
 
@@ -150,7 +150,7 @@ def parse_prefix(s: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address,
     """netip.ParsePrefix: (address, bits)."""
 
     def err(msg: str) -> NetipError:
-        return NetipError(f"netip.ParsePrefix({_goq(s)}): {msg}")
+        return NetipError(f"netip.ParsePrefix({goq(s)}): {msg}")
 
     i = s.rfind("/")
     if i < 0:
@@ -163,10 +163,10 @@ def parse_prefix(s: str) -> tuple[ipaddress.IPv4Address | ipaddress.IPv6Address,
         raise err("IPv6 zones cannot be present in a prefix")
     bits_str = s[i + 1 :]
     if len(bits_str) > 1 and not ("1" <= bits_str[0] <= "9"):
-        raise err(f"bad bits after slash: {_goq(bits_str)}")
+        raise err(f"bad bits after slash: {goq(bits_str)}")
     body = bits_str[1:] if bits_str[:1] in "+-" else bits_str
     if not body or not body.isascii() or not body.isdigit():
-        raise err(f"bad bits after slash: {_goq(bits_str)}")
+        raise err(f"bad bits after slash: {goq(bits_str)}")
     bits = int(bits_str)
     if bits < 0 or bits > (128 if ip.version == 6 else 32):
         raise err("prefix length out of range")

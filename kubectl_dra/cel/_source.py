@@ -1,4 +1,4 @@
-"""A small CEL tokenizer used for source-level rewrites (bracket matching, member renames).
+"""A small CEL tokenizer used for source-level rewrites (bracket matching, member renames, operand bounds).
 
 Only what the rewrites need: identifiers, string/bytes literals (skipped as one token), numbers,
 punctuation and ``//`` comments.  Offsets are Python string indices, i.e. code points, which is
@@ -115,3 +115,39 @@ def apply_edits(src: str, edits: list[tuple[int, int, str]]) -> str:
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         src = src[:start] + text + src[end:]
     return src
+
+
+def right_operand_end(toks, match, op_idx: int) -> int | None:
+    stop = {"&&", "||", "?", ":", ",", ")", "]", "}", "==", "!=", "<", "<=", ">", ">="}
+    k = op_idx + 1
+    last = None
+    while k < len(toks):
+        t = toks[k]
+        if t.text in stop or (t.kind == "ident" and t.text == "in"):
+            break
+        if k in match:
+            last = toks[match[k]].end
+            k = match[k] + 1
+            continue
+        last = t.end
+        k += 1
+    return last
+
+
+def left_operand_start(toks, match, op: int) -> int | None:
+    """Start offset of the left operand of the relational operator at offset ``op``."""
+    idx = next((k for k, t in enumerate(toks) if t.start == op), None)
+    if idx is None:
+        return None
+    rev = {v: k for k, v in match.items()}
+    k = idx - 1
+    stop = {"&&", "||", "?", ":", ",", "==", "!=", "<", "<=", ">", ">=", "in", "(", "[", "{", "[?", "{?"}
+    while k >= 0:
+        t = toks[k]
+        if t.text in (")", "]", "}"):
+            k = rev.get(k, k) - 1
+            continue
+        if t.text in stop or (t.kind == "ident" and t.text == "in"):
+            break
+        k -= 1
+    return toks[k + 1].start if k + 1 < idx else None

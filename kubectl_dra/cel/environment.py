@@ -11,8 +11,9 @@ from typing import Any
 from kubectl_dra.runtime import IdMemo
 
 from ._common import CelCompileError
-from ._device import _LISTS, _SCALARS, _quantity_encoded, _semver_canonical, _split, _version_error
-from ._engine import _Engine, _engine
+from ._compile import check_length
+from ._device import LISTS, SCALARS, quantity_encoded, semver_canonical, split_name, version_error
+from ._engine import Engine, engine_for
 from ._selector import CompiledSelector
 
 # ------------------------------------------------------------------------------ environment
@@ -24,14 +25,14 @@ def _converted_value_ok(attr: Any) -> bool:
     or else the first non-empty list does."""
     if not isinstance(attr, dict):
         return False
-    for k in _SCALARS:
+    for k in SCALARS:
         v = attr.get(k)
         if v is not None:
-            return k != "version" or _version_error(v) is None
-    for k in _LISTS:
+            return k != "version" or version_error(v) is None
+    for k in LISTS:
         v = attr.get(k)
         if v:
-            return k != "versions" or all(_version_error(x) is None for x in v)
+            return k != "versions" or all(version_error(x) is None for x in v)
     return False
 
 
@@ -66,7 +67,7 @@ class CelEnvironment:
         self.lazy_attributes = version >= (1, 38)
         self._selectors: dict[str, CompiledSelector] = {}
         self._lock = threading.Lock()
-        self._engine: _Engine | None = None
+        self._engine: Engine | None = None
         self._act_cache: dict[int, tuple[Any, Any]] = {}
         # shared by the environments of one version: a live gather computes the verdicts while the lists arrive
         key = (self.version, self.list_attributes)
@@ -75,10 +76,10 @@ class CelEnvironment:
         self.activations_built = 0
 
     @property
-    def engine(self) -> _Engine:
+    def engine(self) -> Engine:
         if self._engine is None:
             # 1.37 vendors a newer cel-go (string/list extension edge cases differ); 1.38 adds isMask
-            self._engine = _engine(
+            self._engine = engine_for(
                 self.includes, self.version == (1, 36), self.version >= (1, 37), self.version >= (1, 38)
             )
         return self._engine
@@ -87,7 +88,17 @@ class CelEnvironment:
         sel = self._selectors.get(expression)
         if sel is None:
             try:
-                sel = CompiledSelector(self, expression)  # raises CelCompileError
+                check_length(expression)  # before the engine is built: too long or empty needs no engine
+                sel = CompiledSelector(  # raises CelCompileError
+                    expression,
+                    self.engine,
+                    list_attributes=self.list_attributes,
+                    lazy_attributes=self.lazy_attributes,
+                    no_such_key_hint=self.no_such_key_hint,
+                    conversion_error=self.conversion_error,
+                    activation=self._activation,
+                    invalid_attributes=self.invalid_attributes,
+                )
             except CelCompileError as e:
                 if self.version >= (1, 38) and e.exact:
                     # cel-go v0.33: no "(in container '')", "did you mean" suggestions
@@ -139,34 +150,34 @@ class CelEnvironment:
                     if k in _PLAIN:
                         continue
                     if k == "version":
-                        err = _version_error(v)
+                        err = version_error(v)
                         if err:
                             return f"attribute {name}: {err}"
                         continue
-                    if k in _LISTS and lists:
+                    if k in LISTS and lists:
                         if k == "versions":
                             for x in v:
-                                err = _version_error(x)
+                                err = version_error(x)
                                 if err:
                                     return f"attribute {name}: {err}"
                         continue
-                    if k not in _LISTS:
+                    if k not in LISTS:
                         return f"attribute {name}: unsupported attribute value"
             if lists:
-                for k in _LISTS:
+                for k in LISTS:
                     if attr.get(k) is not None:
                         if k == "versions":
                             for v in attr[k]:
-                                err = _version_error(v)
+                                err = version_error(v)
                                 if err:
                                     return f"attribute {name}: {err}"
                         break
-                if any(attr.get(k) is not None for k in _LISTS):
+                if any(attr.get(k) is not None for k in LISTS):
                     continue
-            for k in _SCALARS:
+            for k in SCALARS:
                 if attr.get(k) is not None:
                     if k == "version":
-                        err = _version_error(attr[k])
+                        err = version_error(attr[k])
                         if err:
                             return f"attribute {name}: {err}"
                     break
@@ -188,7 +199,7 @@ class CelEnvironment:
         driver = device.get("driver") or ""
         values: dict[tuple[str, str], bool] = {}
         for name, attr in attrs.items():
-            key = _split(name, driver)
+            key = split_name(name, driver)
             if "/" not in name and key in values:
                 continue  # the fully-qualified spelling wins (conversion.go)
             values[key] = _converted_value_ok(attr)
@@ -200,26 +211,26 @@ class CelEnvironment:
         """attrValue: scalars before lists, a list only when it is not empty, nil -> the stand-in."""
         eng = self.engine
         if isinstance(attr, dict):
-            for k in _SCALARS:
+            for k in SCALARS:
                 v = attr.get(k)
                 if v is not None:
                     if k == "version":
-                        if _version_error(v) is not None:
+                        if version_error(v) is not None:
                             break
-                        return eng.S(v=_semver_canonical(v))
+                        return eng.S(v=semver_canonical(v))
                     if k == "int":
                         return int(v)
                     if k == "bool":
                         return bool(v)
                     return str(v)
             else:
-                for k in _LISTS:
+                for k in LISTS:
                     v = attr.get(k)
                     if v:
                         if k == "versions":
-                            if any(_version_error(x) is not None for x in v):
+                            if any(version_error(x) is not None for x in v):
                                 break
-                            return [eng.S(v=_semver_canonical(x)) for x in v]
+                            return [eng.S(v=semver_canonical(x)) for x in v]
                         if k == "ints":
                             return [int(x) for x in v]
                         if k == "bools":
@@ -230,21 +241,21 @@ class CelEnvironment:
     def attribute_value(self, attr: dict) -> Any:
         eng = self.engine
         if self.list_attributes:
-            for k in _LISTS:
+            for k in LISTS:
                 v = attr.get(k)
                 if v is not None:
                     if k == "versions":
-                        return [eng.S(v=_semver_canonical(x)) for x in v]
+                        return [eng.S(v=semver_canonical(x)) for x in v]
                     if k == "ints":
                         return [int(x) for x in v]
                     if k == "bools":
                         return [bool(x) for x in v]
                     return [str(x) for x in v]
-        for k in _SCALARS:
+        for k in SCALARS:
             v = attr.get(k)
             if v is not None:
                 if k == "version":
-                    return eng.S(v=_semver_canonical(v))
+                    return eng.S(v=semver_canonical(v))
                 if k == "int":
                     return int(v)
                 if k == "bool":
@@ -262,7 +273,7 @@ class CelEnvironment:
         lazy = self.lazy_attributes
         attributes: dict[str, dict[str, Any]] = {}
         for name, attr in (device.get("attributes") or {}).items():
-            domain, ident = _split(name, driver)
+            domain, ident = split_name(name, driver)
             inner = attributes.setdefault(domain, {})
             if lazy:
                 if "/" not in name and ident in inner:
@@ -272,12 +283,12 @@ class CelEnvironment:
                 inner[ident] = self.attribute_value(attr)
         capacity: dict[str, dict[str, Any]] = {}
         for name, cap in (device.get("capacity") or {}).items():
-            domain, ident = _split(name, driver)
+            domain, ident = split_name(name, driver)
             inner = capacity.setdefault(domain, {})
             if lazy and "/" not in name and ident in inner:
                 continue
             raw = cap.get("value") if isinstance(cap, dict) else cap
-            inner[ident] = eng.Q(v=_quantity_encoded(str(raw)))
+            inner[ident] = eng.Q(v=quantity_encoded(str(raw)))
         act = eng.env.Activation(
             {
                 "device.driver": driver,

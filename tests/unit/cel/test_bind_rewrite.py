@@ -7,7 +7,7 @@ import pytest
 from cel_conformance_table import GPU, ODD, D
 
 from kubectl_dra.cel import CelEnvironment
-from kubectl_dra.cel._engine import _engine
+from kubectl_dra.cel._engine import engine_for as _engine
 from kubectl_dra.cel._unbind import inline_binds, map_binds
 
 BUGGY = ["[0, 1, 2].exists(x, x == 1) && cel.bind(a, 5, a == 2)", "[0, 1, 2].all(x, x != 1) || cel.bind(a, 5, a == 2)"]
