@@ -78,6 +78,8 @@ class DryRun:
     allocatable: list[NodeAllocation] = field(default_factory=list)  # first MAX_ALLOCATABLE_NODES found
     failures: dict = field(default_factory=dict)  # node -> the scheduler's per-node message
     node_errors: dict = field(default_factory=dict)  # node -> the NodeFailure behind its message (1.35+)
+    # node -> why the search found nothing there, as the search saw it (allocator/why.py SearchFailure)
+    why: dict = field(default_factory=dict)
     error: AllocationError | None = None  # an error that aborts the scheduling attempt ...
     error_node: str | None = None  # ... and the node whose search raised it
     tried_nodes: int = 0
@@ -302,7 +304,8 @@ class Analysis:
         key = ("dry", tuple(_json(c.get("spec")) for c in pending), id(reach), fit.key() if fit is not None else None)
         hit = self.memo.get(key)
         if hit is not None and hit[0] is reach:
-            failures, node_errors, tried, considered, capped, found, fits = hit[1]
+            failures, node_errors, tried, considered, capped, found, fits, why = hit[1]
+            dry.why.update(why)
             dry.fit.update(fits)
             dry.failures.update(failures)
             dry.node_errors.update(node_errors)
@@ -326,6 +329,7 @@ class Analysis:
                     dry.capped,
                     found,
                     dict(dry.fit),
+                    dict(dry.why),
                 ),
             )
         self._mark_dry_run(dry, analyses)
@@ -351,6 +355,8 @@ class Analysis:
                 break
             if res is None:
                 dry.failures[_name(n)] = "cannot allocate all claims"
+                if alloc.last_failure is not None:
+                    dry.why[_name(n)] = alloc.last_failure
                 continue
             dry.allocatable.append(
                 NodeAllocation(
