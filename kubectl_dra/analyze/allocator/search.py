@@ -340,7 +340,8 @@ class _Run(DeviceAllocation, ResultBuilding):
             return False
         r = self.requests[(ci, ri, si)]
         if r.mode == "All" and not r.all_devices:
-            self._reach((ci, ri, 0), si, False)  # upstream: "... no devices found", nothing to look at
+            if (ci, ri, 0) >= self.deepest:
+                self._reach((ci, ri, 0), si, False)  # upstream: "... no devices found", nothing to look at
             return False
         if di >= r.num_devices:
             return self.allocate_one(ci, ri + 1, -1, 0, False, (0, 0, 0))
@@ -348,7 +349,7 @@ class _Run(DeviceAllocation, ResultBuilding):
             raise _MaxSizeExceeded()
         # Where upstream logs "Allocating one device": the position counts as reached (why.py).
         pos = (ci, ri, di)
-        why = self._reach(pos, si, di > 0 and r.mode != "All" and self.sem.behaviour.resume_search)
+        why = None if pos < self.deepest else self._reach(pos, si, di > 0 and r.mode != "All")
         if r.mode == "All":
             did, d, s, pool = r.all_devices[di]
             ok, undo = self.allocate_device(r, did, d, s, pool, True, di)
@@ -392,7 +393,12 @@ class _Run(DeviceAllocation, ResultBuilding):
                         continue
                     if not r.admin_access and self._in_use(did):
                         if why is not None:
-                            self._rejected(NO_CANDIDATE if did in self.a.allocated.devices else DISTINCT, did)
+                            if did in self.a.allocated.devices:
+                                why.counts[NO_CANDIDATE] += 1
+                            elif len(why.taken) < MAX_EXAMPLES:
+                                self._rejected(DISTINCT, did)
+                            else:
+                                why.counts[DISTINCT] += 1
                         continue
                     if not self.is_selectable(r, s, d, did):
                         if why is not None:
@@ -422,16 +428,15 @@ class _Run(DeviceAllocation, ResultBuilding):
         return False
 
     # -- why the search fails (why.py) --------------------------------------------------------------
-    def _reach(self, pos: tuple, si: int, skipped: bool) -> SearchFailure | None:
-        """The search is at pos (claim, request, slot): the record if pos is the deepest position so far."""
-        if pos < self.deepest:
-            return None
+    def _reach(self, pos: tuple, si: int, later_slot: bool) -> SearchFailure:
+        """The search is at pos (claim, request, slot), the deepest position so far or as deep: its record.
+        later_slot: a later slot of an ExactCount request, which from 1.36 resumes after the previous pick."""
         why = self.why
         if pos > self.deepest:
             self.deepest = pos
             why = self.why = SearchFailure(pos[0], pos[1], pos[2])
         why.sub = si
-        if skipped:
+        if later_slot and self.sem.behaviour.resume_search:
             why.skipped = True
         return why
 
