@@ -174,20 +174,15 @@ def search_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) ->
     the deepest position it reached on the node where it got deepest, and the class of the rejections there."""
     if not dry.why:
         return []
-    node, why = max(dry.why.items(), key=lambda kv: kv[1].depth())  # max keeps the first of equals: tried first
-    alike = [
-        n
-        for n, w in dry.why.items()
-        if n != node and (w.claim, w.request, w.reason) == (why.claim, why.request, why.reason)
-    ]
-    where = f"node {node}" + (f" (and {len(alike)} more node(s) alike)" if alike else "")
+    node, why, alike = dry.why
+    where = f"node {node}" + (f" (and {alike} more node(s) alike)" if alike else "")
     pending = [a for a in analyses if not a.allocated]
     if why.claim >= len(pending):
         return []
     a = pending[why.claim]
     reason = why.reason
     subject = {"claim": obj_ref(a.claim), "request": why.request_name}
-    ev = {"search": dict(why.to_dict(), node=node, nodes=[node, *alike])}
+    ev = {"search": dict(why.to_dict(), node=node, alikeNodes=alike)}
     label = f"claim {_name(a.claim)}, request {why.request_name}"
     if why.sub >= 0 and why.request < len(a.requests) and len(a.requests[why.request]) > 1:
         label += " (every subrequest)"

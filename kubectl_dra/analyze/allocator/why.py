@@ -30,7 +30,7 @@ PRECEDENCE = (CONSTRAINT, COUNTERS, CAPACITY, DISTINCT, NO_CANDIDATE)
 MAX_EXAMPLES = 3
 
 
-@dataclass
+@dataclass(slots=True)
 class SearchFailure:
     """The deepest position a failed search reached and why its device visits there were rejected."""
 
