@@ -283,6 +283,8 @@ def test_engine_agrees_with_upstream(version, tmp_path):
     r = tally.reasons[version]
     assert r["compared"] > 5 * CI_N, dict(r)
     assert r["skipped"] < r["compared"] / 50, dict(r)
+    # The claim-level reason was compared wherever both searches found nothing (a quarter of the set or more).
+    assert r["claim-compared"] > CI_N // 4 and not r["claim-missing"] and not r["claim-skipped"], dict(r)
     unknown = [d for d in tally.disagreements if not d["known"]]
     report = "\n".join(
         f"{d['id']}: {', '.join(d['kinds'])}\n    {json.dumps(d['diffs'][0]['detail'])[:600]}\n    file: {d['path']}"
