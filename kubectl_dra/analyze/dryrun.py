@@ -61,6 +61,17 @@ def _constraints_key(pod: dict | None) -> str | None:
 MAX_ALLOCATABLE_NODES = 5
 
 
+def _deepest(kept: tuple, node: str, w) -> tuple:
+    """The record to keep of kept (node, SearchFailure, alike) and node's w: the deeper one (the first of equals),
+    counting the nodes whose search ended at the same request for the same reason."""
+    if not kept or w.depth() > kept[1].depth():
+        return (node, w, 0)
+    k = kept[1]
+    if (w.claim, w.request, w.reason) == (k.claim, k.request, k.reason):
+        return (kept[0], k, kept[2] + 1)
+    return kept
+
+
 @dataclass(frozen=True)
 class ClaimPlacement:
     """What the dry-run would allocate for one claim on one node."""
@@ -90,6 +101,9 @@ class DryRun:
     allocatable: list[NodeAllocation] = field(default_factory=list)  # first MAX_ALLOCATABLE_NODES found
     failures: dict = field(default_factory=dict)  # node -> the scheduler's per-node message
     node_errors: dict = field(default_factory=dict)  # node -> the NodeFailure behind its message (1.35+)
+    # Why the search found nothing, as it saw it (allocator/why.py): (node, SearchFailure, how many more nodes
+    # ended alike) for the node where it got deepest, the first such node tried; one record, not one per node.
+    why: tuple = ()
     error: AllocationError | None = None  # an error that aborts the scheduling attempt ...
     error_node: str | None = None  # ... and the node whose search raised it
     tried_nodes: int = 0
@@ -352,7 +366,8 @@ class Analysis:
         )
         hit = self.memo.get(key)
         if hit is not None and hit[0] is reach:
-            failures, node_errors, tried, considered, capped, found, fits = hit[1]
+            failures, node_errors, tried, considered, capped, found, fits, why = hit[1]
+            dry.why = why
             dry.fit.update(fits)
             dry.failures.update(failures)
             dry.node_errors.update(node_errors)
@@ -379,6 +394,7 @@ class Analysis:
                     dry.capped,
                     found,
                     dict(dry.fit),
+                    dry.why,
                 ),
             )
         self._mark_dry_run(dry, analyses)
@@ -419,6 +435,8 @@ class Analysis:
                 break
             if res is None:
                 dry.failures[_name(n)] = "cannot allocate all claims"
+                if alloc.last_failure is not None:
+                    dry.why = _deepest(dry.why, _name(n), alloc.last_failure)
                 continue
             dry.allocatable.append(
                 NodeAllocation(

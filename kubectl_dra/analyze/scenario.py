@@ -6,7 +6,9 @@ Output:   {"cel": [per device x selector results], "allocation": {"outcome", "er
 (tests/oracle/src/main.go produces the same shape from upstream Go code.)
 With "trace": true also "reasons": for every request (or subrequest) of every claim and every device, each check
 that rejects the device (analyze/devices.py device_checks, as explain shows them) for the scenario's node; the
-fidelity suite compares them with upstream's own per-device trace."""
+fidelity suite compares them with upstream's own per-device trace; and, when nothing could be allocated,
+"claimOutcome": where the search ran out of candidates first and why (allocator/why.py), compared with the deepest
+position of upstream's search (tests/oracle/src/trace.go)."""
 
 from __future__ import annotations
 
@@ -139,6 +141,12 @@ def evaluate(scenario: dict) -> dict:
     except AllocationError as e:
         out.update(outcome="error", error=e.message)
         return _with_reasons({"cel": cel, "allocation": out}, reasons)
+    if res is None and reasons is not None and alloc.last_failure is not None:
+        # Where the search ran out of candidates first and why (allocator/why.py): compared with upstream's.
+        w = alloc.last_failure
+        return _with_reasons(
+            {"cel": cel, "allocation": out, "claimOutcome": dict(w.to_dict(), skipped=w.skipped)}, reasons
+        )
     if res is not None:
         out["outcome"] = "allocated"
         for claim, r in zip(claims, res):

@@ -133,6 +133,11 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
             an.findings.extend(found)
             explained = explained or bool(found)
     if not explained:
+        # Why the allocator's own search found nothing (allocator/why.py): the claim-level reason.
+        found = search_findings(an, analyses, dry)
+        an.findings.extend(found)
+        explained = bool(found)
+    if not explained:
         joint = _joint_count_finding(analyses)
         if joint is not None:
             an.findings.append(joint)
@@ -162,6 +167,89 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
                 )
                 hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
             an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry.tried_nodes, failures=dry.failures))
+
+
+def search_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> list[Finding]:
+    """The claim-level finding from the search's own record of why it failed (allocator/why.py): the request at
+    the deepest position it reached on the node where it got deepest, and the class of the rejections there."""
+    if not dry.why:
+        return []
+    node, why, alike = dry.why
+    where = f"node {node}" + (f" (and {alike} more node(s) alike)" if alike else "")
+    pending = [a for a in analyses if not a.allocated]
+    if why.claim >= len(pending):
+        return []
+    a = pending[why.claim]
+    reason = why.reason
+    subject = {"claim": obj_ref(a.claim), "request": why.request_name}
+    ev = {"search": dict(why.to_dict(), node=node, alikeNodes=alike)}
+    label = f"claim {_name(a.claim)}, request {why.request_name}"
+    if why.sub >= 0 and why.request < len(a.requests) and len(a.requests[why.request]) > 1:
+        label += " (every subrequest)"
+    if reason == "distinct":
+        joint = _joint_count_finding(analyses)
+        if joint is not None:
+            return [joint]
+        holders = []
+        for _, h in why.taken:
+            ci, _, req = h.partition("/")
+            other = pending[int(ci)] if ci.isdigit() and int(ci) < len(pending) else None
+            name = "of the same claim" if other is a else f"of claim {_name(other.claim)}" if other else ""
+            text = f"request {req} {name}".strip()
+            if text not in holders:
+                holders.append(text)
+        taken = ", ".join(d for d, _ in why.taken)
+        by = f" are taken by {', '.join(holders)}" if holders else " are taken by earlier requests"
+        return [
+            make(
+                "DRA408",
+                f"{label} needs a device of its own, but on {where} the devices it can use"
+                + (f" ({taken})" if taken else "")
+                + f"{by}: the requests need more distinct devices than there are",
+                hint="Add devices, lower the counts, or split the requests: one allocation never gives the same "
+                "device to two requests.",
+                subject=subject,
+                **ev,
+            )
+        ]
+    if reason == "constraint":
+        found = constraint_findings(a)
+        if why.constraint is not None:
+            found = [f for f in found if (f.subject or {}).get("constraint") == why.constraint] or found
+        return found
+    if reason in ("counters", "capacity"):
+        held = ""
+        if why.taken:
+            held = f" (earlier requests hold {', '.join(d for d, _ in why.taken)})"
+        if reason == "counters":
+            msg = f"{label}: on {where} the shared counters of the devices it can use are used up{held}"
+            hint = None
+            if an.sem.version < (1, 36):
+                msg += (
+                    " (before 1.36 the allocator does not give back the counters of devices it tried and rejected,"
+                    " so it can run out although enough are free)"
+                )
+                hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
+            return [make("DRA406", msg, hint=hint, subject=subject, **ev)]
+        return [
+            make(
+                "DRA407",
+                f"{label}: on {where} the devices it can use do not have enough capacity left{held}",
+                subject=subject,
+                **ev,
+            )
+        ]
+    return [
+        make(
+            "DRA413",
+            f"cannot allocate all claims on any node the pod may use: on {where} the search ends at {label}, "
+            "where no device passes the checks",
+            triedNodes=dry.tried_nodes,
+            failures=dry.failures,
+            subject=subject,
+            **ev,
+        )
+    ]
 
 
 def _joint_count_finding(analyses: list[ClaimAnalysis]) -> Finding | None:

@@ -781,7 +781,10 @@ _RULES = [
         "the claims a pod needs together cannot share a device either: when each fits alone but together they "
         "need more devices than a node has candidates, the finding names them all. When matching devices are "
         "rejected by a taint, by being in use, by counters or by capacity, those get findings of their own "
-        "(DRA405, DRA404, DRA406, DRA407) beside this one.",
+        "(DRA405, DRA404, DRA406, DRA407) beside this one. Where each request fits alone, the claim-level reason is "
+        "the allocator's own: its search records the request it ran out of candidates at and why (the devices "
+        "that request can use are taken by earlier requests of the claim or pod: this code; a constraint: DRA409; "
+        "shared counters: DRA406; capacity: DRA407).",
     ),
     Rule(
         code="DRA409",

@@ -51,11 +51,12 @@ if str(HERE.parents[1]) not in sys.path:
     sys.path.insert(0, str(HERE.parents[1]))
 
 try:
+    from . import claim_reasons, generator, reasons
     from . import gates as gatesmod
-    from . import generator, reasons
     from .oracle import Oracle, cache_dir
 except ImportError:  # run as a script
     sys.path.insert(0, str(HERE))
+    import claim_reasons  # type: ignore
     import gates as gatesmod  # type: ignore
     import generator  # type: ignore
     import reasons  # type: ignore
@@ -345,8 +346,12 @@ def judge(
     diffs = compare(oracle_out, ours, scenario)
     rdiffs, stats = reasons.compare_reasons(oracle_out, ours, scenario)
     diffs += rdiffs
+    # The claim-level reason (claim_reasons.py): where the search ran out of candidates first, and why.
+    cdiffs, cstats = claim_reasons.compare_claim(oracle_out, ours, scenario)
+    diffs += cdiffs
     if reason_stats is not None:
         reason_stats.update(stats)
+        reason_stats.update({"claim-" + k: n for k, n in cstats.items()})
     return ("disagreed" if diffs else "agreed"), diffs
 
 
@@ -396,6 +401,7 @@ SEVERITY = [
     "cel-entries",
     "cel-result",
     "cel-error-text",
+    "claim-reason",
 ]
 
 
@@ -512,6 +518,18 @@ class Tally:
             c = self.reasons[v]
             pct = f"{100 * c['agreed'] / c['compared']:.2f}%" if c["compared"] else "-"
             lines.append(f"{v:<9}{c['compared']:>10}{c['agreed']:>9}{c['skipped']:>9}{c['truncated']:>11}{pct:>11}")
+        lines.append("")
+        lines.append("Claim-level reasons (where the search ran out of candidates first, and why; claim_reasons.py)")
+        lines.append(
+            f"{'version':<9}{'compared':>10}{'agreed':>9}{'classes':>9}{'position':>10}{'reason':>8}{'skipped':>9}"
+        )
+        for v in versions:
+            c = self.reasons[v]
+            lines.append(
+                f"{v:<9}{c['claim-compared']:>10}{c['claim-agreed']:>9}{c['claim-classes-agreed']:>9}"
+                f"{c['claim-disagreed-position']:>10}{c['claim-disagreed-reason']:>8}"
+                f"{c['claim-skipped'] + c['claim-missing']:>9}"
+            )
         lines.append("")
         lines.append("Agreement per feature (agreed/compared per version)")
         lines.append(f"{'feature':<34}" + "".join(f"{v:>15}" for v in versions))

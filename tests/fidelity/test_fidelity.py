@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from . import compare, gates, generator, reasons
+from . import claim_reasons, compare, gates, generator, reasons
 from .oracle import Oracle
 
 pytestmark = pytest.mark.oracle
@@ -89,6 +89,41 @@ def test_oracle_traces_the_allocators_per_device_decisions(oracle):
         r["stages"] = ["class"]
     diffs, stats = reasons.compare_reasons(out, ours, s)
     assert [(d["detail"]["upstream"], d["detail"]["ours"]) for d in diffs] == [("request", "class")] * 2
+
+
+def test_oracle_records_where_upstreams_search_ran_out_and_the_engine_agrees(oracle):
+    """Issue 29 item 4: one free device, two requests of one claim and a matchAttribute that the device satisfies.
+    Upstream's search gets to the second request and finds the device taken by the first: "distinct"."""
+    s = tutorial(oracle.version)
+    s["trace"] = True
+    c = s["claims"][0]["spec"]["devices"]
+    c["requests"] = [
+        {"name": n, "exactly": {"deviceClassName": "gpu-inferencia", "allocationMode": "ExactCount", "count": 1}}
+        for n in ("main", "helper")
+    ]
+    c["constraints"] = [{"matchAttribute": "gpu.example.com/numa"}]
+    for d in s["slices"][0]["spec"]["devices"]:
+        d["attributes"] = {"numa": {"int": 0}}
+    s["slices"][0]["spec"]["devices"].pop()  # one device
+    out = oracle.evaluate(s)
+    assert out["allocation"]["outcome"] == "unallocatable"
+    up = claim_reasons.upstream_outcome(out["deepest"], s, out["implementation"])
+    assert (up["claim"], up["request"], up["slot"], up["reason"]) == (0, 1, 0, "distinct")
+    ours = compare.run_engine(s)
+    assert claim_reasons.compare_claim(out, ours, s) == ([], {"compared": 1, "agreed": 1, "classes-agreed": 1})
+    # A different reason (or position) is caught.
+    ours["claimOutcome"]["reason"] = "constraint"
+    diffs, stats = claim_reasons.compare_claim(out, ours, s)
+    assert [d["detail"]["what"] for d in diffs] == ["reason"] and stats["disagreed-reason"] == 1
+    # Two devices whose values differ: the constraint is why, at the second request.
+    s["slices"][0]["spec"]["devices"] = [
+        {"name": f"gpu-{i}", "attributes": {"numa": {"int": i}}, "capacity": {"memory": {"value": "24Gi"}}}
+        for i in range(2)
+    ]
+    out = oracle.evaluate(s)
+    up = claim_reasons.upstream_outcome(out["deepest"], s, out["implementation"])
+    assert (up["request"], up["reason"]) == (1, "constraint")
+    assert claim_reasons.compare_claim(out, compare.run_engine(s), s)[0] == []
 
 
 def test_oracle_reports_cel_runtime_errors_and_the_allocator_error(oracle):
@@ -248,6 +283,8 @@ def test_engine_agrees_with_upstream(version, tmp_path):
     r = tally.reasons[version]
     assert r["compared"] > 5 * CI_N, dict(r)
     assert r["skipped"] < r["compared"] / 50, dict(r)
+    # The claim-level reason was compared wherever both searches found nothing (a quarter of the set or more).
+    assert r["claim-compared"] > CI_N // 4 and not r["claim-missing"] and not r["claim-skipped"], dict(r)
     unknown = [d for d in tally.disagreements if not d["known"]]
     report = "\n".join(
         f"{d['id']}: {', '.join(d['kinds'])}\n    {json.dumps(d['diffs'][0]['detail'])[:600]}\n    file: {d['path']}"

@@ -403,3 +403,46 @@ def test_duplicate_device_fast_path_names_the_first_duplicate():
         )
         == "duplicate device name b"
     )
+
+
+def why(slices, claims, s=None, allocated=()):
+    """The search's own record of why it found nothing (allocator/why.py), as (claim, request, slot, reason)."""
+    s = s or sem()
+    a = Allocator(s, CLASSES, slices, AllocatedState.from_claims(allocated, s))
+    assert a.allocate(NODE, claims) is None
+    w = a.last_failure
+    return w.claim, w.request_name, w.slot, w.reason
+
+
+def test_search_records_where_it_ran_out_and_why():
+    n = lambda v: {"numa": {"int": v}}  # noqa: E731
+    match = [{"matchAttribute": f"{D}/numa"}]
+    one = [sl("s", [dev("d0", attributes=n(0))])]
+    # Two requests, one device that satisfies the constraint: the second request finds it taken (issue 29).
+    for v in ((1, 35), (1, 37)):
+        assert why(one, [claim(req("a"), req("b"), constraints=match)], sem(v)) == (0, "b", 0, "distinct")
+    # Two devices whose values differ: the constraint, not the count, is why (1.35 permutes, 1.37 resumes).
+    two = [sl("s", [dev("d0", attributes=n(0)), dev("d1", attributes=n(1))])]
+    for v in ((1, 35), (1, 37)):
+        assert why(two, [claim(req(count=2), constraints=match)], sem(v)) == (0, "r", 1, "constraint")
+    # A device that lacks the attribute is turned away by the constraint at the first request already.
+    assert why([sl("s", [dev("d0")])], [claim(req("a"), req("b"), constraints=match)]) == (0, "a", 0, "constraint")
+    # Across claims: the second claim finds the only device taken by the first.
+    assert why(one, [claim(req(), name="c1"), claim(req(), name="c2")]) == (1, "r", 0, "distinct")
+    # Shared counters: the first claim's partition uses them up for the second's.
+    counters = [{"name": "cs", "counters": {"mem": {"value": "40Gi"}}}]
+    part = lambda n, v: dev(n, consumesCounters=[{"counterSet": "cs", "counters": {"mem": {"value": v}}}])  # noqa: E731
+    parts = [sl("c", [], count=2, sharedCounters=counters), sl("d", [part("a", "40Gi"), part("b", "40Gi")], count=2)]
+    assert why(parts, [claim(req(), name="c1"), claim(req(), name="c2")], sem((1, 36))) == (1, "r", 0, "counters")
+    # No device passes the selectors: nothing was a candidate.
+    sel = req(selectors=[{"cel": {"expression": "false"}}])
+    assert why(one, [claim(sel)]) == (0, "r", 0, "no-candidate")
+    # A device allocated to a claim outside the search is no candidate either; count 2 of 1 device: distinct.
+    used = {
+        "metadata": {"name": "u", "namespace": "ns"},
+        "status": {
+            "allocation": {"devices": {"results": [{"request": "r", "driver": D, "pool": "p", "device": "d0"}]}}
+        },
+    }
+    assert why(one, [claim(req())], allocated=[used]) == (0, "r", 0, "no-candidate")
+    assert why(one, [claim(req(count=2))]) == (0, "r", 1, "distinct")

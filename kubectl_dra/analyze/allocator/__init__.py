@@ -9,6 +9,7 @@ The files follow upstream's (structured/internal/<channel>/):
   capacity.py     consumable_capacity.go: consumed amounts, request policies
   constraints.py  constraint.go: matchAttribute, distinctAttribute
   result.py       the allocation result and its node selector
+  why.py          why a search found nothing: the deepest position it reached and the class of its rejections
   requests.py, state.py, checks.py, common.py: requests, AllocatedState, taints and attributes, shared types
 Version and channel behaviour is read from Semantics (features.py) by named facts.
 

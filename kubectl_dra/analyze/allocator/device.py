@@ -15,6 +15,7 @@ from kubectl_dra.analyze.allocator.pools import (
     slice_spec,
 )
 from kubectl_dra.analyze.allocator.requests import Request
+from kubectl_dra.analyze.allocator.why import CAPACITY, CONSTRAINT, COUNTERS, DISTINCT, NO_CANDIDATE
 
 
 class DeviceAllocation:
@@ -40,8 +41,9 @@ class DeviceAllocation:
 
         if sem.device_taints and untolerated_taint(d, r.tolerations, sem) is not None:
             rollback()
+            self.reject = NO_CANDIDATE
             return False, None
-        for c in self.constraints[ci]:
+        for i, c in enumerate(self.constraints[ci]):
             try:
                 added = c.add(r.base_name, r.sub_name, d, did)
             except UnsupportedAttribute as e:  # 1.38: rolled back, then the allocation aborts
@@ -57,6 +59,7 @@ class DeviceAllocation:
                 rollback()
                 if must:
                     raise self._constraint_error(r, did)
+                self.reject, self.reject_constraint = CONSTRAINT, i
                 return False, None
             undo_steps.append(lambda c=c: c.remove(r.base_name, r.sub_name, d, did))
         if not multi:
@@ -67,6 +70,7 @@ class DeviceAllocation:
             ok, _ = self._capacity_ok(r, d, did)
             if not ok:
                 rollback()
+                self.reject = CAPACITY
                 return False, None
             if multi:
                 consumed = self._consumed(r, d, did)
@@ -96,9 +100,12 @@ class DeviceAllocation:
         sem = self.sem
         ci = r.claim_index
         multi = sem.consumable_capacity and bool(d.get("allowMultipleAllocations"))
+        # self.reject: the class of a rejection (why.py), for the search's record of why it fails
         if not multi and r.admin_access and ci in self.allocating.get(did, ()):
+            self.reject = DISTINCT
             return None
         if not r.admin_access and self._in_use(did):
+            self.reject = NO_CANDIDATE if did in self.a.allocated.devices else DISTINCT
             return None
         if (
             sem.behaviour.active_share_blocks_exclusive
@@ -106,7 +113,10 @@ class DeviceAllocation:
             and not multi
             and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
         ):
-            return None  # 1.38: a share still on the device (allowMultipleAllocations turned off since)
+            # 1.38: a share still on the device (allowMultipleAllocations turned off since)
+            self.reject = NO_CANDIDATE if did in self.a.allocated.aggregated_capacity else DISTINCT
+            return None
+        self.reject = NO_CANDIDATE
         if (
             sem.optional_node_operations_code
             and skips_node_operations(s)
@@ -119,6 +129,7 @@ class DeviceAllocation:
         skip_counters = multi and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
         if consumes and not (sem.behaviour.shared_device_skips_counters and skip_counters):
             if not self._reserve_counters(d, s, pool):
+                self.reject = COUNTERS
                 return None
             return multi, consumes, True
         return multi, consumes, False
@@ -142,6 +153,7 @@ class DeviceAllocation:
             return False, None
         multi, consumes, _ = admitted
         if sem.device_taints and untolerated_taint(d, r.tolerations, sem) is not None:
+            self.reject = NO_CANDIDATE
             return False, None
         cons = self.constraints[ci]
         for i, c in enumerate(cons):
@@ -150,6 +162,7 @@ class DeviceAllocation:
                     raise self._constraint_error(r, did)
                 for e in range(i):
                     cons[e].remove(r.base_name, r.sub_name, d, did)
+                self.reject, self.reject_constraint = CONSTRAINT, i
                 return False, None
         mark = not (multi and sem.code_consumable_capacity)
         if mark:
@@ -162,6 +175,7 @@ class DeviceAllocation:
                 else self._capacity_ok(r, d, did)
             )
             if not ok:
+                self.reject = CAPACITY
                 return False, None
             if multi:
                 consumed = self._consumed(r, d, did)

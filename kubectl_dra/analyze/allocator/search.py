@@ -41,6 +41,7 @@ from kubectl_dra.analyze.allocator.requests import Request, claim_requests, requ
 from kubectl_dra.analyze.allocator.result import AllocationResult, ResultBuilding
 from kubectl_dra.analyze.allocator.selection import SelectorEvaluator, selector_expression
 from kubectl_dra.analyze.allocator.state import AllocatedState
+from kubectl_dra.analyze.allocator.why import CAPACITY, CONSTRAINT, DISTINCT, MAX_EXAMPLES, NO_CANDIDATE, SearchFailure
 from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
 
@@ -65,11 +66,14 @@ class Allocator:
         self.evaluator = evaluator or SelectorEvaluator(sem)
         self.steps = 0
         self.max_steps = 2_000_000
+        # Why the last allocate() that returned None failed, as its search saw it (why.py); None otherwise.
+        self.last_failure: SearchFailure | None = None
 
     # -- entry point ------------------------------------------------------------------------------
     def allocate(self, node: dict, claims: list[dict]) -> list[AllocationResult] | None:
         """Returns one AllocationResult per claim, None when the claims do not fit on the node, or raises
         AllocationError with upstream's error text."""
+        self.last_failure = None
         run = _Run(self, node, claims)
         return run.run()
 
@@ -97,6 +101,11 @@ class _Run(DeviceAllocation, ResultBuilding):
         self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.results: list[list[dict]] = [[] for _ in claims]
         self.failed_from: set[tuple] = set()  # _boundary_state keys whose search failed
+        # The deepest position (claim, request, slot) the search reached and why devices were rejected there.
+        self.deepest: tuple = (-1, -1, -1)
+        self.why: SearchFailure | None = None
+        self.reject = NO_CANDIDATE  # set by allocateDevice when it rejects a device: the class (why.py)
+        self.reject_constraint: int | None = None
 
     # -- setup -------------------------------------------------------------------------------------
     def run(self):
@@ -197,6 +206,7 @@ class _Run(DeviceAllocation, ResultBuilding):
         except _MaxSizeExceeded:
             raise AllocationError("allocation max size exceeded") from None
         if not done:
+            self._finish_why()
             if self.sem.behaviour.skips_unusable_pools and any(p.invalid for p in self.pools):
                 fail = NodeFailure if self.sem.behaviour.invalid_pools_fail_node else AllocationError
                 raise fail("invalid resource pools were encountered", kind=ErrorKind.INVALID_POOL)
@@ -330,15 +340,22 @@ class _Run(DeviceAllocation, ResultBuilding):
             return False
         r = self.requests[(ci, ri, si)]
         if r.mode == "All" and not r.all_devices:
+            if (ci, ri, 0) >= self.deepest:
+                self._reach((ci, ri, 0), si, False)  # upstream: "... no devices found", nothing to look at
             return False
         if di >= r.num_devices:
             return self.allocate_one(ci, ri + 1, -1, 0, False, (0, 0, 0))
         if r.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE - len(self.results[ci]):
             raise _MaxSizeExceeded()
+        # Where upstream logs "Allocating one device": the position counts as reached (why.py).
+        pos = (ci, ri, di)
+        why = None if pos < self.deepest else self._reach(pos, si, di > 0 and r.mode != "All")
         if r.mode == "All":
             did, d, s, pool = r.all_devices[di]
             ok, undo = self.allocate_device(r, did, d, s, pool, True, di)
             if not ok:
+                if why is not None:
+                    self._rejected(self.reject, did)
                 return False
             # Before 1.36 the next "all" device is looked up without the subrequest index, i.e. as a device
             # of the first subrequest (allocateOne's deviceIndices literal omits subRequestIndex).
@@ -369,18 +386,34 @@ class _Run(DeviceAllocation, ResultBuilding):
                 for dj in range(d0 if (pi == p0 and sj == s0) else 0, len(devices)):
                     d = devices[dj]
                     did = (pool.driver, pool.name, d.get("name", ""))
+                    # `why` is not None while this is the deepest position reached: rejections are counted.
                     if r.admin_access and ci in self.allocating.get(did, ()):
+                        if why is not None:
+                            self._rejected(DISTINCT, did)
                         continue
                     if not r.admin_access and self._in_use(did):
+                        if why is not None:
+                            if did in self.a.allocated.devices:
+                                why.counts[NO_CANDIDATE] += 1
+                            elif len(why.taken) < MAX_EXAMPLES:
+                                self._rejected(DISTINCT, did)
+                            else:
+                                why.counts[DISTINCT] += 1
                         continue
                     if not self.is_selectable(r, s, d, did):
+                        if why is not None:
+                            why.counts[NO_CANDIDATE] += 1
                         continue
                     if self.sem.consumable_capacity:
                         ok, _ = self._capacity_ok(r, d, did)
                         if not ok:
+                            if why is not None:
+                                why.counts[CAPACITY] += 1
                             continue
                     ok, undo = self.allocate_device(r, did, d, s, pool, False, di)
                     if not ok:
+                        if why is not None:
+                            self._rejected(self.reject, did)
                         continue
                     try:
                         done = self.allocate_one(ci, ri, si, di + 1, in_sub, (pi, sj, dj + 1))
@@ -390,7 +423,49 @@ class _Run(DeviceAllocation, ResultBuilding):
                     if done:
                         return True
                     undo()
+                    if why is not None and self.why is not why:
+                        why = None  # the search got deeper than this position
         return False
+
+    # -- why the search fails (why.py) --------------------------------------------------------------
+    def _reach(self, pos: tuple, si: int, later_slot: bool) -> SearchFailure:
+        """The search is at pos (claim, request, slot), the deepest position so far or as deep: its record.
+        later_slot: a later slot of an ExactCount request, which from 1.36 resumes after the previous pick."""
+        why = self.why
+        if pos > self.deepest:
+            self.deepest = pos
+            why = self.why = SearchFailure(pos[0], pos[1], pos[2])
+        why.sub = si
+        if later_slot and self.sem.behaviour.resume_search:
+            why.skipped = True
+        return why
+
+    def _rejected(self, k: int, did: DeviceID) -> None:
+        """A device visit at the deepest position was rejected, for class k."""
+        why = self.why
+        why.counts[k] += 1
+        if k == DISTINCT and len(why.taken) < MAX_EXAMPLES:
+            holder = next(
+                (
+                    f"{c}/{res['request']}"
+                    for c, rs in enumerate(self.results)
+                    for res in rs
+                    if res["device"] == did[2] and res["driver"] == did[0] and res["pool"] == did[1]
+                ),
+                "",
+            )
+            why.taken.append((device_id_str(did), holder))
+        elif k == CONSTRAINT and why.constraint is None:
+            why.constraint = self.reject_constraint
+
+    def _finish_why(self) -> None:
+        why = self.why
+        if why is None:
+            return
+        why.claim_ref = obj_ref(self.claims[why.claim])
+        reqs = claim_requests(self.claims[why.claim])
+        why.request_name = reqs[why.request].get("name", "") if why.request < len(reqs) else ""
+        self.a.last_failure = why
 
     def _boundary_state(self, c: int) -> tuple:
         """Everything the search of claims c.. reads that earlier claims change, including what the

@@ -130,6 +130,11 @@ type output struct {
 	// Trace: the first run's per-device decisions, in the order upstream made them (scenario "trace": true).
 	Trace          []traceEntry `json:"trace,omitempty"`
 	TraceTruncated bool         `json:"traceTruncated,omitempty"`
+	// Deepest: where the first run's search ran out of candidates first (trace.go deepestRecord), when it found no
+	// allocation; DeepestAlternatives: every distinct one over all runs (pool order is Go map order in some
+	// implementations), with the scenario's "trace".
+	Deepest             *deepestRecord   `json:"deepest,omitempty"`
+	DeepestAlternatives []*deepestRecord `json:"deepestAlternatives,omitempty"`
 }
 
 func strictDecode(raw json.RawMessage, into any) error {
@@ -443,14 +448,25 @@ func process(raw json.RawMessage) output {
 		budgeted = false
 	}
 	seen := map[string]bool{}
+	seenDeepest := map[string]bool{}
 	for i := 0; i < runs; i++ {
 		var tr *trace
-		if i == 0 && s.Trace {
-			tr = &trace{entries: []traceEntry{}, allocated: map[string][][4]int{}}
+		if s.Trace {
+			tr = &trace{entries: []traceEntry{}, allocated: map[string][][4]int{}, keepEntries: i == 0, claims: s.Claims}
 		}
 		a, timedOut := runAllocator(s, features, celFeatures, tr)
-		if tr != nil {
+		if tr != nil && i == 0 {
 			out.Trace, out.TraceTruncated = tr.entries, tr.truncated
+		}
+		if tr != nil && tr.deepest != nil && a.Outcome == "unallocatable" {
+			if i == 0 {
+				out.Deepest = tr.deepest
+			}
+			key, _ := json.Marshal(tr.deepest)
+			if !seenDeepest[string(key)] && len(out.DeepestAlternatives) < maxDeepestAlternatives {
+				seenDeepest[string(key)] = true
+				out.DeepestAlternatives = append(out.DeepestAlternatives, tr.deepest)
+			}
 		}
 		if timedOut {
 			a = &allocation{Outcome: "timeout", Claims: []claimAllocation{}}

@@ -12,10 +12,35 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/klog/v2"
 )
 
 // maxTrace bounds one run's trace: a backtracking search can log millions of entries.
 const maxTrace = 50000
+
+// maxDeepest bounds the entries kept for the deepest position (deepestRecord); maxDeepestRerun in the reruns of a
+// map-order implementation (only their distinct records are reported, at most maxDeepestAlternatives).
+const (
+	maxDeepest             = 20000
+	maxDeepestRerun        = 2000
+	maxDeepestAlternatives = 16
+)
+
+// deepestRecord: the deepest position (claim, request, device slot; subrequests are alternatives at one depth)
+// the search reached, as allocateOne logs it ("Allocating one device" at V(6), or "Allocation for 'all' devices
+// didn't succeed: no devices found" for a request for all devices that has none), and the V(7) entries made at
+// that position, every visit of it (issue 29 item 4: where upstream ran out of candidates first; the fidelity
+// suite reads the reason of each rejection from these entries as it does for the per-device reasons).
+type deepestRecord struct {
+	Claim      int          `json:"claim"`
+	Request    int          `json:"request"`
+	SubRequest int          `json:"subRequest"`
+	Slot       int          `json:"slot"`
+	NoDevices  bool         `json:"noDevices,omitempty"`
+	Entries    []traceEntry `json:"entries"`
+	Truncated  bool         `json:"truncated,omitempty"`
+}
 
 type traceEntry struct {
 	Msg        string  `json:"msg"`
@@ -43,6 +68,45 @@ type trace struct {
 	// capacity and roll it back, logging the device object instead of its ID and no "Device deallocated".
 	justAllocated string
 	searching     bool // false while the claims are validated (allocationMode All selects its devices then)
+	// keepEntries: record every entry (the first run); otherwise only the deepest position's.
+	keepEntries bool
+	claims      []*resourceapi.ResourceClaim
+	deepest     *deepestRecord
+}
+
+// reach: the search is at position p; a deeper position than any before starts a new record.
+func (t *trace) reach(p [4]int, noDevices bool) {
+	d := t.deepest
+	if d == nil || less([3]int{d.Claim, d.Request, d.Slot}, depth(p)) {
+		t.deepest = &deepestRecord{Claim: p[0], Request: p[1], SubRequest: p[2], Slot: p[3], NoDevices: noDevices, Entries: []traceEntry{}}
+		return
+	}
+	if depth(p) == [3]int{d.Claim, d.Request, d.Slot} {
+		d.SubRequest = p[2]
+		d.NoDevices = d.NoDevices || noDevices
+	}
+}
+
+// requestPosition: claim and request (subrequest) index of a request named as allocateOne's "no devices found"
+// names it: the claim object and the request's or subrequest's own name.
+func (t *trace) requestPosition(claim any, name string) ([4]int, bool) {
+	ref, _ := claim.(klog.ObjectRef)
+	for ci, c := range t.claims {
+		if c.Namespace != ref.Namespace || c.Name != ref.Name {
+			continue
+		}
+		for ri, r := range c.Spec.Devices.Requests {
+			if r.Exactly != nil && r.Name == name {
+				return [4]int{ci, ri, 0, 0}, true
+			}
+			for si, sub := range r.FirstAvailable {
+				if sub.Name == name {
+					return [4]int{ci, ri, si, 0}, true
+				}
+			}
+		}
+	}
+	return [4]int{}, false
 }
 
 // depth orders positions along the search path: claim, request, device slot.
@@ -96,6 +160,16 @@ func (s traceSink) Info(level int, msg string, kv ...any) {
 		t.stack = append(t.stack, p)
 		t.searching = true
 		t.justAllocated = ""
+		t.reach(p, false)
+		return
+	}
+	if msg == "Allocation for 'all' devices didn't succeed: no devices found" {
+		c, _ := get("claim")
+		r, _ := get("request")
+		if p, ok := t.requestPosition(c, fmt.Sprint(r)); ok {
+			t.searching = true
+			t.reach(p, true)
+		}
 		return
 	}
 	if level < 7 {
@@ -106,10 +180,6 @@ func (s traceSink) Info(level int, msg string, kv ...any) {
 	dev, ok := get("device")
 	if !ok {
 		dev = ""
-	}
-	if len(t.entries) >= maxTrace {
-		t.truncated = true
-		return
 	}
 	id := fmt.Sprint(dev)
 	if t.justAllocated != "" && strings.HasPrefix(id, "{") &&
@@ -162,6 +232,24 @@ func (s traceSink) Info(level int, msg string, kv ...any) {
 				e.Err = &s
 			}
 		}
+	}
+	if d := t.deepest; t.searching && d != nil && depth(p) == [3]int{d.Claim, d.Request, d.Slot} {
+		limit := maxDeepest
+		if !t.keepEntries {
+			limit = maxDeepestRerun
+		}
+		if len(d.Entries) < limit {
+			d.Entries = append(d.Entries, e)
+		} else {
+			d.Truncated = true
+		}
+	}
+	if !t.keepEntries {
+		return
+	}
+	if len(t.entries) >= maxTrace {
+		t.truncated = true
+		return
 	}
 	t.entries = append(t.entries, e)
 }
