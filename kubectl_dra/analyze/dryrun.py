@@ -30,6 +30,7 @@ from kubectl_dra.analyze.nodes import (
 from kubectl_dra.analyze.universe import CounterView, Reachability, Universe
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding
+from kubectl_dra.findings.stages import Stage
 from kubectl_dra.model.snapshot import Snapshot
 
 MAX_DRYRUN_NODES = 200
@@ -320,7 +321,7 @@ class Analysis:
                 i = next((j for j, v in enumerate(m) if v.entry.did == did), None)  # not in the universe's order
             if i is not None:
                 v = out[i]
-                out[i] = replace(v, outcome="selected", reason=reason, stage="" if clear_stage else v.stage)
+                out[i] = replace(v, outcome="selected", reason=reason, stage=None if clear_stage else v.stage)
                 changed.append(i)
         self.memo[("origin", id(out))] = (out, m, tuple(changed))  # what is derived from m serves the copy too
         return out
@@ -333,7 +334,7 @@ class Analysis:
             for v in m:
                 if v.outcome in ("candidate", "selected"):  # selected: by the dry-run, when the queue runs it again
                     names.update(v.nodes or reach.nodes_for(v.entry))  # no nodes: matrix without a pod
-                elif v.stage == "cel-error":
+                elif v.stage is Stage.CEL_ERROR:
                     names.update(reach.nodes_for(v.entry))
             hit = self.memo[("worth", id(m))] = (m, names)
         return hit[1]
@@ -506,7 +507,7 @@ class Analysis:
                 for r in alts:
                     all_mode = all_mode or r.mode == "All"
                     for v in by_claim[id(c)].matrices.get(r.name, []):
-                        if v.stage == "cel-error":
+                        if v.stage is Stage.CEL_ERROR:
                             out.update(reach.nodes_for(v.entry))
                             if slice_spec(v.entry.slice).get("perDeviceNodeSelection"):
                                 # isSelectable evaluates a device's selectors before its own node: every node the

@@ -24,6 +24,7 @@ from kubectl_dra.analyze.coverage import unmodelled_fields
 from kubectl_dra.analyze.devices import MatrixContext, device_checks
 from kubectl_dra.analyze.universe import CounterView, Reachability, Universe
 from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
+from kubectl_dra.findings.stages import Stage
 from kubectl_dra.model.normalize import to_v1
 from kubectl_dra.quantity import format_quantity
 
@@ -182,7 +183,7 @@ def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, st
                             if ev.get("activeShare")
                             else "node-operations"
                             if ev.get("nodeOperations")
-                            else st
+                            else st.value
                             for st, _why, ev, _n in device_checks(r, class_sel, e, ctx)
                             if st is not None
                         ]
@@ -191,7 +192,7 @@ def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, st
                     row = {"claim": ci, "request": r.name, "device": e.id, "stages": stages}
                     prev = seen.get(e.id)
                     # Two generations of a pool list the same device: the one this node uses counts.
-                    if prev is not None and not ({"node", "pool"} & set(prev["stages"])):
+                    if prev is not None and not ({Stage.NODE.value, Stage.POOL.value} & set(prev["stages"])):
                         continue
                     if prev is not None:
                         out.remove(prev)
