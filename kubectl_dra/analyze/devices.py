@@ -23,6 +23,7 @@ from kubectl_dra.analyze.allocator import (
     untolerated_taint,
 )
 from kubectl_dra.analyze.allocator.capacity import capacity_demand
+from kubectl_dra.analyze.allocator.pools import InvalidPool
 from kubectl_dra.analyze.universe import CounterView, DeviceEntry, Reachability, Universe
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.stages import Stage
@@ -233,9 +234,9 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     order of checks, the first is the one upstream's own trace reports (docs/fidelity.md). Checks after a node
     rejection see no nodes. read: keyer(ctx.ev, class_sel, req.selectors), when the caller has it at hand."""
     sem, reach, d = ctx.sem, ctx.reach, e.device
-    unusable = e.pool_state.startswith("invalid") or (e.pool_state and sem.behaviour.skips_unusable_pools)
+    unusable = e.pool_invalid or (not e.pool_usable and sem.behaviour.skips_unusable_pools)
     valid_on: tuple | None = None  # nodes on which a pool invalid by duplicate names is valid after all
-    if unusable and reach is not None and e.pool is not None and e.pool.invalid_reason.startswith("duplicate device"):
+    if unusable and reach is not None and e.pool is not None and e.pool.invalid_kind is InvalidPool.DUPLICATE_DEVICE:
         valid_on = _nodes_without_duplicates(e, reach)
         unusable = not valid_on
     if e.ignored or unusable:

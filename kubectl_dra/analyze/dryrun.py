@@ -515,7 +515,7 @@ class Analysis:
                                 out.update(reach.nodes_of_slice(v.entry.slice))
         if all_mode and not self.sem.behaviour.all_mode_unusable_pool_fails_node:
             for e in self.universe.entries:
-                if not e.ignored and e.pool_state.startswith(("incomplete", "invalid")):
+                if not e.ignored and not e.pool_usable:
                     out.update(reach.nodes_for(e))
         return out
 

@@ -297,7 +297,7 @@ def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, cou
                 holders.append(f"{ref.split('/', 1)[0]}/{rf.get('name', '')} ({phase})")
     taints = tuple(_blocking_taints(d, an.sem)) if d.get("taints") else ()
     hurt = health.get(device_id_str(e.did)) if health else None
-    if e.ignored or e.pool_state:
+    if e.ignored or not e.pool_usable:
         st, detail = "unusable", e.ignored or f"pool {e.pool_key[1]} is {e.pool_state}"
     elif hurt is not None:
         st, detail = "unhealthy", f"{hurt[0]}{': ' + hurt[1] if hurt[1] else ''}"
@@ -363,7 +363,7 @@ def headroom(an: Analysis, counters: CounterView, state, pools: set) -> list[Hea
     by_type: dict[tuple, list[DeviceEntry]] = {}
     for e in an.universe.entries:
         d = e.device
-        if not d.get("consumesCounters") or (e.did[0], e.did[1]) not in pools or e.ignored or e.pool_state:
+        if not d.get("consumesCounters") or (e.did[0], e.did[1]) not in pools or e.ignored or not e.pool_usable:
             continue
         shape = json.dumps(d.get("consumesCounters"), sort_keys=True)
         by_type.setdefault((e.did[0], e.did[1], shape), []).append(e)
@@ -392,7 +392,7 @@ def counter_usage(an: Analysis, counters: CounterView, pools: set) -> list[dict]
     seen: set = set()
     for e in an.universe.entries:
         pool = e.pool
-        if pool is None or not pool.counter_sets or (e.did[0], e.did[1]) not in pools or e.ignored or e.pool_state:
+        if pool is None or not pool.counter_sets or (e.did[0], e.did[1]) not in pools or e.ignored or not e.pool_usable:
             continue
         if not e.device.get("consumesCounters"):
             continue

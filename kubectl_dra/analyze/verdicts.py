@@ -359,8 +359,8 @@ def _stage_finding(
     elif stage is Stage.POOL:
         e = vs[0].entry
         msg = f"{label}: no usable device ({vs[0].reason})"
-        if e.ignored or e.pool_state.startswith("invalid"):
-            if e.pool_state.startswith("invalid") and sem.behaviour.skips_unusable_pools:
+        if e.ignored or e.pool_invalid:
+            if e.pool_invalid and sem.behaviour.skips_unusable_pools:
                 msg += '; the scheduler reports "invalid resource pools were encountered"'
             return make(
                 stage.code,
@@ -389,10 +389,11 @@ def pool_findings(an: Analysis) -> None:
     """DRA410/DRA411 for the snapshot's incomplete and invalid pools (the same for every pod: computed once)."""
     if "pool_findings" not in an.memo:
         out = []
-        for key, state in sorted(an.universe.pool_states.items()):
-            if state.startswith("invalid"):
+        for key, pool in sorted(an.universe.pools.items()):
+            state = an.universe.pool_states[key]
+            if pool.invalid:
                 out.append(make("DRA411", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
-            elif state.startswith("incomplete"):
+            elif pool.incomplete:
                 out.append(make("DRA410", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
         an.memo["pool_findings"] = out
     an.findings.extend(an.memo["pool_findings"])

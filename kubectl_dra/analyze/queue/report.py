@@ -120,7 +120,7 @@ def queue_finding(place: Place) -> Finding | None:
         )
     if place.outcome == "undetermined":
         return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
-    if place.ahead or place.gated or place.reason.startswith("pod group "):
+    if place.ahead or place.gated or place.by_group:
         when = "once its gates are removed, it " if place.gated else "it "
         got = ", ".join(place.devices[:3]) + (f" and {len(place.devices) - 3} more" if len(place.devices) > 3 else "")
         return make(
@@ -140,7 +140,7 @@ def with_place(report, place: Place):
     body = dict(report.body)
     body["queue"] = place.to_dict()
     f = queue_finding(place)
-    if place.certain and place.reason.startswith("pod group ") and _open_but_for_the_gang(report):
+    if place.certain and place.by_group and _open_but_for_the_gang(report):
         # the group's answer replaces the scheduler's word on the group's last cycle
         report = replace(report, findings=tuple(x for x in report.findings if not _gang_word(x)))
     if f is None:
