@@ -5,7 +5,7 @@ Scenario: {"version": "1.36", "featureGates": {...}, "node": Node, "deviceClasse
 Output:   {"cel": [per device x selector results], "allocation": {"outcome", "error", "claims"}}
 (tests/oracle/src/main.go produces the same shape from upstream Go code.)
 With "trace": true also "reasons": for every request (or subrequest) of every claim and every device, each check
-that rejects the device (analyze/devices.py device_checks, as explain shows them) for the scenario's node; the
+that rejects the device (analyze/devices/checks.py device_checks, as explain shows them) for the scenario's node; the
 fidelity suite compares them with upstream's own per-device trace."""
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from kubectl_dra.analyze.allocator import (
     selector_expression,
 )
 from kubectl_dra.analyze.allocator.requests import claim_requests, request_alternatives
-from kubectl_dra.analyze.coverage import unmodelled_fields
-from kubectl_dra.analyze.devices import MatrixContext, device_checks
-from kubectl_dra.analyze.universe import CounterView, Reachability, Universe
+from kubectl_dra.analyze.devices.checks import MatrixContext, device_checks
+from kubectl_dra.analyze.devices.universe import CounterView, Reachability, Universe
+from kubectl_dra.analyze.pod.coverage import unmodelled_fields
 from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
 from kubectl_dra.findings.stages import Stage
 from kubectl_dra.model.normalize import to_v1

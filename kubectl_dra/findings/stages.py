@@ -1,6 +1,6 @@
 """The stages at which a device is rejected for a request: the one owner of each stage's name (the `"stage"` of a
 device in the JSON), its finding code, its label in the text output, its class and its place in the order of
-findings. The per-device checks (analyze/devices.py) yield them, the verdicts turn them into findings, the renderers
+findings. The per-device checks (analyze/devices/checks.py) yield them, the verdicts turn them into findings, the renderers
 read them back from the JSON by name.
 
 Modelled on kube-scheduler's framework.Code: the codes, their names and their classes live together."""

@@ -5,7 +5,7 @@ tests a decision made from text would use (`x.startswith("...")`, `x.endswith(".
 pool's state or invalid reason, a verdict's summary.
 
 Parsing text that others write is what some modules are for: the scheduler's and the kubelet's event messages
-(analyze/scheduler.py, analyze/kubelet.py and the binding path's PreBind messages), cel-cpp's errors turned into
+(analyze/pod/scheduler.py, analyze/pod/kubelet.py and the binding path's PreBind messages), cel-cpp's errors turned into
 cel-go's words (cel/_messages.py, cel/_catalog.py). Those modules are exempt. A Kubernetes `reason` compared for
 equality with one word ("FailedScheduling", "Infeasible") is a machine-readable value, not text: only a literal
 with a space counts for ==."""
@@ -33,9 +33,6 @@ MESSAGE_NAMES = {
 # Modules that parse the text of the scheduler, the kubelet or other components (events, conditions): the text
 # is what they read, by design.
 PARSERS = {
-    "analyze/scheduler.py",
-    "analyze/kubelet.py",
-    "analyze/binding.py",
     "analyze/pod/scheduler.py",
     "analyze/pod/kubelet.py",
     "analyze/pod/binding.py",
@@ -48,10 +45,8 @@ KNOWN = {
     # the scheduler's own words on a gang's failed cycle, carried in the finding that quotes them
     ("analyze/queue/report.py", "message"),
     # the CEL engine's "no such key" (cel-go's wording, which the local engine reproduces): the hint differs
-    ("analyze/verdicts.py", "message"),
     ("analyze/pod/verdicts.py", "message"),
     # DRA604's node condition (NotReady) read back from the finding
-    ("analyze/explain.py", "message"),
     ("analyze/reports/explain.py", "message"),
     # the queue rewrites the dry-run's "allocatable now on node X" when the pods ahead take that node
     ("analyze/queue/report.py", "ok"),

@@ -11,8 +11,8 @@ from fractions import Fraction
 from typing import Iterable, NamedTuple
 
 from kubectl_dra.analyze.allocator.common import AllocationError
-from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.nodes import NodeSelectorError, node_matches
 from kubectl_dra.quantity import parse_quantity
 from kubectl_dra.runtime import IdMemo
 
@@ -384,7 +384,7 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
                 ]
             if pool.invalid_kind is InvalidPool.DUPLICATE_DEVICE and sem.partitionable:
                 # A name published twice may be so only cluster-wide: on a node that one of the two slices does not
-                # target the pool is valid (devices.py valid_on), and its devices meet the shared counters there.
+                # target the pool is valid (devices/checks.py valid_on), and its devices meet the shared counters there.
                 pool.counter_sets, _ = _counter_sets_of([s for s in group if slice_spec(s).get("sharedCounters")])
             pool.superseded_by = list(newer)
             pools.append(pool)

@@ -41,8 +41,8 @@ from kubectl_dra.analyze.allocator.requests import Request, claim_requests, requ
 from kubectl_dra.analyze.allocator.result import AllocationResult, ResultBuilding
 from kubectl_dra.analyze.allocator.selection import SelectorEvaluator, selector_expression
 from kubectl_dra.analyze.allocator.state import AllocatedState
-from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.nodes import NodeSelectorError, node_matches
 
 
 class Allocator:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from kubectl_dra.analyze.meta import ns_of
 from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
+from kubectl_dra.model.meta import ns_of
 
 # A pod's search for more nodes than pods ahead of it (the count proof) stops here: beyond, the answer stays open.
 MAX_COUNT_PROOF = 64
@@ -269,6 +269,6 @@ def shortfall(es: list[Entry], fit: int) -> Shortfall:
 
 
 def _owner(pod: dict) -> str | None:
-    from kubectl_dra.analyze.scan import owner_of
+    from kubectl_dra.analyze.reports.status import owner_of
 
     return owner_of(pod)

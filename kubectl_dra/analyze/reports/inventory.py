@@ -16,14 +16,14 @@ from typing import NamedTuple
 
 from kubectl_dra.analyze.allocator import device_id_str
 from kubectl_dra.analyze.allocator.counters import add_consumption, first_exceeded
-from kubectl_dra.analyze.devices import evaluate_selectors, keyer
-from kubectl_dra.analyze.dryrun import Analysis
-from kubectl_dra.analyze.meta import name_of, ns_of
-from kubectl_dra.analyze.pool_status import upstream_pool_status
-from kubectl_dra.analyze.universe import CounterView, DeviceEntry
+from kubectl_dra.analyze.devices.checks import evaluate_selectors, keyer
+from kubectl_dra.analyze.devices.pool_status import upstream_pool_status
+from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry
+from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import SCHEMA_VERSION
+from kubectl_dra.model.meta import name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
 from kubectl_dra.quantity import format_quantity
 
@@ -113,7 +113,9 @@ class InventoryReport:
     where_errors: tuple[str, ...] = ()
     # per pool, counter set and counter: capacity, used by allocated devices, left
     counters: tuple[dict, ...] = ()
-    pool_status: tuple[dict, ...] = ()  # ResourcePoolStatusRequests' counts beside ours (analyze/pool_status.py)
+    pool_status: tuple[
+        dict, ...
+    ] = ()  # ResourcePoolStatusRequests' counts beside ours (analyze/devices/pool_status.py)
 
     states = STATES
 

@@ -24,7 +24,7 @@ from kubectl_dra.analyze.allocator import (
 )
 from kubectl_dra.analyze.allocator.capacity import capacity_demand
 from kubectl_dra.analyze.allocator.pools import InvalidPool
-from kubectl_dra.analyze.universe import CounterView, DeviceEntry, Reachability, Universe
+from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry, Reachability, Universe
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.stages import Stage
 

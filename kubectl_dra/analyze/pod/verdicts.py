@@ -12,9 +12,9 @@ from kubectl_dra.analyze.allocator import (
     lookup_attribute,
     obj_ref,
 )
-from kubectl_dra.analyze.claims import name_of as _name
-from kubectl_dra.analyze.devices import DeviceVerdict
-from kubectl_dra.analyze.dryrun import Analysis, ClaimAnalysis, DryRun
+from kubectl_dra.analyze.devices.checks import DeviceVerdict
+from kubectl_dra.analyze.pod.claims import name_of as _name
+from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.findings.stages import Stage

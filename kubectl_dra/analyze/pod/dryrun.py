@@ -19,18 +19,18 @@ from kubectl_dra.analyze.allocator import (
     slice_spec,
     taint_rule_select,
 )
-from kubectl_dra.analyze.claims import Index, build_requests
-from kubectl_dra.analyze.claims import name_of as _name
-from kubectl_dra.analyze.devices import MatrixContext, device_matrix
-from kubectl_dra.analyze.nodes import (
+from kubectl_dra.analyze.devices.checks import MatrixContext, device_matrix
+from kubectl_dra.analyze.devices.universe import CounterView, Reachability, Universe
+from kubectl_dra.analyze.pod.claims import Index, build_requests
+from kubectl_dra.analyze.pod.claims import name_of as _name
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Finding
+from kubectl_dra.findings.stages import Stage
+from kubectl_dra.model.nodes import (
     NodeSelectorError,
     node_selector_matches,
     pod_node_rejection,
 )
-from kubectl_dra.analyze.universe import CounterView, Reachability, Universe
-from kubectl_dra.features import Semantics
-from kubectl_dra.findings.model import Finding
-from kubectl_dra.findings.stages import Stage
 from kubectl_dra.model.snapshot import Snapshot
 
 MAX_DRYRUN_NODES = 200
@@ -96,7 +96,7 @@ class DryRun:
     tried_nodes: int = 0
     considered_nodes: int = 0
     capped: bool = False  # stopped early: more nodes may be allocatable (or the node budget ran out)
-    # node -> NodeFit (analyze/fit.py) for the allocatable nodes: NodeResourcesFit, which the scheduler runs on
+    # node -> NodeFit (analyze/pod/fit.py) for the allocatable nodes: NodeResourcesFit, which the scheduler runs on
     # each node beside DynamicResources. allocatable lists the nodes that fit first, then unknown, then rejected.
     fit: dict = field(default_factory=dict)
 
@@ -133,7 +133,7 @@ class PodPlan:
     reach: Reachability
     shape: tuple
     dry: DryRun
-    fit: object = None  # the pod's NodeResourcesFit (analyze/fit.py Fit), or None
+    fit: object = None  # the pod's NodeResourcesFit (analyze/pod/fit.py Fit), or None
     skip: "Skip | None" = None  # a claim the scheduler does not allocate on some nodes
 
     def claims_on(self, node: str) -> list:
@@ -245,7 +245,7 @@ class Analysis:
         skip: Skip | None = None,
     ) -> tuple[list[ClaimAnalysis], DryRun]:
         """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones.
-        fit: the pod's NodeResourcesFit (analyze/fit.py Fit), checked on each node where the claims fit. skip: a
+        fit: the pod's NodeResourcesFit (analyze/pod/fit.py Fit), checked on each node where the claims fit. skip: a
         claim not allocated on some nodes (the extended-resource claim where a device plugin serves them)."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]

@@ -17,8 +17,8 @@ from kubectl_dra.analyze.allocator.counters import (
     first_exceeded,
 )
 from kubectl_dra.analyze.allocator.pools import Pool, gather_cluster_pools, ignored_devices_reason, slice_digest
-from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.nodes import NodeSelectorError, node_matches
 from kubectl_dra.quantity import format_quantity
 
 

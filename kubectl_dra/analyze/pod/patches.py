@@ -4,7 +4,7 @@ could reach differently open (undetermined), and says what it may do instead and
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.patches import missing_fixes
 
