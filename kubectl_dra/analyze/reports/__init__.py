@@ -1,4 +1,4 @@
 """One module per command, each from a Snapshot and Semantics to a Report: explain.py (explain pod, explain claim,
 match claim, and the report bodies), status.py (`status`), inventory.py (`devices`), workload.py (`explain
-deploy/NAME` with no pods) and replicas.py (`explain deploy/NAME --replicas N`). They compose pod/ and the queue
+deploy/NAME` with no pods) replicas.py (`explain deploy/NAME --replicas N`), and targets.py (what a command is asked about). They compose pod/ and the queue
 (queue/); nothing below imports them."""
