@@ -2,7 +2,7 @@
 
 kubectl-dra ports the newest patch of each minor. A cluster on an older patch runs the bug; when the API server
 reports such a patch (the scheduler is assumed to run the same one) and the claim being explained is in the
-situation the bug needs, analyze/patch_findings.py says what the older scheduler may do instead and which patch
+situation the bug needs, analyze/pod/patches.py says what the older scheduler may do instead and which patch
 fixes it (DRA020). Each entry names the upstream pull requests; the first fixed patch is the first
 k8s.io/dynamic-resource-allocation (or k8s.io/kubernetes) tag of that minor whose code has the fix, read from the
 tags themselves (docs/fidelity.md, "Patch releases")."""
@@ -19,7 +19,7 @@ class PatchFix:
     fixed_in: int  # the first patch of the minor with the fix
     prs: tuple[str, ...]  # kubernetes/kubernetes pull requests: the fix, and its cherry-pick to the minor
     older: str  # what the older scheduler may do instead (completes "the scheduler may ...")
-    when: str  # the situation it needs: a key of analyze/patch_findings.CONDITIONS
+    when: str  # the situation it needs: a key of analyze/pod/patches.CONDITIONS
 
     @property
     def fixed_version(self) -> str:

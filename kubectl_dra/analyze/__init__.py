@@ -12,7 +12,7 @@ def preload(sem):
     what the analysis would compute first for each object by itself, into the caches the analysis reads (the
     attribute conversion verdict of each device, what pool gathering asks of each slice, pools.slice_digest). The
     analysis's results are the same with or without it; only their cost moves into the wait for the lists."""
-    import kubectl_dra.analyze.explain  # noqa: F401  (imports the analysis it runs)
+    import kubectl_dra.analyze.reports.explain  # noqa: F401  (imports the analysis it runs)
     from kubectl_dra.analyze.allocator.pools import slice_digest, slice_spec
     from kubectl_dra.analyze.allocator.selection import SelectorEvaluator
 

@@ -5,8 +5,8 @@ Scenario: {"version": "1.36", "featureGates": {...}, "node": Node, "deviceClasse
 Output:   {"cel": [per device x selector results], "allocation": {"outcome", "error", "claims"}}
 (tests/oracle/src/main.go produces the same shape from upstream Go code.)
 With "trace": true also "reasons": for every request (or subrequest) of every claim and every device, each check
-that rejects the device (analyze/devices.py device_checks, as explain shows them) for the scenario's node; the
-fidelity suite compares them with upstream's own per-device trace; and, when nothing could be allocated,
+that rejects the device (analyze/devices/checks.py device_checks, as explain shows them) for the scenario's node;
+the fidelity suite compares them with upstream's own per-device trace; and, when nothing could be allocated,
 "claimOutcome": where the search ran out of candidates first and why (allocator/why.py), compared with the deepest
 position of upstream's search (tests/oracle/src/trace.go)."""
 
@@ -22,10 +22,11 @@ from kubectl_dra.analyze.allocator import (
     selector_expression,
 )
 from kubectl_dra.analyze.allocator.requests import claim_requests, request_alternatives
-from kubectl_dra.analyze.coverage import unmodelled_fields
-from kubectl_dra.analyze.devices import MatrixContext, device_checks
-from kubectl_dra.analyze.universe import CounterView, Reachability, Universe
+from kubectl_dra.analyze.devices.checks import MatrixContext, device_checks
+from kubectl_dra.analyze.devices.universe import CounterView, Reachability, Universe
+from kubectl_dra.analyze.pod.coverage import unmodelled_fields
 from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
+from kubectl_dra.findings.stages import Stage
 from kubectl_dra.model.normalize import to_v1
 from kubectl_dra.quantity import format_quantity
 
@@ -190,7 +191,7 @@ def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, st
                             if ev.get("activeShare")
                             else "node-operations"
                             if ev.get("nodeOperations")
-                            else st
+                            else st.value
                             for st, _why, ev, _n in device_checks(r, class_sel, e, ctx)
                             if st is not None
                         ]
@@ -199,7 +200,7 @@ def device_reasons(sem: Semantics, classes: dict, slices: list, claims: list, st
                     row = {"claim": ci, "request": r.name, "device": e.id, "stages": stages}
                     prev = seen.get(e.id)
                     # Two generations of a pool list the same device: the one this node uses counts.
-                    if prev is not None and not ({"node", "pool"} & set(prev["stages"])):
+                    if prev is not None and not ({Stage.NODE.value, Stage.POOL.value} & set(prev["stages"])):
                         continue
                     if prev is not None:
                         out.remove(prev)

@@ -71,8 +71,8 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
       # Before draining node-07: whose devices are these?
       kubectl dra devices --node node-07
     """
-    from kubectl_dra.analyze.inventory import inventory
-    from kubectl_dra.analyze.targets import check_device_filters
+    from kubectl_dra.analyze.reports.inventory import inventory
+    from kubectl_dra.analyze.reports.targets import check_device_filters
 
     o = Options.from_click(params)
     labels = None

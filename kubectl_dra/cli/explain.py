@@ -101,7 +101,7 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
         return None
     if name:
         snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
-        from kubectl_dra.analyze.explain import explain_pods  # after the gather, which overlaps its loading
+        from kubectl_dra.analyze.reports.explain import explain_pods  # after the gather, which overlaps its loading
 
         return finish(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
     return _explain_selected(o, selector)
@@ -112,7 +112,7 @@ def _pod_target(o: Options, name, selector, watch: bool, replicas) -> tuple:
     workload: KINDS' row plus its name) for TYPE/NAME; None and None with -l."""
     workload = None
     if name and "/" in name:
-        from kubectl_dra.analyze.workloads import KINDS, parse_type_name
+        from kubectl_dra.analyze.reports.workload import KINDS, parse_type_name
 
         kind, name = parse_type_name(name)
         if kind != "Pod":
@@ -140,8 +140,8 @@ def _explain_selected(o: Options, selector: str) -> ExitCode | None:
 
     reqs = parse_selector(selector)
     snap, ns = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True, bound_pods=True)
-    from kubectl_dra.analyze.explain import explain_pods
-    from kubectl_dra.analyze.targets import selected_pods
+    from kubectl_dra.analyze.reports.explain import explain_pods
+    from kubectl_dra.analyze.reports.targets import selected_pods
 
     pods = selected_pods(snap, reqs, ns, o.all_namespaces)
     if not pods:
@@ -155,19 +155,19 @@ def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) 
     """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls; with replicas, N more of them."""
     kind, _, resource, wname = workload
     snap, ns = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True, bound_pods=True)
-    from kubectl_dra.analyze.explain import explain_pods
-    from kubectl_dra.analyze.workloads import find_workload, pods_of
+    from kubectl_dra.analyze.reports.explain import explain_pods
+    from kubectl_dra.analyze.reports.workload import find_workload, pods_of
 
     w = find_workload(snap, kind, ns, wname)
     if replicas is not None:
-        from kubectl_dra.analyze.replicas import explain_replicas
+        from kubectl_dra.analyze.reports.replicas import explain_replicas
 
         return finish(explain_replicas(snap, o.semantics(snap.server_version), w, replicas), o)
     pods = pods_of(snap, w)
     if not pods:
         # Pods that were never created (FailedCreate, a quota, a missing template): the pod template as a new pod,
         # and never "nothing blocks" without a visible reason (DRA019).
-        from kubectl_dra.analyze.workload_report import explain_workload_without_pods
+        from kubectl_dra.analyze.reports.workload import explain_workload_without_pods
 
         return finish(explain_workload_without_pods(snap, o.semantics(snap.server_version), w), o)
     return finish(explain_pods(snap, o.semantics(snap.server_version), pods, o.alone), o)
@@ -195,6 +195,6 @@ def explain_claim_cmd(name, **params):
     """
     o = Options.from_click(params)
     snap, ns = _gather(o, claim_name=name)
-    from kubectl_dra.analyze.explain import explain_claim
+    from kubectl_dra.analyze.reports.explain import explain_claim
 
     return finish(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)

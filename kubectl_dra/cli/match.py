@@ -86,13 +86,13 @@ def match_claim_cmd(name, filename, count, **params):
     snap, ns = _gather(o, claim_name=name)
     if filename and ns != base_namespace(o.namespace, None):
         claim = _manifest_claim(filename, ns)  # a manifest without a namespace is in the command's (model/scope.py)
-    from kubectl_dra.analyze.explain import match_claim
-    from kubectl_dra.analyze.targets import claim_to_match
+    from kubectl_dra.analyze.reports.explain import match_claim
+    from kubectl_dra.analyze.reports.targets import claim_to_match
 
     sem = o.semantics(snap.server_version)
     claim = claim_to_match(snap, sem, ns, name, claim, filename)
     if count is not None:
-        from kubectl_dra.analyze.replicas import match_count
+        from kubectl_dra.analyze.reports.replicas import match_count
 
         return finish(match_count(snap, sem, claim, count), o)
     return finish(match_claim(snap, sem, claim), o)

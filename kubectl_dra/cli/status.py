@@ -76,7 +76,7 @@ def status_cmd(selector, watch, no_headers, **params):
     got = _gather(
         o, selector=selector or "", partial=True, watch=watch, pending_pods=not o.alone, bound_pods=True, drivers=True
     )
-    from kubectl_dra.analyze.scan import scan
+    from kubectl_dra.analyze.reports.status import scan
 
     snap, ns = got[0], got[1]
     namespace = None if o.all_namespaces else ns

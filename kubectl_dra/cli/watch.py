@@ -34,7 +34,7 @@ def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
     """explain pod NAME -w: the report, then one line per change of the verdict (-o json|yaml: the whole report)."""
     import time
 
-    from kubectl_dra.analyze.explain import explain_pods
+    from kubectl_dra.analyze.reports.explain import explain_pods
     from kubectl_dra.render.escape import esc
 
     last: dict = {}

@@ -61,5 +61,5 @@ class Snapshot:
     observed_at: str | None = None  # RFC 3339 UTC time of a live gather (None for files): "how long has it waited"
     namespace: str | None = None  # live: the namespace the named object was looked up in
     # The pods bound to every node are in pods (a live read, or a bundle of one, listed them): a node without
-    # one has none. Otherwise (files) only the nodes some pod of the input names are known (analyze/fit.py).
+    # one has none. Otherwise (files) only the nodes some pod of the input names are known (analyze/pod/fit.py).
     bound_pods: bool = False

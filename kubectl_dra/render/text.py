@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kubectl_dra.findings.stages import Stage
 from kubectl_dra.render.escape import esc
 
 MAX_DEVICES = 10
@@ -386,7 +387,7 @@ def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
     styles = [[None, None, _OUTCOME_STYLE.get(dv["outcome"]), None] for dv in shown]
     _table(out, ["DEVICE", "NODE", "OUTCOME", "REASON"], rows, indent + 2, styles)
     hidden = len(devices) - len(shown)
-    other = 0 if all_devices else sum(1 for dv in devices if dv.get("stage") == "class" and dv not in shown)
+    other = 0 if all_devices else sum(1 for dv in devices if dv.get("stage") == Stage.CLASS.value and dv not in shown)
     if hidden > 0:
         of_class = f"{other} outside the request's class; " if other else ""
         out.line(f"{pad}  ... and {hidden} more ({of_class}--all-devices shows every device)")
@@ -395,8 +396,8 @@ def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
 def _pick(devices: list) -> list:
     """Selected and candidate devices first, then a few examples per rejection stage. Devices the class selectors
     exclude (other drivers' or other models') are left out when any device passes the class."""
-    if any(dv.get("stage") != "class" for dv in devices):
-        devices = [dv for dv in devices if dv.get("stage") != "class"]
+    if any(dv.get("stage") != Stage.CLASS.value for dv in devices):
+        devices = [dv for dv in devices if dv.get("stage") != Stage.CLASS.value]
     keep = [dv for dv in devices if dv["outcome"] != "rejected"][:MAX_DEVICES]
     per_stage: dict = {}
     for dv in devices:
@@ -478,20 +479,14 @@ def _match(out: _Out, d: dict, all_devices: bool) -> None:
 
 
 def _reason_key(x: dict) -> str:
-    stage = x.get("stage") or ""
+    name = x.get("stage") or ""
+    stage = Stage.named(name)
+    if stage is None:
+        return name or "rejected"
     ev = x.get("evidence") or {}
-    if stage in ("class", "request", "cel-error") and "selector" in ev:
-        return f"{stage} selector #{ev['selector']}" + (" (CEL error)" if stage == "cel-error" else " is false")
-    return {
-        "in-use": "already allocated",
-        "node": "not on a usable node",
-        "taint": "untolerated taint",
-        "counters": "shared counters exhausted",
-        "capacity": "not enough capacity",
-        "pool": "pool unusable",
-        "binding": "binding conditions unsupported",
-        "feature": "feature disabled",
-    }.get(stage, stage or "rejected")
+    if stage.per_selector and "selector" in ev:
+        return f"{name} selector #{ev['selector']}" + (" (CEL error)" if stage is Stage.CEL_ERROR else " is false")
+    return stage.label
 
 
 _SEV_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -574,8 +569,8 @@ def _blocked_why(f: dict | None, v: dict) -> tuple[str, str]:
     detail = ""
     if f["code"] == "DRA404":
         by = (f.get("evidence") or {}).get("byStage") or {}
-        taken = by.get("in-use", 0)
-        matching = sum(n for st, n in by.items() if st not in ("request", "class", "binding", "pool", "cel-error"))
+        taken = by.get(Stage.IN_USE.value, 0)
+        matching = sum(n for st, n in by.items() if (s := Stage.named(st)) is None or not s.selects)
         if taken and taken == matching:
             detail = "the matching device is allocated" if taken == 1 else f"all {taken} matching devices are allocated"
         elif taken:

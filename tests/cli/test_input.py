@@ -160,7 +160,7 @@ def test_match_a_pod_file_with_limits_only(tmp_path):
     assert r.returncode == 1, r.stderr
     assert [q["name"] for q in json.loads(r.stdout)["requests"]] == ["container-0-request-0"]
     # a request that is set wins over the limit (2 limits, 1 request: one device)
-    from kubectl_dra.analyze.extended import pod_extended_resources
+    from kubectl_dra.analyze.pod.extended import pod_extended_resources
     from kubectl_dra.features import Semantics
     from kubectl_dra.gather.files import load_files
 
@@ -174,7 +174,7 @@ def test_match_a_pod_file_with_limits_only(tmp_path):
 
 
 def test_defaulted_requests():
-    from kubectl_dra.analyze.extended import defaulted_requests
+    from kubectl_dra.analyze.pod.extended import defaulted_requests
 
     assert defaulted_requests({"resources": {"limits": {"a/b": "1"}}}) == {"a/b": "1"}
     assert defaulted_requests({"resources": {"limits": {"a/b": "2"}, "requests": {"a/b": "1"}}}) == {"a/b": "1"}

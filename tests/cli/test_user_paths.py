@@ -184,7 +184,7 @@ def _event(ns):
 
 
 def _node_agent(node_name: str) -> dict:
-    """A DaemonSet's pod on the node: the input then shows what is bound there (NodeResourcesFit, analyze/fit.py)."""
+    """A DaemonSet's pod on the node: the input then shows what is bound there (NodeResourcesFit, analyze/pod/fit.py)."""
     return {
         "apiVersion": "v1",
         "kind": "Pod",

@@ -1,6 +1,6 @@
 """Pods compete, against the real kube-scheduler (v1.37.2 control plane, default gates): gated pods that want more
 devices than there are, one of them in a second namespace. kubectl-dra predicts, from the live cluster, which get
-devices in the queue's order (analyze/queue.py); the gates are then removed in that order, one pod at a time, and the
+devices in the queue's order (analyze/queue/); the gates are then removed in that order, one pod at a time, and the
 real scheduler must give each predicted pod the predicted device and leave the last one Pending."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The oracle records the V(7) log of the allocator's first run (tests/oracle/src/trace.go): one entry per decision
 about a device, tagged with the search position (claim, request, subrequest, device slot) it was made at. The
 engine answers, for the same node, every check that rejects each device for each request
-(`kubectl_dra.analyze.devices.device_checks`, what `explain` shows the first of). This module cuts the trace into
+(`kubectl_dra.analyze.devices.checks.device_checks`, what `explain` shows the first of). This module cuts the trace into
 visits (one look of the search at one device for one request), reads upstream's verdict of each first visit and
 checks it against the engine's checks taken in upstream's order.
 """

@@ -1,5 +1,5 @@
 """Every field of the pinned k8s.io/api resource.k8s.io/v1 kinds, per minor, is modelled, ignored with a reason,
-or makes verdicts undetermined (kubectl_dra/analyze/coverage.py). The field list comes from the Go types
+or makes verdicts undetermined (kubectl_dra/analyze/pod/coverage.py). The field list comes from the Go types
 themselves (`oracle --fields`, reflection over the JSON tags), so a new field in a new minor fails here first."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from kubectl_dra.analyze.coverage import IGNORED, MODELLED, UNMODELLED, normalize
+from kubectl_dra.analyze.pod.coverage import IGNORED, MODELLED, UNMODELLED, normalize
 
 from .oracle import oracle_path
 
@@ -38,14 +38,14 @@ def test_the_classes_are_disjoint_and_name_only_real_fields():
 
 # Modelled fields that Allocate() does not read, so the generated scenarios need not set them (each with why).
 NOT_ALLOCATOR_INPUT = {
-    "DeviceClass.spec.extendedResourceName": "the scheduler plugin's extended-resource mapping (analyze/extended.py)",
+    "DeviceClass.spec.extendedResourceName": "the scheduler plugin's extended-resource mapping (analyze/pod/extended.py)",
     "ResourceClaim.spec.devices.config[]": "copied into the allocation result's config, which the comparison leaves out",
     "ResourceClaim.status.allocation.allocationTimestamp": "bookkeeping of an allocated claim",
     "ResourceClaim.status.allocation.nodeSelector": "an allocated claim counts by its devices only",
-    "ResourceClaim.status.allocation.devices.results[].bindingConditions[]": "read by binding (analyze/binding.py)",
+    "ResourceClaim.status.allocation.devices.results[].bindingConditions[]": "read by binding (analyze/pod/binding.py)",
     "ResourceClaim.status.allocation.devices.results[].bindingFailureConditions[]": "read by binding",
-    "ResourceClaim.status.devices[]": "device status after allocation (analyze/health.py, binding.py)",
-    "ResourceClaim.status.reservedFor[]": "consumers of a claim (analyze/claims.py, podgroup.py)",
+    "ResourceClaim.status.devices[]": "device status after allocation (analyze/pod/health.py, binding.py)",
+    "ResourceClaim.status.reservedFor[]": "consumers of a claim (analyze/pod/claims.py, podgroup.py)",
 }
 
 

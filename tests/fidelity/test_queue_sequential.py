@@ -143,9 +143,9 @@ def key(claims: list[dict]) -> str:
 def ours(s: dict) -> dict[str, tuple[bool, str, str | None]]:
     """Pod -> (certain, answer, why not certain): answer is key() of what the queue's dry-run allocates for it, or
     NONE (it takes nothing)."""
-    from kubectl_dra.analyze.dryrun import Analysis
-    from kubectl_dra.analyze.explain import explain_pod
+    from kubectl_dra.analyze.pod.dryrun import Analysis
     from kubectl_dra.analyze.queue import judge_queue
+    from kubectl_dra.analyze.reports.explain import explain_pod
     from kubectl_dra.errors import DraError
     from kubectl_dra.features import KNOWN_GATES, Semantics, parse_version
     from kubectl_dra.model.objects import snapshot_from_objects

@@ -1,5 +1,5 @@
 """The driver piece's scenarios (the kubelet's words classified, the kubelet plugin found and judged on the node:
-analyze/kubelet.py, analyze/driver.py), registered into make_inputs' tables by make_inputs.main()."""
+analyze/pod/kubelet.py, analyze/pod/driver.py), registered into make_inputs' tables by make_inputs.main()."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""NodeResourcesFit's scenarios (the pod's cpu, memory and pods against what the node has left, analyze/fit.py),
+"""NodeResourcesFit's scenarios (the pod's cpu, memory and pods against what the node has left, analyze/pod/fit.py),
 registered into make_inputs' tables by make_inputs.main(). The pods are in namespace ml-team; the pods that hold a
 node's cpu run in another one (batch), as in a shared cluster."""
 

@@ -2334,7 +2334,7 @@ def moved(obj, ns: str):
     return obj
 
 
-# What the scheduler's NodeResourcesFit reads of a node (analyze/fit.py): its allocatable, and the pods bound to it.
+# What the scheduler's NodeResourcesFit reads of a node (analyze/pod/fit.py): its allocatable, and the pods bound to it.
 # A file without any pod on a node cannot tell "no pods there" from "pods left out", so every node of an input runs
 # the node agent (a DaemonSet's pod in a real cluster) unless the scenario sets its own.
 ALLOCATABLE = {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"}

@@ -1,4 +1,4 @@
-"""The queue's scenarios (pending pods that compete for devices, analyze/queue.py), registered into make_inputs'
+"""The queue's scenarios (pending pods that compete for devices, analyze/queue/), registered into make_inputs'
 tables by make_inputs.main(): `python tests/scenarios/make_inputs.py` writes them with the others."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the Go types in tests/fidelity/test_api_coverage.py)."""
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.coverage import coverage_findings, unmodelled_fields
+from kubectl_dra.analyze.pod.coverage import coverage_findings, unmodelled_fields
 
 
 def test_a_set_field_is_found_at_any_depth_and_an_empty_one_is_not():

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.explain import explain_pod
-from kubectl_dra.analyze.nodes import pod_node_rejection
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.nodes import pod_node_rejection
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import Gap, Snapshot
 

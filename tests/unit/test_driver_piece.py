@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_dra.analyze.driver import coverage_gap, drivers_named, is_plugin_candidate, link, pod_state
-from kubectl_dra.analyze.kubelet import classify
+from kubectl_dra.analyze.pod.driver import coverage_gap, drivers_named, is_plugin_candidate, link, pod_state
+from kubectl_dra.analyze.pod.kubelet import classify
 
 PREFIX = "Failed to prepare dynamic resources: prepare dynamic resources: "
 
@@ -156,7 +156,7 @@ def test_plugin_pod_state():
 
 
 def test_rollout_and_node_readiness_words():
-    from kubectl_dra.analyze.driver import _rollout, node_not_ready
+    from kubectl_dra.analyze.pod.driver import _rollout, node_not_ready
 
     ds = {"status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 1}}
     assert _rollout(ds) == ", mid-rollout (1 of 4 pods updated)"
@@ -190,7 +190,7 @@ def test_rollout_and_node_readiness_words():
 )
 def test_a_malformed_daemonset_reads_as_absent_never_a_crash(spec):
     """DaemonSets are read from every namespace and walked by the driver piece only: a wrong shape is no traceback."""
-    from kubectl_dra.analyze.driver import Seen, daemon_pods, judge_on_node, judge_publishing
+    from kubectl_dra.analyze.pod.driver import Seen, daemon_pods, judge_on_node, judge_publishing
 
     ds = {"kind": "DaemonSet", "metadata": {"name": "p", "namespace": "x", "annotations": ["a"]}, "spec": spec}
     pod = {"metadata": {"name": "q", "namespace": "x", "ownerReferences": "x"}, "spec": {"nodeName": "node-01"},

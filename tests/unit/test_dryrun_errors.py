@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kubectl_dra.analyze.explain import explain_pod
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.objects import snapshot_from_objects
 

@@ -5,7 +5,7 @@ pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go and
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.extended import (
+from kubectl_dra.analyze.pod.extended import (
     build_requests,
     class_mapping,
     device_plugin_nodes,

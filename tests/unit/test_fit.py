@@ -1,13 +1,13 @@
-"""NodeResourcesFit (analyze/fit.py) against upstream's rules: component-helpers resource.PodRequests for the
+"""NodeResourcesFit (analyze/pod/fit.py) against upstream's rules: component-helpers resource.PodRequests for the
 arithmetic, noderesources/fit.go fitsRequest for the check, the scheduler cache for what a node has given away."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from kubectl_dra.analyze.explain import explain_pod
-from kubectl_dra.analyze.fit import BoundPods, Fit, pod_requests, scheduler_units
-from kubectl_dra.analyze.scheduler import SchedulerWord, agreement_finding
+from kubectl_dra.analyze.pod.fit import BoundPods, Fit, pod_requests, scheduler_units
+from kubectl_dra.analyze.pod.scheduler import SchedulerWord, agreement_finding
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.snapshot import BOUND_PODS, Gap
@@ -252,7 +252,7 @@ def test_without_node_objects_the_fit_on_an_inferred_node_is_unknown():
 
 
 def test_when_the_dry_run_stops_at_its_node_budget_every_node_it_tried_being_full_is_not_a_block():
-    from kubectl_dra.analyze.dryrun import MAX_DRYRUN_NODES
+    from kubectl_dra.analyze.pod.dryrun import MAX_DRYRUN_NODES
 
     objs = [trainer(), CLUSTER[0], CLUSTER[2]]
     for i in range(MAX_DRYRUN_NODES + 5):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_dra.analyze.inventory import inventory
+from kubectl_dra.analyze.reports.inventory import inventory
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.objects import snapshot_from_objects

@@ -1,6 +1,9 @@
 """The one-way layers, enforced: cli -> gather -> model (the snapshot) -> analyze -> findings -> render. Analysis,
 the model and findings import no click, rich or kubernetes; only gather does I/O; analysis never imports gather;
-renderers never import analysis."""
+renderers never import analysis.
+
+Inside analyze/, one way too: reports (with the queue, lint and the oracle contract) -> pod -> devices -> allocator.
+A package imports from its own tier and the ones below it, never from one above."""
 
 from __future__ import annotations
 
@@ -43,6 +46,25 @@ FORBIDDEN = {
     "gather": {"click", "rich", "kubectl_dra.analyze", "kubectl_dra.render", "kubectl_dra.cli"},
     "cel": {"click", "rich", "kubernetes", "kubectl_dra.cli", "kubectl_dra.analyze", "kubectl_dra.gather"},
 }
+
+
+# analyze/'s tiers, lowest first: what each first-level name under kubectl_dra.analyze belongs to.
+ANALYZE_TIERS = (
+    {"allocator"},  # the upstream allocator's port
+    {"devices"},  # every published device, and why not (explain's per-device checks, the universe, pool status)
+    {"pod"},  # findings about one pod: its claims, the dry-run, the verdicts, the pod-level paths
+    # one module per command; the queue (which runs explain per pod, and which explain and status run); lint; the
+    # contract the fidelity suite calls
+    {"reports", "queue", "lint", "scenario"},
+)
+
+
+def _tier(module: str) -> int | None:
+    """The tier of a kubectl_dra.analyze module (None: the package itself, or not analysis)."""
+    parts = module.split(".")
+    if parts[:2] != ["kubectl_dra", "analyze"] or len(parts) < 3:
+        return None
+    return next((i for i, names in enumerate(ANALYZE_TIERS) if parts[2] in names), -1)
 
 
 def imports(path: Path) -> set[str]:
@@ -99,3 +121,23 @@ def test_no_import_circle(package):
     for m in sorted(graph):
         if m not in seen:
             visit(m, [])
+
+
+def test_analyze_tiers():
+    bad = []
+    for f in (PKG / "analyze").rglob("*.py"):
+        me = _tier(_module(f))
+        if me is None:
+            continue  # analyze/__init__.py: preload imports the analysis it warms
+        assert me >= 0, f"{f.relative_to(PKG)}: not in ANALYZE_TIERS"
+        for mod in imports(f):
+            them = _tier(mod)
+            if them is not None and them > me:
+                bad.append(f"{f.relative_to(PKG)} (tier {me}) imports {mod} (tier {them})")
+    assert not bad, bad
+
+
+def test_every_analyze_package_has_a_tier():
+    names = {p.stem if p.is_file() else p.name for p in (PKG / "analyze").iterdir() if p.name != "__pycache__"}
+    names -= {"__init__"}
+    assert names == set().union(*ANALYZE_TIERS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_dra.analyze.patch_findings import CONDITIONS
+from kubectl_dra.analyze.pod.patches import CONDITIONS
 from kubectl_dra.patches import FIXES, missing_fixes, server_patch
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from kubectl_dra.analyze.pieces import pod_pieces
+from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.findings.model import make
 
 

@@ -3,11 +3,11 @@ claims, device health (the goldens in tests/scenarios cover the same through the
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.binding import prebind_failure
-from kubectl_dra.analyze.explain import explain_pod
-from kubectl_dra.analyze.health import health_findings
-from kubectl_dra.analyze.podgroup import reserved_for_pod
-from kubectl_dra.analyze.scheduler import scheduler_word
+from kubectl_dra.analyze.pod.binding import prebind_failure
+from kubectl_dra.analyze.pod.health import health_findings
+from kubectl_dra.analyze.pod.podgroup import reserved_for_pod
+from kubectl_dra.analyze.pod.scheduler import scheduler_word
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.features import NEWEST, Semantics
 from kubectl_dra.model.snapshot import Snapshot
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kubectl_dra.analyze import preload
-from kubectl_dra.analyze.explain import explain_pod
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import DEFAULT_VERSION, Semantics, parse_gates, parse_version
 from kubectl_dra.gather.files import load_files

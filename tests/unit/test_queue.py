@@ -1,4 +1,4 @@
-"""Pods compete (analyze/queue.py): the pending pods dry-run in the scheduler's order, each against what the pods
+"""Pods compete (analyze/queue/): the pending pods dry-run in the scheduler's order, each against what the pods
 ahead of it take, and what of that is certain. On literals; the golden scenarios queue-* run the same through the
 command line, tests/e2e/test_e2e_queue.py against the real scheduler."""
 
@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.queue import Entry, judge_queue, order
-from kubectl_dra.analyze.scan import scan
+from kubectl_dra.analyze.reports.status import scan
 from kubectl_dra.features import Semantics
 from kubectl_dra.model import objects
 
@@ -373,7 +373,7 @@ def test_a_gang_that_does_not_fit_gets_nothing_and_frees_the_devices_for_the_pod
     assert after.outcome == "fits" and after.certain and after.devices == ("gpu.example.com/node-01/gpu-0",)
     # in the pod's own report: blocked, with the gang's reason first
     snap = snapshot_from_objects(objs, NS)
-    from kubectl_dra.analyze.explain import explain_pods
+    from kubectl_dra.analyze.reports.explain import explain_pods
 
     r = explain_pods(snap, S37, [(NS, "train-1")])[0]
     assert r.verdict.blocked and r.findings[0].code == "DRA435"
@@ -432,7 +432,7 @@ def test_priority_does_not_free_devices_held_by_lower_priority_pods():
     r = rows(objs)
     assert r["urgent"].state == "Blocked" and "DRA404" in r["urgent"].codes
     snap = snapshot_from_objects(objs, NS)
-    from kubectl_dra.analyze.explain import explain_pod
+    from kubectl_dra.analyze.reports.explain import explain_pod
 
     report = explain_pod(snap, S37, NS, "urgent")
     f = next(f for f in report.findings if f.code == "DRA434")
@@ -451,7 +451,7 @@ def test_priority_does_not_help_even_when_the_holders_are_not_in_the_snapshot():
         },
         "reservedFor": [{"resource": "pods", "name": "batch", "uid": f"uid-{NS}-batch"}],
     }
-    from kubectl_dra.analyze.explain import explain_pod
+    from kubectl_dra.analyze.reports.explain import explain_pod
 
     objs = [*BASE, gpus("node-01", "gpu-0"), held, *with_claim("urgent", t(60), priority=1000)]
     f = next(f for f in explain_pod(snapshot_from_objects(objs, NS), S37, NS, "urgent").findings if f.code == "DRA434")
@@ -464,7 +464,7 @@ def test_replica_copies_carry_the_tolerations_admission_adds():
     """DefaultTolerationSeconds adds not-ready/unreachable NoExecute tolerations to every pod it admits: the copies
     must have them, or they would not be of one kind with the workload's pods already created (seen live: the
     count of a --replicas answer turned undetermined)."""
-    from kubectl_dra.analyze.replicas import _admitted
+    from kubectl_dra.analyze.reports.replicas import _admitted
 
     p = {"spec": {"tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}]}}
     _admitted(p)

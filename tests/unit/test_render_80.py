@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_dra.analyze.explain import explain_pod, match_claim
-from kubectl_dra.analyze.inventory import inventory
-from kubectl_dra.analyze.scan import scan
+from kubectl_dra.analyze.reports.explain import explain_pod, match_claim
+from kubectl_dra.analyze.reports.inventory import inventory
+from kubectl_dra.analyze.reports.status import scan
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Report, Verdict, make
 from kubectl_dra.gather.files import load_files

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from kubectl_dra.analyze.explain import explain_pod
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.features import Semantics
 from kubectl_dra.gather.files import load_files
 from kubectl_dra.render import render

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_dra.analyze.scan import Row, ScanReport, human_age, owner_of, uses_dra
+from kubectl_dra.analyze.reports.status import Row, ScanReport, human_age, owner_of, uses_dra
 from kubectl_dra.features import Semantics
 
 S37 = Semantics.for_version((1, 37))

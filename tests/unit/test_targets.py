@@ -1,11 +1,11 @@
-"""analyze/targets.py: what a command is asked about, found in the snapshot (the pods -l picks, the claim match
+"""analyze/reports/targets.py: what a command is asked about, found in the snapshot (the pods -l picks, the claim match
 answers for, the devices filters), each a name that finds nothing an error that says what exists."""
 
 from __future__ import annotations
 
 import pytest
 
-from kubectl_dra.analyze.targets import check_device_filters, claim_to_match, selected_pods
+from kubectl_dra.analyze.reports.targets import check_device_filters, claim_to_match, selected_pods
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import DEFAULT_VERSION, Semantics
 from kubectl_dra.model.labels import parse_selector

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_dra.analyze.nodes import tolerates
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.nodes import tolerates
 
 
 def untolerated_taint(device: dict, tolerations: list, sem: Semantics) -> dict | None:

@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from enum import Enum
 from fractions import Fraction
 from typing import Iterable, NamedTuple
 
 from kubectl_dra.analyze.allocator.common import AllocationError
-from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.nodes import NodeSelectorError, node_matches
 from kubectl_dra.quantity import parse_quantity
 from kubectl_dra.runtime import IdMemo
+
+
+class InvalidPool(Enum):
+    """Why buildPool finds a pool invalid: decisions read this, never invalid_reason (the text shown)."""
+
+    DUPLICATE_DEVICE = "duplicate-device"  # a device name published twice among the slices (per node: see devices)
+    COUNTERS = "counters"  # a counter set named twice, or a consumption naming a set or counter that is not there
 
 
 @dataclass
@@ -24,7 +32,7 @@ class Pool:
     not_targeting: list = field(default_factory=list)
     counter_sets: dict = field(default_factory=dict)  # name -> {counter: Fraction}
     incomplete: bool = False
-    invalid: bool = False
+    invalid_kind: InvalidPool | None = None  # None: valid
     invalid_reason: str = ""
     has_binding_conditions: bool = False
     superseded_by: list = field(default_factory=list)  # gather_cluster_pools: slices of newer generations
@@ -34,6 +42,10 @@ class Pool:
     @property
     def id(self) -> str:
         return f"{self.driver}/{self.name}"
+
+    @property
+    def invalid(self) -> bool:
+        return self.invalid_kind is not None
 
 
 def slice_spec(s: dict) -> dict:
@@ -267,7 +279,7 @@ def _build_pool(key: tuple[str, str], group: list[dict], all_for_pool: list[dict
     pool.slices = device_slices
     dup = _duplicate_device(device_slices)
     if dup:
-        pool.invalid, pool.invalid_reason = True, dup
+        pool.invalid_kind, pool.invalid_reason = InvalidPool.DUPLICATE_DEVICE, dup
     elif sem.partitionable and sem.behaviour.separate_counter_slices:
         names = {_slice_name(s) for s in group}
         if sem.behaviour.pool_wide_counter_sets:
@@ -280,7 +292,7 @@ def _build_pool(key: tuple[str, str], group: list[dict], all_for_pool: list[dict
         others = [s for s in all_for_pool if _slice_name(s) not in names and not slice_spec(s).get("sharedCounters")]
         err = err or _validate_consumption(counter_sets, others)
         if err:
-            pool.invalid, pool.invalid_reason = True, err
+            pool.invalid_kind, pool.invalid_reason = InvalidPool.COUNTERS, err
         pool.counter_sets = counter_sets
         pool.not_targeting = sorted(others, key=_slice_name)
     if pool.invalid and sem.behaviour.skips_unusable_pools:
@@ -370,9 +382,9 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
                     for s in group
                     if not (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))
                 ]
-            if pool.invalid_reason.startswith("duplicate device") and sem.partitionable:
+            if pool.invalid_kind is InvalidPool.DUPLICATE_DEVICE and sem.partitionable:
                 # A name published twice may be so only cluster-wide: on a node that one of the two slices does not
-                # target the pool is valid (devices.py valid_on), and its devices meet the shared counters there.
+                # target the pool is valid (devices/checks.py valid_on), and its devices meet the shared counters there.
                 pool.counter_sets, _ = _counter_sets_of([s for s in group if slice_spec(s).get("sharedCounters")])
             pool.superseded_by = list(newer)
             pools.append(pool)

@@ -42,8 +42,8 @@ from kubectl_dra.analyze.allocator.result import AllocationResult, ResultBuildin
 from kubectl_dra.analyze.allocator.selection import SelectorEvaluator, selector_expression
 from kubectl_dra.analyze.allocator.state import AllocatedState
 from kubectl_dra.analyze.allocator.why import CAPACITY, CONSTRAINT, DISTINCT, MAX_EXAMPLES, NO_CANDIDATE, SearchFailure
-from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.nodes import NodeSelectorError, node_matches
 
 
 class Allocator:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubectl_dra.analyze.allocator import SelectorEvaluator
-from kubectl_dra.analyze.meta import name_of, ns_of
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.findings.registry import REGISTRY
+from kubectl_dra.model.meta import name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}

@@ -5,7 +5,7 @@ DeviceClasses' extendedResourceNames (DRA707 duplicates, DRA710 a device plugin'
 from __future__ import annotations
 
 from kubectl_dra.analyze.lint import apiversions
-from kubectl_dra.analyze.meta import name_of
+from kubectl_dra.model.meta import name_of
 
 # resource.k8s.io/v1 (and v1beta2) moved these from the request into requests[].exactly
 _EXACTLY_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")

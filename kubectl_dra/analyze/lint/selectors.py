@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from kubectl_dra.analyze.meta import name_of
+from kubectl_dra.model.meta import name_of
 
 # device.attributes["domain"].name, device.capacity["domain"].name, and the ["name"] index form
 _REF = re.compile(r'device\.(attributes|capacity)\[\s*"([^"]+)"\s*\](?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*"([^"]+)"\s*\])')

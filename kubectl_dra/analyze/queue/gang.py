@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
 
 
 @dataclass(eq=False)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from kubectl_dra.analyze.meta import ns_of
 from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
+from kubectl_dra.model.meta import ns_of
 
 # A pod's search for more nodes than pods ahead of it (the count proof) stops here: beyond, the answer stays open.
 MAX_COUNT_PROOF = 64
@@ -38,6 +38,7 @@ class Place:
     # (claim ref, AllocationResult) per pending claim the dry-run in queue order allocates for it: the exact
     # results behind `devices` (the fidelity suite compares them with upstream); not in to_dict
     claims: tuple = ()
+    by_group: bool = False  # the place is its pod group's certain answer (gang.py gang_reason); not in to_dict
 
     def to_dict(self) -> dict:
         return {
@@ -142,7 +143,7 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
     shown = view.listed(e, pos, mine)
     listed = tuple(Ahead(q.ref, tuple(_did(d) for d in q.takes if d in mine)[:8], why_ahead(q, e, now)) for q in shown)
 
-    def place(outcome: str, certain: bool, reason: str) -> Place:
+    def place(outcome: str, certain: bool, reason: str, by_group: bool = False) -> Place:
         return Place(
             e.index + 1,
             e.gated,
@@ -153,6 +154,7 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
             listed,
             reason,
             e.allocs,
+            by_group,
         )
 
     if e.kind == "error":  # alone its attempt errs, at its turn it does not (simulate leaves out those that do)
@@ -228,8 +230,8 @@ def _gang_place(e: Entry, place, n_ahead: int) -> Place:
             "members of different kinds, decide how many fit",
         )
     if g.failed:
-        return place("gang", True, reason)
-    return place("fits" if e.node is not None else "taken", True, reason)
+        return place("gang", True, reason, by_group=True)
+    return place("fits" if e.node is not None else "taken", True, reason, by_group=True)
 
 
 def _taken_reason(e: Entry, shown: list[Entry], took: int, sim, mine: set) -> str:
@@ -267,6 +269,6 @@ def shortfall(es: list[Entry], fit: int) -> Shortfall:
 
 
 def _owner(pod: dict) -> str | None:
-    from kubectl_dra.analyze.scan import owner_of
+    from kubectl_dra.analyze.reports.status import owner_of
 
     return owner_of(pod)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kubectl_dra.analyze.allocator.common import ErrorKind
-from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
 
 BASIS = (
     "kube-scheduler's queue order estimated from the API: higher priority first, then creation time; pods still "
@@ -145,7 +145,7 @@ def _seconds_between(a: str, b: str) -> float | None:
 
 
 def _span(s: float) -> str:
-    from kubectl_dra.analyze.scan import human_age
+    from kubectl_dra.analyze.reports.status import human_age
 
     return human_age(s)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kubectl_dra.analyze.queue.order import priority_of
 from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.findings.stages import Stage
 
 
 def preemption_finding(an, pod: dict, analyses, findings) -> Finding | None:
@@ -23,7 +24,7 @@ def preemption_finding(an, pod: dict, analyses, findings) -> Finding | None:
             continue
         for m in a.matrices.values():
             for v in m:
-                if v.stage == "in-use":
+                if v.stage is Stage.IN_USE:
                     for ref in owners.get(v.entry.did, ()):
                         held.setdefault(ref, v.entry.id)
     lower, unseen = [], []

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
 from kubectl_dra.analyze.queue.gang import gangs_of
 from kubectl_dra.analyze.queue.judge import Place, Queue
 from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind, gang_of, priority_of
 from kubectl_dra.analyze.queue.simulate import simulate
 from kubectl_dra.findings.model import UNDETERMINED, Finding, make, verdict_from
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
 
 
 def _pending_dra(pod: dict, classes: list, sem) -> bool:
-    from kubectl_dra.analyze.scan import uses_dra
+    from kubectl_dra.analyze.reports.status import uses_dra
 
     spec = pod.get("spec") or {}
     return (
@@ -30,8 +30,8 @@ def judge_queue(snap, sem, base, alone: dict, only: tuple | None = None) -> tupl
     the Analysis fork that made it) for the pods already explained alone; the others are explained here, briefly.
     only: the one pod whose place is wanted (explain pod): pods that cannot be ahead of it are left out.
     Returns the queue and, per pod in alone, its report with its place."""
-    from kubectl_dra.analyze.explain import explain_pod
-    from kubectl_dra.analyze.scan import reference_time
+    from kubectl_dra.analyze.reports.explain import explain_pod
+    from kubectl_dra.analyze.reports.status import reference_time
     from kubectl_dra.errors import DraError
 
     classes = list(snap.classes)
@@ -120,7 +120,7 @@ def queue_finding(place: Place) -> Finding | None:
         )
     if place.outcome == "undetermined":
         return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
-    if place.ahead or place.gated or place.reason.startswith("pod group "):
+    if place.ahead or place.gated or place.by_group:
         when = "once its gates are removed, it " if place.gated else "it "
         got = ", ".join(place.devices[:3]) + (f" and {len(place.devices) - 3} more" if len(place.devices) > 3 else "")
         return make(
@@ -134,13 +134,13 @@ def queue_finding(place: Place) -> Finding | None:
 
 def with_place(report, place: Place):
     """The pod's report with its place in the queue: the finding, the verdict again, the body's queue."""
-    from kubectl_dra.analyze.pieces import pod_pieces
-    from kubectl_dra.analyze.report import dedupe
+    from kubectl_dra.analyze.pod.pieces import pod_pieces
+    from kubectl_dra.analyze.reports.explain import dedupe
 
     body = dict(report.body)
     body["queue"] = place.to_dict()
     f = queue_finding(place)
-    if place.certain and place.reason.startswith("pod group ") and _open_but_for_the_gang(report):
+    if place.certain and place.by_group and _open_but_for_the_gang(report):
         # the group's answer replaces the scheduler's word on the group's last cycle
         report = replace(report, findings=tuple(x for x in report.findings if not _gang_word(x)))
     if f is None:

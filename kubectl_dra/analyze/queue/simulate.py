@@ -10,6 +10,7 @@ from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
 from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
+from kubectl_dra.findings.stages import Stage
 
 
 class _Shapes:
@@ -38,7 +39,7 @@ class _Shapes:
                 continue
             for m in a.matrices.values():
                 for v in m:
-                    if v.outcome not in ("candidate", "selected") and v.stage != "cel-error":
+                    if v.outcome not in ("candidate", "selected") and v.stage is not Stage.CEL_ERROR:
                         continue
                     e = v.entry
                     keys.add(e.did)

@@ -1,7 +1,7 @@
 """Kubernetes 1.38's attribute conversion and lazy attribute maps (kubectl_dra/cel/_lazy.py): an invalid value
 fails only the expressions that touch it; duplicate spellings resolve to the fully-qualified one; a scalar wins
 over a list; an empty list is invalid.  Checked against the 1.38 oracle (tests/oracle/build.sh 1.38), plus the
-contract analyze/devices.py relies on (conversion_error, read_key)."""
+contract analyze/devices/checks.py relies on (conversion_error, read_key)."""
 
 from __future__ import annotations
 
@@ -274,7 +274,7 @@ def test_random_touches_agree_with_upstream_138(seed):
     assert not mismatches, f"{len(mismatches)} of {len(exprs)}:\n" + "\n".join(repr(m) for m in mismatches[:30])
 
 
-# ------------------------------------------------------------------ the contract with analyze/devices.py
+# ------------------------------------------------------------------ the contract with analyze/devices/checks.py
 def test_no_per_device_conversion_error_in_138():
     assert CelEnvironment((1, 37)).conversion_error(BAD) is not None
     env = CelEnvironment((1, 38))

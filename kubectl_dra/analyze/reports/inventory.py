@@ -16,14 +16,14 @@ from typing import NamedTuple
 
 from kubectl_dra.analyze.allocator import device_id_str
 from kubectl_dra.analyze.allocator.counters import add_consumption, first_exceeded
-from kubectl_dra.analyze.devices import evaluate_selectors, keyer
-from kubectl_dra.analyze.dryrun import Analysis
-from kubectl_dra.analyze.meta import name_of, ns_of
-from kubectl_dra.analyze.pool_status import upstream_pool_status
-from kubectl_dra.analyze.universe import CounterView, DeviceEntry
+from kubectl_dra.analyze.devices.checks import evaluate_selectors, keyer
+from kubectl_dra.analyze.devices.pool_status import upstream_pool_status
+from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry
+from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import SCHEMA_VERSION
+from kubectl_dra.model.meta import name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
 from kubectl_dra.quantity import format_quantity
 
@@ -113,7 +113,9 @@ class InventoryReport:
     where_errors: tuple[str, ...] = ()
     # per pool, counter set and counter: capacity, used by allocated devices, left
     counters: tuple[dict, ...] = ()
-    pool_status: tuple[dict, ...] = ()  # ResourcePoolStatusRequests' counts beside ours (analyze/pool_status.py)
+    pool_status: tuple[
+        dict, ...
+    ] = ()  # ResourcePoolStatusRequests' counts beside ours (analyze/devices/pool_status.py)
 
     states = STATES
 
@@ -297,7 +299,7 @@ def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, cou
                 holders.append(f"{ref.split('/', 1)[0]}/{rf.get('name', '')} ({phase})")
     taints = tuple(_blocking_taints(d, an.sem)) if d.get("taints") else ()
     hurt = health.get(device_id_str(e.did)) if health else None
-    if e.ignored or e.pool_state:
+    if e.ignored or not e.pool_usable:
         st, detail = "unusable", e.ignored or f"pool {e.pool_key[1]} is {e.pool_state}"
     elif hurt is not None:
         st, detail = "unhealthy", f"{hurt[0]}{': ' + hurt[1] if hurt[1] else ''}"
@@ -363,7 +365,7 @@ def headroom(an: Analysis, counters: CounterView, state, pools: set) -> list[Hea
     by_type: dict[tuple, list[DeviceEntry]] = {}
     for e in an.universe.entries:
         d = e.device
-        if not d.get("consumesCounters") or (e.did[0], e.did[1]) not in pools or e.ignored or e.pool_state:
+        if not d.get("consumesCounters") or (e.did[0], e.did[1]) not in pools or e.ignored or not e.pool_usable:
             continue
         shape = json.dumps(d.get("consumesCounters"), sort_keys=True)
         by_type.setdefault((e.did[0], e.did[1], shape), []).append(e)
@@ -392,7 +394,7 @@ def counter_usage(an: Analysis, counters: CounterView, pools: set) -> list[dict]
     seen: set = set()
     for e in an.universe.entries:
         pool = e.pool
-        if pool is None or not pool.counter_sets or (e.did[0], e.did[1]) not in pools or e.ignored or e.pool_state:
+        if pool is None or not pool.counter_sets or (e.did[0], e.did[1]) not in pools or e.ignored or not e.pool_usable:
             continue
         if not e.device.get("consumesCounters"):
             continue

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 
 from kubectl_dra.analyze.allocator import Request, claim_requests, obj_ref
 from kubectl_dra.analyze.allocator.requests import request_alternatives
-from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
-from kubectl_dra.analyze.podgroup import (
+from kubectl_dra.analyze.pod.podgroup import (
     GANG_HINT,
     accepts_group_owner,
     not_owned_message,
@@ -17,6 +16,7 @@ from kubectl_dra.analyze.podgroup import (
 )
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
 
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"

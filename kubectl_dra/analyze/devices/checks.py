@@ -23,15 +23,17 @@ from kubectl_dra.analyze.allocator import (
     untolerated_taint,
 )
 from kubectl_dra.analyze.allocator.capacity import capacity_demand
-from kubectl_dra.analyze.universe import CounterView, DeviceEntry, Reachability, Universe
+from kubectl_dra.analyze.allocator.pools import InvalidPool
+from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry, Reachability, Universe
 from kubectl_dra.features import Semantics
+from kubectl_dra.findings.stages import Stage
 
 
 @dataclass
 class DeviceVerdict:
     entry: DeviceEntry
     outcome: str  # "selected", "candidate", "rejected"
-    stage: str  # "", "pool", "binding", "class", "request", "cel-error", "node", "in-use", "feature", "taint", "counters", "capacity"
+    stage: Stage | None  # None: not rejected
     reason: str
     evidence: dict = field(default_factory=dict)
     nodes: tuple = ()  # usable nodes from which the device is reachable
@@ -44,7 +46,7 @@ class DeviceVerdict:
         out["outcome"] = self.outcome
         out["reason"] = self.reason
         if self.stage:
-            out["stage"] = self.stage
+            out["stage"] = self.stage.value
         if self.evidence:
             out["evidence"] = self.evidence
         return out
@@ -218,7 +220,7 @@ def device_matrix(req: Request, ctx: MatrixContext) -> list[DeviceVerdict]:
     for e in ctx.universe.entries:
         stage, reason, evidence, nodes = next(device_checks(req, class_sel, e, ctx, read))
         if stage is None:
-            out.append(DeviceVerdict(e, "candidate", "", reason, evidence, nodes))
+            out.append(DeviceVerdict(e, "candidate", None, reason, evidence, nodes))
         else:
             out.append(DeviceVerdict(e, "rejected", stage, reason, evidence, nodes))
     return out
@@ -232,23 +234,23 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     order of checks, the first is the one upstream's own trace reports (docs/fidelity.md). Checks after a node
     rejection see no nodes. read: keyer(ctx.ev, class_sel, req.selectors), when the caller has it at hand."""
     sem, reach, d = ctx.sem, ctx.reach, e.device
-    unusable = e.pool_state.startswith("invalid") or (e.pool_state and sem.behaviour.skips_unusable_pools)
+    unusable = e.pool_invalid or (not e.pool_usable and sem.behaviour.skips_unusable_pools)
     valid_on: tuple | None = None  # nodes on which a pool invalid by duplicate names is valid after all
-    if unusable and reach is not None and e.pool is not None and e.pool.invalid_reason.startswith("duplicate device"):
+    if unusable and reach is not None and e.pool is not None and e.pool.invalid_kind is InvalidPool.DUPLICATE_DEVICE:
         valid_on = _nodes_without_duplicates(e, reach)
         unusable = not valid_on
     if e.ignored or unusable:
         # Upstream never looks at the device, so no further check applies; one outside the request's class is
         # reported as that (it would not be a candidate anyway, and device tables leave those out).
         rejected = selector_verdict(ctx.ev, req, class_sel, e, read)
-        if rejected is not None and rejected[0] == "class":
+        if rejected is not None and rejected[0] is Stage.CLASS:
             yield rejected[0], rejected[1], rejected[2], ()
         else:
-            yield "pool", e.ignored or f"pool {e.pool_key[1]} is {e.pool_state}", {}, ()
+            yield Stage.POOL, e.ignored or f"pool {e.pool_key[1]} is {e.pool_state}", {}, ()
         return
     if d.get("bindingConditions") and not sem.binding_conditions:
         yield (
-            "binding",
+            Stage.BINDING,
             "device has binding conditions; DRADeviceBindingConditions/DRAResourceClaimDeviceStatus are off",
             {},
             (),
@@ -264,14 +266,14 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         if not nodes:
             why = reach.rejected.get(e.node_name) if e.node_name else None
             yield (
-                "node",
+                Stage.NODE,
                 f"on {e.where()}, which the pod cannot use" + (f" ({why})" if why else ""),
                 {"nodeRejection": why} if why else {},
                 (),
             )
     if not req.admin_access and e.did in ctx.allocated.devices and e.did not in ctx.own_devices:
         owners = ctx.allocated.owners.get(e.did) or []
-        yield "in-use", f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}, nodes
+        yield Stage.IN_USE, f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}, nodes
     active_share = (
         sem.behaviour.active_share_blocks_exclusive
         and not req.admin_access
@@ -281,7 +283,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     if active_share:
         owners = ctx.allocated.owners.get(e.did) or []
         yield (
-            "in-use",
+            Stage.IN_USE,
             f"still holds a share for claim {', '.join(owners) or '?'}, and allows no multiple allocations now: "
             "no exclusive allocation while a share is active",
             {"claims": owners, "activeShare": True},
@@ -289,13 +291,13 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         )
     if sem.optional_node_operations_code and skips_node_operations(e.slice):
         if not sem.gate("DRAOptionalNodeOperations"):
-            yield "feature", optional_node_operations_rejection(sem, None), {}, nodes
+            yield Stage.FEATURE, optional_node_operations_rejection(sem, None), {}, nodes
         elif reach is not None and nodes:
             declaring = tuple(n for n in nodes if optional_node_operations_rejection(sem, reach.node(n)) is None)
             if not declaring:
                 who = f"node {nodes[0]} does not" if len(nodes) == 1 else "no node the pod may use does"
                 yield (
-                    "node",
+                    Stage.NODE,
                     f"its slice skips node operations, but {who} declare {NODE_OPERATIONS_FEATURE} in "
                     "status.declaredFeatures",
                     {"nodeOperations": True},
@@ -303,12 +305,12 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
                 )
             nodes = declaring
     if d.get("consumesCounters") and not sem.partitionable:
-        yield "feature", "device consumes shared counters; DRAPartitionableDevices is off", {}, nodes
+        yield Stage.FEATURE, "device consumes shared counters; DRAPartitionableDevices is off", {}, nodes
     if sem.device_taints:
         taint = untolerated_taint(d, req.tolerations, sem)
         if taint is not None:
             yield (
-                "taint",
+                Stage.TAINT,
                 f"untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}"
                 + (f" from DeviceTaintRule {taint['rule']}" if taint.get("rule") else ""),
                 {"taint": taint},
@@ -321,7 +323,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     if d.get("consumesCounters") and sem.partitionable and e.did not in ctx.own_devices and not skips_counters:
         short = ctx.counters.shortfall(e)
         if short:
-            yield "counters", short[0], short[1], nodes
+            yield Stage.COUNTERS, short[0], short[1], nodes
     indexed = sem.consumable_capacity and sem.behaviour.capacity_of_indexed_device
     # allocationMode All checks the capacity in use only in allocateDevice (all_mode_static_capacity), after the
     # active-share check: a device that fails that one never gets there.
@@ -329,11 +331,11 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     if sem.consumable_capacity and not (indexed and req.mode == "All") and not (active_share and all_mode_late):
         why = _capacity_shortfall(req, e, ctx)
         if why:
-            yield "capacity", why, {}, nodes
+            yield Stage.CAPACITY, why, {}, nodes
     if indexed:
         why = _capacity_shortfall(req, e, ctx, indexed=True)
         if why:
-            yield "capacity", why, {"indexedCheck": True}, nodes
+            yield Stage.CAPACITY, why, {"indexedCheck": True}, nodes
     yield None, "passes every check", {}, nodes  # the end: with no rejection before it, a candidate on these nodes
 
 
@@ -411,23 +413,23 @@ def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: De
     ok, idx, detail = evaluate_selectors(ev, class_sel, e)
     if ok is None:
         out = (
-            "cel-error",
+            Stage.CEL_ERROR,
             f"class {req.class_name} selector #{idx}: CEL error: {detail.get('error')}",
             dict(detail, source="class", selector=idx),
         )
     elif not ok:
-        out = ("class", f"class {req.class_name} selector #{idx} is false", dict(detail, selector=idx))
+        out = (Stage.CLASS, f"class {req.class_name} selector #{idx} is false", dict(detail, selector=idx))
     else:
         ok, idx, detail = evaluate_selectors(ev, req.selectors, e)
         if ok is None:
             out = (
-                "cel-error",
+                Stage.CEL_ERROR,
                 f"request {req.name} selector #{idx}: CEL error: {detail.get('error')}",
                 dict(detail, source="request", selector=idx),
             )
         elif not ok:
             out = (
-                "request",
+                Stage.REQUEST,
                 f"request {req.name} selector #{idx} is false{_read_suffix(detail)}",
                 dict(detail, selector=idx),
             )

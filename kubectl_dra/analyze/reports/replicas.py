@@ -12,18 +12,17 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
-from kubectl_dra.analyze.dryrun import Analysis
-from kubectl_dra.analyze.explain import explain_pod
-from kubectl_dra.analyze.meta import name_of, ns_of
-from kubectl_dra.analyze.pieces import pod_pieces
+from kubectl_dra.analyze.pod.dryrun import Analysis
+from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.queue import judge_queue, with_place
 from kubectl_dra.analyze.queue.report import materialized
-from kubectl_dra.analyze.report import dedupe
-from kubectl_dra.analyze.scan import reference_time
-from kubectl_dra.analyze.workloads import template_claims, template_pod
+from kubectl_dra.analyze.reports.explain import dedupe, explain_pod
+from kubectl_dra.analyze.reports.status import reference_time
+from kubectl_dra.analyze.reports.workload import template_claims, template_pod
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Report, make, verdict_from
+from kubectl_dra.model.meta import name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
 
 MAX_REPLICAS = 10_000
@@ -174,7 +173,7 @@ def match_count(snap: Snapshot, sem: Semantics, claim: dict, n: int) -> Report:
     for a pod of its own with no node constraints, placed by the queue after the pods waiting, on top of what is
     allocated (the claim itself as if released, as match does). The match report of the first copy that does not
     fit, against what the others took (or of the claim when all fit), with how many fit and where."""
-    from kubectl_dra.analyze.explain import match_claim
+    from kubectl_dra.analyze.reports.explain import match_claim
 
     if not 1 <= n <= MAX_REPLICAS:
         raise DraError(f"--count must be between 1 and {MAX_REPLICAS}, got {n}")

@@ -1,52 +1,47 @@
-"""The three public entry points: explain pod, explain claim and match claim (Snapshot + Semantics -> Report).
-Pure: no I/O."""
+"""The three public entry points: explain pod, explain claim and match claim (Snapshot + Semantics -> Report), and
+the report bodies and small shared findings they and the other reports use: claim bodies, claim state, the assumed
+semantics (DRA003), the summary used when nothing blocks, and de-duplication. Pure: no I/O."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from kubectl_dra.analyze.allocator import obj_ref
-from kubectl_dra.analyze.binding import binding_findings, prebind_failure
-from kubectl_dra.analyze.claims import gap_finding, resolve_pod_claims
-from kubectl_dra.analyze.claims import meta_of as _meta
-from kubectl_dra.analyze.claims import name_of as _name
-from kubectl_dra.analyze.claims import ns_of as _ns
-from kubectl_dra.analyze.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
-from kubectl_dra.analyze.dryrun import Analysis, DryRun, Skip
-from kubectl_dra.analyze.extended import extended_claims, prebind_defect_finding, via_plugin_finding
-from kubectl_dra.analyze.extended import plan as extended_plan
-from kubectl_dra.analyze.fit import fit_findings, pod_fit
-from kubectl_dra.analyze.health import eviction_findings, health_findings
-from kubectl_dra.analyze.kubelet import DRIVER_PIECE_READS, kubelet_findings, publishing_findings
-from kubectl_dra.analyze.patch_findings import patch_findings
-from kubectl_dra.analyze.pieces import pod_pieces
-from kubectl_dra.analyze.podgroup import (
+from kubectl_dra.analyze.pod.binding import binding_findings, prebind_failure
+from kubectl_dra.analyze.pod.claims import gap_finding, resolve_pod_claims
+from kubectl_dra.analyze.pod.claims import meta_of as _meta
+from kubectl_dra.analyze.pod.claims import name_of as _name
+from kubectl_dra.analyze.pod.claims import ns_of as _ns
+from kubectl_dra.analyze.pod.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
+from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun, Skip
+from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME, extended_claims, prebind_defect_finding, via_plugin_finding
+from kubectl_dra.analyze.pod.extended import plan as extended_plan
+from kubectl_dra.analyze.pod.fit import fit_findings, pod_fit
+from kubectl_dra.analyze.pod.health import eviction_findings, health_findings
+from kubectl_dra.analyze.pod.kubelet import DRIVER_PIECE_READS, kubelet_findings, publishing_findings
+from kubectl_dra.analyze.pod.patches import patch_findings
+from kubectl_dra.analyze.pod.pieces import pod_pieces
+from kubectl_dra.analyze.pod.podgroup import (
     GANG_HINT,
     owner_group,
     reserved_for_pod,
     reserved_groups,
     shared_claim_findings,
 )
-from kubectl_dra.analyze.report import (
-    assumed_note,
-    claim_body,
-    dedupe,
-    ok_summary,
-    semantics_finding,
-)
-from kubectl_dra.analyze.scheduler import (
+from kubectl_dra.analyze.pod.scheduler import (
     agreement_finding,
     changed_since,
     outside_dra_finding,
     pod_gate_findings,
     scheduler_word,
 )
-from kubectl_dra.analyze.verdicts import device_findings, pool_findings
+from kubectl_dra.analyze.pod.verdicts import device_findings, pool_findings
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import (
     OPENS_BLOCKED,
     UNDETERMINED,
+    Finding,
     Report,
     make,
     verdict_from,
@@ -454,3 +449,124 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
         "dryRun": a.dry_run.to_dict() if a.dry_run else None,
     }
     return Report("MatchResult", tuple(findings), body, sem.to_dict(), None)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The report bodies and the small shared findings: claim bodies, claim state, the assumed semantics (DRA003),
+# the summary used when nothing blocks, and de-duplication (also used by the queue, status and the workloads).
+
+
+def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
+    c = a.claim
+    status = c.get("status") or {}
+    alloc = status.get("allocation")
+    body = {
+        "name": _name(c),
+        "namespace": _ns(c),
+        "podClaimName": a.pod_claim_name,
+        "state": claim_state(c),
+        "allocation": None,
+        "reservedFor": [f"{r.get('resource', '')}/{r.get('name', '')}" for r in status.get("reservedFor") or []],
+        "requests": [],
+    }
+    if alloc:
+        body["allocation"] = {
+            "results": [
+                {k: r.get(k) for k in ("request", "driver", "pool", "device") if k in r}
+                for r in ((alloc.get("devices") or {}).get("results") or [])
+            ],
+            "nodeSelector": alloc.get("nodeSelector"),
+        }
+    elif a.dry_run:
+        body["dryRun"] = a.dry_run.to_dict()
+    for alts in a.requests:
+        for r in alts:
+            m = a.matrices.get(r.name)
+            body["requests"].append(
+                {
+                    "name": r.name,
+                    "deviceClassName": r.class_name,
+                    "allocationMode": r.mode,
+                    "count": r.count if r.mode == "ExactCount" else None,
+                    "selectors": [((s.get("cel") or {}).get("expression")) for s in r.selectors],
+                    "classSelectors": [
+                        ((s.get("cel") or {}).get("expression"))
+                        for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []
+                    ],
+                    "classFound": r.class_obj is not None,
+                    "devices": [v.to_dict() for v in m] if m is not None and all_devices else [],
+                }
+            )
+    return body
+
+
+def claim_state(c: dict) -> str:
+    st = c.get("status") or {}
+    if _meta(c).get("deletionTimestamp"):
+        return "deleted"
+    if st.get("allocation"):
+        return "allocated,reserved" if st.get("reservedFor") else "allocated"
+    if _name(c) == IN_MEMORY_NAME:
+        return "not-created"  # the scheduler builds it from the containers' extended-resource requests
+    return "pending"
+
+
+def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
+    gates = ", ".join(f"{k}={'true' if sem.gates[k] else 'false'}" for k in sorted(sem.overridden)) or "defaults"
+    src = {
+        "flag": "from --kubernetes-version",
+        "server": "the API server's version",
+        "default": "newest released; pass --kubernetes-version",
+    }[sem.version_source]
+    extra = ""
+    if sem.newer_server:
+        src = (
+            f"the API server is {sem.newer_server}, newer than the newest supported minor {sem.version_str}: "
+            f"its DRA semantics are assumed to be {sem.version_str}'s and may differ"
+        )
+    if snap.source in ("live", "bundle"):
+        extra = "; the scheduler's own feature gates and in-flight allocations are not visible through the API"
+    return make(
+        "DRA003",
+        f"assumed Kubernetes {sem.version_str} ({src}), feature gates: {gates}{extra}",
+        kubernetesVersion=sem.version_str,
+        featureGates=dict(sem.gates),
+        serverVersion=sem.newer_server,
+    )
+
+
+def assumed_note(sem: Semantics, summary: str) -> str:
+    """A verdict reached with a newer server's semantics assumed says so."""
+    if sem.newer_server:
+        return f"{summary} (assuming Kubernetes {sem.version_str} semantics for a {sem.newer_server} server)"
+    return summary
+
+
+def ok_summary(analyses, dry, node_name, findings) -> str:
+    if not analyses:
+        return "the pod has no ResourceClaims to allocate"
+    if any(f.code == "DRA604" for f in findings):
+        return f"claims allocated and reserved; waiting for the kubelet on {node_name} to prepare the devices"
+    if all(a.allocated for a in analyses):
+        where = f" on node {node_name}" if node_name else ""
+        return f"all {len(analyses)} claim(s) allocated{where}"
+    if dry.allocatable:
+        first = dry.allocatable[0]
+        via = next((f for f in findings if f.code == "DRA227" and f.evidence.get("node") == first.node), None)
+        if via is not None:  # the extended resources come from the node's device plugin
+            served = ", ".join(via.evidence.get("resources") or [])
+            return f"the pod fits on node {first.node}, whose device plugin serves {served}" + (
+                "; its claims are allocatable there" if first.claims else ""
+            )
+        return f"claims allocatable now on node {first.node}"
+    return "nothing blocks"
+
+
+def dedupe(findings: list[Finding]) -> list[Finding]:
+    seen, out = set(), []
+    for f in findings:
+        key = (f.code, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out

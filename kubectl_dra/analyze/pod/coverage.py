@@ -10,6 +10,7 @@ depend on that object undetermined (exit 2) instead of a confident answer that m
 from __future__ import annotations
 
 from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.findings.stages import Stage
 
 C = "ResourceClaim."
 S = "ResourceSlice."
@@ -292,13 +293,17 @@ def _past_class(matrix, memo: dict | None) -> list[dict]:
             extra = []
             for i in origin[2]:
                 sl = matrix[i].entry.slice
-                if matrix[i].stage != "class" and not any(x is sl for x in base) and not any(x is sl for x in extra):
+                if (
+                    matrix[i].stage is not Stage.CLASS
+                    and not any(x is sl for x in base)
+                    and not any(x is sl for x in extra)
+                ):
                     extra.append(sl)
             return base + extra if extra else base  # the origin's own list when nothing is added (memo key)
     seen: set[int] = set()
     out = []
     for v in matrix:
-        if v.stage != "class" and id(v.entry.slice) not in seen:
+        if v.stage is not Stage.CLASS and id(v.entry.slice) not in seen:
             seen.add(id(v.entry.slice))
             out.append(v.entry.slice)
     if memo is not None:

@@ -1,6 +1,6 @@
 """The kubelet's own words about a pod's devices (its FailedPrepareDynamicResources events, and the runtime's CDI
 failures), classified by the piece they belong to, and the findings the driver piece makes of them with what
-analyze/driver.py finds about the driver's kubelet plugin.
+analyze/pod/driver.py finds about the driver's kubelet plugin.
 
 Messages: k8s.io/kubernetes pkg/kubelet/cm/dra manager.go and plugin/dra_plugin_manager.go (1.34-1.37 say the same):
 every error is wrapped as "prepare dynamic resources: %w" and reported by kuberuntime as the pod's Warning event
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kubectl_dra.analyze.driver import (
+from kubectl_dra.analyze.pod.driver import (
     Plugin,
     Seen,
     class_expressions,

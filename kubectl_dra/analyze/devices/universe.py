@@ -17,8 +17,8 @@ from kubectl_dra.analyze.allocator.counters import (
     first_exceeded,
 )
 from kubectl_dra.analyze.allocator.pools import Pool, gather_cluster_pools, ignored_devices_reason, slice_digest
-from kubectl_dra.analyze.nodes import NodeSelectorError, node_matches
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.nodes import NodeSelectorError, node_matches
 from kubectl_dra.quantity import format_quantity
 
 
@@ -28,7 +28,7 @@ class DeviceEntry:
     device: dict
     slice: dict
     pool_key: tuple
-    pool_state: str = ""  # "", "incomplete: ...", "invalid: <reason>"
+    pool_state: str = ""  # shown: "", "incomplete: ...", "invalid: <reason>" (decisions read pool_invalid, pool_usable)
     node_name: str | None = None  # for node-local devices
     ignored: str = ""  # why the allocator of this version never looks at the device (pools.ignored_devices_reason)
     pool: Pool | None = None  # the pool (generation) it belongs to; an older one is used where no newer one reaches
@@ -37,6 +37,15 @@ class DeviceEntry:
     @property
     def id(self) -> str:
         return device_id_str(self.did)
+
+    @property
+    def pool_invalid(self) -> bool:
+        return self.pool is not None and self.pool.invalid
+
+    @property
+    def pool_usable(self) -> bool:
+        """Neither invalid nor incomplete (a device the allocator ignores has no pool: see ignored)."""
+        return self.pool is None or not (self.pool.invalid or self.pool.incomplete)
 
     def where(self) -> str:
         if self.slice_where is not None:

@@ -4,11 +4,10 @@ could reach differently open (undetermined), and says what it may do instead and
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.dryrun import Analysis
+from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.patches import missing_fixes
 
-_SELECTION = ("class", "request", "cel-error", "pool", "binding")
 MAX_INT64 = 2**63 - 1
 
 
@@ -16,7 +15,7 @@ def _past_selectors(analyses):
     for a in analyses:
         for rname, m in a.matrices.items():
             for v in m:
-                if v.stage not in _SELECTION:
+                if v.stage is None or not v.stage.selects:
                     yield a, rname, v
 
 

@@ -5,7 +5,7 @@ creates one (the tool is read-only), and says nothing when the API is not served
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.meta import name_of
+from kubectl_dra.model.meta import name_of
 
 # kubectl-dra's device states as upstream's four counts see them
 _ALLOCATED = ("allocated", "shared")

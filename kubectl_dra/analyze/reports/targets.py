@@ -30,7 +30,7 @@ def claim_to_match(
     maps); else claim `name` in `namespace` (kubectl's not-found error, with the namespaces that have one)."""
     claim = manifest
     if claim is not None and claim.get("kind") == "Pod":
-        from kubectl_dra.analyze.extended import extended_claim_for
+        from kubectl_dra.analyze.pod.extended import extended_claim_for
 
         claim = extended_claim_for(claim, snap, sem)
         if claim is None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
-from kubectl_dra.analyze.nodes import pod_node_rejection
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.nodes import pod_node_rejection
 
 # What the DaemonSet controller tolerates on every daemon pod (and network-unavailable with hostNetwork)
 _DS_TOLERATIONS = (

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 
-from kubectl_dra.analyze.claims import name_of
-from kubectl_dra.analyze.extended import class_mapping, defaulted_requests, is_extended_resource_name, needs_dra
+from kubectl_dra.analyze.pod.claims import name_of
+from kubectl_dra.analyze.pod.extended import class_mapping, defaulted_requests, is_extended_resource_name, needs_dra
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.quantity import QuantityError, parse_quantity
@@ -408,7 +408,7 @@ def fit_findings(dry, fit: Fit | None) -> list:
     """DRA504 when NodeResourcesFit rejects every node where the claims fit; DRA506 when it may, because the pods
     bound to those nodes are unknown or the search stopped before it found a node with room; DRA505 (info) when it
     drops some of them and others remain."""
-    from kubectl_dra.analyze.dryrun import MAX_DRYRUN_NODES
+    from kubectl_dra.analyze.pod.dryrun import MAX_DRYRUN_NODES
     from kubectl_dra.findings.model import make
 
     if fit is None or not dry.allocatable or dry.error is not None:

@@ -12,11 +12,12 @@ from kubectl_dra.analyze.allocator import (
     lookup_attribute,
     obj_ref,
 )
-from kubectl_dra.analyze.claims import name_of as _name
-from kubectl_dra.analyze.devices import DeviceVerdict
-from kubectl_dra.analyze.dryrun import Analysis, ClaimAnalysis, DryRun
+from kubectl_dra.analyze.devices.checks import DeviceVerdict
+from kubectl_dra.analyze.pod.claims import name_of as _name
+from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.findings.stages import Stage
 
 # Allocator error kind -> finding code.
 ERROR_KIND_CODES = {
@@ -328,9 +329,9 @@ def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
         for v in cands:
             for n in v.nodes or ("*",):
                 per_node[n] = per_node.get(n, 0) + 1
-        stages: dict[str, list[DeviceVerdict]] = {}
+        stages: dict[Stage | None, list[DeviceVerdict]] = {}  # None: candidates (and selected)
         for v in m:
-            stages.setdefault(v.stage or "candidate", []).append(v)
+            stages.setdefault(v.stage, []).append(v)
         hit = an.memo[("stats", id(m))] = (m, cands, per_node, stages)
     return hit[1], hit[2], hit[3]
 
@@ -345,19 +346,12 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> lis
             return []  # class missing: reported already
         if r.mode == "All":
             # Every device that passes the selectors (and is reachable) must be allocatable at once.
-            blockers = [v for v in m if v.stage in ("in-use", "taint", "counters", "capacity", "feature")]
+            blockers = [v for v in m if v.stage is not None and v.stage.holds]
             if blockers and len(alts) == 1:
                 v = blockers[0]
-                code = {
-                    "in-use": "DRA404",
-                    "taint": "DRA405",
-                    "counters": "DRA406",
-                    "capacity": "DRA407",
-                    "feature": "DRA212",
-                }[v.stage]
                 return [
                     make(
-                        code,
+                        v.stage.code,
                         f"request {r.name}: allocationMode All needs every matching device, but "
                         f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
                         subject=subject,
@@ -373,10 +367,11 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> lis
     if len(alts) > 1:
         subject["subrequests"] = [x.name for x in alts]
     stages = _matrix_stats(an, m)[2]
+    named = sorted((((st.value if st else "candidate"), vs) for st, vs in stages.items()), key=lambda kv: kv[0])
     ev = {
         "devices": len(m),
-        "byStage": {k: len(v) for k, v in sorted(stages.items())},
-        "examples": {k: [x.entry.id + ": " + x.reason for x in v[:3]] for k, v in sorted(stages.items())},
+        "byStage": {k: len(v) for k, v in named},
+        "examples": {k: [x.entry.id + ": " + x.reason for x in v[:3]] for k, v in named},
     }
     label = f"request {r.name}" if len(alts) == 1 else f"request {alts[0].base_name} (every subrequest)"
     if not m:
@@ -386,7 +381,7 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> lis
         # Matching devices that a repairable check rejects on that node (a taint, in use, counters, capacity) are
         # part of why the count falls short: each such stage gets its own finding beside the count.
         fixable = [
-            v for v in m if v.stage in _STATE_STAGES and (best_node == "*" or not v.nodes or best_node in v.nodes)
+            v for v in m if v.stage and v.stage.repairable and (best_node == "*" or not v.nodes or best_node in v.nodes)
         ]
         more = ""
         if fixable:
@@ -400,53 +395,33 @@ def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> lis
             subject=subject,
             **ev,
         )
-        by_stage: dict[str, list[DeviceVerdict]] = {}
+        by_stage: dict[Stage, list[DeviceVerdict]] = {}
         for v in fixable:
             by_stage.setdefault(v.stage, []).append(v)
         return [
             _stage_finding(st, label, vs, r, subject, ev, every=False, sem=an.sem) for st, vs in by_stage.items()
         ] + [out]
-    if "cel-error" in stages:
-        v = stages["cel-error"][0]
-        return [make("DRA301", f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)]
-    present = [stage for stage in _STAGE_ORDER if stage in stages]
+    present = [stage for stage in Stage.ordered() if stage in stages]
     if not present:
         return []
+    primary = present[0]
+    if primary is Stage.CEL_ERROR:
+        v = stages[primary][0]
+        return [make(primary.code, f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)]
     # "every matching device" only when the stage rejected all the devices that pass the selectors; when several
     # stages share them (two in use, one tainted), each gets a finding that counts its own.
-    matching = sum(len(vs) for stage, vs in stages.items() if stage not in _SELECTION_STAGES)
-    primary = present[0]
-    if primary in _SELECTION_STAGES or len(stages[primary]) == matching:
+    matching = sum(len(vs) for stage, vs in stages.items() if stage is None or not stage.selects)
+    if primary.selects or len(stages[primary]) == matching:
         return [_stage_finding(primary, label, stages[primary], r, subject, ev, every=True, sem=an.sem)]
     return [
         _stage_finding(stage, label, stages[stage], r, subject, ev, every=False, sem=an.sem, of=matching)
         for stage in present
-        if stage == primary or stage not in _SELECTION_STAGES
+        if stage is primary or not stage.selects
     ]
 
 
-# Stages that decide whether a device matches at all (what it is); the others reject matching devices.
-_SELECTION_STAGES = ("request", "class", "binding", "pool", "cel-error")
-
-
-_STATE_STAGES = ("taint", "in-use", "counters", "capacity")
-_STAGE_ORDER = ["taint", "counters", "capacity", "in-use", "feature", "node", "request", "class", "binding", "pool"]
-_STAGE_CODES = {
-    "taint": "DRA405",
-    "counters": "DRA406",
-    "capacity": "DRA407",
-    "in-use": "DRA404",
-    "feature": "DRA212",
-    "node": "DRA501",
-    "request": "DRA403",
-    "class": "DRA402",
-    "binding": "DRA412",
-    "pool": "DRA401",
-}
-
-
 def _stage_finding(
-    stage: str,
+    stage: Stage,
     label: str,
     vs: list,
     r: Request,
@@ -460,52 +435,53 @@ def _stage_finding(
     count shortfall or beside other stages (of: how many devices match in all)."""
     first = f"{vs[0].entry.id}: {vs[0].reason}"
     some = f"{len(vs)}{f' of {of}' if of else ''} matching device(s)"
-    if stage == "node":
+    if stage is Stage.NODE:
         why = vs[0].evidence.get("nodeRejection")
         msg = f"{label}: {some}, none on a node the pod may use ({vs[0].entry.where()}" + (f": {why})" if why else ")")
-    elif stage == "request":
+    elif stage is Stage.REQUEST:
         msg = f"{label}: no device passes the request's selectors ({first})"
-    elif stage == "class":
+    elif stage is Stage.CLASS:
         msg = f"{label}: no device passes the selectors of class {r.class_name} ({len(vs)} device(s) checked)"
-    elif stage == "in-use":
+    elif stage is Stage.IN_USE:
         msg = f"{label}: {'every matching device is' if every else some + ' are'} already allocated ({first})"
-    elif stage == "pool":
+    elif stage is Stage.POOL:
         e = vs[0].entry
         msg = f"{label}: no usable device ({vs[0].reason})"
-        if e.ignored or e.pool_state.startswith("invalid"):
-            if e.pool_state.startswith("invalid") and sem.behaviour.skips_unusable_pools:
+        if e.ignored or e.pool_invalid:
+            if e.pool_invalid and sem.behaviour.skips_unusable_pools:
                 msg += '; the scheduler reports "invalid resource pools were encountered"'
             return make(
-                "DRA401",
+                stage.code,
                 msg,
                 hint="Fix the driver's ResourceSlices as the reason says (usually a driver upgrade or its configuration).",
                 subject=subject,
                 **ev,
             )
-    elif stage == "taint":
+    elif stage is Stage.TAINT:
         msg = (
             f"{label}: {'every matching device has' if every else some + ' have'} a taint the request does not "
             f"tolerate ({first})"
         )
-    elif stage == "counters":
+    elif stage is Stage.COUNTERS:
         msg = f"{label}: the shared counters of {'every matching device' if every else some} are used up ({first})"
-    elif stage == "capacity":
+    elif stage is Stage.CAPACITY:
         msg = f"{label}: {'no matching device has' if every else some + ' do not have'} enough capacity left ({first})"
-    elif stage == "binding":
+    elif stage is Stage.BINDING:
         msg = f"{label}: every device has binding conditions, which the assumed feature gates do not support"
     else:
         msg = f"{label}: every matching device is rejected ({first})"
-    return make(_STAGE_CODES[stage], msg, subject=subject, **ev)
+    return make(stage.code, msg, subject=subject, **ev)
 
 
 def pool_findings(an: Analysis) -> None:
     """DRA410/DRA411 for the snapshot's incomplete and invalid pools (the same for every pod: computed once)."""
     if "pool_findings" not in an.memo:
         out = []
-        for key, state in sorted(an.universe.pool_states.items()):
-            if state.startswith("invalid"):
+        for key, pool in sorted(an.universe.pools.items()):
+            state = an.universe.pool_states[key]
+            if pool.invalid:
                 out.append(make("DRA411", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
-            elif state.startswith("incomplete"):
+            elif pool.incomplete:
                 out.append(make("DRA410", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
         an.memo["pool_findings"] = out
     an.findings.extend(an.memo["pool_findings"])

@@ -19,17 +19,18 @@ from kubectl_dra.analyze.allocator import (
     slice_spec,
     taint_rule_select,
 )
-from kubectl_dra.analyze.claims import Index, build_requests
-from kubectl_dra.analyze.claims import name_of as _name
-from kubectl_dra.analyze.devices import MatrixContext, device_matrix
-from kubectl_dra.analyze.nodes import (
+from kubectl_dra.analyze.devices.checks import MatrixContext, device_matrix
+from kubectl_dra.analyze.devices.universe import CounterView, Reachability, Universe
+from kubectl_dra.analyze.pod.claims import Index, build_requests
+from kubectl_dra.analyze.pod.claims import name_of as _name
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Finding
+from kubectl_dra.findings.stages import Stage
+from kubectl_dra.model.nodes import (
     NodeSelectorError,
     node_selector_matches,
     pod_node_rejection,
 )
-from kubectl_dra.analyze.universe import CounterView, Reachability, Universe
-from kubectl_dra.features import Semantics
-from kubectl_dra.findings.model import Finding
 from kubectl_dra.model.snapshot import Snapshot
 
 MAX_DRYRUN_NODES = 200
@@ -109,7 +110,7 @@ class DryRun:
     tried_nodes: int = 0
     considered_nodes: int = 0
     capped: bool = False  # stopped early: more nodes may be allocatable (or the node budget ran out)
-    # node -> NodeFit (analyze/fit.py) for the allocatable nodes: NodeResourcesFit, which the scheduler runs on
+    # node -> NodeFit (analyze/pod/fit.py) for the allocatable nodes: NodeResourcesFit, which the scheduler runs on
     # each node beside DynamicResources. allocatable lists the nodes that fit first, then unknown, then rejected.
     fit: dict = field(default_factory=dict)
 
@@ -146,7 +147,7 @@ class PodPlan:
     reach: Reachability
     shape: tuple
     dry: DryRun
-    fit: object = None  # the pod's NodeResourcesFit (analyze/fit.py Fit), or None
+    fit: object = None  # the pod's NodeResourcesFit (analyze/pod/fit.py Fit), or None
     skip: "Skip | None" = None  # a claim the scheduler does not allocate on some nodes
 
     def claims_on(self, node: str) -> list:
@@ -258,7 +259,7 @@ class Analysis:
         skip: Skip | None = None,
     ) -> tuple[list[ClaimAnalysis], DryRun]:
         """Matrices for every request of every claim, then an allocator dry-run for the unallocated ones.
-        fit: the pod's NodeResourcesFit (analyze/fit.py Fit), checked on each node where the claims fit. skip: a
+        fit: the pod's NodeResourcesFit (analyze/pod/fit.py Fit), checked on each node where the claims fit. skip: a
         claim not allocated on some nodes (the extended-resource claim where a device plugin serves them)."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
@@ -334,7 +335,7 @@ class Analysis:
                 i = next((j for j, v in enumerate(m) if v.entry.did == did), None)  # not in the universe's order
             if i is not None:
                 v = out[i]
-                out[i] = replace(v, outcome="selected", reason=reason, stage="" if clear_stage else v.stage)
+                out[i] = replace(v, outcome="selected", reason=reason, stage=None if clear_stage else v.stage)
                 changed.append(i)
         self.memo[("origin", id(out))] = (out, m, tuple(changed))  # what is derived from m serves the copy too
         return out
@@ -347,7 +348,7 @@ class Analysis:
             for v in m:
                 if v.outcome in ("candidate", "selected"):  # selected: by the dry-run, when the queue runs it again
                     names.update(v.nodes or reach.nodes_for(v.entry))  # no nodes: matrix without a pod
-                elif v.stage == "cel-error":
+                elif v.stage is Stage.CEL_ERROR:
                     names.update(reach.nodes_for(v.entry))
             hit = self.memo[("worth", id(m))] = (m, names)
         return hit[1]
@@ -524,7 +525,7 @@ class Analysis:
                 for r in alts:
                     all_mode = all_mode or r.mode == "All"
                     for v in by_claim[id(c)].matrices.get(r.name, []):
-                        if v.stage == "cel-error":
+                        if v.stage is Stage.CEL_ERROR:
                             out.update(reach.nodes_for(v.entry))
                             if slice_spec(v.entry.slice).get("perDeviceNodeSelection"):
                                 # isSelectable evaluates a device's selectors before its own node: every node the
@@ -532,7 +533,7 @@ class Analysis:
                                 out.update(reach.nodes_of_slice(v.entry.slice))
         if all_mode and not self.sem.behaviour.all_mode_unusable_pool_fails_node:
             for e in self.universe.entries:
-                if not e.ignored and e.pool_state.startswith(("incomplete", "invalid")):
+                if not e.ignored and not e.pool_usable:
                     out.update(reach.nodes_for(e))
         return out
 

@@ -8,9 +8,9 @@ scheduler reserves them for the group (`reservedFor: {apiGroup: scheduling.k8s.i
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
 
 GATE = "DRAWorkloadResourceClaims"
 

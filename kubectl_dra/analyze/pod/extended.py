@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from kubectl_dra.analyze.claims import meta_of, name_of, ns_of
+from kubectl_dra.analyze.pod.claims import meta_of, name_of, ns_of
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.quantity import QuantityError, parse_quantity

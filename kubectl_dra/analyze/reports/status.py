@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-from kubectl_dra.analyze.dryrun import Analysis
-from kubectl_dra.analyze.explain import explain_pod
-from kubectl_dra.analyze.extended import pod_extended_resources
-from kubectl_dra.analyze.meta import meta_of, name_of, ns_of
+from kubectl_dra.analyze.pod.dryrun import Analysis
+from kubectl_dra.analyze.pod.extended import pod_extended_resources
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import SCHEMA_VERSION
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
 
 # Row order: what needs a person first.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kubectl_dra.analyze.claims import name_of
+from kubectl_dra.analyze.pod.claims import name_of
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.model.normalize import event_sort_key, norm_time
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from kubectl_dra.analyze.allocator import obj_ref
-from kubectl_dra.analyze.claims import name_of
+from kubectl_dra.analyze.pod.claims import name_of
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 
