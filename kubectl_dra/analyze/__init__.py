@@ -17,7 +17,7 @@ def preload(sem):
     from kubectl_dra.analyze.allocator.selection import SelectorEvaluator
 
     env = SelectorEvaluator(sem).env
-    env.engine  # noqa: B018  (loads it)
+    env.engine
     room = True  # until the conversion cache is full
 
     def warm(kind: str, items: list) -> None:

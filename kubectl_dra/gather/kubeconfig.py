@@ -77,7 +77,7 @@ def load_connection(kubeconfig: str | None, context: str | None) -> Connection:
         return _load_connection(kubeconfig, context)
     except DraError as e:
         raise DraError(" ".join(e.message.splitlines())) from None
-    except Exception as e:  # noqa: BLE001 - nothing but a DraError leaves
+    except Exception as e:
         raise DraError(f"cannot load kubeconfig: {type(e).__name__}: {_first_line(e)}") from None
 
 
@@ -161,7 +161,7 @@ def _read(path: str) -> dict | None:
                     raise ValueError(f"duplicate name {_q(name)} in {section}")
                 out[section][name] = ((entry or {}).get(key) or {}, path)
         return out
-    except Exception as e:  # noqa: BLE001 - yaml errors, RecursionError, UnicodeDecodeError, ValueError
+    except Exception as e:
         mark, problem = getattr(e, "problem_mark", None), getattr(e, "problem", None)
         why = (f"yaml: line {mark.line + 1}: {problem}" if mark else f"yaml: {problem}") if problem else _first_line(e)
         raise DraError(f"error loading config file {_q(path)}: {why}") from None

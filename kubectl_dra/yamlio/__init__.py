@@ -15,7 +15,7 @@ def load_all(text: str, fast_min: int = FAST_MIN_CHARS) -> list:
         try:
             rs = fast_parser()
             doc = rs.loads(text, parse_datetime=False, duplicate_key_policy=rs.DuplicateKeyPolicy.LastWins)
-        except Exception:  # noqa: BLE001 - any refusal of yaml-rs: the reference decides and words the error
+        except Exception:
             doc = None
         if doc is not None:
             return [doc]

@@ -336,7 +336,7 @@ def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
     return hit[1], hit[2], hit[3]
 
 
-def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> list[Finding]:  # noqa: C901
+def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> list[Finding]:
     """Why this request (all its subrequests) cannot be satisfied: nothing if it could on its own."""
     reasons = []
     subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
