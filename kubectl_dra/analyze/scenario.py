@@ -38,6 +38,7 @@ def _selectors(sels) -> list[str]:
     return [selector_expression(s) or "" for s in sels or []]
 
 
+# long: the fidelity suite's contract: one function the oracle comparison calls, field by field
 def evaluate(scenario: dict) -> dict:
     # The scenario's gate map is complete: a gate it does not name is off (as the oracle builds Features).
     gates = {k: False for k in KNOWN_GATES}

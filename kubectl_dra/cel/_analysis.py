@@ -234,6 +234,7 @@ class CostEstimator:
             total = _add(rc, ic, res_c)
         return total, res_s
 
+    # long: one case per CEL function whose cost the estimator knows, as cel-go's checker switch
     def _call(self, n: Node, env: dict[str, Size], depth: int) -> tuple[float, Size]:
         fn = n.value
         parts = []

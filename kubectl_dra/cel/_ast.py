@@ -116,6 +116,7 @@ def _const(buf: bytes, node: Node) -> None:
             node.const_type, node.value = "other", None
 
 
+# long: one case per protobuf Expr kind
 def decode_expr(buf: bytes) -> Node:
     """Decode a cel.expr.Expr without Python recursion (ASTs may be hundreds of levels deep)."""
     root = Node(0, "unset")

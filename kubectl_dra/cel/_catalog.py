@@ -283,6 +283,7 @@ def _chain(toks, k: int) -> list[int]:
     return out
 
 
+# long: mirrors cel-go v0.33's reference check, case by case
 def undeclared_references_v033(message: str, src: str) -> str:
     """cel-go v0.33's wording of undeclared references, from cel-go v0.29's (which this engine's messages
     follow): no " (in container '')" for the empty container, a "did you mean" suggestion from the catalog,

@@ -319,6 +319,7 @@ def _kind_name(t: tuple) -> str:
     return k
 
 
+# long: mirrors the format-string literal checks of cel-go's strings extension
 def format_literals(ast: CheckedAst, attributes_are_any: bool) -> list[tuple[int, str]]:
     """cel-go's string.format validator for literal format strings with list-literal arguments."""
     out: list[tuple[int, str]] = []

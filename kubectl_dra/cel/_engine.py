@@ -20,6 +20,7 @@ _ENGINE_LOCK = threading.Lock()
 class Engine:
     """One cel-cpp Env plus the protobuf message classes (built once per declaration set)."""
 
+    # long: the one declaration table of every library function (cel/README.md: splitting it per library is open)
     def __init__(self, includes: bool, includes_limit: bool = False, new_celgo: bool = False, v138: bool = False):
         from cel_expr_python import (
             cel,  # lazy on purpose (CLI start-up time)

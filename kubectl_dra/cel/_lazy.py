@@ -259,6 +259,7 @@ def _checked_value(var: str) -> str:
     return f"].map({var}, type({var}) == {INVALID_TYPE} ? {F_INVALID}({var}) : {var})[0]"
 
 
+# long: one rewrite per CEL construct that needs a guard, in one pass over the AST
 def guarded_source(ast, src: str, equality_only: bool = False) -> str | None:
     """The expression with every touch of an attribute value checked for the invalid stand-in; None when
     a node's source span cannot be found (then the caller keeps the normal program).  equality_only: just

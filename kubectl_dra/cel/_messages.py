@@ -196,6 +196,7 @@ def _parsed_attribute_value(n) -> bool:
     return False
 
 
+# long: one case per cel-cpp compile error and the cel-go text it becomes
 def compile_message(
     raw: str,
     src: str | None = None,

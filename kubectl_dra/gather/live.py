@@ -64,6 +64,7 @@ class _Target:
     pod: dict | None = None
 
 
+# long: its keyword parameters are the commands' needs; the steps are functions (ask, resolve, plan, run, assemble)
 def _gather_live(
     *,
     kubeconfig,

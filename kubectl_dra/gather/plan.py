@@ -77,6 +77,7 @@ class Needs:
     bound_pods: bool = False
 
 
+# long: the plan: one job per list, in the order they are asked for
 def plan(needs: Needs, api: str | None, served: frozenset[str] | set[str]) -> list[ListJob]:
     """The lists, in the order they are asked for and read (a later job with the key of an earlier one replaces
     it in its place). api: "resource.k8s.io/<version>" that is read, None when the server serves none; served:

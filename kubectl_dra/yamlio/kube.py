@@ -187,6 +187,7 @@ def loader():
 _LOADER = None
 
 
+# long: builds the loader classes in one place so PyYAML is imported only when YAML is read
 def _build_loader():
     import yaml
     from yaml.constructor import ConstructorError, SafeConstructor

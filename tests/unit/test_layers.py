@@ -141,3 +141,18 @@ def test_every_analyze_package_has_a_tier():
     names = {p.stem if p.is_file() else p.name for p in (PKG / "analyze").iterdir() if p.name != "__pycache__"}
     names -= {"__init__"}
     assert names == set().union(*ANALYZE_TIERS)
+
+
+def test_long_functions_say_why():
+    """No function over 80 lines without a reason beside it: a `# long: ...` comment on the line above (issue 31)."""
+    bad = []
+    for f in PKG.rglob("*.py"):
+        lines = f.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+                first = (node.decorator_list[0].lineno if node.decorator_list else node.lineno) - 1
+                if not (first > 0 and lines[first - 1].strip().startswith("# long: ")):
+                    bad.append(
+                        f"{f.relative_to(PKG)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+                    )
+    assert not bad, bad

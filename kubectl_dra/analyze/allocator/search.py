@@ -108,6 +108,7 @@ class _Run(DeviceAllocation, ResultBuilding):
         self.reject_constraint: int | None = None
 
     # -- setup -------------------------------------------------------------------------------------
+    # long: mirrors upstream's Allocate step for step (read side by side with allocator_*.go)
     def run(self):
         sem = self.sem
         try:
@@ -213,6 +214,7 @@ class _Run(DeviceAllocation, ResultBuilding):
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
 
+    # long: mirrors upstream's per-claim validation loop in Allocate, in its order
     def _validate(self, r: Request, ref: str) -> None:
         for i, sel in enumerate(r.selectors):
             if not selector_expression(sel):
@@ -296,6 +298,7 @@ class _Run(DeviceAllocation, ResultBuilding):
             )
 
     # -- search ------------------------------------------------------------------------------------
+    # long: mirrors upstream's allocateOne, whose backtracking order is the behaviour being ported
     def allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: tuple) -> bool:
         self.a.steps += 1
         if self.a.steps > self.a.max_steps:

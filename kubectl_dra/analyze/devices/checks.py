@@ -226,6 +226,7 @@ def device_matrix(req: Request, ctx: MatrixContext) -> list[DeviceVerdict]:
     return out
 
 
+# long: one generator yields the checks in the allocator's order; split, the order would live in two places
 def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixContext, read=None):
     """Every check of the allocator that rejects device e for the request, as (stage, reason, evidence, nodes), in
     the order shown to users: what the device is (pool, binding gate, selectors) before where it is (node) and

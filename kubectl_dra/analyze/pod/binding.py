@@ -63,6 +63,7 @@ def _describe(cond: dict | None) -> str:
     return f"{st}{extra}"
 
 
+# long: one pass over an allocated claim's states (reserved, deallocating, binding conditions) in the kubelet's order
 def binding_findings(
     claims: list[dict], pod: dict, sem: Semantics, observed_at: str | None, events: list[dict] = ()
 ) -> list[Finding]:

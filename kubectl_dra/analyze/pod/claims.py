@@ -64,6 +64,7 @@ class PodClaim:
     skipped: bool = False  # resourceClaimName: null in the status
 
 
+# long: mirrors the resourceclaim controller's lookup of each pod claim, case by case
 def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
     ns = ns_of(pod)
     pref = f"{ns}/{name_of(pod)}"

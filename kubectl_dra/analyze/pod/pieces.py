@@ -16,6 +16,7 @@ def _short(devices: list[str], limit: int = 2) -> str:
     return ", ".join(devices[:limit]) + more
 
 
+# long: one table of the four pieces; each branch is a row of it
 def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> list[dict]:
     """[{"piece", "state", "evidence"}] for a pod that uses DRA; [] for one that does not."""
     claims = body.get("claims") or []

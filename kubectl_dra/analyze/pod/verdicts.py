@@ -38,6 +38,7 @@ ERROR_KIND_CODES = {
 }
 
 
+# long: to split next (issue 31): the per-request finding order is the report's order
 def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, pod: dict | None) -> None:
     blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
     if blind:
@@ -170,6 +171,7 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
             an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry.tried_nodes, failures=dry.failures))
 
 
+# long: one case per reason class of the allocator's record (allocator/why.py)
 def search_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> list[Finding]:
     """The claim-level finding from the search's own record of why it failed (allocator/why.py): the request at
     the deepest position it reached on the node where it got deepest, and the class of the rejections there."""
@@ -336,6 +338,7 @@ def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
     return hit[1], hit[2], hit[3]
 
 
+# long: one case per rejection stage, in Stage order
 def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> list[Finding]:
     """Why this request (all its subrequests) cannot be satisfied: nothing if it could on its own."""
     reasons = []

@@ -193,6 +193,7 @@ def an_pod(an: Analysis, ns: str, name: str) -> dict | None:
     return an.idx.pods.get((ns, name))
 
 
+# long: to split next (issue 31): the findings' order across claims, fit, queue and the scheduler's word is the report's order
 def explain_pod(
     snap: Snapshot, sem: Semantics, namespace: str, name: str, base: Analysis | None = None, brief: bool = False
 ) -> Report:

@@ -197,6 +197,7 @@ def wanted_replicas(workload: dict) -> int | None:
     return spec.get("replicas", 1)
 
 
+# long: one case per way a controller may have made no pods (quota, FailedCreate, template)
 def explain_workload_without_pods(snap: Snapshot, sem: Semantics, workload: dict) -> Report:
     # Imported here: the command line reads KINDS (parse_type_name) from this module before the gather, which
     # overlaps the loading of the analysis (analyze.preload).
