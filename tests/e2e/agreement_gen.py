@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from dra_objects import RES, Scenario, device, hog, pod, request, selected_devices
 from e2e_helpers import ApiError, wait_for
 
+from kubectl_dra.findings.model import OPENS_BLOCKED, UNDETERMINED
+
 NODES = ["node-01", "node-02", "node-03"]
 GATE_CODE = "DRA006"
 PENDING_SECONDS = 20  # no FailedScheduling and no binding by then: counted as not bound
@@ -232,13 +234,22 @@ class Outcome:
 
 
 def predict(doc: dict) -> tuple[str, str]:
-    v = doc["verdict"]
-    blocking = [x for x in doc["findings"] if x.get("blocking") and x["code"] != GATE_CODE]
-    if not v.get("determined", True):
-        return "undetermined", v.get("summary", "")[:160]
+    """kubectl-dra's verdict once the gate is gone: its own rule (findings.model.verdict_from) without DRA006."""
+    findings = [x for x in doc["findings"] if x["code"] != GATE_CODE]
+    codes = sorted({x["code"] for x in findings})
+    blocking = [x for x in findings if x.get("blocking")]
     if blocking:
-        return "blocked", f"{blocking[0]['code']}: {blocking[0].get('message', '')[:150]}"
-    return "ok", ",".join(sorted({x["code"] for x in doc["findings"]}))[:160]
+        first = blocking[0]
+        if any(c in OPENS_BLOCKED for c in codes):
+            return (
+                "undetermined",
+                f"blocked but open ({','.join(codes)}): {first['code']}: {first.get('message', '')[:120]}",
+            )
+        return "blocked", f"{first['code']}: {first.get('message', '')[:150]} [{','.join(codes)}]"
+    open_ = [x for x in findings if x["code"] in UNDETERMINED]
+    if open_:
+        return "undetermined", f"{open_[0]['code']}: {open_[0].get('message', '')[:150]} [{','.join(codes)}]"
+    return "ok", ",".join(codes)
 
 
 def _real(cluster, ns: str, pod_name: str) -> tuple[str, str]:
