@@ -19,7 +19,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from dra_objects import RES, Scenario, device, hog, pod, request, selected_devices
+from dra_objects import RES, Scenario, device, hog, pod, request
 from e2e_helpers import ApiError, wait_for
 
 from kubectl_dra.findings.model import OPENS_BLOCKED, UNDETERMINED
@@ -271,20 +271,22 @@ def _real(cluster, ns: str, pod_name: str) -> tuple[str, str]:
         time.sleep(0.5)
 
 
-def _predicted_devices(cluster, ns: str, pod_name: str) -> dict[str, list]:
-    """`match claim` for a pod with exactly one pending claim: the devices kubectl-dra picks for it."""
-    p = cluster.pod(ns, pod_name)
-    names = {s["name"]: s.get("resourceClaimName") for s in p.get("status", {}).get("resourceClaimStatuses", [])}
-    names.update(
-        {c["name"]: c["resourceClaimName"] for c in p["spec"].get("resourceClaims", []) if c.get("resourceClaimName")}
-    )
-    pending = [n for n in names.values() if n and not cluster.claim(ns, n).get("status", {}).get("allocation")]
-    if len(names) != 1 or len(pending) != 1:
-        return {}
-    m = cluster.kubectl_dra("match", "claim", pending[0], "-n", ns, "-o", "json")
-    if m.code != 0:
-        return {}
-    return {pending[0]: selected_devices(m.json)}
+def _predicted_devices(doc: dict) -> tuple[str | None, dict[str, list]]:
+    """The devices kubectl-dra picks (DRA002: per claim, on the first node where the claims fit), when it names exactly
+    one node where they fit: (that node, claim -> devices); else (None, {})."""
+    out: dict[str, list] = {}
+    node = None
+    for x in doc["findings"]:
+        if x["code"] != "DRA002":
+            continue
+        ev = x.get("evidence") or {}
+        nodes = ev.get("nodes") or []
+        if len(nodes) != 1:
+            return None, {}
+        node = nodes[0]
+        claim = (x.get("subject") or {}).get("claim", "")
+        out[claim.split("/")[-1]] = sorted((r["driver"], r["pool"], r["device"]) for r in ev.get("results") or [])
+    return node, out
 
 
 def run(cluster, seed: int) -> list[Outcome]:
@@ -349,7 +351,7 @@ def run(cluster, seed: int) -> list[Outcome]:
                 predicted, why = "undetermined", f"exit {r.code}: {r.stderr.strip()[:160]}"
             else:
                 predicted, why = predict(doc)
-            pred_dev = _predicted_devices(cluster, ns, name) if predicted == "ok" else {}
+            pred_node, pred_dev = _predicted_devices(doc) if predicted == "ok" else (None, {})
             sc.ungate(name)
             real, msg = _real(cluster, ns, name)
             if predicted == "undetermined":
@@ -359,10 +361,11 @@ def run(cluster, seed: int) -> list[Outcome]:
             else:
                 result = "disagree"
             note = ""
-            if pred_dev and real.startswith("bound"):
+            if pred_dev and real == f"bound:{pred_node}":
                 real_dev = {c: cluster.allocated_devices(ns, c) for c in pred_dev}
+                note = "devices: same"
                 if real_dev != pred_dev:
-                    note = f"devices: match claim picked {pred_dev}, the scheduler allocated {real_dev}"
+                    note = f"devices: kubectl-dra picked {pred_dev} on {pred_node}, the scheduler allocated {real_dev}"
             out.append(Outcome(seed, name, predicted, real, result, f"{why} | scheduler: {msg}" if msg else why, note))
     finally:
         try:
