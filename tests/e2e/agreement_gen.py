@@ -284,10 +284,10 @@ def _predicted_devices(doc: dict) -> tuple[str | None, dict[str, list]]:
         if len(nodes) != 1:
             return None, {}
         node = nodes[0]
-        claim = (x.get("subject") or {}).get("claim", "")
+        claim = (x.get("subject") or {}).get("claim", "").split("/")[-1]
         if claim.startswith("<"):  # the scheduler's extended-resource claim: no object to compare with before PreBind
             continue
-        out[claim.split("/")[-1]] = sorted((r["driver"], r["pool"], r["device"]) for r in ev.get("results") or [])
+        out[claim] = sorted((r["driver"], r["pool"], r["device"]) for r in ev.get("results") or [])
     return node, out
 
 
