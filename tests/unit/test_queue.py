@@ -617,3 +617,15 @@ def test_a_malformed_podgroup_is_a_one_line_error(obj, error):
     p["spec"]["schedulingGroup"] = "g"
     with pytest.raises(DraError, match="schedulingGroup must be a mapping"):
         snapshot_from_objects([p], NS)
+
+
+def test_two_pods_tied_in_the_queue_say_the_tie_decides_without_an_empty_list():
+    # created in the same second, one GPU, claims of two shapes: neither is ahead of the other, the tie decides (the
+    # agreement suite's seeds 0, 3 and 5 once printed "the pods ahead that can use the same devices () decide it")
+    other = claim("p1-gpu", selectors=('device.driver != "x"',))
+    objs = [*BASE, gpus("node-01", "gpu-0"), *with_claim("p0", t(0)), pod("p1", t(0)), other]
+    q = places(objs)
+    p0, p1 = q.places[f"{NS}/p0"], q.places[f"{NS}/p1"]
+    assert p0.outcome == p1.outcome == "undetermined", (p0, p1)
+    assert "the pods tied with it in the queue decide it" in p0.reason and "()" not in p0.reason, p0
+    assert "(team-a/p0) decide it" in p1.reason, p1

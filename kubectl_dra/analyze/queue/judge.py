@@ -208,11 +208,12 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         why.append("pods tied in the queue are taken in an order the API does not show")
     if view.loose[pos]:
         why.append("a pod ahead may go to more than one node, or is itself undetermined")
+    who = f"the pods ahead that can use the same devices ({names})" if shown else "the pods tied with it in the queue"
     return place(
         "undetermined",
         False,
-        f"{'fits' if fits else 'does not fit'} in the estimated order, but the pods ahead that can use the same "
-        f"devices ({names}) decide it: {'; '.join(why) or 'their placement is not certain'}",
+        f"{'fits' if fits else 'does not fit'} in the estimated order, but {who} decide it: "
+        f"{'; '.join(why) or 'their placement is not certain'}",
     )
 
 
