@@ -409,7 +409,7 @@ class Analysis:
             return
         alloc = self.allocator(state)
         if claim_only:
-            met = self._error_where_unavailable(pending, analyses, claim_only, alloc, fit)
+            met = self._error_where_unavailable(pending, analyses, claim_only, alloc, fit, skip)
             if met is not None:
                 dry.error, dry.error_node = met
                 return
@@ -455,7 +455,7 @@ class Analysis:
         rank = {True: 0, None: 1, False: 2}
         dry.allocatable.sort(key=lambda x: rank[dry._fit_state(x.node)])  # stable: the search's order within each
 
-    def _error_where_unavailable(self, pending, analyses, nodes: list[dict], alloc: Allocator, fit=None):
+    def _error_where_unavailable(self, pending, analyses, nodes: list[dict], alloc: Allocator, fit=None, skip=None):
         """(error, node) of the first node refused only by an allocated claim where the allocator meets an error
         for the pending claims (the DynamicResources Filter allocates them before it reports the allocated claim
         unavailable there: the error ends the attempt), or None. Only nodes a device that errors in CEL reaches
@@ -466,8 +466,11 @@ class Analysis:
         for n in nodes:
             if _name(n) not in names or (fit is not None and fit.check(n).fits is False):
                 continue
+            here = claims_on(pending, skip, _name(n))
+            if not here:
+                continue
             try:
-                alloc.allocate(n, pending)
+                alloc.allocate(n, here)
             except NodeFailure:
                 continue
             except AllocationError as e:
