@@ -145,7 +145,7 @@ def _read(path: str) -> dict | None:
     from kubectl_dra.yamlio import load_all
 
     try:
-        docs = load_all(data.decode("utf-8")) if data else []
+        docs = load_all(data.decode("utf-8"), refuse_joined=False) if data else []
         doc = docs[0] if docs else {}
         if not isinstance(doc, dict):
             raise ValueError("a kubeconfig is a YAML mapping")

@@ -67,6 +67,7 @@ def _positioner(node) -> Callable[[tuple], tuple[int, int]]:
 def load_manifests(args) -> list[Manifest]:
     import yaml
 
+    from kubectl_dra.yamlio.joined import joined_problem, repeated_root_key
     from kubectl_dra.yamlio.kube import loader as kube_loader
 
     loader = kube_loader()  # as kubectl would read the file (yamlio/kube.py)
@@ -81,6 +82,12 @@ def load_manifests(args) -> list[Manifest]:
         for node in nodes:
             if node is None:
                 continue
+            key = repeated_root_key(node)  # outputs joined without `---`: refused as --from-file refuses them
+            if key is not None:
+                from kubectl_dra.errors import DraError
+
+                line, col = key.start_mark.line + 1, key.start_mark.column + 1
+                raise DraError(f"{name}:{line}:{col}: {joined_problem(key.value)}")
             doc = yaml.load(yaml.serialize(node), Loader=loader)
             _flatten(name, node, doc, (), out, tuple(text.splitlines()))
     return out

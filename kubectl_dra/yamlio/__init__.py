@@ -8,14 +8,16 @@ from kubectl_dra.yamlio.fast import FAST_MIN_CHARS, fast_parser, fast_path_refus
 __all__ = ["FAST_MIN_CHARS", "fast_parser", "fast_path_refusal", "load_all"]
 
 
-def load_all(text: str, fast_min: int = FAST_MIN_CHARS) -> list:
+def load_all(text: str, fast_min: int = FAST_MIN_CHARS, refuse_joined: bool = True) -> list:
     """The documents of `text` as Kubernetes reads them (None documents left out); yaml.YAMLError and RecursionError
-    for what libyaml refuses."""
+    for what libyaml refuses, and (refuse_joined) for a document whose root mapping repeats a key: two outputs joined
+    without `---` (yamlio/joined.py)."""
     if len(text) >= fast_min and fast_path_refusal(text) is None:
         try:
             rs = fast_parser()
-            doc = rs.loads(text, parse_datetime=False, duplicate_key_policy=rs.DuplicateKeyPolicy.LastWins)
-        except Exception:
+            policy = rs.DuplicateKeyPolicy.Error if refuse_joined else rs.DuplicateKeyPolicy.LastWins
+            doc = rs.loads(text, parse_datetime=False, duplicate_key_policy=policy)
+        except Exception:  # an error of yaml-rs (a repeated key among them): the reference decides and words it
             doc = None
         if doc is not None:
             return [doc]
@@ -23,4 +25,4 @@ def load_all(text: str, fast_min: int = FAST_MIN_CHARS) -> list:
 
     from kubectl_dra.yamlio.kube import loader
 
-    return [d for d in yaml.load_all(text, Loader=loader()) if d is not None]
+    return [d for d in yaml.load_all(text, Loader=loader(refuse_joined)) if d is not None]

@@ -176,15 +176,18 @@ def dumper():
 _DUMPER = None
 
 
-def loader():
-    """The PyYAML loader class (libyaml's parser when present) with Kubernetes' resolution."""
-    global _LOADER
+def loader(refuse_joined: bool = True):
+    """The PyYAML loader class (libyaml's parser when present) with Kubernetes' resolution; one that refuses a
+    document whose root mapping repeats a key (yamlio/joined.py), or (refuse_joined=False) keeps the last as
+    go-yaml does."""
+    global _LOADER, _LOADER_LAST_WINS
     if _LOADER is None:
         _LOADER = _build_loader()
-    return _LOADER
+        _LOADER_LAST_WINS = type("KubeLoaderLastWins", (_LOADER,), {"refuse_joined": False})
+    return _LOADER if refuse_joined else _LOADER_LAST_WINS
 
 
-_LOADER = None
+_LOADER = _LOADER_LAST_WINS = None
 
 
 # long: builds the loader classes in one place so PyYAML is imported only when YAML is read
@@ -192,6 +195,8 @@ def _build_loader():
     import yaml
     from yaml.constructor import ConstructorError, SafeConstructor
     from yaml.resolver import BaseResolver
+
+    from kubectl_dra.yamlio.joined import joined_problem, repeated_root_key
 
     try:
         from yaml.cyaml import CParser
@@ -223,6 +228,14 @@ def _build_loader():
             if tag not in want:
                 raise ConstructorError(None, None, f"cannot decode {node.value!r} as a {node.tag}", node.start_mark)
             return value
+
+        refuse_joined = True  # kubeconfig files are read as kubectl reads them: the last repeated key wins
+
+        def construct_document(self, node):
+            key = repeated_root_key(node) if self.refuse_joined else None  # outputs joined without `---` (joined.py)
+            if key is not None:
+                raise ConstructorError(None, None, joined_problem(key.value), key.start_mark)
+            return super().construct_document(node)
 
         def construct_mapping(self, node, deep=False):
             """go-yaml v2's mapping: pairs applied in order, a `<<` merge where it stands (a later key overrides it,

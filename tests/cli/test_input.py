@@ -59,6 +59,12 @@ BAD = {
     "latin-1": (b"kind: Pod\nmetadata: {name: caf\xe9}\n", "{}: not UTF-8 text"),
     "binary": (b"\x7fELF\x02\x01\x01\x00\x00\x00\xa5\xff", "{}: not UTF-8 text (binary data)"),
     "malformed": (b"kind: Pod\nmetadata: {name: [unclosed\n", "{}:3:1: "),
+    # `cat pods.yaml nodes.yaml`: go-yaml keeps the second list and the pods would be gone without a word
+    "joined": (
+        b"apiVersion: v1\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: team-a}}\nkind: List\n"
+        b"apiVersion: v1\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: node-01}}\nkind: List\n",
+        "{}:5:1: top-level key 'apiVersion' appears twice in one YAML document (outputs joined without '---'?)",
+    ),
 }
 
 

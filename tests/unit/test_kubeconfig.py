@@ -380,3 +380,15 @@ def test_kubernetes_package_not_imported(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root).stdout
     assert out.split() == ["Bearer", "t", "False"]
+
+
+def test_a_repeated_top_level_key_is_read_as_kubectl_reads_it(tmp_path):
+    """Input dumps refuse a repeated root key (outputs joined without `---`, yamlio/joined.py); a kubeconfig keeps
+    the last as clientcmd does, so a hand-merged file that kubectl accepts works here too."""
+    path = tmp_path / "config"
+    path.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: old\ncurrent-context: c\n"
+        "contexts: [{name: c, context: {cluster: k, user: u}}]\n"
+        "clusters: [{name: k, cluster: {server: 'https://10.0.0.9:6443'}}]\nusers: [{name: u, user: {}}]\n"
+    )
+    assert load_connection(str(path), None).server == "https://10.0.0.9:6443"

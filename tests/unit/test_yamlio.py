@@ -45,8 +45,10 @@ def _not_json(v) -> bool:
 
 
 def _load(text: str, fast_min: int):
+    """As go-yaml reads text: a repeated key keeps the last, at the root too (kubectl-dra refuses that by default:
+    test_joined_outputs_are_refused)."""
     try:
-        docs = yamlio.load_all(text, fast_min=fast_min)
+        docs = yamlio.load_all(text, fast_min=fast_min, refuse_joined=False)
     except (yaml.YAMLError, RecursionError) as e:
         return ("error", type(e).__name__)
     return _json(docs[0] if docs else None)
@@ -272,3 +274,25 @@ def test_random_documents_read_alike_on_both_paths():
             took += 1
             assert _same_both_ways(text), text
     assert took >= 500, took
+
+
+def test_joined_outputs_are_refused():
+    """Two `kubectl get -o yaml` outputs joined without `---`: one document whose root keys repeat. go-yaml keeps the
+    last of each (the first output's objects vanish), so both readers refuse the root's repeated key, naming its
+    line; a key repeated deeper keeps go-yaml's last-wins, and `---` between the outputs reads both."""
+    one = "apiVersion: v1\nitems:\n- {kind: Pod, metadata: {name: p%d}}\nkind: List\nmetadata: {resourceVersion: ''}\n"
+    big = "apiVersion: v1\nitems:\n" + "".join(f"- {{kind: Pod, metadata: {{name: p{i}}}}}\n" for i in range(9000))
+    big += "kind: List\n"
+    assert len(big) > 256 * 1024 and yamlio.fast_path_refusal(big) is None  # the yaml-rs path is taken
+    for fast_min in (0, REFERENCE_ONLY):
+        for joined, line in ((one % 1 + one % 2, 6), (big + big, 9004)):
+            with pytest.raises(yaml.YAMLError) as e:
+                yamlio.load_all(joined, fast_min=fast_min)
+            assert e.value.problem.startswith("top-level key 'apiVersion' appears twice"), e.value
+            assert e.value.problem_mark.line + 1 == line
+            last = yamlio.load_all(joined, fast_min=fast_min, refuse_joined=False)[0]["items"]
+            assert last[0]["metadata"]["name"] in ("p2", "p0")  # as go-yaml: the second output's
+        both = yamlio.load_all(one % 1 + "---\n" + one % 2, fast_min=fast_min)
+        assert [d["items"][0]["metadata"]["name"] for d in both] == ["p1", "p2"]
+        nested = yamlio.load_all("kind: Pod\nmetadata:\n  name: a\n  name: b\n", fast_min=fast_min)
+        assert nested == [{"kind": "Pod", "metadata": {"name": "b"}}]
