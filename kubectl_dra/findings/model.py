@@ -94,6 +94,7 @@ UNDETERMINED = frozenset(
         "DRA103",
         "DRA229",
         "DRA303",
+        "DRA304",
         "DRA506",
         "DRA414",
         "DRA415",

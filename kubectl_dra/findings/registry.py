@@ -692,6 +692,24 @@ _RULES = [
         "evaluate exactly; rather than guess, it leaves the verdict open (exit 2).",
     ),
     Rule(
+        code="DRA304",
+        name="error-may-end-attempt",
+        severity="warning",
+        blocking=False,
+        missing="device",
+        summary="On some node the allocator meets an error that would end the scheduling attempt, but whether the "
+        "scheduler filters that node first is undetermined.",
+        hint="Fix the cause the message names (usually a CEL selector that errs on some devices); until then the "
+        "pod is placed or not depending on the order in which the scheduler filters the nodes.",
+        explanation="An Error status from any node's Filter ends kube-scheduler's attempt. The scheduler meets it "
+        "for certain only where it filters that node for certain: NodeResourcesFit runs first and may reject the "
+        "node (when the pods bound there are not in the input); it stops filtering once it has found "
+        "numFeasibleNodesToFind feasible nodes (every node below 100, else at least 100 and about 50% - nodes/125 "
+        "at the default percentageOfNodesToScore), starting where its last attempt stopped; and it tries a pod's "
+        "nominated node first. When any of these may keep the scheduler from the node, the verdict is "
+        "undetermined (exit 2); the rest of the dry-run is reported as if it does not meet the error.",
+    ),
+    Rule(
         code="DRA401",
         name="no-devices-published",
         severity="error",

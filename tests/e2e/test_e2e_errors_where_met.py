@@ -99,3 +99,29 @@ def test_an_error_on_a_node_an_allocated_claim_rules_out_ends_the_attempt(scenar
     sc.ungate("second")
     ev = sc.cluster.wait_event(sc.ns, "second", "FailedScheduling", "no such overload", timeout=60)
     assert not sc.cluster.pod(sc.ns, "second")["spec"].get("nodeName"), ev
+
+
+def test_a_pod_nominated_to_a_node_where_it_fits_never_meets_an_error_elsewhere(scenario):
+    """kube-scheduler tries a pod's nominated node (status.nominatedNodeName, set by a preemption) first and places
+    it there when every filter passes, without filtering another node: node-01's CEL error is never met. Nominated
+    to a node where it cannot fit, the pass over every node meets the error."""
+    sc = scenario("errnom")
+    sc.device_class()
+    sc.slice([device("bad", sc.driver, attrs={"n": "x"})], node="node-01")
+    sc.slice([device("ok", sc.driver, attrs={"n": 5})], node="node-02")
+    for name, nominated in (("lost", "node-03"), ("trainer", "node-02")):
+        sc.create(claim(f"c-{name}", [request("gpu", sc.cls, selectors=[_selector(sc)])]))
+        sc.create(pod(name, {"gpu": f"c-{name}"}, gated=True))
+        sc.api.patch(f"/api/v1/namespaces/{sc.ns}/pods/{name}/status", {"status": {"nominatedNodeName": nominated}},
+                     kind="merge")  # fmt: skip
+    lost = sc.cluster.kubectl_dra("explain", "pod", "lost", "-n", sc.ns, "-o", "json")
+    assert lost.code == 1 and "DRA301" in _codes(lost), str(lost)
+    sc.ungate("lost")
+    ev = sc.cluster.wait_event(sc.ns, "lost", "FailedScheduling", "no such overload", timeout=60)
+    assert not sc.cluster.pod(sc.ns, "lost")["spec"].get("nodeName"), ev
+    r = sc.cluster.kubectl_dra("explain", "pod", "trainer", "-n", sc.ns, "-o", "json")
+    assert not _codes(r) & {"DRA301", "DRA304"}, str(r)
+    assert [f["code"] for f in r.json["findings"] if f["blocking"]] == ["DRA006"], str(r)  # only the gate
+    sc.ungate("trainer")
+    assert sc.cluster.wait_bound(sc.ns, "trainer", timeout=60)["spec"]["nodeName"] == "node-02"
+    assert sc.cluster.allocated_devices(sc.ns, "c-trainer") == [(sc.driver, "node-02", "ok")]

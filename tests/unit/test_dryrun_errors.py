@@ -104,3 +104,78 @@ def test_an_error_on_a_node_an_allocated_claim_rules_out_still_ends_the_attempt(
     r = explain([*objs, held])
     assert "DRA301" in codes(r) and r.verdict.blocked, (r.findings, r.verdict)
     assert next(f for f in r.findings if f.code == "DRA301").evidence.get("node") == "node-01"
+
+
+# Whether the scheduler meets the error at all (analyze/pod/errors_met.py): DRA304, undetermined, where it may not.
+
+
+def test_num_feasible_nodes_to_find_as_the_scheduler_computes_it():
+    from kubectl_dra.analyze.pod.errors_met import num_feasible_nodes_to_find as k
+
+    # schedule_one.go: every node below 100; else max(100, n x max(5, 50 - n/125) / 100)
+    assert [k(n) for n in (3, 99, 100, 150, 1000, 5000, 6000, 20000)] == [3, 99, 100, 100, 420, 500, 300, 1000]
+    assert k(1000, percentage=100) == 1000
+
+
+def _many(total: int, feasible: int, bound=True):
+    """node-000 holds the device that errs; nodes 1..feasible hold a good one; the rest hold none."""
+    nodes = [node(f"node-{i:03d}") for i in range(total)]
+    slices = [rslice("s000", [dev("bad", "x")], nodeName="node-000")]
+    slices += [rslice(f"s{i:03d}", [dev("ok", 5)], nodeName=f"node-{i:03d}") for i in range(1, feasible + 1)]
+    objs = objects({}, slices, nodes)
+    snap = replace(snapshot_from_objects(objs, NS), bound_pods=bound)
+    return explain_pod(snap, S37, NS, "p")
+
+
+def test_in_a_large_cluster_the_error_may_not_be_met():
+    # 150 nodes: the scheduler stops once it has 100 feasible ones, and 149 may be: node-000 may come after them
+    r = _many(150, 149)
+    assert "DRA304" in codes(r) and "DRA301" not in codes(r), r.findings
+    assert not r.verdict.blocked and not r.verdict.determined, r.verdict
+    f = next(f for f in r.findings if f.code == "DRA304")
+    assert f.evidence["node"] == "node-000" and f.evidence["errorCode"] == "DRA301"
+    assert "at 100 feasible nodes of 150" in f.message and "up to 149 may be feasible" in f.message, f.message
+
+
+def test_in_a_large_cluster_with_few_feasible_nodes_every_node_is_filtered_and_the_error_is_met():
+    r = _many(150, 99)  # fewer feasible nodes than the scheduler looks for: it filters them all
+    assert "DRA301" in codes(r) and "DRA304" not in codes(r) and r.verdict.blocked, r.findings
+    r = _many(99, 98)  # below 100 nodes every node is filtered, however many fit
+    assert "DRA301" in codes(r) and r.verdict.blocked, r.findings
+
+
+def test_an_error_on_a_node_whose_fit_is_unknown_may_not_be_met():
+    objs = objects({}, [rslice("s1", [dev("bad", "x")], nodeName="node-01"),
+                        rslice("s2", [dev("ok", 5)], nodeName="node-02")],
+                   [node("node-01"), node("node-02")])  # fmt: skip
+    pod = next(o for o in objs if o["kind"] == "Pod")
+    bound = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "other", "namespace": NS},
+             "spec": {"nodeName": "node-02", "containers": [{"name": "a", "image": "x"}]},
+             "status": {"phase": "Running"}}  # fmt: skip
+    # a dump without every bound pod: node-02 has one listed (known), node-01 none (unknown: maybe left out)
+    r = explain_pod(snapshot_from_objects([*objs, bound], NS), S37, NS, "p")
+    f = next((f for f in r.findings if f.code == "DRA304"), None)
+    assert f is not None and not r.verdict.determined, r.findings
+    assert "NodeResourcesFit runs first and may reject node-01" in f.message, f.message
+    # and where the claims fit on no other node, the pod is blocked either way: the error finding as before
+    pod["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "node-01"}
+    objs[-1]["metadata"]["labels"]["kubernetes.io/hostname"] = "node-02"
+    objs[-2]["metadata"]["labels"]["kubernetes.io/hostname"] = "node-01"
+    r = explain_pod(snapshot_from_objects([*objs, bound], NS), S37, NS, "p")
+    assert "DRA301" in codes(r) and "DRA304" not in codes(r) and r.verdict.blocked, r.findings
+
+
+def test_a_pod_nominated_to_a_node_where_it_fits_never_meets_an_error_elsewhere():
+    objs = objects({}, [rslice("s1", [dev("bad", "x")], nodeName="node-01"),
+                        rslice("s2", [dev("ok", 5)], nodeName="node-02")],
+                   [node("node-01"), node("node-02"), node("node-03")])  # fmt: skip
+    pod = next(o for o in objs if o["kind"] == "Pod")
+    pod["status"]["nominatedNodeName"] = "node-02"
+    r = explain(objs)
+    assert "DRA301" not in codes(r) and "DRA304" not in codes(r), r.findings
+    assert r.verdict.determined and not r.verdict.blocked, r.verdict
+    assert r.verdict.summary == "claims allocatable now on node node-02", r.verdict
+    # nominated to a node where it does not fit: the scheduler filters every node and meets the error
+    pod["status"]["nominatedNodeName"] = "node-03"
+    r = explain(objs)
+    assert "DRA301" in codes(r) and r.verdict.blocked, r.findings

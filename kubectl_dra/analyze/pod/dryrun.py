@@ -23,6 +23,7 @@ from kubectl_dra.analyze.devices.checks import MatrixContext, device_matrix
 from kubectl_dra.analyze.devices.universe import CounterView, Reachability, Universe
 from kubectl_dra.analyze.pod.claims import Index, build_requests
 from kubectl_dra.analyze.pod.claims import name_of as _name
+from kubectl_dra.analyze.pod.errors_met import ErrorsMet
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding
 from kubectl_dra.findings.stages import Stage
@@ -60,6 +61,17 @@ def _constraints_key(pod: dict | None) -> str | None:
 
 
 MAX_ALLOCATABLE_NODES = 5
+
+
+def _met(dry: "DryRun", e: AllocationError, node: str, maybe: str) -> bool:
+    """Record an error met on node: the first the scheduler meets for certain replaces any it only may meet (and ends
+    the search: True); of those it may meet, the first is kept."""
+    if not maybe:
+        dry.error, dry.error_node, dry.error_maybe = e, node, ""
+        return True
+    if dry.error is None:
+        dry.error, dry.error_node, dry.error_maybe = e, node, maybe
+    return False
 
 
 def _deepest(kept: tuple, node: str, w) -> tuple:
@@ -107,12 +119,19 @@ class DryRun:
     why: tuple = ()
     error: AllocationError | None = None  # an error that aborts the scheduling attempt ...
     error_node: str | None = None  # ... and the node whose search raised it
+    error_maybe: str = ""  # why the scheduler may not meet that error ("": it does; analyze/pod/errors_met.py)
+    meet: "ErrorsMet | None" = None  # what decides whether the scheduler meets an error on a node (the queue's too)
     tried_nodes: int = 0
     considered_nodes: int = 0
     capped: bool = False  # stopped early: more nodes may be allocatable (or the node budget ran out)
     # node -> NodeFit (analyze/pod/fit.py) for the allocatable nodes: NodeResourcesFit, which the scheduler runs on
     # each node beside DynamicResources. allocatable lists the nodes that fit first, then unknown, then rejected.
     fit: dict = field(default_factory=dict)
+
+    @property
+    def error_decides(self) -> bool:
+        """An error ends the attempt for certain, or may and the claims fit nowhere else: blocked either way."""
+        return self.error is not None and not (self.error_maybe and self.allocatable)
 
     @property
     def allocatable_nodes(self) -> list[str]:
@@ -319,7 +338,8 @@ class Analysis:
             analyses.append(ca)
         dry = DryRun(usable_names, rejected)  # shared by the pods of one node constraint: never changed
         if pending and not any(f.blocking for f in self.findings):
-            self._dry_run(pending, analyses, reach, state, dry, fit, claim_only, skip)
+            nominated = ((pod or {}).get("status") or {}).get("nominatedNodeName") or None
+            self._dry_run(pending, analyses, reach, state, dry, fit, claim_only, skip, nominated)
         shape = (tuple(_json(c.get("spec")) for c in pending), id(reach), _skip_key(pending, skip))
         self.plan = PodPlan(tuple(pending), tuple(analyses), reach, shape, dry, fit, skip)
         return analyses, dry
@@ -354,7 +374,16 @@ class Analysis:
         return hit[1]
 
     def _dry_run(
-        self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=(), skip=None
+        self,
+        pending,
+        analyses,
+        reach: Reachability,
+        state,
+        dry: DryRun,
+        fit=None,
+        claim_only=(),
+        skip=None,
+        nominated=None,
     ) -> None:
         # Pods judged against the same allocations whose pending claims have the same specs (a Deployment's
         # replicas) get the same search: it runs once. An error names its claim, so it is never reused.
@@ -364,6 +393,12 @@ class Analysis:
             id(reach),
             fit.key() if fit is not None else None,
             _skip_key(pending, skip),
+            nominated,
+        )
+        dry.meet = ErrorsMet(
+            len(self.idx.nodes),
+            lambda: self._feasible_bound(pending, analyses, reach, self.worth_nodes(pending, analyses, reach, skip)),
+            nominated,
         )
         hit = self.memo.get(key)
         if hit is not None and hit[0] is reach:
@@ -400,20 +435,29 @@ class Analysis:
             )
         self._mark_dry_run(dry, analyses)
 
+    # long: the scheduler's per-node Filter loop in one place (errors, NodeResourcesFit, the node budget)
     def _search(
-        self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=(), skip=None
+        self,
+        pending,
+        analyses,
+        reach: Reachability,
+        state,
+        dry: DryRun,
+        fit=None,
+        claim_only=(),
+        skip=None,
     ) -> None:
         invalid = state.capacity_error()
         if invalid is not None:  # 1.38 PreFilter: no node is tried
             dry.error = AllocationError(invalid, kind=ErrorKind.STATE)
             return
         alloc = self.allocator(state)
-        if claim_only:
-            met = self._error_where_unavailable(pending, analyses, claim_only, alloc, fit, skip)
-            if met is not None:
-                dry.error, dry.error_node = met
-                return
         worth = self.worth_nodes(pending, analyses, reach, skip)
+        meet = dry.meet
+        if meet.nominated is not None and meet.nominated in reach.names:  # tried first: where it fits, nothing else is
+            worth = self._nominated_first(pending, reach, alloc, fit, skip, meet, worth)
+        if claim_only and self._error_where_unavailable(pending, analyses, claim_only, alloc, fit, skip, meet, dry):
+            return
         dry.considered_nodes = len(worth)
         for n in worth[:MAX_DRYRUN_NODES]:
             dry.tried_nodes += 1
@@ -432,8 +476,10 @@ class Analysis:
                     # the node: DynamicResources never runs there, so the scheduler never meets this error.
                     dry.failures[_name(n)] = ", ".join(dict.fromkeys(s.reason for s in nf.shortfalls))
                     continue
-                dry.error, dry.error_node = e, _name(n)
-                break
+                why = meet.uncertainty(_name(n), nf)
+                if why is not None and _met(dry, e, _name(n), why):
+                    break
+                continue  # the scheduler may not meet it (or never filters the node): the search goes on
             if res is None:
                 dry.failures[_name(n)] = "cannot allocate all claims"
                 if alloc.last_failure is not None:
@@ -455,16 +501,19 @@ class Analysis:
         rank = {True: 0, None: 1, False: 2}
         dry.allocatable.sort(key=lambda x: rank[dry._fit_state(x.node)])  # stable: the search's order within each
 
-    def _error_where_unavailable(self, pending, analyses, nodes: list[dict], alloc: Allocator, fit=None, skip=None):
-        """(error, node) of the first node refused only by an allocated claim where the allocator meets an error
-        for the pending claims (the DynamicResources Filter allocates them before it reports the allocated claim
-        unavailable there: the error ends the attempt), or None. Only nodes a device that errors in CEL reaches
-        are tried, and none that NodeResourcesFit rejects (it runs first)."""
+    def _error_where_unavailable(
+        self, pending, analyses, nodes: list[dict], alloc: Allocator, fit, skip, meet: ErrorsMet, dry: DryRun
+    ) -> bool:
+        """Record in dry the errors the allocator meets for the pending claims on the nodes refused only by an
+        allocated claim (the DynamicResources Filter allocates them before it reports the allocated claim
+        unavailable there: the error ends the attempt); True when the scheduler meets one for certain. Only nodes a
+        device that errors in CEL reaches are tried, and none that NodeResourcesFit rejects (it runs first)."""
         there = Reachability(nodes)
         by_claim = {id(a.claim): a for a in analyses}
         names = self._aborting_nodes(pending, by_claim, there)
         for n in nodes:
-            if _name(n) not in names or (fit is not None and fit.check(n).fits is False):
+            nf = fit.check(n) if fit is not None and _name(n) in names else None
+            if _name(n) not in names or (nf is not None and nf.fits is False):
                 continue
             here = claims_on(pending, skip, _name(n))
             if not here:
@@ -474,8 +523,28 @@ class Analysis:
             except NodeFailure:
                 continue
             except AllocationError as e:
-                return e, _name(n)
-        return None
+                why = meet.uncertainty(_name(n), nf)
+                if why is not None and _met(dry, e, _name(n), why):
+                    return True
+        return False
+
+    def _nominated_first(self, pending, reach: Reachability, alloc, fit, skip, meet: ErrorsMet, worth: list) -> list:
+        """worth with the pod's nominated node first, and meet told whether the pod passes every filter there (the
+        scheduler then places it there without filtering another node: schedule_one.go evaluateNominatedNode)."""
+        n = reach.usable[reach.positions()[meet.nominated]]
+        here = claims_on(pending, skip, meet.nominated)
+        try:
+            fits_here = alloc.allocate(n, here) is not None if here else True
+        except (NodeFailure, AllocationError):
+            fits_here = False
+        if fits_here:
+            meet.nominated_fits = fit.check(n).fits if fit is not None else True
+        return [n] + [x for x in worth if _name(x) != meet.nominated]
+
+    def _feasible_bound(self, pending, analyses, reach: Reachability, worth: list[dict]) -> int:
+        """How many nodes may pass every filter: those worth a search where no error may come."""
+        aborting = self._aborting_nodes(pending, {id(a.claim): a for a in analyses}, reach)
+        return sum(1 for n in worth if _name(n) not in aborting)
 
     def allocator(self, state: AllocatedState) -> Allocator:
         """The allocator port over this analysis's slices and classes, against state."""

@@ -411,7 +411,7 @@ def fit_findings(dry, fit: Fit | None) -> list:
     from kubectl_dra.analyze.pod.dryrun import MAX_DRYRUN_NODES
     from kubectl_dra.findings.model import make
 
-    if fit is None or not dry.allocatable or dry.error is not None:
+    if fit is None or not dry.allocatable or dry.error_decides:
         return []
     placeable, rejected, unknown = dry.placeable_nodes, dry.fit_rejected, dry.fit_unknown
     why = {n: f.describe() for n, f in rejected.items()}

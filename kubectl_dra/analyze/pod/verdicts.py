@@ -56,11 +56,25 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
     if dry.error is not None:
         err = dry.error
         code = ERROR_KIND_CODES[err.kind]
-        hint = None
-        if code == "DRA301" and "no such key" not in err.message:
-            hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
-        an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
-        return
+        if not dry.error_decides:  # the scheduler may not meet it (errors_met.py), and the claims fit elsewhere
+            an.findings.append(
+                make(
+                    "DRA304",
+                    f"on node {dry.error_node} the allocator meets an error that ends the scheduler's attempt "
+                    f"({err.message}), and the scheduler may not meet it: {dry.error_maybe}",
+                    node=dry.error_node,
+                    errorCode=code,
+                    error=err.message,
+                    why=dry.error_maybe,
+                    **err.evidence,
+                )
+            )
+        else:
+            hint = None
+            if code == "DRA301" and "no such key" not in err.message:
+                hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
+            an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
+            return
     if dry.allocatable:
         nodes = dry.placeable_nodes or dry.allocatable_nodes  # NodeResourcesFit rejects the others (fit.py)
         more = " (and possibly more)" if dry.capped else ""

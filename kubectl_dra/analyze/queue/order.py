@@ -78,7 +78,7 @@ def entry_kind(pod: dict, report, plan) -> str | None:
         return None
     v = report.verdict
     blocking = [f for f in report.findings if f.blocking]
-    if plan.dry.error is not None:
+    if plan.dry.error_decides:  # (an error it may not meet, with nodes where the claims fit: undetermined)
         # (not an error of the allocated state, 1.38's PreFilter: it fails every pod whatever the pods ahead take)
         if plan.dry.error.kind == ErrorKind.STATE or not v.determined or any(f.code == "DRA006" for f in blocking):
             return None

@@ -133,8 +133,14 @@ class _Sim:
             except NodeFailure:
                 res = None
             except AllocationError as err:
-                e.error = f"at its turn, after the pods ahead take theirs, the scheduler's attempt errs: {err.message}"
-                return
+                met = plan.dry.meet
+                if met is None or met.uncertainty(n["metadata"]["name"], fit.check(n) if fit else None) == "":
+                    e.error = (
+                        f"at its turn, after the pods ahead take theirs, the scheduler's attempt errs: {err.message}"
+                    )
+                    return
+                # the scheduler never filters the node, or may not (the pod's own DRA304 says so): the search goes on
+                res = None
             if res is None:
                 if first_dead:
                     self.cursor[s] = i + 1
