@@ -437,15 +437,7 @@ class Analysis:
 
     # long: the scheduler's per-node Filter loop in one place (errors, NodeResourcesFit, the node budget)
     def _search(
-        self,
-        pending,
-        analyses,
-        reach: Reachability,
-        state,
-        dry: DryRun,
-        fit=None,
-        claim_only=(),
-        skip=None,
+        self, pending, analyses, reach: Reachability, state, dry: DryRun, fit=None, claim_only=(), skip=None
     ) -> None:
         invalid = state.capacity_error()
         if invalid is not None:  # 1.38 PreFilter: no node is tried
