@@ -78,14 +78,18 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
     if dry.allocatable:
         nodes = dry.placeable_nodes or dry.allocatable_nodes  # NodeResourcesFit rejects the others (fit.py)
         more = " (and possibly more)" if dry.capped else ""
+        # a claim the scheduler does not allocate on some nodes (the extended-resource claim where a device plugin
+        # serves the resource) is named with the nodes where it is allocated only
+        where = {x.node: {p.claim for p in x.claims} for x in dry.allocatable}
         for entry in dry.allocatable[0].claims:
             picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry.results)
+            on = [n for n in nodes if entry.claim in where.get(n, ())]
             an.findings.append(
                 make(
                     "DRA002",
-                    f"claim {entry.claim} is allocatable now on node(s) {', '.join(nodes)}{more}: {picks}",
+                    f"claim {entry.claim} is allocatable now on node(s) {', '.join(on)}{more}: {picks}",
                     subject={"claim": entry.claim},
-                    nodes=nodes,
+                    nodes=on,
                     results=entry.results,
                 )
             )
