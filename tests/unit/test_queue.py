@@ -629,3 +629,37 @@ def test_two_pods_tied_in_the_queue_say_the_tie_decides_without_an_empty_list():
     assert p0.outcome == p1.outcome == "undetermined", (p0, p1)
     assert "the pods tied with it in the queue decide it" in p0.reason and "()" not in p0.reason, p0
     assert "(team-a/p0) decide it" in p1.reason, p1
+
+
+def test_the_count_proof_holds_for_many_pods_ahead_and_counts_every_pod_that_may_fill_a_node():
+    """A mixed component (70 one-GPU pods that may go to any of 80 nodes, then a pod of another kind): the pods ahead
+    have choices, so only the count proof can make big certain. It used to stop at 64 pods ahead (undetermined);
+    its search now goes on where the last pod's stopped. With NodeResourcesFit modelled it counts every pod ahead
+    in the whole queue, not only those of its component: a pod of another component placed on a node may fill the
+    node's cpu."""
+    objs = [CLASS, *(node(f"n-{i:02d}") for i in range(80)), *(gpus(f"n-{i:02d}", "gpu-0") for i in range(80))]
+    for i in range(70):
+        objs += with_claim(f"w-{i:02d}", t(i))
+    objs += [
+        pod("big", t(200)),
+        claim("big-gpu", selectors=['device.capacity["gpu.example.com"].memory.compareTo(quantity("20Gi")) >= 0']),
+    ]
+    q = places(objs)
+    p = q.places[f"{NS}/big"]
+    assert p.outcome == "fits" and p.certain and "more nodes than there are pods ahead of it (70)" in p.reason, p
+    # 75 more pods of another component (NICs on the same nodes) ahead of big: 145 pods may fill 80 nodes
+    nics = [
+        {**gpus(f"n-{i:02d}", "nic-0"), "metadata": {"name": f"n-{i:02d}-nics"},
+         "spec": {**gpus(f"n-{i:02d}", "nic-0")["spec"], "driver": "nic.example.com", "pool": {
+             "name": f"n-{i:02d}-nics", "generation": 1, "resourceSliceCount": 1}}}
+        for i in range(80)
+    ]  # fmt: skip
+    nic_class = {**CLASS, "metadata": {"name": "nic"},
+                 "spec": {"selectors": [{"cel": {"expression": 'device.driver == "nic.example.com"'}}]}}  # fmt: skip
+    more = []
+    for i in range(75):
+        c = claim(f"nic-{i:02d}-gpu")
+        c["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] = "nic"
+        more += [pod(f"nic-{i:02d}", t(100 + i)), c]
+    p = places([*objs, *nics, nic_class, *more]).places[f"{NS}/big"]
+    assert p.outcome == "undetermined" and not p.certain, p

@@ -9,9 +9,6 @@ from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
 from kubectl_dra.model.meta import ns_of
 
-# A pod's search for more nodes than pods ahead of it (the count proof) stops here: beyond, the answer stays open.
-MAX_COUNT_PROOF = 64
-
 
 @dataclass(frozen=True)
 class Ahead:
@@ -199,9 +196,9 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         if fits:
             return place("fits", True, f"still fits after the {n_ahead} pods ahead of it")
         return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
-    if fits and shapes.local[e.plan.shape] and n_ahead < MAX_COUNT_PROOF:
-        if sim.fits_on(e, n_ahead + 1) > n_ahead:
-            return place("fits", True, f"fits on more nodes than there are pods ahead of it ({n_ahead})")
+    proof = _count_proof(e, sim, n_ahead) if fits and shapes.local[e.plan.shape] else None
+    if proof is not None:
+        return place("fits", True, proof)
     names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
     why = []
     if view.dup_tie[pos] or view.tie_total[e.tie] > 1:
@@ -215,6 +212,16 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         f"{'fits' if fits else 'does not fit'} in the estimated order, but {who} decide it: "
         f"{'; '.join(why) or 'their placement is not certain'}",
     )
+
+
+def _count_proof(e: Entry, sim, n_ahead: int) -> str | None:
+    """The count proof: a pod ahead lands on one node and, the pod's devices being node-local, can take its devices
+    on that node only; where NodeResourcesFit is modelled any pod ahead, of any component, may fill that node's cpu
+    or memory. More nodes where it fits alone than such pods: one is left for it, wherever they go."""
+    n_any = sim.may_be_ahead(e) if e.plan.fit is not None else n_ahead
+    if sim.fits_on(e, n_any + 1) > n_any:
+        return f"fits on more nodes than there are pods ahead of it ({n_any})"
+    return None
 
 
 def _gang_place(e: Entry, place, n_ahead: int) -> Place:

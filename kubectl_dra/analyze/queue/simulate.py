@@ -93,6 +93,8 @@ class _Sim:
         self.taken_by: dict = {}  # device ID -> Entry
         self.node_use: dict = {}  # node -> (requests, pod count) of the pods placed there (NodeResourcesFit)
         self.claims: dict = {}  # claim ref -> (Entry, node) for pending claims allocated in the dry-run
+        self.entries: list = []  # every Entry, in queue order
+        self._last_of_tie: dict | None = None
 
     def place(self, e: Entry, want_choices: bool) -> None:
         plan = e.plan
@@ -194,29 +196,40 @@ class _Sim:
 
     def fits_on(self, e: Entry, limit: int) -> int:
         """Nodes (up to limit) on which the pod alone fits, against the cluster as it is (its devices and, where it
-        is known, NodeResourcesFit)."""
+        is known, NodeResourcesFit). The search of one shape goes on where the last asked one stopped: every pod of
+        a Deployment asks with a larger limit, and all of them together cost one pass over its nodes."""
         plan = e.plan
         hit = len(plan.dry.placeable_nodes) if plan.fit is not None else len(plan.dry.allocatable)
         if not plan.dry.capped or hit >= limit:
             return hit
-        key = ("fits_on", plan.shape, limit, plan.fit.key() if plan.fit is not None else None)
-        if key in self.base.memo:
-            return self.base.memo[key]
-        alloc = self.base.allocator(self.base.memo["state"][0])
-        n_fit = 0
-        for n in self.base.worth_nodes(plan.pending, plan.analyses, plan.reach, plan.skip):
+        key = ("fits_on", plan.shape, plan.fit.key() if plan.fit is not None else None)
+        got = self.base.memo.get(key)
+        if got is None:
+            worth = self.base.worth_nodes(plan.pending, plan.analyses, plan.reach, plan.skip)
+            got = self.base.memo[key] = [0, 0, worth]  # nodes found, next node to try, the nodes in search order
+        alloc = None
+        while got[0] < limit and got[1] < len(got[2]):
+            n = got[2][got[1]]
+            got[1] += 1
             if plan.fit is not None and plan.fit.check(n).fits is not True:
                 continue
             here = plan.claims_on(n["metadata"]["name"])
+            if alloc is None:
+                alloc = self.base.allocator(self.base.memo["state"][0])
             try:
                 if not here or alloc.allocate(n, here) is not None:
-                    n_fit += 1
+                    got[0] += 1
             except (NodeFailure, AllocationError):
                 continue
-            if n_fit >= limit:
-                break
-        self.base.memo[key] = n_fit
-        return n_fit
+        return min(got[0], limit)
+
+    def may_be_ahead(self, e: Entry) -> int:
+        """How many pods of the whole queue may be placed before e: every one before it and its ties after it."""
+        if self._last_of_tie is None:
+            self._last_of_tie = {}
+            for q in self.entries:
+                self._last_of_tie[q.tie] = max(q.index, self._last_of_tie.get(q.tie, q.index))
+        return self._last_of_tie.get(e.tie, e.index)
 
 
 def _gang_members(ordered: list[Entry]) -> dict:
@@ -267,6 +280,7 @@ def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
     gangs = _gang_members(ordered)
     gang_comps = {comp[e.plan.shape] for ms in gangs.values() for e in ms}
     sim = _Sim(base)
+    sim.entries = ordered
     for e in ordered:
         c = comp[e.plan.shape]
         g = e.gang
