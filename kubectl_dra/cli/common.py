@@ -252,14 +252,14 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
 
 def _scan_rows(report, o: Options, header: bool = True) -> None:
     """The scan's rows as -o asks: `pod/NAME` a line for -o name (kubectl get -o name, also with -A), else the table
-    or the document of render/scan.py."""
+    or the document of render/status.py."""
     if o.output == "name":
         from kubectl_dra.render.escape import esc
 
         for r in report.rows:
             sys.stdout.write(f"pod/{esc(r.pod)}\n")
         return
-    from kubectl_dra.render.scan import render_scan
+    from kubectl_dra.render.status import render_scan
 
     color, width = _terminal(o)
     render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)

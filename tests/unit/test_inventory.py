@@ -132,12 +132,12 @@ def test_counter_usage_per_counter_set():
 
 
 def test_streamed_json_is_the_document_byte_for_byte():
-    """-o json writes the device list in chunks (render/inventory.py _stream_json); the text is exactly the one
+    """-o json writes the device list in chunks (render/devices.py _stream_json); the text is exactly the one
     serialisation of the whole report, also across chunk boundaries."""
     import io
 
     from kubectl_dra import jsonio
-    from kubectl_dra.render import inventory as render
+    from kubectl_dra.render import devices as render
     from kubectl_dra.render.structured import _default
 
     many = {
