@@ -82,7 +82,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         reqs = parse_selector(selector)
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
     # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
-    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False)
+    snap = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False).snapshot
     driver, pool = check_device_filters(snap, node, driver, device_class, pool)
     filters = {
         "node": node,
