@@ -1,7 +1,6 @@
 """Live input: what explain, match, status, devices and dump read from a cluster (a LiveRequest in, one Gathered
-out, gather/result.py), as raw JSON dicts: every kind
-listed once, the lists in parallel (gather/client.py: GETs, retries, pagination; gather/kubeconfig.py and
-gather/transport.py: credentials, TLS, proxies)."""
+out: gather/result.py), as raw JSON dicts: every kind listed once, the lists in parallel (gather/client.py: GETs,
+retries, pagination; gather/kubeconfig.py and gather/transport.py: credentials, TLS, proxies)."""
 
 from __future__ import annotations
 
