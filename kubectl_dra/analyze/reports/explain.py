@@ -1,6 +1,6 @@
 """The three public entry points: explain pod, explain claim and match claim (Snapshot + Semantics -> Report), and
 the report bodies and small shared findings they and the other reports use: claim bodies, claim state, the assumed
-semantics (DRA003), the summary used when nothing blocks, and de-duplication. Pure: no I/O."""
+semantics (DRA003) and the summary used when nothing blocks. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ from kubectl_dra.findings.model import (
     UNDETERMINED,
     Finding,
     Report,
+    dedupe,
     make,
     verdict_from,
 )
@@ -168,7 +169,7 @@ def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], al
         return [got[k][1] for k in pods]
     from kubectl_dra.analyze.queue import judge_queue
 
-    queue, placed = judge_queue(snap, sem, base, got, only=pods[0] if len(pods) == 1 else None)
+    queue, placed = judge_queue(snap, sem, base, got, explain_pod, only=pods[0] if len(pods) == 1 else None)
     from kubectl_dra.analyze.queue.report import materialized, with_place
 
     for k in pods:
@@ -454,7 +455,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
 
 # ---------------------------------------------------------------------------------------------------
 # The report bodies and the small shared findings: claim bodies, claim state, the assumed semantics (DRA003),
-# the summary used when nothing blocks, and de-duplication (also used by the queue, status and the workloads).
+# the summary used when nothing blocks (also used by status and the workloads; de-duplication is findings/model.py's).
 
 
 def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
@@ -561,13 +562,3 @@ def ok_summary(analyses, dry, node_name, findings) -> str:
             )
         return f"claims allocatable now on node {first.node}"
     return "nothing blocks"
-
-
-def dedupe(findings: list[Finding]) -> list[Finding]:
-    seen, out = set(), []
-    for f in findings:
-        key = (f.code, f.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(f)
-    return out
