@@ -38,98 +38,136 @@ ERROR_KIND_CODES = {
 }
 
 
-# long: to split next (issue 31): the per-request finding order is the report's order
 def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, pod: dict | None) -> None:
-    blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
-    if blind:
-        g = blind[0]
-        an.findings.append(
-            make(
-                "DRA103",
-                f"cannot tell whether devices are available: {g.verb} {g.resource} was refused",
-                verb=g.verb,
-                resource=g.resource,
-                namespace=g.namespace,
-            )
-        )
-        return
-    if dry.error is not None:
-        err = dry.error
-        code = ERROR_KIND_CODES[err.kind]
-        if not dry.error_decides:  # the scheduler may not meet it (errors_met.py), and the claims fit elsewhere
-            an.findings.append(
-                make(
-                    "DRA304",
-                    f"on node {dry.error_node} the allocator meets an error that ends the scheduler's attempt "
-                    f"({err.message}), and the scheduler may not meet it: {dry.error_maybe}",
-                    node=dry.error_node,
-                    errorCode=code,
-                    error=err.message,
-                    why=dry.error_maybe,
-                    **err.evidence,
-                )
-            )
-        else:
-            hint = None
-            if code == "DRA301" and "no such key" not in err.message:
-                hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
-            an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
+    """Why the pending claims can or cannot be allocated: the first case that applies (the devices cannot be read,
+    DRA103; the dry-run erred where the scheduler meets the error; it allocates, DRA002; no real nodes to decide
+    on, DRA018; no node the pod may use, DRA503), else why no node works. Each appends its findings to an.findings
+    in the report's order (an error the scheduler may not meet, DRA304, before the case that follows it)."""
+    for case in (_unreadable, _dry_run_error, _allocatable, _no_real_nodes, _no_usable_node):
+        if case(an, analyses, dry, pod):
             return
-    if dry.allocatable:
-        nodes = dry.placeable_nodes or dry.allocatable_nodes  # NodeResourcesFit rejects the others (fit.py)
-        more = " (and possibly more)" if dry.capped else ""
-        # a claim the scheduler does not allocate on some nodes (the extended-resource claim where a device plugin
-        # serves the resource) is named with the nodes where it is allocated only
-        where = {x.node: {p.claim for p in x.claims} for x in dry.allocatable}
-        for entry in dry.allocatable[0].claims:
-            picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry.results)
-            on = [n for n in nodes if entry.claim in where.get(n, ())]
-            an.findings.append(
-                make(
-                    "DRA002",
-                    f"claim {entry.claim} is allocatable now on node(s) {', '.join(on)}{more}: {picks}",
-                    subject={"claim": entry.claim},
-                    nodes=on,
-                    results=entry.results,
-                )
-            )
-            for r in entry.results:
-                if "/" in r["request"]:
-                    base, sub = r["request"].split("/", 1)
-                    _fallback_info(an, entry.claim, analyses, base, sub)
-        return
-    if an.idx.nodes_synthetic and _has_candidates(analyses):
-        inferred = [_name(n) for n in an.idx.nodes]
+    _no_node_works(an, analyses, dry)
+
+
+def _unreadable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
+    """DRA103: the slices or classes could not be read, so nothing can be said about the devices."""
+    blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
+    if not blind:
+        return False
+    g = blind[0]
+    an.findings.append(
+        make(
+            "DRA103",
+            f"cannot tell whether devices are available: {g.verb} {g.resource} was refused",
+            verb=g.verb,
+            resource=g.resource,
+            namespace=g.namespace,
+        )
+    )
+    return True
+
+
+def _dry_run_error(an: Analysis, analyses, dry: DryRun, pod) -> bool:
+    """The allocator's error that ends the dry-run, as the code of its kind; or, when the scheduler may not meet it
+    (errors_met.py) and the claims fit elsewhere, DRA304, and the cases after it go on."""
+    if dry.error is None:
+        return False
+    err = dry.error
+    code = ERROR_KIND_CODES[err.kind]
+    if not dry.error_decides:  # the scheduler may not meet it (errors_met.py), and the claims fit elsewhere
         an.findings.append(
             make(
-                "DRA018",
-                (
-                    "the input has no Node objects, and no node inferred from the slices' nodeName ("
-                    + ", ".join(inferred[:5])
-                    + (" ..." if len(inferred) > 5 else "")
-                    + ") fits the claims"
-                    if inferred
-                    else "the input has no Node objects, and no node can be inferred from the slices"
-                )
-                + ": whether the claims fit needs the real nodes (their labels for nodeSelector and allNodes "
-                "devices, and the pod's node constraints), so it is undetermined",
-                inferredNodes=inferred,
-                failures=dry.failures,
-                rejectedNodes=dry.rejected_nodes,
+                "DRA304",
+                f"on node {dry.error_node} the allocator meets an error that ends the scheduler's attempt "
+                f"({err.message}), and the scheduler may not meet it: {dry.error_maybe}",
+                node=dry.error_node,
+                errorCode=code,
+                error=err.message,
+                why=dry.error_maybe,
+                **err.evidence,
             )
         )
-        return
-    if pod is not None and not dry.usable:
+        return False
+    hint = None
+    if code == "DRA301" and "no such key" not in err.message:
+        hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
+    an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
+    return True
+
+
+def _allocatable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
+    """DRA002 per claim the dry-run allocates on the first node, each followed by the subrequests it fell back to."""
+    if not dry.allocatable:
+        return False
+    nodes = dry.placeable_nodes or dry.allocatable_nodes  # NodeResourcesFit rejects the others (fit.py)
+    more = " (and possibly more)" if dry.capped else ""
+    # a claim the scheduler does not allocate on some nodes (the extended-resource claim where a device plugin
+    # serves the resource) is named with the nodes where it is allocated only
+    where = {x.node: {p.claim for p in x.claims} for x in dry.allocatable}
+    for entry in dry.allocatable[0].claims:
+        picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry.results)
+        on = [n for n in nodes if entry.claim in where.get(n, ())]
         an.findings.append(
             make(
-                "DRA503",
-                "no node passes the pod's own node constraints (" + _why_nodes(dry.rejected_nodes) + ")",
-                rejectedNodes=dry.rejected_nodes,
+                "DRA002",
+                f"claim {entry.claim} is allocatable now on node(s) {', '.join(on)}{more}: {picks}",
+                subject={"claim": entry.claim},
+                nodes=on,
+                results=entry.results,
             )
         )
-        return
-    # No node works. Errors that failed single nodes (1.35+: invalid pools; 1.38: allocationMode All over an
-    # incomplete or invalid pool) are what the scheduler reports for those nodes: said first, as it says them.
+        for r in entry.results:
+            if "/" in r["request"]:
+                base, sub = r["request"].split("/", 1)
+                _fallback_info(an, entry.claim, analyses, base, sub)
+    return True
+
+
+def _no_real_nodes(an: Analysis, analyses, dry: DryRun, pod) -> bool:
+    """DRA018: no node fits, but the nodes were inferred from the slices (the input has no Node objects)."""
+    if not (an.idx.nodes_synthetic and _has_candidates(analyses)):
+        return False
+    inferred = [_name(n) for n in an.idx.nodes]
+    an.findings.append(
+        make(
+            "DRA018",
+            (
+                "the input has no Node objects, and no node inferred from the slices' nodeName ("
+                + ", ".join(inferred[:5])
+                + (" ..." if len(inferred) > 5 else "")
+                + ") fits the claims"
+                if inferred
+                else "the input has no Node objects, and no node can be inferred from the slices"
+            )
+            + ": whether the claims fit needs the real nodes (their labels for nodeSelector and allNodes "
+            "devices, and the pod's node constraints), so it is undetermined",
+            inferredNodes=inferred,
+            failures=dry.failures,
+            rejectedNodes=dry.rejected_nodes,
+        )
+    )
+    return True
+
+
+def _no_usable_node(an: Analysis, analyses, dry: DryRun, pod: dict | None) -> bool:
+    """DRA503: the pod's own node constraints leave no node."""
+    if pod is None or dry.usable:
+        return False
+    an.findings.append(
+        make(
+            "DRA503",
+            "no node passes the pod's own node constraints (" + _why_nodes(dry.rejected_nodes) + ")",
+            rejectedNodes=dry.rejected_nodes,
+        )
+    )
+    return True
+
+
+def _no_node_works(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> None:
+    """No node works. Errors that failed single nodes (1.35+: invalid pools; 1.38: allocationMode All over an
+    incomplete or invalid pool) are what the scheduler reports for those nodes: said first, as it says them. Then
+    the first explanation that finds something: per request from the matrices, the allocator's own search
+    (allocator/why.py), the joint count, the constraints, else DRA413."""
     if dry.node_errors:
         nodes = sorted(dry.node_errors)
         first = dry.node_errors[nodes[0]]
@@ -143,7 +181,6 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
                 **first.evidence,
             )
         )
-    # Explain per request, from the matrices.
     explained = False
     for a in analyses:
         if a.allocated:
@@ -163,30 +200,35 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
             an.findings.append(joint)
             explained = True
     if not explained:
-        has_constraints = any(
-            ((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") for a in analyses if not a.allocated
+        _unexplained(an, analyses, dry)
+
+
+def _unexplained(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> None:
+    """Nothing above explains it: the claims' constraints, else DRA413 (with the counters before 1.36)."""
+    has_constraints = any(
+        ((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") for a in analyses if not a.allocated
+    )
+    if has_constraints:
+        for a in analyses:
+            if not a.allocated:
+                an.findings.extend(constraint_findings(a))
+        return
+    msg = "cannot allocate all claims on any node the pod may use"
+    hint = None
+    counters = any(
+        v.entry.device.get("consumesCounters")
+        for a in analyses
+        for m in a.matrices.values()
+        for v in m
+        if v.outcome == "candidate"
+    )
+    if counters and an.sem.version < (1, 36):
+        msg += (
+            " (the devices share counters: before 1.36 the allocator does not give back the counters of"
+            " devices it tried and rejected, so it can run out although enough are free)"
         )
-        if has_constraints:
-            for a in analyses:
-                if not a.allocated:
-                    an.findings.extend(constraint_findings(a))
-        else:
-            msg = "cannot allocate all claims on any node the pod may use"
-            hint = None
-            counters = any(
-                v.entry.device.get("consumesCounters")
-                for a in analyses
-                for m in a.matrices.values()
-                for v in m
-                if v.outcome == "candidate"
-            )
-            if counters and an.sem.version < (1, 36):
-                msg += (
-                    " (the devices share counters: before 1.36 the allocator does not give back the counters of"
-                    " devices it tried and rejected, so it can run out although enough are free)"
-                )
-                hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
-            an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry.tried_nodes, failures=dry.failures))
+        hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
+    an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry.tried_nodes, failures=dry.failures))
 
 
 # long: one case per reason class of the allocator's record (allocator/why.py)

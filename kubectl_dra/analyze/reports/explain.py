@@ -194,20 +194,18 @@ def an_pod(an: Analysis, ns: str, name: str) -> dict | None:
     return an.idx.pods.get((ns, name))
 
 
-# long: to split next (issue 31): the findings' order across claims, fit, queue and the scheduler's word is the report's order
 def explain_pod(
     snap: Snapshot, sem: Semantics, namespace: str, name: str, base: Analysis | None = None, brief: bool = False
 ) -> Report:
-    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows)."""
+    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows).
+
+    The steps, in the order their findings appear in the report: what could not be read and the semantics; the
+    pod's claims (and the scheduler's extended-resource claim); the dry-run; the claims' findings; the node's
+    resources (NodeResourcesFit); what holds the pod itself; preemption; the scheduler's word against the
+    dry-run's. Then the verdict and the body."""
     an = base or Analysis(snap, sem)
     an.mark_selected = not brief
-    idx = an.idx
-    pod = idx.pods.get((namespace, name))
-    if pod is None:
-        gaps = idx.gap_for("pods")
-        if gaps:
-            raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
-        raise not_found(snap, "Pod", name, namespace)
+    pod = _the_pod(an, snap, namespace, name)
     # (what the driver piece could not read, it says in its own finding, DRA607)
     an.findings.extend(gap_finding(g) for g in snap.gaps if g.resource not in DRIVER_PIECE_READS)
     an.findings.append(semantics_finding(sem, snap))
@@ -215,7 +213,47 @@ def explain_pod(
     pcs = _pod_claims(an, pod, events)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
     claims, names = [pc.claim for pc in resolved], [pc.pod_claim_name for pc in resolved]
-    # DRA-backed extended resources: the scheduler's own claim, analysed last as upstream allocates it last.
+    ext = _extended(an, snap, sem, pod, claims, names)
+    fit = pod_fit(snap, an.memo, pod, sem)
+    analyses, dry = an.analyse_claims(claims, pod, names, fit=fit, skip=_plugin_skip(ext))
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    word = scheduler_word(pod, events)
+    _claim_findings(an, pod, analyses, dry, events, ext)
+    if not node_name:
+        defect = prebind_defect_finding(ext, dry, bool(resolved), sem)
+        if defect is not None:
+            an.findings.append(defect)
+    _fit_findings(an, dry, fit)
+    _pod_findings(an, pod, analyses, dry)
+    if not node_name:
+        from kubectl_dra.analyze.queue.preemption import preemption_finding
+
+        lower = preemption_finding(an, pod, analyses, an.findings)
+        if lower is not None:
+            an.findings.append(lower)
+    _scheduler_findings(an, snap, word, dry, any(not a.allocated for a in analyses))
+    findings = dedupe(an.findings)
+    verdict = verdict_from(findings, assumed_note(sem, _pod_ok_summary(analyses, dry, node_name, findings, ext, word)))
+    body = _pod_body(an, pod, namespace, name, pcs, ext, analyses, dry, word, events, brief)
+    body["pieces"] = pod_pieces(findings, body)
+    return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
+
+
+def _the_pod(an: Analysis, snap: Snapshot, namespace: str, name: str) -> dict:
+    """The pod asked about; not found (or not readable: the gap says why) is an error."""
+    pod = an.idx.pods.get((namespace, name))
+    if pod is None:
+        gaps = an.idx.gap_for("pods")
+        if gaps:
+            raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
+        raise not_found(snap, "Pod", name, namespace)
+    return pod
+
+
+def _extended(an: Analysis, snap: Snapshot, sem: Semantics, pod: dict, claims: list, names: list):
+    """DRA-backed extended resources: the scheduler's own claim, appended to claims (analysed last, as upstream
+    allocates it last), and its findings. None: the pod asks for none."""
+    idx = an.idx
     if "annotated_claims" not in an.memo:
         an.memo["annotated_claims"] = extended_claims(idx.claims)
     # (the snapshot's tuples as they are: a copy per pod of 5,000 slices costs more than the plan that reads them)
@@ -225,16 +263,11 @@ def explain_pod(
         if ext.claim is not None:
             claims.append(ext.claim)
             names.append(None)
-    fit = pod_fit(snap, an.memo, pod, sem)
-    analyses, dry = an.analyse_claims(claims, pod, names, fit=fit, skip=_plugin_skip(ext))
-    node_name = (pod.get("spec") or {}).get("nodeName")
-    pending = [a for a in analyses if not a.allocated]
-    word = scheduler_word(pod, events)
-    _claim_findings(an, pod, analyses, dry, events, ext)
-    if not node_name:
-        defect = prebind_defect_finding(ext, dry, bool(resolved), sem)
-        if defect is not None:
-            an.findings.append(defect)
+    return ext
+
+
+def _fit_findings(an: Analysis, dry: DryRun, fit) -> None:
+    """NodeResourcesFit's findings; when the node's resources decide (DRA504, DRA506), DRA002's hint says so."""
     fitted = fit_findings(dry, fit)
     if any(f.code in ("DRA504", "DRA506") for f in fitted):
         # DRA002's "wait for the scheduler's next attempt" does not hold: the node's resources are what decide
@@ -246,13 +279,11 @@ def explain_pod(
             for f in an.findings
         ]
     an.findings.extend(fitted)
-    _pod_findings(an, pod, analyses, dry)
-    if not node_name:
-        from kubectl_dra.analyze.queue.preemption import preemption_finding
 
-        lower = preemption_finding(an, pod, analyses, an.findings)
-        if lower is not None:
-            an.findings.append(lower)
+
+def _scheduler_findings(an: Analysis, snap: Snapshot, word, dry: DryRun, pending: bool) -> None:
+    """The scheduler's latest word against the dry-run's: with the fit unknown (DRA506) and reasons outside DRA,
+    its words join DRA506's message; else whether it agrees, and the reasons outside DRA that hold the pod."""
     fit_open = next((f for f in an.findings if f.code == "DRA506"), None)
     if fit_open is not None and word is not None and word.blocked and word.non_dra_nodes:
         # The fit is unknown here and the scheduler names reasons outside DRA: its words are the best evidence
@@ -260,40 +291,45 @@ def explain_pod(
             replace(f, message=f"{f.message}; the scheduler's latest attempt: {word.message!r}") if f is fit_open else f
             for f in an.findings
         ]
-    elif word is not None and not any(f.code == "DRA006" for f in an.findings):
-        blocking = [f for f in an.findings if f.blocking]
-        agree = agreement_finding(
-            word,
-            bool(blocking),
-            dry.placeable_nodes or (dry.allocatable_nodes if fit_open is not None else []),
-            bool(pending) and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
-            changed_since(snap, word.time),
+        return
+    if word is None or any(f.code == "DRA006" for f in an.findings):
+        return
+    blocking = [f for f in an.findings if f.blocking]
+    agree = agreement_finding(
+        word,
+        bool(blocking),
+        dry.placeable_nodes or (dry.allocatable_nodes if fit_open is not None else []),
+        pending and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
+        changed_since(snap, word.time),
+    )
+    if agree is not None:
+        an.findings.append(agree)
+    outside = outside_dra_finding(word)
+    placeable = dry.placeable_nodes if dry.fit else []
+    if outside is not None and placeable and word.non_dra_reasons and not any(f.blocking for f in an.findings):
+        # The scheduler rejects every node for reasons outside DRA, and on some the claims fit and every
+        # filter the analysis models (NodeResourcesFit included) passes: it cannot say which is right.
+        outside = make(
+            "DRA022",
+            f"the dry-run finds the claims allocatable on {', '.join(placeable)}, with room for the pod's "
+            f"requests there, but the scheduler rejects every node for reasons outside DRA that the analysis "
+            f"does not find there: {word.message!r} ({word.source}{', ' + word.time if word.time else ''})",
+            scheduler=word.to_dict(),
+            reasons=list(word.non_dra_reasons),
         )
-        if agree is not None:
-            an.findings.append(agree)
-        outside = outside_dra_finding(word)
-        placeable = dry.placeable_nodes if dry.fit else []
-        if outside is not None and placeable and word.non_dra_reasons and not any(f.blocking for f in an.findings):
-            # The scheduler rejects every node for reasons outside DRA, and on some the claims fit and every
-            # filter the analysis models (NodeResourcesFit included) passes: it cannot say which is right.
-            outside = make(
-                "DRA022",
-                f"the dry-run finds the claims allocatable on {', '.join(placeable)}, with room for the pod's "
-                f"requests there, but the scheduler rejects every node for reasons outside DRA that the analysis "
-                f"does not find there: {word.message!r} ({word.source}{', ' + word.time if word.time else ''})",
-                scheduler=word.to_dict(),
-                reasons=list(word.non_dra_reasons),
-            )
-        if outside is not None:
-            # DRA002's "wait for the scheduler's next attempt" does not hold: its last attempt failed elsewhere
-            an.findings = [
-                replace(f, hint_override="The claims are allocatable; what holds the pod is outside DRA (DRA021).")
-                if f.code == "DRA002"
-                else f
-                for f in an.findings
-            ]
-            an.findings.append(outside)
-    findings = dedupe(an.findings)
+    if outside is not None:
+        # DRA002's "wait for the scheduler's next attempt" does not hold: its last attempt failed elsewhere
+        an.findings = [
+            replace(f, hint_override="The claims are allocatable; what holds the pod is outside DRA (DRA021).")
+            if f.code == "DRA002"
+            else f
+            for f in an.findings
+        ]
+        an.findings.append(outside)
+
+
+def _pod_ok_summary(analyses, dry: DryRun, node_name, findings, ext, word) -> str:
+    """The verdict's summary when nothing blocks, with what may still hold the pod there."""
     ok = ok_summary(analyses, dry, node_name, findings)
     if not analyses and ext is not None:
         ok = f"no DRA allocation: {', '.join(ext.resources)} is left to device plugins"
@@ -303,12 +339,16 @@ def explain_pod(
         ok += f"; but node {node_name} is NotReady (DRA604)"
     if any(f.code == "DRA021" for f in findings):
         ok += f"; but the scheduler rejects the pod on grounds outside DRA ({word.message.split('. ', 1)[0].strip()})"
-    verdict = verdict_from(findings, assumed_note(sem, ok))
-    body = {
+    return ok
+
+
+def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, analyses, dry, word, events, brief) -> dict:
+    """The report's body (without its pieces, which read the findings)."""
+    return {
         "pod": {
             "name": name,
             "namespace": namespace,
-            "node": node_name,
+            "node": (pod.get("spec") or {}).get("nodeName"),
             "phase": (pod.get("status") or {}).get("phase"),
             "uid": _meta(pod).get("uid"),
         },
@@ -337,12 +377,10 @@ def explain_pod(
         ),
         "claims": [claim_body(a, all_devices=not brief) for a in analyses],
         "extendedResources": ext.to_dict() if ext is not None else None,
-        "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": idx.nodes_synthetic},
+        "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": an.idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,
         "events": events,
     }
-    body["pieces"] = pod_pieces(findings, body)
-    return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
 
 
 def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
