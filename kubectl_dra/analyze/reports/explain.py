@@ -1,6 +1,5 @@
-"""The three public entry points: explain pod, explain claim and match claim (Snapshot + Semantics -> Report), and
-the report bodies and small shared findings they and the other reports use: claim bodies, claim state, the assumed
-semantics (DRA003) and the summary used when nothing blocks. Pure: no I/O."""
+"""The three public entry points: explain pod, explain claim and match claim (Snapshot + Semantics -> Report); the
+parts of their bodies they share are bodies.py's. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ from kubectl_dra.analyze.pod.claims import meta_of as _meta
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.claims import ns_of as _ns
 from kubectl_dra.analyze.pod.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
-from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun, Skip
-from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME, extended_claims, prebind_defect_finding, via_plugin_finding
+from kubectl_dra.analyze.pod.dryrun import Analysis, DryRun, Skip
+from kubectl_dra.analyze.pod.extended import extended_claims, prebind_defect_finding, via_plugin_finding
 from kubectl_dra.analyze.pod.extended import plan as extended_plan
 from kubectl_dra.analyze.pod.fit import fit_findings, pod_fit
 from kubectl_dra.analyze.pod.health import eviction_findings, health_findings
@@ -36,12 +35,12 @@ from kubectl_dra.analyze.pod.scheduler import (
     scheduler_word,
 )
 from kubectl_dra.analyze.pod.verdicts import device_findings, pool_findings
+from kubectl_dra.analyze.reports.bodies import assumed_note, claim_body, ok_summary, semantics_finding
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import (
     OPENS_BLOCKED,
     UNDETERMINED,
-    Finding,
     Report,
     dedupe,
     make,
@@ -205,7 +204,7 @@ def explain_pod(
     dry-run's. Then the verdict and the body."""
     an = base or Analysis(snap, sem)
     an.mark_selected = not brief
-    pod = _the_pod(an, snap, namespace, name)
+    pod = _asked(an, snap, "Pod", namespace, name)
     # (what the driver piece could not read, it says in its own finding, DRA607)
     an.findings.extend(gap_finding(g) for g in snap.gaps if g.resource not in DRIVER_PIECE_READS)
     an.findings.append(semantics_finding(sem, snap))
@@ -239,15 +238,16 @@ def explain_pod(
     return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
 
 
-def _the_pod(an: Analysis, snap: Snapshot, namespace: str, name: str) -> dict:
-    """The pod asked about; not found (or not readable: the gap says why) is an error."""
-    pod = an.idx.pods.get((namespace, name))
-    if pod is None:
-        gaps = an.idx.gap_for("pods")
+def _asked(an: Analysis, snap: Snapshot, kind: str, namespace: str, name: str) -> dict:
+    """The pod or claim asked about; not found (or not readable: the gap says why) is an error."""
+    index, resource = (an.idx.pods, "pods") if kind == "Pod" else (an.idx.claims, "resourceclaims")
+    obj = index.get((namespace, name))
+    if obj is None:
+        gaps = an.idx.gap_for(resource)
         if gaps:
-            raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
-        raise not_found(snap, "Pod", name, namespace)
-    return pod
+            raise DraError(f'cannot get {kind.lower()} "{name}" in namespace "{namespace}": {gaps[0].message}')
+        raise not_found(snap, kind, name, namespace)
+    return obj
 
 
 def _extended(an: Analysis, snap: Snapshot, sem: Semantics, pod: dict, claims: list, names: list):
@@ -405,12 +405,7 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
 
 def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
     an = Analysis(snap, sem)
-    claim = an.idx.claims.get((namespace, name))
-    if claim is None:
-        gaps = an.idx.gap_for("resourceclaims")
-        if gaps:
-            raise DraError(f'cannot get resourceclaim "{name}" in namespace "{namespace}": {gaps[0].message}')
-        raise not_found(snap, "ResourceClaim", name, namespace)
+    claim = _asked(an, snap, "ResourceClaim", namespace, name)
     an.findings.extend(gap_finding(g) for g in snap.gaps)
     an.findings.append(semantics_finding(sem, snap))
     if _meta(claim).get("deletionTimestamp"):
@@ -489,114 +484,3 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
         "dryRun": a.dry_run.to_dict() if a.dry_run else None,
     }
     return Report("MatchResult", tuple(findings), body, sem.to_dict(), None)
-
-
-# ---------------------------------------------------------------------------------------------------
-# The report bodies and the small shared findings: claim bodies, claim state, the assumed semantics (DRA003),
-# the summary used when nothing blocks (also used by status and the workloads; de-duplication is findings/model.py's).
-
-
-def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
-    c = a.claim
-    status = c.get("status") or {}
-    alloc = status.get("allocation")
-    body = {
-        "name": _name(c),
-        "namespace": _ns(c),
-        "podClaimName": a.pod_claim_name,
-        "state": claim_state(c),
-        "allocation": None,
-        "reservedFor": [f"{r.get('resource', '')}/{r.get('name', '')}" for r in status.get("reservedFor") or []],
-        "requests": [],
-    }
-    if alloc:
-        body["allocation"] = {
-            "results": [
-                {k: r.get(k) for k in ("request", "driver", "pool", "device") if k in r}
-                for r in ((alloc.get("devices") or {}).get("results") or [])
-            ],
-            "nodeSelector": alloc.get("nodeSelector"),
-        }
-    elif a.dry_run:
-        body["dryRun"] = a.dry_run.to_dict()
-    for alts in a.requests:
-        for r in alts:
-            m = a.matrices.get(r.name)
-            body["requests"].append(
-                {
-                    "name": r.name,
-                    "deviceClassName": r.class_name,
-                    "allocationMode": r.mode,
-                    "count": r.count if r.mode == "ExactCount" else None,
-                    "selectors": [((s.get("cel") or {}).get("expression")) for s in r.selectors],
-                    "classSelectors": [
-                        ((s.get("cel") or {}).get("expression"))
-                        for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []
-                    ],
-                    "classFound": r.class_obj is not None,
-                    "devices": [v.to_dict() for v in m] if m is not None and all_devices else [],
-                }
-            )
-    return body
-
-
-def claim_state(c: dict) -> str:
-    st = c.get("status") or {}
-    if _meta(c).get("deletionTimestamp"):
-        return "deleted"
-    if st.get("allocation"):
-        return "allocated,reserved" if st.get("reservedFor") else "allocated"
-    if _name(c) == IN_MEMORY_NAME:
-        return "not-created"  # the scheduler builds it from the containers' extended-resource requests
-    return "pending"
-
-
-def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
-    gates = ", ".join(f"{k}={'true' if sem.gates[k] else 'false'}" for k in sorted(sem.overridden)) or "defaults"
-    src = {
-        "flag": "from --kubernetes-version",
-        "server": "the API server's version",
-        "default": "newest released; pass --kubernetes-version",
-    }[sem.version_source]
-    extra = ""
-    if sem.newer_server:
-        src = (
-            f"the API server is {sem.newer_server}, newer than the newest supported minor {sem.version_str}: "
-            f"its DRA semantics are assumed to be {sem.version_str}'s and may differ"
-        )
-    if snap.source in ("live", "bundle"):
-        extra = "; the scheduler's own feature gates and in-flight allocations are not visible through the API"
-    return make(
-        "DRA003",
-        f"assumed Kubernetes {sem.version_str} ({src}), feature gates: {gates}{extra}",
-        kubernetesVersion=sem.version_str,
-        featureGates=dict(sem.gates),
-        serverVersion=sem.newer_server,
-    )
-
-
-def assumed_note(sem: Semantics, summary: str) -> str:
-    """A verdict reached with a newer server's semantics assumed says so."""
-    if sem.newer_server:
-        return f"{summary} (assuming Kubernetes {sem.version_str} semantics for a {sem.newer_server} server)"
-    return summary
-
-
-def ok_summary(analyses, dry, node_name, findings) -> str:
-    if not analyses:
-        return "the pod has no ResourceClaims to allocate"
-    if any(f.code == "DRA604" for f in findings):
-        return f"claims allocated and reserved; waiting for the kubelet on {node_name} to prepare the devices"
-    if all(a.allocated for a in analyses):
-        where = f" on node {node_name}" if node_name else ""
-        return f"all {len(analyses)} claim(s) allocated{where}"
-    if dry.allocatable:
-        first = dry.allocatable[0]
-        via = next((f for f in findings if f.code == "DRA227" and f.evidence.get("node") == first.node), None)
-        if via is not None:  # the extended resources come from the node's device plugin
-            served = ", ".join(via.evidence.get("resources") or [])
-            return f"the pod fits on node {first.node}, whose device plugin serves {served}" + (
-                "; its claims are allocatable there" if first.claims else ""
-            )
-        return f"claims allocatable now on node {first.node}"
-    return "nothing blocks"
