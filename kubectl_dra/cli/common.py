@@ -6,12 +6,16 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
 from kubectl_dra.errors import DraError, ExitCode
 from kubectl_dra.render import FORMATS
+
+if TYPE_CHECKING:
+    from kubectl_dra.gather.result import Gathered
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -121,74 +125,49 @@ _CLUSTER_SCOPED = (
 )
 
 
-def _gather(
-    o: Options,
-    *,
-    pod_name=None,
-    claim_name=None,
-    selector=None,
-    workload=None,
-    partial=False,
-    watch=False,
-    everything=False,
-    raw_out=None,
-    events=True,
-    analyse=True,
-    pending_pods=False,
-    drivers=False,
-    bound_pods=False,
-):
-    """The snapshot and the namespace the named object is in (with watch: and the LiveSession that follows it).
-    events=False: without Events, for a command that never reads them (neither listed live nor kept from files).
-    analyse: the snapshot goes to an analysis, whose loading a live gather overlaps with its lists."""
-    if watch and o.from_files:
+def _gather(o: Options, *, analyse: bool = True, **ask) -> Gathered:
+    """What the command asks (ask: LiveRequest's fields but the scope, which -n and -A give), from the files or the
+    cluster, as one Gathered (with watch: and the LiveSession that follows it). events=False: without Events, for
+    a command that never reads them (neither listed live nor kept from files). analyse: the snapshot goes to an
+    analysis, whose loading a live gather overlaps with its lists."""
+    from dataclasses import replace
+
+    from kubectl_dra.gather.result import Gathered, LiveRequest
+
+    r = LiveRequest(namespace=o.namespace, all_namespaces=o.all_namespaces, **ask)
+    if r.watch and o.from_files:
         raise DraError("--watch follows the cluster's watch API: it cannot watch --from-file input")
     if o.from_files:
         from kubectl_dra.gather.files import load_files
 
-        snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if events else frozenset({"Event"}))
-        return snap, _named_namespace(snap, o, pod_name, claim_name, workload)
+        snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if r.events else frozenset({"Event"}))
+        return Gathered(snap, _named_namespace(snap, r))
     from kubectl_dra.gather.live import gather_live
 
     got = gather_live(
+        r,
         kubeconfig=o.kubeconfig,
         context=o.context,
-        namespace=o.namespace,
         timeout=o.timeout,
         chunk_size=o.chunk_size,
-        pod_name=pod_name,
-        claim_name=claim_name,
-        selector=selector,
-        workload=workload,
-        partial=partial,
-        everything=everything,
-        raw_out=raw_out,
-        pending_pods=pending_pods and not watch,
-        drivers=drivers,
-        bound_pods=bound_pods,
-        all_namespaces=o.all_namespaces,
         progress=sys.stderr.isatty() and o.output in ("text", "wide"),
-        watch=watch,
-        events=events,
         while_waiting=(lambda server_version: _preload(o, server_version)) if analyse else None,
     )
-    snap, session = got if watch else (got, None)
-    ns = _named_namespace(snap, o, pod_name, claim_name, workload)
-    return (snap, ns, session) if watch else (snap, ns)
+    return replace(got, namespace=_named_namespace(got.snapshot, r))
 
 
-def _named_namespace(snap, o: Options, pod_name, claim_name, workload) -> str:
+def _named_namespace(snap, r) -> str:
     """The namespace the command looks in (model/scope.py): the snapshot's (-n, else the context's or the bundle's,
     else default), or with -A the one that holds the named object."""
     from kubectl_dra.model.scope import locate
 
     ns = snap.namespace or "default"
-    if pod_name:
-        return locate(snap, "Pod", pod_name, ns, o.all_namespaces)
-    if claim_name:
-        return locate(snap, "ResourceClaim", claim_name, ns, o.all_namespaces)
-    if workload is not None:
-        return locate(snap, workload[0], workload[3], ns, o.all_namespaces)
+    if r.pod_name:
+        return locate(snap, "Pod", r.pod_name, ns, r.all_namespaces)
+    if r.claim_name:
+        return locate(snap, "ResourceClaim", r.claim_name, ns, r.all_namespaces)
+    if r.workload is not None:
+        return locate(snap, r.workload[0], r.workload[3], ns, r.all_namespaces)
     return ns
 
 
@@ -252,14 +231,14 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
 
 def _scan_rows(report, o: Options, header: bool = True) -> None:
     """The scan's rows as -o asks: `pod/NAME` a line for -o name (kubectl get -o name, also with -A), else the table
-    or the document of render/scan.py."""
+    or the document of render/status.py."""
     if o.output == "name":
         from kubectl_dra.render.escape import esc
 
         for r in report.rows:
             sys.stdout.write(f"pod/{esc(r.pod)}\n")
         return
-    from kubectl_dra.render.scan import render_scan
+    from kubectl_dra.render.status import render_scan
 
     color, width = _terminal(o)
     render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)

@@ -82,7 +82,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         reqs = parse_selector(selector)
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
     # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
-    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False)
+    snap = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False).snapshot
     driver, pool = check_device_filters(snap, node, driver, device_class, pool)
     filters = {
         "node": node,
@@ -108,7 +108,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
 def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
     """The summary or the device list (-o name: `device/DRIVER/POOL/DEVICE` a line; --no-headers: the list's rows
     alone), then on stderr the notes: nothing published or matched, and the devices --where failed on."""
-    from kubectl_dra.render.inventory import render_inventory
+    from kubectl_dra.render.devices import render_inventory
 
     color, width = _terminal(o)
     if o.output == "name":

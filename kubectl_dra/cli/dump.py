@@ -51,17 +51,10 @@ def dump_cmd(selector, filename, old_filename, **params):
             "dump writes to --output-file FILE (or standard output); -f names input in kubectl, not output"
         )
     o = Options.from_click(params)
-    raw: list = []
-    snap, ns = _gather(
-        o,
-        selector=selector or "",
-        partial=True,
-        everything=True,
-        raw_out=raw,
-        analyse=False,
-        pending_pods=True,
-        bound_pods=True,
+    got = _gather(
+        o, selector=selector or "", partial=True, everything=True, analyse=False, pending_pods=True, bound_pods=True
     )
+    snap, ns, raw = got.snapshot, got.namespace, list(got.raw)
     scope = {"namespace": None if o.all_namespaces else ns, "selector": selector}
     text = data_to(bundle(raw, snap, scope), o.output)
     if filename:

@@ -96,11 +96,12 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
     if workload is not None:
         return _explain_workload(o, workload, replicas)
     if watch:
-        snap, ns, session = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
-        _watch_pod(o, session, snap, ns, name)
+        got = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
+        _watch_pod(o, got.session, got.snapshot, got.namespace, name)
         return None
     if name:
-        snap, ns = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
+        got = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
+        snap, ns = got.snapshot, got.namespace
         from kubectl_dra.analyze.reports.explain import explain_pods  # after the gather, which overlaps its loading
 
         return finish(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
@@ -139,7 +140,8 @@ def _explain_selected(o: Options, selector: str) -> ExitCode | None:
     from kubectl_dra.model.labels import parse_selector
 
     reqs = parse_selector(selector)
-    snap, ns = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True, bound_pods=True)
+    got = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True, bound_pods=True)
+    snap, ns = got.snapshot, got.namespace
     from kubectl_dra.analyze.reports.explain import explain_pods
     from kubectl_dra.analyze.reports.targets import selected_pods
 
@@ -154,7 +156,8 @@ def _explain_selected(o: Options, selector: str) -> ExitCode | None:
 def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) -> ExitCode:
     """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls; with replicas, N more of them."""
     kind, _, resource, wname = workload
-    snap, ns = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True, bound_pods=True)
+    got = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True, bound_pods=True)
+    snap, ns = got.snapshot, got.namespace
     from kubectl_dra.analyze.reports.explain import explain_pods
     from kubectl_dra.analyze.reports.workload import find_workload, pods_of
 
@@ -194,7 +197,8 @@ def explain_claim_cmd(name, **params):
       kubectl dra explain claim my-claim -n team-a
     """
     o = Options.from_click(params)
-    snap, ns = _gather(o, claim_name=name)
+    got = _gather(o, claim_name=name)
+    snap, ns = got.snapshot, got.namespace
     from kubectl_dra.analyze.reports.explain import explain_claim
 
     return finish(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)

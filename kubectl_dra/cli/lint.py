@@ -82,7 +82,7 @@ def lint_cmd(filenames, output, fail_on, **params):
 
         reference, kind = load_files(list(o.from_files), None), "dump"
     elif o.kubeconfig or o.context:
-        reference, _ = _gather(o, selector="", partial=True, analyse=False)
+        reference = _gather(o, selector="", partial=True, analyse=False).snapshot
         kind = "cluster"
     manifests = load_manifests(list(filenames) or list(o.from_files))
     sem = o.semantics(reference.server_version if reference is not None else None)

@@ -83,7 +83,8 @@ def match_claim_cmd(name, filename, count, **params):
         raise DraError("give either a claim NAME or -f FILE")
     _stdin_once([filename] if filename else [], o.from_files)
     claim = _manifest_claim(filename, o.namespace) if filename else None  # a bad file fails before any API call
-    snap, ns = _gather(o, claim_name=name)
+    got = _gather(o, claim_name=name)
+    snap, ns = got.snapshot, got.namespace
     if filename and ns != base_namespace(o.namespace, None):
         claim = _manifest_claim(filename, ns)  # a manifest without a namespace is in the command's (model/scope.py)
     from kubectl_dra.analyze.reports.explain import match_claim

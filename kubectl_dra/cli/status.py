@@ -78,7 +78,7 @@ def status_cmd(selector, watch, no_headers, **params):
     )
     from kubectl_dra.analyze.reports.status import scan
 
-    snap, ns = got[0], got[1]
+    snap, ns = got.snapshot, got.namespace
     namespace = None if o.all_namespaces else ns
 
     def evaluate(snap):
@@ -93,7 +93,7 @@ def status_cmd(selector, watch, no_headers, **params):
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
     if watch:
-        _watch_status(o, got[2], snap, evaluate, no_headers)
+        _watch_status(o, got.session, snap, evaluate, no_headers)
         return
     from kubectl_dra.model.snapshot import PENDING_PODS
 

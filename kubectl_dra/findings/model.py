@@ -64,6 +64,17 @@ def make(code: str, message: str, *, hint: str | None = None, subject: dict | No
     return Finding(code, message, evidence, subject or {}, hint)
 
 
+def dedupe(findings: list[Finding]) -> list[Finding]:
+    """The findings in order, each (code, message) once."""
+    seen, out = set(), []
+    for f in findings:
+        key = (f.code, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
 @dataclass(frozen=True)
 class Verdict:
     blocked: bool

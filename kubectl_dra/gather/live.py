@@ -1,6 +1,6 @@
-"""Live input: what explain, match, status, devices and dump read from a cluster, as raw JSON dicts: every kind
-listed once, the lists in parallel (gather/client.py: GETs, retries, pagination; gather/kubeconfig.py and
-gather/transport.py: credentials, TLS, proxies)."""
+"""Live input: what explain, match, status, devices and dump read from a cluster (a LiveRequest in, one Gathered
+out: gather/result.py), as raw JSON dicts: every kind listed once, the lists in parallel (gather/client.py: GETs,
+retries, pagination; gather/kubeconfig.py and gather/transport.py: credentials, TLS, proxies)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from kubectl_dra.errors import DraError
 from kubectl_dra.gather.assemble import live_snapshot
 from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.gather.plan import JOIN_ORDER, LISTED, RESOURCE_VERSIONS, Needs, plan, run
+from kubectl_dra.gather.result import Gathered, LiveRequest
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import check_shapes
 from kubectl_dra.model.scope import base_namespace, only_namespace, qualified
@@ -32,12 +33,21 @@ def _progress(enabled: bool, text: str) -> None:
         sys.stderr.flush()
 
 
-def gather_live(**kw):
-    """_gather_live, with its progress line cleared when it fails (the error then starts a line of its own)."""
+def gather_live(
+    request: LiveRequest, *, kubeconfig, context, timeout, chunk_size=PAGE, progress=False, while_waiting=None
+) -> Gathered:
+    """What the request asks for, from the cluster: Missing permissions become Gaps, not failures. kubeconfig,
+    context, timeout and chunk_size: how to reach it (gather/kubeconfig.py, gather/client.py); progress: a line on
+    the terminal while it runs, cleared when it ends or fails (an error then starts a line of its own).
+
+    while_waiting(server_version), when given, runs in this thread once the lists are sent (work that needs none of
+    their answers: loading the analysis); its exceptions are not raised. It may return a function (kind, items)
+    that each page listed after that is handed to as it arrives (work on the objects that the analysis would do
+    later, such as warming its caches); its exceptions are not raised either."""
     try:
-        return _gather_live(**kw)
+        return _gather_live(request, Client(kubeconfig, context, timeout, chunk_size), progress, while_waiting)
     except BaseException:
-        _progress(kw.get("progress", False), "")
+        _progress(progress, "")
         raise
 
 
@@ -64,48 +74,9 @@ class _Target:
     pod: dict | None = None
 
 
-# long: its keyword parameters are the commands' needs; the steps are functions (ask, resolve, plan, run, assemble)
-def _gather_live(
-    *,
-    kubeconfig,
-    context,
-    namespace,
-    timeout,
-    chunk_size=PAGE,
-    pod_name=None,
-    claim_name=None,
-    all_namespaces=False,
-    progress=False,
-    selector=None,
-    workload=None,
-    partial=False,
-    watch=False,
-    everything=False,
-    raw_out: list | None = None,
-    events=True,
-    while_waiting=None,
-    pending_pods=False,
-    drivers=False,
-    bound_pods=False,
-):
-    """Fetch what explain/match need: one named pod or claim, or the pods a label selector picks (in the namespace,
-    or every namespace with all_namespaces). Missing permissions become Gaps, not failures. partial (the scan): when
-    pods may not be listed in all namespaces, list them namespace by namespace and keep the refusals as Gaps.
-    everything (dump): also the workloads that own pods and the namespace's ResourceQuotas; raw_out gets every
-    object as the API returned it (events not normalised). events=False: no pod events are listed (devices never
-    reads them). while_waiting(server_version), when given, runs in this thread once the lists are sent (work
-    that needs none of their answers: loading the analysis); its exceptions are not raised. It may return a
-    function (kind, items) that each page listed after that is handed to as it arrives (work on the objects that
-    the analysis would do later, such as warming its caches); its exceptions are not raised either. pending_pods:
-    also the pods no node is assigned to yet, in every namespace (the scheduler's queue, analyze/queue.py); a
-    refusal is a Gap of its own (PENDING_PODS), not one of the pods asked about. bound_pods: also the pods bound to
-    a node that have not finished, in every namespace (what NodeResourcesFit subtracts from a node's allocatable,
-    analyze/fit.py); a refusal is a Gap of its own (BOUND_PODS). drivers (explain pod; dump always): the DaemonSets
-    of every namespace (analyze/driver.py: their pods on the nodes are among the bound pods).
-
-    The steps: ask (discovery, version, the named pod, the slices: one round trip), resolve the target, plan the
+def _gather_live(r: LiveRequest, c: Client, progress: bool, while_waiting) -> Gathered:
+    """The steps: ask (discovery, version, the named pod, the slices: one round trip), resolve the target, plan the
     lists (gather/plan.py), run them, read what a refusal leaves out another way, assemble."""
-    c = Client(kubeconfig, context, timeout, chunk_size)
     checked: dict = {}  # the listed objects whose shape was checked as their page arrived (id() -> object)
     warm: list = []
 
@@ -118,28 +89,28 @@ def _gather_live(
                 pass
 
     c.on_page = on_page
-    if watch:
+    if r.watch:
         c.record = []
-    namespace = base_namespace(namespace, c.conn.namespace)  # -n, else the context's, as kubectl (model/scope.py)
+    namespace = base_namespace(r.namespace, c.conn.namespace)  # -n, else the context's, as kubectl (model/scope.py)
     _progress(progress, "Discovering resource.k8s.io ...")
-    asked = _ask(c, namespace, pod_name if not all_namespaces else None)
+    asked = _ask(c, namespace, r.pod_name if not r.all_namespaces else None)
     gaps: list[Gap] = []
     if asked.rv is None:
         gaps.append(Gap("get", "resource.k8s.io", None, "not-served",
                         "the server does not serve resource.k8s.io/v1, v1beta2 or v1beta1"))  # fmt: skip
     api = f"resource.k8s.io/{asked.rv}" if asked.rv else None
-    t = _resolve(c, asked, namespace, pod_name, workload, selector, all_namespaces, partial, gaps)
+    t = _resolve(c, asked, namespace, r, gaps)
     needs = Needs(
         namespace=t.namespace,
         all_namespaces=t.all_namespaces,
         selector=t.selector,
-        pod_name=pod_name if t.pod is not None else None,
-        workload_kind=workload[0] if workload is not None else None,
-        events=events,
-        everything=everything,
-        drivers=drivers,
-        pending_pods=pending_pods,
-        bound_pods=bound_pods,
+        pod_name=r.pod_name if t.pod is not None else None,
+        workload_kind=r.workload[0] if r.workload is not None else None,
+        events=r.events,
+        everything=r.everything,
+        drivers=r.drivers,
+        pending_pods=r.pending_pods and not r.watch,
+        bound_pods=r.bound_pods,
     )
     jobs = plan(needs, api, asked.served)
     _progress(progress, f"Fetching {', '.join(j.key for j in jobs)} ...")
@@ -157,7 +128,7 @@ def _gather_live(
     results, refused = run(c, jobs, {"slices": asked.slices} if early else None, while_running)
     gaps.extend(refused)
     if api:
-        _claims_another_way(c, api, t.namespace, claim_name, results, gaps)
+        _claims_another_way(c, api, t.namespace, r.claim_name, results, gaps)
     _progress(progress, "")
     objs = _assemble(c, t.objs, results, gaps)
     meta = {
@@ -168,17 +139,15 @@ def _gather_live(
         "listed": frozenset(name for key, name in LISTED.items() if key in results),
         "bound_pods": "bound_pods" in results,
     }
-    if raw_out is not None:
-        raw_out.extend(objs)
-        raw_out.append({"discovery": {"resource.k8s.io": sorted(asked.served)}})
-    if watch:
+    raw = (*objs, {"discovery": {"resource.k8s.io": sorted(asked.served)}}) if r.everything else ()
+    if r.watch:
         from kubectl_dra.gather.watch import LiveSession
 
         static = [o for o in objs if o.get("kind") in ("Deployment", "StatefulSet", "DaemonSet", "Job", "ReplicaSet")]
-        static = [o for o in static if not any(o is x for r in c.record for x in r.items)]
+        static = [o for o in static if not any(o is x for rec in c.record for x in rec.items)]
         session = LiveSession(c, c.record, static, meta)
-        return session.snapshot(), session
-    return live_snapshot(objs, meta, checked)
+        return Gathered(session.snapshot(), t.namespace, session, raw)
+    return Gathered(live_snapshot(objs, meta, checked), t.namespace, None, raw)
 
 
 def _ask(c: Client, namespace: str, pod_name: str | None) -> _Asked:
@@ -211,10 +180,11 @@ def _ask(c: Client, namespace: str, pod_name: str | None) -> _Asked:
     return _Asked(served, rv, server_version, pod, slices)
 
 
-def _resolve(c: Client, asked: _Asked, namespace, pod_name, workload, selector, all_namespaces, partial, gaps):
+def _resolve(c: Client, asked: _Asked, namespace: str, r: LiveRequest, gaps: list) -> _Target:
     """The object asked about: a named pod (its namespace becomes the answer's), a workload (its ReplicaSets for a
     Deployment, then its pods by its selector, in its namespace), or the pods a selector picks."""
-    t = _Target([], namespace, selector, all_namespaces)
+    pod_name, workload, all_namespaces, partial = r.pod_name, r.workload, r.all_namespaces, r.partial
+    t = _Target([], namespace, r.selector, all_namespaces)
     if pod_name is not None:
         t.pod = _named_pod(c, asked, namespace, pod_name, all_namespaces)
         t.namespace = t.pod["metadata"].get("namespace") or namespace

@@ -1,4 +1,4 @@
-"""Object metadata accessors shared by the analysis modules."""
+"""Object metadata: the accessors every layer reads, and whose controller a pod is (owner_of)."""
 
 from __future__ import annotations
 
@@ -13,3 +13,23 @@ def name_of(o: dict) -> str:
 
 def ns_of(o: dict) -> str:
     return meta_of(o).get("namespace", "") or ""
+
+
+def owner_of(pod: dict, workloads: tuple = ()) -> str | None:
+    """Kind/name of the pod's controller; a ReplicaSet's Deployment when the ReplicaSet is known or its name is the
+    Deployment's plus the pod-template-hash (as the Deployment controller names it)."""
+    ref = next((r for r in meta_of(pod).get("ownerReferences") or [] if r.get("controller")), None)
+    if ref is None:
+        return None
+    kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
+    if kind == "ReplicaSet":
+        for w in workloads:
+            if w.get("kind") == "ReplicaSet" and name_of(w) == name and ns_of(w) == ns_of(pod):
+                up = next((r for r in meta_of(w).get("ownerReferences") or [] if r.get("controller")), None)
+                if up is not None:
+                    return f"{up.get('kind')}/{up.get('name')}"
+                return f"{kind}/{name}"
+        h = (meta_of(pod).get("labels") or {}).get("pod-template-hash")
+        if h and name.endswith("-" + h) and len(name) > len(h) + 1:
+            return f"Deployment/{name[: -len(h) - 1]}"
+    return f"{kind}/{name}"

@@ -147,12 +147,13 @@ def test_dump_writes_to_output_file(tmp_path, monkeypatch, capsys):
     import kubectl_dra.cli as c
     import kubectl_dra.cli.dump
     from kubectl_dra.gather.files import load_files
+    from kubectl_dra.gather.result import Gathered
 
     snap = load_files([STEP3], None)
 
     def gather(o, **kw):
-        kw["raw_out"].extend([{"kind": "Header"}, *snap.pods])
-        return snap, "default"
+        assert kw["everything"]
+        return Gathered(snap, "default", raw=({"kind": "Header"}, *snap.pods))
 
     monkeypatch.setattr(kubectl_dra.cli.dump, "_gather", gather)
     out = tmp_path / "bundle.json"

@@ -174,7 +174,7 @@ def ours(s: dict) -> dict[str, tuple[bool, str, str | None]]:
             alone[(NS, name)] = (by_name[name], explain_pod(snap, sem, NS, name, fork, True), fork)
         except DraError as e:
             out[name] = (False, NONE, f"not explained: {e.message}")
-    queue, _ = judge_queue(snap, sem, base, alone)
+    queue, _ = judge_queue(snap, sem, base, alone, explain_pod)
     for name in pods:
         place = queue.places.get(f"{NS}/{name}")
         if name in out:

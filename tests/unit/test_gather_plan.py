@@ -82,6 +82,7 @@ ANSWERS = {
     "/forbidden": (403, None),
     "/gone-here": (404, None),
     "/there": (200, [{"metadata": {"name": "b"}}]),
+    "/api/v1/namespaces/default/pods": (200, []),
 }
 
 
@@ -124,6 +125,7 @@ def client(tmp_path):
         "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{srv.server_address[1]}"}}],
         "users": [{"name": "u", "user": {}}], "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
     }))  # fmt: skip
+    srv.kubeconfig_paths = [str(kc)]
     yield Client(str(kc), None, 10), srv
     srv.shutdown()
     srv.server_close()
@@ -151,3 +153,26 @@ def test_run_reads_answers_and_turns_refusals_into_gaps_in_plan_order(client):
         ("list", "others", None, "not-found"),
     ]
     assert all(isinstance(g, Gap) for g in gaps)
+
+
+def test_a_live_gather_returns_one_result_type_whatever_it_was_asked(client):
+    """gather_live answers a scan, a dump and a watch with the same Gathered: the snapshot, the namespace, the
+    session only with watch, the raw objects only with everything (a dump). Here against a server that serves
+    nothing: every list is a Gap, none a failure."""
+    from kubectl_dra.gather.live import gather_live
+    from kubectl_dra.gather.result import Gathered, LiveRequest
+    from kubectl_dra.gather.watch import LiveSession
+
+    _c, srv = client
+    kc = srv.kubeconfig_paths[0]
+    for req, session, raw in (
+        (LiveRequest(selector="", partial=True), False, False),
+        (LiveRequest(selector="", partial=True, everything=True), False, True),
+        (LiveRequest(selector="", partial=True, watch=True), True, False),
+    ):
+        got = gather_live(req, kubeconfig=kc, context=None, timeout=10)
+        assert isinstance(got, Gathered) and got.namespace == "default"
+        assert isinstance(got.session, LiveSession) == session
+        assert bool(got.raw) == raw
+        assert not raw or got.raw[-1] == {"discovery": {"resource.k8s.io": []}}
+        assert ("get", "resource.k8s.io", "not-served") in [(g.verb, g.resource, g.reason) for g in got.snapshot.gaps]

@@ -132,12 +132,12 @@ def test_counter_usage_per_counter_set():
 
 
 def test_streamed_json_is_the_document_byte_for_byte():
-    """-o json writes the device list in chunks (render/inventory.py _stream_json); the text is exactly the one
+    """-o json writes the device list in chunks (render/devices.py _stream_json); the text is exactly the one
     serialisation of the whole report, also across chunk boundaries."""
     import io
 
     from kubectl_dra import jsonio
-    from kubectl_dra.render import inventory as render
+    from kubectl_dra.render import devices as render
     from kubectl_dra.render.structured import _default
 
     many = {
@@ -175,9 +175,9 @@ def test_devices_reads_no_events(tmp_path):
     base = [*snap.nodes, *snap.classes, *snap.slices]
     f.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [*base, event]}))
     o = Options.from_click({"from_files": [str(f)]})
-    snap, _ = _gather(o, events=False)
+    snap = _gather(o, events=False).snapshot
     assert snap.events == () and len(snap.slices) == len(objects().slices) > 0
     with pytest.raises(DraError, match="Event e1: .spec must be a mapping"):
         _gather(o)  # the same file for a command that reads events
     f.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [*base, good]}))
-    assert [e["name"] for e in _gather(o)[0].events] == ["e2"]
+    assert [e["name"] for e in _gather(o).snapshot.events] == ["e2"]

@@ -10,6 +10,7 @@ import pytest
 
 from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.queue import Entry, judge_queue, order
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.analyze.reports.status import scan
 from kubectl_dra.features import Semantics
 from kubectl_dra.model import objects
@@ -102,7 +103,7 @@ def t(sec: int) -> str:
 
 def places(objs, sem=S37):
     snap = snapshot_from_objects(objs, NS)
-    q, _ = judge_queue(snap, sem, Analysis(snap, sem), {})
+    q, _ = judge_queue(snap, sem, Analysis(snap, sem), {}, explain_pod)
     return q
 
 

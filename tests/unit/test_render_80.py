@@ -25,9 +25,9 @@ from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Report, Verdict, make
 from kubectl_dra.gather.files import load_files
 from kubectl_dra.render import render
+from kubectl_dra.render.devices import render_inventory
 from kubectl_dra.render.escape import esc
-from kubectl_dra.render.inventory import render_inventory
-from kubectl_dra.render.scan import render_scan
+from kubectl_dra.render.status import render_scan
 from kubectl_dra.render.structured import api_quantity, to_json_utf8
 
 ROOT = Path(__file__).resolve().parents[2]

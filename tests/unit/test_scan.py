@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from kubectl_dra.analyze.reports.status import Row, ScanReport, human_age, owner_of, uses_dra
+from kubectl_dra.analyze.pod.extended import uses_dra
+from kubectl_dra.analyze.reports.status import Row, ScanReport
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.meta import owner_of
+from kubectl_dra.model.times import human_age
 
 S37 = Semantics.for_version((1, 37))
 S34 = Semantics.for_version((1, 34))

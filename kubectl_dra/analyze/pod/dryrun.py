@@ -239,18 +239,13 @@ class Analysis:
     def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
         return AllocatedState.from_claims((c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem)
 
-    def usable_nodes(
-        self, pod: dict | None, allocated_claims: list[dict], excluded: dict | None = None
-    ) -> tuple[list[dict], dict, list[dict]]:
+    def usable_nodes(self, pod: dict | None, allocated_claims: list[dict]) -> tuple[list[dict], dict, list[dict]]:
         """Nodes the pod may use (pod constraints + already-allocated claims' node selectors), why others not, and
         the nodes refused only by an allocated claim's node selector: the DynamicResources Filter finds that after
-        it ran the allocator for the pending claims there, so an error of theirs is met on those nodes too.
-        excluded: nodes left out of the dry-run for a reason of the caller's (name -> why)."""
+        it ran the allocator for the pending claims there, so an error of theirs is met on those nodes too."""
         usable, rejected, claim_only = [], {}, []
         for n in self.idx.nodes:
             why = pod_node_rejection(pod, n) if pod is not None else None
-            if why is None and excluded and _name(n) in excluded:
-                why = excluded[_name(n)]
             if why is None:
                 for c in allocated_claims:
                     sel = ((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")
@@ -273,7 +268,6 @@ class Analysis:
         claims: list[dict],
         pod: dict | None,
         pcnames: list,
-        excluded: dict | None = None,
         fit=None,
         skip: Skip | None = None,
     ) -> tuple[list[ClaimAnalysis], DryRun]:
@@ -292,10 +286,9 @@ class Analysis:
                 (_name(c), _json(((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")))
                 for c in allocated
             ),
-            _json(excluded),
         )
         if ("nodes", nodes_key) not in self.memo:
-            u, rj, co = self.usable_nodes(pod, allocated, excluded)
+            u, rj, co = self.usable_nodes(pod, allocated)
             self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), [_name(n) for n in u], co)
         usable, rejected, reach, usable_names, claim_only = self.memo[("nodes", nodes_key)]
         mctx = MatrixContext(

@@ -158,6 +158,17 @@ def pod_extended_resources(pod: dict, classes: Sequence[dict], sem: Semantics) -
     return ExtendedResources(out, {r.resource: mapping[r.resource] for r in out}, sem.gate("DRAExtendedResource"))
 
 
+def uses_dra(pod: dict, classes: list[dict], sem: Semantics) -> bool:
+    """The pod has ResourceClaims (named or from templates) or asks for a DRA-backed extended resource (a class maps
+    it and DRAExtendedResource is on: with the gate off it is a device plugin's resource)."""
+    if (pod.get("spec") or {}).get("resourceClaims"):
+        return True
+    if not classes:
+        return False
+    ext = pod_extended_resources(pod, classes, sem)
+    return ext.gate and bool(ext.requests)
+
+
 def _req_name(r: ContainerRequest) -> str:
     return f"container-{r.index}-request-{r.key_index}"
 

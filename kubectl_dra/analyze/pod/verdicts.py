@@ -7,17 +7,14 @@ from __future__ import annotations
 
 from kubectl_dra.analyze.allocator import (
     ErrorKind,
-    Request,
     attribute_value,
     lookup_attribute,
     obj_ref,
 )
-from kubectl_dra.analyze.devices.checks import DeviceVerdict
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun
-from kubectl_dra.features import Semantics
+from kubectl_dra.analyze.pod.request_findings import request_findings
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.findings.stages import Stage
 
 # Allocator error kind -> finding code.
 ERROR_KIND_CODES = {
@@ -38,98 +35,136 @@ ERROR_KIND_CODES = {
 }
 
 
-# long: to split next (issue 31): the per-request finding order is the report's order
 def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, pod: dict | None) -> None:
-    blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
-    if blind:
-        g = blind[0]
-        an.findings.append(
-            make(
-                "DRA103",
-                f"cannot tell whether devices are available: {g.verb} {g.resource} was refused",
-                verb=g.verb,
-                resource=g.resource,
-                namespace=g.namespace,
-            )
-        )
-        return
-    if dry.error is not None:
-        err = dry.error
-        code = ERROR_KIND_CODES[err.kind]
-        if not dry.error_decides:  # the scheduler may not meet it (errors_met.py), and the claims fit elsewhere
-            an.findings.append(
-                make(
-                    "DRA304",
-                    f"on node {dry.error_node} the allocator meets an error that ends the scheduler's attempt "
-                    f"({err.message}), and the scheduler may not meet it: {dry.error_maybe}",
-                    node=dry.error_node,
-                    errorCode=code,
-                    error=err.message,
-                    why=dry.error_maybe,
-                    **err.evidence,
-                )
-            )
-        else:
-            hint = None
-            if code == "DRA301" and "no such key" not in err.message:
-                hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
-            an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
+    """Why the pending claims can or cannot be allocated: the first case that applies (the devices cannot be read,
+    DRA103; the dry-run erred where the scheduler meets the error; it allocates, DRA002; no real nodes to decide
+    on, DRA018; no node the pod may use, DRA503), else why no node works. Each appends its findings to an.findings
+    in the report's order (an error the scheduler may not meet, DRA304, before the case that follows it)."""
+    for case in (_unreadable, _dry_run_error, _allocatable, _no_real_nodes, _no_usable_node):
+        if case(an, analyses, dry, pod):
             return
-    if dry.allocatable:
-        nodes = dry.placeable_nodes or dry.allocatable_nodes  # NodeResourcesFit rejects the others (fit.py)
-        more = " (and possibly more)" if dry.capped else ""
-        # a claim the scheduler does not allocate on some nodes (the extended-resource claim where a device plugin
-        # serves the resource) is named with the nodes where it is allocated only
-        where = {x.node: {p.claim for p in x.claims} for x in dry.allocatable}
-        for entry in dry.allocatable[0].claims:
-            picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry.results)
-            on = [n for n in nodes if entry.claim in where.get(n, ())]
-            an.findings.append(
-                make(
-                    "DRA002",
-                    f"claim {entry.claim} is allocatable now on node(s) {', '.join(on)}{more}: {picks}",
-                    subject={"claim": entry.claim},
-                    nodes=on,
-                    results=entry.results,
-                )
-            )
-            for r in entry.results:
-                if "/" in r["request"]:
-                    base, sub = r["request"].split("/", 1)
-                    _fallback_info(an, entry.claim, analyses, base, sub)
-        return
-    if an.idx.nodes_synthetic and _has_candidates(analyses):
-        inferred = [_name(n) for n in an.idx.nodes]
+    _no_node_works(an, analyses, dry)
+
+
+def _unreadable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
+    """DRA103: the slices or classes could not be read, so nothing can be said about the devices."""
+    blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
+    if not blind:
+        return False
+    g = blind[0]
+    an.findings.append(
+        make(
+            "DRA103",
+            f"cannot tell whether devices are available: {g.verb} {g.resource} was refused",
+            verb=g.verb,
+            resource=g.resource,
+            namespace=g.namespace,
+        )
+    )
+    return True
+
+
+def _dry_run_error(an: Analysis, analyses, dry: DryRun, pod) -> bool:
+    """The allocator's error that ends the dry-run, as the code of its kind; or, when the scheduler may not meet it
+    (errors_met.py) and the claims fit elsewhere, DRA304, and the cases after it go on."""
+    if dry.error is None:
+        return False
+    err = dry.error
+    code = ERROR_KIND_CODES[err.kind]
+    if not dry.error_decides:  # the scheduler may not meet it (errors_met.py), and the claims fit elsewhere
         an.findings.append(
             make(
-                "DRA018",
-                (
-                    "the input has no Node objects, and no node inferred from the slices' nodeName ("
-                    + ", ".join(inferred[:5])
-                    + (" ..." if len(inferred) > 5 else "")
-                    + ") fits the claims"
-                    if inferred
-                    else "the input has no Node objects, and no node can be inferred from the slices"
-                )
-                + ": whether the claims fit needs the real nodes (their labels for nodeSelector and allNodes "
-                "devices, and the pod's node constraints), so it is undetermined",
-                inferredNodes=inferred,
-                failures=dry.failures,
-                rejectedNodes=dry.rejected_nodes,
+                "DRA304",
+                f"on node {dry.error_node} the allocator meets an error that ends the scheduler's attempt "
+                f"({err.message}), and the scheduler may not meet it: {dry.error_maybe}",
+                node=dry.error_node,
+                errorCode=code,
+                error=err.message,
+                why=dry.error_maybe,
+                **err.evidence,
             )
         )
-        return
-    if pod is not None and not dry.usable:
+        return False
+    hint = None
+    if code == "DRA301" and "no such key" not in err.message:
+        hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
+    an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
+    return True
+
+
+def _allocatable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
+    """DRA002 per claim the dry-run allocates on the first node, each followed by the subrequests it fell back to."""
+    if not dry.allocatable:
+        return False
+    nodes = dry.placeable_nodes or dry.allocatable_nodes  # NodeResourcesFit rejects the others (fit.py)
+    more = " (and possibly more)" if dry.capped else ""
+    # a claim the scheduler does not allocate on some nodes (the extended-resource claim where a device plugin
+    # serves the resource) is named with the nodes where it is allocated only
+    where = {x.node: {p.claim for p in x.claims} for x in dry.allocatable}
+    for entry in dry.allocatable[0].claims:
+        picks = ", ".join(f"{r['request']} -> {r['driver']}/{r['pool']}/{r['device']}" for r in entry.results)
+        on = [n for n in nodes if entry.claim in where.get(n, ())]
         an.findings.append(
             make(
-                "DRA503",
-                "no node passes the pod's own node constraints (" + _why_nodes(dry.rejected_nodes) + ")",
-                rejectedNodes=dry.rejected_nodes,
+                "DRA002",
+                f"claim {entry.claim} is allocatable now on node(s) {', '.join(on)}{more}: {picks}",
+                subject={"claim": entry.claim},
+                nodes=on,
+                results=entry.results,
             )
         )
-        return
-    # No node works. Errors that failed single nodes (1.35+: invalid pools; 1.38: allocationMode All over an
-    # incomplete or invalid pool) are what the scheduler reports for those nodes: said first, as it says them.
+        for r in entry.results:
+            if "/" in r["request"]:
+                base, sub = r["request"].split("/", 1)
+                _fallback_info(an, entry.claim, analyses, base, sub)
+    return True
+
+
+def _no_real_nodes(an: Analysis, analyses, dry: DryRun, pod) -> bool:
+    """DRA018: no node fits, but the nodes were inferred from the slices (the input has no Node objects)."""
+    if not (an.idx.nodes_synthetic and _has_candidates(analyses)):
+        return False
+    inferred = [_name(n) for n in an.idx.nodes]
+    an.findings.append(
+        make(
+            "DRA018",
+            (
+                "the input has no Node objects, and no node inferred from the slices' nodeName ("
+                + ", ".join(inferred[:5])
+                + (" ..." if len(inferred) > 5 else "")
+                + ") fits the claims"
+                if inferred
+                else "the input has no Node objects, and no node can be inferred from the slices"
+            )
+            + ": whether the claims fit needs the real nodes (their labels for nodeSelector and allNodes "
+            "devices, and the pod's node constraints), so it is undetermined",
+            inferredNodes=inferred,
+            failures=dry.failures,
+            rejectedNodes=dry.rejected_nodes,
+        )
+    )
+    return True
+
+
+def _no_usable_node(an: Analysis, analyses, dry: DryRun, pod: dict | None) -> bool:
+    """DRA503: the pod's own node constraints leave no node."""
+    if pod is None or dry.usable:
+        return False
+    an.findings.append(
+        make(
+            "DRA503",
+            "no node passes the pod's own node constraints (" + _why_nodes(dry.rejected_nodes) + ")",
+            rejectedNodes=dry.rejected_nodes,
+        )
+    )
+    return True
+
+
+def _no_node_works(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> None:
+    """No node works. Errors that failed single nodes (1.35+: invalid pools; 1.38: allocationMode All over an
+    incomplete or invalid pool) are what the scheduler reports for those nodes: said first, as it says them. Then
+    the first explanation that finds something: per request from the matrices, the allocator's own search
+    (allocator/why.py), the joint count, the constraints, else DRA413."""
     if dry.node_errors:
         nodes = sorted(dry.node_errors)
         first = dry.node_errors[nodes[0]]
@@ -143,13 +178,12 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
                 **first.evidence,
             )
         )
-    # Explain per request, from the matrices.
     explained = False
     for a in analyses:
         if a.allocated:
             continue
         for alts in a.requests:
-            found = _request_finding(an, a, alts)
+            found = request_findings(an, a, alts)
             an.findings.extend(found)
             explained = explained or bool(found)
     if not explained:
@@ -163,30 +197,35 @@ def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, po
             an.findings.append(joint)
             explained = True
     if not explained:
-        has_constraints = any(
-            ((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") for a in analyses if not a.allocated
+        _unexplained(an, analyses, dry)
+
+
+def _unexplained(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> None:
+    """Nothing above explains it: the claims' constraints, else DRA413 (with the counters before 1.36)."""
+    has_constraints = any(
+        ((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") for a in analyses if not a.allocated
+    )
+    if has_constraints:
+        for a in analyses:
+            if not a.allocated:
+                an.findings.extend(constraint_findings(a))
+        return
+    msg = "cannot allocate all claims on any node the pod may use"
+    hint = None
+    counters = any(
+        v.entry.device.get("consumesCounters")
+        for a in analyses
+        for m in a.matrices.values()
+        for v in m
+        if v.outcome == "candidate"
+    )
+    if counters and an.sem.version < (1, 36):
+        msg += (
+            " (the devices share counters: before 1.36 the allocator does not give back the counters of"
+            " devices it tried and rejected, so it can run out although enough are free)"
         )
-        if has_constraints:
-            for a in analyses:
-                if not a.allocated:
-                    an.findings.extend(constraint_findings(a))
-        else:
-            msg = "cannot allocate all claims on any node the pod may use"
-            hint = None
-            counters = any(
-                v.entry.device.get("consumesCounters")
-                for a in analyses
-                for m in a.matrices.values()
-                for v in m
-                if v.outcome == "candidate"
-            )
-            if counters and an.sem.version < (1, 36):
-                msg += (
-                    " (the devices share counters: before 1.36 the allocator does not give back the counters of"
-                    " devices it tried and rejected, so it can run out although enough are free)"
-                )
-                hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
-            an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry.tried_nodes, failures=dry.failures))
+        hint = "Upgrade kube-scheduler to 1.36+, or request devices so that fewer candidates are rejected."
+    an.findings.append(make("DRA413", msg, hint=hint, triedNodes=dry.tried_nodes, failures=dry.failures))
 
 
 # long: one case per reason class of the allocator's record (allocator/why.py)
@@ -340,160 +379,6 @@ def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
                     )
 
 
-def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
-    """A matrix's candidates, candidates per node and devices per stage, once per (shared) matrix."""
-    hit = an.memo.get(("stats", id(m)))
-    if hit is None or hit[0] is not m:
-        cands = [v for v in m if v.outcome in ("candidate", "selected")]
-        per_node: dict[str, int] = {}
-        for v in cands:
-            for n in v.nodes or ("*",):
-                per_node[n] = per_node.get(n, 0) + 1
-        stages: dict[Stage | None, list[DeviceVerdict]] = {}  # None: candidates (and selected)
-        for v in m:
-            stages.setdefault(v.stage, []).append(v)
-        hit = an.memo[("stats", id(m))] = (m, cands, per_node, stages)
-    return hit[1], hit[2], hit[3]
-
-
-# long: one case per rejection stage, in Stage order
-def _request_finding(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> list[Finding]:
-    """Why this request (all its subrequests) cannot be satisfied: nothing if it could on its own."""
-    reasons = []
-    subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
-    for r in alts:
-        m = a.matrices.get(r.name)
-        if m is None:
-            return []  # class missing: reported already
-        if r.mode == "All":
-            # Every device that passes the selectors (and is reachable) must be allocatable at once.
-            blockers = [v for v in m if v.stage is not None and v.stage.holds]
-            if blockers and len(alts) == 1:
-                v = blockers[0]
-                return [
-                    make(
-                        v.stage.code,
-                        f"request {r.name}: allocationMode All needs every matching device, but "
-                        f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
-                        subject=subject,
-                        blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]],
-                    )
-                ]
-        cands, per_node, _ = _matrix_stats(an, m)
-        need = r.count if r.mode == "ExactCount" else max(1, len(cands))
-        if cands and max(per_node.values()) >= need:
-            return []
-        reasons.append((r, m, cands, need, per_node))
-    r, m, cands, need, per_node = reasons[0]
-    if len(alts) > 1:
-        subject["subrequests"] = [x.name for x in alts]
-    stages = _matrix_stats(an, m)[2]
-    named = sorted((((st.value if st else "candidate"), vs) for st, vs in stages.items()), key=lambda kv: kv[0])
-    ev = {
-        "devices": len(m),
-        "byStage": {k: len(v) for k, v in named},
-        "examples": {k: [x.entry.id + ": " + x.reason for x in v[:3]] for k, v in named},
-    }
-    label = f"request {r.name}" if len(alts) == 1 else f"request {alts[0].base_name} (every subrequest)"
-    if not m:
-        return [make("DRA401", f"{label}: no ResourceSlice in the cluster publishes any device", subject=subject, **ev)]
-    if cands:
-        best_node, best = max(per_node.items(), key=lambda kv: kv[1])
-        # Matching devices that a repairable check rejects on that node (a taint, in use, counters, capacity) are
-        # part of why the count falls short: each such stage gets its own finding beside the count.
-        fixable = [
-            v for v in m if v.stage and v.stage.repairable and (best_node == "*" or not v.nodes or best_node in v.nodes)
-        ]
-        more = ""
-        if fixable:
-            more = f"; {len(fixable)} more matching device(s) rejected ({fixable[0].entry.id}: {fixable[0].reason})"
-        out = make(
-            "DRA408",
-            f"{label}: needs {need} device(s), at most {best} available on one node{more}",
-            hint="Lower the count, add devices, or make the rejected matching devices usable (see the other findings)."
-            if fixable
-            else None,
-            subject=subject,
-            **ev,
-        )
-        by_stage: dict[Stage, list[DeviceVerdict]] = {}
-        for v in fixable:
-            by_stage.setdefault(v.stage, []).append(v)
-        return [
-            _stage_finding(st, label, vs, r, subject, ev, every=False, sem=an.sem) for st, vs in by_stage.items()
-        ] + [out]
-    present = [stage for stage in Stage.ordered() if stage in stages]
-    if not present:
-        return []
-    primary = present[0]
-    if primary is Stage.CEL_ERROR:
-        v = stages[primary][0]
-        return [make(primary.code, f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)]
-    # "every matching device" only when the stage rejected all the devices that pass the selectors; when several
-    # stages share them (two in use, one tainted), each gets a finding that counts its own.
-    matching = sum(len(vs) for stage, vs in stages.items() if stage is None or not stage.selects)
-    if primary.selects or len(stages[primary]) == matching:
-        return [_stage_finding(primary, label, stages[primary], r, subject, ev, every=True, sem=an.sem)]
-    return [
-        _stage_finding(stage, label, stages[stage], r, subject, ev, every=False, sem=an.sem, of=matching)
-        for stage in present
-        if stage is primary or not stage.selects
-    ]
-
-
-def _stage_finding(
-    stage: Stage,
-    label: str,
-    vs: list,
-    r: Request,
-    subject: dict,
-    ev: dict,
-    every: bool,
-    sem: Semantics,
-    of: int | None = None,
-) -> Finding:
-    """The finding for the devices a stage rejected: every matching device (every=True), or some of them beside a
-    count shortfall or beside other stages (of: how many devices match in all)."""
-    first = f"{vs[0].entry.id}: {vs[0].reason}"
-    some = f"{len(vs)}{f' of {of}' if of else ''} matching device(s)"
-    if stage is Stage.NODE:
-        why = vs[0].evidence.get("nodeRejection")
-        msg = f"{label}: {some}, none on a node the pod may use ({vs[0].entry.where()}" + (f": {why})" if why else ")")
-    elif stage is Stage.REQUEST:
-        msg = f"{label}: no device passes the request's selectors ({first})"
-    elif stage is Stage.CLASS:
-        msg = f"{label}: no device passes the selectors of class {r.class_name} ({len(vs)} device(s) checked)"
-    elif stage is Stage.IN_USE:
-        msg = f"{label}: {'every matching device is' if every else some + ' are'} already allocated ({first})"
-    elif stage is Stage.POOL:
-        e = vs[0].entry
-        msg = f"{label}: no usable device ({vs[0].reason})"
-        if e.ignored or e.pool_invalid:
-            if e.pool_invalid and sem.behaviour.skips_unusable_pools:
-                msg += '; the scheduler reports "invalid resource pools were encountered"'
-            return make(
-                stage.code,
-                msg,
-                hint="Fix the driver's ResourceSlices as the reason says (usually a driver upgrade or its configuration).",
-                subject=subject,
-                **ev,
-            )
-    elif stage is Stage.TAINT:
-        msg = (
-            f"{label}: {'every matching device has' if every else some + ' have'} a taint the request does not "
-            f"tolerate ({first})"
-        )
-    elif stage is Stage.COUNTERS:
-        msg = f"{label}: the shared counters of {'every matching device' if every else some} are used up ({first})"
-    elif stage is Stage.CAPACITY:
-        msg = f"{label}: {'no matching device has' if every else some + ' do not have'} enough capacity left ({first})"
-    elif stage is Stage.BINDING:
-        msg = f"{label}: every device has binding conditions, which the assumed feature gates do not support"
-    else:
-        msg = f"{label}: every matching device is rejected ({first})"
-    return make(stage.code, msg, subject=subject, **ev)
-
-
 def pool_findings(an: Analysis) -> None:
     """DRA410/DRA411 for the snapshot's incomplete and invalid pools (the same for every pod: computed once)."""
     if "pool_findings" not in an.memo:
@@ -540,10 +425,6 @@ def constraint_findings(a: ClaimAnalysis) -> list[Finding]:
             )
         )
     return out
-
-
-# ---------------------------------------------------------------------------------------------------
-# Public entry points
 
 
 def _why_nodes(rejected: dict, limit: int = 3) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
-from kubectl_dra.model.meta import ns_of
+from kubectl_dra.model.meta import ns_of, owner_of
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,7 @@ def _did(d) -> str:
 
 
 def shortfall(es: list[Entry], fit: int) -> Shortfall:
-    owners = {_owner(e.pod) for e in es}
+    owners = {owner_of(e.pod) for e in es}
     if len(owners) == 1 and None not in owners:
         who = f"of {next(iter(owners))} in {ns_of(es[0].pod)}"
     else:
@@ -274,9 +274,3 @@ def shortfall(es: list[Entry], fit: int) -> Shortfall:
     left = len(es) - fit
     text = f"{fit} of the {len(es)} identical pending pods {who} get devices; {left} {'stays' if left == 1 else 'stay'} Pending"
     return Shortfall(text, tuple(e.ref for e in es))
-
-
-def _owner(pod: dict) -> str | None:
-    from kubectl_dra.analyze.reports.status import owner_of
-
-    return owner_of(pod)

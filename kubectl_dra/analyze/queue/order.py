@@ -8,6 +8,7 @@ from datetime import datetime
 
 from kubectl_dra.analyze.allocator.common import ErrorKind
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.times import human_age
 
 BASIS = (
     "kube-scheduler's queue order estimated from the API: higher priority first, then creation time; pods still "
@@ -132,7 +133,7 @@ def why_ahead(q: Entry, p: Entry, now: datetime | None) -> str:
     if q.tie == p.tie:
         return f"same priority, order not known ({tie_words(q if q.attempted else p)})"
     age = _seconds_between(q.created, p.created)
-    return f"same priority, created {_span(age)} earlier" if age is not None else "same priority, created earlier"
+    return f"same priority, created {human_age(age)} earlier" if age is not None else "same priority, created earlier"
 
 
 def _seconds_between(a: str, b: str) -> float | None:
@@ -142,12 +143,6 @@ def _seconds_between(a: str, b: str) -> float | None:
     except ValueError:
         return None
     return (tb - ta).total_seconds()
-
-
-def _span(s: float) -> str:
-    from kubectl_dra.analyze.reports.status import human_age
-
-    return human_age(s)
 
 
 def tie_words(e: Entry) -> str:

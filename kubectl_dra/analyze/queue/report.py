@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from kubectl_dra.analyze.pod.extended import uses_dra
+from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.queue.gang import gangs_of
 from kubectl_dra.analyze.queue.judge import Place, Queue
 from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind, gang_of, priority_of
 from kubectl_dra.analyze.queue.simulate import simulate
-from kubectl_dra.findings.model import UNDETERMINED, Finding, make, verdict_from
+from kubectl_dra.errors import DraError
+from kubectl_dra.findings.model import UNDETERMINED, Finding, dedupe, make, verdict_from
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.times import reference_time
 
 
 def _pending_dra(pod: dict, classes: list, sem) -> bool:
-    from kubectl_dra.analyze.reports.status import uses_dra
-
     spec = pod.get("spec") or {}
     return (
         not spec.get("nodeName")
@@ -25,14 +27,12 @@ def _pending_dra(pod: dict, classes: list, sem) -> bool:
     )
 
 
-def judge_queue(snap, sem, base, alone: dict, only: tuple | None = None) -> tuple[Queue, dict]:
+def judge_queue(snap, sem, base, alone: dict, explain, only: tuple | None = None) -> tuple[Queue, dict]:
     """The queue over every pending pod of the snapshot that uses DRA. alone: (namespace, name) -> (pod, report,
-    the Analysis fork that made it) for the pods already explained alone; the others are explained here, briefly.
-    only: the one pod whose place is wanted (explain pod): pods that cannot be ahead of it are left out.
-    Returns the queue and, per pod in alone, its report with its place."""
-    from kubectl_dra.analyze.reports.explain import explain_pod
-    from kubectl_dra.analyze.reports.status import reference_time
-    from kubectl_dra.errors import DraError
+    the Analysis fork that made it) for the pods already explained alone; the others are explained here, briefly,
+    by explain (reports/explain.py explain_pod, which the reports that judge the queue pass: the queue sits below
+    them and imports none). only: the one pod whose place is wanted (explain pod): pods that cannot be ahead of it
+    are left out. Returns the queue and, per pod in alone, its report with its place."""
 
     classes = list(snap.classes)
     rank = None
@@ -49,7 +49,7 @@ def judge_queue(snap, sem, base, alone: dict, only: tuple | None = None) -> tupl
                 continue  # behind the pod asked about, whatever the times (but the members of its group count)
         fork = base.fork()
         try:
-            got[key] = (p, explain_pod(snap, sem, key[0], key[1], fork, True), fork)
+            got[key] = (p, explain(snap, sem, key[0], key[1], fork, True), fork)
         except DraError:
             continue  # it cannot be explained: neither can the scheduler's view of it be modelled here
     entries, members = [], {}
@@ -134,9 +134,6 @@ def queue_finding(place: Place) -> Finding | None:
 
 def with_place(report, place: Place):
     """The pod's report with its place in the queue: the finding, the verdict again, the body's queue."""
-    from kubectl_dra.analyze.pod.pieces import pod_pieces
-    from kubectl_dra.analyze.reports.explain import dedupe
-
     body = dict(report.body)
     body["queue"] = place.to_dict()
     f = queue_finding(place)

@@ -1,6 +1,5 @@
-"""The three public entry points: explain pod, explain claim and match claim (Snapshot + Semantics -> Report), and
-the report bodies and small shared findings they and the other reports use: claim bodies, claim state, the assumed
-semantics (DRA003), the summary used when nothing blocks, and de-duplication. Pure: no I/O."""
+"""The three public entry points: explain pod, explain claim and match claim (Snapshot + Semantics -> Report); the
+parts of their bodies they share are bodies.py's. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ from kubectl_dra.analyze.pod.claims import meta_of as _meta
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.claims import ns_of as _ns
 from kubectl_dra.analyze.pod.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
-from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun, Skip
-from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME, extended_claims, prebind_defect_finding, via_plugin_finding
+from kubectl_dra.analyze.pod.dryrun import Analysis, DryRun, Skip
+from kubectl_dra.analyze.pod.extended import extended_claims, prebind_defect_finding, via_plugin_finding
 from kubectl_dra.analyze.pod.extended import plan as extended_plan
 from kubectl_dra.analyze.pod.fit import fit_findings, pod_fit
 from kubectl_dra.analyze.pod.health import eviction_findings, health_findings
@@ -36,13 +35,14 @@ from kubectl_dra.analyze.pod.scheduler import (
     scheduler_word,
 )
 from kubectl_dra.analyze.pod.verdicts import device_findings, pool_findings
+from kubectl_dra.analyze.reports.bodies import assumed_note, claim_body, ok_summary, semantics_finding
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import (
     OPENS_BLOCKED,
     UNDETERMINED,
-    Finding,
     Report,
+    dedupe,
     make,
     verdict_from,
 )
@@ -168,7 +168,7 @@ def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], al
         return [got[k][1] for k in pods]
     from kubectl_dra.analyze.queue import judge_queue
 
-    queue, placed = judge_queue(snap, sem, base, got, only=pods[0] if len(pods) == 1 else None)
+    queue, placed = judge_queue(snap, sem, base, got, explain_pod, only=pods[0] if len(pods) == 1 else None)
     from kubectl_dra.analyze.queue.report import materialized, with_place
 
     for k in pods:
@@ -193,20 +193,18 @@ def an_pod(an: Analysis, ns: str, name: str) -> dict | None:
     return an.idx.pods.get((ns, name))
 
 
-# long: to split next (issue 31): the findings' order across claims, fit, queue and the scheduler's word is the report's order
 def explain_pod(
     snap: Snapshot, sem: Semantics, namespace: str, name: str, base: Analysis | None = None, brief: bool = False
 ) -> Report:
-    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows)."""
+    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows).
+
+    The steps, in the order their findings appear in the report: what could not be read and the semantics; the
+    pod's claims (and the scheduler's extended-resource claim); the dry-run; the claims' findings; the node's
+    resources (NodeResourcesFit); what holds the pod itself; preemption; the scheduler's word against the
+    dry-run's. Then the verdict and the body."""
     an = base or Analysis(snap, sem)
     an.mark_selected = not brief
-    idx = an.idx
-    pod = idx.pods.get((namespace, name))
-    if pod is None:
-        gaps = idx.gap_for("pods")
-        if gaps:
-            raise DraError(f'cannot get pod "{name}" in namespace "{namespace}": {gaps[0].message}')
-        raise not_found(snap, "Pod", name, namespace)
+    pod = _asked(an, snap, "Pod", namespace, name)
     # (what the driver piece could not read, it says in its own finding, DRA607)
     an.findings.extend(gap_finding(g) for g in snap.gaps if g.resource not in DRIVER_PIECE_READS)
     an.findings.append(semantics_finding(sem, snap))
@@ -214,7 +212,48 @@ def explain_pod(
     pcs = _pod_claims(an, pod, events)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
     claims, names = [pc.claim for pc in resolved], [pc.pod_claim_name for pc in resolved]
-    # DRA-backed extended resources: the scheduler's own claim, analysed last as upstream allocates it last.
+    ext = _extended(an, snap, sem, pod, claims, names)
+    fit = pod_fit(snap, an.memo, pod, sem)
+    analyses, dry = an.analyse_claims(claims, pod, names, fit=fit, skip=_plugin_skip(ext))
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    word = scheduler_word(pod, events)
+    _claim_findings(an, pod, analyses, dry, events, ext)
+    if not node_name:
+        defect = prebind_defect_finding(ext, dry, bool(resolved), sem)
+        if defect is not None:
+            an.findings.append(defect)
+    _fit_findings(an, dry, fit)
+    _pod_findings(an, pod, analyses, dry)
+    if not node_name:
+        from kubectl_dra.analyze.queue.preemption import preemption_finding
+
+        lower = preemption_finding(an, pod, analyses, an.findings)
+        if lower is not None:
+            an.findings.append(lower)
+    _scheduler_findings(an, snap, word, dry, any(not a.allocated for a in analyses))
+    findings = dedupe(an.findings)
+    verdict = verdict_from(findings, assumed_note(sem, _pod_ok_summary(analyses, dry, node_name, findings, ext, word)))
+    body = _pod_body(an, pod, namespace, name, pcs, ext, analyses, dry, word, events, brief)
+    body["pieces"] = pod_pieces(findings, body)
+    return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
+
+
+def _asked(an: Analysis, snap: Snapshot, kind: str, namespace: str, name: str) -> dict:
+    """The pod or claim asked about; not found (or not readable: the gap says why) is an error."""
+    index, resource = (an.idx.pods, "pods") if kind == "Pod" else (an.idx.claims, "resourceclaims")
+    obj = index.get((namespace, name))
+    if obj is None:
+        gaps = an.idx.gap_for(resource)
+        if gaps:
+            raise DraError(f'cannot get {kind.lower()} "{name}" in namespace "{namespace}": {gaps[0].message}')
+        raise not_found(snap, kind, name, namespace)
+    return obj
+
+
+def _extended(an: Analysis, snap: Snapshot, sem: Semantics, pod: dict, claims: list, names: list):
+    """DRA-backed extended resources: the scheduler's own claim, appended to claims (analysed last, as upstream
+    allocates it last), and its findings. None: the pod asks for none."""
+    idx = an.idx
     if "annotated_claims" not in an.memo:
         an.memo["annotated_claims"] = extended_claims(idx.claims)
     # (the snapshot's tuples as they are: a copy per pod of 5,000 slices costs more than the plan that reads them)
@@ -224,16 +263,11 @@ def explain_pod(
         if ext.claim is not None:
             claims.append(ext.claim)
             names.append(None)
-    fit = pod_fit(snap, an.memo, pod, sem)
-    analyses, dry = an.analyse_claims(claims, pod, names, fit=fit, skip=_plugin_skip(ext))
-    node_name = (pod.get("spec") or {}).get("nodeName")
-    pending = [a for a in analyses if not a.allocated]
-    word = scheduler_word(pod, events)
-    _claim_findings(an, pod, analyses, dry, events, ext)
-    if not node_name:
-        defect = prebind_defect_finding(ext, dry, bool(resolved), sem)
-        if defect is not None:
-            an.findings.append(defect)
+    return ext
+
+
+def _fit_findings(an: Analysis, dry: DryRun, fit) -> None:
+    """NodeResourcesFit's findings; when the node's resources decide (DRA504, DRA506), DRA002's hint says so."""
     fitted = fit_findings(dry, fit)
     if any(f.code in ("DRA504", "DRA506") for f in fitted):
         # DRA002's "wait for the scheduler's next attempt" does not hold: the node's resources are what decide
@@ -245,13 +279,11 @@ def explain_pod(
             for f in an.findings
         ]
     an.findings.extend(fitted)
-    _pod_findings(an, pod, analyses, dry)
-    if not node_name:
-        from kubectl_dra.analyze.queue.preemption import preemption_finding
 
-        lower = preemption_finding(an, pod, analyses, an.findings)
-        if lower is not None:
-            an.findings.append(lower)
+
+def _scheduler_findings(an: Analysis, snap: Snapshot, word, dry: DryRun, pending: bool) -> None:
+    """The scheduler's latest word against the dry-run's: with the fit unknown (DRA506) and reasons outside DRA,
+    its words join DRA506's message; else whether it agrees, and the reasons outside DRA that hold the pod."""
     fit_open = next((f for f in an.findings if f.code == "DRA506"), None)
     if fit_open is not None and word is not None and word.blocked and word.non_dra_nodes:
         # The fit is unknown here and the scheduler names reasons outside DRA: its words are the best evidence
@@ -259,40 +291,45 @@ def explain_pod(
             replace(f, message=f"{f.message}; the scheduler's latest attempt: {word.message!r}") if f is fit_open else f
             for f in an.findings
         ]
-    elif word is not None and not any(f.code == "DRA006" for f in an.findings):
-        blocking = [f for f in an.findings if f.blocking]
-        agree = agreement_finding(
-            word,
-            bool(blocking),
-            dry.placeable_nodes or (dry.allocatable_nodes if fit_open is not None else []),
-            bool(pending) and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
-            changed_since(snap, word.time),
+        return
+    if word is None or any(f.code == "DRA006" for f in an.findings):
+        return
+    blocking = [f for f in an.findings if f.blocking]
+    agree = agreement_finding(
+        word,
+        bool(blocking),
+        dry.placeable_nodes or (dry.allocatable_nodes if fit_open is not None else []),
+        pending and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
+        changed_since(snap, word.time),
+    )
+    if agree is not None:
+        an.findings.append(agree)
+    outside = outside_dra_finding(word)
+    placeable = dry.placeable_nodes if dry.fit else []
+    if outside is not None and placeable and word.non_dra_reasons and not any(f.blocking for f in an.findings):
+        # The scheduler rejects every node for reasons outside DRA, and on some the claims fit and every
+        # filter the analysis models (NodeResourcesFit included) passes: it cannot say which is right.
+        outside = make(
+            "DRA022",
+            f"the dry-run finds the claims allocatable on {', '.join(placeable)}, with room for the pod's "
+            f"requests there, but the scheduler rejects every node for reasons outside DRA that the analysis "
+            f"does not find there: {word.message!r} ({word.source}{', ' + word.time if word.time else ''})",
+            scheduler=word.to_dict(),
+            reasons=list(word.non_dra_reasons),
         )
-        if agree is not None:
-            an.findings.append(agree)
-        outside = outside_dra_finding(word)
-        placeable = dry.placeable_nodes if dry.fit else []
-        if outside is not None and placeable and word.non_dra_reasons and not any(f.blocking for f in an.findings):
-            # The scheduler rejects every node for reasons outside DRA, and on some the claims fit and every
-            # filter the analysis models (NodeResourcesFit included) passes: it cannot say which is right.
-            outside = make(
-                "DRA022",
-                f"the dry-run finds the claims allocatable on {', '.join(placeable)}, with room for the pod's "
-                f"requests there, but the scheduler rejects every node for reasons outside DRA that the analysis "
-                f"does not find there: {word.message!r} ({word.source}{', ' + word.time if word.time else ''})",
-                scheduler=word.to_dict(),
-                reasons=list(word.non_dra_reasons),
-            )
-        if outside is not None:
-            # DRA002's "wait for the scheduler's next attempt" does not hold: its last attempt failed elsewhere
-            an.findings = [
-                replace(f, hint_override="The claims are allocatable; what holds the pod is outside DRA (DRA021).")
-                if f.code == "DRA002"
-                else f
-                for f in an.findings
-            ]
-            an.findings.append(outside)
-    findings = dedupe(an.findings)
+    if outside is not None:
+        # DRA002's "wait for the scheduler's next attempt" does not hold: its last attempt failed elsewhere
+        an.findings = [
+            replace(f, hint_override="The claims are allocatable; what holds the pod is outside DRA (DRA021).")
+            if f.code == "DRA002"
+            else f
+            for f in an.findings
+        ]
+        an.findings.append(outside)
+
+
+def _pod_ok_summary(analyses, dry: DryRun, node_name, findings, ext, word) -> str:
+    """The verdict's summary when nothing blocks, with what may still hold the pod there."""
     ok = ok_summary(analyses, dry, node_name, findings)
     if not analyses and ext is not None:
         ok = f"no DRA allocation: {', '.join(ext.resources)} is left to device plugins"
@@ -302,12 +339,16 @@ def explain_pod(
         ok += f"; but node {node_name} is NotReady (DRA604)"
     if any(f.code == "DRA021" for f in findings):
         ok += f"; but the scheduler rejects the pod on grounds outside DRA ({word.message.split('. ', 1)[0].strip()})"
-    verdict = verdict_from(findings, assumed_note(sem, ok))
-    body = {
+    return ok
+
+
+def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, analyses, dry, word, events, brief) -> dict:
+    """The report's body (without its pieces, which read the findings)."""
+    return {
         "pod": {
             "name": name,
             "namespace": namespace,
-            "node": node_name,
+            "node": (pod.get("spec") or {}).get("nodeName"),
             "phase": (pod.get("status") or {}).get("phase"),
             "uid": _meta(pod).get("uid"),
         },
@@ -336,12 +377,10 @@ def explain_pod(
         ),
         "claims": [claim_body(a, all_devices=not brief) for a in analyses],
         "extendedResources": ext.to_dict() if ext is not None else None,
-        "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": idx.nodes_synthetic},
+        "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": an.idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,
         "events": events,
     }
-    body["pieces"] = pod_pieces(findings, body)
-    return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
 
 
 def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
@@ -366,12 +405,7 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
 
 def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
     an = Analysis(snap, sem)
-    claim = an.idx.claims.get((namespace, name))
-    if claim is None:
-        gaps = an.idx.gap_for("resourceclaims")
-        if gaps:
-            raise DraError(f'cannot get resourceclaim "{name}" in namespace "{namespace}": {gaps[0].message}')
-        raise not_found(snap, "ResourceClaim", name, namespace)
+    claim = _asked(an, snap, "ResourceClaim", namespace, name)
     an.findings.extend(gap_finding(g) for g in snap.gaps)
     an.findings.append(semantics_finding(sem, snap))
     if _meta(claim).get("deletionTimestamp"):
@@ -450,124 +484,3 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
         "dryRun": a.dry_run.to_dict() if a.dry_run else None,
     }
     return Report("MatchResult", tuple(findings), body, sem.to_dict(), None)
-
-
-# ---------------------------------------------------------------------------------------------------
-# The report bodies and the small shared findings: claim bodies, claim state, the assumed semantics (DRA003),
-# the summary used when nothing blocks, and de-duplication (also used by the queue, status and the workloads).
-
-
-def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
-    c = a.claim
-    status = c.get("status") or {}
-    alloc = status.get("allocation")
-    body = {
-        "name": _name(c),
-        "namespace": _ns(c),
-        "podClaimName": a.pod_claim_name,
-        "state": claim_state(c),
-        "allocation": None,
-        "reservedFor": [f"{r.get('resource', '')}/{r.get('name', '')}" for r in status.get("reservedFor") or []],
-        "requests": [],
-    }
-    if alloc:
-        body["allocation"] = {
-            "results": [
-                {k: r.get(k) for k in ("request", "driver", "pool", "device") if k in r}
-                for r in ((alloc.get("devices") or {}).get("results") or [])
-            ],
-            "nodeSelector": alloc.get("nodeSelector"),
-        }
-    elif a.dry_run:
-        body["dryRun"] = a.dry_run.to_dict()
-    for alts in a.requests:
-        for r in alts:
-            m = a.matrices.get(r.name)
-            body["requests"].append(
-                {
-                    "name": r.name,
-                    "deviceClassName": r.class_name,
-                    "allocationMode": r.mode,
-                    "count": r.count if r.mode == "ExactCount" else None,
-                    "selectors": [((s.get("cel") or {}).get("expression")) for s in r.selectors],
-                    "classSelectors": [
-                        ((s.get("cel") or {}).get("expression"))
-                        for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []
-                    ],
-                    "classFound": r.class_obj is not None,
-                    "devices": [v.to_dict() for v in m] if m is not None and all_devices else [],
-                }
-            )
-    return body
-
-
-def claim_state(c: dict) -> str:
-    st = c.get("status") or {}
-    if _meta(c).get("deletionTimestamp"):
-        return "deleted"
-    if st.get("allocation"):
-        return "allocated,reserved" if st.get("reservedFor") else "allocated"
-    if _name(c) == IN_MEMORY_NAME:
-        return "not-created"  # the scheduler builds it from the containers' extended-resource requests
-    return "pending"
-
-
-def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
-    gates = ", ".join(f"{k}={'true' if sem.gates[k] else 'false'}" for k in sorted(sem.overridden)) or "defaults"
-    src = {
-        "flag": "from --kubernetes-version",
-        "server": "the API server's version",
-        "default": "newest released; pass --kubernetes-version",
-    }[sem.version_source]
-    extra = ""
-    if sem.newer_server:
-        src = (
-            f"the API server is {sem.newer_server}, newer than the newest supported minor {sem.version_str}: "
-            f"its DRA semantics are assumed to be {sem.version_str}'s and may differ"
-        )
-    if snap.source in ("live", "bundle"):
-        extra = "; the scheduler's own feature gates and in-flight allocations are not visible through the API"
-    return make(
-        "DRA003",
-        f"assumed Kubernetes {sem.version_str} ({src}), feature gates: {gates}{extra}",
-        kubernetesVersion=sem.version_str,
-        featureGates=dict(sem.gates),
-        serverVersion=sem.newer_server,
-    )
-
-
-def assumed_note(sem: Semantics, summary: str) -> str:
-    """A verdict reached with a newer server's semantics assumed says so."""
-    if sem.newer_server:
-        return f"{summary} (assuming Kubernetes {sem.version_str} semantics for a {sem.newer_server} server)"
-    return summary
-
-
-def ok_summary(analyses, dry, node_name, findings) -> str:
-    if not analyses:
-        return "the pod has no ResourceClaims to allocate"
-    if any(f.code == "DRA604" for f in findings):
-        return f"claims allocated and reserved; waiting for the kubelet on {node_name} to prepare the devices"
-    if all(a.allocated for a in analyses):
-        where = f" on node {node_name}" if node_name else ""
-        return f"all {len(analyses)} claim(s) allocated{where}"
-    if dry.allocatable:
-        first = dry.allocatable[0]
-        via = next((f for f in findings if f.code == "DRA227" and f.evidence.get("node") == first.node), None)
-        if via is not None:  # the extended resources come from the node's device plugin
-            served = ", ".join(via.evidence.get("resources") or [])
-            return f"the pod fits on node {first.node}, whose device plugin serves {served}" + (
-                "; its claims are allocatable there" if first.claims else ""
-            )
-        return f"claims allocatable now on node {first.node}"
-    return "nothing blocks"
-
-
-def dedupe(findings: list[Finding]) -> list[Finding]:
-    seen, out = set(), []
-    for f in findings:
-        key = (f.code, f.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(f)
-    return out

@@ -160,7 +160,7 @@ class InventoryReport:
         return {s: n[s] for s in STATES}
 
     def to_dict(self, items: bool = True) -> dict:
-        """items=False leaves the device list out (render/inventory.py streams it after the rest)."""
+        """items=False leaves the device list out (render/devices.py streams it after the rest)."""
         out = {
             "apiVersion": SCHEMA_VERSION,
             "kind": "DeviceInventory",

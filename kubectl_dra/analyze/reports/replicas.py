@@ -16,14 +16,14 @@ from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.queue import judge_queue, with_place
 from kubectl_dra.analyze.queue.report import materialized
-from kubectl_dra.analyze.reports.explain import dedupe, explain_pod
-from kubectl_dra.analyze.reports.status import reference_time
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.analyze.reports.workload import template_claims, template_pod
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
-from kubectl_dra.findings.model import Report, make, verdict_from
+from kubectl_dra.findings.model import Report, dedupe, make, verdict_from
 from kubectl_dra.model.meta import name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
+from kubectl_dra.model.times import reference_time
 
 MAX_REPLICAS = 10_000
 
@@ -83,7 +83,7 @@ def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[
     for p in pods:
         fork = base.fork()
         got[(ns_of(p), name_of(p))] = (p, explain_pod(snap2, sem, ns_of(p), name_of(p), fork, True), fork)
-    queue, placed = judge_queue(snap2, sem, base, got)
+    queue, placed = judge_queue(snap2, sem, base, got, explain_pod)
     places = [queue.places.get(f"{ns_of(p)}/{name_of(p)}") for p in pods]
     fit = [pl for pl in places if pl is not None and pl.outcome == "fits"]
     first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != "fits"), None)

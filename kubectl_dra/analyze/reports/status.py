@@ -6,16 +6,17 @@ CEL cache and the device inventory are built once: the cost grows with pods + de
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime
 
 from kubectl_dra.analyze.pod.dryrun import Analysis
-from kubectl_dra.analyze.pod.extended import pod_extended_resources
+from kubectl_dra.analyze.pod.extended import uses_dra
 from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import SCHEMA_VERSION
-from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.meta import meta_of, name_of, ns_of, owner_of
 from kubectl_dra.model.snapshot import Snapshot
+from kubectl_dra.model.times import human_age, parse_time, reference_time
 
 # Row order: what needs a person first.
 STATES = ("Blocked", "Unknown", "OK")
@@ -101,88 +102,6 @@ class ScanReport:
         }
 
 
-def uses_dra(pod: dict, classes: list[dict], sem: Semantics) -> bool:
-    """The pod has ResourceClaims (named or from templates) or asks for a DRA-backed extended resource (a class maps
-    it and DRAExtendedResource is on: with the gate off it is a device plugin's resource)."""
-    if (pod.get("spec") or {}).get("resourceClaims"):
-        return True
-    if not classes:
-        return False
-    ext = pod_extended_resources(pod, classes, sem)
-    return ext.gate and bool(ext.requests)
-
-
-def owner_of(pod: dict, workloads: tuple = ()) -> str | None:
-    """Kind/name of the pod's controller; a ReplicaSet's Deployment when the ReplicaSet is known or its name is the
-    Deployment's plus the pod-template-hash (as the Deployment controller names it)."""
-    ref = next((r for r in meta_of(pod).get("ownerReferences") or [] if r.get("controller")), None)
-    if ref is None:
-        return None
-    kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
-    if kind == "ReplicaSet":
-        for w in workloads:
-            if w.get("kind") == "ReplicaSet" and name_of(w) == name and ns_of(w) == ns_of(pod):
-                up = next((r for r in meta_of(w).get("ownerReferences") or [] if r.get("controller")), None)
-                if up is not None:
-                    return f"{up.get('kind')}/{up.get('name')}"
-                return f"{kind}/{name}"
-        h = (meta_of(pod).get("labels") or {}).get("pod-template-hash")
-        if h and name.endswith("-" + h) and len(name) > len(h) + 1:
-            return f"Deployment/{name[: -len(h) - 1]}"
-    return f"{kind}/{name}"
-
-
-def _parse_time(text) -> datetime | None:
-    """RFC 3339 as the API writes it (seconds or microseconds, Z)."""
-    if not isinstance(text, str) or not text.endswith("Z"):
-        return None
-    try:
-        return datetime.fromisoformat(text[:-1]).replace(tzinfo=timezone.utc)
-    except ValueError:
-        return None
-
-
-def human_age(seconds: float) -> str:
-    """kubectl's HumanDuration (k8s.io/apimachinery/pkg/util/duration), as in its AGE column."""
-    s = int(seconds)
-    if s < -1:
-        return "<invalid>"
-    if s < 0:
-        return "0s"  # up to 2 s of clock skew counts as now
-    if s < 120:
-        return f"{s}s"
-    m = s // 60
-    if m < 10:
-        return f"{m}m{s % 60}s" if s % 60 else f"{m}m"
-    if m < 180:
-        return f"{m}m"
-    h = s // 3600
-    if h < 8:
-        return f"{h}h{m % 60}m" if m % 60 else f"{h}h"
-    if h < 48:
-        return f"{h}h"
-    if h < 24 * 8:
-        return f"{h // 24}d{h % 24}h" if h % 24 else f"{h // 24}d"
-    if h < 24 * 365 * 2:
-        return f"{h // 24}d"
-    if h < 24 * 365 * 8:
-        d = h // 24
-        return f"{d // 365}y{d % 365}d" if d % 365 else f"{d // 365}y"
-    return f"{h // 24 // 365}y"
-
-
-def reference_time(snap: Snapshot) -> datetime:
-    """Now, for a live snapshot; for a dump, its newest timestamp (ages are as of the dump, not of today)."""
-    if snap.observed_at:
-        t = _parse_time(snap.observed_at)
-        if t is not None:
-            return t
-    stamps = [meta_of(o).get("creationTimestamp") for g in (snap.pods, snap.claims, snap.workloads) for o in g]
-    stamps += [ev.get("time") for ev in snap.events]  # normalised events (model/normalize.py)
-    times = [t for t in map(_parse_time, stamps) if t is not None]
-    return max(times) if times else datetime.now(timezone.utc)
-
-
 def scan(
     snap: Snapshot,
     sem: Semantics,
@@ -220,7 +139,7 @@ def scan(
     if not alone:
         from kubectl_dra.analyze.queue import judge_queue
 
-        queue, placed = judge_queue(snap, sem, base, alone_reports)
+        queue, placed = judge_queue(snap, sem, base, alone_reports, explain_pod)
         # the rows' pods only, and without the dry-run's entries (each holds its pod's analysis)
         queue = replace(queue.within({f"{ns}/{name}" for ns, name in alone_reports}), entries=())
         for k, report in placed.items():
@@ -255,7 +174,7 @@ def scan(
 
 
 def _row(p: dict, snap: Snapshot, now: datetime, state, missing, reason, codes, queue=None) -> Row:
-    created = _parse_time(meta_of(p).get("creationTimestamp"))
+    created = parse_time(meta_of(p).get("creationTimestamp"))
     return Row(
         ns_of(p),
         name_of(p),

@@ -203,8 +203,8 @@ def explain_workload_without_pods(snap: Snapshot, sem: Semantics, workload: dict
     # overlaps the loading of the analysis (analyze.preload).
     from kubectl_dra.analyze.pod.extended import pod_extended_resources
     from kubectl_dra.analyze.pod.pieces import pod_pieces
-    from kubectl_dra.analyze.reports.explain import dedupe, explain_pod
-    from kubectl_dra.findings.model import Report, make, verdict_from
+    from kubectl_dra.analyze.reports.explain import explain_pod
+    from kubectl_dra.findings.model import Report, dedupe, make, verdict_from
 
     kind, ns, name = workload.get("kind"), ns_of(workload), name_of(workload)
     ref = f"{kind}/{name}"

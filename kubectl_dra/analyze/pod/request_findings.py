@@ -1,0 +1,167 @@
+"""Why one request of a claim cannot be satisfied, from its per-device matrices: every device an allocationMode All
+needs, a count that no node reaches (DRA408, beside the repairable stages that reject matching devices), or the
+stage that rejected its devices (each Stage's code: findings/stages.py). Nothing when it could be satisfied alone.
+"""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.allocator import Request, obj_ref
+from kubectl_dra.analyze.devices.checks import DeviceVerdict
+from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.findings.stages import Stage
+
+
+def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
+    """A matrix's candidates, candidates per node and devices per stage, once per (shared) matrix."""
+    hit = an.memo.get(("stats", id(m)))
+    if hit is None or hit[0] is not m:
+        cands = [v for v in m if v.outcome in ("candidate", "selected")]
+        per_node: dict[str, int] = {}
+        for v in cands:
+            for n in v.nodes or ("*",):
+                per_node[n] = per_node.get(n, 0) + 1
+        stages: dict[Stage | None, list[DeviceVerdict]] = {}  # None: candidates (and selected)
+        for v in m:
+            stages.setdefault(v.stage, []).append(v)
+        hit = an.memo[("stats", id(m))] = (m, cands, per_node, stages)
+    return hit[1], hit[2], hit[3]
+
+
+# long: one case per rejection stage, in Stage order
+def request_findings(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> list[Finding]:
+    """Why this request (all its subrequests) cannot be satisfied: nothing if it could on its own."""
+    reasons = []
+    subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
+    for r in alts:
+        m = a.matrices.get(r.name)
+        if m is None:
+            return []  # class missing: reported already
+        if r.mode == "All":
+            # Every device that passes the selectors (and is reachable) must be allocatable at once.
+            blockers = [v for v in m if v.stage is not None and v.stage.holds]
+            if blockers and len(alts) == 1:
+                v = blockers[0]
+                return [
+                    make(
+                        v.stage.code,
+                        f"request {r.name}: allocationMode All needs every matching device, but "
+                        f"{len(blockers)} cannot be allocated ({v.entry.id}: {v.reason})",
+                        subject=subject,
+                        blocked=[f"{b.entry.id}: {b.reason}" for b in blockers[:10]],
+                    )
+                ]
+        cands, per_node, _ = _matrix_stats(an, m)
+        need = r.count if r.mode == "ExactCount" else max(1, len(cands))
+        if cands and max(per_node.values()) >= need:
+            return []
+        reasons.append((r, m, cands, need, per_node))
+    r, m, cands, need, per_node = reasons[0]
+    if len(alts) > 1:
+        subject["subrequests"] = [x.name for x in alts]
+    stages = _matrix_stats(an, m)[2]
+    named = sorted((((st.value if st else "candidate"), vs) for st, vs in stages.items()), key=lambda kv: kv[0])
+    ev = {
+        "devices": len(m),
+        "byStage": {k: len(v) for k, v in named},
+        "examples": {k: [x.entry.id + ": " + x.reason for x in v[:3]] for k, v in named},
+    }
+    label = f"request {r.name}" if len(alts) == 1 else f"request {alts[0].base_name} (every subrequest)"
+    if not m:
+        return [make("DRA401", f"{label}: no ResourceSlice in the cluster publishes any device", subject=subject, **ev)]
+    if cands:
+        best_node, best = max(per_node.items(), key=lambda kv: kv[1])
+        # Matching devices that a repairable check rejects on that node (a taint, in use, counters, capacity) are
+        # part of why the count falls short: each such stage gets its own finding beside the count.
+        fixable = [
+            v for v in m if v.stage and v.stage.repairable and (best_node == "*" or not v.nodes or best_node in v.nodes)
+        ]
+        more = ""
+        if fixable:
+            more = f"; {len(fixable)} more matching device(s) rejected ({fixable[0].entry.id}: {fixable[0].reason})"
+        out = make(
+            "DRA408",
+            f"{label}: needs {need} device(s), at most {best} available on one node{more}",
+            hint="Lower the count, add devices, or make the rejected matching devices usable (see the other findings)."
+            if fixable
+            else None,
+            subject=subject,
+            **ev,
+        )
+        by_stage: dict[Stage, list[DeviceVerdict]] = {}
+        for v in fixable:
+            by_stage.setdefault(v.stage, []).append(v)
+        return [
+            _stage_finding(st, label, vs, r, subject, ev, every=False, sem=an.sem) for st, vs in by_stage.items()
+        ] + [out]
+    present = [stage for stage in Stage.ordered() if stage in stages]
+    if not present:
+        return []
+    primary = present[0]
+    if primary is Stage.CEL_ERROR:
+        v = stages[primary][0]
+        return [make(primary.code, f"{label}: {v.reason} on device {v.entry.id}", subject=subject, **ev)]
+    # "every matching device" only when the stage rejected all the devices that pass the selectors; when several
+    # stages share them (two in use, one tainted), each gets a finding that counts its own.
+    matching = sum(len(vs) for stage, vs in stages.items() if stage is None or not stage.selects)
+    if primary.selects or len(stages[primary]) == matching:
+        return [_stage_finding(primary, label, stages[primary], r, subject, ev, every=True, sem=an.sem)]
+    return [
+        _stage_finding(stage, label, stages[stage], r, subject, ev, every=False, sem=an.sem, of=matching)
+        for stage in present
+        if stage is primary or not stage.selects
+    ]
+
+
+def _stage_finding(
+    stage: Stage,
+    label: str,
+    vs: list,
+    r: Request,
+    subject: dict,
+    ev: dict,
+    every: bool,
+    sem: Semantics,
+    of: int | None = None,
+) -> Finding:
+    """The finding for the devices a stage rejected: every matching device (every=True), or some of them beside a
+    count shortfall or beside other stages (of: how many devices match in all)."""
+    first = f"{vs[0].entry.id}: {vs[0].reason}"
+    some = f"{len(vs)}{f' of {of}' if of else ''} matching device(s)"
+    if stage is Stage.NODE:
+        why = vs[0].evidence.get("nodeRejection")
+        msg = f"{label}: {some}, none on a node the pod may use ({vs[0].entry.where()}" + (f": {why})" if why else ")")
+    elif stage is Stage.REQUEST:
+        msg = f"{label}: no device passes the request's selectors ({first})"
+    elif stage is Stage.CLASS:
+        msg = f"{label}: no device passes the selectors of class {r.class_name} ({len(vs)} device(s) checked)"
+    elif stage is Stage.IN_USE:
+        msg = f"{label}: {'every matching device is' if every else some + ' are'} already allocated ({first})"
+    elif stage is Stage.POOL:
+        e = vs[0].entry
+        msg = f"{label}: no usable device ({vs[0].reason})"
+        if e.ignored or e.pool_invalid:
+            if e.pool_invalid and sem.behaviour.skips_unusable_pools:
+                msg += '; the scheduler reports "invalid resource pools were encountered"'
+            return make(
+                stage.code,
+                msg,
+                hint="Fix the driver's ResourceSlices as the reason says (usually a driver upgrade or its configuration).",
+                subject=subject,
+                **ev,
+            )
+    elif stage is Stage.TAINT:
+        msg = (
+            f"{label}: {'every matching device has' if every else some + ' have'} a taint the request does not "
+            f"tolerate ({first})"
+        )
+    elif stage is Stage.COUNTERS:
+        msg = f"{label}: the shared counters of {'every matching device' if every else some} are used up ({first})"
+    elif stage is Stage.CAPACITY:
+        msg = f"{label}: {'no matching device has' if every else some + ' do not have'} enough capacity left ({first})"
+    elif stage is Stage.BINDING:
+        msg = f"{label}: every device has binding conditions, which the assumed feature gates do not support"
+    else:
+        msg = f"{label}: every matching device is rejected ({first})"
+    return make(stage.code, msg, subject=subject, **ev)

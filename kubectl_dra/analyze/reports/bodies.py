@@ -1,0 +1,119 @@
+"""The parts the reports of explain.py share (explain pod, explain claim, match claim): a claim's body and state,
+the assumed semantics (DRA003), and the summary used when nothing blocks."""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.pod.claims import meta_of as _meta
+from kubectl_dra.analyze.pod.claims import name_of as _name
+from kubectl_dra.analyze.pod.claims import ns_of as _ns
+from kubectl_dra.analyze.pod.dryrun import ClaimAnalysis
+from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
+from kubectl_dra.features import Semantics
+from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.model.snapshot import Snapshot
+
+
+def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
+    c = a.claim
+    status = c.get("status") or {}
+    alloc = status.get("allocation")
+    body = {
+        "name": _name(c),
+        "namespace": _ns(c),
+        "podClaimName": a.pod_claim_name,
+        "state": claim_state(c),
+        "allocation": None,
+        "reservedFor": [f"{r.get('resource', '')}/{r.get('name', '')}" for r in status.get("reservedFor") or []],
+        "requests": [],
+    }
+    if alloc:
+        body["allocation"] = {
+            "results": [
+                {k: r.get(k) for k in ("request", "driver", "pool", "device") if k in r}
+                for r in ((alloc.get("devices") or {}).get("results") or [])
+            ],
+            "nodeSelector": alloc.get("nodeSelector"),
+        }
+    elif a.dry_run:
+        body["dryRun"] = a.dry_run.to_dict()
+    for alts in a.requests:
+        for r in alts:
+            m = a.matrices.get(r.name)
+            body["requests"].append(
+                {
+                    "name": r.name,
+                    "deviceClassName": r.class_name,
+                    "allocationMode": r.mode,
+                    "count": r.count if r.mode == "ExactCount" else None,
+                    "selectors": [((s.get("cel") or {}).get("expression")) for s in r.selectors],
+                    "classSelectors": [
+                        ((s.get("cel") or {}).get("expression"))
+                        for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []
+                    ],
+                    "classFound": r.class_obj is not None,
+                    "devices": [v.to_dict() for v in m] if m is not None and all_devices else [],
+                }
+            )
+    return body
+
+
+def claim_state(c: dict) -> str:
+    st = c.get("status") or {}
+    if _meta(c).get("deletionTimestamp"):
+        return "deleted"
+    if st.get("allocation"):
+        return "allocated,reserved" if st.get("reservedFor") else "allocated"
+    if _name(c) == IN_MEMORY_NAME:
+        return "not-created"  # the scheduler builds it from the containers' extended-resource requests
+    return "pending"
+
+
+def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
+    gates = ", ".join(f"{k}={'true' if sem.gates[k] else 'false'}" for k in sorted(sem.overridden)) or "defaults"
+    src = {
+        "flag": "from --kubernetes-version",
+        "server": "the API server's version",
+        "default": "newest released; pass --kubernetes-version",
+    }[sem.version_source]
+    extra = ""
+    if sem.newer_server:
+        src = (
+            f"the API server is {sem.newer_server}, newer than the newest supported minor {sem.version_str}: "
+            f"its DRA semantics are assumed to be {sem.version_str}'s and may differ"
+        )
+    if snap.source in ("live", "bundle"):
+        extra = "; the scheduler's own feature gates and in-flight allocations are not visible through the API"
+    return make(
+        "DRA003",
+        f"assumed Kubernetes {sem.version_str} ({src}), feature gates: {gates}{extra}",
+        kubernetesVersion=sem.version_str,
+        featureGates=dict(sem.gates),
+        serverVersion=sem.newer_server,
+    )
+
+
+def assumed_note(sem: Semantics, summary: str) -> str:
+    """A verdict reached with a newer server's semantics assumed says so."""
+    if sem.newer_server:
+        return f"{summary} (assuming Kubernetes {sem.version_str} semantics for a {sem.newer_server} server)"
+    return summary
+
+
+def ok_summary(analyses, dry, node_name, findings) -> str:
+    if not analyses:
+        return "the pod has no ResourceClaims to allocate"
+    if any(f.code == "DRA604" for f in findings):
+        return f"claims allocated and reserved; waiting for the kubelet on {node_name} to prepare the devices"
+    if all(a.allocated for a in analyses):
+        where = f" on node {node_name}" if node_name else ""
+        return f"all {len(analyses)} claim(s) allocated{where}"
+    if dry.allocatable:
+        first = dry.allocatable[0]
+        via = next((f for f in findings if f.code == "DRA227" and f.evidence.get("node") == first.node), None)
+        if via is not None:  # the extended resources come from the node's device plugin
+            served = ", ".join(via.evidence.get("resources") or [])
+            return f"the pod fits on node {first.node}, whose device plugin serves {served}" + (
+                "; its claims are allocatable there" if first.claims else ""
+            )
+        return f"claims allocatable now on node {first.node}"
+    return "nothing blocks"
