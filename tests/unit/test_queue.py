@@ -664,3 +664,36 @@ def test_the_count_proof_holds_for_many_pods_ahead_and_counts_every_pod_that_may
         more += [pod(f"nic-{i:02d}", t(100 + i)), c]
     p = places([*objs, *nics, nic_class, *more]).places[f"{NS}/big"]
     assert p.outcome == "undetermined" and not p.certain, p
+
+
+def test_a_pod_of_another_component_that_may_fill_the_node_leaves_the_answer_open():
+    """nic-pod (ahead, 6 of 8 cpu) may use node-01 or node-02, gpu-pod (4 cpu) only node-02, the one with a GPU.
+    The dry-run puts nic-pod on node-01 (first in order) and gpu-pod then fits on node-02; but the scheduler's
+    scoring may put nic-pod on node-02, whose cpu gpu-pod then lacks: not certain, whatever the devices say."""
+
+    def cpu(n):
+        return [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": n}}}]
+
+    nic_class = {**CLASS, "metadata": {"name": "nic"},
+                 "spec": {"selectors": [{"cel": {"expression": 'device.driver == "nic.example.com"'}}]}}  # fmt: skip
+    nics = []
+    for n in ("node-01", "node-02"):
+        sl = gpus(n, "nic-0")
+        sl["metadata"]["name"] = f"{n}-nics"
+        sl["spec"] = {**sl["spec"], "driver": "nic.example.com", "pool": {"name": f"{n}-nics", "generation": 1,
+                                                                             "resourceSliceCount": 1}}  # fmt: skip
+        nics.append(sl)
+    nic_claim = claim("nic-pod-gpu")
+    nic_claim["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] = "nic"
+    objs = [*BASE, nic_class, *nics, gpus("node-02", "gpu-0"), nic_claim, pod("nic-pod", t(0), containers=cpu("6"))]
+    objs += [pod("gpu-pod", t(60), containers=cpu("4")), claim("gpu-pod-gpu")]
+    q = places(objs)
+    assert q.places[f"{NS}/nic-pod"].node == "node-01"
+    p = q.places[f"{NS}/gpu-pod"]
+    assert p.outcome == "undetermined" and not p.certain, p
+    assert "could fill its cpu, memory or pod count first" in p.reason, p.reason
+    # with room for both on node-02 the answer is certain again
+    objs[2] = node("node-02", zone="b")
+    objs[2]["status"]["allocatable"]["cpu"] = "16"
+    p = places(objs).places[f"{NS}/gpu-pod"]
+    assert p.outcome == "fits" and p.certain, p

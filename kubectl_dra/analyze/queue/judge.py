@@ -133,6 +133,7 @@ class Component:
         return out
 
 
+# long: the decision ladder of one pod in the queue, each rung a return, in the order they are tried
 def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) -> Place:
     mine = shapes.keys[e.plan.shape]
     after = view.tied_after(e, pos) if e.follows is None else 0
@@ -176,9 +177,11 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         return _gang_place(e, place, n_ahead)
     if e.follows is not None:  # placed with the pod whose claims it shares: that pod's answer is its answer
         return place("fits", True, f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes")
+    fits = e.node is not None
+    if fits and not sim.crowd_proof(e):  # the pods ahead may fill its node's cpu first, whichever devices they take
+        return place(*_crowded(e, sim, n_ahead, shapes))
     if not n_ahead:
         return place("fits", True, "no pod ahead of it in the queue can use the same devices")
-    fits = e.node is not None
     if uniform:
         total, fit_in_class = view.tie_total[e.tie], view.tie_fit[e.tie]
         if 0 < fit_in_class < total:
@@ -211,6 +214,19 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         False,
         f"{'fits' if fits else 'does not fit'} in the estimated order, but {who} decide it: "
         f"{'; '.join(why) or 'their placement is not certain'}",
+    )
+
+
+def _crowded(e: Entry, sim, n_ahead: int, shapes) -> tuple:
+    """(outcome, certain, reason) of a pod whose node in the dry-run the pods ahead may fill first."""
+    proof = _count_proof(e, sim, n_ahead) if shapes.local[e.plan.shape] else None
+    if proof is not None:
+        return "fits", True, proof
+    return (
+        "undetermined",
+        False,
+        f"fits on node {e.node} in the estimated order, but the pods ahead that may also go there could fill its "
+        "cpu, memory or pod count first; which nodes they pick is not certain",
     )
 
 

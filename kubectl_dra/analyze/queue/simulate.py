@@ -3,6 +3,7 @@ scheduler's in-flight allocations), over components of pods that can use the sam
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import replace
 from datetime import datetime
 
@@ -95,6 +96,7 @@ class _Sim:
         self.claims: dict = {}  # claim ref -> (Entry, node) for pending claims allocated in the dry-run
         self.entries: list = []  # every Entry, in queue order
         self._last_of_tie: dict | None = None
+        self._groups: dict | None = None  # crowd_proof's prefix sums
 
     def place(self, e: Entry, want_choices: bool) -> None:
         plan = e.plan
@@ -121,10 +123,11 @@ class _Sim:
             n = worth[i]
             fit = plan.fit
             use = self.node_use.get(n["metadata"]["name"]) if fit is not None else None
-            if use is not None and fit.check(n, use).fits is False:
-                # NodeResourcesFit with the pods ahead placed there: the node is out for this pod (not for its
-                # shape: the cursor stays). The dry-run alone did not know: the pods ahead decide (undetermined).
-                if fit.check(n).fits is not False:
+            if fit is not None and fit.check(n, use).fits is False:
+                # NodeResourcesFit (with the pods ahead placed there): the node is out for this pod (not for its
+                # shape: the cursor stays). Where it has room for the pod alone the dry-run alone did not know:
+                # the pods ahead decide (undetermined).
+                if use is not None and fit.check(n).fits is not False:
                     e.crowded = n["metadata"]["name"]
                 first_dead = False
                 i += 1
@@ -222,6 +225,41 @@ class _Sim:
             except (NodeFailure, AllocationError):
                 continue
         return min(got[0], limit)
+
+    def crowd_proof(self, e: Entry) -> bool:
+        """Whether NodeResourcesFit admits e on the node the dry-run placed it on whatever node each pod ahead of it
+        picks: with every pod that may be ahead of it and may use that node placed there at once (the dry-run's own
+        choices for them are one of many). Per group of pods of the same usable nodes, prefix sums in queue order:
+        pods x groups, not pods x pods."""
+        plan = e.plan
+        if plan.fit is None or e.node is None:
+            return True
+        if self._groups is None:
+            self._groups = {}
+            for q in self.entries:
+                if q.plan.fit is None:
+                    continue
+                g = self._groups.setdefault(id(q.plan.reach), (q.plan.reach, [], [({}, 0)]))
+                last, count = g[2][-1]
+                req = dict(last)
+                for k, v in q.plan.fit.request.items():
+                    req[k] = req.get(k, 0) + v
+                g[1].append(q.index)
+                g[2].append((req, count + 1))
+        upto = self.may_be_ahead(e)
+        total: dict = {}
+        count = 0
+        for reach, idxs, sums in self._groups.values():
+            if e.node not in reach.names:
+                continue
+            req, c = sums[bisect_right(idxs, upto)]
+            for k, v in req.items():
+                total[k] = total.get(k, 0) + v
+            count += c
+        for k, v in plan.fit.request.items():  # e itself is among them
+            total[k] = total.get(k, 0) - v
+        node = plan.reach.usable[plan.reach.positions()[e.node]]
+        return plan.fit.check(node, (total, count - 1)).fits is not False
 
     def may_be_ahead(self, e: Entry) -> int:
         """How many pods of the whole queue may be placed before e: every one before it and its ties after it."""
