@@ -228,3 +228,38 @@ def test_a_gang_that_does_not_fit_gets_nothing_and_the_pod_behind_it_does(gang_c
     # after the attempt, the workers are still blocked by their group (tried pods: certain, alone in their component)
     after = gang_cluster.kubectl_dra("explain", "pod", "worker-0", "-n", sc.ns, "-o", "json")
     assert after.code == 1, str(after)
+
+
+def test_a_pod_of_other_devices_ahead_may_take_the_cpu_the_pod_needs(scenario):
+    """nic-pod (10 cpu) may go to node-01 or node-02, gpu-pod (8 cpu) only to node-02, the node with its GPU. The
+    queue's dry-run puts nic-pod on node-01, the first in its order, and gpu-pod then fits on node-02; kubectl-dra
+    used to say so, certain. The real scheduler scores node-02 higher for nic-pod (node-01 runs a 4-cpu pod) and
+    gpu-pod stays Pending: the answer must be undetermined, not OK."""
+    from dra_objects import hog, release
+
+    sc = scenario("crowd")
+    sc.device_class()
+    sc.slice([device("nic-0", sc.driver, attrs={"kind": "nic"})], node="node-01")
+    sc.slice([device("nic-1", sc.driver, attrs={"kind": "nic"}), device("gpu-0", sc.driver, attrs={"kind": "gpu"})],
+             node="node-02")  # fmt: skip
+    held = hog(sc, "4")
+    try:
+        for name, kind, cpu in (("nic-pod", "nic", "10"), ("gpu-pod", "gpu", "8")):
+            sel = f'device.attributes["{sc.driver}"].kind == "{kind}"'
+            sc.create(claim(f"{name}-c", [request("dev", sc.cls, selectors=[sel])]))
+            p = pod(name, {"dev": f"{name}-c"}, gated=True)
+            p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu
+            sc.create(p)
+            time.sleep(1.1)  # created a second apart: an order, not a tie
+        r = sc.cluster.kubectl_dra("explain", "pod", "gpu-pod", "-n", sc.ns, "-o", "json")
+        # (exit 1: the gate blocks it; without the gate the queue's answer is open)
+        assert r.json["queue"]["outcome"] == "undetermined" and "could fill its cpu" in r.json["queue"]["reason"]
+        assert "DRA431" in {f["code"] for f in r.json["findings"]}, str(r)
+        sc.ungate("nic-pod")
+        assert sc.cluster.wait_bound(sc.ns, "nic-pod", timeout=60)["spec"]["nodeName"] == "node-02"
+        sc.ungate("gpu-pod")
+        sc.cluster.wait_event(sc.ns, "gpu-pod", "FailedScheduling", "Insufficient cpu", timeout=60)
+        assert not sc.cluster.pod(sc.ns, "gpu-pod")["spec"].get("nodeName")
+    finally:
+        for name in ("nic-pod", "gpu-pod", held):
+            release(sc, name)
