@@ -72,6 +72,8 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     for partitionable devices, how many more of each partition still fit. --list or any filter lists the devices;
     --node also lists the pods that hold the node's devices and through which claims. Where ResourcePoolStatusRequests
     (alpha) exist and are readable, their counts are shown beside kubectl-dra's; none is ever created.
+    --class C --request FILE: how many more copies of FILE's claim fit, per node and in total, one after another
+    on top of what is allocated and what the pending pods would take (exit 1 when none fits).
 
     \b
     Examples:
@@ -163,7 +165,8 @@ def _request_fit(o: Options, filename: str, device_class: str | None, others: li
         raise DraError("--request has no -o name: use text, wide, json or yaml")
     _stdin_once([filename], o.from_files)
     claim = _manifest_claim(filename, None)  # a bad file fails before any API call
-    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False)
+    # every namespace's pods and events: the pending pods' in-flight allocations, in the queue's order
+    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, analyse=False)
     from kubectl_dra.analyze.reports.request_fit import request_claim, request_fit
     from kubectl_dra.analyze.reports.targets import check_device_filters, claim_to_match
 
