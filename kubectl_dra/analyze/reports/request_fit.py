@@ -230,8 +230,11 @@ def _in_flight(snap: Snapshot, sem: Semantics, an: Analysis, keys: set):
             else:
                 overlap = True
             if overlap:
-                why = place.reason if place is not None else "its own answer is undetermined"
-                open_ = f"pending pod {e.ref} may take devices this request can use: {why}"
+                if e.kind == "open" or place is None:  # alone, whether it gets devices is open
+                    why = f"its own answer is undetermined ({e.report.verdict.summary})"
+                else:
+                    why = f"its place in the queue is undetermined ({place.reason})"
+                open_ = f"pending pod {e.ref} may or may not take devices this request can use: {why}"
     return allocs, pods, open_
 
 
