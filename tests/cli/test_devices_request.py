@@ -95,7 +95,8 @@ def test_flag_errors():
 
 
 def _shared_input(tmp_path) -> str:
-    """Two nodes that both reach one network-attached pool of three devices, and node-02 one GPU of its own."""
+    """Three nodes that all reach one network-attached pool of three devices, and node-02 one GPU of its own (node-01
+    and node-03 see the same pools: one search answers both)."""
 
     def sl(name, devs, **spec):
         s = {"driver": DRIVER, "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
@@ -105,7 +106,7 @@ def _shared_input(tmp_path) -> str:
     nodes = [
         {"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
          "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}
-        for n in ("node-01", "node-02")
+        for n in ("node-01", "node-02", "node-03")
     ]  # fmt: skip
     objs = [
         *nodes,
@@ -124,7 +125,11 @@ def test_devices_several_nodes_reach_count_once(tmp_path):
     r = run([*args, "-o", "json", "--kubernetes-version", "1.37"])
     d = json.loads(r.stdout)
     assert r.returncode == 0, r.stderr
-    assert {n["node"]: (n["fit"], n["shared"]) for n in d["nodes"]} == {"node-01": (3, True), "node-02": (4, True)}
+    assert {n["node"]: (n["fit"], n["shared"]) for n in d["nodes"]} == {
+        "node-01": (3, True),
+        "node-02": (4, True),
+        "node-03": (3, True),
+    }
     assert d["total"]["fit"] == 4 and d["total"]["shared"]  # not 3 + 4: the fabric's devices are taken once
     text = run([*args, "--kubernetes-version", "1.37"]).stdout
     assert "Total: 4 more of ml-prod/mig-1g fit (class gpu)." in text

@@ -47,7 +47,7 @@ class NodeFit:
     fit: int  # copies that node alone could take, one after another
     limit: str  # why the next copy does not fit there: the allocator's reason
     capped: bool = False  # stopped at MAX_PER_NODE: at least `fit`
-    shared: bool = False  # some device the request can use there is reachable from other nodes too
+    shared: bool = False  # the request's devices are not all node-local and slices naming no node reach this one
 
     def to_dict(self) -> dict:
         return {"node": self.node, "fit": self.fit, "atLeast": self.capped, "shared": self.shared,
@@ -274,27 +274,41 @@ def request_fit(snap: Snapshot, sem: Semantics, claim: dict, device_class: str) 
     rows: list[NodeFit] = []
     total, total_capped, last_limit = 0, False, ""
     undetermined = open_
+    sig = _Signatures(an, sem)
     try:
+        per_sig: dict = {}  # a node with no slice of its own sees the same pools as another with its signature
         for n in worth:
             nname = n["metadata"]["name"]
-            layer = _Layer(state, sem)
-            k, why, capped = fill.node(n, layer, MAX_PER_NODE)
-            rows.append(NodeFit(nname, k, why, capped, not local and _reaches_shared(nname, shared_list, plan.reach)))
-            if local:  # the per-node runs are the sequence: keep what this node took
-                total += k
-                total_capped = total_capped or capped
-                if total >= MAX_TOTAL:
-                    total_capped = True
-                    break
+            key = None if local else sig.of(n)
+            if key is not None and key in per_sig:
+                k, why, capped = per_sig[key]
             else:
-                layer.undo()
+                layer = _Layer(state, sem)
+                k, why, capped = fill.node(n, layer, MAX_PER_NODE)
+                if local:  # the per-node runs are the sequence: keep what this node took
+                    total += k
+                    total_capped = total_capped or capped
+                else:
+                    layer.undo()
+                if key is not None:
+                    per_sig[key] = (k, why, capped)
+            rows.append(NodeFit(nname, k, why, capped, not local and bool(sig.general_hits(n)[0])))
+            if total >= MAX_TOTAL:
+                total_capped = True
+                break
         if not local:
             seq = _Layer(state, sem)
+            failed: dict = {}  # signature -> reason: the state only grows, a node that failed stays failed
             for n in worth:
+                key = sig.of(n)
+                if key is not None and key in failed:
+                    continue
                 k, why, capped = fill.node(n, seq, min(MAX_PER_NODE, MAX_TOTAL - total))
                 total += k
                 total_capped = total_capped or capped
                 last_limit = why or last_limit
+                if key is not None and not capped:
+                    failed[key] = why
                 if total >= MAX_TOTAL:
                     total_capped = True
                     break
@@ -321,6 +335,43 @@ def request_fit(snap: Snapshot, sem: Semantics, claim: dict, device_class: str) 
         tuple(f"{g.verb} {g.resource}: {g.message}" for g in snap.gaps),
         blocking,
     )
+
+
+class _Signatures:
+    """What decides a node's search, for a node that no slice names: the slices that target it (none selecting
+    devices one by one) and its declared features. Nodes of one signature get the same answer (a node pool reached
+    only through network-attached devices: one search, not one per node)."""
+
+    def __init__(self, an: Analysis, sem: Semantics):
+        from kubectl_dra.analyze.allocator import SliceIndex
+
+        if "slice_index" not in an.memo:
+            an.memo["slice_index"] = SliceIndex(an.slices)
+        self.index, self.sem = an.memo["slice_index"], sem
+        self.known: dict = {}
+
+    def of(self, n: dict) -> tuple | None:
+        """The signature of a node no slice names, None for the others (or when a slice selects device by device)."""
+        hit, per_device = self.general_hits(n)
+        if per_device or self.index.has_own(n["metadata"]["name"]):
+            return None
+        declared = ((n.get("status") or {}).get("declaredFeatures")) or []
+        return (hit, tuple(sorted(map(str, declared))))
+
+    def general_hits(self, n: dict) -> tuple:
+        """(the slices naming no node that target n, whether one of them selects device by device)."""
+        from kubectl_dra.analyze.allocator.pools import slice_spec, slice_targets_node
+
+        name = n["metadata"]["name"]
+        if name not in self.known:
+            hit, per_device = [], False
+            for i in self.index.general():
+                s = self.index.slices[i]
+                if slice_targets_node(s, n, self.sem):
+                    hit.append(i)
+                    per_device = per_device or bool(slice_spec(s).get("perDeviceNodeSelection"))
+            self.known[name] = (tuple(hit), per_device)
+        return self.known[name]
 
 
 def _default_taints(snap: Snapshot) -> bool:
@@ -350,7 +401,3 @@ def _candidates(analyses, reach) -> tuple[dict, list]:
                 else:
                     shared.append(v.entry)
     return local, shared
-
-
-def _reaches_shared(node: str, shared: list, reach) -> bool:
-    return any(node in reach.nodes_for(e) for e in shared[:64])
