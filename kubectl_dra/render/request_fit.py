@@ -33,6 +33,9 @@ def render_request_fit(report, fmt: str, stream, color: bool, width: int | None)
         out.blank()
     cls = f"class {esc(report.device_class)}" + (", from --class" if report.filled_class else "")
     more = f"at least {report.total}" if report.total_capped else str(report.total)
+    if report.undetermined:  # the error line says why (exit 2)
+        out.line(f"Total: undetermined for {esc(report.claim)} ({cls}).", wrap=2)
+        return
     out.line(f"Total: {more} more of {esc(report.claim)} fit ({cls}).", wrap=2)
     if report.shared:
         out.line("Devices several nodes reach count once: the total fills the nodes in order.")

@@ -134,3 +134,13 @@ def test_devices_several_nodes_reach_count_once(tmp_path):
     text = run([*args, "--kubernetes-version", "1.37"]).stdout
     assert "Total: 4 more of ml-prod/mig-1g fit (class gpu)." in text
     assert "Devices several nodes reach count once" in text
+
+
+def test_an_error_of_the_scheduler_s_attempt_is_undetermined_with_no_total(tmp_path):
+    t = template()
+    t["spec"]["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [{"cel": {"expression": "device.x ==== 1"}}]
+    r = devices("--class", "gpu", "--request", write(tmp_path, t), "-o", "json")
+    assert r.returncode == 2 and r.stderr.startswith("error: the scheduler's attempt for a copy errs"), r.stderr
+    assert json.loads(r.stdout)["total"]["fit"] is None
+    text = devices("--class", "gpu", "--request", write(tmp_path, t))
+    assert text.returncode == 2 and "Total: undetermined for ml-prod/mig-1g (class gpu)." in text.stdout

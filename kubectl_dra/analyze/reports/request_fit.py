@@ -77,12 +77,12 @@ class RequestFitReport:
             "apiVersion": SCHEMA_VERSION,
             "kind": "RequestFit",
             "request": {"claim": self.claim, "class": self.device_class, "classFromFlag": self.filled_class},
-            "total": {
-                "fit": self.total,
+            "total": {  # undetermined: no figure (the nodes' figures stay, as far as they were found)
+                "fit": None if self.undetermined else self.total,
                 "atLeast": self.total_capped,
                 "shared": self.shared,
                 "firstLimit": self.total_limit,
-            },  # fmt: skip
+            },
             "nodes": [n.to_dict() for n in self.nodes],
             "nodesWithoutCandidates": self.no_candidate,
             "rejectedNodes": dict(sorted(self.rejected.items())),
