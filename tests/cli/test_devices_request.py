@@ -144,3 +144,12 @@ def test_an_error_of_the_scheduler_s_attempt_is_undetermined_with_no_total(tmp_p
     assert json.loads(r.stdout)["total"]["fit"] is None
     text = devices("--class", "gpu", "--request", write(tmp_path, t))
     assert text.returncode == 2 and "Total: undetermined for ml-prod/mig-1g (class gpu)." in text.stdout
+
+
+def test_agrees_with_match_count():
+    """The same copies, placed by match claim --count's queue: as many fit, on the same nodes."""
+    d = json.loads(devices("--class", "gpu", "--request", str(REQUEST), "-o", "json").stdout)
+    m = run(["match", "claim", "-f", str(REQUEST), "--count", str(d["total"]["fit"] + 1), "--from-file", INPUT,
+             "--kubernetes-version", "1.37", "-o", "json"])  # fmt: skip
+    count = json.loads(m.stdout)["count"]
+    assert count["fit"] == d["total"]["fit"] and count["nodes"] == {n["node"]: n["fit"] for n in d["nodes"]}
