@@ -81,7 +81,8 @@ The commands follow kubectl's split between listing and describing:
   what the pending pods in the queue would take. Per node: what that node alone could take and why the next copy
   does not fit (the allocator's reason; for partitionable devices the counter that runs out). The total: one
   sequence over the nodes, so a device that several nodes reach is counted once. Every request of the claim must
-  name class C (a mismatch is an error, exit 2); a request that names no class takes C. Exit 1 when none fits;
+  name class C (a mismatch is an error, exit 2); a request that names no class takes C; one for admin access is
+  refused (its copies hold no device, so no count bounds them). Exit 1 when none fits;
   exit 2 when a pending pod that could take the same devices has an undetermined place in the queue.
 
 Every row of `status` is the verdict `explain pod` gives for that pod, computed by the same code from one gather

@@ -85,6 +85,9 @@ def test_bad_files_are_one_error_line(tmp_path):
     empty = template()
     empty["spec"]["spec"]["devices"]["requests"] = []
     one_line_error(devices("--class", "gpu", "--request", write(tmp_path, empty)), "requests no device")
+    admin = template()
+    admin["spec"]["spec"]["devices"]["requests"][0]["exactly"]["adminAccess"] = True
+    one_line_error(devices("--class", "gpu", "--request", write(tmp_path, admin)), "asks for admin access")
 
 
 def test_flag_errors():

@@ -113,6 +113,11 @@ def request_claim(claim: dict, device_class: str) -> tuple[dict, bool]:
         for label, spec in parts:
             if not isinstance(spec, dict):
                 raise DraError(f"claim {name_of(claim)}, request {label}: not an object")
+            if spec.get("adminAccess"):
+                raise DraError(
+                    f"claim {name_of(claim)}, request {label} asks for admin access: its copies hold no device of "
+                    "their own, so there is no count of how many fit"
+                )
             named = spec.get("deviceClassName")
             if not named:
                 spec["deviceClassName"] = device_class
@@ -135,6 +140,8 @@ class _Layer:
 
     def add(self, ref: str, results: list) -> None:
         for r in results:
+            if r.get("adminAccess"):  # AllocatedState.add leaves these out too
+                continue
             did = (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
             agg = self.state.aggregated_capacity.get(did)
             self.saved.append((did, did in self.state.devices, did in self.state.owners,
