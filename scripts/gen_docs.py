@@ -75,6 +75,15 @@ The commands follow kubectl's split between listing and describing:
   rather than a verb; with no flag it summarises per node and class (a 40,000-device list is not an answer), any
   filter or `--list` shows the devices. `--node` follows `kubectl drain`'s question: which pods hold this node's
   devices, through which claims.
+  `--class C --request FILE` answers "how many more of this request fit": copies of the one claim in FILE (a
+  ResourceClaim or ResourceClaimTemplate, or a Pod: the claim of its DRA-backed extended resources, the forms
+  `match claim -f` takes) are allocated one after another by the allocator, on top of the allocated claims and of
+  what the pending pods in the queue would take. Per node: what that node alone could take and why the next copy
+  does not fit (the allocator's reason; for partitionable devices the counter that runs out). The total: one
+  sequence over the nodes, so a device that several nodes reach is counted once. Every request of the claim must
+  name class C (a mismatch is an error, exit 2); a request that names no class takes C; one for admin access is
+  refused (its copies hold no device, so no count bounds them). Exit 1 when none fits;
+  exit 2 when a pending pod that could take the same devices has an undetermined place in the queue.
 
 Every row of `status` is the verdict `explain pod` gives for that pod, computed by the same code from one gather
 and one shared analysis (indexes, CEL results and the device inventory are built once for all pods). Pods are

@@ -19,7 +19,9 @@ SCENARIOS = sorted(p.name for p in HERE.iterdir() if (p / "cmd").exists())
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_scenario(name, request):
     d = HERE / name
-    args = shlex.split((d / "cmd").read_text()) + ["--from-file", str(d / "input.yaml")]
+    # ./FILE in a command is a file of the scenario's own folder (devices --request ./request.yaml)
+    args = [str(d / a[2:]) if a.startswith("./") else a for a in shlex.split((d / "cmd").read_text())]
+    args += ["--from-file", str(d / "input.yaml")]
     text = run(args)
     js = run(args + ["-o", "json"])
     assert text.returncode == js.returncode

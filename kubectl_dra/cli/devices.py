@@ -11,6 +11,7 @@ from kubectl_dra.cli.common import (
     _CLUSTER_SCOPED,
     _COLOR,
     _CONNECTION,
+    _EXIT_ZERO,
     _INPUT,
     _NO_HEADERS,
     _SEMANTICS,
@@ -41,6 +42,15 @@ from kubectl_dra.render import FORMATS
     metavar="CEL",
     help='A device selector, e.g. \'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0\'',
 )
+@click.option(
+    "--request",
+    "request_file",
+    type=click.Path(allow_dash=True),
+    default=None,
+    metavar="FILE",
+    help="How many more of this request fit, per node and in total (with --class): FILE holds one ResourceClaim or "
+    "ResourceClaimTemplate (or a Pod: the claim of its DRA-backed extended resources), as match claim -f takes",
+)
 @_flags(
     *_INPUT,
     *_SEMANTICS,
@@ -49,18 +59,21 @@ from kubectl_dra.render import FORMATS
         help="Output format (name: device/DRIVER/POOL/DEVICE, one a line; name and --no-headers list the devices)",
     ),
     *_NO_HEADERS,
+    *_EXIT_ZERO,
     *_CONNECTION,
     *_COLOR,
     *_VERBOSE,
     *_CLUSTER_SCOPED,
 )
-def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, no_headers, **params):
+def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, request_file, no_headers, **params):
     """What is free and who holds it: every published device with its classes and state.
 
     By default a summary per node and per class (devices free, allocated, shared, tainted, unhealthy, unusable) and,
     for partitionable devices, how many more of each partition still fit. --list or any filter lists the devices;
     --node also lists the pods that hold the node's devices and through which claims. Where ResourcePoolStatusRequests
     (alpha) exist and are readable, their counts are shown beside kubectl-dra's; none is ever created.
+    --class C --request FILE: how many more copies of FILE's claim fit, per node and in total, one after another
+    on top of what is allocated and what the pending pods would take (exit 1 when none fits).
 
     \b
     Examples:
@@ -70,11 +83,17 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
       kubectl dra devices --free --where 'device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0'
       # Before draining node-07: whose devices are these?
       kubectl dra devices --node node-07
+      # How many more 1g.10gb partitions fit, per node and in total?
+      kubectl dra devices --class mig-1g --request mig-1g-claim.yaml
     """
     from kubectl_dra.analyze.reports.inventory import inventory
     from kubectl_dra.analyze.reports.targets import check_device_filters
 
     o = Options.from_click(params)
+    if request_file is not None:
+        others = {"--list": listing, "--node": node, "--driver": driver, "--pool": pool, "--free": free,
+                  "-l": selector, "--where": where, "--no-headers": no_headers}  # fmt: skip
+        return _request_fit(o, request_file, device_class, [k for k, v in others.items() if v])
     labels = None
     if selector:
         from kubectl_dra.model.labels import matches, parse_selector
@@ -130,3 +149,42 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
         sys.stderr.write(f"No devices{' match' if listed else ' are published'} ({report.total} published).\n")
     for line in report.where_errors:
         sys.stderr.write(f"warning: --where failed on {_one_line(line)} (counted as not matching)\n")
+
+
+def _request_fit(o: Options, filename: str, device_class: str | None, others: list[str]):
+    """devices --class C --request FILE: how many more copies of the file's claim fit (analyze/reports/request_fit.py)."""
+    from kubectl_dra.cli.common import _stdin_once
+    from kubectl_dra.cli.match import _manifest_claim
+    from kubectl_dra.errors import DraError
+
+    if not device_class:
+        raise DraError("--request needs --class: the DeviceClass whose devices the request asks for")
+    if others:
+        raise DraError(f"--request cannot be combined with {', '.join(others)}")
+    if o.output == "name":
+        raise DraError("--request has no -o name: use text, wide, json or yaml")
+    _stdin_once([filename], o.from_files)
+    claim = _manifest_claim(filename, None)  # a bad file fails before any API call
+    # every namespace's pods and events: the pending pods' in-flight allocations, in the queue's order
+    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, analyse=False)
+    from kubectl_dra.analyze.reports.request_fit import request_claim, request_fit
+    from kubectl_dra.analyze.reports.targets import check_device_filters, claim_to_match
+
+    check_device_filters(snap, None, None, device_class, None)
+    sem = o.semantics(snap.server_version)
+    if claim.get("kind") == "Pod":
+        claim = claim_to_match(snap, sem, None, None, claim, filename)
+    request_claim(claim, device_class)  # a class mismatch is an error before the analysis runs
+    report = request_fit(snap, sem, claim, device_class)
+    from kubectl_dra.render.request_fit import render_request_fit
+
+    def show() -> None:
+        color, width = _terminal(o)
+        render_request_fit(report, o.output, sys.stdout, color, width)
+
+    undetermined = report.undetermined
+    if undetermined is None and report.unseen:
+        undetermined = f"the answer is incomplete: could not {_one_line('; '.join(report.unseen))}"
+    elif undetermined is not None:
+        undetermined = _one_line(undetermined)
+    return finish(report, o, show=show, undetermined=undetermined, blocked=report.total == 0)

@@ -89,7 +89,8 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             CONNECTION
             | SEMANTICS
             | {"--from-file", "--output", "--no-headers", "--no-color", "--verbose", "--help"}
-            | {"--list", "--node", "--driver", "--class", "--pool", "--free", "--selector", "--where"},
+            | {"--list", "--node", "--driver", "--class", "--pool", "--free", "--selector", "--where"}
+            | {"--request", "--exit-zero"},
         ),
         (
             ("dump",),

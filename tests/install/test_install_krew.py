@@ -164,7 +164,9 @@ def test_golden_scenarios_frozen(krew_install, name):
     runtime and every lazily imported module made it into the archive."""
     env, _ = krew_install
     d = SCENARIOS / name
-    args = shlex.split((d / "cmd").read_text()) + ["--from-file", str(d / "input.yaml")]
+    # ./FILE in a command is a file of the scenario's own folder (devices --request ./request.yaml)
+    args = [str(d / a[2:]) if a.startswith("./") else a for a in shlex.split((d / "cmd").read_text())]
+    args += ["--from-file", str(d / "input.yaml")]
     text = run(["kubectl", "dra", *args], env)
     js = run(["kubectl", "dra", *args, "-o", "json"], env)
     text = check_stderr(args, text, js)

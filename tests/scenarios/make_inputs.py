@@ -2104,6 +2104,57 @@ scenario(
 )
 
 
+PROFILE_1G = 'device.attributes["gpu.example.com"].profile == "1g.10gb"'
+
+
+def request_fit_objs():
+    """devices --request: node-01 has a partitionable GPU (six 1g.10gb partitions and one 4g.40gb on a 40Gi memory
+    counter: six 1g would need 60Gi), one 1g allocated and one wanted by a pending pod (in flight); node-02 two whole
+    GPUs of the 1g.10gb profile; node-03 only a 4g.40gb GPU (no candidate). The request: one 1g.10gb device."""
+    mem = lambda g: {"counterSet": "gpu-0", "counters": {"memory": {"value": g}}}  # noqa: E731
+    parts = [
+        dev(f"gpu-0-1g-{i}", "10Gi", attrs={"profile": "1g.10gb"}, consumesCounters=[mem("10Gi")]) for i in range(6)
+    ]
+    parts.append(dev("gpu-0-4g", "40Gi", attrs={"profile": "4g.40gb"}, consumesCounters=[mem("40Gi")]))
+    waiting = pod("notebook-0", [("gpu", "claim", "nb-0")])
+    waiting["metadata"]["creationTimestamp"] = "2026-11-01T00:00:00Z"
+    return [
+        claim("c-1g", [req(selectors=[PROFILE_1G])], results=[("gpu", "node-01", "gpu-0-1g-0")], reserved="web-0",
+              node="node-01"),
+        claim("nb-0", [req(selectors=[PROFILE_1G])]),
+        waiting,
+        dclass(),
+        dclass("nic", 'device.driver == "net.example.com"'),
+        rslice("node-01-gpus", parts, "node-01", count=2),
+        counter_slice("gpu-0"),
+        rslice("node-02-gpus", [dev(f"gpu-{i}", "10Gi", attrs={"profile": "1g.10gb"}) for i in (1, 2)], "node-02"),
+        rslice("node-03-gpus", [dev("gpu-9", "40Gi", attrs={"profile": "4g.40gb"})], "node-03"),
+        *NODES,
+        node("node-03", zone="c"),
+    ]  # fmt: skip
+
+
+def request_file(ns):
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "mig-1g", "namespace": ns},
+        "spec": {"spec": {"devices": {"requests": [req(selectors=[PROFILE_1G])]}}},
+    }
+
+
+scenario(
+    "devices-request-counters",
+    "kubectl dra devices --class gpu --request FILE (a ResourceClaimTemplate in ml-prod): per node how many more "
+    "1g.10gb devices fit after the allocated one and the pending pod's, and why the next does not (node-01: the "
+    "memory counter runs out before the partitions do; node-02: no device left); node-03 has none.",
+    "devices --class gpu --request ./request.yaml",
+    request_fit_objs(),
+    version="1.37",
+)
+SCENARIOS["devices-request-counters"]["files"] = {"request.yaml": request_file}
+
+
 def _pool_status_requests():
     """Two ResourcePoolStatusRequests as kube-controller-manager leaves them: one answered for node-02's pool (its
     counts as upstream has them), one not answered yet."""
@@ -2319,6 +2370,7 @@ MOVED = {
     # status -A over ml-prod and team-b (scan_objs' default half moved), devices' holders, lint's manifests
     "status-all-namespaces": ("ml-prod", ""),
     "devices-node-holders": ("ml-prod", ""),
+    "devices-request-counters": ("ml-prod", ""),
     "lint-manifests": ("team-a", ""),
 }
 
@@ -2398,6 +2450,8 @@ def main() -> None:
                 objs = moved(objs, ns)
             doc = {"apiVersion": "v1", "kind": "List", "items": objs}
             (d / "input.yaml").write_text(yaml.safe_dump(doc, sort_keys=False, width=120))
+        for fname, make in (sc.get("files") or {}).items():  # files the command names as ./FILE
+            (d / fname).write_text(yaml.safe_dump(make(ns or NS), sort_keys=False, width=120))
         cmd = sc["cmd"] + {"": "", "-A": " -A", "-n": f" -n {ns}", "--namespace": f" --namespace {ns}"}[flag]
         cmd += f" --kubernetes-version {sc['version']}" if sc.get("version") else ""
         (d / "cmd").write_text(cmd + "\n")

@@ -414,6 +414,14 @@ class SliceIndex:
         local = self._local.get((node.get("metadata") or {}).get("name") or "", ())
         return [self.slices[i] for i in heapq.merge(local, self._general)]
 
+    def has_own(self, node_name: str) -> bool:
+        """Whether some slice names this node (spec.nodeName)."""
+        return node_name in self._local
+
+    def general(self) -> list[int]:
+        """Indexes of the slices that name no node: the ones that may target several nodes."""
+        return self._general
+
 
 def gather_pools(slices: list[dict], node: dict, sem: Semantics, index: SliceIndex | None = None) -> list[Pool]:
     """GatherPools for one node (index: a SliceIndex of the same slices, to visit only those that may target it)."""
