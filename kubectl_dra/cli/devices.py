@@ -166,7 +166,7 @@ def _request_fit(o: Options, filename: str, device_class: str | None, others: li
     _stdin_once([filename], o.from_files)
     claim = _manifest_claim(filename, None)  # a bad file fails before any API call
     # every namespace's pods and events: the pending pods' in-flight allocations, in the queue's order
-    snap, _ = _gather(replace(o, all_namespaces=True), selector="", partial=True, analyse=False)
+    snap = _gather(replace(o, all_namespaces=True), selector="", partial=True, analyse=False).snapshot
     from kubectl_dra.analyze.reports.request_fit import request_claim, request_fit
     from kubectl_dra.analyze.reports.targets import check_device_filters, claim_to_match
 

@@ -221,8 +221,9 @@ def _in_flight(snap: Snapshot, sem: Semantics, an: Analysis, keys: set):
     take some, the reason the answer is undetermined or None)."""
     from kubectl_dra.analyze.queue import judge_queue
     from kubectl_dra.analyze.queue.simulate import _Shapes
+    from kubectl_dra.analyze.reports.explain import explain_pod
 
-    queue, _ = judge_queue(snap, sem, an, {})
+    queue, _ = judge_queue(snap, sem, an, {}, explain_pod)
     shapes = _Shapes(an.universe)
     allocs, pods, open_ = [], [], None
     for e in queue.entries:
