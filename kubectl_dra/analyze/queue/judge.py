@@ -222,11 +222,13 @@ def _crowded(e: Entry, sim, n_ahead: int, shapes) -> tuple:
     proof = _count_proof(e, sim, n_ahead) if shapes.local[e.plan.shape] else None
     if proof is not None:
         return "fits", True, proof
+    names = sim.crowders(e)
+    who = f" ({', '.join(names)})" if names else ""
     return (
         "undetermined",
         False,
-        f"fits on node {e.node} in the estimated order, but the pods ahead that may also go there could fill its "
-        "cpu, memory or pod count first; which nodes they pick is not certain",
+        f"fits on node {e.node} in the estimated order, but the pods ahead that may also go there{who} could fill "
+        "its cpu, memory or pod count first; which nodes they pick is not certain",
     )
 
 

@@ -261,6 +261,17 @@ class _Sim:
         node = plan.reach.usable[plan.reach.positions()[e.node]]
         return plan.fit.check(node, (total, count - 1)).fits is not False
 
+    def crowders(self, e: Entry, limit: int = 3, scan: int = 400) -> list[str]:
+        """A few pods that may be ahead of e and may use its node, the nearest first (looked for among scan)."""
+        upto = self.may_be_ahead(e)
+        out = []
+        for q in reversed(self.entries[max(0, upto + 1 - scan) : upto + 1]):
+            if q is not e and q.plan.fit is not None and e.node in q.plan.reach.names:
+                out.append(q.ref)
+                if len(out) >= limit:
+                    break
+        return out
+
     def may_be_ahead(self, e: Entry) -> int:
         """How many pods of the whole queue may be placed before e: every one before it and its ties after it."""
         if self._last_of_tie is None:
