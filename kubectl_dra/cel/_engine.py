@@ -20,9 +20,9 @@ _ENGINE_LOCK = threading.Lock()
 class Engine:
     """One cel-cpp Env plus the protobuf message classes (built once per declaration set)."""
 
-    # long: the one declaration table of every library function: the overloads of one function come from several
-    # libraries (compareTo: quantity, semver and the hidden impl) and are declared together, once; the
-    # implementations live in library/, one module per upstream file (cel/README.md)
+    # The overloads of one function come from several libraries (compareTo: quantity, semver and the hidden impl)
+    # and are declared together, once; the implementations live in library/, one module per upstream file.
+    # long: the one declaration table of every library function (see above)
     def __init__(self, includes: bool, includes_limit: bool = False, new_celgo: bool = False, v138: bool = False):
         from cel_expr_python import (
             cel,  # lazy on purpose (CLI start-up time)
