@@ -95,12 +95,13 @@ def dclass(name="gpu", expr=f'device.driver == "{DRIVER}"', **spec) -> dict:
 
 
 def request(name="gpu", cls="gpu", count=1, selectors=(), mode="ExactCount", **extra) -> dict:
-    """A v1 request of COUNT devices of class CLS (count only in ExactCount mode), CEL SELECTORS, EXTRA as is."""
+    """A v1 request of COUNT devices of class CLS (count only in ExactCount mode), SELECTORS (CEL text, or as is),
+    EXTRA as is."""
     e = {"deviceClassName": cls, "allocationMode": mode}
     if mode == "ExactCount":
         e["count"] = count
     if selectors:
-        e["selectors"] = [{"cel": {"expression": s}} for s in selectors]
+        e["selectors"] = [{"cel": {"expression": s}} if isinstance(s, str) else s for s in selectors]
     e.update(extra)
     return {"name": name, "exactly": e}
 
@@ -182,11 +183,17 @@ def pod(name, claims=(("gpu", "claim", None),), node_name=None, statuses=None, n
     return p
 
 
-def container(name, cpu=None, memory=None, image="x", **requests) -> dict:
-    """A container requesting CPU and MEMORY (and REQUESTS, a__b for a/b, a_b for a.b) where given."""
+def container(name, cpu=None, memory=None, image="x", restart=None, limits=None, **requests) -> dict:
+    """A container requesting CPU and MEMORY where given, and REQUESTS (a__b for a/b, a_b for a.b: example_com__gpu
+    is example.com/gpu); restart: its restartPolicy ("Always": a sidecar)."""
     reqs = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
     reqs |= {k.replace("__", "/").replace("_", "."): v for k, v in requests.items()}
-    return {"name": name, "image": image, "resources": {"requests": reqs}}
+    c = {"name": name, "image": image, "resources": {"requests": reqs}}
+    if limits:
+        c["resources"]["limits"] = limits
+    if restart:
+        c["restartPolicy"] = restart
+    return c
 
 
 def event(pod_name, reason, message, time, type_="Warning", component="default-scheduler", n=1, ns=NS,

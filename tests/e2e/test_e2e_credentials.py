@@ -21,7 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from dra_objects import claim, device, pod, request
+from builders import device, request
+from dra_objects import claim, pod
 from e2e_helpers import DraResult, Watch, clusterlib, kubectl_dra_argv
 
 pytestmark = pytest.mark.e2e
@@ -224,7 +225,7 @@ def test_a_watch_outlives_three_tokens_and_keeps_updating(cluster, scenario, tok
     api, hook, cutter = token_server
     sc = scenario("creds")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    sc.slice([device("dev-0"), device("dev-1")])
     sc.create(claim("c-a", [request("gpu", sc.cls)]))
     sc.create(pod("pod-a", {"gpu": "c-a"}))
     kc = _plugin_kubeconfig(cluster, cutter.port, tmp_path)

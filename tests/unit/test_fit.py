@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import builders
+from builders import container as ctr
+
 from kubectl_dra.analyze.pod.fit import BoundPods, Fit, pod_requests, scheduler_units
 from kubectl_dra.analyze.pod.scheduler import SchedulerWord, agreement_finding
 from kubectl_dra.analyze.reports.explain import explain_pod
@@ -17,36 +20,13 @@ S34 = Semantics.for_version((1, 34))
 NS = "ml-team"
 
 
-def ctr(name, cpu=None, memory=None, always=False, limits=None, **other):
-    reqs = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None} | other
-    c = {"name": name, "image": "x", "resources": {"requests": reqs}}
-    if limits:
-        c["resources"]["limits"] = limits
-    if always:
-        c["restartPolicy"] = "Always"
-    return c
-
-
 def pod(name="p", containers=(), inits=(), node=None, phase="Pending", ns=NS, **spec):
-    p = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}"},
-        "spec": {"containers": list(containers), "initContainers": list(inits), **spec},
-        "status": {"phase": phase},
-    }
-    if node:
-        p["spec"]["nodeName"] = node
-    return p
+    c, i = list(containers), list(inits)
+    return builders.pod(name, (), node, ns=ns, uid=f"uid-{name}", containers=c, phase=phase, initContainers=i, **spec)
 
 
 def node(name="node-01", **alloc):
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name},
-        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", **alloc}},
-    }
+    return builders.node(name, allocatable=alloc, hostname=False)
 
 
 def units(p, bound=False):
@@ -65,7 +45,7 @@ def test_sidecars_add_to_the_containers_and_to_every_init_container_after_them()
     # KEP-753: InitContainerUse(i) = sum(sidecars before i) + init i; the pod = max(containers + sidecars, those)
     p = pod(
         containers=[ctr("app", "3")],
-        inits=[ctr("side1", "1", always=True), ctr("init2", "6"), ctr("side3", "2", always=True)],
+        inits=[ctr("side1", "1", restart="Always"), ctr("init2", "6"), ctr("side3", "2", restart="Always")],
     )
     assert units(p) == {"cpu": 7000}  # init2 with side1 (7) beats app + side1 + side3 (6)
     p["spec"]["initContainers"][1]["resources"]["requests"]["cpu"] = "4"
