@@ -2,7 +2,7 @@
 credentials that expire, the e2e token webhook), and the kubeconfig that points at a server.
 
 A test writes its own request handler (a subclass of Handler: do_GET/do_POST, answering with send_json) and runs it
-with serve(); state the handler reads or records goes on the server as keyword arguments of serve()."""
+with serve() (or start() and stop()); state the handler reads or records goes on the server as keyword arguments of serve()."""
 
 from __future__ import annotations
 
@@ -41,21 +41,32 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@contextmanager
-def serve(handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None, poll: float = 0.5,
-          **state) -> Iterator[Server]:  # fmt: skip
-    """A threaded server on 127.0.0.1 (a free port) for the block; TLS with that server context when given."""
+def start(handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None, poll: float = 0.5,
+          **state) -> Server:  # fmt: skip
+    """A threaded server on 127.0.0.1 (a free port), TLS with that server context when given, serving until stop()."""
     srv = Server(("127.0.0.1", 0), handler)
     if tls is not None:
         srv.socket = tls.wrap_socket(srv.socket, server_side=True)
     for k, v in state.items():
         setattr(srv, k, v)
     threading.Thread(target=srv.serve_forever, args=(poll,), daemon=True).start()
+    return srv
+
+
+def stop(srv: Server) -> None:
+    srv.shutdown()
+    srv.server_close()
+
+
+@contextmanager
+def serve(handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None, poll: float = 0.5,
+          **state) -> Iterator[Server]:  # fmt: skip
+    """start() for the block."""
+    srv = start(handler, tls, poll, **state)
     try:
         yield srv
     finally:
-        srv.shutdown()
-        srv.server_close()
+        stop(srv)
 
 
 def url(srv: socketserver.BaseServer, scheme: str = "http", path: str = "") -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from e2e_helpers import DraResult, kubectl_dra_argv
+from loopback import kubeconfig
 
 pytestmark = pytest.mark.e2e
 
@@ -35,19 +36,7 @@ def _run(kubeconfig: Path, *args: str, env: dict | None = None, cwd: Path | None
 
 
 def _kubeconfig(path: Path, cluster: dict, user: dict) -> Path:
-    path.write_text(
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [{"name": "c", "cluster": cluster}],
-                "users": [{"name": "u", "user": user}],
-                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "x",
-            }
-        )
-    )
-    return path
+    return Path(kubeconfig(path, cluster, user))
 
 
 @pytest.fixture
