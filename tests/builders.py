@@ -26,14 +26,16 @@ def meta(name: str, ns: str | None = NS, uid: str | bool = True, kind: str = "",
     return m
 
 
-def node(name: str, allocatable: dict | None = None, hostname: bool = True, **labels) -> dict:
+def node(
+    name: str, allocatable: dict | None = None, hostname: bool = True, taints: list | None = None, **labels
+) -> dict:
     """A Node labelled kubernetes.io/hostname=NAME (unless hostname=False) and LABELS; allocatable: its
-    status.allocatable (a dict; {} for the usual 8 cpu, 32Gi, 110 pods)."""
+    status.allocatable (a dict; {} for the usual 8 cpu, 32Gi, 110 pods); taints: spec.taints."""
     n = {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": name, "labels": {**({"kubernetes.io/hostname": name} if hostname else {}), **labels}},
-        "spec": {},
+        "spec": {"taints": taints} if taints is not None else {},
     }
     if allocatable is not None:
         n["status"] = {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", **allocatable}}
