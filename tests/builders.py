@@ -87,12 +87,13 @@ def counter_slice(set_name, memory="40Gi", node_name="node-01", count=2) -> dict
 
 
 def dclass(name="gpu", expr=f'device.driver == "{DRIVER}"', **spec) -> dict:
-    """A DeviceClass selecting by EXPR (none when empty); SPEC as is."""
+    """A DeviceClass selecting by EXPR (CEL text, or a list of them; none when empty); SPEC as is."""
+    exprs = [expr] if isinstance(expr, str) else list(expr)
     return {
         "apiVersion": V1,
         "kind": "DeviceClass",
         "metadata": {"name": name},
-        "spec": {"selectors": [{"cel": {"expression": expr}}] if expr else [], **spec},
+        "spec": {"selectors": [{"cel": {"expression": e}} for e in exprs if e], **spec},
     }
 
 
