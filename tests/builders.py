@@ -50,8 +50,9 @@ def attributes(attrs: dict) -> dict:
     }
 
 
-def device(name: str, memory: str | None = None, attrs: dict | None = None, **extra) -> dict:
-    """A device, with a memory capacity when given, typed attributes from ATTRS, and any other field as is."""
+def device(name: str, *, memory: str | None = None, attrs: dict | None = None, **extra) -> dict:
+    """A device, with a memory capacity when given, typed attributes from ATTRS, and any other field as is
+    (keyword-only: an e2e call of old, device(NAME, DRIVER), fails instead of reading the driver as memory)."""
     d: dict = {"name": name}
     if memory:
         d["capacity"] = {"memory": {"value": memory}}

@@ -121,7 +121,7 @@ def _node_agent(node_name: str) -> dict:
 
 CLUSTER = [
     dclass(),
-    rslice("node-01-gpus", [device(f"gpu-{i}", "40Gi", attrs={"index": i}) for i in (0, 1)], "node-01"),
+    rslice("node-01-gpus", [device(f"gpu-{i}", memory="40Gi", attrs={"index": i}) for i in (0, 1)], "node-01"),
     *(node(n, allocatable={}) for n in ("node-01", "node-02")),
     *(_node_agent(n) for n in ("node-01", "node-02")),
 ]

@@ -45,7 +45,7 @@ RULE_SELECTORS = (
 def _device(rnd: random.Random, name: str) -> dict:
     attrs = {"model": rnd.choice(MODELS)} if rnd.random() < 0.8 else None
     memory = rnd.choice(("16Gi", "40Gi", "80Gi")) if rnd.random() < 0.7 else None
-    return device(name, memory, attrs)
+    return device(name, memory=memory, attrs=attrs)
 
 
 def scenario(seed: int) -> dict:

@@ -22,7 +22,7 @@ TUTORIAL = HERE.parent.parent / "examples" / "tutorial"
 
 def dev(name, mem="24Gi", **extra):
     """The scenarios' device: a 24Gi GPU unless told otherwise."""
-    return device(name, mem, **extra)
+    return device(name, memory=mem, **extra)
 
 
 NODES = [node("node-01", zone="a"), node("node-02", zone="b")]

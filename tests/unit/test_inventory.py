@@ -17,7 +17,7 @@ D = "gpu.example.com"
 
 def part(name, gi, profile):
     uses = [{"counterSet": "gpu-0", "counters": {"memory": {"value": f"{gi}Gi"}}}]
-    return device(name, f"{gi}Gi", attrs={"profile": profile}, consumesCounters=uses)
+    return device(name, memory=f"{gi}Gi", attrs={"profile": profile}, consumesCounters=uses)
 
 
 def objects(allocated=(), total="40Gi"):

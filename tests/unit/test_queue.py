@@ -33,7 +33,7 @@ def snapshot_from_objects(objs, ns):
 
 
 def gpus(node_name, *names, pool=None, **extra):
-    return rslice(f"{node_name}-gpus", [device(n, "24Gi", **extra) for n in names], node_name, pool=pool)
+    return rslice(f"{node_name}-gpus", [device(n, memory="24Gi", **extra) for n in names], node_name, pool=pool)
 
 
 CLASS = dclass()
