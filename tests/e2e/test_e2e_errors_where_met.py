@@ -108,8 +108,8 @@ def test_a_pod_nominated_to_a_node_where_it_fits_never_meets_an_error_elsewhere(
     to a node where it cannot fit, the pass over every node meets the error."""
     sc = scenario("errnom")
     sc.device_class()
-    sc.slice([device("bad", sc.driver, attrs={"n": "x"})], node="node-01")
-    sc.slice([device("ok", sc.driver, attrs={"n": 5})], node="node-02")
+    sc.slice([device("bad", attrs={"n": "x"})], node="node-01")
+    sc.slice([device("ok", attrs={"n": 5})], node="node-02")
     for name, nominated in (("lost", "node-03"), ("trainer", "node-02")):
         sc.create(claim(f"c-{name}", [request("gpu", sc.cls, selectors=[_selector(sc)])]))
         sc.create(pod(name, {"gpu": f"c-{name}"}, gated=True))
