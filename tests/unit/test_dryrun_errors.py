@@ -87,13 +87,8 @@ def test_an_error_on_a_node_an_allocated_claim_rules_out_still_ends_the_attempt(
     objs = objects({}, [rslice("s1", [dev("bad", "x")], nodeName="node-01"),
                         rslice("s2", [dev("ok", 5), dev("held", 5)], nodeName="node-02")],
                    [node("node-01"), node("node-02")])  # fmt: skip
-    held = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "a", "namespace": NS},
-            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
-            "status": {"allocation": {
-                "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": "s2", "device": "held"}]},
-                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": ["node-02"]}]}]}},
-                "reservedFor": [{"resource": "pods", "name": "p", "uid": "uid-p"}]}}  # fmt: skip
+    held = builders.claim("a", [request()], results=[("gpu", "s2", "held")], node="node-02", ns=NS, uid=False)
+    held["status"]["reservedFor"] = [{"resource": "pods", "name": "p", "uid": "uid-p"}]
     pod = next(o for o in objs if o["kind"] == "Pod")
     pod["spec"]["resourceClaims"].append({"name": "held", "resourceClaimName": "a"})
     r = explain([*objs, held])
@@ -144,9 +139,8 @@ def test_an_error_on_a_node_whose_fit_is_unknown_may_not_be_met():
                         rslice("s2", [dev("ok", 5)], nodeName="node-02")],
                    [node("node-01"), node("node-02")])  # fmt: skip
     pod = next(o for o in objs if o["kind"] == "Pod")
-    bound = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "other", "namespace": NS},
-             "spec": {"nodeName": "node-02", "containers": [{"name": "a", "image": "x"}]},
-             "status": {"phase": "Running"}}  # fmt: skip
+    app = [{"name": "a", "image": "x"}]
+    bound = builders.pod("other", (), "node-02", ns=NS, uid=False, containers=app, phase="Running")
     # a dump without every bound pod: node-02 has one listed (known), node-01 none (unknown: maybe left out)
     r = explain_pod(snapshot_from_objects([*objs, bound], NS), S37, NS, "p")
     f = next((f for f in r.findings if f.code == "DRA304"), None)

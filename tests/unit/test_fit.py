@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import builders
+from builders import claim, dclass, device, event, request, rslice
 from builders import container as ctr
 
 from kubectl_dra.analyze.pod.fit import BoundPods, Fit, pod_requests, scheduler_units
@@ -120,12 +121,7 @@ def test_unknown_bound_pods_leave_the_fit_open_unless_the_pod_alone_is_too_big()
 
 
 def test_an_extended_resource_a_class_maps_goes_to_dra_only_on_nodes_without_it():
-    gpu_class = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": {"name": "gpu"},
-        "spec": {"extendedResourceName": "example.com/gpu"},
-    }
+    gpu_class = dclass("gpu", "", extendedResourceName="example.com/gpu")
     me = pod(containers=[ctr("a", "1", **{"example.com/gpu": "1"})])
     assert fit_on(me, [], node(), classes=[gpu_class]).fits is True  # DRA serves it: NodeResourcesFit skips it
     nf = fit_on(me, [], node(), classes=[])  # no class maps it: the node has none
@@ -140,24 +136,9 @@ def test_an_extended_resource_a_class_maps_goes_to_dra_only_on_nodes_without_it(
 
 DRIVER = "gpu.example.com"
 CLUSTER = [
-    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
-    {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": "s1"},
-        "spec": {
-            "driver": DRIVER,
-            "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 1},
-            "nodeName": "node-01",
-            "devices": [{"name": "gpu-0"}],
-        },
-    },
-    {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": {"name": "c", "namespace": NS, "uid": "uid-c"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
-    },
+    dclass("gpu", ""),
+    rslice("s1", [device("gpu-0")], "node-01", driver=DRIVER),
+    claim("c", [request()], ns=NS, uid="uid-c"),
     node(),
 ]
 
@@ -239,19 +220,7 @@ def test_when_the_dry_run_stops_at_its_node_budget_every_node_it_tried_being_ful
         n = f"node-{i:03d}"
         objs.append(node(n))
         objs.append(pod(f"etl-{i}", [ctr("x", "7")], node=n, phase="Running", ns="batch"))
-        objs.append(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"s-{n}"},
-                "spec": {
-                    "driver": DRIVER,
-                    "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
-                    "nodeName": n,
-                    "devices": [{"name": "gpu-0"}],
-                },
-            }
-        )
+        objs.append(rslice(f"s-{n}", [device("gpu-0")], n, driver=DRIVER))
     snap = replace(snapshot_from_objects(objs, NS), source="live", bound_pods=True)
     r = explain_pod(snap, S37, NS, "trainer-0")
     assert not r.verdict.blocked and not r.verdict.determined, r.verdict
@@ -280,17 +249,8 @@ def test_malformed_statuses_and_resources_are_read_as_absent_not_a_crash():
 
 
 def test_unknown_fit_and_a_scheduler_that_names_cpu_is_undetermined_with_its_words_not_a_disagreement():
-    said = {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": "e1", "namespace": NS},
-        "involvedObject": {"kind": "Pod", "name": "trainer-0", "namespace": NS, "uid": "uid-trainer-0"},
-        "reason": "FailedScheduling",
-        "type": "Warning",
-        "message": "0/3 nodes are available: 1 Insufficient cpu, 2 cannot allocate all claims.",
-        "source": {"component": "default-scheduler"},
-        "lastTimestamp": "2026-12-01T09:00:00Z",
-    }
+    message = "0/3 nodes are available: 1 Insufficient cpu, 2 cannot allocate all claims."
+    said = event("trainer-0", "FailedScheduling", message, "2026-12-01T09:00:00Z", ns=NS, pod_uid="uid-trainer-0")
     snap = snapshot_from_objects([trainer(), said, *CLUSTER], NS)  # a file: no pod bound to node-01
     r = explain_pod(snap, S37, NS, "trainer-0")
     codes = [f.code for f in r.findings]

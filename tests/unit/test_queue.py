@@ -250,18 +250,8 @@ def test_shared_counters_in_flight_count_against_the_next_pod():
     """Two 24Gi partitions of one 40Gi GPU: the first pod's partition leaves too little for the second (1.36+)."""
     sem = Semantics.for_version((1, 36))
 
-    def pool_slice(name, **spec):
-        return {
-            "kind": "ResourceSlice",
-            "apiVersion": "resource.k8s.io/v1",
-            "metadata": {"name": name},
-            "spec": {
-                "driver": DRIVER,
-                "nodeName": "node-01",
-                "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 2},
-                **spec,
-            },
-        }
+    def pool_slice(name, devices=(), **spec):
+        return rslice(name, list(devices), "node-01", count=2, **spec)
 
     part = {"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "24Gi"}}}
     counters = [
