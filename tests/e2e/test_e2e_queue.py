@@ -240,8 +240,8 @@ def test_a_pod_of_other_devices_ahead_may_take_the_cpu_the_pod_needs(scenario):
 
     sc = scenario("crowd")
     sc.device_class()
-    sc.slice([device("nic-0", sc.driver, attrs={"kind": "nic"})], node="node-01")
-    sc.slice([device("nic-1", sc.driver, attrs={"kind": "nic"}), device("gpu-0", sc.driver, attrs={"kind": "gpu"})],
+    sc.slice([device("nic-0", attrs={"kind": "nic"})], node="node-01")
+    sc.slice([device("nic-1", attrs={"kind": "nic"}), device("gpu-0", attrs={"kind": "gpu"})],
              node="node-02")  # fmt: skip
     held = hog(sc, "4")
     try:

@@ -1991,9 +1991,9 @@ def request_fit_objs():
     waiting = pod("notebook-0", [("gpu", "claim", "nb-0")])
     waiting["metadata"]["creationTimestamp"] = "2026-11-01T00:00:00Z"
     return [
-        claim("c-1g", [req(selectors=[PROFILE_1G])], results=[("gpu", "node-01", "gpu-0-1g-0")], reserved="web-0",
+        claim("c-1g", [request(selectors=[PROFILE_1G])], results=[("gpu", "node-01", "gpu-0-1g-0")], reserved="web-0",
               node="node-01"),
-        claim("nb-0", [req(selectors=[PROFILE_1G])]),
+        claim("nb-0", [request(selectors=[PROFILE_1G])]),
         waiting,
         dclass(),
         dclass("nic", 'device.driver == "net.example.com"'),
@@ -2011,7 +2011,7 @@ def request_file(ns):
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",
         "metadata": {"name": "mig-1g", "namespace": ns},
-        "spec": {"spec": {"devices": {"requests": [req(selectors=[PROFILE_1G])]}}},
+        "spec": {"spec": {"devices": {"requests": [request(selectors=[PROFILE_1G])]}}},
     }
 
 
