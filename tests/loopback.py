@@ -41,7 +41,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def start(handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None, poll: float = 0.5,
+def start(handler: type[socketserver.BaseRequestHandler], tls: ssl.SSLContext | None = None, poll: float = 0.5,
           **state) -> Server:  # fmt: skip
     """A threaded server on 127.0.0.1 (a free port), TLS with that server context when given, serving until stop()."""
     srv = Server(("127.0.0.1", 0), handler)
@@ -59,7 +59,7 @@ def stop(srv: Server) -> None:
 
 
 @contextmanager
-def serve(handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None, poll: float = 0.5,
+def serve(handler: type[socketserver.BaseRequestHandler], tls: ssl.SSLContext | None = None, poll: float = 0.5,
           **state) -> Iterator[Server]:  # fmt: skip
     """start() for the block."""
     srv = start(handler, tls, poll, **state)
