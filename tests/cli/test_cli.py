@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from loopback import kubeconfig
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP3 = ROOT / "examples" / "tutorial" / "step3-allocated.yaml"
@@ -211,19 +212,7 @@ def test_output_that_cannot_be_written_is_one_line_and_exit_2(args):
 
 
 def test_unreachable_cluster_is_exit_2(tmp_path):
-    kc = tmp_path / "kubeconfig"
-    kc.write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "current-context": "x",
-                "clusters": [{"name": "x", "cluster": {"server": "https://127.0.0.1:9"}}],
-                "contexts": [{"name": "x", "context": {"cluster": "x", "user": "u"}}],
-                "users": [{"name": "u", "user": {"token": "t"}}],
-            }
-        )
-    )
+    kc = kubeconfig(tmp_path / "kubeconfig", {"server": "https://127.0.0.1:9"}, {"token": "t"})
     assert_one_line_error(
         cli("explain", "pod", "p", "--kubeconfig", str(kc), "--request-timeout", "2s"),
         "unable to connect to the server",

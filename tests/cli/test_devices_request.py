@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import yaml
+from builders import dclass, device, node, rslice
 from clirun import run
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "devices-request-counters"
@@ -102,22 +103,15 @@ def _shared_input(tmp_path) -> str:
     and node-03 see the same pools: one search answers both)."""
 
     def sl(name, devs, **spec):
-        s = {"driver": DRIVER, "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-             "devices": [{"name": d} for d in devs], **spec}  # fmt: skip
-        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name}, "spec": s}
+        return rslice(name, [device(d) for d in devs], pool=name, driver=DRIVER, **spec)
 
-    nodes = [
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
-         "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}
-        for n in ("node-01", "node-02", "node-03")
-    ]  # fmt: skip
+    nodes = [node(n, allocatable={}) for n in ("node-01", "node-02", "node-03")]
     objs = [
         *nodes,
-        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-         "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}},
+        dclass("gpu", f'device.driver == "{DRIVER}"'),
         sl("fabric", ["a", "b", "c"], allNodes=True),
         sl("node-02", ["local"], nodeName="node-02"),
-    ]  # fmt: skip
+    ]
     return write(tmp_path, {"apiVersion": "v1", "kind": "List", "items": objs}, "cluster.yaml")
 
 

@@ -10,8 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import builders
 import pytest
 import yaml
+from builders import dclass, device, node, request, rslice
 from test_user_paths import _node_agent  # tests/cli/: one builder of a node's bound pod
 
 from kubectl_dra.model.scope import base_namespace, locate, not_found
@@ -19,55 +21,22 @@ from kubectl_dra.model.snapshot import Snapshot
 
 
 def _pod(ns: str) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "web-0", "namespace": ns, "uid": f"uid-pod-{ns}", "labels": {"app": "web"}},
-        "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimName": "c1"}], "containers": [{"name": "a"}]},
-        "status": {"phase": "Pending"},
-    }
+    app = [{"name": "a"}]
+    return builders.pod(
+        "web-0", [("gpu", "claim", "c1")], ns=ns, uid=f"uid-pod-{ns}", labels={"app": "web"}, containers=app
+    )
 
 
 def _claim(ns: str, memory: str) -> dict:
     sel = f'device.capacity["gpu.example.com"].memory.compareTo(quantity("{memory}")) >= 0'
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": {"name": "c1", "namespace": ns, "uid": f"uid-claim-{ns}"},
-        "spec": {
-            "devices": {
-                "requests": [
-                    {"name": "gpu", "exactly": {"deviceClassName": "gpu", "selectors": [{"cel": {"expression": sel}}]}}
-                ]
-            }
-        },
-    }
+    return builders.claim("c1", [request(selectors=[sel])], ns=ns, uid=f"uid-claim-{ns}")
 
 
+GPU = device("gpu-0", capacity={"gpu.example.com/memory": {"value": "40Gi"}})
 CLUSTER = [
-    {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": {"name": "gpu"},
-        "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]},
-    },
-    {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": "node-01-gpus"},
-        "spec": {
-            "driver": "gpu.example.com",
-            "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 1},
-            "nodeName": "node-01",
-            "devices": [{"name": "gpu-0", "capacity": {"gpu.example.com/memory": {"value": "40Gi"}}}],
-        },
-    },
-    {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": "node-01"},
-        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
-    },
+    dclass(),
+    rslice("node-01-gpus", [GPU], "node-01"),
+    node("node-01", {}, hostname=False),
     _node_agent("node-01"),
 ]
 # team-a's claim fits the 40Gi GPU; team-b's asks for 80Gi: blocked

@@ -20,8 +20,10 @@ import json
 import re
 from pathlib import Path
 
+import builders
 import pytest
 import yaml
+from builders import claim, dclass, device, event, node, request, rslice
 from clirun import Result, run
 
 from kubectl_dra.gather.bundle import bundle
@@ -45,30 +47,13 @@ def _sel(memory):
 
 
 def _request(memory):
-    return [
-        {"name": "gpu", "exactly": {"deviceClassName": "gpu", "selectors": [{"cel": {"expression": _sel(memory)}}]}}
-    ]
+    return [request(selectors=[_sel(memory)])]
 
 
 def _team(ns, memory):
     """web-0 and its claim c1 in `ns`: 24Gi fits the free 40Gi gpu-0, 80Gi fits nothing."""
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": _meta("web-0", ns, uid=f"uid-web-0-{ns}", labels={"app": "web"}),
-        "spec": {
-            "resourceClaims": [{"name": "gpu", "resourceClaimName": "c1"}],
-            "containers": [{"name": "app", "image": "registry.example/app:1"}],
-        },
-        "status": {"phase": "Pending"},
-    }
-    claim = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": _meta("c1", ns, uid=f"uid-c1-{ns}"),
-        "spec": {"devices": {"requests": _request(memory)}},
-    }
-    return [pod, claim]
+    pod = builders.pod("web-0", [("gpu", "claim", "c1")], ns=ns, uid=f"uid-web-0-{ns}", labels={"app": "web"})
+    return [pod, claim("c1", _request(memory), ns=ns, uid=f"uid-c1-{ns}")]
 
 
 def _deployment(ns):
@@ -99,154 +84,51 @@ def _deployment(ns):
         ),
         "spec": {"selector": {"matchLabels": {"app": "trainer"}}},
     }
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": _meta(
-            "trainer-5d9f-x1",
-            ns,
-            uid="uid-trainer-x1",
-            labels={"app": "trainer"},
-            ownerReferences=[
-                {
-                    "apiVersion": "apps/v1",
-                    "kind": "ReplicaSet",
-                    "name": "trainer-5d9f",
-                    "uid": "uid-rs",
-                    "controller": True,
-                }
-            ],
-        ),
-        "spec": {
-            "nodeName": "node-01",
-            "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "gpu-tmpl"}],
-            "containers": [{"name": "app", "image": "registry.example/app:1"}],
-        },
-        "status": {
-            "phase": "Running",
-            "resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "trainer-5d9f-x1-gpu-7k2p"}],
-        },
-    }
-    template = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaimTemplate",
-        "metadata": _meta("gpu-tmpl", ns),
-        "spec": {"spec": {"devices": {"requests": _request("24Gi")}}},
-    }
-    generated = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": _meta(
-            "trainer-5d9f-x1-gpu-7k2p",
-            ns,
-            uid="uid-claim-x1",
-            annotations={"resource.kubernetes.io/pod-claim-name": "gpu"},
-            ownerReferences=[
-                {
-                    "apiVersion": "v1",
-                    "kind": "Pod",
-                    "name": "trainer-5d9f-x1",
-                    "uid": "uid-trainer-x1",
-                    "controller": True,
-                }
-            ],
-        ),
-        "spec": {"devices": {"requests": _request("24Gi")}},
-        "status": {
-            "allocation": {
-                "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": "node-01", "device": "gpu-1"}]},
-                "nodeSelector": {
-                    "nodeSelectorTerms": [
-                        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-01"]}]}
-                    ]
-                },
-            },
-            "reservedFor": [{"resource": "pods", "name": "trainer-5d9f-x1", "uid": "uid-trainer-x1"}],
-        },
-    }
+    name = "trainer-5d9f-x1"
+    pod = builders.pod(name, [("gpu", "template", "gpu-tmpl")], "node-01", {"gpu": f"{name}-gpu-7k2p"}, ns=ns,
+                       uid="uid-trainer-x1", phase="Running", labels={"app": "trainer"})  # fmt: skip
+    pod["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "trainer-5d9f", "uid": "uid-rs", "controller": True}
+    ]
+    generated = claim(
+        f"{name}-gpu-7k2p",
+        _request("24Gi"),
+        results=[("gpu", "node-01", "gpu-1")],
+        node="node-01",
+        ns=ns,
+        uid="uid-claim-x1",
+        annotations={"resource.kubernetes.io/pod-claim-name": "gpu"},
+        ownerReferences=[
+            {"apiVersion": "v1", "kind": "Pod", "name": name, "uid": "uid-trainer-x1", "controller": True}
+        ],
+    )
+    generated["status"]["reservedFor"] = [{"resource": "pods", "name": name, "uid": "uid-trainer-x1"}]
+    template = builders.template("gpu-tmpl", _request("24Gi"), ns=ns)
     return [deploy, rs, pod, template, generated]
 
 
 def _event(ns):
-    return {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": _meta("web-0.1", ns),
-        "involvedObject": {"kind": "Pod", "name": "web-0", "namespace": ns, "uid": f"uid-web-0-{ns}"},
-        "type": "Warning",
-        "reason": "FailedScheduling",
-        "message": "0/2 nodes are available: 2 cannot allocate all claims.",
-        "source": {"component": "default-scheduler"},
-        "firstTimestamp": "2026-11-30T09:00:00Z",
-        "lastTimestamp": "2026-11-30T09:00:00Z",
-        "count": 1,
-    }
+    message = "0/2 nodes are available: 2 cannot allocate all claims."
+    return event("web-0", "FailedScheduling", message, "2026-11-30T09:00:00Z", ns=ns, pod_uid=f"uid-web-0-{ns}")
 
 
 def _node_agent(node_name: str) -> dict:
     """A DaemonSet's pod on the node: the input then shows what is bound there (NodeResourcesFit, analyze/pod/fit.py)."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": f"agent-{node_name}", "namespace": "kube-system", "uid": f"uid-agent-{node_name}"},
-        "spec": {"nodeName": node_name, "containers": [{"name": "agent", "image": "agent:1"}]},
-        "status": {"phase": "Running"},
-    }
+    agent = [{"name": "agent", "image": "agent:1"}]
+    return builders.pod(f"agent-{node_name}", (), node_name, ns="kube-system", uid=f"uid-agent-{node_name}",
+                        containers=agent, phase="Running")  # fmt: skip
 
 
 CLUSTER = [
-    {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": _meta("gpu"),
-        "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
-    },
-    {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": _meta("node-01-gpus"),
-        "spec": {
-            "driver": DRIVER,
-            "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 1},
-            "nodeName": "node-01",
-            "devices": [
-                {"name": f"gpu-{i}", "capacity": {"memory": {"value": "40Gi"}}, "attributes": {"index": {"int": i}}}
-                for i in (0, 1)
-            ],
-        },
-    },
-    *(
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": _meta(n, labels={"kubernetes.io/hostname": n}),
-            "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
-        }
-        for n in ("node-01", "node-02")
-    ),
+    dclass(),
+    rslice("node-01-gpus", [device(f"gpu-{i}", memory="40Gi", attrs={"index": i}) for i in (0, 1)], "node-01"),
+    *(node(n, allocatable={}) for n in ("node-01", "node-02")),
     *(_node_agent(n) for n in ("node-01", "node-02")),
 ]
 # for lint: a template in team-b no pod uses, whose class does not exist and whose CEL reads an attribute no device has
-UNUSED_TEMPLATE = {
-    "apiVersion": "resource.k8s.io/v1",
-    "kind": "ResourceClaimTemplate",
-    "metadata": _meta("spare", "team-b"),
-    "spec": {
-        "spec": {
-            "devices": {
-                "requests": [
-                    {
-                        "name": "gpu",
-                        "exactly": {
-                            "deviceClassName": "gpu-typo",
-                            "selectors": [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "H100"'}}],
-                        },
-                    }
-                ]
-            }
-        }
-    },
-}
+UNUSED_TEMPLATE = builders.template(
+    "spare", [request(cls="gpu-typo", selectors=[f'device.attributes["{DRIVER}"].model == "H100"'])], ns="team-b"
+)
 OBJECTS = [
     *_team("team-a", "24Gi"),
     *_deployment("team-a"),

@@ -19,7 +19,8 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from dra_objects import RES, Scenario, device, hog, pod, request
+from builders import device, request
+from dra_objects import RES, Scenario, hog, pod
 from e2e_helpers import ApiError, wait_for
 
 from kubectl_dra.findings.model import OPENS_BLOCKED, UNDETERMINED
@@ -71,7 +72,7 @@ def build(seed: int) -> Plan:
         if taint and rng.random() < 0.35:
             extra["taints"] = [{"key": f"{driver}/maintenance", "effect": "NoSchedule"}]
             f.add("device-taint")
-        d = device(f"dev-{i}", driver, memory=mem, attrs=attrs, **extra)
+        d = device(f"dev-{i}", memory=mem, attrs=attrs, **extra)
         return d
 
     idx = 0
@@ -103,7 +104,7 @@ def build(seed: int) -> Plan:
         f.add("slice-allNodes")
     if bad_attr and p.slices:
         _, spec = rng.choice(p.slices)
-        bad = device(f"dev-bad{idx}", driver, attrs={"index": "x", "model": "a"})
+        bad = device(f"dev-bad{idx}", attrs={"index": "x", "model": "a"})
         if spec.get("perDeviceNodeSelection"):
             bad["nodeName"] = rng.choice(NODES)
         spec["devices"].append(bad)

@@ -1,55 +1,24 @@
-"""Builders for the DRA objects of the e2e scenarios (plain dicts, resource.k8s.io/v1)."""
+"""The e2e scenarios' objects on a real cluster: tests/builders.py's, as a server takes them (no namespace or uid:
+the request places them), pods that the pause image runs, and the Scenario that creates and deletes them."""
 
 from __future__ import annotations
 
 import re
 
+import builders
 import pytest
+from builders import request
 from e2e_helpers import ApiError, wait_for
 
 RES = "/apis/resource.k8s.io/v1"
 
 
-def device(name: str, driver: str, memory: str | None = None, attrs: dict | None = None, **extra) -> dict:
-    d: dict = {"name": name}
-    if memory:
-        d["capacity"] = {"memory": {"value": memory}}
-    if attrs:
-        d["attributes"] = {k: _attr(v) for k, v in attrs.items()}
-    d.update(extra)
-    return d
-
-
-def _attr(v):
-    if isinstance(v, bool):
-        return {"bool": v}
-    if isinstance(v, int):
-        return {"int": v}
-    return {"string": v}
-
-
-def request(
-    name: str, cls: str, count: int | None = 1, selectors: list[str] = (), mode: str = "ExactCount", **extra
-) -> dict:
-    exactly: dict = {"deviceClassName": cls, "allocationMode": mode}
-    if mode == "ExactCount":
-        exactly["count"] = count
-    if selectors:
-        exactly["selectors"] = [{"cel": {"expression": s}} for s in selectors]
-    exactly.update(extra)
-    return {"name": name, "exactly": exactly}
-
-
 def claim(name: str, requests: list[dict], constraints: list[dict] | None = None) -> dict:
-    devices: dict = {"requests": requests}
-    if constraints:
-        devices["constraints"] = constraints
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": {"name": name},
-        "spec": {"devices": devices},
-    }
+    """A ResourceClaim to create in the test's namespace (the request names the namespace, the server the uid)."""
+    return builders.claim(name, requests, constraints, ns=None)
+
+
+PAUSE = "registry.k8s.io/pause:3.10"
 
 
 def pod(
@@ -59,48 +28,31 @@ def pod(
     gated: bool = False,
     node_selector: dict | None = None,
 ) -> dict:
-    """claims: pod claim name -> ResourceClaim name; templates: pod claim name -> template name."""
-    rc = [{"name": k, "resourceClaimName": v} for k, v in (claims or {}).items()]
-    rc += [{"name": k, "resourceClaimTemplateName": v} for k, v in (templates or {}).items()]
-    spec: dict = {
-        "resourceClaims": rc,
-        "terminationGracePeriodSeconds": 0,
-        "containers": [
-            {
-                "name": "app",
-                "image": "registry.k8s.io/pause:3.10",
-                "resources": {
-                    "requests": {"cpu": "10m", "memory": "16Mi"},
-                    "claims": [{"name": x["name"]} for x in rc],
-                },
-            }
-        ],
+    """A pod for a real cluster: the pause image, a little cpu and memory, deleted at once.
+    claims: pod claim name -> ResourceClaim name; templates: pod claim name -> template name."""
+    refs = [(k, "claim", v) for k, v in (claims or {}).items()]
+    refs += [(k, "template", v) for k, v in (templates or {}).items()]
+    app = {
+        "name": "app",
+        "image": PAUSE,
+        "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}, "claims": [{"name": k} for k, _, _ in refs]},
     }
+    spec: dict = {"terminationGracePeriodSeconds": 0}
     if gated:
         spec["schedulingGates"] = [{"name": "kubectl-dra.e2e/predict-first"}]
     if node_selector:
         spec["nodeSelector"] = node_selector
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+    return builders.pod(name, refs, ns=None, containers=[app], phase=None, **spec)
 
 
 def hog(sc, cpu: str) -> str:
     """A pod bound to node-01 that requests cpu (and stays Pending: no kubelet runs it)."""
     name = "etl-hog"
-    sc.api.post(
-        f"/api/v1/namespaces/{sc.ns}/pods",
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": name},
-            "spec": {
-                "nodeName": "node-01",
-                "terminationGracePeriodSeconds": 0,
-                "containers": [
-                    {"name": "etl", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": cpu}}}
-                ],
-            },
-        },
-    )
+    etl = {"name": "etl", "image": PAUSE, "resources": {"requests": {"cpu": cpu}}}
+    spec = {"terminationGracePeriodSeconds": 0}
+    obj = builders.pod(name, (), "node-01", ns=None, containers=[etl], phase=None, **spec)
+    del obj["spec"]["resourceClaims"]
+    sc.api.post(f"/api/v1/namespaces/{sc.ns}/pods", obj)
     return name
 
 
@@ -122,15 +74,7 @@ class Scenario:
         self._cluster_objs: list[str] = []
 
     def device_class(self) -> None:
-        self._create_cluster(
-            f"{RES}/deviceclasses",
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "DeviceClass",
-                "metadata": {"name": self.cls},
-                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{self.driver}"'}}]},
-            },
-        )
+        self._create_cluster(f"{RES}/deviceclasses", builders.dclass(self.cls, f'device.driver == "{self.driver}"'))
 
     def slice(
         self,
@@ -141,24 +85,11 @@ class Scenario:
         slice_count: int = 1,
         shared_counters: list[dict] | None = None,
     ) -> None:
-        spec: dict = {
-            "driver": self.driver,
-            "nodeName": node,
-            "pool": {"name": pool or node, "generation": 1, "resourceSliceCount": slice_count},
-        }
-        if devices:
-            spec["devices"] = devices
-        if shared_counters:
-            spec["sharedCounters"] = shared_counters
-        self._create_cluster(
-            f"{RES}/resourceslices",
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"{self.name}-{node}{suffix}"},
-                "spec": spec,
-            },
-        )
+        more = {"sharedCounters": shared_counters} if shared_counters else {}
+        obj = builders.rslice(f"{self.name}-{node}{suffix}", devices, node, pool, self.driver, slice_count, **more)
+        if not devices:
+            del obj["spec"]["devices"]
+        self._create_cluster(f"{RES}/resourceslices", obj)
 
     def _create_cluster(self, collection: str, obj: dict) -> None:
         path = f"{collection}/{obj['metadata']['name']}"
@@ -178,15 +109,8 @@ class Scenario:
 
     def gpu_template(self, name: str = "gpu") -> None:
         """A ResourceClaimTemplate of one device of this scenario's class."""
-        self.api.post(
-            f"{RES}/namespaces/{self.ns}/resourceclaimtemplates",
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceClaimTemplate",
-                "metadata": {"name": name},
-                "spec": {"spec": {"devices": {"requests": [request("gpu", self.cls)]}}},
-            },
-        )
+        template = builders.template(name, [request("gpu", self.cls)], ns=None)
+        self.api.post(f"{RES}/namespaces/{self.ns}/resourceclaimtemplates", template)
 
     def deployment(self, name: str, replicas: int, template: str = "gpu") -> None:
         """A Deployment whose pods (label app=NAME) each claim one device through the template."""

@@ -16,9 +16,10 @@ import struct
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from loopback import Handler, start, stop
 
 
 @dataclass
@@ -47,24 +48,15 @@ class FaultProxy:
         self.lock = threading.Lock()
         proxy = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
+        class Forward(Handler):
             def do_GET(self):
                 proxy._handle(self)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.socket = server_ctx.wrap_socket(self.httpd.socket, server_side=True)
+        self.httpd = start(Forward, server_ctx)
         self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        stop(self.httpd)
 
     def add(self, match: str, fault: str, **kw) -> Rule:
         r = Rule(match, fault, **kw)
@@ -94,7 +86,7 @@ class FaultProxy:
                     return r
         return None
 
-    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+    def _handle(self, h: Handler) -> None:
         arrived = time.monotonic()
         try:
             self._answer(h)
@@ -102,7 +94,7 @@ class FaultProxy:
             with self.lock:
                 self.spans.append((h.path, arrived, time.monotonic()))
 
-    def _answer(self, h: BaseHTTPRequestHandler) -> None:
+    def _answer(self, h: Handler) -> None:
         rule = self._rule_for(h.path)
         if rule is None or rule.fault == "fake-continue":
             status, ctype, body = self._forward(h.path)

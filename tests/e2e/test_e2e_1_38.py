@@ -18,15 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from dra_objects import (
-    RES,
-    assert_agrees_bound,
-    claim,
-    device,
-    pod,
-    predict_and_schedule,
-    request,
-)
+from builders import device, request
+from dra_objects import RES, assert_agrees_bound, claim, pod, predict_and_schedule
 from e2e_helpers import clusterlib, wait_for
 
 pytestmark = pytest.mark.e2e
@@ -64,8 +57,8 @@ def test_all_mode_incomplete_pool_fails_only_its_node(scenario_1_38):
     only and binds the pod to node-02 with all of node-02's devices."""
     sc = scenario_1_38("allincomplete")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)], node="node-01", slice_count=2)
-    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)], node="node-02")
+    sc.slice([device("dev-0"), device("dev-1")], node="node-01", slice_count=2)
+    sc.slice([device("dev-0"), device("dev-1")], node="node-02")
     sc.create(claim("claim-all", [request("gpus", sc.cls, count=None, mode="All")]))
     sc.create(pod("pod-all", {"gpus": "claim-all"}, gated=True))
     bound, real, prediction = predict_and_schedule(sc, "pod-all", "claim-all")
@@ -139,7 +132,7 @@ def test_match_attribute_meets_unparsable_version(scenario_1_38, class_selector)
             {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": sc.cls}, "spec": {}},
         )
     version = "18446744073709551616.0.0"
-    devices = [device(f"dev-{i}", sc.driver) for i in range(2)]
+    devices = [device(f"dev-{i}") for i in range(2)]
     for d in devices:
         d["attributes"] = {"ver": {"version": version}}
     name = f"{sc.name}-node-01"

@@ -19,16 +19,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from dra_objects import (
-    assert_agrees_blocked,
-    assert_agrees_bound,
-    claim,
-    device,
-    device_outcomes,
-    pod,
-    predict_and_schedule,
-    request,
-)
+from builders import device, request
+from dra_objects import assert_agrees_blocked, assert_agrees_bound, claim, device_outcomes, pod, predict_and_schedule
 
 pytestmark = pytest.mark.e2e
 
@@ -39,7 +31,7 @@ pytestmark = pytest.mark.e2e
 def test_device_already_allocated_to_another_pods_claim(scenario):
     sc = scenario("inuse")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, memory="16Gi")])
+    sc.slice([device("dev-0", memory="16Gi")])
     sc.create(claim("claim-a", [request("gpu", sc.cls)]))
     sc.create(pod("pod-a", {"gpu": "claim-a"}, gated=True))
     bound, real, prediction = predict_and_schedule(sc, "pod-a", "claim-a")
@@ -60,7 +52,7 @@ def test_device_already_allocated_to_another_pods_claim(scenario):
 def test_exact_count_more_than_match(scenario):
     sc = scenario("count")
     sc.device_class()
-    sc.slice([device(f"dev-{i}", sc.driver, memory="16Gi") for i in range(2)])
+    sc.slice([device(f"dev-{i}", memory="16Gi") for i in range(2)])
     sc.create(claim("claim-3", [request("gpus", sc.cls, count=3)]))
     sc.create(pod("pod-3", {"gpus": "claim-3"}))
     sc.cluster.wait_unschedulable(sc.ns, "pod-3", "cannot allocate all claims")
@@ -70,7 +62,7 @@ def test_exact_count_more_than_match(scenario):
 def test_allocation_mode_all_with_one_device_in_use(scenario):
     sc = scenario("all")
     sc.device_class()
-    sc.slice([device(f"dev-{i}", sc.driver, attrs={"index": i}) for i in range(2)])
+    sc.slice([device(f"dev-{i}", attrs={"index": i}) for i in range(2)])
     sc.create(claim("claim-one", [request("gpu", sc.cls, selectors=[f'device.attributes["{sc.driver}"].index == 1'])]))
     sc.create(pod("pod-one", {"gpu": "claim-one"}, gated=True))
     _, real, prediction = predict_and_schedule(sc, "pod-one", "claim-one")
@@ -88,7 +80,7 @@ def test_allocation_mode_all_with_one_device_in_use(scenario):
 def test_first_available_falls_back_to_second_subrequest(scenario):
     sc = scenario("firstavail")
     sc.device_class()
-    sc.slice([device("small-0", sc.driver, memory="8Gi")])
+    sc.slice([device("small-0", memory="8Gi")])
     mem = f'device.capacity["{sc.driver}"].memory'
     c = {
         "apiVersion": "resource.k8s.io/v1",
@@ -131,7 +123,7 @@ def test_first_available_falls_back_to_second_subrequest(scenario):
 def test_match_attribute_constraint_cannot_be_met(scenario):
     sc = scenario("matchattr")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, attrs={"numa": 0}), device("dev-1", sc.driver, attrs={"numa": 1})])
+    sc.slice([device("dev-0", attrs={"numa": 0}), device("dev-1", attrs={"numa": 1})])
     sc.create(
         claim(
             "claim-pair",
@@ -147,7 +139,7 @@ def test_match_attribute_constraint_cannot_be_met(scenario):
 def test_slice_on_node_excluded_by_node_selector(scenario):
     sc = scenario("nodesel")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)], node="node-01")
+    sc.slice([device("dev-0")], node="node-01")
     sc.create(claim("claim-ns", [request("gpu", sc.cls)]))
     sc.create(pod("pod-ns", {"gpu": "claim-ns"}, node_selector={"kubernetes.io/hostname": "node-02"}))
     ev = sc.cluster.wait_unschedulable(sc.ns, "pod-ns")
@@ -172,7 +164,7 @@ def test_missing_resource_claim_template(scenario):
 def test_cel_selector_reads_missing_attribute(scenario):
     sc = scenario("celerr")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, attrs={"model": "a100"})])
+    sc.slice([device("dev-0", attrs={"model": "a100"})])
     sc.create(
         claim(
             "claim-cel", [request("gpu", sc.cls, selectors=[f'device.attributes["{sc.driver}"].memoryType == "hbm3"'])]
@@ -192,10 +184,10 @@ def test_invalid_pool_fails_only_its_node(scenario):
     the error of node-01 and said blocked)."""
     sc = scenario("invalidpool")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     for suffix in ("-a", "-b"):
-        sc.slice([device("x-0", sc.driver)], suffix=f"-extra{suffix}", pool="node-01-extra", slice_count=2)
-    sc.slice([device(f"dev-{i}", sc.driver) for i in range(2)], node="node-02")
+        sc.slice([device("x-0")], suffix=f"-extra{suffix}", pool="node-01-extra", slice_count=2)
+    sc.slice([device(f"dev-{i}") for i in range(2)], node="node-02")
     sc.create(claim("claim-2", [request("gpus", sc.cls, count=2)]))
     sc.create(pod("pod-2", {"gpus": "claim-2"}, gated=True))
     bound, real, prediction = predict_and_schedule(sc, "pod-2", "claim-2")
@@ -211,8 +203,8 @@ def test_all_mode_over_an_incomplete_pool_aborts_every_node_until_1_38(scenario)
     predicted node-02; 1.38 does fail only node-01: test_e2e_1_38.py)."""
     sc = scenario("allinc")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)], slice_count=2)
-    sc.slice([device(f"dev-{i}", sc.driver) for i in range(2)], node="node-02")
+    sc.slice([device("dev-0")], slice_count=2)
+    sc.slice([device(f"dev-{i}") for i in range(2)], node="node-02")
     sc.create(claim("claim-all", [request("gpus", sc.cls, mode="All")]))
     sc.create(pod("pod-all", {"gpus": "claim-all"}))
     ev = sc.cluster.wait_unschedulable(sc.ns, "pod-all", "is currently being updated")
@@ -228,7 +220,7 @@ def test_scheduler_rejects_for_cpu_while_the_claim_is_allocatable(scenario):
     scheduler's own words."""
     sc = scenario("cpu")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, memory="16Gi")])
+    sc.slice([device("dev-0", memory="16Gi")])
     sc.create(claim("claim-cpu", [request("gpu", sc.cls)]))
     p = pod("pod-cpu", {"gpu": "claim-cpu"})
     p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "64"

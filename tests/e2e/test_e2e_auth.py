@@ -13,13 +13,13 @@ import socket
 import socketserver
 import subprocess
 import sys
-import threading
 import time
 from base64 import b64encode
 from pathlib import Path
 
 import pytest
 from e2e_helpers import DraResult, kubectl_dra_argv
+from loopback import kubeconfig, serve
 
 pytestmark = pytest.mark.e2e
 
@@ -35,19 +35,7 @@ def _run(kubeconfig: Path, *args: str, env: dict | None = None, cwd: Path | None
 
 
 def _kubeconfig(path: Path, cluster: dict, user: dict) -> Path:
-    path.write_text(
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [{"name": "c", "cluster": cluster}],
-                "users": [{"name": "u", "user": user}],
-                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "x",
-            }
-        )
-    )
-    return path
+    return Path(kubeconfig(path, cluster, user))
 
 
 @pytest.fixture
@@ -221,14 +209,8 @@ class _Connect(socketserver.BaseRequestHandler):
 
 @pytest.fixture
 def connect_proxy():
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Connect)
-    server.daemon_threads = True
-    server.tunnels = []
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serve(_Connect, tunnels=[]) as server:
+        yield server
 
 
 def test_proxy_url_and_the_environment_proxy(cluster, namespace, ident, tmp_path, connect_proxy):

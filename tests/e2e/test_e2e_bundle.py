@@ -9,7 +9,8 @@ import json
 
 import pytest
 import yaml
-from dra_objects import Scenario, claim, device, pod, request
+from builders import device, request
+from dra_objects import Scenario, claim, pod
 
 pytestmark = pytest.mark.e2e
 
@@ -45,7 +46,7 @@ def _diff(a, b, path="") -> list[str]:
 def test_a_bundle_gives_the_same_answers_as_the_cluster(scenario, tmp_path):
     sc = scenario("bundle")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, memory="16Gi"), device("dev-1", sc.driver, memory="4Gi")])
+    sc.slice([device("dev-0", memory="16Gi"), device("dev-1", memory="4Gi")])
     sel = f'device.capacity["{sc.driver}"].memory.compareTo(quantity("8Gi")) >= 0'
     sc.create(claim("c-ok", [request("gpu", sc.cls, selectors=[sel])]))
     p = pod("pod-ok", {"gpu": "c-ok"})
@@ -111,7 +112,7 @@ def test_outside_default_with_the_same_names_in_a_second_namespace(scenario, tmp
     (issue 27: -n was once ignored for plain --from-file input, and no test used any namespace but default)."""
     sc = scenario("twins")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, memory="16Gi"), device("dev-1", sc.driver, memory="4Gi")])
+    sc.slice([device("dev-0", memory="16Gi"), device("dev-1", memory="4Gi")])
     mine, twin_ns = sc.ns, sc.cluster.create_namespace("twins-b")
     try:
         twin = Scenario(sc.cluster, twin_ns, sc.name)  # the same driver and class, in the second namespace

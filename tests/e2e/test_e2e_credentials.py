@@ -17,12 +17,13 @@ import sys
 import threading
 import time
 from base64 import b64encode
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from dra_objects import claim, device, pod, request
+from builders import device, request
+from dra_objects import claim, pod
 from e2e_helpers import DraResult, Watch, clusterlib, kubectl_dra_argv
+from loopback import Handler, kubeconfig, start, stop, url
 
 pytestmark = pytest.mark.e2e
 
@@ -55,10 +56,7 @@ class _Webhook:
         self.reviews: list[tuple[int, bool]] = []
         hook = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Review(Handler):
             def do_POST(self):
                 review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 ok, n = hook.verdict(review["spec"]["token"])
@@ -66,16 +64,9 @@ class _Webhook:
                 status = {"authenticated": ok}
                 if ok:
                     status["user"] = {"username": f"e2e-watcher-{n}", "groups": ["system:masters"]}
-                body = json.dumps({"apiVersion": review["apiVersion"], "kind": "TokenReview", "status": status})
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body.encode())
+                self.send_json(200, {"apiVersion": review["apiVersion"], "kind": "TokenReview", "status": status})
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, args=(0.1,), daemon=True).start()
+        self.httpd = start(Review, poll=0.1)
 
     def verdict(self, token: str) -> tuple[bool, int]:
         try:
@@ -85,21 +76,11 @@ class _Webhook:
             return False, -1
         return not self.refuse_all and n not in self.refused and time.time() < float(expiry), n
 
-    def kubeconfig(self, path: Path) -> Path:
-        port = self.httpd.server_address[1]
-        path.write_text(
-            json.dumps(
-                {
-                    "apiVersion": "v1",
-                    "kind": "Config",
-                    "clusters": [{"name": "hook", "cluster": {"server": f"http://127.0.0.1:{port}/review"}}],
-                    "users": [{"name": "apiserver", "user": {}}],
-                    "contexts": [{"name": "hook", "context": {"cluster": "hook", "user": "apiserver"}}],
-                    "current-context": "hook",
-                }
-            )
-        )
-        return path
+    def kubeconfig(self, path: Path) -> str:
+        return kubeconfig(path, {"server": url(self.httpd, path="/review")})
+
+    def close(self) -> None:
+        stop(self.httpd)
 
 
 class _Cutter:
@@ -171,7 +152,7 @@ def token_server(cluster, tmp_path_factory):
     yield api, hook, cutter
     cutter.close()
     clusterlib.stop_peer_apiserver(cluster.state, name)
-    hook.httpd.shutdown()
+    hook.close()
 
 
 def _plugin_kubeconfig(cluster, port: int, tmp_path: Path, **env: str) -> str:
@@ -185,28 +166,8 @@ def _plugin_kubeconfig(cluster, port: int, tmp_path: Path, **env: str) -> str:
         "interactiveMode": "Never",
         "env": [{"name": k, "value": v} for k, v in {"LIFETIME": str(LIFETIME), **env}.items()],
     }
-    kc = tmp_path / "kubeconfig"
-    kc.write_text(
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [
-                    {
-                        "name": "c",
-                        "cluster": {
-                            "server": f"https://127.0.0.1:{port}",
-                            "certificate-authority-data": b64encode(ca).decode(),
-                        },
-                    }
-                ],
-                "users": [{"name": "u", "user": {"exec": ex}}],
-                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "x",
-            }
-        )
-    )
-    return str(kc)
+    cluster_ = {"server": f"https://127.0.0.1:{port}", "certificate-authority-data": b64encode(ca).decode()}
+    return kubeconfig(tmp_path / "kubeconfig", cluster_, {"exec": ex})
 
 
 def _runs(tmp_path: Path) -> int:
@@ -224,7 +185,7 @@ def test_a_watch_outlives_three_tokens_and_keeps_updating(cluster, scenario, tok
     api, hook, cutter = token_server
     sc = scenario("creds")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    sc.slice([device("dev-0"), device("dev-1")])
     sc.create(claim("c-a", [request("gpu", sc.cls)]))
     sc.create(pod("pod-a", {"gpu": "c-a"}))
     kc = _plugin_kubeconfig(cluster, cutter.port, tmp_path)

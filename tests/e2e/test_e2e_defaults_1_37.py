@@ -11,7 +11,8 @@ import json
 from contextlib import contextmanager
 
 import pytest
-from dra_objects import RES, claim, device, pod, request
+from builders import device, request
+from dra_objects import RES, claim, pod
 from e2e_helpers import clusterlib, wait_for
 
 pytestmark = pytest.mark.e2e
@@ -74,7 +75,7 @@ def test_extended_resource_pending_allocated_and_taken(scenario):
     assert doc["podClaims"][-1]["source"] == "extended", str(r)
 
     # A device appears: the scheduler creates its own claim, allocates it and records the mapping.
-    sc.slice([device("gpu-0", sc.driver, memory="16Gi")])
+    sc.slice([device("gpu-0", memory="16Gi")])
     bound = sc.cluster.wait_bound(sc.ns, "trainer", timeout=90)
     status = wait_for(
         "extendedResourceClaimStatus",
@@ -113,7 +114,6 @@ def test_binding_conditions_waiting_then_failed(scenario):
         [
             device(
                 "fpga-0",
-                sc.driver,
                 bindsToNode=True,
                 bindingConditions=[f"{sc.driver}/attached"],
                 bindingFailureConditions=[f"{sc.driver}/attach-failed"],
@@ -165,7 +165,7 @@ def test_binding_conditions_waiting_then_failed(scenario):
 def test_scheduling_gated_pod_is_not_ok(scenario):
     sc = scenario("gated")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     sc.create(claim("c", [request("gpu", sc.cls)]))
     sc.create(pod("gated-pod", {"gpu": "c"}, gated=True))
     wait_for(
@@ -187,7 +187,7 @@ def test_a_verdict_that_contradicts_the_scheduler_is_undetermined(scenario):
     dry-run finds the device free. The scheduler's `cannot allocate all claims` wins over a confident OK."""
     sc = scenario("skew")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, taints=[{"key": f"{sc.driver}/maintenance", "effect": "NoSchedule"}])])
+    sc.slice([device("dev-0", taints=[{"key": f"{sc.driver}/maintenance", "effect": "NoSchedule"}])])
     sc.create(claim("c", [request("gpu", sc.cls)]))
     sc.create(pod("skew-pod", {"gpu": "c"}))
     sc.cluster.wait_unschedulable(sc.ns, "skew-pod", "cannot allocate all claims")
@@ -234,7 +234,7 @@ def test_init_container_requests_match_the_scheduler_s_claim(scenario):
     sc = scenario("extinit")
     resource = f"{sc.driver}/gpu"
     _extended_class(sc, resource)
-    sc.slice([device(f"gpu-{i}", sc.driver) for i in range(3)])
+    sc.slice([device(f"gpu-{i}") for i in range(3)])
     p = _extended_pod("init-pod", resource)
     p["spec"]["initContainers"] = [
         {
@@ -266,7 +266,7 @@ def test_explain_pod_with_a_label_selector_covers_each_matching_pod(scenario):
     """kubectl dra explain pod -l: the live path lists the pods by label (and their events), explains each."""
     sc = scenario("sel")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     for n in ("a", "b"):
         sc.create(claim(f"c-{n}", [request("gpu", sc.cls)]))
         p = pod(f"sel-{n}", {"gpu": f"c-{n}"})
@@ -298,7 +298,7 @@ def test_explain_a_deployment_follows_its_replicaset_to_its_pods(scenario):
     their claims; one device for two replicas, so one pod gets it and the scheduler reports the other."""
     sc = scenario("wl")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     sc.gpu_template()
     sc.deployment("wl", 2)
     pods = wait_for("two pods", lambda: (ps := sc.cluster.pods(sc.ns, "app=wl")) and len(ps) == 2 and ps, 90)
@@ -325,8 +325,8 @@ def test_own_claim_and_an_extended_resource_a_device_plugin_serves(scenario):
     sc = scenario("extown")
     resource = f"{sc.driver}/gpu"
     _extended_class(sc, resource)
-    sc.slice([device("dra-0", sc.driver)], node="node-01")
-    sc.slice([device("own-0", sc.driver)], node="node-03")
+    sc.slice([device("dra-0")], node="node-01")
+    sc.slice([device("own-0")], node="node-03")
     with _device_plugin_serves(sc, "node-03", resource):
         sc.create(claim("own", [request("gpu", sc.cls)]))
         p = _extended_pod("mixed", resource)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from dra_objects import claim, device, pod, request
+from builders import device, request
+from dra_objects import claim, pod
 from e2e_helpers import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -48,7 +49,7 @@ def _plugin(doc: dict) -> dict:
 def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
     sc = scenario("drvpiece")
     sc.device_class()
-    sc.slice([device("gpu-0", sc.driver)])
+    sc.slice([device("gpu-0")])
     plugins = cluster.create_namespace("drv-plugins")
     try:
         ds_path = f"/apis/apps/v1/namespaces/{plugins}/daemonsets"

@@ -8,7 +8,8 @@ kubectl-dra is asked first (the pod gated), then the gate is removed and the sch
 from __future__ import annotations
 
 import pytest
-from dra_objects import RES, claim, device, hog, pod, release, request
+from builders import device, request
+from dra_objects import RES, claim, hog, pod, release
 
 pytestmark = pytest.mark.e2e
 
@@ -25,8 +26,8 @@ def _codes(r) -> set:
 def test_an_error_on_a_node_without_room_is_not_met_and_the_pod_goes_elsewhere(scenario):
     sc = scenario("errfit")
     sc.device_class()
-    sc.slice([device("bad", sc.driver, attrs={"n": "x"})], node="node-01")
-    sc.slice([device("ok", sc.driver, attrs={"n": 5})], node="node-02")
+    sc.slice([device("bad", attrs={"n": "x"})], node="node-01")
+    sc.slice([device("ok", attrs={"n": 5})], node="node-02")
     held_cpu = hog(sc, "15500m")
     try:
         sc.create(claim("c", [request("gpu", sc.cls, selectors=[_selector(sc)])]))
@@ -61,13 +62,13 @@ def test_a_per_device_node_selection_error_is_met_on_every_node_its_slice_reache
                 "pool": {"name": "shared", "generation": 1, "resourceSliceCount": 1},
                 "perDeviceNodeSelection": True,
                 "devices": [
-                    device("x1", sc.driver, attrs={"n": 0}, nodeName="node-01"),
-                    device("bad", sc.driver, attrs={"n": "x"}, nodeName="node-03"),
+                    device("x1", attrs={"n": 0}, nodeName="node-01"),
+                    device("bad", attrs={"n": "x"}, nodeName="node-03"),
                 ],
             },
         },
     )
-    sc.slice([device("ok", sc.driver, attrs={"n": 5})], node="node-02")
+    sc.slice([device("ok", attrs={"n": 5})], node="node-02")
     sc.create(claim("c", [request("gpu", sc.cls, selectors=[_selector(sc)])]))
     p = pod("trainer", {"gpu": "c"}, gated=True)
     p["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -86,12 +87,12 @@ def test_a_per_device_node_selection_error_is_met_on_every_node_its_slice_reache
 def test_an_error_on_a_node_an_allocated_claim_rules_out_ends_the_attempt(scenario):
     sc = scenario("errheld")
     sc.device_class()
-    sc.slice([device("held", sc.driver, attrs={"n": 5})], node="node-02")
+    sc.slice([device("held", attrs={"n": 5})], node="node-02")
     sc.create(claim("a", [request("gpu", sc.cls)]))
     sc.create(pod("first", {"gpu": "a"}))
     sc.cluster.wait_bound(sc.ns, "first", timeout=60)  # claim a: allocated on node-02
-    sc.slice([device("bad", sc.driver, attrs={"n": "x"})], node="node-01")
-    sc.slice([device("ok", sc.driver, attrs={"n": 5})], node="node-02", suffix="-b", pool="node-02-b")
+    sc.slice([device("bad", attrs={"n": "x"})], node="node-01")
+    sc.slice([device("ok", attrs={"n": 5})], node="node-02", suffix="-b", pool="node-02-b")
     sc.create(claim("c", [request("gpu", sc.cls, selectors=[_selector(sc)])]))
     sc.create(pod("second", {"held": "a", "gpu": "c"}, gated=True))
     before = sc.cluster.kubectl_dra("explain", "pod", "second", "-n", sc.ns, "-o", "json")
@@ -107,8 +108,8 @@ def test_a_pod_nominated_to_a_node_where_it_fits_never_meets_an_error_elsewhere(
     to a node where it cannot fit, the pass over every node meets the error."""
     sc = scenario("errnom")
     sc.device_class()
-    sc.slice([device("bad", sc.driver, attrs={"n": "x"})], node="node-01")
-    sc.slice([device("ok", sc.driver, attrs={"n": 5})], node="node-02")
+    sc.slice([device("bad", attrs={"n": "x"})], node="node-01")
+    sc.slice([device("ok", attrs={"n": 5})], node="node-02")
     for name, nominated in (("lost", "node-03"), ("trainer", "node-02")):
         sc.create(claim(f"c-{name}", [request("gpu", sc.cls, selectors=[_selector(sc)])]))
         sc.create(pod(name, {"gpu": f"c-{name}"}, gated=True))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from dra_objects import RES, claim, device, pod, request
+from builders import device, request
+from dra_objects import RES, claim, pod
 from fault_proxy import FaultProxy
 
 pytestmark = pytest.mark.e2e
@@ -21,7 +22,7 @@ def proxied(scenario, tmp_path):
     """A bound pod (so the answer is known) and a proxy in front of the API server; yields (sc, proxy, kubeconfig)."""
     sc = scenario("faults")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     sc.create(claim("c-f", [request("gpu", sc.cls)]))
     sc.create(pod("pod-f", {"gpu": "c-f"}))
     sc.cluster.wait_bound(sc.ns, "pod-f")
@@ -74,7 +75,7 @@ def test_chunks_are_asked_for_while_the_page_before_is_arriving(proxied):
     continue token); the next page is asked for during that pause, and the answer is the same as in one list."""
     sc, proxy, kc = proxied
     for i in (1, 2, 3):
-        sc.slice([device(f"more-{i}", sc.driver)], node="node-01", suffix=f"-more-{i}", pool=f"more-{i}")
+        sc.slice([device(f"more-{i}")], node="node-01", suffix=f"-more-{i}", pool=f"more-{i}")
     proxy.add(SLICES + "?limit=1", "slow", times=100, stall_seconds=0.5)
     r = _explain(sc, kc, "--chunk-size", "1")
     _same_answer(sc, r)

@@ -6,16 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from dra_objects import (
-    assert_agrees_blocked,
-    assert_agrees_bound,
-    claim,
-    device,
-    device_outcomes,
-    pod,
-    predict_and_schedule,
-    request,
-)
+from builders import device, request
+from dra_objects import assert_agrees_blocked, assert_agrees_bound, claim, device_outcomes, pod, predict_and_schedule
 from e2e_helpers import clusterlib
 
 pytestmark = pytest.mark.e2e
@@ -37,7 +29,7 @@ def test_untolerated_noschedule_device_taint(gates_scenario):
     sc = gates_scenario("taint")
     sc.device_class()
     taint = {"key": "example.com/unhealthy", "value": "ecc", "effect": "NoSchedule"}
-    sc.slice([device("dev-0", sc.driver, taints=[taint])])
+    sc.slice([device("dev-0", taints=[taint])])
 
     sc.create(claim("claim-plain", [request("gpu", sc.cls)]))
     sc.create(pod("pod-plain", {"gpu": "claim-plain"}))
@@ -73,7 +65,6 @@ def test_exhausted_shared_counters(gates_scenario):
     def part(name):
         return device(
             name,
-            sc.driver,
             memory="24Gi",
             consumesCounters=[{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "24Gi"}}}],
         )
@@ -115,7 +106,7 @@ def test_consumable_capacity_exhausted(gates_scenario):
     """DRAConsumableCapacity: one shareable device, two claims that each consume 24Gi of its 40Gi."""
     sc = gates_scenario("capacity")
     sc.device_class()
-    sc.slice([device("shared-0", sc.driver, memory="40Gi", allowMultipleAllocations=True)])
+    sc.slice([device("shared-0", memory="40Gi", allowMultipleAllocations=True)])
     need = {"requests": {"memory": "24Gi"}}
 
     sc.create(claim("claim-1", [request("mem", sc.cls, capacity=need)]))
@@ -146,7 +137,7 @@ def test_pool_status_requests_beside_ours(gates_scenario):
 
     sc = gates_scenario("poolstatus")
     sc.device_class()
-    sc.slice([device(f"gpu-{i}", sc.driver) for i in range(3)])
+    sc.slice([device(f"gpu-{i}") for i in range(3)])
     sc.create(claim("claim-1", [request("gpu", sc.cls)]))
     sc.create(pod("pod-1", {"gpu": "claim-1"}, gated=True))
     _, real, _ = predict_and_schedule(sc, "pod-1", "claim-1")

@@ -9,7 +9,8 @@ The fake nodes have 16 cpu each (tests/cluster/cluster.py node_object)."""
 from __future__ import annotations
 
 import pytest
-from dra_objects import claim, device, hog, pod, release, request
+from builders import device, request
+from dra_objects import claim, hog, pod, release
 
 pytestmark = pytest.mark.e2e
 
@@ -24,7 +25,7 @@ def _trainer(sc, cpu: str) -> None:
 def test_the_only_node_with_the_gpu_lacks_cpu_blocked_and_the_scheduler_agrees(scenario):
     sc = scenario("fitcpu")
     sc.device_class()
-    sc.slice([device("gpu-0", sc.driver)], node="node-01")
+    sc.slice([device("gpu-0")], node="node-01")
     held = hog(sc, "15500m")
     try:
         _trainer(sc, "2")
@@ -67,7 +68,7 @@ def test_the_only_node_with_the_gpu_lacks_cpu_blocked_and_the_scheduler_agrees(s
 def test_room_left_on_the_node_ok_and_the_scheduler_binds_there(scenario):
     sc = scenario("fitok")
     sc.device_class()
-    sc.slice([device("gpu-0", sc.driver)], node="node-01")
+    sc.slice([device("gpu-0")], node="node-01")
     held = hog(sc, "10")
     try:
         _trainer(sc, "2")

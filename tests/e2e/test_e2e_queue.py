@@ -8,7 +8,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from dra_objects import claim, device, pod, request
+from builders import device, request
+from dra_objects import claim, pod
 
 pytestmark = pytest.mark.e2e
 
@@ -20,7 +21,7 @@ def _rows(result) -> dict:
 def test_gated_pods_compete_in_creation_order(cluster, scenario):
     sc = scenario("queue")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    sc.slice([device("dev-0"), device("dev-1")])
     other = cluster.create_namespace("queue-other")
     try:
         # p0 in another namespace, then p1 and p2 here, each created in a later second than the one before.
@@ -78,7 +79,7 @@ def test_gated_pods_compete_in_creation_order(cluster, scenario):
 def test_priority_goes_first(cluster, scenario):
     sc = scenario("queueprio")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     high = "kubectl-dra-e2e-high"
     sc.priority_class(high, 1000)
     for name, prio in (("low", None), ("high", high)):
@@ -109,8 +110,8 @@ def test_replicas_predicts_a_scale_up(cluster, scenario):
 
     sc = scenario("queuerep")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
-    sc.slice([device("dev-0", sc.driver)], node="node-02")
+    sc.slice([device("dev-0"), device("dev-1")])
+    sc.slice([device("dev-0")], node="node-02")
     sc.gpu_template()
     sc.deployment("rep", 1)
     path = f"/apis/apps/v1/namespaces/{sc.ns}/deployments"
@@ -148,7 +149,7 @@ def test_priority_does_not_preempt_for_devices(cluster, scenario):
     leaves it Pending and evicts nobody ('Preemption is not helpful'); kubectl-dra says priority does not help."""
     sc = scenario("queuepre")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     high = "kubectl-dra-e2e-urgent"
     sc.priority_class(high, 1000)
     sc.create(claim("low-gpu", [request("gpu", sc.cls)]))
@@ -181,7 +182,7 @@ def test_a_gang_that_does_not_fit_gets_nothing_and_the_pod_behind_it_does(gang_c
     notebook is bound to a GPU."""
     sc = gang_scenario("gang")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    sc.slice([device("dev-0"), device("dev-1")])
     sc.api.post(
         f"/apis/scheduling.k8s.io/v1beta1/namespaces/{sc.ns}/podgroups",
         {
@@ -239,8 +240,8 @@ def test_a_pod_of_other_devices_ahead_may_take_the_cpu_the_pod_needs(scenario):
 
     sc = scenario("crowd")
     sc.device_class()
-    sc.slice([device("nic-0", sc.driver, attrs={"kind": "nic"})], node="node-01")
-    sc.slice([device("nic-1", sc.driver, attrs={"kind": "nic"}), device("gpu-0", sc.driver, attrs={"kind": "gpu"})],
+    sc.slice([device("nic-0", attrs={"kind": "nic"})], node="node-01")
+    sc.slice([device("nic-1", attrs={"kind": "nic"}), device("gpu-0", attrs={"kind": "gpu"})],
              node="node-02")  # fmt: skip
     held = hog(sc, "4")
     try:

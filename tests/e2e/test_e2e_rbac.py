@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from dra_objects import claim, device, pod, request
+from builders import device, request
+from dra_objects import claim, pod
 from e2e_helpers import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -84,7 +85,7 @@ def reader(cluster, namespace, tmp_path):
 
 def _setup_bound_pod(sc):
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, memory="16Gi"), device("dev-1", sc.driver, memory="4Gi")])
+    sc.slice([device("dev-0", memory="16Gi"), device("dev-1", memory="4Gi")])
     sel = f'device.capacity["{sc.driver}"].memory.compareTo(quantity("8Gi")) >= 0'
     sc.create(claim("claim-r", [request("gpu", sc.cls, selectors=[sel])]))
     sc.create(pod("pod-r", {"gpu": "claim-r"}))

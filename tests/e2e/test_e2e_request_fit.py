@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from dra_objects import claim, device, pod, request
+from builders import device, request
+from dra_objects import claim, pod
 from e2e_helpers import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -21,7 +22,7 @@ def test_request_fit_predicts_how_many_more_the_scheduler_allocates(cluster, sce
 
     def part(i):
         use = [{"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "10Gi"}}}]
-        return device(f"gpu-0-1g-{i}", sc.driver, memory="10Gi", consumesCounters=use)
+        return device(f"gpu-0-1g-{i}", memory="10Gi", consumesCounters=use)
 
     # six 1g partitions on a 40Gi counter: the counter, not the partitions, is what runs out
     sc.slice([part(i) for i in range(6)], suffix="-devices", pool="node-01", slice_count=2)

@@ -4,7 +4,8 @@ could not place (and only those), and say what it could not see when RBAC hides 
 from __future__ import annotations
 
 import pytest
-from dra_objects import RES, claim, device, pod, request
+from builders import device, request
+from dra_objects import RES, claim, pod
 from e2e_helpers import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -15,7 +16,7 @@ def test_status_of_a_deployment_where_only_some_replicas_fit(scenario):
     split, blocked first, every row owned by the Deployment (found through its ReplicaSet's name)."""
     sc = scenario("st3")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver), device("dev-1", sc.driver)])
+    sc.slice([device("dev-0"), device("dev-1")])
     sc.gpu_template()
     sc.deployment("st3", 3)
     wait_for("three pods", lambda: len(sc.cluster.pods(sc.ns, "app=st3")) == 3, 90)
@@ -64,7 +65,7 @@ def test_status_across_namespaces_as_a_user_who_may_list_pods_in_one(cluster, sc
     is blocked" about pods it did not see), although the pod it did see is fine."""
     sc = scenario("sta")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     sc.create(claim("c-ok", [request("gpu", sc.cls)]))
     sc.create(pod("seen", {"gpu": "c-ok"}))
     sc.cluster.wait_bound(sc.ns, "seen")
@@ -94,7 +95,7 @@ def test_status_across_namespaces_as_a_user_who_may_list_pods_in_one(cluster, sc
         assert own.code == 0 and "seen" in own.stdout, str(own)
         assert own.stderr == "1 pod uses DRA: 0 blocked, 0 undetermined, 1 ok\n", str(own)
         # A pending pod's answer depends on the pending pods of every namespace, which this user cannot list: said.
-        sc.slice([device("dev-1", sc.driver)], node="node-02")  # a free device: alone, the pod would get it
+        sc.slice([device("dev-1")], node="node-02")  # a free device: alone, the pod would get it
         sc.create(claim("c-wait", [request("gpu", sc.cls)]))
         sc.create(pod("waiting", {"gpu": "c-wait"}, gated=True))
         queued = cluster.kubectl_dra("status", "-n", sc.ns, kubeconfig=kc)
@@ -177,7 +178,7 @@ def test_a_job_whose_claim_template_is_missing(scenario):
     sees a claim. explain job/NAME, the scan and the pod agree: blocked on the claim (DRA202)."""
     sc = scenario("job")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     template = pod("x", templates={"gpu": "gpu-nope"})
     template["metadata"] = {"labels": {"app": "job-t"}}
     template["spec"]["restartPolicy"] = "Never"
@@ -208,16 +209,8 @@ def test_a_job_whose_pods_cannot_be_created_is_explained_from_its_template(scena
     suspended, the same Job wants no pods and nothing blocks (exit 0)."""
     sc = scenario("jobq")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver)])
-    sc.api.post(
-        f"{RES}/namespaces/{sc.ns}/resourceclaimtemplates",
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaimTemplate",
-            "metadata": {"name": "gpu"},
-            "spec": {"spec": {"devices": {"requests": [request("gpu", sc.cls)]}}},
-        },
-    )
+    sc.slice([device("dev-0")])
+    sc.gpu_template("gpu")
     sc.api.post(
         f"/api/v1/namespaces/{sc.ns}/resourcequotas",
         {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "no-pods"}, "spec": {"hard": {"pods": "0"}}},
@@ -271,7 +264,7 @@ def test_lint_uses_the_cluster_as_its_reference(scenario, tmp_path):
     are the reference; a typo gets a suggestion, an unknown class is an error (exit 1)."""
     sc = scenario("lint")
     sc.device_class()
-    sc.slice([device("dev-0", sc.driver, memory="16Gi")])
+    sc.slice([device("dev-0", memory="16Gi")])
     f = tmp_path / "claim.yaml"
     f.write_text(
         "apiVersion: resource.k8s.io/v1\n"

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from dra_objects import RES, claim, device, pod, request
+from builders import device, request, template
+from dra_objects import RES, claim, pod
 from e2e_helpers import Watch as _Watch
 
 pytestmark = pytest.mark.e2e
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.e2e
 
 def test_watch_catches_the_device_class_being_created(scenario):
     sc = scenario("watch")
-    sc.slice([device("dev-0", sc.driver)])
+    sc.slice([device("dev-0")])
     sc.create(claim("c-w", [request("gpu", sc.cls)]))
     sc.create(pod("pod-w", {"gpu": "c-w"}))
     scan = _Watch(sc.cluster, "status", "-w", "-n", sc.ns)
@@ -63,8 +64,10 @@ def test_a_watch_from_an_expired_resource_version_relists(scenario):
     kind, api = "ResourceClaimTemplate", "resource.k8s.io/v1"
     old_rv: list = []
     client.list(path, kind, api, rv_out=old_rv)
-    sc.create(_template("t-f", sc.cls))
-    sc.create(_template("t-g", sc.cls))  # a second write: the watch would start at the first, now compacted
+    sc.create(template("t-f", [request("gpu", sc.cls)], ns=None))
+    sc.create(
+        template("t-g", [request("gpu", sc.cls)], ns=None)
+    )  # a second write: the watch would start at the first, now compacted
     _compact_etcd(sc.cluster)
     record = ListRecord(path, kind, api, {}, old_rv[0], [])
     session = LiveSession(client, [record], [], {"namespace": sc.ns, "gaps": ()})
@@ -77,22 +80,13 @@ def test_a_watch_from_an_expired_resource_version_relists(scenario):
         assert source.relists >= 1 and source.rv not in ("", old_rv[0]), (source.relists, source.rv)
         assert sorted(k[1] for k in source.objects) == ["t-f", "t-g"]
         # ... and the watch that follows sees new objects.
-        sc.create(_template("t-h", sc.cls))
+        sc.create(template("t-h", [request("gpu", sc.cls)], ns=None))
         deadline = time.time() + 30
         while time.time() < deadline and len(source.objects) < 3:
             time.sleep(0.2)
         assert sorted(k[1] for k in source.objects) == ["t-f", "t-g", "t-h"]
     finally:
         session.stopped = True
-
-
-def _template(name: str, cls: str) -> dict:
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaimTemplate",
-        "metadata": {"name": name},
-        "spec": {"spec": {"devices": {"requests": [request("gpu", cls)]}}},
-    }
 
 
 def _compact_etcd(cluster) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from dra_objects import device
+from builders import device
 
 from kubectl_dra import yamlio
 
@@ -35,13 +35,12 @@ TRICKY = {
 def test_kubectl_yaml_reads_as_kubectl_json(scenario, tmp_path):
     sc = scenario("yamlio")
     sc.device_class()
-    sc.slice([device("tricky", sc.driver, memory="16Gi", attrs=TRICKY)], suffix="-tricky", pool="tricky")
+    sc.slice([device("tricky", memory="16Gi", attrs=TRICKY)], suffix="-tricky", pool="tricky")
     # enough devices that the YAML passes yamlio's fast-path threshold; unique uuids and PCI addresses, as drivers
     for s in range(12):
         devs = [
             device(
                 f"gpu-{s}-{i}",
-                sc.driver,
                 memory="80Gi",
                 attrs={
                     "uuid": f"GPU-{s:04d}{i:04d}-9a1d-06cb-8fad-b74d32e70629",

@@ -27,6 +27,7 @@ import uuid
 from dataclasses import replace
 from pathlib import Path
 
+import builders
 import pytest
 
 from . import compare, gates, generator
@@ -113,23 +114,10 @@ def pods_of(s: dict) -> dict[str, list[dict]]:
 
 
 def pod_object(name: str, claims: list[dict], i: int) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": name,
-            "namespace": NS,
-            "uid": f"uid-{name}",
-            "creationTimestamp": f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z",
-        },
-        "spec": {
-            "containers": [{"name": "app", "image": "app:1"}],
-            "resourceClaims": [
-                {"name": f"c{j}", "resourceClaimName": c["metadata"]["name"]} for j, c in enumerate(claims)
-            ],
-        },
-        "status": {"phase": "Pending"},
-    }
+    refs = [(f"c{j}", "claim", c["metadata"]["name"]) for j, c in enumerate(claims)]
+    created = f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z"
+    app = [{"name": "app", "image": "app:1"}]
+    return builders.pod(name, refs, ns=NS, uid=f"uid-{name}", created=created, containers=app)
 
 
 def key(claims: list[dict]) -> str:

@@ -14,6 +14,7 @@ import random
 import subprocess
 
 import pytest
+from builders import dclass, device, rslice
 
 from kubectl_dra.analyze.allocator import SelectorEvaluator, apply_taint_rules, taint_rule_select
 from kubectl_dra.features import Semantics
@@ -42,12 +43,9 @@ RULE_SELECTORS = (
 
 
 def _device(rnd: random.Random, name: str) -> dict:
-    d: dict = {"name": name}
-    if rnd.random() < 0.8:
-        d["attributes"] = {"model": {"string": rnd.choice(MODELS)}}
-    if rnd.random() < 0.7:
-        d["capacity"] = {"memory": {"value": rnd.choice(("16Gi", "40Gi", "80Gi"))}}
-    return d
+    attrs = {"model": rnd.choice(MODELS)} if rnd.random() < 0.8 else None
+    memory = rnd.choice(("16Gi", "40Gi", "80Gi")) if rnd.random() < 0.7 else None
+    return device(name, memory=memory, attrs=attrs)
 
 
 def scenario(seed: int) -> dict:
@@ -55,28 +53,9 @@ def scenario(seed: int) -> dict:
     slices = []
     for i in range(rnd.randint(1, 3)):
         driver = rnd.choice(DRIVERS)
-        slices.append(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"slice-{i}"},
-                "spec": {
-                    "driver": driver,
-                    "pool": {"name": f"pool-{i % 2}", "generation": 1, "resourceSliceCount": 1},
-                    "nodeName": f"node-{i}",
-                    "devices": [_device(rnd, f"dev-{j}") for j in range(rnd.randint(1, 3))],
-                },
-            }
-        )
-    classes = [
-        {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "DeviceClass",
-            "metadata": {"name": f"class-{k}"},
-            "spec": {"selectors": [{"cel": {"expression": e}} for e in rnd.sample(CLASS_SELECTORS, rnd.randint(0, 2))]},
-        }
-        for k in range(2)
-    ]
+        devices = [_device(rnd, f"dev-{j}") for j in range(rnd.randint(1, 3))]
+        slices.append(rslice(f"slice-{i}", devices, f"node-{i}", f"pool-{i % 2}", driver))
+    classes = [dclass(f"class-{k}", rnd.sample(CLASS_SELECTORS, rnd.randint(0, 2))) for k in range(2)]
     rules = []
     for r in range(rnd.randint(1, 3)):
         sel: dict | None = {}

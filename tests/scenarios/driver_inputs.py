@@ -199,7 +199,7 @@ def register(m) -> None:
             ds,
         ],
     )
-    pending = [m.pod("web-0", [("gpu", "claim", "c1")]), m.claim("c1", [m.req()]), *m.NODES]
+    pending = [m.pod("web-0", [("gpu", "claim", "c1")]), m.claim("c1", [m.request()]), *m.NODES]
     m.scenario(
         "driver-not-deployed",
         "No ResourceSlice exists (the tutorial's second message); the only DaemonSet that mounts plugins_registry is "

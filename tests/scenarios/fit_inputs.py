@@ -49,7 +49,7 @@ def register(m) -> None:
             "status": {"phase": phase},
         }
 
-    base = [trainer(), m.claim("trainer-0-gpu", [m.req()]), m.dclass()]
+    base = [trainer(), m.claim("trainer-0-gpu", [m.request()]), m.dclass()]
     gpu01 = m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01")
     gpu02 = m.rslice("node-02-gpus", [m.dev("gpu-0")], "node-02")
     # 7.5 of node-01's 8 cpu taken by a running pod; a finished one (Succeeded) holds nothing.

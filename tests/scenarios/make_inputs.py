@@ -8,155 +8,21 @@ from __future__ import annotations
 
 import copy
 import shutil
+import sys
 from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: the shared builders
+from builders import DRIVER, NS, claim, counter_slice, dclass, device, event, node, pod, request, rslice, template
+
 HERE = Path(__file__).resolve().parent
 TUTORIAL = HERE.parent.parent / "examples" / "tutorial"
-NS = "default"
-DRIVER = "gpu.example.com"
-
-
-def node(name, **labels):
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}},
-        "spec": {},
-    }
 
 
 def dev(name, mem="24Gi", **extra):
-    d = {"name": name, "capacity": {"memory": {"value": mem}}}
-    attrs = extra.pop("attrs", None)
-    if attrs:
-        d["attributes"] = {
-            k: (
-                {"int": v}
-                if isinstance(v, int) and not isinstance(v, bool)
-                else {"bool": v}
-                if isinstance(v, bool)
-                else {"string": v}
-            )
-            for k, v in attrs.items()
-        }
-    d.update(extra)
-    return d
-
-
-def rslice(name, devices, node_name=None, pool=None, driver=DRIVER, count=1, gen=1, **spec):
-    s = {
-        "driver": driver,
-        "pool": {"name": pool or node_name or name, "generation": gen, "resourceSliceCount": count},
-        "devices": devices,
-    }
-    if node_name:
-        s["nodeName"] = node_name
-    s.update(spec)
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name}, "spec": s}
-
-
-def counter_slice(set_name, memory="40Gi", node_name="node-01", count=2):
-    """The slice of a node's pool that publishes only a counter set (1.35+ layout: devices in another slice)."""
-    return rslice(
-        f"{node_name}-counters",
-        [],
-        node_name,
-        pool=node_name,
-        count=count,
-        sharedCounters=[{"name": set_name, "counters": {"memory": {"value": memory}}}],
-    )
-
-
-def dclass(name="gpu", expr=f'device.driver == "{DRIVER}"'):
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": {"name": name},
-        "spec": {"selectors": [{"cel": {"expression": expr}}] if expr else []},
-    }
-
-
-def req(name="gpu", cls="gpu", count=1, selectors=(), mode="ExactCount", **extra):
-    e = {"deviceClassName": cls, "allocationMode": mode}
-    if mode == "ExactCount":
-        e["count"] = count
-    if selectors:
-        e["selectors"] = [{"cel": {"expression": s}} for s in selectors]
-    e.update(extra)
-    return {"name": name, "exactly": e}
-
-
-def claim(name, requests, constraints=None, owner_pod=None, results=None, reserved=None, node=None, **meta):
-    c = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": {"name": name, "namespace": NS, "uid": f"uid-claim-{name}", **meta},
-        "spec": {"devices": {"requests": requests}},
-    }
-    if constraints:
-        c["spec"]["devices"]["constraints"] = constraints
-    if owner_pod:
-        c["metadata"]["ownerReferences"] = [
-            {"apiVersion": "v1", "kind": "Pod", "name": owner_pod, "uid": f"uid-pod-{owner_pod}", "controller": True}
-        ]
-        c["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": "gpu"}
-    if results is not None:
-        alloc = {
-            "devices": {"results": [{"request": r, "driver": DRIVER, "pool": p, "device": d} for r, p, d in results]}
-        }
-        if node:
-            alloc["nodeSelector"] = {
-                "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]
-            }
-        c["status"] = {"allocation": alloc}
-        if reserved:
-            c["status"]["reservedFor"] = [{"resource": "pods", "name": reserved, "uid": f"uid-pod-{reserved}"}]
-    return c
-
-
-def pod(name, claims=(("gpu", "claim", None),), node_name=None, statuses=None, **spec):
-    rc = []
-    for pcn, kind, ref in claims:
-        rc.append({"name": pcn, ("resourceClaimName" if kind == "claim" else "resourceClaimTemplateName"): ref})
-    p = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": NS, "uid": f"uid-pod-{name}"},
-        "spec": {"resourceClaims": rc, "containers": [{"name": "app", "image": "registry.example/app:1"}], **spec},
-        "status": {"phase": "Pending"},
-    }
-    if node_name:
-        p["spec"]["nodeName"] = node_name
-    if statuses is not None:
-        p["status"]["resourceClaimStatuses"] = [{"name": k, "resourceClaimName": v} for k, v in statuses.items()]
-    return p
-
-
-def template(name, requests):
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaimTemplate",
-        "metadata": {"name": name, "namespace": NS},
-        "spec": {"spec": {"devices": {"requests": requests}}},
-    }
-
-
-def event(pod_name, reason, message, time, type_="Warning", component="default-scheduler", n=1):
-    return {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": f"{pod_name}.{n}", "namespace": NS},
-        "involvedObject": {"kind": "Pod", "name": pod_name, "namespace": NS, "uid": f"uid-pod-{pod_name}"},
-        "type": type_,
-        "reason": reason,
-        "message": message,
-        "source": {"component": component},
-        "firstTimestamp": time,
-        "lastTimestamp": time,
-        "count": 1,
-    }
+    """The scenarios' device: a 24Gi GPU unless told otherwise."""
+    return device(name, memory=mem, **extra)
 
 
 NODES = [node("node-01", zone="a"), node("node-02", zone="b")]
@@ -193,7 +59,7 @@ scenario(
     "claim-not-created",
     "Template exists but the controller has not generated the claim yet: missing claim.",
     "explain pod web-0",
-    [pod("web-0", [("gpu", "template", "gpu-tmpl")]), template("gpu-tmpl", [req()]), dclass(), *NODES],
+    [pod("web-0", [("gpu", "template", "gpu-tmpl")]), template("gpu-tmpl", [request()]), dclass(), *NODES],
 )
 scenario(
     "claim-template-missing",
@@ -225,7 +91,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()], deletionTimestamp="2026-11-30T09:00:00Z"),
+        claim("c1", [request()], deletionTimestamp="2026-11-30T09:00:00Z"),
         dclass(),
         *NODES,
     ],
@@ -236,8 +102,8 @@ scenario(
     "explain pod web-1",
     [
         pod("web-1", [("gpu", "template", "gpu-tmpl")], statuses={"gpu": "web-0-gpu-abcde"}),
-        claim("web-0-gpu-abcde", [req()], owner_pod="web-0"),
-        template("gpu-tmpl", [req()]),
+        claim("web-0-gpu-abcde", [request()], owner_pod="web-0"),
+        template("gpu-tmpl", [request()]),
         dclass(),
         *NODES,
     ],
@@ -248,8 +114,8 @@ scenario(
     "explain pod web-1",
     [
         pod("web-1", [("gpu", "claim", "c2")]),
-        claim("c2", [req()]),
-        claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01"),
+        claim("c2", [request()]),
+        claim("c1", [request()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01"),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -262,9 +128,9 @@ scenario(
     "explain pod web-2",
     [
         pod("web-2", [("gpu", "claim", "c3")]),
-        claim("c3", [req()]),
-        claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01"),
-        claim("c2", [req()], results=[("gpu", "node-01", "gpu-1")], reserved="web-1", node="node-01"),
+        claim("c3", [request()]),
+        claim("c1", [request()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01"),
+        claim("c2", [request()], results=[("gpu", "node-01", "gpu-1")], reserved="web-1", node="node-01"),
         dclass(),
         rslice(
             "node-01-gpus",
@@ -285,7 +151,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req(count=3, selectors=[SEL24])]),
+        claim("c1", [request(count=3, selectors=[SEL24])]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1"), dev("gpu-2", "8Gi")], "node-01"),
         *NODES,
@@ -297,8 +163,8 @@ scenario(
     "explain pod web-1",
     [
         pod("web-1", [("gpu", "claim", "c2")]),
-        claim("c2", [req(mode="All")]),
-        claim("c1", [req()], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
+        claim("c2", [request(mode="All")]),
+        claim("c1", [request()], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"),
         *NODES,
@@ -345,7 +211,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req(count=2)], constraints=[{"matchAttribute": f"{DRIVER}/numa"}]),
+        claim("c1", [request(count=2)], constraints=[{"matchAttribute": f"{DRIVER}/numa"}]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0", attrs={"numa": 0}), dev("gpu-1", attrs={"numa": 1})], "node-01"),
         *NODES,
@@ -357,7 +223,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "a"}),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-02-gpus", [dev("gpu-0")], "node-02"),
         *NODES,
@@ -369,7 +235,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req(selectors=['device.attributes["gpu.example.com"].model == "H100"'])]),
+        claim("c1", [request(selectors=['device.attributes["gpu.example.com"].model == "H100"'])]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -384,7 +250,7 @@ scenario(
         claim(
             "c1",
             [
-                req(
+                request(
                     selectors=[
                         'has(device.attributes["gpu.example.com"].model) && '
                         'device.attributes["gpu.example.com"].model == "H100"'
@@ -403,7 +269,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice(
             "node-01-gpus",
@@ -420,7 +286,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice(
             "node-01-gpus",
@@ -438,8 +304,8 @@ scenario(
     "explain pod web-1",
     [
         pod("web-1", [("gpu", "claim", "c2")]),
-        claim("c2", [req(selectors=['device.attributes["gpu.example.com"].profile == "20g"'])]),
-        claim("c1", [req()], results=[("gpu", "node-01", "gpu-0-30g")], reserved="web-0", node="node-01"),
+        claim("c2", [request(selectors=['device.attributes["gpu.example.com"].profile == "20g"'])]),
+        claim("c1", [request()], results=[("gpu", "node-01", "gpu-0-30g")], reserved="web-0", node="node-01"),
         dclass(),
         rslice("node-01-counters", [], "node-01", pool="node-01", count=2, sharedCounters=COUNTERS),
         rslice(
@@ -470,7 +336,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req(selectors=[SEL24])]),
+        claim("c1", [request(selectors=[SEL24])]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0", "8Gi"), dev("gpu-1")], "node-01"),
         *NODES,
@@ -482,7 +348,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "a"}),
-        claim("c1", [req()], results=[("gpu", "node-02", "gpu-0")], node="node-02"),
+        claim("c1", [request()], results=[("gpu", "node-02", "gpu-0")], node="node-02"),
         dclass(),
         rslice("node-02-gpus", [dev("gpu-0")], "node-02"),
         *NODES,
@@ -493,7 +359,9 @@ scenario(
     "explain claim on an allocated claim.",
     "explain claim c1",
     [
-        claim("c1", [req(selectors=[SEL24])], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"),
+        claim(
+            "c1", [request(selectors=[SEL24])], results=[("gpu", "node-01", "gpu-1")], reserved="web-0", node="node-01"
+        ),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0", "8Gi"), dev("gpu-1")], "node-01"),
         *NODES,
@@ -504,7 +372,9 @@ scenario(
     "match claim: nothing has 80Gi.",
     "match claim c1",
     [
-        claim("c1", [req(selectors=['device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'])]),
+        claim(
+            "c1", [request(selectors=['device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'])]
+        ),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1", "8Gi")], "node-01"),
         rslice("node-02-gpus", [dev("gpu-0", "40Gi")], "node-02"),
@@ -517,7 +387,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus-a", [dev("gpu-0")], "node-01", pool="node-01", count=2),
         *NODES,
@@ -529,7 +399,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req(selectors=['device.attributes["gpu.example.com"].model == "[bold red]x"'])]),
+        claim("c1", [request(selectors=['device.attributes["gpu.example.com"].model == "[bold red]x"'])]),
         dclass(),
         rslice(
             "node-01-gpus",
@@ -590,9 +460,9 @@ scenario(
     "explain pod web-1",
     [
         pod("web-1", [("gpu", "claim", "c2")]),
-        claim("c2", [req(capacity={"requests": {"memory": "20Gi"}})]),
+        claim("c2", [request(capacity={"requests": {"memory": "20Gi"}})]),
         {
-            **claim("c1", [req()]),
+            **claim("c1", [request()]),
             "status": {
                 "allocation": {
                     "devices": {
@@ -624,7 +494,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         event("web-0", "FailedScheduling", CAN, "2026-11-30T09:00:00Z"),
@@ -639,7 +509,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         event(
@@ -658,7 +528,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")], schedulingGates=[{"name": "example.com/quota-check"}]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -670,7 +540,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")], schedulerName="volcano"),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -680,7 +550,9 @@ scenario(
 
 def bound_claim(name, conditions=None):
     """An FPGA claim allocated to a device with binding conditions (KEP-5007), reserved for the pod."""
-    c = claim(name, [req("fpga", cls="gpu")], results=[("fpga", "node-02", "fpga-0")], reserved="web-0", node="node-02")
+    c = claim(
+        name, [request("fpga", cls="gpu")], results=[("fpga", "node-02", "fpga-0")], reserved="web-0", node="node-02"
+    )
     r = c["status"]["allocation"]["devices"]["results"][0]
     r["bindingConditions"] = ["fpga.example.com/attached"]
     r["bindingFailureConditions"] = ["fpga.example.com/attach-failed"]
@@ -753,7 +625,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "fpga-claim")]),
-        claim("fpga-claim", [req("fpga", cls="gpu")]),
+        claim("fpga-claim", [request("fpga", cls="gpu")]),
         dclass(),
         FPGA,
         WAITING,
@@ -816,7 +688,7 @@ scenario(
         {
             **claim(
                 "trainer-extended-resources-x7k2p",
-                [req("container-0-request-1", cls="gpu-ext")],
+                [request("container-0-request-1", cls="gpu-ext")],
                 results=[("container-0-request-1", "node-01", "gpu-0")],
                 reserved="trainer",
                 node="node-01",
@@ -855,7 +727,7 @@ scenario(
         {
             **claim(
                 "trainer-extended-resources-x7k2p",
-                [req("container-0-request-1", cls="gpu-ext")],
+                [request("container-0-request-1", cls="gpu-ext")],
                 results=[("container-0-request-1", "node-01", "gpu-0")],
                 reserved="trainer",
                 node="node-01",
@@ -930,7 +802,7 @@ def _mixed_pod(name):
     return p
 
 
-_OWN_CLAIM = claim("own", [req("gpu", cls="gpu")])
+_OWN_CLAIM = claim("own", [request("gpu", cls="gpu")])
 _MIXED = [_mixed_pod("trainer"), _OWN_CLAIM, dclass(), ext_class(), node("node-01", zone="a"), _DP_NODE]
 scenario(
     "extended-resource-prebind-defect",
@@ -1005,7 +877,7 @@ def _grouped_objs():
     """A pod whose only candidate device names counter compatibility groups (a 1.37 field)."""
     return [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [_GROUPED], "node-01", count=2),
         rslice(
@@ -1041,7 +913,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         rslice("node-01-other", [_GROUPED], "node-01", driver="other.example.com", pool="other", count=2),
@@ -1065,7 +937,7 @@ def running_pod(name, claim_name, **status):
     return p
 
 
-_ALLOCATED = claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01")
+_ALLOCATED = claim("c1", [request()], results=[("gpu", "node-01", "gpu-0")], reserved="web-0", node="node-01")
 scenario(
     "device-unhealthy",
     "The pod runs; the kubelet reports its GPU Unhealthy: DRA605 names the container and device.",
@@ -1151,7 +1023,7 @@ def gang_objs():
             schedulingGroup={"podGroupName": "gang"},
         )
         pods.append(p)
-    c = claim("gang-gpus-x1y2z", [req("gpus")], results=[("gpus", "node-01", "gpu-0")], node="node-01")
+    c = claim("gang-gpus-x1y2z", [request("gpus")], results=[("gpus", "node-01", "gpu-0")], node="node-01")
     c["metadata"]["annotations"] = {"resource.kubernetes.io/pod-claim-name": "gpus"}
     c["metadata"]["ownerReferences"] = [
         {
@@ -1168,7 +1040,7 @@ def gang_objs():
     return [
         *pods,
         c,
-        template("gang-gpus", [req("gpus")]),
+        template("gang-gpus", [request("gpus")]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -1200,7 +1072,7 @@ scenario(
     "explain pod web-0 --feature-gates DRAOptionalNodeOperations=true",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01", skipNodeOperations=["*"]),
         rslice("node-02-gpus", [dev("gpu-1")], "node-02", skipNodeOperations=["*"]),
@@ -1269,7 +1141,7 @@ scenario(
         GPU_SLICE,
         *NODES,
         {
-            **claim("trainer-extended-resources-old01", [req("container-0-request-1", cls="gpu-ext")]),
+            **claim("trainer-extended-resources-old01", [request("container-0-request-1", cls="gpu-ext")]),
             "metadata": {
                 "name": "trainer-extended-resources-old01",
                 "namespace": NS,
@@ -1288,7 +1160,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req(selectors=["optional.of(device.driver).unwrap() == 'gpu.example.com'"])]),
+        claim("c1", [request(selectors=["optional.of(device.driver).unwrap() == 'gpu.example.com'"])]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -1300,7 +1172,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(expr='device.driver == "npu.example.com"'),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -1309,7 +1181,7 @@ scenario(
 
 
 def _negative_share():
-    bad = claim("c-old", [req()], results=[("gpu", "node-01", "gpu-0")], node="node-01")
+    bad = claim("c-old", [request()], results=[("gpu", "node-01", "gpu-0")], node="node-01")
     r = bad["status"]["allocation"]["devices"]["results"][0]
     r.update(shareID="0a1b2c3d-0000-4000-8000-000000000001", consumedCapacity={"memory": "-4Gi"})
     return bad
@@ -1323,7 +1195,7 @@ scenario(
     "explain pod web-0 --kubernetes-version 1.38",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req(count=2)], constraints=[{"matchAttribute": f"{DRIVER}/driverVersion"}]),
+        claim("c1", [request(count=2)], constraints=[{"matchAttribute": f"{DRIVER}/driverVersion"}]),
         dclass(),
         rslice(
             "node-01-gpus",
@@ -1345,7 +1217,7 @@ scenario(
     "explain pod web-0 --kubernetes-version 1.38",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         _negative_share(),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0", allowMultipleAllocations=True), dev("gpu-1")], "node-01"),
@@ -1363,7 +1235,7 @@ for _v in ("1.37", "1.38"):
         f"explain pod web-0 --kubernetes-version {_v}",
         [
             pod("web-0", [("gpu", "claim", "c1")]),
-            claim("c1", [req(mode="All")]),
+            claim("c1", [request(mode="All")]),
             dclass(),
             rslice("node-01-gpus", [dev("gpu-0")], "node-01", count=2),
             rslice("node-02-gpus", [dev("gpu-0"), dev("gpu-1")], "node-02"),
@@ -1380,7 +1252,7 @@ for _v in ("1.34", "1.37"):
         f"explain pod web-0 --kubernetes-version {_v}",
         [
             pod("web-0", [("gpu", "claim", "c1")]),
-            claim("c1", [req(count=2)]),
+            claim("c1", [request(count=2)]),
             dclass(),
             rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
             rslice("node-01-a", [dev("x-0")], "node-01", pool="node-01-extra", count=2),
@@ -1396,7 +1268,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-a", [dev("gpu-0")], "node-01", pool="node-01", count=2),
         rslice("node-01-b", [dev("gpu-0")], "node-01", pool="node-01", count=2),
@@ -1407,7 +1279,7 @@ scenario(
     "binding-conditions-unsupported",
     "The only device has binding conditions and the assumed 1.35 defaults do not support them (DRA412).",
     "explain pod web-0",
-    [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [req()]), dclass(), FPGA, *NODES],
+    [pod("web-0", [("gpu", "claim", "c1")]), claim("c1", [request()]), dclass(), FPGA, *NODES],
     version="1.35",
 )
 scenario(
@@ -1416,8 +1288,8 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("a", "claim", "c1"), ("b", "claim", "c2")]),
-        claim("c1", [req()]),
-        claim("c2", [req()]),
+        claim("c1", [request()]),
+        claim("c2", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -1449,8 +1321,8 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("a", "claim", "c1"), ("b", "claim", "c2")]),
-        claim("c1", [req()]),
-        claim("c2", [req()]),
+        claim("c1", [request()]),
+        claim("c2", [request()]),
         dclass(),
         _counters("node-01-counters", "node-01", "40Gi"),
         rslice("node-01-parts", [_part("gpu-0-a", "40Gi"), _part("gpu-0-b", "40Gi")], "node-01", count=2),
@@ -1464,7 +1336,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         _counters("node-01-counters", "node-01", "40Gi"),
         rslice("node-01-parts", [_part("gpu-0-a", "20Gi", counter_set="gpu-9-mem")], "node-01", count=2),
@@ -1478,7 +1350,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice(
             "node-01-parts",
@@ -1496,7 +1368,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req(count=8)]),
+        claim("c1", [request(count=8)]),
         dclass(),
         rslice(
             "node-01-gpus",
@@ -1514,7 +1386,7 @@ scenario(
     "A dump without Node objects and a network-attached device (allNodes): undetermined (DRA018), not blocked.",
     "match claim c1",
     [
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("fabric", [dev("gpu-0")], pool="fabric", allNodes=True),
     ],
@@ -1525,7 +1397,7 @@ scenario(
     "A dump without Node objects: the node is inferred from the slice's nodeName and the claim is allocatable.",
     "match claim c1",
     [
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
     ],
@@ -1537,7 +1409,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")], nodeSelector={"zone": "mars"}),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -1577,7 +1449,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")], node_name="node-01"),
-        claim("c1", [req()], results=[("gpu", "node-01", "gpu-0")], reserved="other", node="node-01"),
+        claim("c1", [request()], results=[("gpu", "node-01", "gpu-0")], reserved="other", node="node-01"),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -1596,7 +1468,7 @@ scenario(
     "explain pod web-0",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         _TAINTED,
@@ -1621,9 +1493,9 @@ scenario(
         labelled(pod("trainer-a", [("gpu", "claim", "ca")]), app="trainer"),
         labelled(pod("trainer-b", [("gpu", "claim", "cb")]), app="trainer"),
         labelled(pod("other", [("gpu", "claim", "co")]), app="other"),
-        claim("ca", [req()]),
-        claim("cb", [req(selectors=['device.attributes["gpu.example.com"].model == "B200"'])]),
-        claim("co", [req()]),
+        claim("ca", [request()]),
+        claim("cb", [request(selectors=['device.attributes["gpu.example.com"].model == "B200"'])]),
+        claim("co", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0", attrs={"model": "H100"})], "node-01"),
         *NODES,
@@ -1664,7 +1536,7 @@ def deployment_objs():
                 "uid": "uid-rs",
             }
         ]
-        pods.append((p, claim(f"c-{n}", [req(selectors=[sel] if sel else ())])))
+        pods.append((p, claim(f"c-{n}", [request(selectors=[sel] if sel else ())])))
     stray = labelled(pod("recomendador-manual", [("gpu", "claim", "c-x2x4k")]), app="recomendador")
     return [
         d,
@@ -1781,7 +1653,7 @@ scenario(
     "explain job/train",
     [
         _job("train", [("gpu", "template", "gpu-24gb")]),
-        template("gpu-24gb", [req()]),
+        template("gpu-24gb", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
         *NODES,
@@ -1792,7 +1664,7 @@ scenario(
 def _nil_rule_objs():
     return [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0"), dev("gpu-1")], "node-01"),
         *NODES,
@@ -1875,7 +1747,7 @@ def _partition_objs():
     mem = {"counterSet": "gpu-0", "counters": {"memory": {"value": "20Gi"}}}
     return [
         pod("web-0", [("gpu", "claim", "c1")]),
-        claim("c1", [req()]),
+        claim("c1", [request()]),
         dclass(),
         rslice(
             "node-01-gpus",
@@ -1913,17 +1785,17 @@ def _lint_objs():
     )
     ext_a, ext_b = ext_class("gpu-a"), ext_class("gpu-b")
     typo = claim(
-        "c-typo", [req(selectors=['device.capacity["gpu.example.com"].memmory.compareTo(quantity("8Gi")) >= 0'])]
+        "c-typo", [request(selectors=['device.capacity["gpu.example.com"].memmory.compareTo(quantity("8Gi")) >= 0'])]
     )
     as_string = claim(
-        "c-version", [req(selectors=['device.attributes["gpu.example.com"].driverVersion == "550.54.15"'])]
+        "c-version", [request(selectors=['device.attributes["gpu.example.com"].driverVersion == "550.54.15"'])]
     )
-    misplaced = claim("c-tol", [req()])
+    misplaced = claim("c-tol", [request()])
     misplaced["spec"]["devices"]["tolerations"] = [{"key": "example.com/unhealthy", "operator": "Exists"}]
     old = template("t-old", [])
     old["apiVersion"] = "resource.k8s.io/v1beta1"
     old["spec"]["spec"]["devices"]["requests"] = [{"name": "gpu", "deviceClassName": "gpu"}]
-    missing_class = claim("c-nope", [req(cls="gpu-large")])
+    missing_class = claim("c-nope", [request(cls="gpu-large")])
     deploy = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -1949,7 +1821,7 @@ def _lint_objs():
     plugin_node["status"] = {"allocatable": {"cpu": "8", "example.com/gpu": "4", "example.com/vgpu": "8"}}
     v1_shape = claim("c-v1beta1-shape", [])
     v1_shape["spec"]["devices"]["requests"] = [{"name": "gpu", "deviceClassName": "gpu", "count": 1}]
-    ok = template("t-ok", [req()])
+    ok = template("t-ok", [request()])
     mixed = pod("mixed", [("gpu", "template", "t-ok")])
     mixed["spec"]["containers"][0]["resources"] = {
         "limits": {"example.com/vgpu": "1"},
@@ -2024,7 +1896,7 @@ def inventory_objs():
             }
         ],
     }
-    shared = claim("c-nic", [req("nic", "nic")])
+    shared = claim("c-nic", [request("nic", "nic")])
     shared["status"] = {
         "allocation": {
             "devices": {
@@ -2042,10 +1914,10 @@ def inventory_objs():
         }
     }
     return [
-        claim("c-1g", [req()], results=[("gpu", "node-01", "gpu-0-1g-0")], reserved="web-0", node="node-01"),
+        claim("c-1g", [request()], results=[("gpu", "node-01", "gpu-0-1g-0")], reserved="web-0", node="node-01"),
         claim(
             "c-whole",
-            [req()],
+            [request()],
             results=[("gpu", "node-02", "gpu-1"), ("gpu", "node-02", "gpu-3")],
             reserved="trainer",
             node="node-02",
@@ -2119,9 +1991,9 @@ def request_fit_objs():
     waiting = pod("notebook-0", [("gpu", "claim", "nb-0")])
     waiting["metadata"]["creationTimestamp"] = "2026-11-01T00:00:00Z"
     return [
-        claim("c-1g", [req(selectors=[PROFILE_1G])], results=[("gpu", "node-01", "gpu-0-1g-0")], reserved="web-0",
+        claim("c-1g", [request(selectors=[PROFILE_1G])], results=[("gpu", "node-01", "gpu-0-1g-0")], reserved="web-0",
               node="node-01"),
-        claim("nb-0", [req(selectors=[PROFILE_1G])]),
+        claim("nb-0", [request(selectors=[PROFILE_1G])]),
         waiting,
         dclass(),
         dclass("nic", 'device.driver == "net.example.com"'),
@@ -2139,7 +2011,7 @@ def request_file(ns):
         "apiVersion": "resource.k8s.io/v1",
         "kind": "ResourceClaimTemplate",
         "metadata": {"name": "mig-1g", "namespace": ns},
-        "spec": {"spec": {"devices": {"requests": [req(selectors=[PROFILE_1G])]}}},
+        "spec": {"spec": {"devices": {"requests": [request(selectors=[PROFILE_1G])]}}},
     }
 
 
@@ -2225,7 +2097,9 @@ def scan_objs():
     running = _aged(pod("trainer-0", [("gpu", "claim", "team-b-claim")], node_name="node-02"), "2026-11-29T10:00:00Z")
     running["metadata"]["namespace"] = "team-b"
     running["status"]["phase"] = "Running"
-    held = claim("team-b-claim", [req()], results=[("gpu", "node-02", "gpu-0")], reserved="trainer-0", node="node-02")
+    held = claim(
+        "team-b-claim", [request()], results=[("gpu", "node-02", "gpu-0")], reserved="trainer-0", node="node-02"
+    )
     held["metadata"]["namespace"] = "team-b"
     held["status"]["reservedFor"][0]["uid"] = "uid-pod-trainer-0"
     ext = _aged(ext_pod("ext-0"), "2026-12-01T07:55:00Z")
@@ -2274,7 +2148,7 @@ def two_teams_objs():
     for ns, mem in (("team-a", "24Gi"), ("team-b", "80Gi")):
         sel = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("{mem}")) >= 0'
         p = pod("web-0", [("gpu", "claim", "c1")])
-        c = claim("c1", [req(selectors=[sel])])
+        c = claim("c1", [request(selectors=[sel])])
         team = [p, c]
         if ns == "team-b":
             team.append(event("web-0", "FailedScheduling", CAN, "2026-11-30T09:00:00Z"))
@@ -2428,7 +2302,6 @@ def with_node_status(objs: list) -> list:
 
 
 def main() -> None:
-    import sys
 
     import driver_inputs  # tests/scenarios/driver_inputs.py: the kubelet's words and the driver's kubelet plugin
     import fit_inputs  # tests/scenarios/fit_inputs.py: NodeResourcesFit

@@ -23,7 +23,10 @@ def register(m) -> None:
 
     def own(name, created, **kw):
         """A pod with its own claim NAME-gpu (one GPU)."""
-        return [at(m.pod(name, [("gpu", "claim", f"{name}-gpu")]), created, **kw), m.claim(f"{name}-gpu", [m.req()])]
+        return [
+            at(m.pod(name, [("gpu", "claim", f"{name}-gpu")]), created, **kw),
+            m.claim(f"{name}-gpu", [m.request()]),
+        ]
 
     two = [
         *own("p0", "2026-12-01T10:00:00Z"),
@@ -102,14 +105,14 @@ def register(m) -> None:
         [
             *own("anywhere", "2026-12-01T10:00:00Z"),
             zone_a,
-            m.claim("pinned-gpu", [m.req()]),
+            m.claim("pinned-gpu", [m.request()]),
             m.dclass(),
             gpu_node_01,
             gpu_node_02,
             *m.NODES,
         ],
     )
-    big = m.claim("big-gpu", [m.req(selectors=[m.SEL24])])
+    big = m.claim("big-gpu", [m.request(selectors=[m.SEL24])])
     m.scenario(
         "queue-count-proof",
         "status: `first` and `big` (a different request) compete for GPUs on three nodes. Wherever `first` goes, "
@@ -154,14 +157,14 @@ def register(m) -> None:
         "match claim probe --count 3 on the replicas' cluster: two copies of the claim fit (node-03, node-04), the "
         "third finds every GPU allocated, two of them to the copies before it (exit 1).",
         "match claim probe --count 3",
-        [*_deployment(m, pods=2, running=2), m.claim("probe", [m.req()])],
+        [*_deployment(m, pods=2, running=2), m.claim("probe", [m.request()])],
     )
     # A training gang: 16 workers, minCount 16, each with its own claim; 3 nodes of 4 GPUs: 12 fit, none is placed.
     workers = []
     for i in range(16):
         w = at(m.pod(f"train-w{i:02d}", [("gpu", "claim", f"train-w{i:02d}-gpu")]), f"2026-12-01T10:00:{i:02d}Z")
         w["spec"]["schedulingGroup"] = {"podGroupName": "train"}
-        workers += [w, m.claim(f"train-w{i:02d}-gpu", [m.req()])]
+        workers += [w, m.claim(f"train-w{i:02d}-gpu", [m.request()])]
     group = {
         "apiVersion": "scheduling.k8s.io/v1beta1",
         "kind": "PodGroup",
@@ -196,7 +199,9 @@ def register(m) -> None:
         "explain pod urgent",
         [
             batch,
-            m.claim("batch-gpu", [m.req()], results=[("gpu", "node-01", "gpu-0")], reserved="batch", node="node-01"),
+            m.claim(
+                "batch-gpu", [m.request()], results=[("gpu", "node-01", "gpu-0")], reserved="batch", node="node-01"
+            ),
             *own("urgent", "2026-12-01T10:00:00Z", priority=1000),
             m.dclass(),
             gpu_node_01,
@@ -261,7 +266,7 @@ def _deployment(m, pods: int = 8, running: int = 0) -> list:
         },
         "spec": {"selector": {"matchLabels": {"app": "inference"}}},
     }
-    objs = [d, rs, m.template("inference-gpu", [m.req()])]
+    objs = [d, rs, m.template("inference-gpu", [m.request()])]
     suffixes = ("a1b2c", "d3e4f", "g5h6i", "j7k8l", "m9n0p", "q1r2s", "t3u4v", "w5x6y")
     for i, suffix in enumerate(suffixes[:pods]):
         name = f"inference-5c7f9-{suffix}"
@@ -281,9 +286,9 @@ def _deployment(m, pods: int = 8, running: int = 0) -> list:
         ]
         if node_name:
             p["status"]["phase"] = "Running"
-            c = m.claim(claim_name, [m.req()], owner_pod=name, results=[("gpu", node_name, "gpu-0")], reserved=name)
+            c = m.claim(claim_name, [m.request()], owner_pod=name, results=[("gpu", node_name, "gpu-0")], reserved=name)
         else:
-            c = m.claim(claim_name, [m.req()], owner_pod=name)
+            c = m.claim(claim_name, [m.request()], owner_pod=name)
         objs += [p, c]
     objs.append(m.dclass())
     for n in range(1, 5):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import builders
 import pytest
+from builders import device, request, rslice
 
 from kubectl_dra.analyze.allocator import (
     AllocatedState,
@@ -25,15 +27,11 @@ def sem(v=(1, 37), **gates):
 
 
 def dev(name, **kw):
-    return {"name": name, **kw}
+    return device(name, **kw)
 
 
 def sl(name, devices, node="n1", pool="p", count=1, gen=1, **spec):
-    s = {"driver": D, "pool": {"name": pool, "generation": gen, "resourceSliceCount": count}, "devices": devices}
-    if node:
-        s["nodeName"] = node
-    s.update(spec)
-    return {"metadata": {"name": name}, "spec": s}
+    return rslice(name, devices, node, pool, D, count, gen, **spec)
 
 
 CLASSES = {
@@ -42,17 +40,11 @@ CLASSES = {
 
 
 def claim(*requests, constraints=None, name="c"):
-    c = {"metadata": {"name": name, "namespace": "ns"}, "spec": {"devices": {"requests": list(requests)}}}
-    if constraints:
-        c["spec"]["devices"]["constraints"] = constraints
-    return c
+    return builders.claim(name, list(requests), constraints, ns="ns", uid=False)
 
 
 def req(name="r", count=1, mode="ExactCount", **kw):
-    e = {"deviceClassName": "gpu", "allocationMode": mode, **kw}
-    if mode == "ExactCount":
-        e["count"] = count
-    return {"name": name, "exactly": e}
+    return request(name, "gpu", count, mode=mode, **kw)
 
 
 def picks(res):

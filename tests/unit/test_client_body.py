@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import gzip
 import json
-import socketserver
-import threading
 import time
-from http.server import BaseHTTPRequestHandler
 
 import pytest
+from loopback import Handler, kubeconfig, serve, url
 
 from kubectl_dra.errors import DraError
 from kubectl_dra.gather.client import Client
@@ -19,12 +17,7 @@ from kubectl_dra.gather.client import Client
 ITEMS = [{"metadata": {"name": f"slice-{i}"}, "spec": {"devices": [{"name": f"gpu-{j}"} for j in range(8)]}} for i in range(300)]  # fmt: skip
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
+class _Handler(Handler):
     def setup(self):
         super().setup()
         self.server.connections += 1
@@ -78,32 +71,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
 @pytest.fixture
 def server(tmp_path):
-    srv = _Server(("127.0.0.1", 0), _Handler)
-    srv.connections, srv.paths, srv.shortened = 0, [], False
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    kc = tmp_path / "kubeconfig"
-    kc.write_text(
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{srv.server_address[1]}"}}],
-                "users": [{"name": "u", "user": {}}],
-                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "x",
-            }
-        )
-    )
-    yield srv, str(kc)
-    srv.shutdown()
-    srv.server_close()
+    with serve(_Handler, connections=0, paths=[], shortened=False) as srv:
+        yield srv, kubeconfig(tmp_path / "kubeconfig", {"server": url(srv)})
 
 
 def test_a_streamed_list_and_an_encoded_answer_read_alike_on_one_connection(server):

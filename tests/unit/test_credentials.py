@@ -7,17 +7,15 @@ client certificate that rotates, and a watch that reconnects with the credential
 from __future__ import annotations
 
 import json
-import socketserver
 import ssl
 import subprocess
 import sys
-import threading
 import time
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from loopback import Handler, kubeconfig, serve, url
 
 from kubectl_dra.errors import DraError
 from kubectl_dra.gather.client import Client, ListRecord, Unauthorized
@@ -148,12 +146,7 @@ def pki(tmp_path_factory) -> Path:
     return d
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
+class _Handler(Handler):
     def _who(self) -> str | None:
         """The identity of the request: a client certificate's CN, else a bearer token the server accepts (it
         reads `tok-<n>-<expiry>` and takes it until that POSIX time, unless told to refuse token n)."""
@@ -170,41 +163,23 @@ class _Handler(BaseHTTPRequestHandler):
         who = self._who()
         self.server.log.append((self.path.split("?")[0], who))
         if who is None:
-            self._send(401, {"kind": "Status", "code": 401, "message": "Unauthorized"})
+            self.send_json(401, {"kind": "Status", "code": 401, "message": "Unauthorized"})
         elif self.path.startswith("/watch"):
             # one event per watch, then the watch ends, as the server ends each after its timeoutSeconds
             body = json.dumps({"type": "ADDED", "object": {"metadata": {"name": who, "resourceVersion": "2"}}})
-            self._send(200, None, body.encode() + b"\n")
+            self.send_json(200, raw=body.encode() + b"\n")
         else:
-            self._send(200, {"kind": "Thing", "who": who})
-
-    def _send(self, status: int, doc, raw: bytes | None = None):
-        body = raw if raw is not None else json.dumps(doc).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+            self.send_json(200, {"kind": "Thing", "who": who})
 
 
 @pytest.fixture
 def server(pki):
-    srv = _Server(("127.0.0.1", 0), _Handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(pki / "server.crt", pki / "server.key")
     ctx.load_verify_locations(pki / "ca.crt")
     ctx.verify_mode = ssl.CERT_OPTIONAL
-    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    srv.log, srv.reject_all, srv.refused = [], False, set()
-    threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True).start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
+    with serve(_Handler, ctx, 0.05, log=[], reject_all=False, refused=set()) as srv:
+        yield srv
 
 
 # The plugin counts its runs in runs.txt; its token `tok-<run>-<expiry>` lasts LIFETIME seconds, and it says so in
@@ -231,28 +206,8 @@ print(json.dumps({{"apiVersion": "client.authentication.k8s.io/v1", "kind": "Exe
 
 
 def _kubeconfig(tmp_path: Path, srv, pki: Path, user: dict) -> str:
-    kc = tmp_path / "kubeconfig"
-    kc.write_text(
-        json.dumps(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [
-                    {
-                        "name": "c",
-                        "cluster": {
-                            "server": f"https://127.0.0.1:{srv.server_address[1]}",
-                            "certificate-authority": str(pki / "ca.crt"),
-                        },
-                    }
-                ],
-                "users": [{"name": "u", "user": user}],
-                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "x",
-            }
-        )
-    )
-    return str(kc)
+    cluster = {"server": url(srv, "https"), "certificate-authority": str(pki / "ca.crt")}
+    return kubeconfig(tmp_path / "kubeconfig", cluster, user)
 
 
 def _exec_client(tmp_path: Path, srv, pki: Path, **env: str) -> Client:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import builders
+from builders import dclass, device, request, rslice, template
+
 from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.nodes import pod_node_rejection
@@ -13,54 +16,26 @@ D = "gpu.example.com"
 
 
 def pod(**spec):
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "p", "namespace": "ns", "uid": "u1"},
-        "spec": {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}], **spec},
-        "status": {"phase": "Pending"},
-    }
+    return builders.pod("p", [("gpu", "template", "t")], ns="ns", uid="u1", **spec)
 
 
 def claim(owner_uid="u1", annotation="gpu", **status):
-    return {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": {
-            "name": "p-gpu-x1",
-            "namespace": "ns",
-            "annotations": {"resource.kubernetes.io/pod-claim-name": annotation},
-            "ownerReferences": [{"kind": "Pod", "name": "p", "uid": owner_uid, "controller": True}],
-        },
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "c"}}]}},
-        "status": status,
-    }
+    c = builders.claim(
+        "p-gpu-x1",
+        [request("gpu", "c")],
+        ns="ns",
+        uid=False,
+        annotations={"resource.kubernetes.io/pod-claim-name": annotation},
+        ownerReferences=[{"kind": "Pod", "name": "p", "uid": owner_uid, "controller": True}],
+    )
+    c["status"] = status
+    return c
 
 
-CLASS = {
-    "apiVersion": "resource.k8s.io/v1",
-    "kind": "DeviceClass",
-    "metadata": {"name": "c"},
-    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]},
-}
-SLICE = {
-    "apiVersion": "resource.k8s.io/v1",
-    "kind": "ResourceSlice",
-    "metadata": {"name": "s"},
-    "spec": {
-        "driver": D,
-        "nodeName": "n1",
-        "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
-        "devices": [{"name": "gpu-0"}],
-    },
-}
-NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {}}}
-TEMPLATE = {
-    "apiVersion": "resource.k8s.io/v1",
-    "kind": "ResourceClaimTemplate",
-    "metadata": {"name": "t", "namespace": "ns"},
-    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "c"}}]}}},
-}
+CLASS = dclass("c", f'device.driver == "{D}"')
+SLICE = rslice("s", [device("gpu-0")], "n1", driver=D)
+NODE = builders.node("n1", hostname=False)
+TEMPLATE = template("t", [request("gpu", "c")], ns="ns")
 
 
 def snap(*objs, gaps=()):

@@ -4,6 +4,7 @@ writes them), the plugin DaemonSet's candidates, link and coverage of a node."""
 from __future__ import annotations
 
 import pytest
+from builders import node
 
 from kubectl_dra.analyze.pod.driver import coverage_gap, drivers_named, is_plugin_candidate, link, pod_state
 from kubectl_dra.analyze.pod.kubelet import classify
@@ -107,7 +108,7 @@ def test_link_strength():
 
 
 def _node(labels=None, taints=None):
-    return {"metadata": {"name": "node-01", "labels": labels or {}}, "spec": {"taints": taints or []}}
+    return node("node-01", hostname=False, taints=taints or [], **(labels or {}))
 
 
 def test_coverage_with_the_daemonset_controllers_tolerations():

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import builders
+from builders import container, dclass, device, request
+
 from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.objects import snapshot_from_objects
@@ -19,30 +22,22 @@ SELECTOR = f'device.attributes["{DRIVER}"].n > 1'
 
 
 def node(name, cpu="8", **labels):
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"pool": "a", **labels}},
-            "status": {"allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"}}}  # fmt: skip
+    return builders.node(name, allocatable={"cpu": cpu}, hostname=False, **{"pool": "a", **labels})
 
 
 def dev(name, n, **where):
-    return {"name": name, "attributes": {"n": {"int": n} if isinstance(n, int) else {"string": n}}, **where}
+    return device(name, attrs={"n": n}, **where)
 
 
 def rslice(name, devices, **spec):
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
-            "spec": {"driver": DRIVER, "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
-                     "devices": devices, **spec}}  # fmt: skip
+    return builders.rslice(name, devices, pool=name, driver=DRIVER, **spec)
 
 
 def objects(pod_spec: dict, slices: list, nodes: list) -> list:
-    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
-           "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}  # fmt: skip
-    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": NS},
-             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
-                 "deviceClassName": "gpu", "selectors": [{"cel": {"expression": SELECTOR}}]}}]}}}  # fmt: skip
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": NS, "uid": "uid-p"},
-           "spec": {"containers": [{"name": "a", "image": "x", "resources": {"requests": {"cpu": "4"}}}],
-                    "resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}], **pod_spec},
-           "status": {"phase": "Pending"}}  # fmt: skip
+    cls = dclass("gpu", f'device.driver == "{DRIVER}"')
+    claim = builders.claim("c", [request(selectors=[SELECTOR])], ns=NS, uid=False)
+    app = container("a", "4")
+    pod = builders.pod("p", [("gpu", "claim", "c")], ns=NS, uid="uid-p", containers=[app], **pod_spec)
     return [cls, claim, pod, *slices, *nodes]
 
 
@@ -92,13 +87,8 @@ def test_an_error_on_a_node_an_allocated_claim_rules_out_still_ends_the_attempt(
     objs = objects({}, [rslice("s1", [dev("bad", "x")], nodeName="node-01"),
                         rslice("s2", [dev("ok", 5), dev("held", 5)], nodeName="node-02")],
                    [node("node-01"), node("node-02")])  # fmt: skip
-    held = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "a", "namespace": NS},
-            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
-            "status": {"allocation": {
-                "devices": {"results": [{"request": "gpu", "driver": DRIVER, "pool": "s2", "device": "held"}]},
-                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": ["node-02"]}]}]}},
-                "reservedFor": [{"resource": "pods", "name": "p", "uid": "uid-p"}]}}  # fmt: skip
+    held = builders.claim("a", [request()], results=[("gpu", "s2", "held")], node="node-02", ns=NS, uid=False)
+    held["status"]["reservedFor"] = [{"resource": "pods", "name": "p", "uid": "uid-p"}]
     pod = next(o for o in objs if o["kind"] == "Pod")
     pod["spec"]["resourceClaims"].append({"name": "held", "resourceClaimName": "a"})
     r = explain([*objs, held])
@@ -149,9 +139,8 @@ def test_an_error_on_a_node_whose_fit_is_unknown_may_not_be_met():
                         rslice("s2", [dev("ok", 5)], nodeName="node-02")],
                    [node("node-01"), node("node-02")])  # fmt: skip
     pod = next(o for o in objs if o["kind"] == "Pod")
-    bound = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "other", "namespace": NS},
-             "spec": {"nodeName": "node-02", "containers": [{"name": "a", "image": "x"}]},
-             "status": {"phase": "Running"}}  # fmt: skip
+    app = [{"name": "a", "image": "x"}]
+    bound = builders.pod("other", (), "node-02", ns=NS, uid=False, containers=app, phase="Running")
     # a dump without every bound pod: node-02 has one listed (known), node-01 none (unknown: maybe left out)
     r = explain_pod(snapshot_from_objects([*objs, bound], NS), S37, NS, "p")
     f = next((f for f in r.findings if f.code == "DRA304"), None)

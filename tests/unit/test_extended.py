@@ -5,6 +5,10 @@ pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go and
 
 from __future__ import annotations
 
+import builders
+from builders import container as ctr
+from builders import dclass
+
 from kubectl_dra.analyze.pod.extended import (
     build_requests,
     class_mapping,
@@ -22,28 +26,14 @@ S35_OFF = Semantics.for_version((1, 35))
 
 
 def cls(name, ern=None, created="2026-01-01T00:00:00Z"):
-    c = {"kind": "DeviceClass", "metadata": {"name": name, "creationTimestamp": created}, "spec": {}}
-    if ern:
-        c["spec"]["extendedResourceName"] = ern
+    c = dclass(name, "", **({"extendedResourceName": ern} if ern else {}))
+    c["metadata"]["creationTimestamp"] = created
     return c
 
 
 def pod(containers, init=()):
-    return {
-        "kind": "Pod",
-        "metadata": {"name": "p", "namespace": "default", "uid": "u1"},
-        "spec": {"initContainers": list(init), "containers": list(containers)},
-    }
-
-
-def ctr(name, restart=None, **requests):
-    c = {
-        "name": name,
-        "resources": {"requests": {k.replace("__", "/").replace("_", "."): v for k, v in requests.items()}},
-    }
-    if restart:
-        c["restartPolicy"] = restart
-    return c
+    c, i = list(containers), list(init)
+    return builders.pod("p", (), uid="u1", containers=c, phase=None, initContainers=i)
 
 
 def plan(p, classes, sem=S37):

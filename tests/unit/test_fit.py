@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import builders
+from builders import claim, dclass, device, event, request, rslice
+from builders import container as ctr
+
 from kubectl_dra.analyze.pod.fit import BoundPods, Fit, pod_requests, scheduler_units
 from kubectl_dra.analyze.pod.scheduler import SchedulerWord, agreement_finding
 from kubectl_dra.analyze.reports.explain import explain_pod
@@ -17,36 +21,13 @@ S34 = Semantics.for_version((1, 34))
 NS = "ml-team"
 
 
-def ctr(name, cpu=None, memory=None, always=False, limits=None, **other):
-    reqs = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None} | other
-    c = {"name": name, "image": "x", "resources": {"requests": reqs}}
-    if limits:
-        c["resources"]["limits"] = limits
-    if always:
-        c["restartPolicy"] = "Always"
-    return c
-
-
 def pod(name="p", containers=(), inits=(), node=None, phase="Pending", ns=NS, **spec):
-    p = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}"},
-        "spec": {"containers": list(containers), "initContainers": list(inits), **spec},
-        "status": {"phase": phase},
-    }
-    if node:
-        p["spec"]["nodeName"] = node
-    return p
+    c, i = list(containers), list(inits)
+    return builders.pod(name, (), node, ns=ns, uid=f"uid-{name}", containers=c, phase=phase, initContainers=i, **spec)
 
 
 def node(name="node-01", **alloc):
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name},
-        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", **alloc}},
-    }
+    return builders.node(name, allocatable=alloc, hostname=False)
 
 
 def units(p, bound=False):
@@ -65,7 +46,7 @@ def test_sidecars_add_to_the_containers_and_to_every_init_container_after_them()
     # KEP-753: InitContainerUse(i) = sum(sidecars before i) + init i; the pod = max(containers + sidecars, those)
     p = pod(
         containers=[ctr("app", "3")],
-        inits=[ctr("side1", "1", always=True), ctr("init2", "6"), ctr("side3", "2", always=True)],
+        inits=[ctr("side1", "1", restart="Always"), ctr("init2", "6"), ctr("side3", "2", restart="Always")],
     )
     assert units(p) == {"cpu": 7000}  # init2 with side1 (7) beats app + side1 + side3 (6)
     p["spec"]["initContainers"][1]["resources"]["requests"]["cpu"] = "4"
@@ -140,12 +121,7 @@ def test_unknown_bound_pods_leave_the_fit_open_unless_the_pod_alone_is_too_big()
 
 
 def test_an_extended_resource_a_class_maps_goes_to_dra_only_on_nodes_without_it():
-    gpu_class = {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "DeviceClass",
-        "metadata": {"name": "gpu"},
-        "spec": {"extendedResourceName": "example.com/gpu"},
-    }
+    gpu_class = dclass("gpu", "", extendedResourceName="example.com/gpu")
     me = pod(containers=[ctr("a", "1", **{"example.com/gpu": "1"})])
     assert fit_on(me, [], node(), classes=[gpu_class]).fits is True  # DRA serves it: NodeResourcesFit skips it
     nf = fit_on(me, [], node(), classes=[])  # no class maps it: the node has none
@@ -160,24 +136,9 @@ def test_an_extended_resource_a_class_maps_goes_to_dra_only_on_nodes_without_it(
 
 DRIVER = "gpu.example.com"
 CLUSTER = [
-    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
-    {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": "s1"},
-        "spec": {
-            "driver": DRIVER,
-            "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 1},
-            "nodeName": "node-01",
-            "devices": [{"name": "gpu-0"}],
-        },
-    },
-    {
-        "apiVersion": "resource.k8s.io/v1",
-        "kind": "ResourceClaim",
-        "metadata": {"name": "c", "namespace": NS, "uid": "uid-c"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
-    },
+    dclass("gpu", ""),
+    rslice("s1", [device("gpu-0")], "node-01", driver=DRIVER),
+    claim("c", [request()], ns=NS, uid="uid-c"),
     node(),
 ]
 
@@ -259,19 +220,7 @@ def test_when_the_dry_run_stops_at_its_node_budget_every_node_it_tried_being_ful
         n = f"node-{i:03d}"
         objs.append(node(n))
         objs.append(pod(f"etl-{i}", [ctr("x", "7")], node=n, phase="Running", ns="batch"))
-        objs.append(
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": f"s-{n}"},
-                "spec": {
-                    "driver": DRIVER,
-                    "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
-                    "nodeName": n,
-                    "devices": [{"name": "gpu-0"}],
-                },
-            }
-        )
+        objs.append(rslice(f"s-{n}", [device("gpu-0")], n, driver=DRIVER))
     snap = replace(snapshot_from_objects(objs, NS), source="live", bound_pods=True)
     r = explain_pod(snap, S37, NS, "trainer-0")
     assert not r.verdict.blocked and not r.verdict.determined, r.verdict
@@ -300,17 +249,8 @@ def test_malformed_statuses_and_resources_are_read_as_absent_not_a_crash():
 
 
 def test_unknown_fit_and_a_scheduler_that_names_cpu_is_undetermined_with_its_words_not_a_disagreement():
-    said = {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": "e1", "namespace": NS},
-        "involvedObject": {"kind": "Pod", "name": "trainer-0", "namespace": NS, "uid": "uid-trainer-0"},
-        "reason": "FailedScheduling",
-        "type": "Warning",
-        "message": "0/3 nodes are available: 1 Insufficient cpu, 2 cannot allocate all claims.",
-        "source": {"component": "default-scheduler"},
-        "lastTimestamp": "2026-12-01T09:00:00Z",
-    }
+    message = "0/3 nodes are available: 1 Insufficient cpu, 2 cannot allocate all claims."
+    said = event("trainer-0", "FailedScheduling", message, "2026-12-01T09:00:00Z", ns=NS, pod_uid="uid-trainer-0")
     snap = snapshot_from_objects([trainer(), said, *CLUSTER], NS)  # a file: no pod bound to node-01
     r = explain_pod(snap, S37, NS, "trainer-0")
     codes = [f.code for f in r.findings]

@@ -3,12 +3,8 @@ against a real HTTP server on loopback: answers, refusals as Gaps, 404 fallbacks
 
 from __future__ import annotations
 
-import json
-import socketserver
-import threading
-from http.server import BaseHTTPRequestHandler
-
 import pytest
+from loopback import Handler, kubeconfig, serve, url
 
 from kubectl_dra.gather.client import Client
 from kubectl_dra.gather.plan import ListJob, Needs, plan, run
@@ -86,12 +82,7 @@ ANSWERS = {
 }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
+class _Handler(Handler):
     def do_GET(self):
         path = self.path.split("?")[0]
         self.server.paths.append(path)
@@ -101,34 +92,14 @@ class _Handler(BaseHTTPRequestHandler):
             if status == 200
             else {"kind": "Status", "status": "Failure", "message": f"no {path}", "code": status}
         )
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+        self.send_json(status, body)
 
 
 @pytest.fixture
 def client(tmp_path):
-    srv = _Server(("127.0.0.1", 0), _Handler)
-    srv.paths = []
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    kc = tmp_path / "kubeconfig"
-    kc.write_text(json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": "x",
-        "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{srv.server_address[1]}"}}],
-        "users": [{"name": "u", "user": {}}], "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-    }))  # fmt: skip
-    srv.kubeconfig_paths = [str(kc)]
-    yield Client(str(kc), None, 10), srv
-    srv.shutdown()
-    srv.server_close()
+    with serve(_Handler, paths=[]) as srv:
+        srv.kubeconfig_paths = [kubeconfig(tmp_path / "kubeconfig", {"server": url(srv)})]
+        yield Client(srv.kubeconfig_paths[0], None, 10), srv
 
 
 def test_run_reads_answers_and_turns_refusals_into_gaps_in_plan_order(client):

@@ -4,6 +4,7 @@ another, types as alternatives) and the filters."""
 from __future__ import annotations
 
 import pytest
+from builders import claim, dclass, device, node, request, rslice
 
 from kubectl_dra.analyze.reports.inventory import inventory
 from kubectl_dra.errors import DraError
@@ -15,73 +16,23 @@ D = "gpu.example.com"
 
 
 def part(name, gi, profile):
-    return {
-        "name": name,
-        "attributes": {"profile": {"string": profile}},
-        "capacity": {"memory": {"value": f"{gi}Gi"}},
-        "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": f"{gi}Gi"}}}],
-    }
+    uses = [{"counterSet": "gpu-0", "counters": {"memory": {"value": f"{gi}Gi"}}}]
+    return device(name, memory=f"{gi}Gi", attrs={"profile": profile}, consumesCounters=uses)
 
 
 def objects(allocated=(), total="40Gi"):
     devices = [part(f"1g-{i}", 5, "1g") for i in range(4)] + [part("3g-0", 20, "3g"), part("3g-1", 20, "3g")]
+    counters = [{"name": "gpu-0", "counters": {"memory": {"value": total}}}]
     objs = [
-        {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "node-01", "labels": {"zone": "a"}}},
-        {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "node-02", "labels": {"zone": "b"}}},
-        {
-            "kind": "DeviceClass",
-            "apiVersion": "resource.k8s.io/v1",
-            "metadata": {"name": "gpu"},
-            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]},
-        },
-        {
-            "kind": "ResourceSlice",
-            "apiVersion": "resource.k8s.io/v1",
-            "metadata": {"name": "parts"},
-            "spec": {
-                "driver": D,
-                "nodeName": "node-01",
-                "pool": {"name": "p", "generation": 1, "resourceSliceCount": 2},
-                "devices": devices,
-            },
-        },
-        {
-            "kind": "ResourceSlice",
-            "apiVersion": "resource.k8s.io/v1",
-            "metadata": {"name": "counters"},
-            "spec": {
-                "driver": D,
-                "nodeName": "node-01",
-                "pool": {"name": "p", "generation": 1, "resourceSliceCount": 2},
-                "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": total}}}],
-            },
-        },
-        {
-            "kind": "ResourceSlice",
-            "apiVersion": "resource.k8s.io/v1",
-            "metadata": {"name": "fabric"},
-            "spec": {
-                "driver": "fabric.example.com",
-                "allNodes": True,
-                "pool": {"name": "f", "generation": 1, "resourceSliceCount": 1},
-                "devices": [{"name": "link-0"}],
-            },
-        },
+        node("node-01", hostname=False, zone="a"),
+        node("node-02", hostname=False, zone="b"),
+        dclass(),
+        rslice("parts", devices, "node-01", pool="p", count=2),
+        rslice("counters", [], "node-01", pool="p", count=2, sharedCounters=counters),
+        rslice("fabric", [device("link-0")], pool="f", driver="fabric.example.com", allNodes=True),
     ]
     for i, dev in enumerate(allocated):
-        objs.append(
-            {
-                "kind": "ResourceClaim",
-                "apiVersion": "resource.k8s.io/v1",
-                "metadata": {"name": f"c{i}", "namespace": "default"},
-                "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}},
-                "status": {
-                    "allocation": {
-                        "devices": {"results": [{"request": "gpu", "driver": D, "pool": "p", "device": dev}]}
-                    }
-                },
-            }
-        )
+        objs.append(claim(f"c{i}", [request()], results=[("gpu", "p", dev)], uid=False))
     return snapshot_from_objects(objs, "default")
 
 
@@ -140,17 +91,8 @@ def test_streamed_json_is_the_document_byte_for_byte():
     from kubectl_dra.render import devices as render
     from kubectl_dra.render.structured import _default
 
-    many = {
-        "kind": "ResourceSlice",
-        "apiVersion": "resource.k8s.io/v1",
-        "metadata": {"name": "many"},
-        "spec": {
-            "driver": D,
-            "allNodes": True,
-            "pool": {"name": "m", "generation": 1, "resourceSliceCount": 1},
-            "devices": [{"name": f"d-{i}", "attributes": {"index": {"int": i}}} for i in range(1100)],
-        },
-    }
+    devices = [device(f"d-{i}", attrs={"index": i}) for i in range(1100)]
+    many = rslice("many", devices, pool="m", allNodes=True)
     snap = objects()
     report = inventory(snapshot_from_objects([*snap.nodes, *snap.classes, *snap.slices, many], "default"), S37)
     assert len(report.rows) > 2 * render._CHUNK

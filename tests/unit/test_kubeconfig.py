@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from loopback import kubeconfig
 
 from kubectl_dra.errors import DraError
 from kubectl_dra.gather.credentials import Creds, StaticCredentials
@@ -46,21 +47,6 @@ def no_ambient_config(tmp_path, monkeypatch):
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
-
-
-def kubeconfig(path, cluster=None, user=None, context=None, extra=None):
-    """One context "c" on cluster "k" and user "u" (JSON is YAML)."""
-    doc = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "current-context": "c",
-        "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u", **(context or {})}}],
-        "clusters": [{"name": "k", "cluster": {"server": "https://10.0.0.1:6443", **(cluster or {})}}],
-        "users": [{"name": "u", "user": user or {}}],
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({**doc, **(extra or {})}))
-    return str(path)
 
 
 def plugin(tmp_path, name="plugin.py"):

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from builders import rslice
 
 from kubectl_dra.errors import DraError
 from kubectl_dra.model.objects import snapshot_from_objects
 
 
 def _slice(*devices):
-    return {
-        "kind": "ResourceSlice",
-        "apiVersion": "resource.k8s.io/v1",
-        "metadata": {"name": "s"},
-        "spec": {"driver": "d.example.com", "nodeName": "n", "pool": {"name": "p"}, "devices": list(devices)},
-    }
+    return rslice("s", list(devices), "n", pool="p", driver="d.example.com")
 
 
 GOOD = {"name": "g0", "attributes": {"a": {"string": "x"}}, "capacity": {"m": {"value": "1"}}, "basic": None}

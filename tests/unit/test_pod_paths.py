@@ -3,6 +3,8 @@ claims, device health (the goldens in tests/scenarios cover the same through the
 
 from __future__ import annotations
 
+from builders import pod
+
 from kubectl_dra.analyze.pod.binding import prebind_failure
 from kubectl_dra.analyze.pod.health import health_findings
 from kubectl_dra.analyze.pod.podgroup import reserved_for_pod
@@ -26,12 +28,7 @@ def ev(reason, message, time, type_="Warning"):
     }
 
 
-POD = {
-    "kind": "Pod",
-    "metadata": {"name": "p", "namespace": "default", "uid": "u"},
-    "spec": {"containers": []},
-    "status": {"phase": "Pending"},
-}
+POD = pod("p", (), uid="u", containers=[])
 
 
 def test_the_newest_scheduler_event_is_its_word_and_the_histogram_counts_dra_nodes():

@@ -9,6 +9,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from builders import rslice
 
 from kubectl_dra.analyze import preload
 from kubectl_dra.analyze.reports.explain import explain_pod
@@ -49,12 +50,7 @@ def test_the_page_handler_changes_no_report(name):
 
 
 def _slice(name, devices):
-    return {
-        "kind": "ResourceSlice",
-        "apiVersion": "resource.k8s.io/v1",
-        "metadata": {"name": name},
-        "spec": {"driver": "d.example.com", "nodeName": "n", "pool": {"name": name}, "devices": devices},
-    }
+    return rslice(name, devices, "n", pool=name, driver="d.example.com")
 
 
 def test_objects_checked_ahead_make_the_same_snapshot_and_a_bad_one_the_same_error():

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import builders
 import pytest
+from builders import dclass, device, request, rslice
 
 from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.queue import Entry, judge_queue, order
@@ -21,11 +23,7 @@ NS = "team-a"
 
 
 def node(name, **labels):
-    return {
-        "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}},
-        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
-    }
+    return builders.node(name, allocatable={}, **labels)
 
 
 def snapshot_from_objects(objs, ns):
@@ -35,52 +33,19 @@ def snapshot_from_objects(objs, ns):
 
 
 def gpus(node_name, *names, pool=None, **extra):
-    devices = [{"name": n, "capacity": {"memory": {"value": "24Gi"}}, **extra} for n in names]
-    return {
-        "kind": "ResourceSlice",
-        "apiVersion": "resource.k8s.io/v1",
-        "metadata": {"name": f"{node_name}-gpus"},
-        "spec": {
-            "driver": DRIVER,
-            "nodeName": node_name,
-            "pool": {"name": pool or node_name, "generation": 1, "resourceSliceCount": 1},
-            "devices": devices,
-        },
-    }
+    return rslice(f"{node_name}-gpus", [device(n, memory="24Gi", **extra) for n in names], node_name, pool=pool)
 
 
-CLASS = {
-    "kind": "DeviceClass",
-    "apiVersion": "resource.k8s.io/v1",
-    "metadata": {"name": "gpu"},
-    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]},
-}
+CLASS = dclass()
 
 
 def claim(name, ns=NS, selectors=(), count=1):
-    exactly = {"deviceClassName": "gpu", "allocationMode": "ExactCount", "count": count}
-    if selectors:
-        exactly["selectors"] = [{"cel": {"expression": s}} for s in selectors]
-    return {
-        "kind": "ResourceClaim",
-        "apiVersion": "resource.k8s.io/v1",
-        "metadata": {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}"},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": exactly}]}},
-    }
+    return builders.claim(name, [request(count=count, selectors=selectors)], ns=ns, uid=f"uid-{ns}-{name}")
 
 
 def pod(name, created, ns=NS, claim_name=None, priority=None, gated=False, attempted=False, **spec):
-    p = {
-        "kind": "Pod",
-        "apiVersion": "v1",
-        "metadata": {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}", "creationTimestamp": created},
-        "spec": {
-            "resourceClaims": [{"name": "gpu", "resourceClaimName": claim_name or f"{name}-gpu"}],
-            "containers": [{"name": "app", "image": "app:1"}],
-            **spec,
-        },
-        "status": {"phase": "Pending"},
-    }
+    refs = [("gpu", "claim", claim_name or f"{name}-gpu")]
+    p = builders.pod(name, refs, ns=ns, uid=f"uid-{ns}-{name}", created=created, **spec)
     if priority is not None:
         p["spec"]["priority"] = priority
     if gated:
@@ -285,18 +250,8 @@ def test_shared_counters_in_flight_count_against_the_next_pod():
     """Two 24Gi partitions of one 40Gi GPU: the first pod's partition leaves too little for the second (1.36+)."""
     sem = Semantics.for_version((1, 36))
 
-    def pool_slice(name, **spec):
-        return {
-            "kind": "ResourceSlice",
-            "apiVersion": "resource.k8s.io/v1",
-            "metadata": {"name": name},
-            "spec": {
-                "driver": DRIVER,
-                "nodeName": "node-01",
-                "pool": {"name": "node-01", "generation": 1, "resourceSliceCount": 2},
-                **spec,
-            },
-        }
+    def pool_slice(name, devices=(), **spec):
+        return rslice(name, list(devices), "node-01", count=2, **spec)
 
     part = {"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "24Gi"}}}
     counters = [

@@ -3,7 +3,9 @@ as kubectl prints it, and the order and exit semantics of the report."""
 
 from __future__ import annotations
 
+import builders
 import pytest
+from builders import dclass
 
 from kubectl_dra.analyze.pod.extended import uses_dra
 from kubectl_dra.analyze.reports.status import Row, ScanReport
@@ -13,11 +15,13 @@ from kubectl_dra.model.times import human_age
 
 S37 = Semantics.for_version((1, 37))
 S34 = Semantics.for_version((1, 34))
-EXT_CLASS = {"kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {"extendedResourceName": "example.com/gpu"}}
+EXT_CLASS = dclass("gpu", "", extendedResourceName="example.com/gpu")
 
 
 def pod(spec=None, **meta):
-    return {"kind": "Pod", "metadata": {"name": "p", "namespace": "default", **meta}, "spec": spec or {}}
+    p = builders.pod("p", (), uid=False, phase=None, **{"containers": [], **(spec or {})})
+    p["metadata"].update(meta)
+    return p
 
 
 def test_uses_dra_claims_templates_and_extended_resources():

@@ -4,6 +4,7 @@ answers for, the devices filters), each a name that finds nothing an error that 
 from __future__ import annotations
 
 import pytest
+from builders import claim, pod, rslice
 
 from kubectl_dra.analyze.reports.targets import check_device_filters, claim_to_match, selected_pods
 from kubectl_dra.errors import DraError
@@ -13,15 +14,15 @@ from kubectl_dra.model.snapshot import Gap, Snapshot
 
 
 def _pod(name, ns=None, **labels):
-    return {"kind": "Pod", "metadata": {"name": name, **({"namespace": ns} if ns else {}), "labels": labels}}
+    return pod(name, (), ns=ns, labels=labels)
 
 
 def _claim(name, ns):
-    return {"kind": "ResourceClaim", "metadata": {"name": name, "namespace": ns}, "spec": {"devices": {}}}
+    return claim(name, [], ns=ns)
 
 
 def _slice(driver, pool, node):
-    return {"kind": "ResourceSlice", "spec": {"driver": driver, "pool": {"name": pool}, "nodeName": node}}
+    return rslice(f"{node}-{pool}", [], node, pool, driver)
 
 
 def test_selected_pods_in_the_namespace_or_every_one_sorted():

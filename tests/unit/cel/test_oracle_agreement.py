@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from builders import claim, request, rslice
 from cel_conformance_table import KNOWN_DIFFERENCES, ROWS
 
 from kubectl_dra.cel import CelCompileError, CelEnvironment
@@ -52,42 +53,9 @@ def _scenario(idx: int, expr: str, device: dict, version: str, list_gate: bool) 
         "deviceClasses": [
             {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c"}, "spec": {}}
         ],
-        "claims": [
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceClaim",
-                "metadata": {"name": "claim", "namespace": "ns"},
-                "spec": {
-                    "devices": {
-                        "requests": [
-                            {
-                                "name": "r",
-                                "exactly": {
-                                    "deviceClassName": "c",
-                                    "allocationMode": "ExactCount",
-                                    "count": 1,
-                                    "selectors": [{"cel": {"expression": expr}}],
-                                },
-                            }
-                        ]
-                    }
-                },
-            }
-        ],
+        "claims": [claim("claim", [request("r", "c", selectors=[expr])], ns="ns", uid=False)],
         "allocatedClaims": [],
-        "slices": [
-            {
-                "apiVersion": "resource.k8s.io/v1",
-                "kind": "ResourceSlice",
-                "metadata": {"name": "s"},
-                "spec": {
-                    "driver": device.get("driver", "d"),
-                    "nodeName": "n1",
-                    "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
-                    "devices": [api_dev],
-                },
-            }
-        ],
+        "slices": [rslice("s", [api_dev], "n1", "p", device.get("driver", "d"))],
     }
 
 
