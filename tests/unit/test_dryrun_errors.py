@@ -168,3 +168,17 @@ def test_a_pod_nominated_to_a_node_where_it_fits_never_meets_an_error_elsewhere(
     pod["status"]["nominatedNodeName"] = "node-03"
     r = explain(objs)
     assert "DRA301" in codes(r) and r.verdict.blocked, r.findings
+
+
+def test_errors_on_several_nodes_are_named_as_the_ones_the_scheduler_may_report():
+    """Filter runs on the nodes in parallel and the first error met ends the attempt: which one the scheduler reports
+    is a race, so the finding names the others it may report instead."""
+    objs = objects({}, [rslice("s1", [dev("bad", "x")], nodeName="node-01"),
+                        rslice("s2", [dev("worse", "y")], nodeName="node-02"),
+                        rslice("s3", [dev("ok", 5)], nodeName="node-03")],
+                   [node("node-01"), node("node-02"), node("node-03")])  # fmt: skip
+    r = explain(objs)
+    f = next(f for f in r.findings if f.code == "DRA301")
+    assert r.verdict.blocked and f.evidence["node"] == "node-01", r.findings
+    assert list(f.evidence["alsoMet"]) == ["node-02"] and "s2/worse" in f.evidence["alsoMet"]["node-02"]
+    assert "may report instead the error it meets on node node-02" in f.message, f.message

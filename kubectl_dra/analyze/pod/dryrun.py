@@ -121,6 +121,7 @@ class DryRun:
     error_node: str | None = None  # ... and the node whose search raised it
     error_maybe: str = ""  # why the scheduler may not meet that error ("": it does; analyze/pod/errors_met.py)
     meet: "ErrorsMet | None" = None  # what decides whether the scheduler meets an error on a node (the queue's too)
+    also_met: dict = field(default_factory=dict)  # node -> another error the scheduler may meet first (its message)
     tried_nodes: int = 0
     considered_nodes: int = 0
     capped: bool = False  # stopped early: more nodes may be allocatable (or the node budget ran out)
@@ -444,7 +445,7 @@ class Analysis:
         if claim_only and self._error_where_unavailable(pending, analyses, claim_only, alloc, fit, skip, meet, dry):
             return
         dry.considered_nodes = len(worth)
-        for n in worth[:MAX_DRYRUN_NODES]:
+        for i, n in enumerate(worth[:MAX_DRYRUN_NODES]):
             dry.tried_nodes += 1
             here = claims_on(pending, skip, _name(n))
             try:
@@ -463,6 +464,7 @@ class Analysis:
                     continue
                 why = meet.uncertainty(_name(n), nf)
                 if why is not None and _met(dry, e, _name(n), why):
+                    self._also_met(dry, worth[i + 1 :], pending, analyses, reach, alloc, fit, skip)
                     break
                 continue  # the scheduler may not meet it (or never filters the node): the search goes on
             if res is None:
@@ -512,6 +514,27 @@ class Analysis:
                 if why is not None and _met(dry, e, _name(n), why):
                     return True
         return False
+
+    def _also_met(self, dry: DryRun, rest: list, pending, analyses, reach, alloc, fit, skip) -> None:
+        """The other errors the scheduler may meet first, one per distinct message (a few): Filter runs on the nodes in
+        parallel and the first error met ends the attempt, so it may report any of them."""
+        aborting = self._aborting_nodes(pending, {id(a.claim): a for a in analyses}, reach)
+        seen = {dry.error.message}
+        for n in rest:
+            if len(dry.also_met) >= 3:
+                return
+            if _name(n) not in aborting or (fit is not None and fit.check(n).fits is False):
+                continue
+            here = claims_on(pending, skip, _name(n))
+            try:
+                if here:
+                    alloc.allocate(n, here)
+            except AllocationError as e:
+                if e.message not in seen:
+                    seen.add(e.message)
+                    dry.also_met[_name(n)] = e.message
+            except NodeFailure:
+                continue
 
     def _nominated_first(self, pending, reach: Reachability, alloc, fit, skip, meet: ErrorsMet, worth: list) -> list:
         """worth with the pod's nominated node first, and meet told whether the pod passes every filter there (the

@@ -88,7 +88,16 @@ def _dry_run_error(an: Analysis, analyses, dry: DryRun, pod) -> bool:
     hint = None
     if code == "DRA301" and "no such key" not in err.message:
         hint = "Fix the expression or the attribute types; the error aborts scheduling until then."
-    an.findings.append(make(code, err.message, hint=hint, node=dry.error_node, **err.evidence))
+    message = err.message
+    if dry.also_met:  # Filter runs on the nodes in parallel: the first error met is the one reported
+        node, other = next(iter(dry.also_met.items()))
+        more = f" (or one of {len(dry.also_met) - 1} more)" if len(dry.also_met) > 1 else ""
+        message += (
+            f"; the scheduler filters nodes in parallel and may report instead the error it meets on node {node}"
+            f"{more}: {other}"
+        )
+    also = {"alsoMet": dict(dry.also_met)} if dry.also_met else {}
+    an.findings.append(make(code, message, hint=hint, node=dry.error_node, **also, **err.evidence))
     return True
 
 
