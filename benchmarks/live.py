@@ -60,16 +60,24 @@ def load(api: clusterlib.Api, items: list[dict], workers: int = 16) -> float:
     def create(o: dict) -> None:
         body = {k: v for k, v in o.items() if k != "status" or o["kind"] in ("Node",)}
         body["metadata"] = {k: v for k, v in o["metadata"].items() if k not in ("uid", "resourceVersion")}
-        created = api.post(COLLECTION[o["kind"]], body)
+        created = api.post(_collection(o), body)
         if o["kind"] == "ResourceClaim" and o.get("status"):
             created["status"] = o["status"]
-            api.put(f"{COLLECTION['ResourceClaim']}/{o['metadata']['name']}/status", created)
+            api.put(f"{_collection(o)}/{o['metadata']['name']}/status", created)
 
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         for kind in ORDER:
             list(pool.map(create, by_kind.get(kind, [])))
             print(f"  loaded {len(by_kind.get(kind, []))} {kind}", file=sys.stderr)
     return time.perf_counter() - t0
+
+
+def _collection(o: dict) -> str:
+    """Where an object of the dump is created: its kind's collection, in its own namespace (the node agents are
+    kube-system pods)."""
+    ns = o["metadata"].get("namespace")
+    path = COLLECTION[o["kind"]]
+    return path.replace(f"/namespaces/{NS}/", f"/namespaces/{ns}/") if ns else path
 
 
 def raw_lists(api: clusterlib.Api) -> tuple[float, int, int]:
