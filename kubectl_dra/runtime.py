@@ -13,6 +13,13 @@ import gc
 import weakref
 
 _MEMOS: weakref.WeakSet = weakref.WeakSet()
+_LONG_RUNNING = [False]
+
+
+def is_long_running() -> bool:
+    """Whether the process answers again and again (-w): what is worth remembering across answers (not in a
+    one-shot command, which would only pay for storing it)."""
+    return _LONG_RUNNING[0]
 
 
 class IdMemo:
@@ -58,6 +65,7 @@ def long_running() -> None:
     gc.collect()
     gc.freeze()
     gc.enable()
+    _LONG_RUNNING[0] = True
 
 
 def next_evaluation() -> None:
