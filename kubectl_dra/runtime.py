@@ -43,7 +43,10 @@ class IdMemo:
         if self._before:
             hit = self._before.pop(id(obj), None)
             if hit is not None and hit[0] is obj:
-                self.put(obj, hit[1])
+                now = self._now  # put(obj, hit[1]), keeping the entry: -w moves every unchanged object's here
+                if len(now) >= self.limit:
+                    now.clear()
+                now[id(obj)] = hit
                 return hit[1]
         return default
 
