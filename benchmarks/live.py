@@ -60,16 +60,24 @@ def load(api: clusterlib.Api, items: list[dict], workers: int = 16) -> float:
     def create(o: dict) -> None:
         body = {k: v for k, v in o.items() if k != "status" or o["kind"] in ("Node",)}
         body["metadata"] = {k: v for k, v in o["metadata"].items() if k not in ("uid", "resourceVersion")}
-        created = api.post(COLLECTION[o["kind"]], body)
+        created = api.post(_collection(o), body)
         if o["kind"] == "ResourceClaim" and o.get("status"):
             created["status"] = o["status"]
-            api.put(f"{COLLECTION['ResourceClaim']}/{o['metadata']['name']}/status", created)
+            api.put(f"{_collection(o)}/{o['metadata']['name']}/status", created)
 
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         for kind in ORDER:
             list(pool.map(create, by_kind.get(kind, [])))
             print(f"  loaded {len(by_kind.get(kind, []))} {kind}", file=sys.stderr)
     return time.perf_counter() - t0
+
+
+def _collection(o: dict) -> str:
+    """Where an object of the dump is created: its kind's collection, in its own namespace (the node agents are
+    kube-system pods)."""
+    ns = o["metadata"].get("namespace")
+    path = COLLECTION[o["kind"]]
+    return path.replace(f"/namespaces/{NS}/", f"/namespaces/{ns}/") if ns else path
 
 
 def raw_lists(api: clusterlib.Api) -> tuple[float, int, int]:
@@ -147,6 +155,29 @@ def _signal(state: dict, sig: int) -> None:
                 pass
 
 
+def cluster(kept: str | None, nodes: int, prefix: str, extra: tuple = ()) -> tuple[Path, dict]:
+    """The state directory and state of the control plane with the realistic dump of `nodes` nodes (and the
+    objects `extra`) loaded: the one kept in the directory `kept` by an earlier run, or a new one."""
+    if kept:
+        state = clusterlib.read_state(Path(kept))
+        if state is None:
+            raise SystemExit(f"no cluster in {kept}")
+        return Path(kept), state
+    dump = Path(tempfile.mkdtemp(prefix=f"kubectl-dra-{prefix}-")) / "dump.json"
+    bench.generate(dump, 0, True, nodes)
+    items = [o for o in json.loads(dump.read_text())["items"] if o["kind"] in COLLECTION] + list(extra)
+    clusterlib.cache_dir().mkdir(parents=True, exist_ok=True)
+    state_dir = Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=clusterlib.cache_dir()))
+    state = clusterlib.up(state_dir)
+    try:
+        secs = load(clusterlib.Api.from_state(state), items)
+    except BaseException:
+        clusterlib.down(state_dir)
+        raise
+    print(f"loaded {len(items)} objects in {secs:.0f} s; cluster state in {state_dir}", file=sys.stderr)
+    return state_dir, state
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, default=bench.NODES)
@@ -156,23 +187,9 @@ def main() -> int:
     ap.add_argument("--baseline", help="a checkout of another commit, timed in the same rounds (paired before/after)")
     a = ap.parse_args()
     bench.compile_modules()
-    if a.cluster:
-        state_dir = Path(a.cluster)
-        state = clusterlib.read_state(state_dir)
-        if state is None:
-            raise SystemExit(f"no cluster in {state_dir}")
-    else:
-        dump = Path(tempfile.mkdtemp(prefix="kubectl-dra-live-")) / "dump.json"
-        bench.generate(dump, 0, True, a.nodes)
-        items = [o for o in json.loads(dump.read_text())["items"] if o["kind"] in COLLECTION]
-        clusterlib.cache_dir().mkdir(parents=True, exist_ok=True)
-        state_dir = Path(tempfile.mkdtemp(prefix="live-", dir=clusterlib.cache_dir()))
-        state = clusterlib.up(state_dir)
+    state_dir, state = cluster(a.cluster, a.nodes, "live")
     api = clusterlib.Api.from_state(state)
     try:
-        if not a.cluster:
-            secs = load(api, items)
-            print(f"loaded {len(items)} objects in {secs:.0f} s; cluster state in {state_dir}", file=sys.stderr)
         kc = state["kubeconfig"]
         commands = {"explain pod": _argv(ROOT, kc, []), "explain pod -o json": _argv(ROOT, kc, ["-o", "json"])}
         if a.baseline:

@@ -13,6 +13,13 @@ import gc
 import weakref
 
 _MEMOS: weakref.WeakSet = weakref.WeakSet()
+_LONG_RUNNING = [False]
+
+
+def is_long_running() -> bool:
+    """Whether the process answers again and again (-w): what is worth remembering across answers (not in a
+    one-shot command, which would only pay for storing it)."""
+    return _LONG_RUNNING[0]
 
 
 class IdMemo:
@@ -36,7 +43,10 @@ class IdMemo:
         if self._before:
             hit = self._before.pop(id(obj), None)
             if hit is not None and hit[0] is obj:
-                self.put(obj, hit[1])
+                now = self._now  # put(obj, hit[1]), keeping the entry: -w moves every unchanged object's here
+                if len(now) >= self.limit:
+                    now.clear()
+                now[id(obj)] = hit
                 return hit[1]
         return default
 
@@ -58,6 +68,7 @@ def long_running() -> None:
     gc.collect()
     gc.freeze()
     gc.enable()
+    _LONG_RUNNING[0] = True
 
 
 def next_evaluation() -> None:

@@ -54,11 +54,16 @@ class LiveSession:
         self.warned: set = set()
         self.stopped = False
         self.failed: DraError | None = None
+        self.checked: dict = {}  # id -> object whose shape the last snapshot checked
 
     def snapshot(self):
         with self.lock:
             objs = list(self.static) + [o for s in self.sources for o in s.objects.values()]
-        return live_snapshot(objs, self.meta)
+        # the objects the last snapshot checked that are still here are not checked again (only what changed)
+        checked = {id(o): o for o in objs if self.checked.get(id(o)) is o}
+        snap = live_snapshot(objs, self.meta, checked)
+        self.checked = checked
+        return snap
 
     def start(self) -> None:
         self.client.record = None

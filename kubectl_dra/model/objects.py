@@ -31,8 +31,10 @@ def snapshot_from_objects(
     objs, namespace: str, source: str = "files", skip: frozenset = frozenset(), checked: dict | None = None
 ) -> Snapshot:
     """skip: kinds the command never reads (devices: Event), left out as if absent. checked: the objects that
-    check_shapes has passed already (id() -> object)."""
-    checked = checked or {}
+    check_shapes has passed already (id() -> object); those checked here are added to it (a watch passes the
+    objects of its last snapshot that it still holds, so that an update checks only what changed)."""
+    if checked is None:
+        checked = {}
     buckets: dict[str, list] = {v: [] for v in _BUCKETS.values()}
     seen: set = set()
     for obj in objs:
@@ -42,6 +44,7 @@ def snapshot_from_objects(
             continue
         if checked.get(id(obj)) is not obj:
             _check_shape(obj)
+            checked[id(obj)] = obj
         obj = to_v1(obj)
         meta = obj.setdefault("metadata", {})
         cluster_scoped = ("DeviceClass", "ResourceSlice", "Node", "DeviceTaintRule", "ResourcePoolStatusRequest")

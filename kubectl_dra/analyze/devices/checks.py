@@ -27,6 +27,7 @@ from kubectl_dra.analyze.allocator.pools import InvalidPool
 from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry, Reachability, Universe
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.stages import Stage
+from kubectl_dra.runtime import IdMemo, is_long_running
 
 
 @dataclass
@@ -151,7 +152,7 @@ def _make_keyer(ev: SelectorEvaluator, selector_lists):
             multi = multi_visible and bool(d.get("allowMultipleAllocations"))
             return (only(entry.did[0], multi, d.get("attributes") or empty, d.get("capacity") or empty),)
 
-        return key1
+        return _remembered(key1, _read_keys(ev, lists, multi_visible))
 
     def key(entry: DeviceEntry) -> tuple:
         d = entry.device
@@ -166,7 +167,50 @@ def _make_keyer(ev: SelectorEvaluator, selector_lists):
         )
         return tuple([f(*parts) for f in fns])
 
-    return key
+    return _remembered(key, _read_keys(ev, lists, multi_visible))
+
+
+# -w: the read key of each device object, across answers (an unchanged slice keeps its device objects between
+# snapshots, so an update computes the keys of the changed slices' devices only). One memo per what the key
+# depends on besides the device: the CEL version, the list-attributes conversion, whether CEL sees
+# allowMultipleAllocations, the expressions; the slice's driver is stored with the key and compared.
+_READ_KEYS: dict[tuple, IdMemo] = {}
+_READ_KEY_MEMOS = 32  # distinct selector combinations remembered; then the oldest goes
+_READ_KEYS_KEPT = 262144  # devices per combination (IdMemo: then it starts afresh)
+
+
+def _read_keys(ev: SelectorEvaluator, lists: list, multi_visible: bool) -> IdMemo | None:
+    if not is_long_running():
+        return None
+    sig = (
+        ev.env.version,
+        ev.env.list_attributes,
+        multi_visible,
+        tuple(tuple(c.expression for c in cs) for cs in lists),
+    )
+    memo = _READ_KEYS.pop(sig, None)
+    if memo is None:  # (not `or`: an IdMemo whose generation just turned is empty, so falsy)
+        memo = IdMemo(_READ_KEYS_KEPT)
+    _READ_KEYS[sig] = memo  # the most recently used last
+    while len(_READ_KEYS) > _READ_KEY_MEMOS:
+        _READ_KEYS.pop(next(iter(_READ_KEYS)))
+    return memo
+
+
+def _remembered(fn, memo: IdMemo | None):
+    """fn (entry -> read key), remembered per device object in memo (None: as it is)."""
+    if memo is None:
+        return fn
+
+    def remembered(entry: DeviceEntry) -> tuple:
+        hit = memo.get(entry.device)
+        if hit is not None and hit[0] == entry.did[0]:
+            return hit[1]
+        key = fn(entry)
+        memo.put(entry.device, (entry.did[0], key))
+        return key
+
+    return remembered
 
 
 def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry, read=None):

@@ -1,0 +1,123 @@
+"""-w updates (issue 31): what an answer computed from an object is remembered across answers, keyed by the object
+itself, so an update pays for what changed; a changed slice (a new object, as a watch delivers it) gives the
+changed answer. The watch session checks the shapes of the objects that changed only."""
+
+from __future__ import annotations
+
+import pytest
+
+from kubectl_dra import runtime
+from kubectl_dra.analyze.devices import checks
+from kubectl_dra.analyze.reports.explain import explain_pods
+from kubectl_dra.errors import DraError
+from kubectl_dra.gather.watch import LiveSession
+from tests.unit.test_queue import CLASS, DRIVER, NS, S37, claim, gpus, node, pod, snapshot_from_objects
+
+
+@pytest.fixture
+def watching():
+    """As after -w's first answer (runtime.long_running, without touching the collector)."""
+    before = runtime._LONG_RUNNING[0]
+    runtime._LONG_RUNNING[0] = True
+    checks._READ_KEYS.clear()
+    yield
+    runtime._LONG_RUNNING[0] = before
+    checks._READ_KEYS.clear()
+
+
+def model_slice(model: str) -> dict:
+    s = gpus("node-a", "gpu-0", "gpu-1")
+    for d in s["spec"]["devices"]:
+        d["attributes"] = {"model": {"string": model}, "uuid": {"string": f"GPU-{d['name']}"}}
+    return s
+
+
+def verdict(objs) -> str:
+    runtime.next_evaluation()
+    v = explain_pods(snapshot_from_objects(objs, NS), S37, [(NS, "web")])[0].verdict
+    assert v.determined, v
+    return "blocked" if v.blocked else "fits"
+
+
+def test_a_changed_slice_gives_the_changed_answer(watching):
+    rest = [node("node-a"), CLASS, claim("web-gpu", selectors=[f'device.attributes["{DRIVER}"].model == "H100"'])]
+    rest.append(pod("web", "2026-01-01T00:00:00Z"))
+    a100 = model_slice("A100")
+    assert verdict([a100, *rest]) == "blocked"
+    assert verdict([a100, *rest]) == "blocked"  # the same objects: the keys come from the memo
+    assert any(len(m) for m in checks._READ_KEYS.values())
+    h100 = model_slice("H100")  # the watch's next version of the slice: new objects
+    assert verdict([h100, *rest]) == "fits"
+    assert verdict([a100, *rest]) == "blocked"  # and back
+
+
+def test_a_device_object_under_another_driver_is_keyed_again(watching):
+    """The memo holds the driver with each key: one device object (as YAML anchors could share it) read under
+    another driver gets that driver's key (its unqualified attribute names are that driver's), as without the
+    memo."""
+    from kubectl_dra.analyze.allocator import SelectorEvaluator
+    from kubectl_dra.analyze.devices.universe import DeviceEntry
+
+    device = {"name": "gpu-0", "attributes": {"model": {"string": "H100"}}}
+    sel = [{"cel": {"expression": f'device.attributes["{DRIVER}"].model == "H100"'}}]
+    ours = DeviceEntry((DRIVER, "p", "gpu-0"), device, {}, (DRIVER, "p"))
+    theirs = DeviceEntry(("other.example.com", "p", "gpu-0"), device, {}, ("other.example.com", "p"))
+    for _ in range(2):
+        runtime.next_evaluation()
+        read = checks.keyer(SelectorEvaluator(S37), sel)
+        assert read(ours) != read(theirs)
+        assert read(theirs) == checks._make_keyer(SelectorEvaluator(S37), [sel])(theirs)
+
+
+def test_read_key_memos_are_bounded(watching):
+    from kubectl_dra.analyze.allocator import SelectorEvaluator
+
+    ev = SelectorEvaluator(S37)
+    for i in range(checks._READ_KEY_MEMOS + 10):
+        checks.keyer(ev, [{"cel": {"expression": f'device.attributes["{DRIVER}"].n == {i}'}}])
+    assert len(checks._READ_KEYS) == checks._READ_KEY_MEMOS
+
+
+def test_a_one_shot_command_remembers_nothing_across_answers():
+    from kubectl_dra.analyze.allocator import SelectorEvaluator
+
+    before = runtime._LONG_RUNNING[0]
+    runtime._LONG_RUNNING[0] = False
+    try:
+        checks._READ_KEYS.clear()
+        checks.keyer(SelectorEvaluator(S37), [{"cel": {"expression": "true"}}])
+        assert not checks._READ_KEYS
+    finally:
+        runtime._LONG_RUNNING[0] = before
+
+
+class _Record:
+    def __init__(self, kind, items):
+        self.path, self.kind, self.api_version, self.query, self.rv, self.items = "/x", kind, "v1", {}, "1", items
+
+
+def _session(slices):
+    meta = {"gaps": (), "server_version": "v1.37.0", "resource_api_version": "v1", "namespace": NS,
+            "listed": frozenset(), "bound_pods": True}  # fmt: skip
+    return LiveSession(None, [_Record("ResourceSlice", slices)], [], meta)
+
+
+def test_the_watch_checks_the_shape_of_what_changed():
+    s = _session([gpus("node-a", "gpu-0")])
+    assert len(s.snapshot().slices) == 1
+    src = s.sources[0]
+    kept = next(iter(src.objects.values()))
+    assert s.checked == {id(kept): kept}
+    bad = gpus("node-b", "gpu-0")
+    bad["spec"]["devices"] = [["not", "a", "mapping"]]
+    src.objects[("", "node-b-gpus", "")] = bad  # what a watch event would deliver
+    with pytest.raises(DraError, match="must be a mapping"):
+        s.snapshot()
+    del src.objects[("", "node-b-gpus", "")]
+    good = gpus("node-b", "gpu-0")
+    src.objects[("", "node-b-gpus", "")] = good
+    assert len(s.snapshot().slices) == 2
+    assert s.checked == {id(kept): kept, id(good): good}  # a deleted object is not held
+    del src.objects[("", "node-a-gpus", "")]
+    s.snapshot()
+    assert s.checked == {id(good): good}
