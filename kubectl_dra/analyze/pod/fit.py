@@ -11,7 +11,10 @@ pod-level requests for cpu, memory and hugepages-*, plus spec.overhead).
 PodLevelResources (beta, on from 1.34) and InPlacePodVerticalScaling (beta on from 1.33, GA later) are on by default
 in every supported minor: pod-level requests count, and a bound pod counts max(spec, status resources, allocated)
 per container. The scheduler's node cache holds the pods with spec.nodeName set that are not Succeeded or Failed
-(pods being deleted included): those are what a node has given away."""
+(pods being deleted included): those are what a node has given away. Pods nominated to a node
+(status.nominatedNodeName, after a preemption) with a priority not below the pod's count there too in the scheduler's
+Filter (RunFilterPluginsWithNominatedPods); kubectl-dra counts them as pods ahead of it in the queue (the queue's
+crowd check: any pod ahead that may use the node), not in an --alone answer."""
 
 from __future__ import annotations
 
