@@ -1113,8 +1113,9 @@ _RULES = [
         missing=None,
         summary="The claims fit on some nodes, but whether the pod's cpu, memory and pods fit there is unknown: the pods "
         "bound to those nodes are not in the input, or the dry-run stopped before it found a node with room.",
-        hint="Run against the cluster, or include every pod bound to the named nodes in the input "
-        "(kubectl dra dump, or kubectl get pods -A -o yaml); with RBAC, grant list on pods in every namespace.",
+        hint="Run against the cluster, or take the input with kubectl dra dump, which records that every bound pod "
+        "was read (a kubectl get dump cannot tell a node without pods from pods left out); with RBAC, grant list "
+        "on pods in every namespace.",
         explanation="NodeResourcesFit (see DRA504) subtracts the requests of the pods already bound to a node from its "
         "allocatable. A file that has no pod on a node cannot tell an empty node from pods left out, and a live "
         "read that may not list pods cannot see them: the verdict is then undetermined (exit 2), unless the "

@@ -36,7 +36,7 @@ def snapshot_from_objects(
     if checked is None:
         checked = {}
     buckets: dict[str, list] = {v: [] for v in _BUCKETS.values()}
-    seen: set = set()
+    seen: dict = {}
     for obj in objs:
         kind = obj.get("kind")
         bucket = _BUCKETS.get(kind)
@@ -52,13 +52,26 @@ def snapshot_from_objects(
             meta = obj["metadata"] = dict(meta, namespace=namespace)
         key = (kind, meta.get("namespace") or "", meta.get("name"))
         if key in seen and kind != "Event":
-            raise DraError(f"{kind} {'/'.join(k for k in key[1:] if k)} appears twice in the input")
-        seen.add(key)
+            if _same_version(seen[key], obj):  # two lists that both hold it (pods of -n and of -A): once
+                continue
+            raise DraError(
+                f"{kind} {'/'.join(k for k in key[1:] if k)} appears twice in the input, in two different versions "
+                "(dumps taken at different times?)"
+            )
+        seen[key] = obj
         if kind == "Event":
             buckets[bucket].append(normalize_event(obj))
         else:
             buckets[bucket].append(obj)
     return Snapshot(**{k: tuple(v) for k, v in buckets.items()}, source=source)
+
+
+def _same_version(a: dict, b: dict) -> bool:
+    """One object read twice: the same uid and resourceVersion, or equal (objects written by hand have neither)."""
+    ma, mb = a.get("metadata") or {}, b.get("metadata") or {}
+    if ma.get("uid") and ma.get("resourceVersion"):
+        return (ma.get("uid"), ma.get("resourceVersion")) == (mb.get("uid"), mb.get("resourceVersion"))
+    return a == b
 
 
 def check_shapes(objs, checked: dict) -> None:

@@ -126,8 +126,9 @@ BAD_INPUTS = {
     "binary.yaml": "\x00\x01\x02",
     "bad-json.json": '{"kind": "Pod", ',
     "deep.yaml": "a: " + "[" * 5000 + "]" * 5000 + "\n",
+    # one pod in two versions (an identical copy, as two lists that both hold it give, counts once)
     "duplicate.yaml": "kind: Pod\napiVersion: v1\nmetadata: {name: p, namespace: default}\n---\n"
-    "kind: Pod\napiVersion: v1\nmetadata: {name: p, namespace: default}\n",
+    "kind: Pod\napiVersion: v1\nmetadata: {name: p, namespace: default, labels: {a: b}}\n",
 }
 
 

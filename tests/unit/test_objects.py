@@ -41,3 +41,22 @@ def test_well_formed_devices_pass_also_as_dict_subclasses():
     odd = Sub(name="g1", attributes=Sub(a=Sub(string="x")), capacity={"m": Sub(value="1")})
     snap = snapshot_from_objects([_slice(GOOD, odd, {"name": "g2"})], "default")
     assert [d["name"] for d in snap.slices[0]["spec"]["devices"]] == ["g0", "g1", "g2"]
+
+
+def test_an_object_read_twice_counts_once_and_two_versions_of_it_are_refused():
+    """`kubectl get pods -n team-x -o yaml` and `kubectl get pods -A -o yaml` in one input hold team-x's pods twice:
+    the same uid and resourceVersion, one pod. Two versions of it (dumps taken at different times) are refused."""
+    snap_of = snapshot_from_objects
+
+    def p(rv, image="x"):
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "etl", "namespace": "team-x", "uid": "u1", "resourceVersion": rv},
+                "spec": {"containers": [{"name": "c", "image": image}]}}  # fmt: skip
+
+    assert len(snap_of([p("7"), p("7")], "team-x").pods) == 1
+    with pytest.raises(DraError, match="appears twice in the input, in two different versions"):
+        snap_of([p("7"), p("8")], "team-x")
+    hand = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "etl"}, "spec": {"containers": []}}
+    assert len(snap_of([hand, dict(hand)], "team-x").pods) == 1
+    with pytest.raises(DraError):
+        snap_of([hand, {**hand, "spec": {"containers": [{"name": "c", "image": "y"}]}}], "team-x")
