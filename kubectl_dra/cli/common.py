@@ -144,6 +144,10 @@ def _gather(o: Options, *, analyse: bool = True, **ask) -> Gathered:
         return Gathered(snap, _named_namespace(snap, r))
     from kubectl_dra.gather.live import gather_live
 
+    if r.watch:
+        from kubectl_dra import runtime
+
+        runtime.one_malloc_arena()
     got = gather_live(
         r,
         kubeconfig=o.kubeconfig,

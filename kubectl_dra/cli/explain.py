@@ -97,7 +97,9 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
         return _explain_workload(o, workload, replicas)
     if watch:
         got = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
-        _watch_pod(o, got.session, got.snapshot, got.namespace, name)
+        session, first, ns = got.session, [got.snapshot], got.namespace
+        del got  # the first answer takes the snapshot (cli/watch.py _first): not kept here for hours
+        _watch_pod(o, session, first, ns, name)
         return None
     if name:
         got = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)

@@ -93,7 +93,9 @@ def status_cmd(selector, watch, no_headers, **params):
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
     if watch:
-        _watch_status(o, got.session, snap, evaluate, no_headers)
+        session, first = got.session, [snap]
+        del got, snap  # the first answer takes the snapshot (cli/watch.py _first): not kept here for hours
+        _watch_status(o, session, first, evaluate, no_headers)
         return
     from kubectl_dra.model.snapshot import PENDING_PODS
 

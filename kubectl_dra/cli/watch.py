@@ -30,14 +30,16 @@ def _watch_loop(session, first, each) -> None:
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
 
 
-def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
-    """explain pod NAME -w: the report, then one line per change of the verdict (-o json|yaml: the whole report)."""
+def _watch_pod(o: Options, session, first: list, ns: str, name: str) -> None:
+    """explain pod NAME -w: the report, then one line per change of the verdict (-o json|yaml: the whole report).
+    first: [the gather's snapshot], emptied by the first answer (_first)."""
     import time
 
     from kubectl_dra.analyze.reports.explain import explain_pods
     from kubectl_dra.render.escape import esc
 
     last: dict = {}
+    held = first
 
     def evaluate(snap):
         try:
@@ -46,7 +48,7 @@ def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
             return None, e.message
 
     def show(first: bool) -> None:
-        report, err = evaluate(snap if first else session.snapshot())
+        report, err = evaluate(_first(held) if first else session.snapshot())
         key = err if report is None else (report.verdict.to_dict(), [str(p) for p in report.body.get("pieces", ())])
         if not first and key == last.get("key"):
             return
@@ -73,12 +75,14 @@ def _watch_pod(o: Options, session, snap, ns: str, name: str) -> None:
     _watch_loop(session, lambda: show(True), lambda: show(False))
 
 
-def _watch_status(o: Options, session, snap, evaluate, no_headers: bool = False) -> None:
-    """status -w: the table, then the rows that changed (a new pod, another state or reason), as kubectl get -w."""
+def _watch_status(o: Options, session, first: list, evaluate, no_headers: bool = False) -> None:
+    """status -w: the table, then the rows that changed (a new pod, another state or reason), as kubectl get -w.
+    first: [the gather's snapshot], emptied by the first answer (_first)."""
     shown: dict = {}
+    held = first
 
     def show(first: bool) -> None:
-        report = evaluate(snap if first else session.snapshot())
+        report = evaluate(_first(held) if first else session.snapshot())
         rows = [r for r in report.rows if shown.get((r.namespace, r.pod)) != _row_key(r)]
         for r in report.rows:
             shown[(r.namespace, r.pod)] = _row_key(r)
@@ -89,6 +93,12 @@ def _watch_status(o: Options, session, snap, evaluate, no_headers: bool = False)
             sys.stderr.write(f"warning: could not see {_one_line(_short_unseen(line))}\n")
 
     _watch_loop(session, lambda: show(True), lambda: show(False))
+
+
+def _first(held: list):
+    """The gather's snapshot, taken out of its holder: -w runs for hours, and a snapshot kept for its first answer
+    would keep every object of the cluster as it was then (each slice the watch has since replaced, twice over)."""
+    return held.pop()
 
 
 def _row_key(r) -> tuple:

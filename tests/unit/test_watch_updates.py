@@ -121,3 +121,46 @@ def test_the_watch_checks_the_shape_of_what_changed():
     del src.objects[("", "node-a-gpus", "")]
     s.snapshot()
     assert s.checked == {id(good): good}
+
+
+class _Held(LiveSession):
+    """A session whose watches are not started (no server here): the first change it waits for is Ctrl-C, and
+    by then the loop must have let go of the gathered snapshot."""
+
+    def start(self) -> None:
+        pass
+
+    def wait_for_change(self, settle: float = 0.3, poll: float = 0.5) -> None:
+        import gc
+
+        gc.collect()
+        self.first_alive = self.first_ref() is not None
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("command", ["status", "explain"])
+def test_watching_lets_go_of_the_gathered_snapshot(command, capsys, monkeypatch):
+    """-w lives for hours: the gather's snapshot answers first and is not kept after (it would hold every object
+    of the cluster as it was, beside the ones the watch replaced them with)."""
+    import weakref
+
+    from kubectl_dra.analyze.reports.status import scan
+    from kubectl_dra.cli import watch
+    from kubectl_dra.cli.options import Options
+
+    monkeypatch.setattr(runtime, "long_running", lambda: None)  # the collector stays as the test runner has it
+    objs = [node("node-a"), CLASS, gpus("node-a", "gpu-0"), claim("web-gpu"), pod("web", "2026-01-01T00:00:00Z")]
+    session = _Held(None, [_Record(o["kind"], [o]) for o in objs], [], _session([]).meta)
+    snap = session.snapshot()
+    session.first_ref = weakref.ref(snap)
+    o = Options(NS, False, None, None, None, "text", (), None, {}, False, False, True, False)
+    first = [snap]
+    del snap
+    with pytest.raises(SystemExit) as exit_:
+        if command == "status":
+            watch._watch_status(o, session, first, lambda s: scan(s, S37, NS, None, ()))
+        else:
+            watch._watch_pod(o, session, first, NS, "web")
+    assert exit_.value.code == 130
+    assert "web" in capsys.readouterr().out  # the first answer was given, from that snapshot
+    assert session.first_alive is False
