@@ -11,50 +11,10 @@ from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
 from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
-from kubectl_dra.findings.stages import Stage
+from kubectl_dra.analyze.queue.shapes import Shapes
 
 
-class _Shapes:
-    """Per shape (the pending claims' specs and the usable nodes): the keys of the devices and counters its
-    claims could take, and whether all of them are node-local."""
-
-    def __init__(self, universe):
-        self.universe = universe
-        self.keys: dict = {}
-        self.local: dict = {}
-        self._pool_nodes: dict | None = None
-
-    def pool_nodes(self) -> dict:
-        if self._pool_nodes is None:
-            self._pool_nodes = {}
-            for e in self.universe.entries:
-                self._pool_nodes.setdefault(e.pool_key, set()).add(e.node_name)
-        return self._pool_nodes
-
-    def add(self, plan) -> None:
-        if plan.shape in self.keys:
-            return
-        keys, local = set(), True
-        for a in plan.analyses:
-            if a.allocated:
-                continue
-            for m in a.matrices.values():
-                for v in m:
-                    if v.outcome not in ("candidate", "selected") and v.stage is not Stage.CEL_ERROR:
-                        continue
-                    e = v.entry
-                    keys.add(e.did)
-                    if e.node_name is None:
-                        local = False
-                    if e.device.get("consumesCounters"):
-                        keys.add(("counters",) + tuple(e.pool_key))
-                        if len(self.pool_nodes().get(e.pool_key, ())) != 1:
-                            local = False
-        self.keys[plan.shape] = keys
-        self.local[plan.shape] = local
-
-
-def _components(entries: list[Entry], shapes: _Shapes) -> dict:
+def _components(entries: list[Entry], shapes: Shapes) -> dict:
     """shape -> component id: shapes whose keys overlap, transitively (union-find over shapes, not pods)."""
     parent: dict = {}
 
@@ -303,7 +263,7 @@ def _gang_certainty(g, ms: list[Entry], ahead: list[Entry], shapes, kind_of) -> 
 def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
     """The queue's dry-run over entries (each with kind set); base: the Analysis the entries' forks share."""
     ordered = order(entries)
-    shapes = _Shapes(base.universe)
+    shapes = Shapes(base.universe)
     for e in ordered:
         shapes.add(e.plan)
     comp = _components(ordered, shapes)

@@ -220,11 +220,11 @@ def _in_flight(snap: Snapshot, sem: Semantics, an: Analysis, keys: set):
     """The queue's dry-run of the pods waiting: (their in-flight allocations as (claim ref, results), the pods that
     take some, the reason the answer is undetermined or None)."""
     from kubectl_dra.analyze.queue import judge_queue
-    from kubectl_dra.analyze.queue.simulate import _Shapes
+    from kubectl_dra.analyze.queue.shapes import Shapes
     from kubectl_dra.analyze.reports.explain import explain_pod
 
     queue, _ = judge_queue(snap, sem, an, {}, explain_pod)
-    shapes = _Shapes(an.universe)
+    shapes = Shapes(an.universe)
     allocs, pods, open_ = [], [], None
     for e in queue.entries:
         place = queue.places.get(e.ref)
@@ -248,7 +248,7 @@ def _in_flight(snap: Snapshot, sem: Semantics, an: Analysis, keys: set):
 
 # long: the one entry point: the claim's analysis, the queue's in-flight allocations, the per-node runs, the total
 def request_fit(snap: Snapshot, sem: Semantics, claim: dict, device_class: str) -> RequestFitReport:
-    from kubectl_dra.analyze.queue.simulate import _Shapes
+    from kubectl_dra.analyze.queue.shapes import Shapes
 
     claim, filled = request_claim(claim, device_class)
     claim.setdefault("metadata", {}).setdefault("name", "request")
@@ -269,7 +269,7 @@ def request_fit(snap: Snapshot, sem: Semantics, claim: dict, device_class: str) 
     analyses, _dry = fork.analyse_claims([claim], pod, ["request"])
     plan = fork.plan
     blocking = tuple(f for f in fork.findings if f.blocking)
-    shapes = _Shapes(an.universe)
+    shapes = Shapes(an.universe)
     shapes.add(plan)
     keys, local = shapes.keys[plan.shape], shapes.local[plan.shape]
     allocs, pods, open_ = _in_flight(snap, sem, an, keys)
