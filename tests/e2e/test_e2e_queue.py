@@ -264,3 +264,49 @@ def test_a_pod_of_other_devices_ahead_may_take_the_cpu_the_pod_needs(scenario):
     finally:
         for name in ("nic-pod", "gpu-pod", held):
             release(sc, name)
+
+
+def test_a_pending_pod_without_devices_ahead_may_take_the_cpu_the_pod_needs(scenario):
+    """batch (10 cpu, no claims, its nodeSelector node-02) was created first; gpu-pod (8 cpu) can only go to
+    node-02, the node with its GPU. Alone, gpu-pod fits; the scheduler takes batch from the same queue first, and
+    kubectl-dra, which does not dry-run pods without devices, must not say OK: the answer is undetermined, naming
+    batch. The real scheduler binds batch to node-02 and gpu-pod stays Pending with Insufficient cpu."""
+    from dra_objects import PAUSE, release
+
+    sc = scenario("plainahead")
+    sc.device_class()
+    sc.slice([device("gpu-0")], node="node-02")
+    batch = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "batch", "namespace": sc.ns},
+        "spec": {
+            "nodeSelector": {"kubernetes.io/hostname": "node-02"},
+            "schedulingGates": [{"name": "example.com/wait"}],
+            "terminationGracePeriodSeconds": 0,
+            "containers": [{"name": "b", "image": PAUSE, "resources": {"requests": {"cpu": "10"}}}],
+        },
+    }
+    sc.create(batch)
+    time.sleep(1.1)  # created a second apart: an order, not a tie
+    try:
+        sc.create(claim("gpu-pod-c", [request("dev", sc.cls)]))
+        p = pod("gpu-pod", {"dev": "gpu-pod-c"}, gated=True)
+        p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "8"
+        sc.create(p)
+        r = sc.cluster.kubectl_dra("explain", "pod", "gpu-pod", "-n", sc.ns, "-o", "json")
+        assert r.json["queue"]["outcome"] == "undetermined", str(r)
+        assert "could fill its cpu" in r.json["queue"]["reason"] and f"{sc.ns}/batch" in r.json["queue"]["reason"]
+        alone = sc.cluster.kubectl_dra("explain", "pod", "gpu-pod", "-n", sc.ns, "--alone", "-o", "json")
+        assert "node-02" in str(alone.json["pieces"]), str(alone)  # alone, its devices and cpu are on node-02
+        sc.ungate("batch")
+        assert sc.cluster.wait_bound(sc.ns, "batch", timeout=60)["spec"]["nodeName"] == "node-02"
+        sc.ungate("gpu-pod")
+        sc.cluster.wait_event(sc.ns, "gpu-pod", "FailedScheduling", "Insufficient cpu", timeout=60)
+        assert not sc.cluster.pod(sc.ns, "gpu-pod")["spec"].get("nodeName")
+        after = sc.cluster.kubectl_dra("explain", "pod", "gpu-pod", "-n", sc.ns, "-o", "json")
+        assert after.code == 1, str(after)  # batch is bound now: node-02's cpu is gone for certain
+    finally:
+        for name in ("batch", "gpu-pod"):
+            if sc.api.get(f"/api/v1/namespaces/{sc.ns}/pods/{name}", ok404=True) is not None:
+                release(sc, name)

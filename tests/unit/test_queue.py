@@ -652,3 +652,46 @@ def test_a_pod_of_another_component_that_may_fill_the_node_leaves_the_answer_ope
     objs[2]["status"]["allocatable"]["cpu"] = "16"
     p = places(objs).places[f"{NS}/gpu-pod"]
     assert p.outcome == "fits" and p.certain, p
+
+
+def _plain_pod(name, created, cpu, priority=None, gated=False, node_selector=None):
+    """A pending pod that uses no DRA (no claims), asking for cpu."""
+    p = builders.pod(name, (), ns=NS, uid=f"uid-{NS}-{name}", created=created,
+                     containers=[{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": cpu}}}])  # fmt: skip
+    if priority is not None:
+        p["spec"]["priority"] = priority
+    if gated:
+        p["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    if node_selector:
+        p["spec"]["nodeSelector"] = node_selector
+    return p
+
+
+def test_a_pending_pod_without_devices_ahead_may_take_the_cpu_the_pod_needs():
+    """gpu-pod (4 of node-02's 8 cpu) fits alone; batch (6 cpu, no claims, created earlier) is taken from the same
+    queue first and may land on node-02: "fits" would be a guess. Created later, of a lower priority, gated, or
+    kept off node-02 by a nodeSelector, it cannot take the cpu first, and the answer is certain again."""
+
+    def cpu(n):
+        return [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": n}}}]
+
+    rest = [*BASE, gpus("node-02", "gpu-0"), pod("gpu-pod", t(60), containers=cpu("4")), claim("gpu-pod-gpu")]
+    p = places([*rest, _plain_pod("batch", t(0), "6")]).places[f"{NS}/gpu-pod"]
+    assert p.outcome == "undetermined" and not p.certain, p
+    assert "could fill its cpu, memory or pod count first" in p.reason and f"{NS}/batch" in p.reason, p.reason
+    for later in (
+        _plain_pod("batch", t(120), "6"),
+        _plain_pod("batch", t(0), "6", priority=-10),
+        _plain_pod("batch", t(0), "6", gated=True),
+        _plain_pod("batch", t(0), "6", node_selector={"zone": "a"}),
+        _plain_pod("batch", t(0), "4"),  # room for both
+    ):
+        p = places([*rest, later]).places[f"{NS}/gpu-pod"]
+        assert p.outcome == "fits" and p.certain, (later["metadata"]["name"], p)
+    # a higher priority created later is still ahead
+    p = places([*rest, _plain_pod("batch", t(120), "6", priority=100)]).places[f"{NS}/gpu-pod"]
+    assert p.outcome == "undetermined", p
+    # two nodes with a GPU: batch fills one at most, the count proof leaves one for gpu-pod
+    two = [*rest, gpus("node-01", "gpu-0"), _plain_pod("batch", t(0), "6")]
+    p = places(two).places[f"{NS}/gpu-pod"]
+    assert p.outcome == "fits" and p.certain and "more nodes than there are pods ahead" in p.reason, p

@@ -236,7 +236,7 @@ def _count_proof(e: Entry, sim, n_ahead: int) -> str | None:
     """The count proof: a pod ahead lands on one node and, the pod's devices being node-local, can take its devices
     on that node only; where NodeResourcesFit is modelled any pod ahead, of any component, may fill that node's cpu
     or memory. More nodes where it fits alone than such pods: one is left for it, wherever they go."""
-    n_any = sim.may_be_ahead(e) if e.plan.fit is not None else n_ahead
+    n_any = sim.may_be_ahead(e) + sim.others_ahead(e) if e.plan.fit is not None else n_ahead
     if sim.fits_on(e, n_any + 1) > n_any:
         return f"fits on more nodes than there are pods ahead of it ({n_any})"
     return None

@@ -17,14 +17,36 @@ from kubectl_dra.model.meta import meta_of, name_of, ns_of
 from kubectl_dra.model.times import reference_time
 
 
-def _pending_dra(pod: dict, classes: list, sem) -> bool:
+def _pending(pod: dict) -> bool:
     spec = pod.get("spec") or {}
     return (
         not spec.get("nodeName")
         and not meta_of(pod).get("deletionTimestamp")
         and (pod.get("status") or {}).get("phase") in (None, "Pending")
-        and uses_dra(pod, classes, sem)
     )
+
+
+def _pending_dra(pod: dict, classes: list, sem) -> bool:
+    return _pending(pod) and uses_dra(pod, classes, sem)
+
+
+def _others(snap, sem, base):
+    """The pending pods that use no DRA (others.py)."""
+    from kubectl_dra.analyze.pod.fit import pod_fit
+    from kubectl_dra.analyze.queue.others import others_of
+
+    classes = list(snap.classes)
+    pods = [p for p in snap.pods if _pending(p) and not uses_dra(p, classes, sem)]
+    if not pods:
+        return None
+
+    def fit_of(p):
+        try:
+            return pod_fit(snap, base.memo, p, sem)
+        except ValueError:  # a request that is not a quantity (a file; the API server admits none): left out
+            return None
+
+    return others_of(snap, base, pods, fit_of)
 
 
 def judge_queue(snap, sem, base, alone: dict, explain, only: tuple | None = None) -> tuple[Queue, dict]:
@@ -78,7 +100,7 @@ def judge_queue(snap, sem, base, alone: dict, explain, only: tuple | None = None
             e.gang = gangs[(ns_of(e.pod), group)]
             if e.gang.unmodelled is not None:
                 e.kind = "open"  # it may or may not take devices: the group decides
-    queue = simulate(base, entries, reference_time(snap))
+    queue = simulate(base, entries, reference_time(snap), _others(snap, sem, base) if entries else None)
     placed = {}
     for key, (_p, report, _fork) in alone.items():
         place = queue.places.get(f"{key[0]}/{key[1]}")

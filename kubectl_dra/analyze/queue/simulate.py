@@ -11,6 +11,7 @@ from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
 from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
+from kubectl_dra.analyze.queue.others import rank
 from kubectl_dra.analyze.queue.shapes import Shapes
 
 
@@ -57,6 +58,7 @@ class _Sim:
         self.entries: list = []  # every Entry, in queue order
         self._last_of_tie: dict | None = None
         self._groups: dict | None = None  # crowd_proof's prefix sums
+        self.others = None  # the pending pods that use no DRA (others.py Others), or None
 
     def place(self, e: Entry, want_choices: bool) -> None:
         plan = e.plan
@@ -218,6 +220,11 @@ class _Sim:
             count += c
         for k, v in plan.fit.request.items():  # e itself is among them
             total[k] = total.get(k, 0) - v
+        if self.others is not None:  # and the pending pods that use no DRA, of the same or a higher priority
+            req, c = self.others.ahead(rank(e.gated, e.priority, e.created), e.node)
+            for k, v in req.items():
+                total[k] = total.get(k, 0) + v
+            count += c
         node = plan.reach.usable[plan.reach.positions()[e.node]]
         return plan.fit.check(node, (total, count - 1)).fits is not False
 
@@ -230,7 +237,13 @@ class _Sim:
                 out.append(q.ref)
                 if len(out) >= limit:
                     break
+        if self.others is not None and len(out) < limit:
+            out.extend(self.others.names_ahead(rank(e.gated, e.priority, e.created), e.node, limit - len(out)))
         return out
+
+    def others_ahead(self, e: Entry) -> int:
+        """How many pending pods that use no DRA may be ahead of e (each may fill one node)."""
+        return self.others.count_ahead(rank(e.gated, e.priority, e.created)) if self.others is not None else 0
 
     def may_be_ahead(self, e: Entry) -> int:
         """How many pods of the whole queue may be placed before e: every one before it and its ties after it."""
@@ -260,8 +273,9 @@ def _gang_certainty(g, ms: list[Entry], ahead: list[Entry], shapes, kind_of) -> 
     return forced and untied and len({kind_of(e) for e in ms}) == 1 and shapes.local[ms[0].plan.shape]
 
 
-def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
-    """The queue's dry-run over entries (each with kind set); base: the Analysis the entries' forks share."""
+def simulate(base, entries: list[Entry], now: datetime | None = None, others=None) -> Queue:
+    """The queue's dry-run over entries (each with kind set); base: the Analysis the entries' forks share; others:
+    the pending pods that use no DRA (others.py), counted where they may take a node's cpu, memory or pods."""
     ordered = order(entries)
     shapes = Shapes(base.universe)
     for e in ordered:
@@ -290,6 +304,7 @@ def simulate(base, entries: list[Entry], now: datetime | None = None) -> Queue:
     gang_comps = {comp[e.plan.shape] for ms in gangs.values() for e in ms}
     sim = _Sim(base)
     sim.entries = ordered
+    sim.others = others
     for e in ordered:
         c = comp[e.plan.shape]
         g = e.gang
