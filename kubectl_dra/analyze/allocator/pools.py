@@ -402,6 +402,9 @@ class SliceIndex:
         self.slices = slices
         self._local: dict[str, list[int]] = {}
         self._general: list[int] = []
+        # id(node) -> (node, sem, its pools): GatherPools of one node, for every allocator over these slices (the
+        # queue runs one per pending pod on the same nodes). Pools are read, never changed, by a search.
+        self.pools: dict[int, tuple] = {}
         for i, s in enumerate(slices):
             spec = slice_spec(s)
             name = spec.get("nodeName")
@@ -424,7 +427,19 @@ class SliceIndex:
 
 
 def gather_pools(slices: list[dict], node: dict, sem: Semantics, index: SliceIndex | None = None) -> list[Pool]:
-    """GatherPools for one node (index: a SliceIndex of the same slices, to visit only those that may target it)."""
+    """GatherPools for one node (index: a SliceIndex of the same slices, to visit only those that may target it,
+    and that remembers each node's pools)."""
+    if index is None:
+        return _gather_pools(slices, node, sem, None)
+    hit = index.pools.get(id(node))
+    if hit is not None and hit[0] is node and hit[1] is sem:
+        return hit[2]
+    pools = _gather_pools(slices, node, sem, index)
+    index.pools[id(node)] = (node, sem, pools)
+    return pools
+
+
+def _gather_pools(slices: list[dict], node: dict, sem: Semantics, index: SliceIndex | None) -> list[Pool]:
     grouped: dict[tuple[str, str], list[dict]] = {}
     order: list[tuple[str, str]] = []
     plain_order: dict[tuple[str, str], int] = {}  # first seen through a slice without binding conditions

@@ -558,12 +558,18 @@ class _Run(DeviceAllocation, ResultBuilding):
         ev = self.a.evaluator
         for i, sel in enumerate(selectors):
             expr = selector_expression(sel) or ""
-            where = (
+            compiled, cerr = ev.compile(expr)
+            if compiled is not None:
+                res = compiled.evaluate(ev.cel_device(did, d))
+                if res.error is None:
+                    if not res.value:
+                        return False
+                    continue
+            where = (  # (only for the errors below: the common path above builds no text)
                 f"class {(cls.get('metadata') or {}).get('name', '')}"
                 if cls is not None
                 else f"claim {obj_ref(self.claims[r.claim_index])}"
             )
-            compiled, cerr = ev.compile(expr)
             if compiled is None and expr in ev.inexact:
                 raise AllocationError(
                     f"{where}: selector #{i}: {cerr}", kind=ErrorKind.INEXACT, selector=i, expression=expr
@@ -576,8 +582,8 @@ class _Run(DeviceAllocation, ResultBuilding):
                     expression=expr,
                     device=device_id_str(did),
                 )
-            res = compiled.evaluate(ev.cel_device(did, d))
-            if res.error is not None and not getattr(res, "exact", True):
+            # res: the error the evaluation above met
+            if not getattr(res, "exact", True):
                 raise AllocationError(
                     f"{where}: selector #{i} on device {device_id_str(did)}: {res.error}",
                     kind=ErrorKind.INEXACT,
@@ -586,20 +592,17 @@ class _Run(DeviceAllocation, ResultBuilding):
                     device=device_id_str(did),
                     cel_error=res.error,
                 )
-            if res.error is not None:
-                on = f" on device {device_id_str(did)}" if self.sem.behaviour.cel_error_names_device else ""
-                raise AllocationError(
-                    f"{where}: selector #{i}{on}: CEL runtime error: {res.error}",
-                    kind=ErrorKind.CEL_RUNTIME,
-                    selector=i,
-                    expression=expr,
-                    device=device_id_str(did),
-                    cel_error=res.error,
-                    source="class" if cls is not None else "claim",
-                    request=r.name,
-                )
-            if not res.value:
-                return False
+            on = f" on device {device_id_str(did)}" if self.sem.behaviour.cel_error_names_device else ""
+            raise AllocationError(
+                f"{where}: selector #{i}{on}: CEL runtime error: {res.error}",
+                kind=ErrorKind.CEL_RUNTIME,
+                selector=i,
+                expression=expr,
+                device=device_id_str(did),
+                cel_error=res.error,
+                source="class" if cls is not None else "claim",
+                request=r.name,
+            )
         return True
 
 
