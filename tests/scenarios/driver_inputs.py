@@ -277,6 +277,39 @@ def register(m) -> None:
         "explain pod web-0",
         [*bound(nodes=[down, m.NODES[1]]), ds, plugin_pod(ds, "node-01")],
     )
+    # devices: per node, whether a kubelet plugin serves the driver (analyze/reports/node_plugins.py)
+    gpu_nodes = [
+        m.node("node-01", zone="a", **{"gpu.example.com/present": "true"}),
+        m.node("node-02", zone="b", **{"gpu.example.com/present": "true"}),
+        m.node("node-03", zone="c"),
+    ]
+    plugin_ds = daemonset(
+        ns="gpu-system",
+        node_selector={"gpu.example.com/present": "true"},
+        status={"desiredNumberScheduled": 2, "numberReady": 1, "currentNumberScheduled": 2},
+    )
+    m.scenario(
+        "devices-driver-plugins",
+        "The driver's kubelet plugin DaemonSet (namespace gpu-system) selects nodes labelled "
+        "gpu.example.com/present=true: its pod on node-01 is Ready, its pod on node-02 crash-loops, and node-03, "
+        "whose slice is still there, lacks the label. devices says which nodes' devices cannot be prepared.",
+        "devices",
+        [
+            *gpu_nodes,
+            m.dclass(),
+            *(m.rslice(f"{n}-gpus", [m.dev("gpu-0"), m.dev("gpu-1")], n) for n in ("node-01", "node-02", "node-03")),
+            plugin_ds,
+            plugin_pod(plugin_ds, "node-01"),
+            plugin_pod(
+                plugin_ds,
+                "node-02",
+                ready=False,
+                waiting="CrashLoopBackOff",
+                restarts=12,
+                last={"reason": "Error", "exitCode": 1, "finishedAt": "2026-11-30T09:20:00Z"},
+            ),  # fmt: skip
+        ],
+    )
     for name, flag in (
         ("driver-plugin-not-covered", "-n"),
         ("driver-plugin-crashloop", "-n"),

@@ -219,6 +219,7 @@ class Plugin:
     link: str | None = None
     pod: dict | None = None
     problem: bool = False  # the state explains the failure (else it is context)
+    reason: str = ""  # the state's cause in a few words (devices' per-node line): the gap, the pod's state, ...
 
     def to_dict(self) -> dict:
         return {
@@ -295,7 +296,7 @@ def _ref(o: dict) -> str:
 def _not_found(seen: Seen, driver: str, node: str | None) -> Plugin:
     if seen.daemonsets_gap:
         return Plugin(driver, node, "not-looked", f"the kubelet plugin of {driver} was not looked for: "
-                      f"{seen.daemonsets_gap}")  # fmt: skip
+                      f"{seen.daemonsets_gap}", reason=seen.daemonsets_gap)  # fmt: skip
     n = sum(1 for d in seen.daemonsets if is_plugin_candidate(d))
     some = (
         f"{n} DaemonSets mount the kubelet's plugins_registry; none names it"
@@ -308,6 +309,7 @@ def _not_found(seen: Seen, driver: str, node: str | None) -> Plugin:
         "not-found",
         f"no DaemonSet found that runs the kubelet plugin of {driver} ({some}): it is likely not installed ({UNSEEN})",
         problem=True,
+        reason=f"no DaemonSet found that runs it ({some})",
     )
 
 
@@ -337,22 +339,23 @@ def node_not_ready(node: dict | None) -> str | None:
     return None
 
 
-def _state_words(st: dict) -> str:
+def _state_words(st: dict, when: bool = True) -> str:
     words = [st["waiting"] or st["phase"]]
     if st["restarts"]:
         words.append(f"{st['restarts']} restart{'s' if st['restarts'] != 1 else ''}")
     last = st["lastTerminated"]
     if last:
-        words.append(
-            f"last exit {last.get('exitCode')} ({last.get('reason') or 'terminated'}) at {last.get('finishedAt')}"
-        )
+        at = f" at {last.get('finishedAt')}" if when else ""
+        words.append(f"last exit {last.get('exitCode')} ({last.get('reason') or 'terminated'}){at}")
     return ", ".join(str(w) for w in words)
 
 
-def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word) -> Plugin:
+# long: one verdict per state of the plugin on the node, each with its words
+def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word, found=None, by_node=None) -> Plugin:
     """The plugin of driver on the pod's node, after the kubelet said `word` (a kubelet.KubeletWord) about it, or
-    nothing yet (None)."""
-    found = find_plugins(seen, driver)
+    nothing yet (None). found (find_plugins') and by_node (the found DaemonSet's pods by node name): computed
+    here unless judge_nodes gives them, once for every node."""
+    found = find_plugins(seen, driver) if found is None else found
     if not found:
         p = _not_found(seen, driver, node_name)
         here = _slices_on(seen, driver, node_name)
@@ -368,7 +371,7 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
                 f"publisher is out of sight ({UNSEEN}), or a plugin the kubelet never registered (a never-registered "
                 "plugin's slices are not wiped)"
             )
-            return Plugin(driver, node_name, "not-found", msg, problem=True)
+            return Plugin(driver, node_name, "not-found", msg, problem=True, reason=p.reason)
         return p
     ds, how = found[0]
     also = f" (also {', '.join(_ref(d) for d, _ in found[1:])})" if len(found) > 1 else ""
@@ -377,30 +380,31 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
         gap = coverage_gap(ds, node)
         if gap is not None:
             return Plugin(driver, node_name, "not-covered", f"{head} runs no pod on {node_name}: {gap}",
-                          _ref(ds), how, problem=True)  # fmt: skip
-    mine = [p for p in _owned(seen, ds) if (p.get("spec") or {}).get("nodeName") == node_name]
+                          _ref(ds), how, problem=True, reason=gap)  # fmt: skip
+    by_node = pods_by_node(_owned(seen, ds)) if by_node is None else by_node
+    mine = by_node.get(node_name, [])
     if not mine:
         unseen = seen.pods_gap or (
             None
-            if seen.pods_listed or _owned(seen, ds)
+            if seen.pods_listed or by_node
             else f"the input has no pod of it (add `kubectl get pods -n {ns_of(ds)} -o yaml` to it)"
         )
         if unseen:
             return Plugin(driver, node_name, "not-looked", f"{head} serves {driver}; its pod on {node_name} was not "
-                          f"looked for: {unseen}", _ref(ds), how)  # fmt: skip
+                          f"looked for: {unseen}", _ref(ds), how, reason=unseen)  # fmt: skip
         why = (
             "its spec admits the node: see its events (FailedCreate: PodSecurity, quota) with kubectl describe ds"
             if node is not None
             else "the input has no Node object to compare its spec with"
         )
-        return Plugin(
-            driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}", _ref(ds), how, problem=True
-        )
+        return Plugin(driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}", _ref(ds), how,
+                      problem=True, reason=why)  # fmt: skip
     st = pod_state(mine[0])
     if not st["ready"] or st["deleting"]:
         state = "terminating" if st["deleting"] else _state_words(st)
         return Plugin(driver, node_name, "pod-not-ready", f"its plugin pod on {node_name}, {st['pod']} of {head}, is "
-                      f"not ready: {state}", _ref(ds), how, st, problem=True)  # fmt: skip
+                      f"not ready: {state}", _ref(ds), how, st, problem=True,
+                      reason="terminating" if st["deleting"] else _state_words(st, when=False))  # fmt: skip
     started = st["startedAt"] or ""
     msg = f"its plugin pod on {node_name}, {st['pod']} of {head}, is Ready"
     if word is not None and word.cls == "not-registered":
@@ -421,6 +425,28 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
         )
         return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, problem=True)
     return Plugin(driver, node_name, "pod-ready", msg + (f" since {started}" if started else ""), _ref(ds), how, st)
+
+
+def pods_by_node(pods) -> dict[str, list]:
+    """Pods by spec.nodeName (the pods of one DaemonSet: at most one a node, unless one is being replaced)."""
+    out: dict = {}
+    for p in pods:
+        node = _d(p.get("spec")).get("nodeName")
+        if isinstance(node, str) and node:
+            out.setdefault(node, []).append(p)
+    return out
+
+
+def judge_nodes(seen: Seen, driver: str, nodes: dict) -> dict[str, Plugin]:
+    """The plugin of driver on each node (name -> its Node, or None when the input has none), judged as
+    judge_on_node judges it before the kubelet speaks: the DaemonSets are searched once and the plugin pods
+    grouped by node once (devices asks this for every node with devices)."""
+    found = find_plugins(seen, driver)
+    if not found:
+        p = _not_found(seen, driver, None)
+        return {n: Plugin(driver, n, p.state, p.message, problem=p.problem, reason=p.reason) for n in nodes}
+    by_node = pods_by_node(_owned(seen, found[0][0]))
+    return {n: judge_on_node(seen, driver, node, n, None, found, by_node) for n, node in nodes.items()}
 
 
 def judge_publishing(seen: Seen, driver: str) -> Plugin:
