@@ -215,7 +215,7 @@ def _plugin_notes(out: _Out, report) -> None:
     ps = report.plugins
     serving = {p.node for p in ps if p.status == "serving"} - {p.node for p in ps if p.status != "serving"}
     nodes = len({p.node for p in ps})
-    if len(serving) == nodes:
+    if len(serving) == nodes and not any(p.reason for p in ps):
         out.line(f"Kubelet plugins: a Ready pod on each of the {nodes} node(s) for every driver of their devices "
                  "(registration itself is not visible in the API).", wrap=2)  # fmt: skip
         return
@@ -225,7 +225,7 @@ def _plugin_notes(out: _Out, report) -> None:
         return
     groups: dict = {}
     for p in ps:
-        if p.status != "serving":
+        if p.status != "serving" or p.reason:  # serving with a reason: likely, the pod itself is not Ready
             groups.setdefault(p.words(), []).append(p.node)
     out.line(
         f"Kubelet plugins (Ready on {len(serving)} of {nodes} node(s); a node without a Ready one cannot prepare "

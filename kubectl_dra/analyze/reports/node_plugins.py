@@ -43,15 +43,21 @@ class NodePlugin:
 
     @property
     def likely(self) -> bool:
-        """The DaemonSet is tied to the driver only by being the only kubelet plugin there is (a guess)."""
-        return self.plugin.link == "only"
+        """The verdict rests on a heuristic link: the DaemonSet is the only kubelet plugin there is, or the pod is
+        not Ready and the container that likely serves the driver is (plugin_pod.py)."""
+        pod = self.plugin.pod or {}
+        return self.plugin.link == "only" or (self.status == SERVING and not pod.get("podReady", True))
 
     def words(self) -> str:
         """One line: "gpu.example.com plugin not ready (CrashLoopBackOff, 12 restarts)"."""
-        what = {SERVING: "plugin pod Ready", NOT_READY: "plugin not ready", NO_POD: "no plugin pod",
+        what = {SERVING: "plugin serving", NOT_READY: "plugin not ready", NO_POD: "no plugin pod",
                 UNKNOWN: "plugin unknown"}[self.status]  # fmt: skip
+        if self.likely and self.status == SERVING:
+            what = "plugin likely serving"
         why = f" ({self.reason})" if self.reason else ""
-        ds = f"; likely DaemonSet {self.plugin.daemonset}, the only kubelet plugin found" if self.likely else ""
+        ds = ""
+        if self.plugin.link == "only":
+            ds = f"; likely DaemonSet {self.plugin.daemonset}, the only kubelet plugin found"
         return f"{self.driver} {what}{why}{ds}"
 
     def to_dict(self) -> dict:
