@@ -156,7 +156,7 @@ def _summary(out: _Out, report, wide: bool) -> None:
         # -o wide: each node's plugin status per driver (the text's notes below say why where not serving)
         per: dict = {}
         for p in report.plugins:
-            per.setdefault(p.node, []).append(f"{p.driver}:{p.status}")
+            per.setdefault(p.node, []).append(f"{p.driver}:{'likely-' if p.likely else ''}{p.status}")
         headers.append("PLUGINS")
         rows = [r + [esc(",".join(per.get(g["node"], []))) or "-"] for r, g in zip(rows, by_node, strict=True)]
     _table(out, headers, rows)

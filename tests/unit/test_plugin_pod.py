@@ -215,3 +215,17 @@ def test_devices_unknown_says_which(more, reason):
 
     (p,) = node_plugins(snap, [Row()])
     assert (p.status, p.reason) == ("unknown", reason)
+
+
+def test_the_only_plugin_is_not_another_named_drivers():
+    """One kubelet plugin DaemonSet, whose template names gpu.example.com: it is not taken for nic.example.com's
+    plugin just because it is the only one (the fallback link "only" is for a DaemonSet that names no driver)."""
+    ds = nvidia_ds(
+        [_container("plugin", "dra-example-kubeletplugin", [{"name": "DRIVER_NAME", "value": "gpu.example.com"}])]
+    )
+    slices = (_slice("gpu.example.com", None), _slice("nic.example.com", None))
+    seen = seen_of(Snapshot(slices=slices, nodes=(node("node-01"),), workloads=(ds,), source="live",
+                            listed=frozenset({"daemonsets"}), bound_pods=True))  # fmt: skip
+    assert judge_nodes(seen, "gpu.example.com", {"node-01": node("node-01")})["node-01"].link == "named"
+    nic = judge_nodes(seen, "nic.example.com", {"node-01": node("node-01")})["node-01"]
+    assert (nic.state, nic.daemonset) == ("not-found", None)

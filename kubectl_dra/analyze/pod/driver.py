@@ -234,7 +234,13 @@ def daemon_pods(pods) -> dict:
 def _owned(seen: Seen, ds: dict) -> list:
     """The pods of ds (owned_by decides; the index only narrows)."""
     got = seen.pods.get(meta_of(ds).get("uid"), []) + seen.pods.get((ns_of(ds), name_of(ds)), [])
-    return [p for i, p in enumerate(got) if owned_by(p, ds) and all(p is not q for q in got[:i])]
+    out, once = [], set()  # a pod is under both keys: each once (by identity: linear in the DaemonSet's pods)
+    for p in got:
+        if id(p) not in once:
+            once.add(id(p))
+            if owned_by(p, ds):
+                out.append(p)
+    return out
 
 
 def _managers(seen: Seen, driver: str) -> set[str]:
@@ -252,12 +258,20 @@ def find_plugins(seen: Seen, driver: str) -> list[tuple[dict, str]]:
     cands = [d for d in seen.daemonsets if is_plugin_candidate(d)]
     managers = _managers(seen, driver)
     linked = [(d, w) for d in cands if (w := link(d, driver, seen.classes, managers)) is not None]
-    if not linked and len(cands) == 1:
+    if not linked and len(cands) == 1 and not _names_another(seen, cands[0], driver):
         linked = [(cands[0], "only")]
     if not linked:
         return []
     best = min(_STRENGTH[w] for _, w in linked)
     return [(d, w) for d, w in linked if _STRENGTH[w] == best]
+
+
+def _names_another(seen: Seen, ds: dict, driver: str) -> bool:
+    """The DaemonSet's template names another driver the cluster has (its slices' or its classes'): it is that
+    driver's plugin, not this one's by default."""
+    known = {(s.get("spec") or {}).get("driver") for s in seen.slices}
+    known |= {d for c in seen.classes for d in drivers_named(class_expressions(c))}
+    return any(isinstance(o, str) and o and link(ds, o, (), set()) == "named" for o in known - {driver})
 
 
 def _ref(o: dict) -> str:
