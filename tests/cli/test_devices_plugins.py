@@ -51,11 +51,13 @@ class _Cluster(Handler):
             return self.send_json(code, {"kind": "Status", "status": "Failure", "code": code,
                                          "message": f"{path}: {'forbidden' if code == 403 else 'not found'}"})  # fmt: skip
         items = [o for o in OBJECTS if o["kind"] == kind and (ns is None or o["metadata"].get("namespace") == ns)]
+        if kind == "Pod" and self.server.no_plugin_pods:
+            items = [o for o in items if o["metadata"].get("namespace") != "gpu-system"]
         self.send_json(200, {"kind": f"{kind}List", "metadata": {"resourceVersion": "1"}, "items": items})
 
 
-def _devices(tmp_path, *args, refused=()):
-    with serve(_Cluster, paths=[], refused=set(refused)) as srv:
+def _devices(tmp_path, *args, refused=(), no_plugin_pods=False):
+    with serve(_Cluster, paths=[], refused=set(refused), no_plugin_pods=no_plugin_pods) as srv:
         kc = kubeconfig(tmp_path / "kubeconfig", {"server": url(srv)})
         env = dict(os.environ, NO_COLOR="1", KUBECONFIG=kc)
         p = subprocess.run([sys.executable, "-m", "kubectl_dra", "devices", *args], capture_output=True, text=True,
@@ -122,3 +124,15 @@ def test_pods_of_the_plugin_namespace_forbidden_make_the_covered_nodes_unknown(t
     got = {x["node"]: x["status"] for x in doc["plugins"]}
     assert got == {"node-01": "unknown", "node-02": "unknown", "node-03": "no-pod"}
     assert "cannot list pods in gpu-system" in {x["node"]: x["reason"] for x in doc["plugins"]}["node-01"]
+
+
+def test_a_daemonset_without_pods_runs_none_on_the_nodes_it_selects(tmp_path):
+    """Every pod of every namespace was listed (devices reads them all): a DaemonSet with no pod anywhere runs none on
+    the nodes it selects, a fact, not "unknown" (from files, where pods may be left out, it stays unknown)."""
+    p, paths = _devices(tmp_path, "-o", "json", no_plugin_pods=True)
+    assert p.returncode == 0, p.stderr
+    assert paths.count("/api/v1/pods") == 1  # one list of every pod, not a second one of the bound pods
+    got = {x["node"]: (x["status"], x["reason"]) for x in json.loads(p.stdout)["plugins"]}
+    admits = "its spec admits the node: see its events (FailedCreate: PodSecurity, quota) with kubectl describe ds"
+    assert got["node-01"] == got["node-02"] == ("no-pod", admits)
+    assert got["node-03"][0] == "no-pod"
