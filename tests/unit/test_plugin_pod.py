@@ -229,3 +229,22 @@ def test_the_only_plugin_is_not_another_named_drivers():
     assert judge_nodes(seen, "gpu.example.com", {"node-01": node("node-01")})["node-01"].link == "named"
     nic = judge_nodes(seen, "nic.example.com", {"node-01": node("node-01")})["node-01"]
     assert (nic.state, nic.daemonset) == ("not-found", None)
+
+
+def test_devices_notes_escape_what_the_cluster_wrote():
+    """A waiting reason and a node name are the cluster's strings: the note and the wide column escape them."""
+    import io
+
+    from kubectl_dra.analyze.reports.inventory import inventory
+    from kubectl_dra.features import Semantics
+    from kubectl_dra.render.devices import render_inventory
+
+    pod = plugin_pod(cd_crashing=False, gpus_crashing=True, node_name="node-01")
+    pod["status"]["containerStatuses"][1]["state"] = {"waiting": {"reason": "Crash\x1b[2J\nLoop"}}
+    snap = snapshot(pod, classes=())
+    report = inventory(snap, Semantics.for_version((1, 37)), {})
+    for fmt in ("text", "wide"):
+        out = io.StringIO()
+        render_inventory(report, fmt, out, False, 80, listing=False)
+        text = out.getvalue()
+        assert "\x1b" not in text and "Crash\\x1b[2J\\nLoop" in text, text
