@@ -374,20 +374,21 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
                       problem=True, reason=why)  # fmt: skip
     st = pod_state(mine[0], pick[0] if pick else None)
     c = st["container"]
-    which = f" (its container {c} likely serves {driver}: {CONTAINER_LINK_WORDS[pick[1]]})" if c else ""
-    pod = f"its plugin pod on {node_name}, {st['pod']}{which} of {head},"
+    pod = f"its plugin pod on {node_name}, {st['pod']} of {head}"
+    own = f"its container {c}, which likely serves {driver} ({CONTAINER_LINK_WORDS[pick[1]]})," if c else ""
     if not st["ready"] or st["deleting"]:
         state = "terminating" if st["deleting"] else state_words(st)
         short = "terminating" if st["deleting"] else (f"container {c}: " if c else "") + state_words(st, when=False)
-        return Plugin(driver, node_name, "pod-not-ready", f"{pod} is not ready: {state}", _ref(ds), how, st,
-                      problem=True, reason=short)  # fmt: skip
+        said = f"{pod}: {own} is not ready: {state}" if c and not st["deleting"] else f"{pod}, is not ready: {state}"
+        return Plugin(driver, node_name, "pod-not-ready", said, _ref(ds), how, st, problem=True,
+                      reason=short)  # fmt: skip
     note = ""
     if not st["podReady"]:  # its container is ready, another is not: Ready is the pod's, readiness each container's
         others = ", ".join(n for n in st["notReady"] if n != c) or "a readiness gate"
         note = f"container {c} ready; the pod is not Ready: {others} not ready"
-        msg = f"{pod} is not Ready ({others} not ready), but container {c} is ready: it likely serves {driver}"
+        msg = f"{pod}, is not Ready ({others} not ready), but {own} is ready"
     else:
-        msg = f"{pod} is Ready"
+        msg = f"{pod}, is Ready"
     started = st["startedAt"] or ""
     if word is not None and word.cls == "not-registered":
         if started and started > word.last:
