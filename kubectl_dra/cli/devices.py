@@ -72,6 +72,9 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     for partitionable devices, how many more of each partition still fit. --list or any filter lists the devices;
     --node also lists the pods that hold the node's devices and through which claims. Where ResourcePoolStatusRequests
     (alpha) exist and are readable, their counts are shown beside kubectl-dra's; none is ever created.
+    Per node with devices, whether a kubelet plugin serves each of their drivers (its DaemonSet's pod on the node is
+    Ready): a note for each node where it is not ready, runs no pod (the nodeSelector, taint or affinity that
+    excludes the node) or is unknown (the DaemonSets cannot be read, or none runs it); -o wide: a PLUGINS column.
     --class C --request FILE: how many more copies of FILE's claim fit, per node and in total, one after another
     on top of what is allocated and what the pending pods would take (exit 1 when none fits).
 
@@ -100,8 +103,11 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
 
         reqs = parse_selector(selector)
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
-    # Every namespace's pods: who holds a device (reservedFor) and what the kubelet reports of its health.
-    snap = _gather(replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False).snapshot
+    # Every namespace's pods: who holds a device (reservedFor), what the kubelet reports of its health, and the
+    # kubelet plugins' pods; with every namespace's DaemonSets: whether a plugin serves each driver on each node.
+    snap = _gather(
+        replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False, drivers=True
+    ).snapshot
     driver, pool = check_device_filters(snap, node, driver, device_class, pool)
     filters = {
         "node": node,

@@ -72,6 +72,7 @@ class _Target:
     selector: str | None
     all_namespaces: bool
     pod: dict | None = None
+    every_pod: bool = False  # every pod of every namespace was listed (-A, no label selector, not refused)
 
 
 def _gather_live(r: LiveRequest, c: Client, progress: bool, while_waiting) -> Gathered:
@@ -137,7 +138,8 @@ def _gather_live(r: LiveRequest, c: Client, progress: bool, while_waiting) -> Ga
         "resource_api_version": asked.rv,
         "namespace": t.namespace,
         "listed": frozenset(name for key, name in LISTED.items() if key in results),
-        "bound_pods": "bound_pods" in results,
+        # every pod listed (devices: the pods of every namespace) holds every bound pod, the plugin pods included
+        "bound_pods": "bound_pods" in results or t.every_pod,
     }
     raw = (*objs, {"discovery": {"resource.k8s.io": sorted(asked.served)}}) if r.everything else ()
     if r.watch:
@@ -205,6 +207,8 @@ def _resolve(c: Client, asked: _Asked, namespace: str, r: LiveRequest, gaps: lis
             if not (partial and t.all_namespaces):
                 raise DraError(f"cannot list pods: {e.message}") from None
             found = _pods_per_namespace(c, t.selector, t.namespace, e, gaps)
+        else:
+            t.every_pod = t.all_namespaces and not t.selector
         for p in found:
             p.setdefault("kind", "Pod")
             p.setdefault("apiVersion", "v1")

@@ -29,6 +29,9 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
         return  # the command says "No devices ..." on stderr, as kubectl get does
     if listing:
         _devices(out, report, wide)
+        if report.plugins:
+            out.blank()
+            _plugin_notes(out, report)
         if report.filters.get("node"):
             holders = report.holders()
             out.blank()
@@ -148,7 +151,18 @@ def _summary(out: _Out, report, wide: bool) -> None:
     states = [s for s in report.states if wide or s in _CORE_STATES or report.state_counts.get(s)]
     by_node = report.summary("node")
     headers = ["NODE", "DEVICES"] + [s.upper() for s in states]
-    _table(out, headers, [[esc(g["node"]), str(g["devices"])] + [str(g[s]) for s in states] for g in by_node])
+    rows = [[esc(g["node"]), str(g["devices"])] + [str(g[s]) for s in states] for g in by_node]
+    if wide and report.plugins:
+        # -o wide: each node's plugin status per driver (the text's notes below say why where not serving)
+        per: dict = {}
+        for p in report.plugins:
+            per.setdefault(p.node, []).append(f"{p.driver}:{'likely-' if p.likely else ''}{p.status}")
+        headers.append("PLUGINS")
+        rows = [r + [esc(",".join(per.get(g["node"], []))) or "-"] for r, g in zip(rows, by_node, strict=True)]
+    _table(out, headers, rows)
+    if report.plugins:
+        out.blank()
+        _plugin_notes(out, report)
     out.blank()
     by_class = report.summary("class")
     _table(
@@ -189,3 +203,35 @@ def _devices(out: _Out, report, wide: bool) -> None:
 
 def _table(out: _Out, headers: list[str], rows: list[list[str]], styles=None, droppable: tuple = ()) -> None:
     fit_table(out, headers, rows, styles=styles, droppable=droppable, max_lines=DETAIL_LINES)
+
+
+_SHOWN_NODES = 3  # nodes named in one plugin note before "and N more"
+
+
+def _plugin_notes(out: _Out, report) -> None:
+    """Whether a kubelet plugin serves each driver on each node with its devices: one line when all do, else a
+    line per (driver, status, reason) that is not serving, naming its nodes, e.g.
+    "node-07: gpu.example.com plugin not ready (CrashLoopBackOff, 12 restarts)"."""
+    ps = report.plugins
+    serving = {p.node for p in ps if p.status == "serving"} - {p.node for p in ps if p.status != "serving"}
+    nodes = len({p.node for p in ps})
+    if len(serving) == nodes and not any(p.reason for p in ps):
+        out.line(f"Kubelet plugins: a Ready pod on each of the {nodes} node(s) for every driver of their devices "
+                 "(registration itself is not visible in the API).", wrap=2)  # fmt: skip
+        return
+    reasons = {(p.status, p.reason) for p in ps}
+    if len(reasons) == 1 and ps[0].status == "unknown":  # e.g. a file without DaemonSets: one line, not one per driver
+        out.line(f"Kubelet plugins: not known on any node: {esc(ps[0].reason)}", wrap=2)
+        return
+    groups: dict = {}
+    for p in ps:
+        if p.status != "serving" or p.reason:  # serving with a reason: likely, the pod itself is not Ready
+            groups.setdefault(p.words(), []).append(p.node)
+    out.line(
+        f"Kubelet plugins (Ready on {len(serving)} of {nodes} node(s); a node without a Ready one cannot prepare "
+        "that driver's devices):",
+        wrap=2,
+    )
+    for words, names in groups.items():
+        more = f" and {len(names) - _SHOWN_NODES} more" if len(names) > _SHOWN_NODES else ""
+        out.line(f"  {esc(', '.join(names[:_SHOWN_NODES]))}{more}: {esc(words)}", wrap=4)

@@ -204,7 +204,9 @@ def test_devices_output_name_and_no_headers():
     r = cli("devices", "--from-file", str(STEP4), "-o", "name")
     assert r.returncode == 0
     assert r.stdout.splitlines() == ["device/gpu.example.com/node-01/gpu-0", "device/gpu.example.com/node-01/gpu-1"]
-    listed = cli("devices", "--list", "--from-file", str(STEP4)).stdout.splitlines()
+    full = cli("devices", "--list", "--from-file", str(STEP4)).stdout
+    listed = full.split("\n\n")[0].splitlines()  # the device list; the kubelet plugins' note follows it
+    assert full.split("\n\n")[1].startswith("Kubelet plugins: not known on any node: the input has no DaemonSet")
     r = cli("devices", "--no-headers", "--from-file", str(STEP4))
     assert r.returncode == 0 and r.stdout.splitlines() == listed[1:] and len(listed) == 3
     # --node adds the holders' table to the list: --no-headers keeps the device rows alone

@@ -46,6 +46,15 @@ def _plugin(doc: dict) -> dict:
     return f
 
 
+def _devices_plugin(cluster, driver: str, node: str) -> tuple:
+    """devices -o json's verdict on driver's kubelet plugin on node: (status, reason, DaemonSet)."""
+    r = cluster.kubectl_dra("devices", "--driver", driver, "-o", "json")
+    assert r.code == 0, str(r)
+    got = [p for p in r.json["plugins"] if p["driver"] == driver and p["node"] == node]
+    assert len(got) == 1, r.json["plugins"]
+    return got[0]["status"], got[0]["reason"], got[0]["daemonset"]
+
+
 def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
     sc = scenario("drvpiece")
     sc.device_class()
@@ -87,6 +96,9 @@ def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
         assert f["evidence"]["plugin"]["link"] == "named", f
         assert f"runs no pod on {node}" in f["message"] and "example.com/gpu-node=true" in f["message"], f
         assert not any(f["code"] == "DRA101" for f in r.json["findings"]), str(r)
+        # devices says the same per node: the node's devices have no plugin pod to prepare them, and why
+        assert _devices_plugin(cluster, sc.driver, node)[:2] == ("no-pod", "node does not match its nodeSelector "
+                                                                 "example.com/gpu-node=true"), str(r)  # fmt: skip
 
         # Without the selector the controller creates a pod per node; the scheduler binds them; with no kubelet they
         # stay Pending: the plugin's pod on the node is found and is not ready.
@@ -108,5 +120,9 @@ def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
         # and in text, at 80 columns, the same
         t = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns)
         assert "DRA607 driver-plugin" in t.stdout and "not ready" in t.stdout, str(t)
+        status, reason, ds = _devices_plugin(cluster, sc.driver, node)
+        assert (status, reason, ds) == ("not-ready", "Pending", f"{plugins}/kubeletplugin")
+        t = cluster.kubectl_dra("devices", "--driver", sc.driver)
+        assert t.code == 0 and f"{node}: {sc.driver} plugin not ready (Pending)" in " ".join(t.stdout.split()), str(t)
     finally:
         cluster.delete_namespace(plugins)

@@ -277,6 +277,40 @@ def register(m) -> None:
         "explain pod web-0",
         [*bound(nodes=[down, m.NODES[1]]), ds, plugin_pod(ds, "node-01")],
     )
+    # devices: per node, whether a kubelet plugin serves the driver (analyze/reports/node_plugins.py)
+    gpu_nodes = [
+        m.node("node-01", zone="a", **{"gpu.example.com/present": "true"}),
+        m.node("node-02", zone="b", **{"gpu.example.com/present": "true"}),
+        m.node("node-03", zone="c"),
+    ]
+    plugin_ds = daemonset(
+        ns="gpu-system",
+        node_selector={"gpu.example.com/present": "true"},
+        status={"desiredNumberScheduled": 2, "numberReady": 1, "currentNumberScheduled": 2},
+    )
+    m.scenario(
+        "devices-driver-plugins",
+        "The driver's kubelet plugin DaemonSet (namespace gpu-system) selects nodes labelled "
+        "gpu.example.com/present=true: its pod on node-01 is Ready, its pod on node-02 crash-loops, and node-03, "
+        "whose slice is still there, lacks the label. devices says which nodes' devices cannot be prepared.",
+        "devices",
+        [
+            *gpu_nodes,
+            m.dclass(),
+            *(m.rslice(f"{n}-gpus", [m.dev("gpu-0"), m.dev("gpu-1")], n) for n in ("node-01", "node-02", "node-03")),
+            plugin_ds,
+            plugin_pod(plugin_ds, "node-01"),
+            plugin_pod(
+                plugin_ds,
+                "node-02",
+                ready=False,
+                waiting="CrashLoopBackOff",
+                restarts=12,
+                last={"reason": "Error", "exitCode": 1, "finishedAt": "2026-11-30T09:20:00Z"},
+            ),  # fmt: skip
+        ],
+    )
+    _nvidia(m)
     for name, flag in (
         ("driver-plugin-not-covered", "-n"),
         ("driver-plugin-crashloop", "-n"),
@@ -293,3 +327,80 @@ def register(m) -> None:
         ("driver-matches-no-node", "-n"),
     ):
         m.MOVED[name] = ("gpu-team", flag)
+
+
+NV_NS = "nvidia-dra-driver-gpu"
+
+
+def nvidia_daemonset() -> dict:
+    """NVIDIA's kubelet plugin DaemonSet as its chart (templates/kubeletplugin.yaml) renders it, the parts the
+    driver piece reads: an init container, then `compute-domains` and `gpus`, each a `bash -c` script that ends by
+    running its plugin binary; the drivers' names are compiled in, not in the spec."""
+
+    def container(name, binary):
+        script = ('if [ "${MASK_NVIDIA_DRIVER_PARAMS}" = "true" ]; then\n  mount --bind root/gpu-params '
+                  f"/proc/driver/nvidia/params\nfi\n{binary} -v $(LOG_VERBOSITY)")  # fmt: skip
+        return {"name": name, "image": "nvcr.io/nvidia/k8s-dra-driver-gpu:v25.8.0", "command": ["bash", "-c"],
+                "args": [script], "env": [{"name": "LOG_VERBOSITY", "value": "4"}, {"name": "CDI_ROOT",
+                                                                                    "value": "/var/run/cdi"}]}  # fmt: skip
+
+    ds = daemonset(name="nvidia-dra-driver-gpu-kubelet-plugin", ns=NV_NS, env_driver=None,
+                   status={"desiredNumberScheduled": 2, "numberReady": 1, "currentNumberScheduled": 2})  # fmt: skip
+    spec = ds["spec"]["template"]["spec"]
+    spec["initContainers"] = [{"name": "init-container", "command": ["bash", "/usr/bin/kubelet-plugin-prestart.sh"]}]
+    spec["containers"] = [container("compute-domains", "compute-domain-kubelet-plugin"),
+                          container("gpus", "gpu-kubelet-plugin")]  # fmt: skip
+    spec["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    return ds
+
+
+def _nvidia(m) -> None:
+    ds = nvidia_daemonset()
+
+    def status(name, crashing):
+        if crashing:
+            return {"name": name, "ready": False, "restartCount": 7, "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                    "lastState": {"terminated": {"reason": "Error", "exitCode": 1,
+                                                 "finishedAt": "2026-11-30T09:20:00Z"}}}  # fmt: skip
+        return {
+            "name": name,
+            "ready": True,
+            "restartCount": 0,
+            "state": {"running": {"startedAt": "2026-11-30T08:00:00Z"}},
+        }
+
+    def pod(node_name, cd_crashing):
+        p = plugin_pod(ds, node_name, ready=not cd_crashing)
+        p["status"]["containerStatuses"] = [status("compute-domains", cd_crashing), status("gpus", False)]
+        return p
+
+    def nv_slice(driver, manager, node_name, devices):
+        s = m.rslice(f"{node_name}-{driver}", devices, node_name, driver=driver)
+        s["metadata"]["managedFields"] = [
+            {"manager": manager, "operation": "Update", "apiVersion": "resource.k8s.io/v1"}
+        ]
+        return s
+
+    nodes = ("node-01", "node-02")
+    m.scenario(
+        "devices-plugin-two-containers",
+        "NVIDIA's kubelet plugin pod (namespace nvidia-dra-driver-gpu, the chart's two containers) on node-02: "
+        "compute-domains crash-loops, gpus is ready, so the pod is not Ready. The slices' field managers tie gpus "
+        "to gpu.nvidia.com and compute-domains to compute-domain.nvidia.com: gpu.nvidia.com's plugin likely serves "
+        "node-02, compute-domain.nvidia.com's does not.",
+        "devices",
+        [
+            m.node("node-01", zone="a"),
+            m.node("node-02", zone="b"),
+            m.dclass("gpu.nvidia.com", 'device.driver == "gpu.nvidia.com"'),
+            m.dclass("compute-domain-default-channel.nvidia.com", 'device.driver == "compute-domain.nvidia.com"'),
+            *(nv_slice("gpu.nvidia.com", "gpu-kubelet-plugin", n, [m.dev("gpu-0"), m.dev("gpu-1")]) for n in nodes),
+            *(
+                nv_slice("compute-domain.nvidia.com", "compute-domain-kubelet-plugin", n, [{"name": "channel-0"}])
+                for n in nodes
+            ),  # fmt: skip
+            ds,
+            pod("node-01", False),
+            pod("node-02", True),
+        ],
+    )

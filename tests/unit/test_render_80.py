@@ -119,6 +119,22 @@ def test_devices_node_lists_the_pods_holding_its_devices():
     assert "consumed bandwidth 10G of 100G" in flat(text)  # quantities as the slice writes them
 
 
+def test_devices_says_which_nodes_plugin_does_not_serve_at_80_columns():
+    """A node whose slices exist but whose plugin crash-loops or does not run: one note a node, whole, not a column
+    that overflows the summary."""
+    report = inventory(snap(SC / "devices-driver-plugins" / "input.yaml", None), S37, {})
+    for listing in (False, True):
+        out = io.StringIO()
+        render_inventory(report, "text", out, False, W, listing=listing)
+        text = out.getvalue()
+        fits(text)
+        assert "PLUGINS" not in text and "…" not in text
+        assert "node-02: gpu.example.com plugin not ready (CrashLoopBackOff, 12 restarts, last exit 1 (Error))" in flat(
+            text
+        )
+        assert "node-03: gpu.example.com no plugin pod (node does not match its nodeSelector" in flat(text)
+
+
 # -- match -------------------------------------------------------------------------------------------------------
 
 

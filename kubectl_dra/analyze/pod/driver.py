@@ -19,6 +19,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kubectl_dra.analyze.pod.plugin_pod import (
+    CONTAINER_LINK_WORDS,
+    container_strings,
+    count,
+    pod_state,
+    serving_container,
+    state_words,
+    words_of,
+)
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
 from kubectl_dra.model.nodes import pod_node_rejection
 
@@ -103,11 +112,7 @@ def is_plugin_candidate(ds: dict) -> bool:
 
 
 def _strings(ds: dict) -> list[str]:
-    out = []
-    for c in _containers(ds):
-        out += [s for s in _lst(c.get("command")) + _lst(c.get("args")) if isinstance(s, str)]
-        out += [v for e in _lst(c.get("env")) if isinstance(v := _d(e).get("value"), str)]
-    return out + _host_paths(ds)
+    return [s for c in _containers(ds) for s in container_strings(c)] + _host_paths(ds)
 
 
 def _helm(obj: dict) -> tuple | None:
@@ -128,8 +133,7 @@ def link(ds: dict, driver: str, classes, managers: set[str]) -> str | None:
         _helm(c) == release and driver in drivers_named(class_expressions(c)) for c in classes
     ):
         return "helm"
-    words = {w.rsplit("/", 1)[-1] for s in strings for w in s.split()}
-    if managers & words:
+    if managers & words_of(strings):
         return "manager"
     return None
 
@@ -159,39 +163,6 @@ def owned_by(pod: dict, ds: dict) -> bool:
     return ns_of(pod) == ns_of(ds) and any(r.get("kind") == "DaemonSet" and r.get("name") == name_of(ds) for r in refs)
 
 
-def _int(x) -> int:
-    """A count from a status field, 0 when it is not one (the input is untrusted)."""
-    return x if isinstance(x, int) and not isinstance(x, bool) else 0
-
-
-def pod_state(pod: dict) -> dict:
-    """The plugin pod as `kubectl get pod` shows it: phase, ready, restarts, why it waits, its last termination.
-    Fields of the wrong shape read as absent (the input is untrusted)."""
-    d, lst = _d, _lst
-    st = d(pod.get("status"))
-    cs = [c for c in lst(st.get("initContainerStatuses")) + lst(st.get("containerStatuses")) if isinstance(c, dict)]
-    ready = any(d(c).get("type") == "Ready" and d(c).get("status") == "True" for c in lst(st.get("conditions")))
-    waiting = next((d(d(c.get("state")).get("waiting")) for c in cs if d(c.get("state")).get("waiting")), {})
-    last = next(
-        (d(d(c.get("lastState")).get("terminated")) for c in cs if d(c.get("lastState")).get("terminated")), None
-    )
-    started = [s for c in cs if isinstance(s := d(d(c.get("state")).get("running")).get("startedAt"), str)]
-    return {
-        "pod": f"{ns_of(pod)}/{name_of(pod)}",
-        "phase": st.get("phase") or "Pending",
-        "ready": ready,
-        "restarts": sum(_int(c.get("restartCount")) for c in cs),
-        "waiting": waiting.get("reason"),
-        "lastTerminated": (
-            {"reason": last.get("reason"), "exitCode": last.get("exitCode"), "finishedAt": last.get("finishedAt")}
-            if last
-            else None
-        ),
-        "startedAt": max((s for s in started if s), default=None),
-        "deleting": bool(meta_of(pod).get("deletionTimestamp")),
-    }
-
-
 # ---------------------------------------------------------------------------------------------------
 # Judging: the plugin of one driver, on one node (the kubelet spoke) or across the cluster (no slices at all)
 
@@ -219,6 +190,7 @@ class Plugin:
     link: str | None = None
     pod: dict | None = None
     problem: bool = False  # the state explains the failure (else it is context)
+    reason: str = ""  # the state's cause in a few words (devices' per-node line): the gap, the pod's state, ...
 
     def to_dict(self) -> dict:
         return {
@@ -262,7 +234,13 @@ def daemon_pods(pods) -> dict:
 def _owned(seen: Seen, ds: dict) -> list:
     """The pods of ds (owned_by decides; the index only narrows)."""
     got = seen.pods.get(meta_of(ds).get("uid"), []) + seen.pods.get((ns_of(ds), name_of(ds)), [])
-    return [p for i, p in enumerate(got) if owned_by(p, ds) and all(p is not q for q in got[:i])]
+    out, once = [], set()  # a pod is under both keys: each once (by identity: linear in the DaemonSet's pods)
+    for p in got:
+        if id(p) not in once:
+            once.add(id(p))
+            if owned_by(p, ds):
+                out.append(p)
+    return out
 
 
 def _managers(seen: Seen, driver: str) -> set[str]:
@@ -280,12 +258,20 @@ def find_plugins(seen: Seen, driver: str) -> list[tuple[dict, str]]:
     cands = [d for d in seen.daemonsets if is_plugin_candidate(d)]
     managers = _managers(seen, driver)
     linked = [(d, w) for d in cands if (w := link(d, driver, seen.classes, managers)) is not None]
-    if not linked and len(cands) == 1:
+    if not linked and len(cands) == 1 and not _names_another(seen, cands[0], driver):
         linked = [(cands[0], "only")]
     if not linked:
         return []
     best = min(_STRENGTH[w] for _, w in linked)
     return [(d, w) for d, w in linked if _STRENGTH[w] == best]
+
+
+def _names_another(seen: Seen, ds: dict, driver: str) -> bool:
+    """The DaemonSet's template names another driver the cluster has (its slices' or its classes'): it is that
+    driver's plugin, not this one's by default."""
+    known = {(s.get("spec") or {}).get("driver") for s in seen.slices}
+    known |= {d for c in seen.classes for d in drivers_named(class_expressions(c))}
+    return any(isinstance(o, str) and o and link(ds, o, (), set()) == "named" for o in known - {driver})
 
 
 def _ref(o: dict) -> str:
@@ -295,7 +281,7 @@ def _ref(o: dict) -> str:
 def _not_found(seen: Seen, driver: str, node: str | None) -> Plugin:
     if seen.daemonsets_gap:
         return Plugin(driver, node, "not-looked", f"the kubelet plugin of {driver} was not looked for: "
-                      f"{seen.daemonsets_gap}")  # fmt: skip
+                      f"{seen.daemonsets_gap}", reason=seen.daemonsets_gap)  # fmt: skip
     n = sum(1 for d in seen.daemonsets if is_plugin_candidate(d))
     some = (
         f"{n} DaemonSets mount the kubelet's plugins_registry; none names it"
@@ -308,6 +294,7 @@ def _not_found(seen: Seen, driver: str, node: str | None) -> Plugin:
         "not-found",
         f"no DaemonSet found that runs the kubelet plugin of {driver} ({some}): it is likely not installed ({UNSEEN})",
         problem=True,
+        reason=f"no DaemonSet found that runs it ({some})",
     )
 
 
@@ -337,22 +324,12 @@ def node_not_ready(node: dict | None) -> str | None:
     return None
 
 
-def _state_words(st: dict) -> str:
-    words = [st["waiting"] or st["phase"]]
-    if st["restarts"]:
-        words.append(f"{st['restarts']} restart{'s' if st['restarts'] != 1 else ''}")
-    last = st["lastTerminated"]
-    if last:
-        words.append(
-            f"last exit {last.get('exitCode')} ({last.get('reason') or 'terminated'}) at {last.get('finishedAt')}"
-        )
-    return ", ".join(str(w) for w in words)
-
-
-def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word) -> Plugin:
+# long: one verdict per state of the plugin on the node, each with its words
+def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word, pre=None) -> Plugin:
     """The plugin of driver on the pod's node, after the kubelet said `word` (a kubelet.KubeletWord) about it, or
-    nothing yet (None)."""
-    found = find_plugins(seen, driver)
+    nothing yet (None). pre: what does not depend on the node (prepare()'s), given by judge_nodes once for every
+    node. In a pod of several containers, the container that likely serves the driver is judged (plugin_pod.py)."""
+    found, by_node, pick = prepare(seen, driver) if pre is None else pre
     if not found:
         p = _not_found(seen, driver, node_name)
         here = _slices_on(seen, driver, node_name)
@@ -368,7 +345,7 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
                 f"publisher is out of sight ({UNSEEN}), or a plugin the kubelet never registered (a never-registered "
                 "plugin's slices are not wiped)"
             )
-            return Plugin(driver, node_name, "not-found", msg, problem=True)
+            return Plugin(driver, node_name, "not-found", msg, problem=True, reason=p.reason)
         return p
     ds, how = found[0]
     also = f" (also {', '.join(_ref(d) for d, _ in found[1:])})" if len(found) > 1 else ""
@@ -377,39 +354,49 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
         gap = coverage_gap(ds, node)
         if gap is not None:
             return Plugin(driver, node_name, "not-covered", f"{head} runs no pod on {node_name}: {gap}",
-                          _ref(ds), how, problem=True)  # fmt: skip
-    mine = [p for p in _owned(seen, ds) if (p.get("spec") or {}).get("nodeName") == node_name]
+                          _ref(ds), how, problem=True, reason=gap)  # fmt: skip
+    mine = by_node.get(node_name, [])
     if not mine:
         unseen = seen.pods_gap or (
             None
-            if seen.pods_listed or _owned(seen, ds)
+            if seen.pods_listed or by_node
             else f"the input has no pod of it (add `kubectl get pods -n {ns_of(ds)} -o yaml` to it)"
         )
         if unseen:
             return Plugin(driver, node_name, "not-looked", f"{head} serves {driver}; its pod on {node_name} was not "
-                          f"looked for: {unseen}", _ref(ds), how)  # fmt: skip
+                          f"looked for: {unseen}", _ref(ds), how, reason=unseen)  # fmt: skip
         why = (
             "its spec admits the node: see its events (FailedCreate: PodSecurity, quota) with kubectl describe ds"
             if node is not None
             else "the input has no Node object to compare its spec with"
         )
-        return Plugin(
-            driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}", _ref(ds), how, problem=True
-        )
-    st = pod_state(mine[0])
+        return Plugin(driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}", _ref(ds), how,
+                      problem=True, reason=why)  # fmt: skip
+    st = pod_state(mine[0], pick[0] if pick else None)
+    c = st["container"]
+    pod = f"its plugin pod on {node_name}, {st['pod']} of {head}"
+    own = f"its container {c}, which likely serves {driver} ({CONTAINER_LINK_WORDS[pick[1]]})," if c else ""
     if not st["ready"] or st["deleting"]:
-        state = "terminating" if st["deleting"] else _state_words(st)
-        return Plugin(driver, node_name, "pod-not-ready", f"its plugin pod on {node_name}, {st['pod']} of {head}, is "
-                      f"not ready: {state}", _ref(ds), how, st, problem=True)  # fmt: skip
+        state = "terminating" if st["deleting"] else state_words(st)
+        short = "terminating" if st["deleting"] else (f"container {c}: " if c else "") + state_words(st, when=False)
+        said = f"{pod}: {own} is not ready: {state}" if c and not st["deleting"] else f"{pod}, is not ready: {state}"
+        return Plugin(driver, node_name, "pod-not-ready", said, _ref(ds), how, st, problem=True,
+                      reason=short)  # fmt: skip
+    note = ""
+    if not st["podReady"]:  # its container is ready, another is not: Ready is the pod's, readiness each container's
+        others = ", ".join(n for n in st["notReady"] if n != c) or "a readiness gate"
+        note = f"container {c} ready; the pod is not Ready: {others} not ready"
+        msg = f"{pod}, is not Ready ({others} not ready), but {own} is ready"
+    else:
+        msg = f"{pod}, is Ready"
     started = st["startedAt"] or ""
-    msg = f"its plugin pod on {node_name}, {st['pod']} of {head}, is Ready"
     if word is not None and word.cls == "not-registered":
         if started and started > word.last:
             msg += (
                 f" and started at {started}, after the kubelet's last report ({word.last}): the kubelet retries and "
                 "should find the driver registered"
             )
-            return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st)
+            return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, reason=note)
         here = _slices_on(seen, driver, node_name)
         publishes = (
             f"; it publishes {len(here)} ResourceSlice{'s' if len(here) != 1 else ''} for the node" if here else ""
@@ -419,8 +406,40 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
             "plugin runs but the kubelet has not registered it (a kubelet --root-dir other than the plugin's "
             "registrar directory, an unsupported gRPC service, or a rejected registration); read the plugin's log"
         )
-        return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, problem=True)
-    return Plugin(driver, node_name, "pod-ready", msg + (f" since {started}" if started else ""), _ref(ds), how, st)
+        return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, problem=True, reason=note)
+    since = f" since {started}" if started else ""
+    return Plugin(driver, node_name, "pod-ready", msg + since, _ref(ds), how, st, reason=note)
+
+
+def pods_by_node(pods) -> dict[str, list]:
+    """Pods by spec.nodeName (the pods of one DaemonSet: at most one a node, unless one is being replaced)."""
+    out: dict = {}
+    for p in pods:
+        node = _d(p.get("spec")).get("nodeName")
+        if isinstance(node, str) and node:
+            out.setdefault(node, []).append(p)
+    return out
+
+
+def judge_nodes(seen: Seen, driver: str, nodes: dict) -> dict[str, Plugin]:
+    """The plugin of driver on each node (name -> its Node, or None when the input has none), judged as
+    judge_on_node judges it before the kubelet speaks: the DaemonSets are searched once and the plugin pods
+    grouped by node once (devices asks this for every node with devices)."""
+    pre = prepare(seen, driver)
+    if not pre[0]:
+        p = _not_found(seen, driver, None)
+        return {n: Plugin(driver, n, p.state, p.message, problem=p.problem, reason=p.reason) for n in nodes}
+    return {n: judge_on_node(seen, driver, node, n, None, pre) for n, node in nodes.items()}
+
+
+def prepare(seen: Seen, driver: str) -> tuple:
+    """What judging the plugin of driver on a node needs that no node changes: the DaemonSets that run it
+    (find_plugins), the first one's pods by node, and its container that likely serves the driver (or None)."""
+    found = find_plugins(seen, driver)
+    if not found:
+        return found, {}, None
+    ds = found[0][0]
+    return found, pods_by_node(_owned(seen, ds)), serving_container(_template(ds), driver, _managers(seen, driver))
 
 
 def judge_publishing(seen: Seen, driver: str) -> Plugin:
@@ -431,7 +450,7 @@ def judge_publishing(seen: Seen, driver: str) -> Plugin:
     ds, how = found[0]
     head = f"DaemonSet {_ref(ds)}"
     st = _d(ds.get("status"))
-    desired, ready = _int(st.get("desiredNumberScheduled")), _int(st.get("numberReady"))
+    desired, ready = count(st.get("desiredNumberScheduled")), count(st.get("numberReady"))
     if desired == 0:
         sel = _d(_template(ds).get("nodeSelector"))
         why = f" (its nodeSelector {', '.join(f'{k}={v}' for k, v in sel.items())})" if sel else ""
@@ -440,7 +459,7 @@ def judge_publishing(seen: Seen, driver: str) -> Plugin:
     if ready < desired:
         bad = [pod_state(p) for p in _owned(seen, ds)]
         bad = [s for s in bad if not s["ready"]]
-        eg = f"; e.g. {bad[0]['pod']}: {_state_words(bad[0])}" if bad else ""
+        eg = f"; e.g. {bad[0]['pod']}: {state_words(bad[0])}" if bad else ""
         return Plugin(driver, None, "pods-not-ready", f"{head} runs the kubelet plugin of {driver}: {ready} of "
                       f"{desired} pods ready{eg}", _ref(ds), how, bad[0] if bad else None, problem=True)  # fmt: skip
     return Plugin(

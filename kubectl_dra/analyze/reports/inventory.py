@@ -20,6 +20,8 @@ from kubectl_dra.analyze.devices.checks import evaluate_selectors, keyer
 from kubectl_dra.analyze.devices.pool_status import upstream_pool_status
 from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry
 from kubectl_dra.analyze.pod.dryrun import Analysis
+from kubectl_dra.analyze.pod.kubelet import DRIVER_PIECE_READS
+from kubectl_dra.analyze.reports.node_plugins import node_plugins
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import SCHEMA_VERSION
@@ -116,6 +118,8 @@ class InventoryReport:
     pool_status: tuple[
         dict, ...
     ] = ()  # ResourcePoolStatusRequests' counts beside ours (analyze/devices/pool_status.py)
+    # per node and driver of the listed node-local devices, the driver's kubelet plugin there (node_plugins.py)
+    plugins: tuple = ()
 
     states = STATES
 
@@ -153,6 +157,13 @@ class InventoryReport:
             g[state] += n
         return [groups[k] for k in sorted(groups)]
 
+    def _with_plugins(self, by_node: list[dict]) -> list[dict]:
+        """The node summary with each node's plugin status per driver (driver -> serving, not-ready, ...)."""
+        per: dict = {}
+        for p in self.plugins:
+            per.setdefault(p.node, {})[p.driver] = p.status
+        return [dict(g, plugins=per.get(g["node"], {})) for g in by_node]
+
     @cached_property
     def state_counts(self) -> dict[str, int]:
         """Devices per state (every state, zero included)."""
@@ -169,7 +180,7 @@ class InventoryReport:
                 "devices": len(self.rows),
                 "devicesBeforeFilters": self.total,
                 **self.state_counts,
-                "byNode": self.summary("node"),
+                "byNode": self._with_plugins(self.summary("node")),
                 "byPool": self.summary("pool"),
                 "byClass": self.summary("class"),
                 "byDriver": self.summary("driver"),
@@ -177,6 +188,7 @@ class InventoryReport:
             "headroom": [h.to_dict() for h in self.headroom],
             "counters": list(self.counters),
             "poolStatusRequests": list(self.pool_status),
+            "plugins": [p.to_dict() for p in self.plugins],
             "unseen": list(self.unseen),
             "whereErrors": list(self.where_errors),
             "semantics": self.semantics,
@@ -270,16 +282,19 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
         if not filtered or _keep(row, e, filters, nodes, where):
             rows.append(row)
     listed_pools = {(r.driver, r.pool) for r in rows}
+    # the driver piece's reads (DaemonSets) are not the inventory's: refused, the plugins say "unknown" and why
+    gaps = [g for g in snap.gaps if g.resource not in DRIVER_PIECE_READS]
     return InventoryReport(
         tuple(rows),
         tuple(headroom(an, counters, state, listed_pools)),
         sem.to_dict(),
         {k: v for k, v in filters.items() if v and k != "labels"},
         len(an.universe.entries),
-        tuple(f"{g.verb} {g.resource}: {g.message}" for g in snap.gaps),
+        tuple(f"{g.verb} {g.resource}: {g.message}" for g in gaps),
         tuple(errors),
         tuple(counter_usage(an, counters, listed_pools)),
         tuple(upstream_pool_status(snap.pool_status_requests, rows)),
+        tuple(node_plugins(snap, rows)),
     )
 
 
