@@ -110,8 +110,9 @@ def _gather_live(r: LiveRequest, c: Client, progress: bool, while_waiting) -> Ga
         events=r.events,
         everything=r.everything,
         drivers=r.drivers,
-        pending_pods=r.pending_pods and not r.watch,
-        bound_pods=r.bound_pods,
+        # every pod of every namespace listed already (status -A): it holds the pending and the bound ones
+        pending_pods=r.pending_pods and not r.watch and not t.every_pod,
+        bound_pods=r.bound_pods and not t.every_pod,
     )
     jobs = plan(needs, api, asked.served)
     _progress(progress, f"Fetching {', '.join(j.key for j in jobs)} ...")

@@ -234,4 +234,6 @@ def _plugin_notes(out: _Out, report) -> None:
     )
     for words, names in groups.items():
         more = f" and {len(names) - _SHOWN_NODES} more" if len(names) > _SHOWN_NODES else ""
-        out.line(f"  {esc(', '.join(names[:_SHOWN_NODES]))}{more}: {esc(words)}", wrap=4)
+        out.line(
+            "  ", f"{esc(', '.join(names[:_SHOWN_NODES]))}{more}: {esc(words)}", wrap=4
+        )  # (the indent a part: kept)
