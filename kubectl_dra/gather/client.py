@@ -164,10 +164,17 @@ class Client:
             raise DraError(f"the server's answer to GET {path} is not JSON") from None
 
     def list(
-        self, path: str, kind: str, api_version: str, query: dict | None = None, rv_out: list | None = None
+        self,
+        path: str,
+        kind: str,
+        api_version: str,
+        query: dict | None = None,
+        rv_out: list | None = None,
+        each_page=None,
     ) -> list[dict]:
         """Every item of a (paginated) list; rv_out, when given, gets the list's resourceVersion. Pages are asked
-        for in order, each as soon as its continue token is known (up to AHEAD in flight), and read in order."""
+        for in order, each as soon as its continue token is known (up to AHEAD in flight), and read in order.
+        each_page(items): called with each page's items as it is decoded, which it may replace in place."""
         items: list[dict] = []
         rv = None
         limit = self.chunk_size
@@ -189,6 +196,8 @@ class Client:
                 for it in got:
                     it.setdefault("kind", kind)
                     it.setdefault("apiVersion", api_version)
+                if each_page is not None:
+                    each_page(got)
                 items.extend(got)
                 if self.on_page is not None and got:
                     self.on_page(kind, got)

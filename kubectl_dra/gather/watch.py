@@ -148,10 +148,22 @@ class LiveSession:
         self.changed.set()
 
     def _relist(self, s: _Source) -> None:
-        """410 Gone: the resourceVersion is older than the server keeps; list again (without recording)."""
+        """410 Gone: the resourceVersion is older than the server keeps; list again (without recording). Events
+        have no watch cache in the API server (so no bookmarks): their watch is relisted after each etcd
+        compaction. An object the list gives at the resourceVersion held already is the one held (page by page):
+        the copy just decoded goes at once, so a relist costs a page, not a second copy of the list, and what
+        the answers remember of the objects (runtime.IdMemo) stays valid."""
         rv: list = []
+        held = s.objects  # (this thread is the only one that replaces or changes it)
+
+        def keep(page: list) -> None:
+            for i, o in enumerate(page):
+                prev = held.get(_key(o))
+                if prev is not None and _version(prev) and _version(prev) == _version(o):
+                    page[i] = prev
+
         try:
-            items = self.client.list(s.path, s.kind, s.api_version, s.query or None, rv_out=rv)
+            items = self.client.list(s.path, s.kind, s.api_version, s.query or None, rv_out=rv, each_page=keep)
         except Unauthorized as e:
             self._fail(e)
             return
@@ -170,6 +182,10 @@ class LiveSession:
             self.warned.add(s.path)
             sys.stderr.write(f"warning: {text}\n")
             sys.stderr.flush()
+
+
+def _version(obj: dict) -> str:
+    return (obj.get("metadata") or {}).get("resourceVersion") or ""
 
 
 class _Gone(Exception):

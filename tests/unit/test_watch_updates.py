@@ -164,3 +164,42 @@ def test_watching_lets_go_of_the_gathered_snapshot(command, capsys, monkeypatch)
     assert exit_.value.code == 130
     assert "web" in capsys.readouterr().out  # the first answer was given, from that snapshot
     assert session.first_alive is False
+
+
+def _event(name: str, rv: str) -> dict:
+    return {"kind": "Event", "apiVersion": "v1", "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}",
+            "resourceVersion": rv}, "reason": "FailedScheduling", "message": f"{name} at {rv}"}  # fmt: skip
+
+
+def test_a_relist_keeps_the_objects_it_holds_at_the_same_version(tmp_path):
+    """A relist (410 Gone: Events, which have no watch cache, after each etcd compaction) gives every object again;
+    one at the version held is the held object, page by page (no second copy of the list, and what the answers
+    remember of it stays valid); a changed one is the new one; one no longer listed is gone."""
+    import json
+
+    from loopback import Handler, kubeconfig, serve, url
+
+    from kubectl_dra.gather.client import Client
+
+    listed = [_event("a", "10"), _event("b", "12"), _event("c", "13")]
+
+    class Events(Handler):
+        def do_GET(self):
+            limit = 2 if "limit=2" in self.path else len(listed)
+            start = 2 if "continue=next" in self.path else 0
+            page = listed[start : start + limit]
+            more = {"continue": "next"} if start + limit < len(listed) else {}
+            self.send_json(200, raw=json.dumps({"metadata": {"resourceVersion": "20", **more}, "items": page}).encode())
+
+    held_a, held_b, held_gone = _event("a", "10"), _event("b", "11"), _event("z", "5")
+    with serve(Events) as srv:
+        c = Client(kubeconfig(tmp_path / "kc", {"server": url(srv)}), None, 30, chunk_size=2)
+        s = LiveSession(c, [_Record("Event", [held_a, held_b, held_gone])], [], _session([]).meta)
+        src = s.sources[0]
+        src.path = "/api/v1/events"
+        s._relist(src)
+    got = {k[1]: o for k, o in src.objects.items()}
+    assert set(got) == {"a", "b", "c"} and src.rv == "20" and src.relists == 1
+    assert got["a"] is held_a  # the same version: the object held, not the copy the list decoded
+    assert got["b"] is not held_b and got["b"]["metadata"]["resourceVersion"] == "12"
+    assert got["c"]["message"] == "c at 13"
