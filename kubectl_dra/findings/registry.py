@@ -1162,7 +1162,12 @@ _RULES = [
         missing=None,
         summary="The pod is bound and its claims are allocated; the kubelet has not reported on preparing the devices.",
         hint="If the pod stays Pending, check the kubelet and the driver's plugin on the node.",
-        explanation="The API shows no kubelet event yet; kubectl-dra cannot see the driver's registration directly.",
+        explanation="The API shows no kubelet event yet; kubectl-dra cannot see the driver's registration directly. From "
+        "1.37 (alpha DRAOptionalNodeOperations) a ResourceSlice may set `skipNodeOperations`, which the scheduler "
+        "copies into the claim's results: where every device of a driver in a claim skips `NodePrepareResources` "
+        "(or `*`), and the node's kubelet declares the feature (`status.declaredFeatures`), the kubelet calls no "
+        "plugin of that driver, so none is needed on the node; the message names those drivers. Before 1.37 the "
+        "field does not exist and every driver is called.",
     ),
     Rule(
         code="DRA605",
@@ -1238,11 +1243,14 @@ _RULES = [
         summary="The kubelet could not prepare the pod's devices for a reason of the claim or of its own state, not of the "
         "driver.",
         hint="Read the message: a claim that cannot be read or lost its allocation, a pod not in the claim's reservedFor, "
-        "or a claim of the same name left in the kubelet's checkpoint by a force-deleted pod.",
+        "a claim of the same name left in the kubelet's checkpoint by a force-deleted pod, or devices that skip node "
+        "operations on a kubelet without the DRAOptionalNodeOperations feature gate (enable it there).",
         explanation="The kubelet reads each claim and checks the pod may use it before it calls any driver: `fetch "
         "ResourceClaim`, `pod ... is not allowed to use ResourceClaim`, `ResourceClaim ...: not allocated`, `old "
         "ResourceClaim with same name ... still exists (previous pod force-deleted?!)` come from the kubelet, not "
-        "from the driver.",
+        "from the driver. `DRAOptionalNodeOperations feature gate is disabled on kubelet` (1.37): the claim's "
+        "devices skip node operations (their ResourceSlice's `skipNodeOperations`) and this kubelet runs without "
+        "the gate.",
     ),
     Rule(
         code="DRA611",

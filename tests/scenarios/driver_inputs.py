@@ -277,7 +277,33 @@ def register(m) -> None:
         "explain pod web-0",
         [*bound(nodes=[down, m.NODES[1]]), ds, plugin_pod(ds, "node-01")],
     )
+    # 1.37 DRAOptionalNodeOperations: the slice's devices skip every node operation, copied into the result; the
+    # node's kubelet declares the feature: it calls no plugin of the driver, and none is deployed (no finding of it)
+    skipping = m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01", skipNodeOperations=["*"])
+    skip_claim = copy.deepcopy(m._ALLOCATED)
+    for r in skip_claim["status"]["allocation"]["devices"]["results"]:
+        r["skipNodeOperations"] = ["*"]
+    declaring = m.node("node-01", zone="a")
+    declaring["status"] = {"declaredFeatures": ["DRAOptionalNodeOperations"]}
+    m.scenario(
+        "driver-skips-node-operations",
+        "Kubernetes 1.37, DRAOptionalNodeOperations: the device's slice sets skipNodeOperations [*], copied into "
+        "the claim's result, and node-01 declares the feature: the kubelet calls no kubelet plugin of "
+        "gpu.example.com, so none is needed (no DaemonSet of it exists: no DRA607); DRA604 says so.",
+        "explain pod web-0 --feature-gates DRAOptionalNodeOperations=true",
+        [
+            m.pod("web-0", [("gpu", "claim", "c1")], node_name="node-01"),
+            skip_claim,
+            m.dclass(),
+            skipping,
+            declaring,
+            m.NODES[1],
+            m.event("web-0", "Scheduled", "Successfully assigned default/web-0 to node-01", SCHEDULED, type_="Normal"),
+            daemonset(name="csi-node", ns="kube-system", env_driver=None, csi=True),
+        ],
+    )
     for name, flag in (
+        ("driver-skips-node-operations", "-n"),
         ("driver-plugin-not-covered", "-n"),
         ("driver-plugin-crashloop", "-n"),
         ("driver-plugin-ready-not-registered", "-n"),

@@ -6,8 +6,17 @@ from __future__ import annotations
 import pytest
 from builders import node
 
-from kubectl_dra.analyze.pod.driver import coverage_gap, drivers_named, is_plugin_candidate, link, pod_state
-from kubectl_dra.analyze.pod.kubelet import classify
+from kubectl_dra.analyze.pod.driver import (
+    PREPARE,
+    UNPREPARE,
+    coverage_gap,
+    drivers_named,
+    drivers_of_claims,
+    is_plugin_candidate,
+    link,
+    pod_state,
+)
+from kubectl_dra.analyze.pod.kubelet import called_drivers, classify
 
 PREFIX = "Failed to prepare dynamic resources: prepare dynamic resources: "
 
@@ -201,3 +210,48 @@ def test_a_malformed_daemonset_reads_as_absent_never_a_crash(spec):
         judge_on_node(seen, d, _node(), "node-01", None)
         judge_publishing(seen, d)
     assert pod_state(pod)["restarts"] == 0
+
+
+def _claim(*results):
+    return {"status": {"allocation": {"devices": {"results": [
+        {"driver": d, "device": f"dev{i}", **({"skipNodeOperations": ops} if ops is not None else {})}
+        for i, (d, ops) in enumerate(results)
+    ]}}}}  # fmt: skip
+
+
+def test_skip_node_operations_per_driver_as_the_kubelet_computes_it():
+    """k8s.io/kubernetes 1.37 pkg/kubelet/cm/dra claiminfo_test.go TestNewClaimInfoSkipNodeOperations: in one claim,
+    a driver's call is skipped when every result of it lists the operation or "*"; an unknown value skips nothing."""
+    c = _claim(
+        ("driver-a", ["*"]), ("driver-a", ["*"]),
+        ("driver-b", ["*"]), ("driver-b", None),
+        ("driver-c", ["NodeUnprepareResources"]),
+        ("driver-d", ["*"]), ("driver-d", ["NodeUnprepareResources"]),
+        ("driver-e", ["NodeUnprepareResources"]), ("driver-e", None),
+        ("driver-f", ["UnknownRpcCall"]),
+        ("driver-g", ["*", "NodePrepareResources"]), ("driver-g", ["NodePrepareResources"]),
+        ("driver-h", ["NodeUnprepareResources"]), ("driver-h", ["*", "NodePrepareResources"]),
+    )  # fmt: skip
+    every = [f"driver-{x}" for x in "abcdefgh"]
+    assert drivers_of_claims([c]) == every
+    assert drivers_of_claims([c], PREPARE) == [f"driver-{x}" for x in "bcdefh"]
+    assert drivers_of_claims([c], UNPREPARE) == [f"driver-{x}" for x in "befg"]
+    # a driver is called when any claim calls it; a malformed field skips nothing
+    assert drivers_of_claims([_claim(("x", ["*"])), _claim(("x", None))], PREPARE) == ["x"]
+    assert drivers_of_claims([_claim(("x", "*")), _claim(("y", [{"*": 1}]))], PREPARE) == ["x", "y"]
+
+
+def test_the_kubelet_honours_skips_from_1_37_when_its_node_declares_the_feature():
+    c = _claim(("gpu.example.com", ["*"]), ("net.example.com", None))
+    declaring = {"status": {"declaredFeatures": ["DRAOptionalNodeOperations"]}}
+    assert called_drivers([c], PREPARE, declaring, (1, 37)) == (["net.example.com"], ["gpu.example.com"])
+    assert called_drivers([c], PREPARE, None, (1, 38)) == (["net.example.com"], ["gpu.example.com"])
+    # 1.36 has no such field (its kubelet reads none), a node that does not declare the feature does not skip
+    assert called_drivers([c], PREPARE, declaring, (1, 36)) == (["gpu.example.com", "net.example.com"], [])
+    for other in ({"status": {"declaredFeatures": ["InPlacePodResize"]}}, {"status": {}}, {}):
+        assert called_drivers([c], PREPARE, other, (1, 37)) == (["gpu.example.com", "net.example.com"], [])
+
+
+def test_the_kubelet_refusing_skipped_devices_without_the_gate_is_the_nodes_piece():
+    w = classify(ev(PREFIX + "ResourceClaim c1: DRAOptionalNodeOperations feature gate is disabled on kubelet"))
+    assert (w.cls, w.piece) == ("skip-gate-off", "node")

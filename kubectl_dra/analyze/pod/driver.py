@@ -35,14 +35,26 @@ _NET = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "
 _DRIVER_LITERAL = re.compile(r"device\.driver\s*==\s*[\"']([^\"']+)[\"']|[\"']([^\"']+)[\"']\s*==\s*device\.driver")
 
 
-def drivers_of_claims(claims) -> list[str]:
-    """The drivers the kubelet must call for these allocated claims (every result's driver), in first-seen order."""
+# skipNodeOperations (1.37 alpha DRAOptionalNodeOperations): the node operations a result's devices skip
+PREPARE, UNPREPARE, SKIP_ALL = "NodePrepareResources", "NodeUnprepareResources", "*"
+
+
+def drivers_of_claims(claims, skip: str | None = None) -> list[str]:
+    """The drivers the kubelet must call for these allocated claims (every result's driver), in first-seen order.
+    With skip (PREPARE or UNPREPARE), without the drivers the kubelet skips that call for: in one claim, a driver
+    whose every result lists the operation or "*" in skipNodeOperations (k8s.io/kubernetes 1.37
+    pkg/kubelet/cm/dra claiminfo.go computeDriverStates; an unknown value skips nothing). A driver is called when
+    any claim calls it."""
     out: list[str] = []
     for c in claims:
+        by: dict[str, bool] = {}  # driver -> every result of it in this claim skips the operation
         for r in (((c.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []:
-            d = r.get("driver")
-            if isinstance(d, str) and d and d not in out:
-                out.append(d)
+            d = r.get("driver") if isinstance(r, dict) else None
+            if isinstance(d, str) and d:
+                ops = r.get("skipNodeOperations")
+                skips = skip is not None and isinstance(ops, list) and (SKIP_ALL in ops or skip in ops)
+                by[d] = by.get(d, True) and skips
+        out += [d for d, skipped in by.items() if not skipped and d not in out]
     return out
 
 
