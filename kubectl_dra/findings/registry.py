@@ -1205,8 +1205,9 @@ _RULES = [
         missing="driver",
         summary="What kubectl-dra found about the kubelet plugin of a driver the pod needs: the DaemonSet that runs it and "
         "its pod on the node, or that none was found.",
-        hint="Fix what the message names: the node label or taint the DaemonSet does not match, the plugin pod's crash "
-        "(kubectl logs, kubectl describe pod), or install the driver's kubelet plugin.",
+        hint="Fix what the message names: the node label or taint the DaemonSet does not match, what refuses its pods "
+        "(the FailedCreate event: PodSecurity, a ResourceQuota), the plugin pod's crash (kubectl logs, kubectl "
+        "describe pod), or install the driver's kubelet plugin; during the DaemonSet's rollout, wait for the new pod.",
         explanation="No API object says which workload serves a DRA driver or whether the kubelet registered it. A kubelet plugin "
         "must mount the kubelet's `plugins_registry` directory, so kubectl-dra takes the DaemonSets that do (CSI "
         "node plugins excepted) and ties one to the driver by the strongest evidence: the driver's name in its pod "
@@ -1214,7 +1215,16 @@ _RULES = [
         "(the plugin binary) in its command; failing all, the only such DaemonSet. The link is part of the message "
         "details (`plugin.link`). On the node it says why the DaemonSet runs no pod there (a nodeSelector label, "
         "required node affinity or a taint it does not tolerate, with the tolerations the DaemonSet controller adds), "
-        "or the pod's state (not ready, restarts, its last exit). A plugin pod that is Ready since before the "
+        "or the pod's state (not ready, restarts, its last exit). A DaemonSet that admits the node and has no pod "
+        "there is explained by the DaemonSet controller's latest `FailedCreate` event (its message, count and last "
+        "time: a PodSecurity level or a ResourceQuota that refuses the pod). While the DaemonSet rolls out "
+        "(`updatedNumberScheduled` below `desiredNumberScheduled`) or the node's pod is of an older template "
+        "(`pod-template-generation` below the DaemonSet's `deprecated.daemonset.template.generation`), the plugin on "
+        "the node may be down for the update, as many nodes at once as `maxUnavailable` allows (NVIDIA's chart ships "
+        "`100%`: every node at once). Where the node has no ResourceSlice of the driver and its kubelet started "
+        "recently (the kubelet's `Starting` event about the Node, stored in namespace `default`), the start wiped "
+        "the node's slices and the plugin has likely not registered with the new kubelet. "
+        "A plugin pod that is Ready since before the "
         "kubelet's last `not registered` means the kubelet did not register it: a kubelet `--root-dir` other than "
         "the plugin's registrar directory, an unsupported gRPC service, or a rejected registration; only the "
         "plugin's log says which. When no ResourceSlice of a driver exists, it says whether its DaemonSet matches "

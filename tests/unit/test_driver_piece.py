@@ -6,16 +6,8 @@ from __future__ import annotations
 import pytest
 from builders import node
 
-from kubectl_dra.analyze.pod.driver import (
-    PREPARE,
-    UNPREPARE,
-    coverage_gap,
-    drivers_named,
-    drivers_of_claims,
-    is_plugin_candidate,
-    link,
-    pod_state,
-)
+from kubectl_dra.analyze.pod.daemonset import coverage_gap, drivers_named, is_plugin_candidate, link, pod_state
+from kubectl_dra.analyze.pod.driver import PREPARE, UNPREPARE, drivers_of_claims
 from kubectl_dra.analyze.pod.kubelet import called_drivers, classify
 
 PREFIX = "Failed to prepare dynamic resources: prepare dynamic resources: "
@@ -166,7 +158,8 @@ def test_plugin_pod_state():
 
 
 def test_rollout_and_node_readiness_words():
-    from kubectl_dra.analyze.pod.driver import _rollout, node_not_ready
+    from kubectl_dra.analyze.pod.daemonset import rollout as _rollout
+    from kubectl_dra.analyze.pod.driver import node_not_ready
 
     ds = {"status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 1}}
     assert _rollout(ds) == ", mid-rollout (1 of 4 pods updated)"
@@ -255,3 +248,133 @@ def test_the_kubelet_honours_skips_from_1_37_when_its_node_declares_the_feature(
 def test_the_kubelet_refusing_skipped_devices_without_the_gate_is_the_nodes_piece():
     w = classify(ev(PREFIX + "ResourceClaim c1: DRAOptionalNodeOperations feature gate is disabled on kubelet"))
     assert (w.cls, w.piece) == ("skip-gate-off", "node")
+
+
+def _plugin_ds(**extra):
+    ds = {"kind": "DaemonSet", "metadata": {"name": "gpu-plugin", "namespace": "drv", "uid": "u-ds"},
+          "spec": {"template": {"spec": {"volumes": [REG], "containers": [{"command": ["p", "gpu.example.com"]}]}}},
+          "status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 4, "numberReady": 4}}  # fmt: skip
+    for k, v in extra.items():
+        ds[k] = {**ds.get(k, {}), **v}
+    return ds
+
+
+def _seen(ds, pods=(), events=(), **kw):
+    from kubectl_dra.analyze.pod.driver import Seen, daemon_pods
+
+    creates: dict = {}
+    for e in events:
+        creates.setdefault((e["object"]["namespace"], e["object"]["name"]), []).append(e)
+    return Seen((ds,), None, daemon_pods(pods), None, True, (), (), creates, **kw)
+
+
+def _failed(message, count, last, uid="u-ds"):
+    return {"reason": "FailedCreate", "message": message, "count": count, "time": last,
+            "firstTime": "2026-12-01T09:00:00Z", "source": {"component": "daemonset-controller", "host": ""},
+            "object": {"kind": "DaemonSet", "namespace": "drv", "name": "gpu-plugin", "uid": uid}}  # fmt: skip
+
+
+def test_the_daemonset_controllers_failed_create_explains_a_missing_pod():
+    from kubectl_dra.analyze.pod.driver import failed_create, judge_on_node, judge_publishing
+
+    ds = _plugin_ds()
+    psa = 'Error creating: pods "gpu-plugin-x" is forbidden: violates PodSecurity "baseline:latest": hostPath volumes'
+    events = [_failed("older", 1, "2026-12-01T09:00:00Z"), _failed(psa, 12, "2026-12-01T10:00:00Z"),
+              _failed("another DaemonSet of the name, deleted", 1, "2026-12-01T11:00:00Z", uid="u-old")]  # fmt: skip
+    said, words = failed_create(_seen(ds, events=events), ds)
+    assert (
+        said == "failed" and psa in words and "12 times since 2026-12-01T09:00:00Z, last 2026-12-01T10:00:00Z" in words
+    )
+    p = judge_on_node(_seen(ds, events=events), "gpu.example.com", _node(), "node-01", None)
+    assert (p.state, p.problem) == (
+        "no-pod",
+        True,
+    ) and "its spec admits the node, and the DaemonSet controller" in p.message
+    # listed, none: the controller said nothing; not read: the rule is undetermined and says which read
+    assert failed_create(_seen(ds, failed_creates_listed=True), ds) == ("none", "")
+    p = judge_on_node(_seen(ds, failed_creates_listed=True), "gpu.example.com", _node(), "node-01", None)
+    assert "reported no FailedCreate (kubectl describe ds -n drv gpu-plugin)" in p.message
+    gap = "cannot list events in every namespace (events is forbidden)"
+    said, words = failed_create(_seen(ds, failed_creates_gap=gap), ds)
+    assert said == "unknown" and words == f"its FailedCreate events were not read: {gap}"
+    assert "kubectl get events -n drv -o yaml" in failed_create(_seen(ds), ds)[1]  # a file without them
+    # no pod anywhere (no slices at all): the count of ready pods, then why none was created
+    quiet = _plugin_ds(status={"numberReady": 0})
+    p = judge_publishing(_seen(quiet, events=events), "gpu.example.com")
+    assert p.state == "pods-not-ready" and "0 of 4 pods ready; the DaemonSet controller cannot create" in p.message
+
+
+def test_a_rollout_says_the_plugin_may_be_down_and_how_many_nodes_at_once():
+    from kubectl_dra.analyze.pod.daemonset import max_unavailable, update_note
+
+    nvidia = _plugin_ds(spec={"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}}})
+    assert max_unavailable(nvidia) == "maxUnavailable 100%: every node may lose its plugin at once"
+    assert max_unavailable(_plugin_ds()) == "maxUnavailable 1: up to that many nodes lose their plugin at a time"
+    all4 = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": 4}}})
+    assert max_unavailable(all4).endswith("every node may lose its plugin at once")
+    surge = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}})
+    assert max_unavailable(surge) == "maxSurge 1: the new pod starts on a node before the old one stops"
+    assert max_unavailable(_plugin_ds(spec={"updateStrategy": {"type": "OnDelete"}})).startswith(
+        "updateStrategy OnDelete"
+    )
+    # the node's pod of an older template generation (controller/daemon/util IsPodUpdated)
+    ds = _plugin_ds(metadata={"annotations": {"deprecated.daemonset.template.generation": "7"}},
+                    status={"updatedNumberScheduled": 1})  # fmt: skip
+    old = {"metadata": {"labels": {"pod-template-generation": "6"}}}
+    new = {"metadata": {"labels": {"pod-template-generation": "7"}}}
+    assert "of an older template (pod-template-generation 6, the DaemonSet's 7)" in update_note(ds, old)
+    assert update_note(ds, new) == ""  # the rollout has passed this node
+    assert "the rollout may have deleted its pod here" in update_note(ds, None)
+    steady = _plugin_ds(metadata={"annotations": {"deprecated.daemonset.template.generation": "7"}})
+    assert update_note(steady, None) == "" and "older template" in update_note(steady, old)
+    assert update_note(_plugin_ds(), {"metadata": {"labels": {"pod-template-generation": 6}}}) == ""  # wrong shape
+
+
+def test_a_recent_kubelet_start_where_the_node_has_no_slice_of_the_driver():
+    from kubectl_dra.analyze.pod.driver import judge_on_node
+
+    ds = _plugin_ds()
+    ds["spec"]["template"]["spec"]["nodeSelector"] = {"gpu": "yes"}
+    start = {"reason": "Starting", "count": 2, "time": "2026-12-01T10:00:00Z", "firstTime": "2026-12-01T09:30:00Z",
+             "object": {"kind": "Node", "name": "node-01"}, "source": {"component": "kubelet", "host": "node-01"}}  # fmt: skip
+    p = judge_on_node(_seen(ds, kubelet_starts={"node-01": [start]}), "gpu.example.com", _node(), "node-01", None)
+    assert p.state == "not-covered"
+    assert "the kubelet on node-01 started at 2026-12-01T10:00:00Z (event Starting, 2 starts since" in p.message
+    gap = "cannot list events in namespace default (forbidden)"
+    p = judge_on_node(_seen(ds, kubelet_starts_gap=gap), "gpu.example.com", _node(), "node-01", None)
+    assert p.message.endswith(f"; whether its kubelet restarted is unknown: {gap}")
+    p = judge_on_node(_seen(ds), "gpu.example.com", _node(), "node-01", None)
+    assert "kubelet" not in p.message  # nothing known, nothing said
+
+
+def test_the_driver_pieces_events_as_read_live_refused_or_from_files():
+    """seen_of: a live read that listed the events means none is none; a refused one names the permission; files
+    hold what they hold. (A refusal of these reads is said by the rule, not as DRA101: DRIVER_PIECE_READS.)"""
+    from kubectl_dra.analyze.pod.kubelet import DRIVER_PIECE_READS, seen_of
+    from kubectl_dra.gather.assemble import live_snapshot
+    from kubectl_dra.model.objects import snapshot_from_objects
+    from kubectl_dra.model.snapshot import DAEMONSET_EVENTS, NODE_EVENTS, Gap
+
+    ds = _plugin_ds()
+    started = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "n.1", "namespace": "default"},
+               "involvedObject": {"kind": "Node", "name": "node-01"}, "reason": "Starting", "message": "Starting kubelet.",
+               "source": {"component": "kubelet", "host": "node-01"}, "lastTimestamp": "2026-12-01T10:00:00Z"}  # fmt: skip
+    proxy = dict(started, source={"component": "kube-proxy"}, metadata={"name": "n.2", "namespace": "default"})
+    listed = live_snapshot([ds, started, proxy], {"namespace": "ml", "listed": frozenset({"daemonsets",
+                           "daemonset_events", "node_events"})})  # fmt: skip
+    seen = seen_of(listed)
+    assert seen.failed_creates_listed and seen.failed_creates_gap is None and seen.kubelet_starts_gap is None
+    assert [e["source"]["component"] for e in seen.kubelet_starts["node-01"]] == ["kubelet"]
+    refused = [Gap("list", DAEMONSET_EVENTS, None, "forbidden", 'events is forbidden: User "u" cannot list'),
+               Gap("list", NODE_EVENTS, "default", "forbidden", "forbidden")]  # fmt: skip
+    seen = seen_of(
+        live_snapshot([ds], {"namespace": "ml", "listed": frozenset({"daemonsets"}), "gaps": tuple(refused)})
+    )
+    assert not seen.failed_creates_listed
+    assert (
+        seen.failed_creates_gap == 'cannot list events in every namespace (events is forbidden: User "u" cannot list)'
+    )
+    assert seen.kubelet_starts_gap == "cannot list events in namespace default (forbidden)"
+    assert {DAEMONSET_EVENTS, NODE_EVENTS} <= set(DRIVER_PIECE_READS)
+    files = seen_of(snapshot_from_objects([ds], "ml"))
+    assert (files.failed_creates_listed, files.failed_creates_gap, files.kubelet_starts_gap) == (False, None, None)

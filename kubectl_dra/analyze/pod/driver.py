@@ -16,24 +16,22 @@ Facts (../shared/reference/driver-piece.md, and k8s.io/kubernetes pkg/kubelet/cm
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from kubectl_dra.model.meta import meta_of, name_of, ns_of
-from kubectl_dra.model.nodes import pod_node_rejection
-
-# What the DaemonSet controller tolerates on every daemon pod (and network-unavailable with hostNetwork)
-_DS_TOLERATIONS = (
-    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
-    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
-    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+from kubectl_dra.analyze.pod.daemonset import (
+    count_of,
+    coverage_gap,
+    dict_of,
+    is_plugin_candidate,
+    link,
+    list_of,
+    owned_by,
+    pod_state,
+    rollout,
+    template_of,
+    update_note,
 )
-_NET = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"}
-_DRIVER_LITERAL = re.compile(r"device\.driver\s*==\s*[\"']([^\"']+)[\"']|[\"']([^\"']+)[\"']\s*==\s*device\.driver")
-
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
 
 # skipNodeOperations (1.37 alpha DRAOptionalNodeOperations): the node operations a result's devices skip
 PREPARE, UNPREPARE, SKIP_ALL = "NodePrepareResources", "NodeUnprepareResources", "*"
@@ -56,152 +54,6 @@ def drivers_of_claims(claims, skip: str | None = None) -> list[str]:
                 by[d] = by.get(d, True) and skips
         out += [d for d, skipped in by.items() if not skipped and d not in out]
     return out
-
-
-def drivers_named(expressions) -> set[str]:
-    """The driver names CEL selectors pin with `device.driver == "x"` (what a DeviceClass usually says)."""
-    out = set()
-    for e in expressions:
-        for m in _DRIVER_LITERAL.finditer(e if isinstance(e, str) else ""):
-            out.add(m.group(1) or m.group(2))
-    return out
-
-
-def _d(x) -> dict:
-    return x if isinstance(x, dict) else {}
-
-
-def _lst(x) -> list:
-    return x if isinstance(x, list) else []
-
-
-def class_expressions(cls: dict | None) -> list[str]:
-    return [
-        e
-        for s in _lst(_d(_d(cls).get("spec")).get("selectors"))
-        if isinstance(e := _d(_d(s).get("cel")).get("expression"), str)
-    ]
-
-
-# ---------------------------------------------------------------------------------------------------
-# The plugin: candidates, the link to a driver, coverage of a node, the pod's state. The DaemonSets are read
-# from every namespace and walked only here: a field of the wrong shape reads as absent (untrusted input).
-
-
-def _template(ds: dict) -> dict:
-    return _d(_d(_d(ds.get("spec")).get("template")).get("spec"))
-
-
-def _containers(ds: dict) -> list[dict]:
-    t = _template(ds)
-    return [c for c in _lst(t.get("initContainers")) + _lst(t.get("containers")) if isinstance(c, dict)]
-
-
-def _host_paths(ds: dict) -> list[str]:
-    return [
-        p for v in _lst(_template(ds).get("volumes")) if isinstance(p := _d(_d(v).get("hostPath")).get("path"), str)
-    ]
-
-
-def is_plugin_candidate(ds: dict) -> bool:
-    """A DaemonSet whose pods mount the kubelet's plugins_registry (where a kubelet plugin registers), that is not
-    a CSI node plugin (those register there too, through csi-node-driver-registrar)."""
-    if not any(p.rstrip("/").endswith("plugins_registry") for p in _host_paths(ds)):
-        return False
-    return not any(
-        "csi-node-driver-registrar" in str(c.get("image") or "") or c.get("name") == "csi-node-driver-registrar"
-        for c in _containers(ds)
-    )
-
-
-def _strings(ds: dict) -> list[str]:
-    out = []
-    for c in _containers(ds):
-        out += [s for s in _lst(c.get("command")) + _lst(c.get("args")) if isinstance(s, str)]
-        out += [v for e in _lst(c.get("env")) if isinstance(v := _d(e).get("value"), str)]
-    return out + _host_paths(ds)
-
-
-def _helm(obj: dict) -> tuple | None:
-    a = _d(meta_of(obj).get("annotations"))
-    name, ns = a.get("meta.helm.sh/release-name"), a.get("meta.helm.sh/release-namespace")
-    return (name, ns) if isinstance(name, str) and name else None
-
-
-def link(ds: dict, driver: str, classes, managers: set[str]) -> str | None:
-    """How the DaemonSet is tied to the driver: "named" (its name in the template's command, args, env or host
-    paths), "helm" (the Helm release of a DeviceClass that selects the driver), "manager" (the slices' field
-    manager, the plugin binary's name, in a container's command or args), else None."""
-    strings = _strings(ds)
-    if any(driver in s for s in strings):
-        return "named"
-    release = _helm(ds)
-    if release is not None and any(
-        _helm(c) == release and driver in drivers_named(class_expressions(c)) for c in classes
-    ):
-        return "helm"
-    words = {w.rsplit("/", 1)[-1] for s in strings for w in s.split()}
-    if managers & words:
-        return "manager"
-    return None
-
-
-def coverage_gap(ds: dict, node: dict) -> str | None:
-    """Why the DaemonSet controller runs no pod of ds on node (its nodeSelector, required node affinity, an
-    untolerated taint), or None when it would run one. Only the fields that decide it are passed on, each read as
-    absent when it has the wrong shape."""
-    t = _template(ds)
-    tolerations = [x for x in _lst(t.get("tolerations")) if isinstance(x, dict)] + list(_DS_TOLERATIONS)
-    if t.get("hostNetwork") is True:
-        tolerations.append(_NET)
-    selector = {k: v for k, v in _d(t.get("nodeSelector")).items() if isinstance(v, str)}
-    required = _d(_d(t.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
-    spec: dict = {"nodeSelector": selector, "tolerations": tolerations}
-    if isinstance(required, dict) and all(isinstance(x, dict) for x in _lst(required.get("nodeSelectorTerms"))):
-        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
-    why = pod_node_rejection({"spec": spec}, node)
-    return why.replace("the pod's ", "its ") if why else None
-
-
-def owned_by(pod: dict, ds: dict) -> bool:
-    uid = meta_of(ds).get("uid")
-    refs = [r for r in _lst(meta_of(pod).get("ownerReferences")) if isinstance(r, dict)]
-    if uid and any(r.get("uid") == uid for r in refs):
-        return True
-    return ns_of(pod) == ns_of(ds) and any(r.get("kind") == "DaemonSet" and r.get("name") == name_of(ds) for r in refs)
-
-
-def _int(x) -> int:
-    """A count from a status field, 0 when it is not one (the input is untrusted)."""
-    return x if isinstance(x, int) and not isinstance(x, bool) else 0
-
-
-def pod_state(pod: dict) -> dict:
-    """The plugin pod as `kubectl get pod` shows it: phase, ready, restarts, why it waits, its last termination.
-    Fields of the wrong shape read as absent (the input is untrusted)."""
-    d, lst = _d, _lst
-    st = d(pod.get("status"))
-    cs = [c for c in lst(st.get("initContainerStatuses")) + lst(st.get("containerStatuses")) if isinstance(c, dict)]
-    ready = any(d(c).get("type") == "Ready" and d(c).get("status") == "True" for c in lst(st.get("conditions")))
-    waiting = next((d(d(c.get("state")).get("waiting")) for c in cs if d(c.get("state")).get("waiting")), {})
-    last = next(
-        (d(d(c.get("lastState")).get("terminated")) for c in cs if d(c.get("lastState")).get("terminated")), None
-    )
-    started = [s for c in cs if isinstance(s := d(d(c.get("state")).get("running")).get("startedAt"), str)]
-    return {
-        "pod": f"{ns_of(pod)}/{name_of(pod)}",
-        "phase": st.get("phase") or "Pending",
-        "ready": ready,
-        "restarts": sum(_int(c.get("restartCount")) for c in cs),
-        "waiting": waiting.get("reason"),
-        "lastTerminated": (
-            {"reason": last.get("reason"), "exitCode": last.get("exitCode"), "finishedAt": last.get("finishedAt")}
-            if last
-            else None
-        ),
-        "startedAt": max((s for s in started if s), default=None),
-        "deleting": bool(meta_of(pod).get("deletionTimestamp")),
-    }
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -256,6 +108,12 @@ class Seen:
     pods_listed: bool  # every bound pod was read (live, a bundle): no plugin pod there means none, not "left out"
     classes: tuple
     slices: tuple
+    failed_creates: dict = field(default_factory=dict)  # the DaemonSets' FailedCreate events by (namespace, name)
+    # why those events are not known (None: listed, or a file's own events): "cannot list ...", "not read"
+    failed_creates_gap: str | None = None
+    failed_creates_listed: bool = False  # every DaemonSet's FailedCreate events were read: none means none
+    kubelet_starts: dict = field(default_factory=dict)  # the kubelets' Starting events by node name
+    kubelet_starts_gap: str | None = None  # why they are not known (None: listed, or a file's own events)
 
 
 def daemon_pods(pods) -> dict:
@@ -264,7 +122,7 @@ def daemon_pods(pods) -> dict:
     product)."""
     out: dict = {}
     for p in pods:
-        for r in _lst(meta_of(p).get("ownerReferences")):
+        for r in list_of(meta_of(p).get("ownerReferences")):
             if isinstance(r, dict) and r.get("kind") == "DaemonSet":
                 for key in {r.get("uid"), (ns_of(p), r.get("name"))} - {None}:
                     out.setdefault(key, []).append(p)
@@ -282,8 +140,8 @@ def _managers(seen: Seen, driver: str) -> set[str]:
         m
         for s in seen.slices
         if (s.get("spec") or {}).get("driver") == driver
-        for mf in _lst(meta_of(s).get("managedFields"))
-        if isinstance(m := _d(mf).get("manager"), str) and m
+        for mf in list_of(meta_of(s).get("managedFields"))
+        if isinstance(m := dict_of(mf).get("manager"), str) and m
     }
 
 
@@ -331,18 +189,31 @@ def _slices_on(seen: Seen, driver: str, node_name: str) -> list:
     ]
 
 
-def _rollout(ds: dict) -> str:
-    """ ", mid-rollout (K of N pods updated)" while the DaemonSet's pods are being replaced, else ""."""
-    st = _d(ds.get("status"))
-    desired, updated = st.get("desiredNumberScheduled"), st.get("updatedNumberScheduled")
-    if isinstance(desired, int) and isinstance(updated, int) and updated < desired:
-        return f", mid-rollout ({updated} of {desired} pods updated)"
-    return ""
+def failed_create(seen: Seen, ds: dict) -> tuple[str, str]:
+    """What the DaemonSet controller said when it could not create ds's pods: ("failed", its latest FailedCreate
+    event in words), ("none", "") when it said nothing (events are kept about an hour), ("unknown", why not known)."""
+    uid = meta_of(ds).get("uid")
+    evs = [
+        e
+        for e in seen.failed_creates.get((ns_of(ds), name_of(ds)), ())
+        if not uid or not e["object"].get("uid") or e["object"]["uid"] == uid
+    ]
+    if evs:
+        e = max(evs, key=lambda x: (x.get("time") or "", x.get("firstTime") or ""))
+        n = e.get("count") or 1
+        when = f"{n} times since {e.get('firstTime')}, last {e.get('time')}" if n > 1 else str(e.get("time"))
+        return "failed", f"the DaemonSet controller cannot create its pods: {e.get('message')} (FailedCreate, {when})"
+    if seen.failed_creates_listed:
+        return "none", ""
+    why = seen.failed_creates_gap or (
+        f"the input has no FailedCreate event of it (add `kubectl get events -n {ns_of(ds)} -o yaml` to it)"
+    )
+    return "unknown", f"its FailedCreate events were not read: {why}"
 
 
 def node_not_ready(node: dict | None) -> str | None:
     """Why the node's kubelet may not answer at all: its Ready condition, when it is not True."""
-    for c in _lst(_d(_d(node).get("status")).get("conditions")):
+    for c in list_of(dict_of(dict_of(node).get("status")).get("conditions")):
         if isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") != "True":
             since = f" since {c['lastTransitionTime']}" if c.get("lastTransitionTime") else ""
             return f"node is NotReady{since} ({c.get('reason') or 'no reason given'})"
@@ -361,9 +232,36 @@ def _state_words(st: dict) -> str:
     return ", ".join(str(w) for w in words)
 
 
+def _restart_note(seen: Seen, driver: str, node_name: str) -> str:
+    """'; ...' when the node has no ResourceSlice of the driver and its kubelet started recently (its Starting
+    event, kept about an hour): a kubelet start deletes every slice of its node (pkg/kubelet/cm/dra
+    wipeResourceSlices) and a plugin's come back only once it registers with the new kubelet."""
+    if _slices_on(seen, driver, node_name):
+        return ""
+    starts = seen.kubelet_starts.get(node_name) or []
+    if not starts:
+        return (
+            f"; whether its kubelet restarted is unknown: {seen.kubelet_starts_gap}" if seen.kubelet_starts_gap else ""
+        )
+    e = max(starts, key=lambda x: (x.get("time") or "", x.get("firstTime") or ""))
+    n = e.get("count") or 1
+    times = f", {n} starts since {e.get('firstTime')}" if n > 1 else ""
+    return (
+        f"; the kubelet on {node_name} started at {e.get('time')} (event Starting{times}) and no ResourceSlice of "
+        f"{driver} for the node exists: a kubelet start deletes the node's slices until the driver's plugin "
+        "registers again, so the plugin has likely not registered with it since"
+    )
+
+
 def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word) -> Plugin:
     """The plugin of driver on the pod's node, after the kubelet said `word` (a kubelet.KubeletWord) about it, or
-    nothing yet (None)."""
+    nothing yet (None); with the node's recent kubelet start where the node has no slice of the driver."""
+    p = _judge_on_node(seen, driver, node, node_name, word)
+    note = _restart_note(seen, driver, node_name) if p.problem else ""
+    return replace(p, message=p.message + note) if note else p
+
+
+def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word) -> Plugin:
     found = find_plugins(seen, driver)
     if not found:
         p = _not_found(seen, driver, node_name)
@@ -384,7 +282,7 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
         return p
     ds, how = found[0]
     also = f" (also {', '.join(_ref(d) for d, _ in found[1:])})" if len(found) > 1 else ""
-    head = f"DaemonSet {_ref(ds)}{also}{_rollout(ds)}"
+    head = f"DaemonSet {_ref(ds)}{also}{rollout(ds)}"
     if node is not None:
         gap = coverage_gap(ds, node)
         if gap is not None:
@@ -400,19 +298,26 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
         if unseen:
             return Plugin(driver, node_name, "not-looked", f"{head} serves {driver}; its pod on {node_name} was not "
                           f"looked for: {unseen}", _ref(ds), how)  # fmt: skip
-        why = (
-            "its spec admits the node: see its events (FailedCreate: PodSecurity, quota) with kubectl describe ds"
-            if node is not None
-            else "the input has no Node object to compare its spec with"
-        )
-        return Plugin(
-            driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}", _ref(ds), how, problem=True
-        )
+        if node is None:
+            why = "the input has no Node object to compare its spec with"
+        else:
+            said, words = failed_create(seen, ds)
+            why = "its spec admits the node" + (
+                f", and {words}"
+                if said == "failed"
+                else f"; {words}"
+                if said == "unknown"
+                else ", and the DaemonSet controller reported no FailedCreate (kubectl describe ds "
+                f"-n {ns_of(ds)} {name_of(ds)})"
+            )
+        return Plugin(driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}{update_note(ds, None)}",
+                      _ref(ds), how, problem=True)  # fmt: skip
     st = pod_state(mine[0])
+    note = update_note(ds, mine[0])
     if not st["ready"] or st["deleting"]:
         state = "terminating" if st["deleting"] else _state_words(st)
         return Plugin(driver, node_name, "pod-not-ready", f"its plugin pod on {node_name}, {st['pod']} of {head}, is "
-                      f"not ready: {state}", _ref(ds), how, st, problem=True)  # fmt: skip
+                      f"not ready: {state}{note}", _ref(ds), how, st, problem=True)  # fmt: skip
     started = st["startedAt"] or ""
     msg = f"its plugin pod on {node_name}, {st['pod']} of {head}, is Ready"
     if word is not None and word.cls == "not-registered":
@@ -421,7 +326,7 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
                 f" and started at {started}, after the kubelet's last report ({word.last}): the kubelet retries and "
                 "should find the driver registered"
             )
-            return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st)
+            return Plugin(driver, node_name, "pod-ready", msg + note, _ref(ds), how, st)
         here = _slices_on(seen, driver, node_name)
         publishes = (
             f"; it publishes {len(here)} ResourceSlice{'s' if len(here) != 1 else ''} for the node" if here else ""
@@ -431,8 +336,9 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
             "plugin runs but the kubelet has not registered it (a kubelet --root-dir other than the plugin's "
             "registrar directory, an unsupported gRPC service, or a rejected registration); read the plugin's log"
         )
-        return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, problem=True)
-    return Plugin(driver, node_name, "pod-ready", msg + (f" since {started}" if started else ""), _ref(ds), how, st)
+        return Plugin(driver, node_name, "pod-ready", msg + note, _ref(ds), how, st, problem=True)
+    msg += (f" since {started}" if started else "") + note
+    return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st)
 
 
 def judge_publishing(seen: Seen, driver: str) -> Plugin:
@@ -442,10 +348,10 @@ def judge_publishing(seen: Seen, driver: str) -> Plugin:
         return _not_found(seen, driver, None)
     ds, how = found[0]
     head = f"DaemonSet {_ref(ds)}"
-    st = _d(ds.get("status"))
-    desired, ready = _int(st.get("desiredNumberScheduled")), _int(st.get("numberReady"))
+    st = dict_of(ds.get("status"))
+    desired, ready = count_of(st.get("desiredNumberScheduled")), count_of(st.get("numberReady"))
     if desired == 0:
-        sel = _d(_template(ds).get("nodeSelector"))
+        sel = dict_of(template_of(ds).get("nodeSelector"))
         why = f" (its nodeSelector {', '.join(f'{k}={v}' for k, v in sel.items())})" if sel else ""
         return Plugin(driver, None, "not-covered", f"{head} runs the kubelet plugin of {driver} but matches no "
                       f"node{why}: desiredNumberScheduled is 0", _ref(ds), how, problem=True)  # fmt: skip
@@ -453,6 +359,9 @@ def judge_publishing(seen: Seen, driver: str) -> Plugin:
         bad = [pod_state(p) for p in _owned(seen, ds)]
         bad = [s for s in bad if not s["ready"]]
         eg = f"; e.g. {bad[0]['pod']}: {_state_words(bad[0])}" if bad else ""
+        said, words = failed_create(seen, ds)
+        if said == "failed" or (said == "unknown" and not bad):
+            eg += f"; {words}"
         return Plugin(driver, None, "pods-not-ready", f"{head} runs the kubelet plugin of {driver}: {ready} of "
                       f"{desired} pods ready{eg}", _ref(ds), how, bad[0] if bad else None, problem=True)  # fmt: skip
     return Plugin(

@@ -13,21 +13,20 @@ import re
 from dataclasses import dataclass
 
 from kubectl_dra.analyze.allocator.pools import NODE_OPERATIONS_FEATURE
+from kubectl_dra.analyze.pod.daemonset import class_expressions, drivers_named
 from kubectl_dra.analyze.pod.driver import (
     PREPARE,
     UNPREPARE,
     Plugin,
     Seen,
-    class_expressions,
     daemon_pods,
-    drivers_named,
     drivers_of_claims,
     judge_on_node,
     judge_publishing,
     node_not_ready,
 )
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.model.snapshot import BOUND_PODS
+from kubectl_dra.model.snapshot import BOUND_PODS, DAEMONSET_EVENTS, NODE_EVENTS
 
 # (class, piece, pattern) in the order they are tried, on the text after "prepare dynamic resources: "
 KUBELET_CLASSES = (
@@ -113,7 +112,7 @@ def classify(event: dict) -> KubeletWord | None:
 
 
 # What the live gather reads for the driver piece alone: a refusal is said in DRA607, not as DRA101
-DRIVER_PIECE_READS = ("daemonsets.apps",)
+DRIVER_PIECE_READS = ("daemonsets.apps", DAEMONSET_EVENTS, NODE_EVENTS)
 _PLAIN = {
     "rpc-error": "the driver's kubelet plugin did not answer",
     "driver-error": "the driver's kubelet plugin returned an error",
@@ -156,6 +155,14 @@ def seen_of(snap, memo: dict | None = None) -> Seen:
     else:
         ds_gap = "the input has no DaemonSet (add `kubectl get daemonsets -A -o yaml` to it)"
     pgap = next((g for g in snap.gaps if g.resource == BOUND_PODS), None)
+    creates: dict = {}
+    starts: dict = {}
+    for e in snap.events:
+        o = e["object"]
+        if o["kind"] == "DaemonSet" and e["reason"] == "FailedCreate":
+            creates.setdefault((o["namespace"], o["name"]), []).append(e)
+        elif o["kind"] == "Node" and e["reason"] == "Starting" and e["source"]["component"] == "kubelet":
+            starts.setdefault(o["name"] or e["source"]["host"], []).append(e)
     seen = Seen(
         dss,
         ds_gap,
@@ -164,10 +171,26 @@ def seen_of(snap, memo: dict | None = None) -> Seen:
         snap.bound_pods,
         tuple(snap.classes),
         tuple(snap.slices),
+        creates,
+        _events_gap(snap, DAEMONSET_EVENTS, "daemonset_events", "events in every namespace"),
+        "daemonset_events" in snap.listed,
+        starts,
+        None if starts else _events_gap(snap, NODE_EVENTS, "node_events", "events in namespace default"),
     )
     if memo is not None:
         memo["driver_seen"] = (snap, seen)
     return seen
+
+
+def _events_gap(snap, resource: str, listed: str, what: str) -> str | None:
+    """Why the driver piece's events of one list are not known: refused, or not read; None when they were listed
+    (live, a bundle) or the input is files (whose own events are what there is)."""
+    gap = next((g for g in snap.gaps if g.resource == resource), None)
+    if gap is not None:
+        return f"cannot list {what} ({gap.message})"
+    if listed in snap.listed or snap.source == "files":
+        return None
+    return "they were not read" if snap.source == "live" else "the bundle was made without them"
 
 
 def _plugin_finding(p: Plugin) -> Finding:
@@ -204,7 +227,6 @@ def _skipped_words(skipped: list[str], op: str) -> str:
     )
 
 
-# long: the kubelet's word, one branch per class, then the plugin of each driver it calls and known defects
 def kubelet_findings(
     snap, node: dict | None, pod: dict, claims, events: list[dict], memo=None, version: tuple = (1, 37)
 ) -> list[Finding]:

@@ -1,0 +1,237 @@
+"""A DaemonSet as the driver piece reads it (analyze/pod/driver.py): whether it may run a kubelet plugin, its link to
+a driver, whether it covers a node, its pods' state and its rollout. Pure; the DaemonSets are read from every
+namespace and walked only here: a field of the wrong shape reads as absent (untrusted input).
+
+Facts (k8s.io/kubernetes pkg/controller/daemon, 1.37):
+- The DaemonSet controller runs a pod on a node that passes the template's nodeSelector, required node affinity
+  and taints, with the tolerations it adds itself (util AddOrUpdateDaemonPodTolerations).
+- A rolling update replaces the pods whose template generation is not the DaemonSet's (util IsPodUpdated), at
+  most maxUnavailable nodes at a time (update.go; maxSurge starts the new pod first).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.nodes import pod_node_rejection
+
+# What the DaemonSet controller tolerates on every daemon pod (and network-unavailable with hostNetwork)
+_DS_TOLERATIONS = (
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+)
+_NET = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"}
+_DRIVER_LITERAL = re.compile(r"device\.driver\s*==\s*[\"']([^\"']+)[\"']|[\"']([^\"']+)[\"']\s*==\s*device\.driver")
+
+
+def drivers_named(expressions) -> set[str]:
+    """The driver names CEL selectors pin with `device.driver == "x"` (what a DeviceClass usually says)."""
+    out = set()
+    for e in expressions:
+        for m in _DRIVER_LITERAL.finditer(e if isinstance(e, str) else ""):
+            out.add(m.group(1) or m.group(2))
+    return out
+
+
+def dict_of(x) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def list_of(x) -> list:
+    return x if isinstance(x, list) else []
+
+
+def class_expressions(cls: dict | None) -> list[str]:
+    return [
+        e
+        for s in list_of(dict_of(dict_of(cls).get("spec")).get("selectors"))
+        if isinstance(e := dict_of(dict_of(s).get("cel")).get("expression"), str)
+    ]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The plugin: candidates, the link to a driver, coverage of a node, the pod's state. The DaemonSets are read
+# from every namespace and walked only here: a field of the wrong shape reads as absent (untrusted input).
+
+
+def template_of(ds: dict) -> dict:
+    return dict_of(dict_of(dict_of(ds.get("spec")).get("template")).get("spec"))
+
+
+def _containers(ds: dict) -> list[dict]:
+    t = template_of(ds)
+    return [c for c in list_of(t.get("initContainers")) + list_of(t.get("containers")) if isinstance(c, dict)]
+
+
+def _host_paths(ds: dict) -> list[str]:
+    return [
+        p
+        for v in list_of(template_of(ds).get("volumes"))
+        if isinstance(p := dict_of(dict_of(v).get("hostPath")).get("path"), str)
+    ]
+
+
+def is_plugin_candidate(ds: dict) -> bool:
+    """A DaemonSet whose pods mount the kubelet's plugins_registry (where a kubelet plugin registers), that is not
+    a CSI node plugin (those register there too, through csi-node-driver-registrar)."""
+    if not any(p.rstrip("/").endswith("plugins_registry") for p in _host_paths(ds)):
+        return False
+    return not any(
+        "csi-node-driver-registrar" in str(c.get("image") or "") or c.get("name") == "csi-node-driver-registrar"
+        for c in _containers(ds)
+    )
+
+
+def _strings(ds: dict) -> list[str]:
+    out = []
+    for c in _containers(ds):
+        out += [s for s in list_of(c.get("command")) + list_of(c.get("args")) if isinstance(s, str)]
+        out += [v for e in list_of(c.get("env")) if isinstance(v := dict_of(e).get("value"), str)]
+    return out + _host_paths(ds)
+
+
+def _helm(obj: dict) -> tuple | None:
+    a = dict_of(meta_of(obj).get("annotations"))
+    name, ns = a.get("meta.helm.sh/release-name"), a.get("meta.helm.sh/release-namespace")
+    return (name, ns) if isinstance(name, str) and name else None
+
+
+def link(ds: dict, driver: str, classes, managers: set[str]) -> str | None:
+    """How the DaemonSet is tied to the driver: "named" (its name in the template's command, args, env or host
+    paths), "helm" (the Helm release of a DeviceClass that selects the driver), "manager" (the slices' field
+    manager, the plugin binary's name, in a container's command or args), else None."""
+    strings = _strings(ds)
+    if any(driver in s for s in strings):
+        return "named"
+    release = _helm(ds)
+    if release is not None and any(
+        _helm(c) == release and driver in drivers_named(class_expressions(c)) for c in classes
+    ):
+        return "helm"
+    words = {w.rsplit("/", 1)[-1] for s in strings for w in s.split()}
+    if managers & words:
+        return "manager"
+    return None
+
+
+def coverage_gap(ds: dict, node: dict) -> str | None:
+    """Why the DaemonSet controller runs no pod of ds on node (its nodeSelector, required node affinity, an
+    untolerated taint), or None when it would run one. Only the fields that decide it are passed on, each read as
+    absent when it has the wrong shape."""
+    t = template_of(ds)
+    tolerations = [x for x in list_of(t.get("tolerations")) if isinstance(x, dict)] + list(_DS_TOLERATIONS)
+    if t.get("hostNetwork") is True:
+        tolerations.append(_NET)
+    selector = {k: v for k, v in dict_of(t.get("nodeSelector")).items() if isinstance(v, str)}
+    required = dict_of(dict_of(t.get("affinity")).get("nodeAffinity")).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    )
+    spec: dict = {"nodeSelector": selector, "tolerations": tolerations}
+    if isinstance(required, dict) and all(isinstance(x, dict) for x in list_of(required.get("nodeSelectorTerms"))):
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
+    why = pod_node_rejection({"spec": spec}, node)
+    return why.replace("the pod's ", "its ") if why else None
+
+
+def owned_by(pod: dict, ds: dict) -> bool:
+    uid = meta_of(ds).get("uid")
+    refs = [r for r in list_of(meta_of(pod).get("ownerReferences")) if isinstance(r, dict)]
+    if uid and any(r.get("uid") == uid for r in refs):
+        return True
+    return ns_of(pod) == ns_of(ds) and any(r.get("kind") == "DaemonSet" and r.get("name") == name_of(ds) for r in refs)
+
+
+def count_of(x) -> int:
+    """A count from a status field, 0 when it is not one (the input is untrusted)."""
+    return x if isinstance(x, int) and not isinstance(x, bool) else 0
+
+
+def pod_state(pod: dict) -> dict:
+    """The plugin pod as `kubectl get pod` shows it: phase, ready, restarts, why it waits, its last termination.
+    Fields of the wrong shape read as absent (the input is untrusted)."""
+    d, lst = dict_of, list_of
+    st = d(pod.get("status"))
+    cs = [c for c in lst(st.get("initContainerStatuses")) + lst(st.get("containerStatuses")) if isinstance(c, dict)]
+    ready = any(d(c).get("type") == "Ready" and d(c).get("status") == "True" for c in lst(st.get("conditions")))
+    waiting = next((d(d(c.get("state")).get("waiting")) for c in cs if d(c.get("state")).get("waiting")), {})
+    last = next(
+        (d(d(c.get("lastState")).get("terminated")) for c in cs if d(c.get("lastState")).get("terminated")), None
+    )
+    started = [s for c in cs if isinstance(s := d(d(c.get("state")).get("running")).get("startedAt"), str)]
+    return {
+        "pod": f"{ns_of(pod)}/{name_of(pod)}",
+        "phase": st.get("phase") or "Pending",
+        "ready": ready,
+        "restarts": sum(count_of(c.get("restartCount")) for c in cs),
+        "waiting": waiting.get("reason"),
+        "lastTerminated": (
+            {"reason": last.get("reason"), "exitCode": last.get("exitCode"), "finishedAt": last.get("finishedAt")}
+            if last
+            else None
+        ),
+        "startedAt": max((s for s in started if s), default=None),
+        "deleting": bool(meta_of(pod).get("deletionTimestamp")),
+    }
+
+
+def rollout(ds: dict) -> str:
+    """ ", mid-rollout (K of N pods updated)" while the DaemonSet's pods are being replaced, else ""."""
+    st = dict_of(ds.get("status"))
+    desired, updated = st.get("desiredNumberScheduled"), st.get("updatedNumberScheduled")
+    if isinstance(desired, int) and isinstance(updated, int) and updated < desired:
+        return f", mid-rollout ({updated} of {desired} pods updated)"
+    return ""
+
+
+# The DaemonSet's template generation (apps/v1 DeprecatedTemplateGeneration) and the pod's label of the one it was
+# made from (extensions DaemonSetTemplateGenerationKey): controller/daemon/util IsPodUpdated compares them
+_DS_GENERATION, _POD_GENERATION = "deprecated.daemonset.template.generation", "pod-template-generation"
+
+
+def _oldtemplate_of(ds: dict, pod: dict) -> str | None:
+    """ "pod-template-generation G, the DaemonSet's H" when the pod was made from an older template than the
+    DaemonSet's, else None. (The controller also counts a pod whose controller-revision-hash is the current
+    revision's as updated, after a rollback; the revision's hash is not on the DaemonSet: likely, not certain.)"""
+    want = dict_of(meta_of(ds).get("annotations")).get(_DS_GENERATION)
+    have = dict_of(meta_of(pod).get("labels")).get(_POD_GENERATION)
+    if isinstance(want, str) and isinstance(have, str) and want.isdigit() and have.isdigit() and want != have:
+        return f"{_POD_GENERATION} {have}, the DaemonSet's {want}"
+    return None
+
+
+def max_unavailable(ds: dict) -> str:
+    """How many nodes may lose the DaemonSet's pod at once during a rolling update, in words (maxUnavailable,
+    maxSurge; the apps/v1 defaults 1 and 0; controller/daemon update.go updatedDesiredNodeCounts: both 0 is 1)."""
+    strategy = dict_of(dict_of(ds.get("spec")).get("updateStrategy"))
+    if strategy.get("type") == "OnDelete":
+        return "updateStrategy OnDelete: a pod is replaced only when it is deleted"
+    ru = dict_of(strategy.get("rollingUpdate"))
+    mu, ms = ru.get("maxUnavailable", 1), ru.get("maxSurge", 0)
+    desired = count_of(dict_of(ds.get("status")).get("desiredNumberScheduled"))
+    if ms not in (0, "0", "0%", None) and mu in (0, "0", "0%"):
+        return f"maxSurge {ms}: the new pod starts on a node before the old one stops"
+    if mu in ("100%",) or (isinstance(mu, int) and not isinstance(mu, bool) and desired and mu >= desired):
+        return f"maxUnavailable {mu}: every node may lose its plugin at once"
+    return f"maxUnavailable {mu}: up to that many nodes lose their plugin at a time"
+
+
+def update_note(ds: dict, pod: dict | None) -> str:
+    """Why the plugin on this node may be down for the DaemonSet's update: '; ...' or ''."""
+    rolling = bool(rollout(ds))
+    old = _oldtemplate_of(ds, pod) if pod is not None else None
+    if pod is not None and old is None and not rolling:
+        return ""
+    if pod is None:
+        if not rolling:
+            return ""
+        what = "the rollout may have deleted its pod here to replace it"
+    elif old is not None:
+        what = f"its pod here is of an older template ({old}) and is replaced by the update"
+    else:
+        return ""  # the pod is of the current template: the rollout has passed this node
+    return f"; {what}: the plugin on this node may be down for the update ({max_unavailable(ds)})"
