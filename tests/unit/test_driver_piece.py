@@ -345,6 +345,24 @@ def test_a_recent_kubelet_start_where_the_node_has_no_slice_of_the_driver():
     assert p.message.endswith(f"; whether its kubelet restarted is unknown: {gap}")
     p = judge_on_node(_seen(ds), "gpu.example.com", _node(), "node-01", None)
     assert "kubelet" not in p.message  # nothing known, nothing said
+    # a driver whose pools are not node-local (nodeSelector, allNodes): the kubelet's wipe does not touch them
+    from kubectl_dra.analyze.pod.driver import Seen
+
+    shared = ({"spec": {"driver": "gpu.example.com", "allNodes": True}},)
+    seen = _seen(ds, kubelet_starts={"node-01": [start]})
+    seen = Seen(*[shared if f == "slices" else getattr(seen, f) for f in Seen.__dataclass_fields__])
+    assert "kubelet" not in judge_on_node(seen, "gpu.example.com", _node(), "node-01", None).message
+
+
+def test_a_kubelet_without_the_gate_refuses_devices_that_skip_node_operations():
+    from kubectl_dra.analyze.pod.kubelet import kubelet_findings
+    from kubectl_dra.model.objects import snapshot_from_objects
+
+    pod = {"metadata": {"name": "web-0", "namespace": "ml"}, "spec": {"nodeName": "node-01"}, "status": {}}
+    said = ev(PREFIX + "ResourceClaim c1: DRAOptionalNodeOperations feature gate is disabled on kubelet")
+    out = kubelet_findings(snapshot_from_objects([], "ml"), None, pod, [_claim(("gpu.example.com", ["*"]))], [said])
+    assert [f.code for f in out] == ["DRA609"]
+    assert out[0].message.endswith("which a kubelet without the DRAOptionalNodeOperations feature gate refuses")
 
 
 def test_the_driver_pieces_events_as_read_live_refused_or_from_files():

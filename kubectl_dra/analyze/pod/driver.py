@@ -238,6 +238,9 @@ def _restart_note(seen: Seen, driver: str, node_name: str) -> str:
     wipeResourceSlices) and a plugin's come back only once it registers with the new kubelet."""
     if _slices_on(seen, driver, node_name):
         return ""
+    mine = [dict_of(sl.get("spec")) for sl in seen.slices if dict_of(sl.get("spec")).get("driver") == driver]
+    if mine and not any(sp.get("nodeName") for sp in mine):
+        return ""  # the driver publishes no node-local slice anywhere: the kubelet wipes only those of its node
     starts = seen.kubelet_starts.get(node_name) or []
     if not starts:
         return (
