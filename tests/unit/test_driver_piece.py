@@ -286,10 +286,11 @@ def test_the_daemonset_controllers_failed_create_explains_a_missing_pod():
         said == "failed" and psa in words and "12 times since 2026-12-01T09:00:00Z, last 2026-12-01T10:00:00Z" in words
     )
     p = judge_on_node(_seen(ds, events=events), "gpu.example.com", _node(), "node-01", None)
-    assert (p.state, p.problem) == (
-        "no-pod",
-        True,
-    ) and "its spec admits the node, and the DaemonSet controller" in p.message
+    assert (p.state, p.problem) == ("no-pod", True)
+    assert "its spec admits the node, and the DaemonSet controller" in p.message
+    assert p.to_dict()["failedCreate"] == {"message": psa, "count": 12, "firstTimestamp": "2026-12-01T09:00:00Z",
+                                           "lastTimestamp": "2026-12-01T10:00:00Z"}  # fmt: skip
+    assert "rollout" not in p.to_dict() and "kubeletStarted" not in p.to_dict()
     # listed, none: the controller said nothing; not read: the rule is undetermined and says which read
     assert failed_create(_seen(ds, failed_creates_listed=True), ds) == ("none", "")
     p = judge_on_node(_seen(ds, failed_creates_listed=True), "gpu.example.com", _node(), "node-01", None)
@@ -309,7 +310,7 @@ def test_a_rollout_says_the_plugin_may_be_down_and_how_many_nodes_at_once():
 
     nvidia = _plugin_ds(spec={"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}}})
     assert max_unavailable(nvidia) == "maxUnavailable 100%: every node may lose its plugin at once"
-    assert max_unavailable(_plugin_ds()) == "maxUnavailable 1: up to that many nodes lose their plugin at a time"
+    assert max_unavailable(_plugin_ds()) == "maxUnavailable 1: up to 1 of 4 nodes lose their plugin at a time"
     all4 = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": 4}}})
     assert max_unavailable(all4).endswith("every node may lose its plugin at once")
     surge = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}})
@@ -328,6 +329,13 @@ def test_a_rollout_says_the_plugin_may_be_down_and_how_many_nodes_at_once():
     steady = _plugin_ds(metadata={"annotations": {"deprecated.daemonset.template.generation": "7"}})
     assert update_note(steady, None) == "" and "older template" in update_note(steady, old)
     assert update_note(_plugin_ds(), {"metadata": {"labels": {"pod-template-generation": 6}}}) == ""  # wrong shape
+    # rolling, the pod's template unknown (no label): either pod; 25% of 4 nodes rounds up to 1, "50%" to 2
+    assert "its pod here may be the old one, to be replaced, or the new one" in update_note(ds, {})
+    half = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": "50%"}}})
+    assert max_unavailable(half) == "maxUnavailable 50%: up to 2 of 4 nodes lose their plugin at a time"
+    assert max_unavailable(_plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": "25%"}}})).endswith(
+        "up to 1 of 4 nodes lose their plugin at a time"
+    )
 
 
 def test_a_recent_kubelet_start_where_the_node_has_no_slice_of_the_driver():
@@ -340,6 +348,7 @@ def test_a_recent_kubelet_start_where_the_node_has_no_slice_of_the_driver():
     p = judge_on_node(_seen(ds, kubelet_starts={"node-01": [start]}), "gpu.example.com", _node(), "node-01", None)
     assert p.state == "not-covered"
     assert "the kubelet on node-01 started at 2026-12-01T10:00:00Z (event Starting, 2 starts since" in p.message
+    assert p.to_dict()["kubeletStarted"]["lastTimestamp"] == "2026-12-01T10:00:00Z"
     gap = "cannot list events in namespace default (forbidden)"
     p = judge_on_node(_seen(ds, kubelet_starts_gap=gap), "gpu.example.com", _node(), "node-01", None)
     assert p.message.endswith(f"; whether its kubelet restarted is unknown: {gap}")

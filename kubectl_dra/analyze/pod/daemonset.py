@@ -151,6 +151,11 @@ def count_of(x) -> int:
     return x if isinstance(x, int) and not isinstance(x, bool) else 0
 
 
+# The DaemonSet's template generation (apps/v1 DeprecatedTemplateGeneration) and the pod's label of the one it was
+# made from (extensions DaemonSetTemplateGenerationKey): controller/daemon/util IsPodUpdated compares them
+_DS_GENERATION, _POD_GENERATION = "deprecated.daemonset.template.generation", "pod-template-generation"
+
+
 def pod_state(pod: dict) -> dict:
     """The plugin pod as `kubectl get pod` shows it: phase, ready, restarts, why it waits, its last termination.
     Fields of the wrong shape read as absent (the input is untrusted)."""
@@ -176,6 +181,9 @@ def pod_state(pod: dict) -> dict:
         ),
         "startedAt": max((s for s in started if s), default=None),
         "deleting": bool(meta_of(pod).get("deletionTimestamp")),
+        "templateGeneration": g
+        if isinstance(g := dict_of(meta_of(pod).get("labels")).get(_POD_GENERATION), str)
+        else None,
     }
 
 
@@ -188,19 +196,32 @@ def rollout(ds: dict) -> str:
     return ""
 
 
-# The DaemonSet's template generation (apps/v1 DeprecatedTemplateGeneration) and the pod's label of the one it was
-# made from (extensions DaemonSetTemplateGenerationKey): controller/daemon/util IsPodUpdated compares them
-_DS_GENERATION, _POD_GENERATION = "deprecated.daemonset.template.generation", "pod-template-generation"
+def template_generation(ds: dict) -> str | None:
+    """The DaemonSet's template generation (the annotation the API server keeps), None when it has none."""
+    g = dict_of(meta_of(ds).get("annotations")).get(_DS_GENERATION)
+    return g if isinstance(g, str) else None
 
 
-def _oldtemplate_of(ds: dict, pod: dict) -> str | None:
-    """ "pod-template-generation G, the DaemonSet's H" when the pod was made from an older template than the
-    DaemonSet's, else None. (The controller also counts a pod whose controller-revision-hash is the current
-    revision's as updated, after a rollback; the revision's hash is not on the DaemonSet: likely, not certain.)"""
+def template_age(ds: dict, pod: dict) -> tuple[str, str]:
+    """("old", "pod-template-generation G, the DaemonSet's H") when the pod was made from an older template than
+    the DaemonSet's, ("current", "") when from its template, ("unknown", "") when either number is missing. (The
+    controller also counts a pod as updated whose controller-revision-hash is the current revision's, as after a
+    rollback; that hash is not on the DaemonSet, so "old" is likely, not certain.)"""
     want = dict_of(meta_of(ds).get("annotations")).get(_DS_GENERATION)
     have = dict_of(meta_of(pod).get("labels")).get(_POD_GENERATION)
-    if isinstance(want, str) and isinstance(have, str) and want.isdigit() and have.isdigit() and want != have:
-        return f"{_POD_GENERATION} {have}, the DaemonSet's {want}"
+    if not (isinstance(want, str) and isinstance(have, str) and want.isdigit() and have.isdigit()):
+        return "unknown", ""
+    return ("current", "") if want == have else ("old", f"{_POD_GENERATION} {have}, the DaemonSet's {want}")
+
+
+def _scaled(v, total: int) -> int | None:
+    """intstr GetScaledValueFromIntOrPercent(roundUp=true): an int, or a percentage of total rounded up."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.endswith("%") and v[:-1].isdigit():
+        return -(-int(v[:-1]) * total // 100)
+    if isinstance(v, str) and v.isdigit():
+        return int(v)
     return None
 
 
@@ -213,25 +234,26 @@ def max_unavailable(ds: dict) -> str:
     ru = dict_of(strategy.get("rollingUpdate"))
     mu, ms = ru.get("maxUnavailable", 1), ru.get("maxSurge", 0)
     desired = count_of(dict_of(ds.get("status")).get("desiredNumberScheduled"))
-    if ms not in (0, "0", "0%", None) and mu in (0, "0", "0%"):
+    at_once = _scaled(mu, desired)
+    if _scaled(ms, desired) and not at_once:
         return f"maxSurge {ms}: the new pod starts on a node before the old one stops"
-    if mu in ("100%",) or (isinstance(mu, int) and not isinstance(mu, bool) and desired and mu >= desired):
+    if mu == "100%" or (desired and at_once is not None and at_once >= desired):
         return f"maxUnavailable {mu}: every node may lose its plugin at once"
-    return f"maxUnavailable {mu}: up to that many nodes lose their plugin at a time"
+    many = f"up to {max(at_once, 1)} of {desired} nodes" if at_once is not None and desired else "that many nodes"
+    return f"maxUnavailable {mu}: {many} lose their plugin at a time"
 
 
 def update_note(ds: dict, pod: dict | None) -> str:
-    """Why the plugin on this node may be down for the DaemonSet's update: '; ...' or ''."""
+    """Why the plugin on this node may be down for the DaemonSet's update: '; ...' or ''. pod: its pod on the
+    node, None when it has none."""
     rolling = bool(rollout(ds))
-    old = _oldtemplate_of(ds, pod) if pod is not None else None
-    if pod is not None and old is None and not rolling:
-        return ""
-    if pod is None:
-        if not rolling:
-            return ""
+    age, words = template_age(ds, pod) if pod is not None else ("none", "")
+    if age == "old":
+        what = f"its pod here is of an older template ({words}) and is replaced by the update"
+    elif rolling and age == "none":
         what = "the rollout may have deleted its pod here to replace it"
-    elif old is not None:
-        what = f"its pod here is of an older template ({old}) and is replaced by the update"
+    elif rolling and age == "unknown":
+        what = "its pod here may be the old one, to be replaced, or the new one"
     else:
-        return ""  # the pod is of the current template: the rollout has passed this node
+        return ""  # not rolling, or the pod is of the current template: the rollout has passed this node
     return f"; {what}: the plugin on this node may be down for the update ({max_unavailable(ds)})"

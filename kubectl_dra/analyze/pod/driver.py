@@ -28,6 +28,7 @@ from kubectl_dra.analyze.pod.daemonset import (
     owned_by,
     pod_state,
     rollout,
+    template_generation,
     template_of,
     update_note,
 )
@@ -83,6 +84,7 @@ class Plugin:
     link: str | None = None
     pod: dict | None = None
     problem: bool = False  # the state explains the failure (else it is context)
+    facts: dict = field(default_factory=dict)  # failedCreate, rollout, kubeletStarted: the objects behind the words
 
     def to_dict(self) -> dict:
         return {
@@ -93,6 +95,7 @@ class Plugin:
             "link": self.link,
             "linkWords": _LINK_WORDS.get(self.link or ""),
             "pod": self.pod,
+            **self.facts,
         }
 
 
@@ -189,17 +192,29 @@ def _slices_on(seen: Seen, driver: str, node_name: str) -> list:
     ]
 
 
-def failed_create(seen: Seen, ds: dict) -> tuple[str, str]:
-    """What the DaemonSet controller said when it could not create ds's pods: ("failed", its latest FailedCreate
-    event in words), ("none", "") when it said nothing (events are kept about an hour), ("unknown", why not known)."""
+def _latest(events) -> dict | None:
+    return max(events, key=lambda x: (x.get("time") or "", x.get("firstTime") or ""), default=None)
+
+
+def _latest_failed_create(seen: Seen, ds: dict) -> dict | None:
     uid = meta_of(ds).get("uid")
-    evs = [
+    return _latest(
         e
         for e in seen.failed_creates.get((ns_of(ds), name_of(ds)), ())
         if not uid or not e["object"].get("uid") or e["object"]["uid"] == uid
-    ]
-    if evs:
-        e = max(evs, key=lambda x: (x.get("time") or "", x.get("firstTime") or ""))
+    )
+
+
+def _event_fact(e: dict) -> dict:
+    return {"message": e.get("message"), "count": e.get("count") or 1, "firstTimestamp": e.get("firstTime"),
+            "lastTimestamp": e.get("time")}  # fmt: skip
+
+
+def failed_create(seen: Seen, ds: dict) -> tuple[str, str]:
+    """What the DaemonSet controller said when it could not create ds's pods: ("failed", its latest FailedCreate
+    event in words), ("none", "") when it said nothing (events are kept about an hour), ("unknown", why not known)."""
+    e = _latest_failed_create(seen, ds)
+    if e is not None:
         n = e.get("count") or 1
         when = f"{n} times since {e.get('firstTime')}, last {e.get('time')}" if n > 1 else str(e.get("time"))
         return "failed", f"the DaemonSet controller cannot create its pods: {e.get('message')} (FailedCreate, {when})"
@@ -246,7 +261,7 @@ def _restart_note(seen: Seen, driver: str, node_name: str) -> str:
         return (
             f"; whether its kubelet restarted is unknown: {seen.kubelet_starts_gap}" if seen.kubelet_starts_gap else ""
         )
-    e = max(starts, key=lambda x: (x.get("time") or "", x.get("firstTime") or ""))
+    e = _latest(starts) or {}
     n = e.get("count") or 1
     times = f", {n} starts since {e.get('firstTime')}" if n > 1 else ""
     return (
@@ -261,7 +276,31 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
     nothing yet (None); with the node's recent kubelet start where the node has no slice of the driver."""
     p = _judge_on_node(seen, driver, node, node_name, word)
     note = _restart_note(seen, driver, node_name) if p.problem else ""
-    return replace(p, message=p.message + note) if note else p
+    facts = _facts(seen, p)
+    if note and (started := _latest(seen.kubelet_starts.get(node_name) or [])) is not None:
+        facts["kubeletStarted"] = _event_fact(started)
+    return replace(p, message=p.message + note, facts=facts)
+
+
+def _facts(seen: Seen, p: Plugin) -> dict:
+    """The objects behind the plugin's words, for -o json: the DaemonSet controller's latest FailedCreate where it
+    has no pod, and its rollout while it rolls out."""
+    ds = next((d for d in seen.daemonsets if p.daemonset and _ref(d) == p.daemonset), None)
+    if ds is None:
+        return {}
+    out: dict = {}
+    e = _latest_failed_create(seen, ds) if p.state in ("no-pod", "pods-not-ready") else None
+    if e is not None:
+        out["failedCreate"] = _event_fact(e)
+    if rollout(ds) or (p.pod or {}).get("templateGeneration") not in (None, template_generation(ds)):
+        st = dict_of(ds.get("status"))
+        out["rollout"] = {
+            "desiredNumberScheduled": st.get("desiredNumberScheduled"),
+            "updatedNumberScheduled": st.get("updatedNumberScheduled"),
+            "templateGeneration": template_generation(ds),
+            "updateStrategy": dict_of(ds.get("spec")).get("updateStrategy"),
+        }
+    return out
 
 
 def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word) -> Plugin:
@@ -346,6 +385,11 @@ def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, w
 
 def judge_publishing(seen: Seen, driver: str) -> Plugin:
     """No ResourceSlice of the driver exists anywhere: is a plugin deployed, does it run, does it publish?"""
+    p = _judge_publishing(seen, driver)
+    return replace(p, facts=_facts(seen, p))
+
+
+def _judge_publishing(seen: Seen, driver: str) -> Plugin:
     found = find_plugins(seen, driver)
     if not found:
         return _not_found(seen, driver, None)
