@@ -329,6 +329,11 @@ def test_a_rollout_says_the_plugin_may_be_down_and_how_many_nodes_at_once():
     steady = _plugin_ds(metadata={"annotations": {"deprecated.daemonset.template.generation": "7"}})
     assert update_note(steady, None) == "" and "older template" in update_note(steady, old)
     assert update_note(_plugin_ds(), {"metadata": {"labels": {"pod-template-generation": 6}}}) == ""  # wrong shape
+    # fields of the wrong shape read as absent or are quoted, never a crash (the input is untrusted)
+    for bad in ({"updateStrategy": "x"}, {"updateStrategy": {"rollingUpdate": {"maxUnavailable": [1], "maxSurge": {}}}},
+                {"updateStrategy": {"rollingUpdate": {"maxUnavailable": "x%", "maxSurge": True}}}):  # fmt: skip
+        assert max_unavailable(_plugin_ds(spec=bad, status={"desiredNumberScheduled": "4"})).startswith("max")
+    assert update_note(_plugin_ds(metadata={"annotations": "x"}), {"metadata": {"labels": ["x"]}}) == ""
     # rolling, the pod's template unknown (no label): either pod; 25% of 4 nodes rounds up to 1, "50%" to 2
     assert "its pod here may be the old one, to be replaced, or the new one" in update_note(ds, {})
     half = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": "50%"}}})
