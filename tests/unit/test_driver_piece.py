@@ -344,28 +344,36 @@ def test_a_rollout_says_the_plugin_may_be_down_and_how_many_nodes_at_once():
 
 
 def test_a_recent_kubelet_start_where_the_node_has_no_slice_of_the_driver():
-    from kubectl_dra.analyze.pod.driver import judge_on_node
+    """A plugin pod Ready since before the kubelet's `not registered`, no slice of the driver for the node, and the
+    kubelet's Starting event: the start wiped the node's slices and the plugin has likely not registered since."""
+    from kubectl_dra.analyze.pod.driver import Seen, judge_on_node
 
     ds = _plugin_ds()
-    ds["spec"]["template"]["spec"]["nodeSelector"] = {"gpu": "yes"}
+    ready = {"metadata": {"name": "gpu-plugin-a", "namespace": "drv", "ownerReferences": [
+             {"kind": "DaemonSet", "name": "gpu-plugin", "uid": "u-ds"}]}, "spec": {"nodeName": "node-01"},
+             "status": {"conditions": [{"type": "Ready", "status": "True"}], "containerStatuses": [
+                 {"state": {"running": {"startedAt": "2026-12-01T08:00:00Z"}}}]}}  # fmt: skip
+    word = classify(ev(PREFIX + "DRA driver gpu.example.com is not registered"))
     start = {"reason": "Starting", "count": 2, "time": "2026-12-01T10:00:00Z", "firstTime": "2026-12-01T09:30:00Z",
              "object": {"kind": "Node", "name": "node-01"}, "source": {"component": "kubelet", "host": "node-01"}}  # fmt: skip
-    p = judge_on_node(_seen(ds, kubelet_starts={"node-01": [start]}), "gpu.example.com", _node(), "node-01", None)
-    assert p.state == "not-covered"
+    seen = _seen(ds, [ready], kubelet_starts={"node-01": [start]})
+    p = judge_on_node(seen, "gpu.example.com", _node(), "node-01", word)
+    assert (p.state, p.problem) == ("pod-ready", True)
     assert "the kubelet on node-01 started at 2026-12-01T10:00:00Z (event Starting, 2 starts since" in p.message
     assert p.to_dict()["kubeletStarted"]["lastTimestamp"] == "2026-12-01T10:00:00Z"
     gap = "cannot list events in namespace default (forbidden)"
-    p = judge_on_node(_seen(ds, kubelet_starts_gap=gap), "gpu.example.com", _node(), "node-01", None)
+    p = judge_on_node(_seen(ds, [ready], kubelet_starts_gap=gap), "gpu.example.com", _node(), "node-01", word)
     assert p.message.endswith(f"; whether its kubelet restarted is unknown: {gap}")
-    p = judge_on_node(_seen(ds), "gpu.example.com", _node(), "node-01", None)
-    assert "kubelet" not in p.message  # nothing known, nothing said
+    p = judge_on_node(_seen(ds, [ready]), "gpu.example.com", _node(), "node-01", word)
+    assert "started at 2026" not in p.message and "restarted" not in p.message  # nothing known, nothing said
     # a driver whose pools are not node-local (nodeSelector, allNodes): the kubelet's wipe does not touch them
-    from kubectl_dra.analyze.pod.driver import Seen
-
     shared = ({"spec": {"driver": "gpu.example.com", "allNodes": True}},)
-    seen = _seen(ds, kubelet_starts={"node-01": [start]})
-    seen = Seen(*[shared if f == "slices" else getattr(seen, f) for f in Seen.__dataclass_fields__])
-    assert "kubelet" not in judge_on_node(seen, "gpu.example.com", _node(), "node-01", None).message
+    other = Seen(*[shared if f == "slices" else getattr(seen, f) for f in Seen.__dataclass_fields__])
+    assert "started at 2026" not in judge_on_node(other, "gpu.example.com", _node(), "node-01", word).message
+    # a DaemonSet kept off the node: there was never a plugin here for the restart to explain
+    ds["spec"]["template"]["spec"]["nodeSelector"] = {"gpu": "yes"}
+    p = judge_on_node(seen, "gpu.example.com", _node(), "node-01", word)
+    assert p.state == "not-covered" and "started at 2026" not in p.message
 
 
 def test_a_kubelet_without_the_gate_refuses_devices_that_skip_node_operations():

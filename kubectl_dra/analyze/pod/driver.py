@@ -275,7 +275,9 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
     """The plugin of driver on the pod's node, after the kubelet said `word` (a kubelet.KubeletWord) about it, or
     nothing yet (None); with the node's recent kubelet start where the node has no slice of the driver."""
     p = _judge_on_node(seen, driver, node, node_name, word)
-    note = _restart_note(seen, driver, node_name) if p.problem else ""
+    # a restart explains a plugin that runs (or may, out of sight) yet is not registered; not one kept off the node
+    restart = p.problem and p.state in ("pod-ready", "not-found", "not-looked")
+    note = _restart_note(seen, driver, node_name) if restart else ""
     facts = _facts(seen, p)
     if note and (started := _latest(seen.kubelet_starts.get(node_name) or [])) is not None:
         facts["kubeletStarted"] = _event_fact(started)
