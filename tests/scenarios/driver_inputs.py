@@ -288,7 +288,9 @@ def register(m) -> None:
             daemonset(name="csi-node", ns="kube-system", env_driver=None, csi=True),
         ],
     )
-    rolling = daemonset(status={"desiredNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 1})
+    rolling = daemonset(
+        status={"desiredNumberScheduled": 2, "currentNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 1}
+    )
     m.scenario(
         "driver-plugin-mid-rollout",
         "The kubelet says the driver is not registered; the plugin's DaemonSet is mid-rollout (1 of 2 pods "
@@ -365,7 +367,9 @@ def register(m) -> None:
         ],
     )
     # NVIDIA's chart: maxUnavailable "100%"; the update to template generation 4 deletes the old pod on node-01
-    upgrading = daemonset(status={"desiredNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 1})
+    upgrading = daemonset(
+        status={"desiredNumberScheduled": 2, "currentNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 1}
+    )
     upgrading["metadata"]["annotations"] = {"deprecated.daemonset.template.generation": "4"}
     upgrading["spec"]["updateStrategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}}
     leaving_plugin = plugin_pod(upgrading, "node-01")

@@ -161,8 +161,13 @@ def test_rollout_and_node_readiness_words():
     from kubectl_dra.analyze.pod.daemonset import rollout as _rollout
     from kubectl_dra.analyze.pod.driver import node_not_ready
 
-    ds = {"status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 1}}
+    ds = {"status": {"desiredNumberScheduled": 4, "currentNumberScheduled": 4, "updatedNumberScheduled": 1}}
     assert _rollout(ds) == ", mid-rollout (1 of 4 pods updated)"
+    # a pod that cannot be created counts as neither current nor updated: fewer updated than desired is no rollout
+    assert (
+        _rollout({"status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 2, "updatedNumberScheduled": 2}})
+        == ""
+    )
     assert _rollout({"status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 4}}) == ""
     assert _rollout({}) == ""
     ready = {"status": {"conditions": [{"type": "Ready", "status": "True"}]}}
@@ -253,7 +258,8 @@ def test_the_kubelet_refusing_skipped_devices_without_the_gate_is_the_nodes_piec
 def _plugin_ds(**extra):
     ds = {"kind": "DaemonSet", "metadata": {"name": "gpu-plugin", "namespace": "drv", "uid": "u-ds"},
           "spec": {"template": {"spec": {"volumes": [REG], "containers": [{"command": ["p", "gpu.example.com"]}]}}},
-          "status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 4, "numberReady": 4}}  # fmt: skip
+          "status": {"desiredNumberScheduled": 4, "currentNumberScheduled": 4, "updatedNumberScheduled": 4,
+                     "numberReady": 4}}  # fmt: skip
     for k, v in extra.items():
         ds[k] = {**ds.get(k, {}), **v}
     return ds
@@ -320,7 +326,7 @@ def test_a_rollout_says_the_plugin_may_be_down_and_how_many_nodes_at_once():
     )
     # the node's pod of an older template generation (controller/daemon/util IsPodUpdated)
     ds = _plugin_ds(metadata={"annotations": {"deprecated.daemonset.template.generation": "7"}},
-                    status={"updatedNumberScheduled": 1})  # fmt: skip
+                    status={"updatedNumberScheduled": 1, "currentNumberScheduled": 4})  # fmt: skip
     old = {"metadata": {"labels": {"pod-template-generation": "6"}}}
     new = {"metadata": {"labels": {"pod-template-generation": "7"}}}
     assert "of an older template (pod-template-generation 6, the DaemonSet's 7)" in update_note(ds, old)

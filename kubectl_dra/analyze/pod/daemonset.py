@@ -188,10 +188,13 @@ def pod_state(pod: dict) -> dict:
 
 
 def rollout(ds: dict) -> str:
-    """ ", mid-rollout (K of N pods updated)" while the DaemonSet's pods are being replaced, else ""."""
+    """ ", mid-rollout (K of N pods updated)" while some of the DaemonSet's pods are of an older template
+    (updatedNumberScheduled below currentNumberScheduled), else "". Fewer updated than desired alone is no rollout:
+    a node whose pod cannot be created (FailedCreate) counts in neither."""
     st = dict_of(ds.get("status"))
-    desired, updated = st.get("desiredNumberScheduled"), st.get("updatedNumberScheduled")
-    if isinstance(desired, int) and isinstance(updated, int) and updated < desired:
+    desired, current, updated = (st.get(k) for k in ("desiredNumberScheduled", "currentNumberScheduled",
+                                                      "updatedNumberScheduled"))  # fmt: skip
+    if all(isinstance(x, int) for x in (desired, current, updated)) and updated < current:
         return f", mid-rollout ({updated} of {desired} pods updated)"
     return ""
 
