@@ -25,6 +25,8 @@ _PATHS = {
     "/api/v1/nodes": "Node",
     "/api/v1/pods": "Pod",
     "/apis/apps/v1/daemonsets": "DaemonSet",
+    "/api/v1/events": "Event",  # the DaemonSets' FailedCreate (the scenario has none)
+    "/api/v1/namespaces/default/events": "Event",  # the kubelets' Starting
 }
 
 
@@ -133,6 +135,9 @@ def test_a_daemonset_without_pods_runs_none_on_the_nodes_it_selects(tmp_path):
     assert p.returncode == 0, p.stderr
     assert paths.count("/api/v1/pods") == 1  # one list of every pod, not a second one of the bound pods
     got = {x["node"]: (x["status"], x["reason"]) for x in json.loads(p.stdout)["plugins"]}
-    admits = "its spec admits the node: see its events (FailedCreate: PodSecurity, quota) with kubectl describe ds"
+    admits = (
+        "its spec admits the node, and the DaemonSet controller reported no FailedCreate (kubectl describe ds -n "
+        "gpu-system gpu-kubeletplugin)"
+    )
     assert got["node-01"] == got["node-02"] == ("no-pod", admits)
     assert got["node-03"][0] == "no-pod"
