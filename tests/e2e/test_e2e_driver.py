@@ -162,6 +162,9 @@ def test_failed_create_and_a_kubelet_restart_seen_live(cluster, scenario):
         assert "exceeded quota: no-pods" in f["message"] and "(FailedCreate, " in f["message"], f
         assert "kubelet" not in f["message"].split("(FailedCreate")[1], f  # the node's slice is there: no restart
         assert not any(f["code"] == "DRA101" for f in r.json["findings"]), str(r)
+        # devices says the same of the node: no plugin pod, because the quota refuses it
+        status, reason, _ = _devices_plugin(cluster, sc.driver, node)
+        assert status == "no-pod" and "exceeded quota: no-pods" in reason and "(FailedCreate, " in reason, reason
 
         # The quota goes: the controller creates the node's plugin pod, which runs and is Ready (its status set as
         # a kubelet sets it) since before the kubelet's report. Then the kubelet restarts: it posts Starting about
