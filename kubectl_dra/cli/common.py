@@ -127,9 +127,10 @@ _CLUSTER_SCOPED = (
 
 def _gather(o: Options, *, analyse: bool = True, **ask) -> Gathered:
     """What the command asks (ask: LiveRequest's fields but the scope, which -n and -A give), from the files or the
-    cluster, as one Gathered (with watch: and the LiveSession that follows it). events=False: without Events, for
-    a command that never reads them (neither listed live nor kept from files). analyse: the snapshot goes to an
-    analysis, whose loading a live gather overlaps with its lists."""
+    cluster, as one Gathered (with watch: and the LiveSession that follows it). events=False: without the pods'
+    Events, for a command that never reads them (not listed live; from files, dropped unless drivers asks for the
+    driver piece's own). analyse: the snapshot goes to an analysis, whose loading a live gather overlaps with its
+    lists."""
     from dataclasses import replace
 
     from kubectl_dra.gather.result import Gathered, LiveRequest
@@ -140,7 +141,9 @@ def _gather(o: Options, *, analyse: bool = True, **ask) -> Gathered:
     if o.from_files:
         from kubectl_dra.gather.files import load_files
 
-        snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if r.events else frozenset({"Event"}))
+        # the driver piece reads the DaemonSets' FailedCreate and the kubelets' Starting events (listed live apart)
+        keep = r.events or r.drivers
+        snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if keep else frozenset({"Event"}))
         return Gathered(snap, _named_namespace(snap, r))
     from kubectl_dra.gather.live import gather_live
 

@@ -1162,7 +1162,12 @@ _RULES = [
         missing=None,
         summary="The pod is bound and its claims are allocated; the kubelet has not reported on preparing the devices.",
         hint="If the pod stays Pending, check the kubelet and the driver's plugin on the node.",
-        explanation="The API shows no kubelet event yet; kubectl-dra cannot see the driver's registration directly.",
+        explanation="The API shows no kubelet event yet; kubectl-dra cannot see the driver's registration directly. From "
+        "1.37 (alpha DRAOptionalNodeOperations) a ResourceSlice may set `skipNodeOperations`, which the scheduler "
+        "copies into the claim's results: where every device of a driver in a claim skips `NodePrepareResources` "
+        "(or `*`), and the node's kubelet declares the feature (`status.declaredFeatures`), the kubelet calls no "
+        "plugin of that driver, so none is needed on the node; the message names those drivers. Before 1.37 the "
+        "field does not exist and every driver is called.",
     ),
     Rule(
         code="DRA605",
@@ -1200,20 +1205,33 @@ _RULES = [
         missing="driver",
         summary="What kubectl-dra found about the kubelet plugin of a driver the pod needs: the DaemonSet that runs it and "
         "its pod on the node, or that none was found.",
-        hint="Fix what the message names: the node label or taint the DaemonSet does not match, the plugin pod's crash "
-        "(kubectl logs, kubectl describe pod), or install the driver's kubelet plugin.",
+        hint="Fix what the message names: the node label or taint the DaemonSet does not match, what refuses its pods "
+        "(the FailedCreate event: PodSecurity, a ResourceQuota), the plugin pod's crash (kubectl logs, kubectl "
+        "describe pod), or install the driver's kubelet plugin; during the DaemonSet's rollout, wait for the new pod.",
         explanation="No API object says which workload serves a DRA driver or whether the kubelet registered it. A kubelet plugin "
         "must mount the kubelet's `plugins_registry` directory, so kubectl-dra takes the DaemonSets that do (CSI "
         "node plugins excepted) and ties one to the driver by the strongest evidence: the driver's name in its pod "
         "template, the Helm release of a DeviceClass that selects the driver, or the ResourceSlices' field manager "
         "(the plugin binary) in its command; failing all, the only such DaemonSet. The link is part of the message "
-        "details (`plugin.link`). On the node it says why the DaemonSet runs no pod there (a nodeSelector label, "
+        "details (`plugin.link`), as are the objects behind the words (`plugin.failedCreate`, `plugin.rollout`, "
+        "`plugin.kubeletStarted`). On the node it says why the DaemonSet runs no pod there (a nodeSelector label, "
         "required node affinity or a taint it does not tolerate, with the tolerations the DaemonSet controller adds), "
-        "or the pod's state (not ready, restarts, its last exit). In a pod of several containers (NVIDIA's runs "
-        "`gpus` and `compute-domains`), the container whose spec alone names the driver, or alone runs the binary that "
-        "wrote its slices, is judged on its own readiness and restarts (pod Ready is every container's; a container's "
-        "restarts are its own), and the message says it likely serves the driver: a crash-looping neighbour does "
-        "not make it not ready. `kubectl dra devices` shows the same verdict per node. A plugin pod that is Ready since before the "
+        "or the pod's state (not ready, restarts, its last exit). A DaemonSet that admits the node and has no pod "
+        "there is explained by the DaemonSet controller's latest `FailedCreate` event (its message, count and last "
+        "time: a PodSecurity level or a ResourceQuota that refuses the pod). While the DaemonSet rolls out "
+        "(`updatedNumberScheduled` below `currentNumberScheduled`: some of its pods are of an older template; a pod "
+        "that cannot be created counts in neither) or the node's pod is of an older template "
+        "(`pod-template-generation` below the DaemonSet's `deprecated.daemonset.template.generation`), the plugin on "
+        "the node may be down for the update, as many nodes at once as `maxUnavailable` allows (NVIDIA's chart ships "
+        "`100%`: every node at once). Where a plugin runs on the node (or may, out of sight) and is not registered, the "
+        "node has no ResourceSlice of the driver and its kubelet started "
+        "recently (the kubelet's `Starting` event about the Node, stored in namespace `default`), the start wiped "
+        "the node's slices and the plugin has likely not registered with the new kubelet. In a pod of several "
+        "containers (NVIDIA's runs `gpus` and `compute-domains`), the container whose spec alone names the driver, or "
+        "alone runs the binary that wrote its slices, is judged on its own readiness and restarts (pod Ready is every "
+        "container's; a container's restarts are its own), and the message says it likely serves the driver: a "
+        "crash-looping neighbour does not make it not ready. `kubectl dra devices` shows the same verdict per node. "
+        "A plugin pod that is Ready since before the "
         "kubelet's last `not registered` means the kubelet did not register it: a kubelet `--root-dir` other than "
         "the plugin's registrar directory, an unsupported gRPC service, or a rejected registration; only the "
         "plugin's log says which. When no ResourceSlice of a driver exists, it says whether its DaemonSet matches "
@@ -1242,11 +1260,14 @@ _RULES = [
         summary="The kubelet could not prepare the pod's devices for a reason of the claim or of its own state, not of the "
         "driver.",
         hint="Read the message: a claim that cannot be read or lost its allocation, a pod not in the claim's reservedFor, "
-        "or a claim of the same name left in the kubelet's checkpoint by a force-deleted pod.",
+        "a claim of the same name left in the kubelet's checkpoint by a force-deleted pod, or devices that skip node "
+        "operations on a kubelet without the DRAOptionalNodeOperations feature gate (enable it there).",
         explanation="The kubelet reads each claim and checks the pod may use it before it calls any driver: `fetch "
         "ResourceClaim`, `pod ... is not allowed to use ResourceClaim`, `ResourceClaim ...: not allocated`, `old "
         "ResourceClaim with same name ... still exists (previous pod force-deleted?!)` come from the kubelet, not "
-        "from the driver.",
+        "from the driver. `DRAOptionalNodeOperations feature gate is disabled on kubelet` (1.37): the claim's "
+        "devices skip node operations (their ResourceSlice's `skipNodeOperations`) and this kubelet runs without "
+        "the gate.",
     ),
     Rule(
         code="DRA611",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from kubectl_dra.gather.client import Client, _Forbidden
-from kubectl_dra.model.snapshot import BOUND_PODS, PENDING_PODS, Gap
+from kubectl_dra.model.snapshot import BOUND_PODS, DAEMONSET_EVENTS, NODE_EVENTS, PENDING_PODS, Gap
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
 WORKLOAD_LISTS = (
@@ -22,7 +22,7 @@ WORKLOAD_LISTS = (
 # The resource.k8s.io versions read, newest first (the first one the server serves is used)
 RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
 # The optional lists (job key -> Snapshot.listed name) whose answer, once read, is complete
-LISTED = {"plugin_daemonsets": "daemonsets"}
+LISTED = {"plugin_daemonsets": "daemonsets", "plugin_events": "daemonset_events", "node_events": "node_events"}
 # The order in which the answers of the plan join the snapshot's objects (the dump lists follow, then the rest)
 JOIN_ORDER = (
     "claims",
@@ -32,6 +32,8 @@ JOIN_ORDER = (
     "nodes",
     "events",
     "workload_events",
+    "plugin_events",
+    "node_events",
     "quotas",
     "taint_rules",
     "pool_status_requests",
@@ -153,6 +155,14 @@ def plan(needs: Needs, api: str | None, served: frozenset[str] | set[str]) -> li
         # The driver piece (analyze/driver.py): the DaemonSets that may run a driver's kubelet plugin, in any
         # namespace (their pods are among the bound pods).
         add(ListJob("plugin_daemonsets", "/apis/apps/v1/daemonsets", "DaemonSet", "apps/v1", "daemonsets.apps"))
+        # Why such a DaemonSet has no pod on a node: the DaemonSet controller's FailedCreate events (PodSecurity,
+        # quota), few and in every namespace, as the DaemonSets are.
+        add(ListJob("plugin_events", "/api/v1/events", "Event", "v1", DAEMONSET_EVENTS,
+                    query=(("fieldSelector", "involvedObject.kind=DaemonSet,reason=FailedCreate"),)))  # fmt: skip
+        # A kubelet that restarted wiped its node's ResourceSlices: its "Starting" event, one per start, stored in
+        # namespace default (an event about a cluster-scoped object; client-go record makeEvent).
+        add(ListJob("node_events", "/api/v1/namespaces/default/events", "Event", "v1", NODE_EVENTS,
+                    query=(("fieldSelector", "involvedObject.kind=Node,reason=Starting"),), namespace="default"))  # fmt: skip
     if needs.pending_pods:
         add(ListJob("pending_pods", "/api/v1/pods", "Pod", "v1", PENDING_PODS,
                     query=(("fieldSelector", "spec.nodeName="),)))  # fmt: skip

@@ -9,6 +9,10 @@ from dataclasses import dataclass
 PENDING_PODS = "pods (pending, every namespace)"
 # The Gap's resource when the pods bound to nodes cannot be listed: what NodeResourcesFit subtracts from a node's allocatable.
 BOUND_PODS = "pods (bound to nodes, every namespace)"
+# The Gaps' resources of the driver piece's events: the DaemonSet controller's FailedCreate events (every namespace),
+# and the kubelets' Starting events, stored in namespace default as every event of a cluster-scoped object
+DAEMONSET_EVENTS = "events (FailedCreate of DaemonSets, every namespace)"
+NODE_EVENTS = "events (Starting of Nodes, namespace default)"
 
 
 @dataclass(frozen=True)

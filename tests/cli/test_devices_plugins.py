@@ -25,6 +25,8 @@ _PATHS = {
     "/api/v1/nodes": "Node",
     "/api/v1/pods": "Pod",
     "/apis/apps/v1/daemonsets": "DaemonSet",
+    "/api/v1/events": "Event",  # the DaemonSets' FailedCreate (the scenario has none)
+    "/api/v1/namespaces/default/events": "Event",  # the kubelets' Starting
 }
 
 
@@ -133,6 +135,24 @@ def test_a_daemonset_without_pods_runs_none_on_the_nodes_it_selects(tmp_path):
     assert p.returncode == 0, p.stderr
     assert paths.count("/api/v1/pods") == 1  # one list of every pod, not a second one of the bound pods
     got = {x["node"]: (x["status"], x["reason"]) for x in json.loads(p.stdout)["plugins"]}
-    admits = "its spec admits the node: see its events (FailedCreate: PodSecurity, quota) with kubectl describe ds"
+    admits = (
+        "its spec admits the node, and the DaemonSet controller reported no FailedCreate (kubectl describe ds -n "
+        "gpu-system gpu-kubeletplugin)"
+    )
     assert got["node-01"] == got["node-02"] == ("no-pod", admits)
     assert got["node-03"][0] == "no-pod"
+
+
+def test_a_failed_create_event_in_the_files_explains_the_missing_plugin_pod(tmp_path):
+    """From files, devices keeps the DaemonSet controller's FailedCreate events (it drops the pods' events): the node
+    with no plugin pod is explained by the ResourceQuota that refuses it, not said to lack an event the input has."""
+    scenario = ROOT / "tests" / "scenarios" / "driver-plugin-failed-create" / "input.yaml"
+    env = dict(os.environ, NO_COLOR="1", KUBECONFIG=str(tmp_path / "none"))
+    p = subprocess.run([sys.executable, "-m", "kubectl_dra", "devices", "--from-file", str(scenario), "-o", "json"],
+                       capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    (got,) = [x for x in doc["plugins"] if x["node"] == "node-01"]
+    assert got["status"] == "no-pod"
+    assert "exceeded quota: pods" in got["reason"] and "(FailedCreate, 23 times since" in got["reason"], got
+    assert "were not read" not in got["reason"]

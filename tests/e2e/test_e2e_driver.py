@@ -5,11 +5,12 @@ the real DaemonSet controller and its pods placed by the real scheduler. The nod
 from __future__ import annotations
 
 import time
+import uuid
 
 import pytest
 from builders import device, request
 from dra_objects import claim, pod
-from e2e_helpers import wait_for
+from e2e_helpers import clusterlib, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -55,6 +56,26 @@ def _devices_plugin(cluster, driver: str, node: str) -> tuple:
     return got[0]["status"], got[0]["reason"], got[0]["daemonset"]
 
 
+def _bound_and_not_registered(cluster, sc) -> str:
+    """The pod web with a claim on the scenario's class, bound by the real scheduler, and the kubelet's `not
+    registered` posted as the kubelet posts it: the pod's node."""
+    sc.api.post(
+        f"/apis/resource.k8s.io/v1/namespaces/{sc.ns}/resourceclaims", claim("web-gpu", [request("gpu", sc.cls)])
+    )
+    sc.api.post(f"/api/v1/namespaces/{sc.ns}/pods", pod("web", {"gpu": "web-gpu"}))
+    bound = cluster.wait_bound(sc.ns, "web", timeout=60)
+    node = bound["spec"]["nodeName"]
+    time.sleep(1.1)  # the kubelet reacts after the Scheduled event's second
+    cluster.post_kubelet_event(
+        bound,
+        "FailedPrepareDynamicResources",
+        f"Failed to prepare dynamic resources: prepare dynamic resources: DRA driver {sc.driver} is not registered",
+        node,
+    )
+    cluster.wait_event(sc.ns, "web", "FailedPrepareDynamicResources")
+    return node
+
+
 def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
     sc = scenario("drvpiece")
     sc.device_class()
@@ -69,21 +90,7 @@ def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
             60,
         )
         assert sc.api.get(f"{ds_path}/kubeletplugin")["status"].get("desiredNumberScheduled", 0) == 0
-        sc.api.post(
-            f"/apis/resource.k8s.io/v1/namespaces/{sc.ns}/resourceclaims", claim("web-gpu", [request("gpu", sc.cls)])
-        )
-        sc.api.post(f"/api/v1/namespaces/{sc.ns}/pods", pod("web", {"gpu": "web-gpu"}))
-        bound = cluster.wait_bound(sc.ns, "web", timeout=60)
-        node = bound["spec"]["nodeName"]
-        # the kubelet reacts after the Scheduled event's second
-        time.sleep(1.1)
-        cluster.post_kubelet_event(
-            bound,
-            "FailedPrepareDynamicResources",
-            f"Failed to prepare dynamic resources: prepare dynamic resources: DRA driver {sc.driver} is not registered",
-            node,
-        )
-        cluster.wait_event(sc.ns, "web", "FailedPrepareDynamicResources")
+        node = _bound_and_not_registered(cluster, sc)
 
         # The DaemonSet selects nodes with a label no node has: it runs no pod on the pod's node, and says why.
         r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
@@ -125,4 +132,81 @@ def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
         t = cluster.kubectl_dra("devices", "--driver", sc.driver)
         assert t.code == 0 and f"{node}: {sc.driver} plugin not ready (Pending)" in " ".join(t.stdout.split()), str(t)
     finally:
+        cluster.delete_namespace(plugins)
+
+
+def test_failed_create_and_a_kubelet_restart_seen_live(cluster, scenario):
+    """The real DaemonSet controller refused by a ResourceQuota (its FailedCreate event, read from every namespace),
+    then a kubelet restart (its Starting event about the Node, in namespace default) that wiped the node's slice."""
+    sc = scenario("drvquota")
+    sc.device_class()
+    sc.slice([device("gpu-0")])
+    plugins = cluster.create_namespace("drv-quota")
+    started = None
+    try:
+        quota = f"/api/v1/namespaces/{plugins}/resourcequotas"
+        sc.api.post(quota, {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "no-pods"},
+                            "spec": {"hard": {"pods": "0"}}})  # fmt: skip
+        wait_for("the quota controller to count the namespace's pods",
+                 lambda: (sc.api.get(f"{quota}/no-pods").get("status") or {}).get("hard"), 60)  # fmt: skip
+        sc.api.post(f"/apis/apps/v1/namespaces/{plugins}/daemonsets", _daemonset("kubeletplugin", sc.driver, None))
+        failed = f"/api/v1/namespaces/{plugins}/events?fieldSelector=involvedObject.kind=DaemonSet,reason=FailedCreate"
+        wait_for("the DaemonSet controller's FailedCreate event", lambda: sc.api.get(failed)["items"], 60)
+        node = _bound_and_not_registered(cluster, sc)
+
+        r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
+        assert r.code == 1, str(r)
+        f = _plugin(r.json)
+        assert f["evidence"]["plugin"]["state"] == "no-pod", f
+        assert "the DaemonSet controller cannot create its pods: Error creating:" in f["message"], f
+        assert "exceeded quota: no-pods" in f["message"] and "(FailedCreate, " in f["message"], f
+        assert "kubelet" not in f["message"].split("(FailedCreate")[1], f  # the node's slice is there: no restart
+        assert not any(f["code"] == "DRA101" for f in r.json["findings"]), str(r)
+        # devices says the same of the node: no plugin pod, because the quota refuses it
+        status, reason, _ = _devices_plugin(cluster, sc.driver, node)
+        assert status == "no-pod" and "exceeded quota: no-pods" in reason and "(FailedCreate, " in reason, reason
+
+        # The quota goes: the controller creates the node's plugin pod, which runs and is Ready (its status set as
+        # a kubelet sets it) since before the kubelet's report. Then the kubelet restarts: it posts Starting about
+        # its Node (stored in namespace default) and wipes the node's slices.
+        sc.api.delete(f"{quota}/no-pods")
+        # (the controller backs off after each refusal; an update of the DaemonSet queues it at once)
+        sc.api.patch(f"/apis/apps/v1/namespaces/{plugins}/daemonsets/kubeletplugin",
+                     {"metadata": {"annotations": {"e2e/quota": "removed"}}})  # fmt: skip
+
+        def plugin_pod_on_node():
+            items = sc.api.get(f"/api/v1/namespaces/{plugins}/pods")["items"]
+            return [p for p in items if p["spec"].get("nodeName") == node]
+
+        plugin = wait_for(f"a plugin pod bound to {node}", plugin_pod_on_node, 120)[0]
+        long_ago = "2020-01-01T00:00:00Z"
+        sc.api.patch(f"/api/v1/namespaces/{plugins}/pods/{plugin['metadata']['name']}/status", {"status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": long_ago}],
+            "containerStatuses": [{"name": "plugin", "ready": True, "restartCount": 0, "started": True,
+                                   "image": "registry.k8s.io/pause:3.10", "imageID": "",
+                                   "state": {"running": {"startedAt": long_ago}}}],
+        }})  # fmt: skip
+        ts = clusterlib.now_rfc3339()
+        started = sc.api.post("/api/v1/namespaces/default/events", {
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": f"{node}.{uuid.uuid4().hex[:16]}", "namespace": "default"},
+            "involvedObject": {"kind": "Node", "name": node, "uid": node},
+            "reason": "Starting", "message": "Starting kubelet.", "type": "Normal",
+            "source": {"component": "kubelet", "host": node},
+            "firstTimestamp": ts, "lastTimestamp": ts, "count": 1,
+        })  # fmt: skip
+        slices = "/apis/resource.k8s.io/v1/resourceslices"
+        sc.api.delete(f"{slices}?fieldSelector=spec.nodeName={node},spec.driver={sc.driver}")
+        wait_for("the node's slices to be wiped",
+                 lambda: not sc.api.get(f"{slices}?fieldSelector=spec.driver={sc.driver}")["items"], 30)  # fmt: skip
+        r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
+        f = _plugin(r.json)
+        assert f["evidence"]["plugin"]["state"] == "pod-ready", f
+        assert f"the kubelet on {node} started at " in f["message"], f
+        assert "the plugin has likely not registered with it since" in f["message"], f
+        assert f["evidence"]["plugin"]["kubeletStarted"]["lastTimestamp"] == ts, f
+    finally:
+        if started is not None:
+            sc.api.delete(f"/api/v1/namespaces/default/events/{started['metadata']['name']}")
         cluster.delete_namespace(plugins)

@@ -44,6 +44,8 @@ NOT_ALLOCATOR_INPUT = {
     "ResourceClaim.status.allocation.nodeSelector": "an allocated claim counts by its devices only",
     "ResourceClaim.status.allocation.devices.results[].bindingConditions[]": "read by binding (analyze/pod/binding.py)",
     "ResourceClaim.status.allocation.devices.results[].bindingFailureConditions[]": "read by binding",
+    "ResourceClaim.status.allocation.devices.results[].skipNodeOperations[]": "read by the driver piece "
+    "(analyze/pod/kubelet.py: which plugins the kubelet calls)",
     "ResourceClaim.status.devices[]": "device status after allocation (analyze/pod/health.py, binding.py)",
     "ResourceClaim.status.reservedFor[]": "consumers of a claim (analyze/pod/claims.py, podgroup.py)",
 }

@@ -85,6 +85,47 @@ def plugin_pod(ds, node_name, ready=True, started="2026-11-30T08:00:00Z", waitin
     }
 
 
+def ds_event(ds, message, count, first, last, reason="FailedCreate"):
+    """The DaemonSet controller's Warning event about ds (controller_utils.go createPods: "Error creating: %v")."""
+    meta = ds["metadata"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{meta['name']}.18c0d1", "namespace": meta["namespace"]},
+        "involvedObject": {
+            "kind": "DaemonSet",
+            "apiVersion": "apps/v1",
+            "name": meta["name"],
+            "namespace": meta["namespace"],
+            "uid": meta["uid"],
+        },  # fmt: skip
+        "type": "Warning",
+        "reason": reason,
+        "message": message,
+        "source": {"component": "daemonset-controller"},
+        "firstTimestamp": first,
+        "lastTimestamp": last,
+        "count": count,
+    }
+
+
+def kubelet_started(node_name, time, count=1):
+    """The kubelet's "Starting" event about its Node (kubelet.go: "Starting kubelet."), stored in namespace default."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{node_name}.18c0d2", "namespace": "default"},
+        "involvedObject": {"kind": "Node", "name": node_name, "uid": node_name},
+        "type": "Normal",
+        "reason": "Starting",
+        "message": "Starting kubelet.",
+        "source": {"component": "kubelet", "host": node_name},
+        "firstTimestamp": time,
+        "lastTimestamp": time,
+        "count": count,
+    }
+
+
 def register(m) -> None:
     """m: the make_inputs module (its helpers, SCENARIOS and MOVED)."""
     gpu_node_01 = m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01")
@@ -247,7 +288,9 @@ def register(m) -> None:
             daemonset(name="csi-node", ns="kube-system", env_driver=None, csi=True),
         ],
     )
-    rolling = daemonset(status={"desiredNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 1})
+    rolling = daemonset(
+        status={"desiredNumberScheduled": 2, "currentNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 1}
+    )
     m.scenario(
         "driver-plugin-mid-rollout",
         "The kubelet says the driver is not registered; the plugin's DaemonSet is mid-rollout (1 of 2 pods "
@@ -311,7 +354,90 @@ def register(m) -> None:
         ],
     )
     _nvidia(m)
+    # 1.37 DRAOptionalNodeOperations: the slice's devices skip every node operation, copied into the result; the
+    # node's kubelet declares the feature: it calls no plugin of the driver, and none is deployed (no finding of it)
+    skipping = m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01", skipNodeOperations=["*"])
+    skip_claim = copy.deepcopy(m._ALLOCATED)
+    for r in skip_claim["status"]["allocation"]["devices"]["results"]:
+        r["skipNodeOperations"] = ["*"]
+    declaring = m.node("node-01", zone="a")
+    declaring["status"] = {"declaredFeatures": ["DRAOptionalNodeOperations"]}
+    m.scenario(
+        "driver-skips-node-operations",
+        "Kubernetes 1.37, DRAOptionalNodeOperations: the device's slice sets skipNodeOperations [*], copied into "
+        "the claim's result, and node-01 declares the feature: the kubelet calls no kubelet plugin of "
+        "gpu.example.com, so none is needed (no DaemonSet of it exists: no DRA607); DRA604 says so.",
+        "explain pod web-0 --feature-gates DRAOptionalNodeOperations=true",
+        [
+            m.pod("web-0", [("gpu", "claim", "c1")], node_name="node-01"),
+            skip_claim,
+            m.dclass(),
+            skipping,
+            declaring,
+            m.NODES[1],
+            m.event("web-0", "Scheduled", "Successfully assigned default/web-0 to node-01", SCHEDULED, type_="Normal"),
+            daemonset(name="csi-node", ns="kube-system", env_driver=None, csi=True),
+        ],
+    )
+    quota = daemonset()
+    m.scenario(
+        "driver-plugin-failed-create",
+        "The kubelet says the driver is not registered; the plugin's DaemonSet admits node-01 but has a pod on "
+        "node-02 only: its FailedCreate event says a ResourceQuota of its namespace refuses the pod (DRA607 quotes "
+        "it with its count and last time).",
+        "explain pod web-0",
+        [
+            *bound(not_registered),
+            quota,
+            plugin_pod(quota, "node-02"),
+            ds_event(
+                quota,
+                'Error creating: pods "gpu-kubeletplugin-x7k2p" is forbidden: exceeded quota: pods, requested: '
+                "pods=1, used: pods=1, limited: pods=1",
+                count=23,
+                first="2026-11-30T08:40:00Z",
+                last="2026-11-30T09:20:12Z",
+            ),
+        ],
+    )
+    # NVIDIA's chart: maxUnavailable "100%"; the update to template generation 4 deletes the old pod on node-01
+    upgrading = daemonset(
+        status={"desiredNumberScheduled": 2, "currentNumberScheduled": 2, "numberReady": 1, "updatedNumberScheduled": 1}
+    )
+    upgrading["metadata"]["annotations"] = {"deprecated.daemonset.template.generation": "4"}
+    upgrading["spec"]["updateStrategy"] = {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}}
+    leaving_plugin = plugin_pod(upgrading, "node-01")
+    leaving_plugin["metadata"]["labels"] = {"app": "gpu-kubeletplugin", "pod-template-generation": "3"}
+    leaving_plugin["metadata"]["deletionTimestamp"] = "2026-11-30T09:20:30Z"
+    m.scenario(
+        "driver-plugin-replaced-by-rollout",
+        "The kubelet says the driver is not registered; the plugin's DaemonSet is rolling out (1 of 2 pods "
+        "updated) with maxUnavailable 100% (as NVIDIA's chart ships it), and its pod on node-01, of the old "
+        "template generation 3, is being deleted: DRA607 says the plugin on this node may be down for the update.",
+        "explain pod web-0",
+        [*bound(not_registered), upgrading, leaving_plugin, plugin_pod(upgrading, "node-02")],
+    )
+    gpu_node_02 = m.rslice("node-02-gpus", [m.dev("gpu-0")], "node-02")
+    m.scenario(
+        "driver-kubelet-restarted",
+        "The kubelet on node-01 started at 09:10 (its Starting event, in namespace default); node-01 has no "
+        "ResourceSlice of gpu.example.com any more (node-02 has), the plugin's pod there is Ready since 08:00, and "
+        "the kubelet says the driver is not registered: DRA607 adds that the restart wiped the node's slices and "
+        "the plugin has likely not registered with the new kubelet.",
+        "explain pod web-0",
+        [
+            *bound(not_registered, slices=(gpu_node_02,)),
+            ds,
+            plugin_pod(ds, "node-01"),
+            plugin_pod(ds, "node-02"),
+            kubelet_started("node-01", "2026-11-30T09:10:00Z"),
+        ],
+    )
     for name, flag in (
+        ("driver-plugin-failed-create", "-n"),
+        ("driver-plugin-replaced-by-rollout", "-n"),
+        ("driver-kubelet-restarted", "-n"),
+        ("driver-skips-node-operations", "-n"),
         ("driver-plugin-not-covered", "-n"),
         ("driver-plugin-crashloop", "-n"),
         ("driver-plugin-ready-not-registered", "-n"),

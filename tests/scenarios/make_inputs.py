@@ -2250,7 +2250,10 @@ MOVED = {
 
 
 def moved(obj, ns: str):
-    """obj with every `namespace: default` and every `default/NAME` in a message in `ns` instead."""
+    """obj with every `namespace: default` and every `default/NAME` in a message in `ns` instead (but an Event of
+    a Node: the events of cluster-scoped objects are stored in namespace default wherever the pod is)."""
+    if isinstance(obj, dict) and obj.get("kind") == "Event" and (obj.get("involvedObject") or {}).get("kind") == "Node":
+        return obj
     if isinstance(obj, dict):
         return {k: ns if k == "namespace" and v == NS else moved(v, ns) for k, v in obj.items()}
     if isinstance(obj, list):

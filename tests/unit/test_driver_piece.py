@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from builders import node
 
-from kubectl_dra.analyze.pod.driver import coverage_gap, drivers_named, is_plugin_candidate, link, pod_state
-from kubectl_dra.analyze.pod.kubelet import classify
+from kubectl_dra.analyze.pod.daemonset import coverage_gap, drivers_named, is_plugin_candidate, link
+from kubectl_dra.analyze.pod.driver import PREPARE, UNPREPARE, drivers_of_claims
+from kubectl_dra.analyze.pod.kubelet import called_drivers, classify
+from kubectl_dra.analyze.pod.plugin_pod import pod_state
 
 PREFIX = "Failed to prepare dynamic resources: prepare dynamic resources: "
 
@@ -157,10 +159,16 @@ def test_plugin_pod_state():
 
 
 def test_rollout_and_node_readiness_words():
-    from kubectl_dra.analyze.pod.driver import _rollout, node_not_ready
+    from kubectl_dra.analyze.pod.daemonset import rollout as _rollout
+    from kubectl_dra.analyze.pod.driver import node_not_ready
 
-    ds = {"status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 1}}
+    ds = {"status": {"desiredNumberScheduled": 4, "currentNumberScheduled": 4, "updatedNumberScheduled": 1}}
     assert _rollout(ds) == ", mid-rollout (1 of 4 pods updated)"
+    # a pod that cannot be created counts as neither current nor updated: fewer updated than desired is no rollout
+    assert (
+        _rollout({"status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 2, "updatedNumberScheduled": 2}})
+        == ""
+    )
     assert _rollout({"status": {"desiredNumberScheduled": 4, "updatedNumberScheduled": 4}}) == ""
     assert _rollout({}) == ""
     ready = {"status": {"conditions": [{"type": "Ready", "status": "True"}]}}
@@ -201,3 +209,219 @@ def test_a_malformed_daemonset_reads_as_absent_never_a_crash(spec):
         judge_on_node(seen, d, _node(), "node-01", None)
         judge_publishing(seen, d)
     assert pod_state(pod)["restarts"] == 0
+
+
+def _claim(*results):
+    return {"status": {"allocation": {"devices": {"results": [
+        {"driver": d, "device": f"dev{i}", **({"skipNodeOperations": ops} if ops is not None else {})}
+        for i, (d, ops) in enumerate(results)
+    ]}}}}  # fmt: skip
+
+
+def test_skip_node_operations_per_driver_as_the_kubelet_computes_it():
+    """k8s.io/kubernetes 1.37 pkg/kubelet/cm/dra claiminfo_test.go TestNewClaimInfoSkipNodeOperations: in one claim,
+    a driver's call is skipped when every result of it lists the operation or "*"; an unknown value skips nothing."""
+    c = _claim(
+        ("driver-a", ["*"]), ("driver-a", ["*"]),
+        ("driver-b", ["*"]), ("driver-b", None),
+        ("driver-c", ["NodeUnprepareResources"]),
+        ("driver-d", ["*"]), ("driver-d", ["NodeUnprepareResources"]),
+        ("driver-e", ["NodeUnprepareResources"]), ("driver-e", None),
+        ("driver-f", ["UnknownRpcCall"]),
+        ("driver-g", ["*", "NodePrepareResources"]), ("driver-g", ["NodePrepareResources"]),
+        ("driver-h", ["NodeUnprepareResources"]), ("driver-h", ["*", "NodePrepareResources"]),
+    )  # fmt: skip
+    every = [f"driver-{x}" for x in "abcdefgh"]
+    assert drivers_of_claims([c]) == every
+    assert drivers_of_claims([c], PREPARE) == [f"driver-{x}" for x in "bcdefh"]
+    assert drivers_of_claims([c], UNPREPARE) == [f"driver-{x}" for x in "befg"]
+    # a driver is called when any claim calls it; a malformed field skips nothing
+    assert drivers_of_claims([_claim(("x", ["*"])), _claim(("x", None))], PREPARE) == ["x"]
+    assert drivers_of_claims([_claim(("x", "*")), _claim(("y", [{"*": 1}]))], PREPARE) == ["x", "y"]
+
+
+def test_the_kubelet_honours_skips_from_1_37_when_its_node_declares_the_feature():
+    c = _claim(("gpu.example.com", ["*"]), ("net.example.com", None))
+    declaring = {"status": {"declaredFeatures": ["DRAOptionalNodeOperations"]}}
+    assert called_drivers([c], PREPARE, declaring, (1, 37)) == (["net.example.com"], ["gpu.example.com"])
+    assert called_drivers([c], PREPARE, None, (1, 38)) == (["net.example.com"], ["gpu.example.com"])
+    # 1.36 has no such field (its kubelet reads none), a node that does not declare the feature does not skip
+    assert called_drivers([c], PREPARE, declaring, (1, 36)) == (["gpu.example.com", "net.example.com"], [])
+    for other in ({"status": {"declaredFeatures": ["InPlacePodResize"]}}, {"status": {}}, {}):
+        assert called_drivers([c], PREPARE, other, (1, 37)) == (["gpu.example.com", "net.example.com"], [])
+
+
+def test_the_kubelet_refusing_skipped_devices_without_the_gate_is_the_nodes_piece():
+    w = classify(ev(PREFIX + "ResourceClaim c1: DRAOptionalNodeOperations feature gate is disabled on kubelet"))
+    assert (w.cls, w.piece) == ("skip-gate-off", "node")
+
+
+def _plugin_ds(**extra):
+    ds = {"kind": "DaemonSet", "metadata": {"name": "gpu-plugin", "namespace": "drv", "uid": "u-ds"},
+          "spec": {"template": {"spec": {"volumes": [REG], "containers": [{"command": ["p", "gpu.example.com"]}]}}},
+          "status": {"desiredNumberScheduled": 4, "currentNumberScheduled": 4, "updatedNumberScheduled": 4,
+                     "numberReady": 4}}  # fmt: skip
+    for k, v in extra.items():
+        ds[k] = {**ds.get(k, {}), **v}
+    return ds
+
+
+def _seen(ds, pods=(), events=(), **kw):
+    from kubectl_dra.analyze.pod.driver import Seen, daemon_pods
+
+    creates: dict = {}
+    for e in events:
+        creates.setdefault((e["object"]["namespace"], e["object"]["name"]), []).append(e)
+    return Seen((ds,), None, daemon_pods(pods), None, True, (), (), creates, **kw)
+
+
+def _failed(message, count, last, uid="u-ds"):
+    return {"reason": "FailedCreate", "message": message, "count": count, "time": last,
+            "firstTime": "2026-12-01T09:00:00Z", "source": {"component": "daemonset-controller", "host": ""},
+            "object": {"kind": "DaemonSet", "namespace": "drv", "name": "gpu-plugin", "uid": uid}}  # fmt: skip
+
+
+def test_the_daemonset_controllers_failed_create_explains_a_missing_pod():
+    from kubectl_dra.analyze.pod.driver import failed_create, judge_on_node, judge_publishing
+
+    ds = _plugin_ds()
+    psa = 'Error creating: pods "gpu-plugin-x" is forbidden: violates PodSecurity "baseline:latest": hostPath volumes'
+    events = [_failed("older", 1, "2026-12-01T09:00:00Z"), _failed(psa, 12, "2026-12-01T10:00:00Z"),
+              _failed("another DaemonSet of the name, deleted", 1, "2026-12-01T11:00:00Z", uid="u-old")]  # fmt: skip
+    said, words = failed_create(_seen(ds, events=events), ds)
+    assert (
+        said == "failed" and psa in words and "12 times since 2026-12-01T09:00:00Z, last 2026-12-01T10:00:00Z" in words
+    )
+    p = judge_on_node(_seen(ds, events=events), "gpu.example.com", _node(), "node-01", None)
+    assert (p.state, p.problem) == ("no-pod", True)
+    assert "its spec admits the node, and the DaemonSet controller" in p.message
+    assert p.to_dict()["failedCreate"] == {"message": psa, "count": 12, "firstTimestamp": "2026-12-01T09:00:00Z",
+                                           "lastTimestamp": "2026-12-01T10:00:00Z"}  # fmt: skip
+    assert "rollout" not in p.to_dict() and "kubeletStarted" not in p.to_dict()
+    # listed, none: the controller said nothing; not read: the rule is undetermined and says which read
+    assert failed_create(_seen(ds, failed_creates_listed=True), ds) == ("none", "")
+    p = judge_on_node(_seen(ds, failed_creates_listed=True), "gpu.example.com", _node(), "node-01", None)
+    assert "reported no FailedCreate (kubectl describe ds -n drv gpu-plugin)" in p.message
+    gap = "cannot list events in every namespace (events is forbidden)"
+    said, words = failed_create(_seen(ds, failed_creates_gap=gap), ds)
+    assert said == "unknown" and words == f"its FailedCreate events were not read: {gap}"
+    assert "kubectl get events -n drv -o yaml" in failed_create(_seen(ds), ds)[1]  # a file without them
+    # no pod anywhere (no slices at all): the count of ready pods, then why none was created
+    quiet = _plugin_ds(status={"numberReady": 0})
+    p = judge_publishing(_seen(quiet, events=events), "gpu.example.com")
+    assert p.state == "pods-not-ready" and "0 of 4 pods ready; the DaemonSet controller cannot create" in p.message
+
+
+def test_a_rollout_says_the_plugin_may_be_down_and_how_many_nodes_at_once():
+    from kubectl_dra.analyze.pod.daemonset import max_unavailable, update_note
+
+    nvidia = _plugin_ds(spec={"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "100%"}}})
+    assert max_unavailable(nvidia) == "maxUnavailable 100%: every node may lose its plugin at once"
+    assert max_unavailable(_plugin_ds()) == "maxUnavailable 1: up to 1 of 4 nodes lose their plugin at a time"
+    all4 = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": 4}}})
+    assert max_unavailable(all4).endswith("every node may lose its plugin at once")
+    surge = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}})
+    assert max_unavailable(surge) == "maxSurge 1: the new pod starts on a node before the old one stops"
+    assert max_unavailable(_plugin_ds(spec={"updateStrategy": {"type": "OnDelete"}})).startswith(
+        "updateStrategy OnDelete"
+    )
+    # the node's pod of an older template generation (controller/daemon/util IsPodUpdated)
+    ds = _plugin_ds(metadata={"annotations": {"deprecated.daemonset.template.generation": "7"}},
+                    status={"updatedNumberScheduled": 1, "currentNumberScheduled": 4})  # fmt: skip
+    old = {"metadata": {"labels": {"pod-template-generation": "6"}}}
+    new = {"metadata": {"labels": {"pod-template-generation": "7"}}}
+    assert "of an older template (pod-template-generation 6, the DaemonSet's 7)" in update_note(ds, old)
+    assert update_note(ds, new) == ""  # the rollout has passed this node
+    assert "the rollout may have deleted its pod here" in update_note(ds, None)
+    steady = _plugin_ds(metadata={"annotations": {"deprecated.daemonset.template.generation": "7"}})
+    assert update_note(steady, None) == "" and "older template" in update_note(steady, old)
+    assert update_note(_plugin_ds(), {"metadata": {"labels": {"pod-template-generation": 6}}}) == ""  # wrong shape
+    # fields of the wrong shape read as absent or are quoted, never a crash (the input is untrusted)
+    for bad in ({"updateStrategy": "x"}, {"updateStrategy": {"rollingUpdate": {"maxUnavailable": [1], "maxSurge": {}}}},
+                {"updateStrategy": {"rollingUpdate": {"maxUnavailable": "x%", "maxSurge": True}}}):  # fmt: skip
+        assert max_unavailable(_plugin_ds(spec=bad, status={"desiredNumberScheduled": "4"})).startswith("max")
+    assert update_note(_plugin_ds(metadata={"annotations": "x"}), {"metadata": {"labels": ["x"]}}) == ""
+    # rolling, the pod's template unknown (no label): either pod; 25% of 4 nodes rounds up to 1, "50%" to 2
+    assert "its pod here may be the old one, to be replaced, or the new one" in update_note(ds, {})
+    half = _plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": "50%"}}})
+    assert max_unavailable(half) == "maxUnavailable 50%: up to 2 of 4 nodes lose their plugin at a time"
+    assert max_unavailable(_plugin_ds(spec={"updateStrategy": {"rollingUpdate": {"maxUnavailable": "25%"}}})).endswith(
+        "up to 1 of 4 nodes lose their plugin at a time"
+    )
+
+
+def test_a_recent_kubelet_start_where_the_node_has_no_slice_of_the_driver():
+    """A plugin pod Ready since before the kubelet's `not registered`, no slice of the driver for the node, and the
+    kubelet's Starting event: the start wiped the node's slices and the plugin has likely not registered since."""
+    from kubectl_dra.analyze.pod.driver import Seen, judge_on_node
+
+    ds = _plugin_ds()
+    ready = {"metadata": {"name": "gpu-plugin-a", "namespace": "drv", "ownerReferences": [
+             {"kind": "DaemonSet", "name": "gpu-plugin", "uid": "u-ds"}]}, "spec": {"nodeName": "node-01"},
+             "status": {"conditions": [{"type": "Ready", "status": "True"}], "containerStatuses": [
+                 {"state": {"running": {"startedAt": "2026-12-01T08:00:00Z"}}}]}}  # fmt: skip
+    word = classify(ev(PREFIX + "DRA driver gpu.example.com is not registered"))
+    start = {"reason": "Starting", "count": 2, "time": "2026-12-01T10:00:00Z", "firstTime": "2026-12-01T09:30:00Z",
+             "object": {"kind": "Node", "name": "node-01"}, "source": {"component": "kubelet", "host": "node-01"}}  # fmt: skip
+    seen = _seen(ds, [ready], kubelet_starts={"node-01": [start]})
+    p = judge_on_node(seen, "gpu.example.com", _node(), "node-01", word)
+    assert (p.state, p.problem) == ("pod-ready", True)
+    assert "the kubelet on node-01 started at 2026-12-01T10:00:00Z (event Starting, 2 starts since" in p.message
+    assert p.to_dict()["kubeletStarted"]["lastTimestamp"] == "2026-12-01T10:00:00Z"
+    gap = "cannot list events in namespace default (forbidden)"
+    p = judge_on_node(_seen(ds, [ready], kubelet_starts_gap=gap), "gpu.example.com", _node(), "node-01", word)
+    assert p.message.endswith(f"; whether its kubelet restarted is unknown: {gap}")
+    p = judge_on_node(_seen(ds, [ready]), "gpu.example.com", _node(), "node-01", word)
+    assert "started at 2026" not in p.message and "restarted" not in p.message  # nothing known, nothing said
+    # a driver whose pools are not node-local (nodeSelector, allNodes): the kubelet's wipe does not touch them
+    shared = ({"spec": {"driver": "gpu.example.com", "allNodes": True}},)
+    other = Seen(*[shared if f == "slices" else getattr(seen, f) for f in Seen.__dataclass_fields__])
+    assert "started at 2026" not in judge_on_node(other, "gpu.example.com", _node(), "node-01", word).message
+    # a DaemonSet kept off the node: there was never a plugin here for the restart to explain
+    ds["spec"]["template"]["spec"]["nodeSelector"] = {"gpu": "yes"}
+    p = judge_on_node(seen, "gpu.example.com", _node(), "node-01", word)
+    assert p.state == "not-covered" and "started at 2026" not in p.message
+
+
+def test_a_kubelet_without_the_gate_refuses_devices_that_skip_node_operations():
+    from kubectl_dra.analyze.pod.kubelet import kubelet_findings
+    from kubectl_dra.model.objects import snapshot_from_objects
+
+    pod = {"metadata": {"name": "web-0", "namespace": "ml"}, "spec": {"nodeName": "node-01"}, "status": {}}
+    said = ev(PREFIX + "ResourceClaim c1: DRAOptionalNodeOperations feature gate is disabled on kubelet")
+    out = kubelet_findings(snapshot_from_objects([], "ml"), None, pod, [_claim(("gpu.example.com", ["*"]))], [said])
+    assert [f.code for f in out] == ["DRA609"]
+    assert out[0].message.endswith("which a kubelet without the DRAOptionalNodeOperations feature gate refuses")
+
+
+def test_the_driver_pieces_events_as_read_live_refused_or_from_files():
+    """seen_of: a live read that listed the events means none is none; a refused one names the permission; files
+    hold what they hold. (A refusal of these reads is said by the rule, not as DRA101: DRIVER_PIECE_READS.)"""
+    from kubectl_dra.analyze.pod.kubelet import DRIVER_PIECE_READS, seen_of
+    from kubectl_dra.gather.assemble import live_snapshot
+    from kubectl_dra.model.objects import snapshot_from_objects
+    from kubectl_dra.model.snapshot import DAEMONSET_EVENTS, NODE_EVENTS, Gap
+
+    ds = _plugin_ds()
+    started = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "n.1", "namespace": "default"},
+               "involvedObject": {"kind": "Node", "name": "node-01"}, "reason": "Starting", "message": "Starting kubelet.",
+               "source": {"component": "kubelet", "host": "node-01"}, "lastTimestamp": "2026-12-01T10:00:00Z"}  # fmt: skip
+    proxy = dict(started, source={"component": "kube-proxy"}, metadata={"name": "n.2", "namespace": "default"})
+    listed = live_snapshot([ds, started, proxy], {"namespace": "ml", "listed": frozenset({"daemonsets",
+                           "daemonset_events", "node_events"})})  # fmt: skip
+    seen = seen_of(listed)
+    assert seen.failed_creates_listed and seen.failed_creates_gap is None and seen.kubelet_starts_gap is None
+    assert [e["source"]["component"] for e in seen.kubelet_starts["node-01"]] == ["kubelet"]
+    refused = [Gap("list", DAEMONSET_EVENTS, None, "forbidden", 'events is forbidden: User "u" cannot list'),
+               Gap("list", NODE_EVENTS, "default", "forbidden", "forbidden")]  # fmt: skip
+    seen = seen_of(
+        live_snapshot([ds], {"namespace": "ml", "listed": frozenset({"daemonsets"}), "gaps": tuple(refused)})
+    )
+    assert not seen.failed_creates_listed
+    assert (
+        seen.failed_creates_gap == 'cannot list events in every namespace (events is forbidden: User "u" cannot list)'
+    )
+    assert seen.kubelet_starts_gap == "cannot list events in namespace default (forbidden)"
+    assert {DAEMONSET_EVENTS, NODE_EVENTS} <= set(DRIVER_PIECE_READS)
+    files = seen_of(snapshot_from_objects([ds], "ml"))
+    assert (files.failed_creates_listed, files.failed_creates_gap, files.kubelet_starts_gap) == (False, None, None)

@@ -8,7 +8,7 @@ from loopback import Handler, kubeconfig, serve, url
 
 from kubectl_dra.gather.client import Client
 from kubectl_dra.gather.plan import ListJob, Needs, plan, run
-from kubectl_dra.model.snapshot import BOUND_PODS, PENDING_PODS, Gap
+from kubectl_dra.model.snapshot import BOUND_PODS, DAEMONSET_EVENTS, NODE_EVENTS, PENDING_PODS, Gap
 
 API = "resource.k8s.io/v1"
 SERVED = frozenset({"v1", "v1beta2", "v1beta1"})
@@ -25,7 +25,7 @@ def by_key(jobs):
 def test_explain_pod_in_a_namespace_reads_that_namespace_and_the_cluster_wide_inventory():
     jobs = plan(Needs(namespace="gpu-team", pod_name="trainer-0", drivers=True, bound_pods=True), API, SERVED)
     assert keys(jobs) == ["claims", "templates", "classes", "slices", "nodes", "taint_rules", "events",
-                          "plugin_daemonsets", "bound_pods"]  # fmt: skip
+                          "plugin_daemonsets", "plugin_events", "node_events", "bound_pods"]  # fmt: skip
     j = by_key(jobs)
     assert j["claims"].path == "/apis/resource.k8s.io/v1/resourceclaims"  # devices held elsewhere count too
     assert j["templates"].path == "/apis/resource.k8s.io/v1/namespaces/gpu-team/resourceclaimtemplates"
@@ -35,6 +35,12 @@ def test_explain_pod_in_a_namespace_reads_that_namespace_and_the_cluster_wide_in
     assert j["taint_rules"].fallbacks == (("/apis/resource.k8s.io/v1beta2/devicetaintrules", "resource.k8s.io/v1beta2"),)  # fmt: skip
     assert j["taint_rules"].missing_ok and not j["taint_rules"].optional
     assert j["bound_pods"].resource == BOUND_PODS and j["bound_pods"].path == "/api/v1/pods"
+    # the driver piece: the DaemonSet controller's FailedCreate events everywhere, the kubelets' Starting events
+    assert (j["plugin_events"].path, j["plugin_events"].resource) == ("/api/v1/events", DAEMONSET_EVENTS)
+    assert j["plugin_events"].query == (("fieldSelector", "involvedObject.kind=DaemonSet,reason=FailedCreate"),)
+    assert j["node_events"].path == "/api/v1/namespaces/default/events" and j["node_events"].namespace == "default"
+    assert j["node_events"].query == (("fieldSelector", "involvedObject.kind=Node,reason=Starting"),)
+    assert j["node_events"].resource == NODE_EVENTS
 
 
 def test_status_across_namespaces_lists_templates_and_events_everywhere():

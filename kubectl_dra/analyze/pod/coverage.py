@@ -64,6 +64,7 @@ MODELLED: frozenset[str] = frozenset(
         C + "status.allocation.devices.results[].pool",
         C + "status.allocation.devices.results[].request",
         C + "status.allocation.devices.results[].shareID",
+        C + "status.allocation.devices.results[].skipNodeOperations[]",  # the driver piece (1.37+: kubelet.py)
         C + "status.devices[].conditions[].message",
         C + "status.devices[].conditions[].reason",
         C + "status.devices[].conditions[].status",
@@ -141,7 +142,6 @@ IGNORED: dict[str, str] = {
     C + "status.devices[].networkData.interfaceName": "network data for the workload",
     C + "status.devices[].networkData.ips[]": "network data for the workload",
     C + "status.reservedFor[].apiGroup": "consumer reference (pods and PodGroups are told apart by resource)",
-    C + "status.allocation.devices.results[].skipNodeOperations[]": "copied from the slice into the result",
     **{C + r + "tolerations[].tolerationSeconds": "eviction timing (NoExecute), not allocation" for r in _REQ},
     S + "spec.devices[].taints[].timeAdded": "when the taint was added: eviction timing, not allocation",
     S

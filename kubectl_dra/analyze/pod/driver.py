@@ -16,151 +16,46 @@ Facts (../shared/reference/driver-piece.md, and k8s.io/kubernetes pkg/kubelet/cm
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from kubectl_dra.analyze.pod.plugin_pod import (
-    CONTAINER_LINK_WORDS,
-    container_strings,
-    count,
-    pod_state,
-    serving_container,
-    state_words,
-    words_of,
+from kubectl_dra.analyze.pod.daemonset import (
+    class_expressions,
+    coverage_gap,
+    dict_of,
+    drivers_named,
+    is_plugin_candidate,
+    link,
+    list_of,
+    owned_by,
+    rollout,
+    template_generation,
+    template_of,
+    update_note,
 )
+from kubectl_dra.analyze.pod.plugin_pod import CONTAINER_LINK_WORDS, count, pod_state, serving_container, state_words
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
-from kubectl_dra.model.nodes import pod_node_rejection
 
-# What the DaemonSet controller tolerates on every daemon pod (and network-unavailable with hostNetwork)
-_DS_TOLERATIONS = (
-    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
-    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
-    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
-)
-_NET = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"}
-_DRIVER_LITERAL = re.compile(r"device\.driver\s*==\s*[\"']([^\"']+)[\"']|[\"']([^\"']+)[\"']\s*==\s*device\.driver")
+# skipNodeOperations (1.37 alpha DRAOptionalNodeOperations): the node operations a result's devices skip
+PREPARE, UNPREPARE, SKIP_ALL = "NodePrepareResources", "NodeUnprepareResources", "*"
 
 
-def drivers_of_claims(claims) -> list[str]:
-    """The drivers the kubelet must call for these allocated claims (every result's driver), in first-seen order."""
+def drivers_of_claims(claims, skip: str | None = None) -> list[str]:
+    """The drivers the kubelet must call for these allocated claims (every result's driver), in first-seen order.
+    With skip (PREPARE or UNPREPARE), without the drivers the kubelet skips that call for: in one claim, a driver
+    whose every result lists the operation or "*" in skipNodeOperations (k8s.io/kubernetes 1.37
+    pkg/kubelet/cm/dra claiminfo.go computeDriverStates; an unknown value skips nothing). A driver is called when
+    any claim calls it."""
     out: list[str] = []
     for c in claims:
+        by: dict[str, bool] = {}  # driver -> every result of it in this claim skips the operation
         for r in (((c.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []:
-            d = r.get("driver")
-            if isinstance(d, str) and d and d not in out:
-                out.append(d)
+            d = r.get("driver") if isinstance(r, dict) else None
+            if isinstance(d, str) and d:
+                ops = r.get("skipNodeOperations")
+                skips = skip is not None and isinstance(ops, list) and (SKIP_ALL in ops or skip in ops)
+                by[d] = by.get(d, True) and skips
+        out += [d for d, skipped in by.items() if not skipped and d not in out]
     return out
-
-
-def drivers_named(expressions) -> set[str]:
-    """The driver names CEL selectors pin with `device.driver == "x"` (what a DeviceClass usually says)."""
-    out = set()
-    for e in expressions:
-        for m in _DRIVER_LITERAL.finditer(e if isinstance(e, str) else ""):
-            out.add(m.group(1) or m.group(2))
-    return out
-
-
-def _d(x) -> dict:
-    return x if isinstance(x, dict) else {}
-
-
-def _lst(x) -> list:
-    return x if isinstance(x, list) else []
-
-
-def class_expressions(cls: dict | None) -> list[str]:
-    return [
-        e
-        for s in _lst(_d(_d(cls).get("spec")).get("selectors"))
-        if isinstance(e := _d(_d(s).get("cel")).get("expression"), str)
-    ]
-
-
-# ---------------------------------------------------------------------------------------------------
-# The plugin: candidates, the link to a driver, coverage of a node, the pod's state. The DaemonSets are read
-# from every namespace and walked only here: a field of the wrong shape reads as absent (untrusted input).
-
-
-def _template(ds: dict) -> dict:
-    return _d(_d(_d(ds.get("spec")).get("template")).get("spec"))
-
-
-def _containers(ds: dict) -> list[dict]:
-    t = _template(ds)
-    return [c for c in _lst(t.get("initContainers")) + _lst(t.get("containers")) if isinstance(c, dict)]
-
-
-def _host_paths(ds: dict) -> list[str]:
-    return [
-        p for v in _lst(_template(ds).get("volumes")) if isinstance(p := _d(_d(v).get("hostPath")).get("path"), str)
-    ]
-
-
-def is_plugin_candidate(ds: dict) -> bool:
-    """A DaemonSet whose pods mount the kubelet's plugins_registry (where a kubelet plugin registers), that is not
-    a CSI node plugin (those register there too, through csi-node-driver-registrar)."""
-    if not any(p.rstrip("/").endswith("plugins_registry") for p in _host_paths(ds)):
-        return False
-    return not any(
-        "csi-node-driver-registrar" in str(c.get("image") or "") or c.get("name") == "csi-node-driver-registrar"
-        for c in _containers(ds)
-    )
-
-
-def _strings(ds: dict) -> list[str]:
-    return [s for c in _containers(ds) for s in container_strings(c)] + _host_paths(ds)
-
-
-def _helm(obj: dict) -> tuple | None:
-    a = _d(meta_of(obj).get("annotations"))
-    name, ns = a.get("meta.helm.sh/release-name"), a.get("meta.helm.sh/release-namespace")
-    return (name, ns) if isinstance(name, str) and name else None
-
-
-def link(ds: dict, driver: str, classes, managers: set[str]) -> str | None:
-    """How the DaemonSet is tied to the driver: "named" (its name in the template's command, args, env or host
-    paths), "helm" (the Helm release of a DeviceClass that selects the driver), "manager" (the slices' field
-    manager, the plugin binary's name, in a container's command or args), else None."""
-    strings = _strings(ds)
-    if any(driver in s for s in strings):
-        return "named"
-    release = _helm(ds)
-    if release is not None and any(
-        _helm(c) == release and driver in drivers_named(class_expressions(c)) for c in classes
-    ):
-        return "helm"
-    if managers & words_of(strings):
-        return "manager"
-    return None
-
-
-def coverage_gap(ds: dict, node: dict) -> str | None:
-    """Why the DaemonSet controller runs no pod of ds on node (its nodeSelector, required node affinity, an
-    untolerated taint), or None when it would run one. Only the fields that decide it are passed on, each read as
-    absent when it has the wrong shape."""
-    t = _template(ds)
-    tolerations = [x for x in _lst(t.get("tolerations")) if isinstance(x, dict)] + list(_DS_TOLERATIONS)
-    if t.get("hostNetwork") is True:
-        tolerations.append(_NET)
-    selector = {k: v for k, v in _d(t.get("nodeSelector")).items() if isinstance(v, str)}
-    required = _d(_d(t.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
-    spec: dict = {"nodeSelector": selector, "tolerations": tolerations}
-    if isinstance(required, dict) and all(isinstance(x, dict) for x in _lst(required.get("nodeSelectorTerms"))):
-        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
-    why = pod_node_rejection({"spec": spec}, node)
-    return why.replace("the pod's ", "its ") if why else None
-
-
-def owned_by(pod: dict, ds: dict) -> bool:
-    uid = meta_of(ds).get("uid")
-    refs = [r for r in _lst(meta_of(pod).get("ownerReferences")) if isinstance(r, dict)]
-    if uid and any(r.get("uid") == uid for r in refs):
-        return True
-    return ns_of(pod) == ns_of(ds) and any(r.get("kind") == "DaemonSet" and r.get("name") == name_of(ds) for r in refs)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -191,6 +86,7 @@ class Plugin:
     pod: dict | None = None
     problem: bool = False  # the state explains the failure (else it is context)
     reason: str = ""  # the state's cause in a few words (devices' per-node line): the gap, the pod's state, ...
+    facts: dict = field(default_factory=dict)  # failedCreate, rollout, kubeletStarted: the objects behind the words
 
     def to_dict(self) -> dict:
         return {
@@ -201,6 +97,7 @@ class Plugin:
             "link": self.link,
             "linkWords": _LINK_WORDS.get(self.link or ""),
             "pod": self.pod,
+            **self.facts,
         }
 
 
@@ -216,6 +113,12 @@ class Seen:
     pods_listed: bool  # every bound pod was read (live, a bundle): no plugin pod there means none, not "left out"
     classes: tuple
     slices: tuple
+    failed_creates: dict = field(default_factory=dict)  # the DaemonSets' FailedCreate events by (namespace, name)
+    # why those events are not known (None: listed, or a file's own events): "cannot list ...", "not read"
+    failed_creates_gap: str | None = None
+    failed_creates_listed: bool = False  # every DaemonSet's FailedCreate events were read: none means none
+    kubelet_starts: dict = field(default_factory=dict)  # the kubelets' Starting events by node name
+    kubelet_starts_gap: str | None = None  # why they are not known (None: listed, or a file's own events)
 
 
 def daemon_pods(pods) -> dict:
@@ -224,7 +127,7 @@ def daemon_pods(pods) -> dict:
     product)."""
     out: dict = {}
     for p in pods:
-        for r in _lst(meta_of(p).get("ownerReferences")):
+        for r in list_of(meta_of(p).get("ownerReferences")):
             if isinstance(r, dict) and r.get("kind") == "DaemonSet":
                 for key in {r.get("uid"), (ns_of(p), r.get("name"))} - {None}:
                     out.setdefault(key, []).append(p)
@@ -248,8 +151,8 @@ def _managers(seen: Seen, driver: str) -> set[str]:
         m
         for s in seen.slices
         if (s.get("spec") or {}).get("driver") == driver
-        for mf in _lst(meta_of(s).get("managedFields"))
-        if isinstance(m := _d(mf).get("manager"), str) and m
+        for mf in list_of(meta_of(s).get("managedFields"))
+        if isinstance(m := dict_of(mf).get("manager"), str) and m
     }
 
 
@@ -306,116 +209,93 @@ def _slices_on(seen: Seen, driver: str, node_name: str) -> list:
     ]
 
 
-def _rollout(ds: dict) -> str:
-    """ ", mid-rollout (K of N pods updated)" while the DaemonSet's pods are being replaced, else ""."""
-    st = _d(ds.get("status"))
-    desired, updated = st.get("desiredNumberScheduled"), st.get("updatedNumberScheduled")
-    if isinstance(desired, int) and isinstance(updated, int) and updated < desired:
-        return f", mid-rollout ({updated} of {desired} pods updated)"
-    return ""
+def _latest(events) -> dict | None:
+    return max(events, key=lambda x: (x.get("time") or "", x.get("firstTime") or ""), default=None)
+
+
+def _latest_failed_create(seen: Seen, ds: dict) -> dict | None:
+    uid = meta_of(ds).get("uid")
+    return _latest(
+        e
+        for e in seen.failed_creates.get((ns_of(ds), name_of(ds)), ())
+        if not uid or not e["object"].get("uid") or e["object"]["uid"] == uid
+    )
+
+
+def _event_fact(e: dict) -> dict:
+    return {"message": e.get("message"), "count": e.get("count") or 1, "firstTimestamp": e.get("firstTime"),
+            "lastTimestamp": e.get("time")}  # fmt: skip
+
+
+def failed_create(seen: Seen, ds: dict) -> tuple[str, str]:
+    """What the DaemonSet controller said when it could not create ds's pods: ("failed", its latest FailedCreate
+    event in words), ("none", "") when it said nothing (events are kept about an hour), ("unknown", why not known)."""
+    e = _latest_failed_create(seen, ds)
+    if e is not None:
+        n = e.get("count") or 1
+        when = f"{n} times since {e.get('firstTime')}, last {e.get('time')}" if n > 1 else str(e.get("time"))
+        return "failed", f"the DaemonSet controller cannot create its pods: {e.get('message')} (FailedCreate, {when})"
+    if seen.failed_creates_listed:
+        return "none", ""
+    why = seen.failed_creates_gap or (
+        f"the input has no FailedCreate event of it (add `kubectl get events -n {ns_of(ds)} -o yaml` to it)"
+    )
+    return "unknown", f"its FailedCreate events were not read: {why}"
 
 
 def node_not_ready(node: dict | None) -> str | None:
     """Why the node's kubelet may not answer at all: its Ready condition, when it is not True."""
-    for c in _lst(_d(_d(node).get("status")).get("conditions")):
+    for c in list_of(dict_of(dict_of(node).get("status")).get("conditions")):
         if isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") != "True":
             since = f" since {c['lastTransitionTime']}" if c.get("lastTransitionTime") else ""
             return f"node is NotReady{since} ({c.get('reason') or 'no reason given'})"
     return None
 
 
-# long: one verdict per state of the plugin on the node, each with its words
+def _restart_note(seen: Seen, driver: str, node_name: str) -> str:
+    """'; ...' when the node has no ResourceSlice of the driver and its kubelet started recently (its Starting
+    event, kept about an hour): a kubelet start deletes every slice of its node (pkg/kubelet/cm/dra
+    wipeResourceSlices) and a plugin's come back only once it registers with the new kubelet."""
+    if _slices_on(seen, driver, node_name):
+        return ""
+    mine = [dict_of(sl.get("spec")) for sl in seen.slices if dict_of(sl.get("spec")).get("driver") == driver]
+    if mine and not any(sp.get("nodeName") for sp in mine):
+        return ""  # the driver publishes no node-local slice anywhere: the kubelet wipes only those of its node
+    starts = seen.kubelet_starts.get(node_name) or []
+    if not starts:
+        return (
+            f"; whether its kubelet restarted is unknown: {seen.kubelet_starts_gap}" if seen.kubelet_starts_gap else ""
+        )
+    e = _latest(starts) or {}
+    n = e.get("count") or 1
+    times = f", {n} starts since {e.get('firstTime')}" if n > 1 else ""
+    return (
+        f"; the kubelet on {node_name} started at {e.get('time')} (event Starting{times}) and no ResourceSlice of "
+        f"{driver} for the node exists: a kubelet start deletes the node's slices until the driver's plugin "
+        "registers again, so the plugin has likely not registered with it since"
+    )
+
+
 def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word, pre=None) -> Plugin:
     """The plugin of driver on the pod's node, after the kubelet said `word` (a kubelet.KubeletWord) about it, or
-    nothing yet (None). pre: what does not depend on the node (prepare()'s), given by judge_nodes once for every
-    node. In a pod of several containers, the container that likely serves the driver is judged (plugin_pod.py)."""
-    found, by_node, pick = prepare(seen, driver) if pre is None else pre
-    if not found:
-        p = _not_found(seen, driver, node_name)
-        here = _slices_on(seen, driver, node_name)
-        if p.state == "not-found" and here:
-            # slices of the node that no visible plugin wrote: their publisher is out of sight (rule 5 of the research)
-            made = min(meta_of(s).get("creationTimestamp") or "" for s in here) or "an unknown time"
-            by = sorted(_managers(seen, driver))
-            who = f" by {', '.join(by)}" if by else ""
-            msg = (
-                f"no DaemonSet found that runs the kubelet plugin of {driver}, yet {len(here)} ResourceSlice"
-                f"{'s' if len(here) != 1 else ''} of it for {node_name} {'exist' if len(here) != 1 else 'exists'} (written{who} since "
-                f"{made}): their "
-                f"publisher is out of sight ({UNSEEN}), or a plugin the kubelet never registered (a never-registered "
-                "plugin's slices are not wiped)"
-            )
-            return Plugin(driver, node_name, "not-found", msg, problem=True, reason=p.reason)
-        return p
-    ds, how = found[0]
-    also = f" (also {', '.join(_ref(d) for d, _ in found[1:])})" if len(found) > 1 else ""
-    head = f"DaemonSet {_ref(ds)}{also}{_rollout(ds)}"
-    if node is not None:
-        gap = coverage_gap(ds, node)
-        if gap is not None:
-            return Plugin(driver, node_name, "not-covered", f"{head} runs no pod on {node_name}: {gap}",
-                          _ref(ds), how, problem=True, reason=gap)  # fmt: skip
-    mine = by_node.get(node_name, [])
-    if not mine:
-        unseen = seen.pods_gap or (
-            None
-            if seen.pods_listed or by_node
-            else f"the input has no pod of it (add `kubectl get pods -n {ns_of(ds)} -o yaml` to it)"
-        )
-        if unseen:
-            return Plugin(driver, node_name, "not-looked", f"{head} serves {driver}; its pod on {node_name} was not "
-                          f"looked for: {unseen}", _ref(ds), how, reason=unseen)  # fmt: skip
-        why = (
-            "its spec admits the node: see its events (FailedCreate: PodSecurity, quota) with kubectl describe ds"
-            if node is not None
-            else "the input has no Node object to compare its spec with"
-        )
-        return Plugin(driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}", _ref(ds), how,
-                      problem=True, reason=why)  # fmt: skip
-    st = pod_state(mine[0], pick[0] if pick else None)
-    c = st["container"]
-    pod = f"its plugin pod on {node_name}, {st['pod']} of {head}"
-    own = f"its container {c}, which likely serves {driver} ({CONTAINER_LINK_WORDS[pick[1]]})," if c else ""
-    if not st["ready"] or st["deleting"]:
-        state = "terminating" if st["deleting"] else state_words(st)
-        short = "terminating" if st["deleting"] else (f"container {c}: " if c else "") + state_words(st, when=False)
-        said = f"{pod}: {own} is not ready: {state}" if c and not st["deleting"] else f"{pod}, is not ready: {state}"
-        return Plugin(driver, node_name, "pod-not-ready", said, _ref(ds), how, st, problem=True,
-                      reason=short)  # fmt: skip
-    note = ""
-    if not st["podReady"]:  # its container is ready, another is not: Ready is the pod's, readiness each container's
-        others = ", ".join(n for n in st["notReady"] if n != c) or "a readiness gate"
-        note = f"container {c} ready; the pod is not Ready: {others} not ready"
-        msg = f"{pod}, is not Ready ({others} not ready), but {own} is ready"
-    else:
-        msg = f"{pod}, is Ready"
-    started = st["startedAt"] or ""
-    if word is not None and word.cls == "not-registered":
-        if started and started > word.last:
-            msg += (
-                f" and started at {started}, after the kubelet's last report ({word.last}): the kubelet retries and "
-                "should find the driver registered"
-            )
-            return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, reason=note)
-        here = _slices_on(seen, driver, node_name)
-        publishes = (
-            f"; it publishes {len(here)} ResourceSlice{'s' if len(here) != 1 else ''} for the node" if here else ""
-        )
-        msg += (
-            f" since {started or 'an unknown time'}, before the kubelet's last report ({word.last}){publishes}: the "
-            "plugin runs but the kubelet has not registered it (a kubelet --root-dir other than the plugin's "
-            "registrar directory, an unsupported gRPC service, or a rejected registration); read the plugin's log"
-        )
-        return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, problem=True, reason=note)
-    since = f" since {started}" if started else ""
-    return Plugin(driver, node_name, "pod-ready", msg + since, _ref(ds), how, st, reason=note)
+    nothing yet (None); with the node's recent kubelet start where the node has no slice of the driver. pre: what
+    does not depend on the node (prepare()'s), given by judge_nodes once for every node. In a pod of several
+    containers, the container that likely serves the driver is judged (plugin_pod.py)."""
+    p = _judge_on_node(seen, driver, node, node_name, word, prepare(seen, driver) if pre is None else pre)
+    # a restart explains a plugin that runs (or may, out of sight) yet is not registered; not one kept off the node
+    restart = p.problem and p.state in ("pod-ready", "not-found", "not-looked")
+    note = _restart_note(seen, driver, node_name) if restart else ""
+    facts = _facts(seen, p)
+    if note and (started := _latest(seen.kubelet_starts.get(node_name) or [])) is not None:
+        facts["kubeletStarted"] = _event_fact(started)
+    return replace(p, message=p.message + note, facts=facts)
 
 
 def pods_by_node(pods) -> dict[str, list]:
     """Pods by spec.nodeName (the pods of one DaemonSet: at most one a node, unless one is being replaced)."""
     out: dict = {}
     for p in pods:
-        node = _d(p.get("spec")).get("nodeName")
+        node = dict_of(p.get("spec")).get("nodeName")
         if isinstance(node, str) and node:
             out.setdefault(node, []).append(p)
     return out
@@ -439,20 +319,142 @@ def prepare(seen: Seen, driver: str) -> tuple:
     if not found:
         return found, {}, None
     ds = found[0][0]
-    return found, pods_by_node(_owned(seen, ds)), serving_container(_template(ds), driver, _managers(seen, driver))
+    return found, pods_by_node(_owned(seen, ds)), serving_container(template_of(ds), driver, _managers(seen, driver))
+
+
+def _facts(seen: Seen, p: Plugin) -> dict:
+    """The objects behind the plugin's words, for -o json: the DaemonSet controller's latest FailedCreate where it
+    has no pod, and its rollout while it rolls out."""
+    ds = next((d for d in seen.daemonsets if p.daemonset and _ref(d) == p.daemonset), None)
+    if ds is None:
+        return {}
+    out: dict = {}
+    e = _latest_failed_create(seen, ds) if p.state in ("no-pod", "pods-not-ready") else None
+    if e is not None:
+        out["failedCreate"] = _event_fact(e)
+    if rollout(ds) or (p.pod or {}).get("templateGeneration") not in (None, template_generation(ds)):
+        st = dict_of(ds.get("status"))
+        out["rollout"] = {
+            "desiredNumberScheduled": st.get("desiredNumberScheduled"),
+            "updatedNumberScheduled": st.get("updatedNumberScheduled"),
+            "templateGeneration": template_generation(ds),
+            "updateStrategy": dict_of(ds.get("spec")).get("updateStrategy"),
+        }
+    return out
+
+
+# long: one verdict per state of the plugin on the node, each with its words
+def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, word, pre: tuple) -> Plugin:
+    found, by_node, pick = pre
+    if not found:
+        p = _not_found(seen, driver, node_name)
+        here = _slices_on(seen, driver, node_name)
+        if p.state == "not-found" and here:
+            # slices of the node that no visible plugin wrote: their publisher is out of sight (rule 5 of the research)
+            made = min(meta_of(s).get("creationTimestamp") or "" for s in here) or "an unknown time"
+            by = sorted(_managers(seen, driver))
+            who = f" by {', '.join(by)}" if by else ""
+            msg = (
+                f"no DaemonSet found that runs the kubelet plugin of {driver}, yet {len(here)} ResourceSlice"
+                f"{'s' if len(here) != 1 else ''} of it for {node_name} {'exist' if len(here) != 1 else 'exists'} (written{who} since "
+                f"{made}): their "
+                f"publisher is out of sight ({UNSEEN}), or a plugin the kubelet never registered (a never-registered "
+                "plugin's slices are not wiped)"
+            )
+            return Plugin(driver, node_name, "not-found", msg, problem=True, reason=p.reason)
+        return p
+    ds, how = found[0]
+    also = f" (also {', '.join(_ref(d) for d, _ in found[1:])})" if len(found) > 1 else ""
+    head = f"DaemonSet {_ref(ds)}{also}{rollout(ds)}"
+    if node is not None:
+        gap = coverage_gap(ds, node)
+        if gap is not None:
+            return Plugin(driver, node_name, "not-covered", f"{head} runs no pod on {node_name}: {gap}",
+                          _ref(ds), how, problem=True, reason=gap)  # fmt: skip
+    mine = by_node.get(node_name, [])
+    if not mine:
+        unseen = seen.pods_gap or (
+            None
+            if seen.pods_listed or by_node
+            else f"the input has no pod of it (add `kubectl get pods -n {ns_of(ds)} -o yaml` to it)"
+        )
+        if unseen:
+            return Plugin(driver, node_name, "not-looked", f"{head} serves {driver}; its pod on {node_name} was not "
+                          f"looked for: {unseen}", _ref(ds), how, reason=unseen)  # fmt: skip
+        why = _no_pod_why(seen, ds, node)
+        return Plugin(driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}{update_note(ds, None)}",
+                      _ref(ds), how, problem=True, reason=why)  # fmt: skip
+    st = pod_state(mine[0], pick[0] if pick else None)
+    note = update_note(ds, mine[0])
+    c = st["container"]
+    pod = f"its plugin pod on {node_name}, {st['pod']} of {head}"
+    own = f"its container {c}, which likely serves {driver} ({CONTAINER_LINK_WORDS[pick[1]]})," if c else ""
+    if not st["ready"] or st["deleting"]:
+        state = "terminating" if st["deleting"] else state_words(st)
+        short = "terminating" if st["deleting"] else (f"container {c}: " if c else "") + state_words(st, when=False)
+        said = f"{pod}: {own} is not ready: {state}" if c and not st["deleting"] else f"{pod}, is not ready: {state}"
+        return Plugin(driver, node_name, "pod-not-ready", said + note, _ref(ds), how, st, problem=True,
+                      reason=short)  # fmt: skip
+    ready = ""
+    if not st["podReady"]:  # its container is ready, another is not: Ready is the pod's, readiness each container's
+        others = ", ".join(n for n in st["notReady"] if n != c) or "a readiness gate"
+        ready = f"container {c} ready; the pod is not Ready: {others} not ready"
+        msg = f"{pod}, is not Ready ({others} not ready), but {own} is ready"
+    else:
+        msg = f"{pod}, is Ready"
+    started = st["startedAt"] or ""
+    if word is not None and word.cls == "not-registered":
+        if started and started > word.last:
+            msg += (
+                f" and started at {started}, after the kubelet's last report ({word.last}): the kubelet retries and "
+                "should find the driver registered"
+            )
+            return Plugin(driver, node_name, "pod-ready", msg + note, _ref(ds), how, st, reason=ready)
+        here = _slices_on(seen, driver, node_name)
+        publishes = (
+            f"; it publishes {len(here)} ResourceSlice{'s' if len(here) != 1 else ''} for the node" if here else ""
+        )
+        msg += (
+            f" since {started or 'an unknown time'}, before the kubelet's last report ({word.last}){publishes}: the "
+            "plugin runs but the kubelet has not registered it (a kubelet --root-dir other than the plugin's "
+            "registrar directory, an unsupported gRPC service, or a rejected registration); read the plugin's log"
+        )
+        return Plugin(driver, node_name, "pod-ready", msg + note, _ref(ds), how, st, problem=True, reason=ready)
+    msg += (f" since {started}" if started else "") + note
+    return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, reason=ready)
+
+
+def _no_pod_why(seen: Seen, ds: dict, node: dict | None) -> str:
+    """Why a DaemonSet whose spec admits the node has no pod there: its FailedCreate event, or that none is known."""
+    if node is None:
+        return "the input has no Node object to compare its spec with"
+    said, words = failed_create(seen, ds)
+    if said == "failed":
+        return f"its spec admits the node, and {words}"
+    if said == "unknown":
+        return f"its spec admits the node; {words}"
+    return (
+        "its spec admits the node, and the DaemonSet controller reported no FailedCreate (kubectl describe ds "
+        f"-n {ns_of(ds)} {name_of(ds)})"
+    )
 
 
 def judge_publishing(seen: Seen, driver: str) -> Plugin:
     """No ResourceSlice of the driver exists anywhere: is a plugin deployed, does it run, does it publish?"""
+    p = _judge_publishing(seen, driver)
+    return replace(p, facts=_facts(seen, p))
+
+
+def _judge_publishing(seen: Seen, driver: str) -> Plugin:
     found = find_plugins(seen, driver)
     if not found:
         return _not_found(seen, driver, None)
     ds, how = found[0]
     head = f"DaemonSet {_ref(ds)}"
-    st = _d(ds.get("status"))
+    st = dict_of(ds.get("status"))
     desired, ready = count(st.get("desiredNumberScheduled")), count(st.get("numberReady"))
     if desired == 0:
-        sel = _d(_template(ds).get("nodeSelector"))
+        sel = dict_of(template_of(ds).get("nodeSelector"))
         why = f" (its nodeSelector {', '.join(f'{k}={v}' for k, v in sel.items())})" if sel else ""
         return Plugin(driver, None, "not-covered", f"{head} runs the kubelet plugin of {driver} but matches no "
                       f"node{why}: desiredNumberScheduled is 0", _ref(ds), how, problem=True)  # fmt: skip
@@ -460,6 +462,9 @@ def judge_publishing(seen: Seen, driver: str) -> Plugin:
         bad = [pod_state(p) for p in _owned(seen, ds)]
         bad = [s for s in bad if not s["ready"]]
         eg = f"; e.g. {bad[0]['pod']}: {state_words(bad[0])}" if bad else ""
+        said, words = failed_create(seen, ds)
+        if said == "failed" or (said == "unknown" and not bad):
+            eg += f"; {words}"
         return Plugin(driver, None, "pods-not-ready", f"{head} runs the kubelet plugin of {driver}: {ready} of "
                       f"{desired} pods ready{eg}", _ref(ds), how, bad[0] if bad else None, problem=True)  # fmt: skip
     return Plugin(

@@ -12,19 +12,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kubectl_dra.analyze.allocator.pools import NODE_OPERATIONS_FEATURE
+from kubectl_dra.analyze.pod.daemonset import class_expressions, drivers_named
 from kubectl_dra.analyze.pod.driver import (
+    PREPARE,
+    UNPREPARE,
     Plugin,
     Seen,
-    class_expressions,
     daemon_pods,
-    drivers_named,
     drivers_of_claims,
     judge_on_node,
     judge_publishing,
     node_not_ready,
 )
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.model.snapshot import BOUND_PODS
+from kubectl_dra.model.snapshot import BOUND_PODS, DAEMONSET_EVENTS, NODE_EVENTS
 
 # (class, piece, pattern) in the order they are tried, on the text after "prepare dynamic resources: "
 KUBELET_CLASSES = (
@@ -46,6 +48,9 @@ KUBELET_CLASSES = (
         "node",
         re.compile(r"old ResourceClaim with same name|checkpoint ResourceClaim|is being unprepared"),
     ),
+    # 1.37 claiminfo.go: the claim's devices skip node operations (skipNodeOperations) and the kubelet runs without
+    # DRAOptionalNodeOperations
+    ("skip-gate-off", "node", re.compile(r"DRAOptionalNodeOperations feature gate is disabled on kubelet")),
     ("allocation", "claim", re.compile(r"ResourceClaim \S+: ")),
 )
 CDI = re.compile(r"CDI device injection failed|unresolvable CDI devices")
@@ -107,7 +112,7 @@ def classify(event: dict) -> KubeletWord | None:
 
 
 # What the live gather reads for the driver piece alone: a refusal is said in DRA607, not as DRA101
-DRIVER_PIECE_READS = ("daemonsets.apps",)
+DRIVER_PIECE_READS = ("daemonsets.apps", DAEMONSET_EVENTS, NODE_EVENTS)
 _PLAIN = {
     "rpc-error": "the driver's kubelet plugin did not answer",
     "driver-error": "the driver's kubelet plugin returned an error",
@@ -150,6 +155,14 @@ def seen_of(snap, memo: dict | None = None) -> Seen:
     else:
         ds_gap = "the input has no DaemonSet (add `kubectl get daemonsets -A -o yaml` to it)"
     pgap = next((g for g in snap.gaps if g.resource == BOUND_PODS), None)
+    creates: dict = {}
+    starts: dict = {}
+    for e in snap.events:
+        o = e["object"]
+        if o["kind"] == "DaemonSet" and e["reason"] == "FailedCreate":
+            creates.setdefault((o["namespace"], o["name"]), []).append(e)
+        elif o["kind"] == "Node" and e["reason"] == "Starting" and e["source"]["component"] == "kubelet":
+            starts.setdefault(o["name"] or e["source"]["host"], []).append(e)
     seen = Seen(
         dss,
         ds_gap,
@@ -158,30 +171,78 @@ def seen_of(snap, memo: dict | None = None) -> Seen:
         snap.bound_pods,
         tuple(snap.classes),
         tuple(snap.slices),
+        creates,
+        _events_gap(snap, DAEMONSET_EVENTS, "daemonset_events", "events in every namespace"),
+        "daemonset_events" in snap.listed,
+        starts,
+        None if starts else _events_gap(snap, NODE_EVENTS, "node_events", "events in namespace default"),
     )
     if memo is not None:
         memo["driver_seen"] = (snap, seen)
     return seen
 
 
+def _events_gap(snap, resource: str, listed: str, what: str) -> str | None:
+    """Why the driver piece's events of one list are not known: refused, or not read; None when they were listed
+    (live, a bundle) or the input is files (whose own events are what there is)."""
+    gap = next((g for g in snap.gaps if g.resource == resource), None)
+    if gap is not None:
+        return f"cannot list {what} ({gap.message})"
+    if listed in snap.listed or snap.source == "files":
+        return None
+    return "they were not read" if snap.source == "live" else "the bundle was made without them"
+
+
 def _plugin_finding(p: Plugin) -> Finding:
     return make("DRA607", p.message, node=p.node, plugin=p.to_dict())
 
 
-def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[dict], memo=None) -> list[Finding]:
+def kubelet_skips(node: dict | None, version: tuple) -> bool:
+    """Whether the kubelet of node honours the results' skipNodeOperations. The field is in the API from 1.37; an
+    older minor's types have no such field, so its kubelet reads none (as every field a minor lacks is dropped by
+    its decoder). A 1.37 kubelet skips only with DRAOptionalNodeOperations on, which it declares in the Node's
+    status.declaredFeatures (an older kubelet declares no such feature and calls the driver); without the Node
+    object, the allocation is the evidence (the scheduler gives such devices only to a node that declares it)."""
+    if version < (1, 37):
+        return False
+    if node is None:
+        return True
+    declared = (node.get("status") or {}).get("declaredFeatures")
+    return isinstance(declared, list) and NODE_OPERATIONS_FEATURE in declared
+
+
+def called_drivers(claims, op: str, node: dict | None, version: tuple) -> tuple[list[str], list[str]]:
+    """(the drivers the kubelet calls for op on these claims, the drivers whose devices skip it there)."""
+    every = drivers_of_claims(claims)
+    called = drivers_of_claims(claims, op) if kubelet_skips(node, version) else every
+    return called, [d for d in every if d not in called]
+
+
+def _skipped_words(skipped: list[str], op: str) -> str:
+    if not skipped:
+        return ""
+    return (
+        f"; the kubelet calls no plugin of {', '.join(skipped)} for them (every device of "
+        f"{'it' if len(skipped) == 1 else 'each'} skips {op}: its ResourceSlice's skipNodeOperations)"
+    )
+
+
+def kubelet_findings(
+    snap, node: dict | None, pod: dict, claims, events: list[dict], memo=None, version: tuple = (1, 37)
+) -> list[Finding]:
     """The kubelet's latest word since the pod was bound (DRA601 not registered, DRA602 the plugin failed, DRA608
-    CDI, DRA609 a claim-side error), or DRA604 none yet; then the plugin of each driver concerned (DRA607) and a
-    kubelet with a known DRA defect (DRA611)."""
+    CDI, DRA609 a claim-side error), or DRA604 none yet; then the plugin of each driver the kubelet calls (DRA607)
+    and a kubelet with a known DRA defect (DRA611). version: the Kubernetes minor the input is read as."""
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     phase = (pod.get("status") or {}).get("phase")
     if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return _unprepare_findings(snap, node, pod, claims, memo)
+        return _unprepare_findings(snap, node, pod, claims, memo, version)
     if phase in ("Running", "Succeeded", "Failed"):
         return []
     last_sched = max((e["time"] for e in events if e["reason"] == "Scheduled"), default="")
     words = [w for e in events if e["time"] >= last_sched and (w := classify(e)) is not None]
     out: list[Finding] = []
-    drivers = drivers_of_claims(claims)
+    drivers, skipped = called_drivers(claims, PREPARE, node, version)
     word = words[-1] if words else None
     if word is None:
         if phase in (None, "Pending"):
@@ -189,8 +250,10 @@ def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[di
                 make(
                     "DRA604",
                     f"pod is bound to {node_name}; no kubelet report on preparing its devices yet"
+                    + _skipped_words(skipped, PREPARE)
                     + (f"; {down}: its kubelet may not be running" if (down := node_not_ready(node)) else ""),
                     node=node_name,
+                    **({"skipped": skipped} if skipped else {}),
                 )
             )
     else:
@@ -207,7 +270,13 @@ def kubelet_findings(snap, node: dict | None, pod: dict, claims, events: list[di
             said = word.message.split("prepare dynamic resources: ")[-1]
             out.append(make("DRA602", f"{_PLAIN[word.cls]}{code}: {said}{_times(word)}", **detail))
         else:
-            out.append(make("DRA609", word.message + _times(word), **detail))
+            why = (
+                "; the claim's devices skip node operations (their ResourceSlice's skipNodeOperations), which a "
+                "kubelet without the DRAOptionalNodeOperations feature gate refuses"
+                if word.cls == "skip-gate-off"
+                else ""
+            )
+            out.append(make("DRA609", word.message + _times(word) + why, **detail))
             return out
     seen = seen_of(snap, memo)
     for d in drivers:
@@ -248,7 +317,7 @@ def _runtime_note(node: dict | None) -> str:
     return f"; the node runs {rt}" if rt else ""
 
 
-def _unprepare_findings(snap, node: dict | None, pod: dict, claims, memo=None) -> list[Finding]:
+def _unprepare_findings(snap, node: dict | None, pod: dict, claims, memo=None, version=(1, 37)) -> list[Finding]:
     """A pod being deleted on a node: the kubelet calls NodeUnprepareResources through each driver's plugin before
     it lets the pod go, retries while it cannot, and reports nothing (no event; kubernetes/kubernetes#129402, as
     designed). Where the plugin of a driver is missing or not ready on the node, that is why the pod stays
@@ -258,7 +327,7 @@ def _unprepare_findings(snap, node: dict | None, pod: dict, claims, memo=None) -
         return []
     seen = seen_of(snap, memo)
     out: list[Finding] = []
-    for d in drivers_of_claims(claims):
+    for d in called_drivers(claims, UNPREPARE, node, version)[0]:
         p = judge_on_node(seen, d, node, node_name, None)
         if p.problem:
             out.append(

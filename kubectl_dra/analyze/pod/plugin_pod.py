@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
 
+# The label of the DaemonSet template generation a pod was made from (extensions DaemonSetTemplateGenerationKey)
+POD_GENERATION = "pod-template-generation"
+
 
 def _d(x) -> dict:
     return x if isinstance(x, dict) else {}
@@ -65,7 +68,8 @@ def serving_container(template: dict, driver: str, managers: set[str]) -> tuple[
 def pod_state(pod: dict, container: str | None = None) -> dict:
     """The plugin pod as `kubectl get pod` shows it: phase, ready, restarts, why it waits, its last termination;
     with `container` (and a status of it), that container's own readiness, restarts, waiting reason and last
-    termination ("podReady" stays the pod's). "notReady": the pod's containers that are not ready."""
+    termination ("podReady" stays the pod's). "notReady": the pod's containers that are not ready; "templateGeneration":
+    the DaemonSet template it was made from (daemonset.update_note)."""
     st = _d(pod.get("status"))
     mains = [c for c in _lst(st.get("containerStatuses")) if isinstance(c, dict)]
     every = [c for c in _lst(st.get("initContainerStatuses")) if isinstance(c, dict)] + mains
@@ -94,6 +98,7 @@ def pod_state(pod: dict, container: str | None = None) -> dict:
         ),
         "startedAt": max((s for s in started if s), default=None),
         "deleting": bool(meta_of(pod).get("deletionTimestamp")),
+        "templateGeneration": g if isinstance(g := _d(meta_of(pod).get("labels")).get(POD_GENERATION), str) else None,
     }
 
 

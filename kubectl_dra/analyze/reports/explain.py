@@ -400,7 +400,9 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
     if "nodes_by_name" not in an.memo:  # (shared by the forks: one dict per snapshot, not a walk per pod)
         an.memo["nodes_by_name"] = {_name(n): n for n in an.snap.nodes}
     node_obj = an.memo["nodes_by_name"].get(node)
-    an.findings.extend(kubelet_findings(an.snap, node_obj, pod, [a.claim for a in analyses], events, an.memo))
+    an.findings.extend(
+        kubelet_findings(an.snap, node_obj, pod, [a.claim for a in analyses], events, an.memo, an.sem.version)
+    )
 
 
 def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
