@@ -695,3 +695,14 @@ def test_a_pending_pod_without_devices_ahead_may_take_the_cpu_the_pod_needs():
     two = [*rest, gpus("node-01", "gpu-0"), _plain_pod("batch", t(0), "6")]
     p = places(two).places[f"{NS}/gpu-pod"]
     assert p.outcome == "fits" and p.certain and "more nodes than there are pods ahead" in p.reason, p
+
+
+def test_the_key_of_equal_specs_is_equal_whatever_their_key_order_or_key_type():
+    from kubectl_dra.analyze.pod.dryrun import _json
+
+    a = {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu", "count": 1}}]}}
+    b = {"devices": {"requests": [{"exactly": {"count": 1, "deviceClassName": "gpu"}, "name": "gpu"}]}}
+    assert _json(a) == _json(b)
+    assert _json(a) != _json({"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "tpu"}}]}})
+    # YAML can give keys that are not strings (orjson refuses them): still one key per value
+    assert _json({1: "x"}) == _json({1: "x"}) != _json({2: "x"})

@@ -560,7 +560,7 @@ class _Run(DeviceAllocation, ResultBuilding):
             expr = selector_expression(sel) or ""
             compiled, cerr = ev.compile(expr)
             if compiled is not None:
-                res = compiled.evaluate(ev.cel_device(did, d))
+                res = ev.result(compiled, expr, did, d)
                 if res.error is None:
                     if not res.value:
                         return False

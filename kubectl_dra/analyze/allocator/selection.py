@@ -17,6 +17,9 @@ class SelectorEvaluator:
         self._env = cel_env
         self._compiled: dict[str, Any] = {}
         self._cel_inputs: dict[int, tuple[dict, dict]] = {}  # id(device) -> (device, its CEL input)
+        # id(device) -> (device, {expression: result}): the allocator asks again for every node a queue's pods try,
+        # and the compiled selector's own memo (by the values read) costs a key per call
+        self._results: dict[int, tuple[dict, dict]] = {}
         self.inexact: set[str] = set()  # expressions Kubernetes accepts but the local engine cannot run
 
     @property
@@ -60,6 +63,17 @@ class SelectorEvaluator:
             }
             self._cel_inputs[id(device)] = (device, d)
         return d
+
+    def result(self, compiled, expression: str, did: DeviceID, device: dict):
+        """compiled (of expression).evaluate on the device, once per device object and expression (a selector's
+        result depends on the device and the expression only: its cost limit is decided at compile time)."""
+        per = self._results.get(id(device))
+        if per is None or per[0] is not device:
+            per = self._results[id(device)] = (device, {})
+        hit = per[1].get(expression)
+        if hit is None:
+            hit = per[1][expression] = compiled.evaluate(self.cel_device(did, device))
+        return hit
 
     def evaluate(self, expression: str, did: DeviceID, device: dict):
         """Returns an EvalResult-like object (value, error, reads) or raises nothing; compile errors

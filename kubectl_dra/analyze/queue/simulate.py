@@ -7,7 +7,7 @@ from bisect import bisect_right
 from dataclasses import replace
 from datetime import datetime
 
-from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
+from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, gather_pools, obj_ref
 from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
@@ -59,6 +59,32 @@ class _Sim:
         self._last_of_tie: dict | None = None
         self._groups: dict | None = None  # crowd_proof's prefix sums
         self.others = None  # the pending pods that use no DRA (others.py Others), or None
+        # allocate() per (shape, node, claims) with the generations of the node's pools it saw: a pod of the same
+        # shape asks again (a Deployment's replicas try the same second choice), and only a placement in one of
+        # those pools (state.add) can change the answer
+        self._tried: dict = {}
+        self._pool_gen: dict = {}  # (driver, pool) -> placements in it so far
+
+    def _allocate(self, shape, n: dict, here: list):
+        alloc = self.alloc
+        try:
+            pools = gather_pools(alloc.slices, n, alloc.sem, alloc.index)
+        except AllocationError:
+            return alloc.allocate(n, here)
+        gens = tuple(self._pool_gen.get((p.driver, p.name), 0) for p in pools)
+        key = (shape, n["metadata"]["name"], len(here))
+        hit = self._tried.get(key)
+        if hit is not None and hit[0] == gens:
+            if isinstance(hit[1], Exception):
+                raise hit[1]
+            return hit[1]
+        try:
+            res = alloc.allocate(n, here)
+        except (NodeFailure, AllocationError) as err:
+            self._tried[key] = (gens, err)
+            raise
+        self._tried[key] = (gens, res)
+        return res
 
     def place(self, e: Entry, want_choices: bool) -> None:
         plan = e.plan
@@ -96,7 +122,7 @@ class _Sim:
                 continue
             here = plan.claims_on(n["metadata"]["name"])
             try:
-                res = self.alloc.allocate(n, here) if here else []
+                res = self._allocate(s, n, here) if here else []
             except NodeFailure:
                 res = None
             except AllocationError as err:
@@ -130,6 +156,7 @@ class _Sim:
             self.claims[obj_ref(c)] = (e, e.node)
             for x in r.results:
                 did = (x.get("driver", ""), x.get("pool", ""), x.get("device", ""))
+                self._pool_gen[did[:2]] = self._pool_gen.get(did[:2], 0) + 1
                 takes.append(did)
                 self.taken_by.setdefault(did, e)
         e.takes = tuple(takes)
@@ -154,6 +181,7 @@ class _Sim:
             self.node_use = saved[4]
             self.cursor = {**{s: 0 for s in self.cursor}, **saved[3]}  # (shapes first searched in the cycle: anew)
             self.alloc = self.base.allocator(self.state)
+            self._tried, self._pool_gen = {}, {}
             for e in g.members:
                 e.node, e.takes, e.allocs = None, (), ()
         for e in g.members:  # pods behind: a member went one way for certain, or may have gone another
