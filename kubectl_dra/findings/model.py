@@ -110,6 +110,7 @@ UNDETERMINED = frozenset(
         "DRA414",
         "DRA415",
         "DRA431",
+        "DRA436",
     }
 )
 # Of those, the ones that leave even a blocked verdict open: the block itself may be wrong (DRA016 only when the

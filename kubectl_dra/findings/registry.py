@@ -1047,6 +1047,22 @@ _RULES = [
         "groups, topology constraints, group claims, gated members and 1.35's Permit-based gangs are not modelled.",
     ),
     Rule(
+        code="DRA436",
+        name="replicas-count-open",
+        severity="warning",
+        blocking=False,
+        missing=None,
+        summary="How many of the pods `--replicas N` (or the claims `match --count N`) asks about get their devices "
+        "depends on what the scheduler decides at run time.",
+        hint="The reason under it is the first copy's whose answer is open; `kubectl dra explain pod` on the pods it "
+        "names says what they may take. A smaller N may be certain.",
+        explanation="The copies are placed by the queue like the pods already waiting (see DRA433). For one of them the "
+        "queue cannot prove the answer (DRA431): pods ahead of it that may take the same devices, or the cpu, memory "
+        "or pod count of the node it needs, go to nodes the scheduler picks by scores the API does not show. The "
+        "finding says how many copies get their devices for certain and which copy is the first whose answer is "
+        "open; the exit code is 2 (undetermined), never a guess.",
+    ),
+    Rule(
         code="DRA501",
         name="no-reachable-node",
         severity="error",

@@ -424,7 +424,11 @@ def _match(out: _Out, d: dict, all_devices: bool) -> None:
     if d.get("count"):
         n = d["count"]
         where = ", ".join(f"{esc(k)}: {v}" for k, v in sorted(n["nodes"].items(), key=lambda kv: (-kv[1], kv[0]))[:5])
-        _kv(out, "Copies", f"{n['fit']} of {n['asked']} fit" + (f" ({where})" if where else ""))
+        open_ = not d.get("determined", True)  # then the count is a floor: the first one not counted is open
+        text = f"{n['fit']} of {n['asked']} fit" + (" for certain" if open_ else "") + (f" ({where})" if where else "")
+        if open_ and n.get("firstNotFitting"):
+            text += f"; {esc(n['firstNotFitting'])} undetermined"
+        _kv(out, "Copies", text)
     if d.get("dryRun"):
         _kv(
             out,

@@ -152,6 +152,31 @@ def register(m) -> None:
         "explain deploy/inference --replicas 2",
         _deployment(m, pods=2, running=2),
     )
+    batch = at(m.pod("batch", []), "2026-12-01T09:00:00Z")
+    batch["spec"]["containers"] = [{"name": "job", "image": "registry.example/batch:1",
+                                    "resources": {"requests": {"cpu": "6"}}}]  # fmt: skip
+    m.scenario(
+        "queue-replicas-open",
+        "explain deploy/inference --replicas 3 when its pods ask for 4 cpu and a pending pod without devices (batch, "
+        "6 cpu, created earlier) is ahead of the copies: the first copy fits for certain (two nodes with a free GPU, "
+        "one pod ahead), for the second it depends on where batch goes (undetermined, exit 2).",
+        "explain deploy/inference --replicas 3",
+        [*_deployment(m, pods=2, running=2, cpu="4"), batch],
+    )
+    m.scenario(
+        "queue-match-count-open",
+        "match claim probe --count 1 on the same cluster with a notebook pod also waiting ahead, its claim of "
+        "another shape (any GPU, request nb): it may take either free GPU, and batch may fill the other node's pod "
+        "count, so the copy is not certain to fit (undetermined, exit 2), and the answer says so, not a count.",
+        "match claim probe --count 1",
+        [
+            *_deployment(m, pods=2, running=2, cpu="4"),
+            batch,
+            at(m.pod("notebook", [("nb", "claim", "notebook-gpu")]), "2026-12-01T09:30:00Z"),
+            m.claim("notebook-gpu", [m.request("nb")]),
+            m.claim("probe", [m.request()]),
+        ],  # fmt: skip
+    )
     m.scenario(
         "queue-match-count",
         "match claim probe --count 3 on the replicas' cluster: two copies of the claim fit (node-03, node-04), the "
@@ -223,16 +248,18 @@ def register(m) -> None:
             "queue-match-count": ("ml-prod", "-n"),
             "queue-priority-does-not-preempt": ("batch", "-n"),
             "queue-replicas-fit": ("ml-prod", "-n"),
+            "queue-replicas-open": ("ml-prod", "-n"),
+            "queue-match-count-open": ("ml-prod", "-n"),
             "queue-gang-does-not-fit": ("ml-train", "-n"),
             "queue-gang-explain": ("ml-train", "-n"),
         }
     )
 
 
-def _deployment(m, pods: int = 8, running: int = 0) -> list:
+def _deployment(m, pods: int = 8, running: int = 0, cpu: str | None = None) -> list:
     """Deployment inference (a template claim of one GPU) on four nodes with one GPU each: `running` of its pods
     run (their claims allocated on node-01, node-02, ...), the others wait (the first four created a second
-    before the rest)."""
+    before the rest). cpu: what its container requests, and the nodes then have 8 cpu allocatable."""
     ns = m.NS
     template = {
         "metadata": {"labels": {"app": "inference"}},
@@ -241,6 +268,8 @@ def _deployment(m, pods: int = 8, running: int = 0) -> list:
             "containers": [{"name": "app", "image": "registry.example/app:1"}],
         },
     }
+    if cpu is not None:
+        template["spec"]["containers"][0]["resources"] = {"requests": {"cpu": cpu}}
     d = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -273,6 +302,8 @@ def _deployment(m, pods: int = 8, running: int = 0) -> list:
         claim_name = f"{name}-gpu-{suffix[:3]}"
         node_name = f"node-0{i + 1}" if i < running else None
         p = m.pod(name, [("gpu", "template", "inference-gpu")], node_name, statuses={"gpu": claim_name})
+        if cpu is not None:
+            p["spec"]["containers"] = copy.deepcopy(template["spec"]["containers"])
         p["metadata"]["labels"] = {"app": "inference", "pod-template-hash": "5c7f9"}
         p["metadata"]["creationTimestamp"] = "2026-12-01T10:00:00Z" if i < 4 else "2026-12-01T10:00:01Z"
         p["metadata"]["ownerReferences"] = [
@@ -293,5 +324,5 @@ def _deployment(m, pods: int = 8, running: int = 0) -> list:
     objs.append(m.dclass())
     for n in range(1, 5):
         objs.append(m.rslice(f"node-0{n}-gpus", [m.dev("gpu-0")], f"node-0{n}", pool=f"node-0{n}"))
-        objs.append(m.node(f"node-0{n}", zone="a"))
+        objs.append(m.node(f"node-0{n}", {} if cpu is not None else None, zone="a"))
     return objs

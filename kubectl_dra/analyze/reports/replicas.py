@@ -136,8 +136,20 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
     place = places[first_out]
     if place is None:  # blocked alone, even before the others: its own report says why
         report = explain_pod(snap2, sem, ns, name_of(pod))
-    elif place.outcome == "undetermined":  # the count is open: the queue's reason
-        return _with(with_place(explain_pod(snap2, sem, ns, name_of(pod)), place), summary, None)
+    elif place.outcome == "undetermined":  # the count is open: the queue's reason, after how many are certain
+        report = with_place(explain_pod(snap2, sem, ns, name_of(pod)), place)
+        lead = make(
+            "DRA436",
+            f"{got.fit} of {n} more pods of {ref} get their devices for certain"
+            + (f" ({nodes})" if got.fit else "")
+            + f"; for the {_ordinal(first_out + 1)} the answer is open: {report.verdict.summary}",
+            subject={"workload": ref},
+            asked=n,
+            fit=got.fit,
+            nodes=dict(sorted(got.where.items())),
+        )
+        findings = dedupe([lead, *report.findings])
+        return _with(report, summary, verdict_from(findings, report.verdict.summary), findings)
     else:  # against what the pods ahead of it take, materialized as allocations: the allocator's own reasons
         report = explain_pod(got.against_the_others(sem, pod), sem, ns, name_of(pod))
     lead = make(
@@ -218,22 +230,20 @@ def match_count(snap: Snapshot, sem: Semantics, claim: dict, n: int) -> Report:
     place = got.places[k]
     against = got.snap if place is None or place.outcome == "undetermined" else got.against_the_others(sem, pods[k])
     report = match_claim(against, sem, claims[k])
+    open_ = place is not None and place.outcome == "undetermined"
     lead = make(
-        "DRA433",
+        "DRA436" if open_ else "DRA433",
         f"{got.fit} of {n} copies of claim {ns}/{name} get their devices"
+        + (" for certain" if open_ else "")
         + (f" ({got.nodes_text()})" if got.fit else "")
-        + f"; the {_ordinal(k + 1)} does not"
-        + (
-            ": whether it does depends on the queue's order (DRA431)"
-            if place and place.outcome == "undetermined"
-            else ""
-        ),
+        + (f"; for the {_ordinal(k + 1)} the answer is open: {place.reason}" if open_ else "")
+        + ("" if open_ else f"; the {_ordinal(k + 1)} does not"),
         subject={"claim": f"{ns}/{name}"},
         asked=n,
         fit=got.fit,
         nodes=dict(sorted(got.where.items())),
     )
-    determined = report.body.get("determined", True) and not (place and place.outcome == "undetermined")
+    determined = report.body.get("determined", True) and not open_
     body = dict(report.body, count=summary, satisfiable=False, determined=determined)
     return replace(report, findings=tuple(dedupe([lead, *report.findings])), body=body)
 
