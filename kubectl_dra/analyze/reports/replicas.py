@@ -134,29 +134,21 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
         return _with(last, summary, verdict_from(list(last.findings), ok))
     pod = pods[first_out]
     place = places[first_out]
-    if place is None:  # blocked alone, even before the others: its own report says why
+    open_ = place is not None and place.outcome == "undetermined"
+    if place is None or open_:  # blocked alone, even before the others (its own report says why), or open
         report = explain_pod(snap2, sem, ns, name_of(pod))
-    elif place.outcome == "undetermined":  # the count is open: the queue's reason, after how many are certain
-        report = with_place(explain_pod(snap2, sem, ns, name_of(pod)), place)
-        lead = make(
-            "DRA436",
-            f"{got.fit} of {n} more pods of {ref} get their devices for certain"
-            + (f" ({nodes})" if got.fit else "")
-            + f"; for the {_ordinal(first_out + 1)} the answer is open: {report.verdict.summary}",
-            subject={"workload": ref},
-            asked=n,
-            fit=got.fit,
-            nodes=dict(sorted(got.where.items())),
-        )
-        findings = dedupe([lead, *report.findings])
-        return _with(report, summary, verdict_from(findings, report.verdict.summary), findings)
+        if open_:  # the count is open: the queue's reason, after how many are certain
+            report = with_place(report, place)
     else:  # against what the pods ahead of it take, materialized as allocations: the allocator's own reasons
         report = explain_pod(got.against_the_others(sem, pod), sem, ns, name_of(pod))
+    kth = _ordinal(first_out + 1)
     lead = make(
-        "DRA433",
+        "DRA436" if open_ else "DRA433",
         f"{got.fit} of {n} more pods of {ref} get their devices"
+        + (" for certain" if open_ else "")
         + (f" ({nodes})" if got.fit else "")
-        + f"; the {_ordinal(first_out + 1)} does not: {report.verdict.summary}",
+        + (f"; for the {kth} the answer is open: " if open_ else f"; the {kth} does not: ")
+        + report.verdict.summary,
         subject={"workload": ref},
         asked=n,
         fit=got.fit,
