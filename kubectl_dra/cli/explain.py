@@ -70,12 +70,24 @@ def explain():
         help="With TYPE/NAME (deploy, sts, rs, job): would N more pods of it get their devices? How many fit, "
         "where, and why the first that does not",
     ),
+    click.option(
+        "--plugin-logs",
+        "plugin_logs",
+        type=click.IntRange(1, 10_000),
+        is_flag=False,
+        flag_value=20,
+        default=None,
+        metavar="[=N]",
+        help="When the driver's kubelet plugin pod on the pod's node is not ready, crash-loops or is not registered: "
+        "show the last N (20) lines of its container's log (kubectl logs --tail N, -p when it crash-loops). Off by "
+        "default: it needs get pods/log",
+    ),
     *_EXIT_ZERO,
     *_CONNECTION,
     *_COLOR,
     *_VERBOSE,
 )
-def explain_pod_cmd(name, selector, watch, replicas, **params):
+def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
     """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
 
     \b
@@ -93,6 +105,8 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
     """
     o = Options.from_click(params)
     name, workload = _pod_target(o, name, selector, watch, replicas)
+    if plugin_logs is not None and (workload is not None or watch or not name):
+        raise click.UsageError("--plugin-logs takes one pod NAME (not -l, TYPE/NAME or --watch)")
     if workload is not None:
         return _explain_workload(o, workload, replicas)
     if watch:
@@ -106,8 +120,24 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
         snap, ns = got.snapshot, got.namespace
         from kubectl_dra.analyze.reports.explain import explain_pods  # after the gather, which overlaps its loading
 
-        return finish(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
+        report = explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0]
+        return finish(_with_plugin_logs(o, report, plugin_logs), o)
     return _explain_selected(o, selector)
+
+
+def _with_plugin_logs(o: Options, report, tail: int | None):
+    """--plugin-logs N: the log of the plugin container DRA607 judged on the node, read after the analysis found it
+    (gather/logs.py: the one pods/log request); without the flag none is made."""
+    if tail is None:
+        return report
+    from kubectl_dra.analyze.pod.plugin_logs import from_file, log_targets, with_logs
+
+    if o.from_files:
+        return from_file(report)
+    from kubectl_dra.gather.logs import read_logs
+
+    targets = [(*t, tail) for t in log_targets(report)]
+    return with_logs(report, read_logs(targets, kubeconfig=o.kubeconfig, context=o.context, timeout=o.timeout))
 
 
 def _pod_target(o: Options, name, selector, watch: bool, replicas) -> tuple:
