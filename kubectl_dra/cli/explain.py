@@ -102,6 +102,8 @@ def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
       kubectl dra explain pod my-pod -o json
       # Can this Deployment scale by 8? How many more pods get GPUs, where, and why not the rest
       kubectl dra explain deploy/inference --replicas 8
+      # With the last 50 log lines of the driver's kubelet plugin on the pod's node (needs get pods/log)
+      kubectl dra explain pod my-pod --plugin-logs=50
     """
     o = Options.from_click(params)
     name, workload = _pod_target(o, name, selector, watch, replicas)
