@@ -73,14 +73,13 @@ def explain():
     click.option(
         "--plugin-logs",
         "plugin_logs",
-        type=click.IntRange(1, 10_000),
         is_flag=False,
-        flag_value=20,
+        flag_value="20",
         default=None,
         metavar="[=N]",
         help="When the driver's kubelet plugin pod on the pod's node is not ready, crash-loops or is not registered: "
         "show the last N (20) lines of its container's log (kubectl logs --tail N, -p when it crash-loops). Off by "
-        "default: it needs get pods/log",
+        "default: it needs get pods/log (N: 1 to 10000; give it as --plugin-logs=N)",
     ),
     *_EXIT_ZERO,
     *_CONNECTION,
@@ -106,6 +105,7 @@ def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
       kubectl dra explain pod my-pod --plugin-logs=50
     """
     o = Options.from_click(params)
+    name, plugin_logs = _plugin_logs_flag(name, plugin_logs)
     name, workload = _pod_target(o, name, selector, watch, replicas)
     if plugin_logs is not None and (workload is not None or watch or not name):
         raise click.UsageError("--plugin-logs takes one pod NAME (not -l, TYPE/NAME or --watch)")
@@ -125,6 +125,20 @@ def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
         report = explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0]
         return finish(_with_plugin_logs(o, report, plugin_logs), o)
     return _explain_selected(o, selector)
+
+
+def _plugin_logs_flag(name, value) -> tuple:
+    """--plugin-logs[=N] as kubectl's optional values: `--plugin-logs web-0` is the flag (20 lines) and the pod's
+    name, not N (click would take the next word as the value). (name, N or None)."""
+    if value is None:
+        return name, None
+    if not value.isdigit():
+        if name is not None:
+            raise click.UsageError(f"--plugin-logs=N takes a number of lines, not {value!r}")
+        return value, 20
+    if not 1 <= int(value) <= 10_000:
+        raise click.UsageError("--plugin-logs=N takes 1 to 10000 lines")
+    return name, int(value)
 
 
 def _with_plugin_logs(o: Options, report, tail: int | None):

@@ -103,3 +103,22 @@ def test_from_file_says_logs_are_not_in_a_dump():
     render(from_file(_step4()), "text", out, color=False, width=80)
     assert "log: not read: container logs are not in a dump (--from-file)" in out.getvalue()
     assert FROM_FILE.startswith("container logs are not in a dump")
+
+
+def test_the_flag_reads_as_kubectl_optional_values():
+    """--plugin-logs NAME is the flag and the pod's name; =N the lines; anything else one error line, exit 2."""
+    from clirun import run
+
+    crash = str(STEP4.parents[2] / "tests" / "scenarios" / "driver-plugin-crashloop" / "input.yaml")
+    base = ["-n", "gpu-team", "--from-file", crash, "-o", "json"]
+    for args in (["--plugin-logs", "web-0"], ["web-0", "--plugin-logs=3"]):
+        r = run(["explain", "pod", *args, *base])
+        f607 = next(f for f in json.loads(r.stdout)["findings"] if f["code"] == "DRA607")
+        assert r.returncode == 1 and f607["evidence"]["plugin"]["log"] == {"error": FROM_FILE}, r
+    for bad in ("--plugin-logs=0", "--plugin-logs=x"):
+        r = run(["explain", "pod", "web-0", bad, *base])
+        assert r.returncode == 2 and r.stderr.startswith("error: --plugin-logs=N") and r.stderr.count("\n") == 1, r
+    r = run(["explain", "pod", "-l", "app=web", "--plugin-logs", *base])
+    assert r.returncode == 2 and "takes one pod NAME" in r.stderr, r
+    r = run(["explain", "pod", "web-0", *base])
+    assert "log" not in next(f for f in json.loads(r.stdout)["findings"] if f["code"] == "DRA607")["evidence"]["plugin"]
