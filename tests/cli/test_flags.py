@@ -61,7 +61,17 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             CONNECTION
             | SEMANTICS
             | {"--namespace", "--all-namespaces", "--from-file", "--output", "--selector"}
-            | {"--watch", "--all-devices", "--alone", "--replicas", "--exit-zero", "--no-color", "--verbose", "--help"},
+            | {
+                "--watch",
+                "--all-devices",
+                "--alone",
+                "--replicas",
+                "--plugin-logs",
+                "--exit-zero",
+                "--no-color",
+                "--verbose",
+                "--help",
+            },
         ),
         (
             ("explain", "claim"),
