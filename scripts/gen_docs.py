@@ -133,7 +133,8 @@ STEPS = [
         "step4-driver-missing",
         "Step 4: the kubelet has no driver",
         "The kubelet cannot prepare the device: `DRA driver gpu.example.com is not registered`. The missing piece is "
-        "the **driver**; the four events print in time order.",
+        "the **driver**: the dump holds the driver's Helm-installed kubelet plugin (dra-example-driver's chart), and "
+        "DRA607 names why it did not register: its pod on node-01 crash-loops. The four events print in time order.",
     ),
 ]
 

@@ -257,6 +257,116 @@ def scheduled(p: dict) -> dict:
     return p
 
 
+# Step 4's driver: dra-example-driver installed by Helm (release dra-example-driver in namespace dra-example-driver),
+# rendered from its chart (templates/kubeletplugin.yaml, templates/deviceclass.yaml): the kubelet plugin's DaemonSet
+# and the chart's own DeviceClass, both with Helm's release annotations, which tie the DaemonSet to the driver
+# (kubectl get -o yaml omits managedFields, and the chart's pod template does not spell the driver's name).
+DRIVER_NS = "dra-example-driver"
+HELM = {"meta.helm.sh/release-name": "dra-example-driver", "meta.helm.sh/release-namespace": DRIVER_NS}
+DS_LABELS = {"app.kubernetes.io/name": "dra-example-driver", "app.kubernetes.io/instance": "dra-example-driver"}
+plugin_ds = {
+    "apiVersion": "apps/v1",
+    "kind": "DaemonSet",
+    "metadata": {
+        "name": "dra-example-driver-kubeletplugin",
+        "namespace": DRIVER_NS,
+        "uid": "9a1e5c7b-2d3f-4b6a-8c9d-0e1f2a3b4c5d",
+        "annotations": dict(HELM),
+        "labels": {**DS_LABELS, "app.kubernetes.io/managed-by": "Helm"},
+    },
+    "spec": {
+        "selector": {"matchLabels": dict(DS_LABELS)},
+        "template": {
+            "metadata": {"labels": dict(DS_LABELS)},
+            "spec": {
+                "priorityClassName": "system-node-critical",
+                "serviceAccountName": "dra-example-driver-service-account",
+                "containers": [
+                    {
+                        "name": "plugin",
+                        "image": "registry.k8s.io/dra-example-driver/dra-example-driver:v0.2.0",
+                        "command": ["dra-example-kubeletplugin"],
+                        "env": [
+                            {"name": "CDI_ROOT", "value": "/var/run/cdi"},
+                            {"name": "KUBELET_REGISTRAR_DIRECTORY_PATH", "value": "/var/lib/kubelet/plugins_registry"},
+                            {"name": "KUBELET_PLUGINS_DIRECTORY_PATH", "value": "/var/lib/kubelet/plugins"},
+                            {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+                            {"name": "NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+                            {"name": "NUM_DEVICES", "value": "9"},
+                        ],
+                        "securityContext": {"privileged": True},
+                        "volumeMounts": [
+                            {"name": "plugins-registry", "mountPath": "/var/lib/kubelet/plugins_registry"},
+                            {"name": "plugins", "mountPath": "/var/lib/kubelet/plugins"},
+                            {"name": "cdi", "mountPath": "/var/run/cdi"},
+                        ],
+                    }
+                ],
+                "volumes": [
+                    {"name": "plugins-registry", "hostPath": {"path": "/var/lib/kubelet/plugins_registry"}},
+                    {"name": "plugins", "hostPath": {"path": "/var/lib/kubelet/plugins"}},
+                    {"name": "cdi", "hostPath": {"path": "/var/run/cdi"}},
+                ],
+            },
+        },
+    },
+    "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3, "numberReady": 2, "numberUnavailable": 1},
+}
+chart_class = {
+    "apiVersion": "resource.k8s.io/v1",
+    "kind": "DeviceClass",
+    "metadata": {
+        "name": "gpu.example.com",
+        "annotations": dict(HELM),
+        "labels": {"app.kubernetes.io/managed-by": "Helm"},
+    },
+    "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]},
+}
+
+
+def plugin_pod(node_name: str, suffix: str, crashing: bool) -> dict:
+    """The DaemonSet's pod on node_name: Ready, or (node-01) crash-looping after its 7th start exited 1."""
+    cs: dict = {"name": "plugin", "ready": not crashing, "restartCount": 7 if crashing else 0}
+    if crashing:
+        cs["state"] = {"waiting": {"reason": "CrashLoopBackOff"}}
+        cs["lastState"] = {"terminated": {"reason": "Error", "exitCode": 1, "finishedAt": "2026-11-30T10:03:40Z"}}
+    else:
+        cs["state"] = {"running": {"startedAt": "2026-11-30T09:30:00Z"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"dra-example-driver-kubeletplugin-{suffix}",
+            "namespace": DRIVER_NS,
+            "uid": f"5c2d8e1a-{suffix}-4f0b-9a6e-7d3c1b2a0f9e",
+            "labels": dict(DS_LABELS),
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "DaemonSet",
+                    "name": plugin_ds["metadata"]["name"],
+                    "uid": plugin_ds["metadata"]["uid"],
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {
+            "nodeName": node_name,
+            "containers": [{"name": "plugin", "image": "registry.k8s.io/dra-example-driver/dra-example-driver:v0.2.0"}],
+        },
+        "status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "False" if crashing else "True"}],
+            "containerStatuses": [cs],
+        },
+    }
+
+
+DRIVER = [plugin_ds, chart_class] + [
+    plugin_pod(n, s, n == "node-01") for n, s in (("node-01", "7xk2p"), ("node-02", "q9m4t"), ("node-03", "b3n8w"))
+]
+
+
 def write(name: str, title: str, items: list) -> None:
     doc = {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
     text = f"# {title}\n# Generated by scripts/make_tutorial_examples.py; the walkthrough of its four states is docs/walkthrough.md.\n"
@@ -284,8 +394,12 @@ def main() -> None:
     )
     write(
         "step4-driver-missing.yaml",
-        "Step 4: the kubelet cannot prepare the device: the driver is not registered",
-        [scheduled(pod), allocated(claim), template, deviceclass, resourceslice] + nodes + [DEPLOY_EVENT] + EVENTS,
+        "Step 4: the kubelet cannot prepare the device: the driver is not registered; its plugin on node-01 crash-loops",
+        [scheduled(pod), allocated(claim), template, deviceclass, resourceslice]
+        + nodes
+        + DRIVER
+        + [DEPLOY_EVENT]
+        + EVENTS,
     )
 
 

@@ -70,12 +70,23 @@ def explain():
         help="With TYPE/NAME (deploy, sts, rs, job): would N more pods of it get their devices? How many fit, "
         "where, and why the first that does not",
     ),
+    click.option(
+        "--plugin-logs",
+        "plugin_logs",
+        is_flag=False,
+        flag_value="20",
+        default=None,
+        metavar="[=N]",
+        help="When the driver's kubelet plugin pod on the pod's node is not ready, crash-loops or is not registered: "
+        "show the last N (20) lines of its container's log (kubectl logs --tail N, -p when it crash-loops). Off by "
+        "default: it needs get pods/log (N: 1 to 10000; give it as --plugin-logs=N)",
+    ),
     *_EXIT_ZERO,
     *_CONNECTION,
     *_COLOR,
     *_VERBOSE,
 )
-def explain_pod_cmd(name, selector, watch, replicas, **params):
+def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
     """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
 
     \b
@@ -90,9 +101,14 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
       kubectl dra explain pod my-pod -o json
       # Can this Deployment scale by 8? How many more pods get GPUs, where, and why not the rest
       kubectl dra explain deploy/inference --replicas 8
+      # With the last 50 log lines of the driver's kubelet plugin on the pod's node (needs get pods/log)
+      kubectl dra explain pod my-pod --plugin-logs=50
     """
     o = Options.from_click(params)
+    name, plugin_logs = _plugin_logs_flag(name, plugin_logs)
     name, workload = _pod_target(o, name, selector, watch, replicas)
+    if plugin_logs is not None and (workload is not None or watch or not name):
+        raise click.UsageError("--plugin-logs takes one pod NAME (not -l, TYPE/NAME or --watch)")
     if workload is not None:
         return _explain_workload(o, workload, replicas)
     if watch:
@@ -106,8 +122,38 @@ def explain_pod_cmd(name, selector, watch, replicas, **params):
         snap, ns = got.snapshot, got.namespace
         from kubectl_dra.analyze.reports.explain import explain_pods  # after the gather, which overlaps its loading
 
-        return finish(explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0], o)
+        report = explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0]
+        return finish(_with_plugin_logs(o, report, plugin_logs), o)
     return _explain_selected(o, selector)
+
+
+def _plugin_logs_flag(name, value) -> tuple:
+    """--plugin-logs[=N] as kubectl's optional values: `--plugin-logs web-0` is the flag (20 lines) and the pod's
+    name, not N (click would take the next word as the value). (name, N or None)."""
+    if value is None:
+        return name, None
+    if not value.isdigit():
+        if name is not None:
+            raise click.UsageError(f"--plugin-logs=N takes a number of lines, not {value!r}")
+        return value, 20
+    if not 1 <= int(value) <= 10_000:
+        raise click.UsageError("--plugin-logs=N takes 1 to 10000 lines")
+    return name, int(value)
+
+
+def _with_plugin_logs(o: Options, report, tail: int | None):
+    """--plugin-logs N: the log of the plugin container DRA607 judged on the node, read after the analysis found it
+    (gather/logs.py: the one pods/log request); without the flag none is made."""
+    if tail is None:
+        return report
+    from kubectl_dra.analyze.pod.plugin_logs import from_file, log_targets, with_logs
+
+    if o.from_files:
+        return from_file(report)
+    from kubectl_dra.gather.logs import read_logs
+
+    targets = [(*t, tail) for t in log_targets(report)]
+    return with_logs(report, read_logs(targets, kubeconfig=o.kubeconfig, context=o.context, timeout=o.timeout))
 
 
 def _pod_target(o: Options, name, selector, watch: bool, replicas) -> tuple:

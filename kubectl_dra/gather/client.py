@@ -112,16 +112,17 @@ class Client:
                         old.clear()
         return self.pool
 
-    def get(self, path: str, query: dict | None = None, gone_ok: bool = False, on_head=None) -> dict:
+    def get(self, path: str, query: dict | None = None, gone_ok: bool = False, on_head=None, text: bool = False):
         """One GET, retried as client-go retries a read: a 429 or 5xx answer that says when to come back
         (Retry-After), and a connection reset or closed before the answer, up to MAX_RETRIES times within
         --request-timeout per attempt; anything else ends in one DraError naming the request. on_head(token), for a
-        list page: called once the answer's continue token (None: none) has arrived, before the rest of it."""
+        list page: called once the answer's continue token (None: none) has arrived, before the rest of it. text: the
+        answer is text (pods/log), returned as a str, not JSON."""
         url_path = path + (("?" + urlencode(query)) if query else "")
         attempt = 0
         while True:
             try:
-                return self._get_once(path, url_path, on_head)
+                return self._get_once(path, url_path, on_head, text)
             except _Gone as g:
                 if gone_ok:
                     raise
@@ -132,7 +133,7 @@ class Client:
                     raise DraError(f"GET {path}: {r.why}; gave up after {attempt} attempts") from None
                 time.sleep(min(r.wait, MAX_RETRY_WAIT))
 
-    def _get_once(self, path: str, url_path: str, on_head=None) -> dict:
+    def _get_once(self, path: str, url_path: str, on_head=None, text: bool = False):
         deadline = time.monotonic() + self.timeout if self.timeout else None
         try:
             raw = self.request(url_path, self.timeout, self.timeout)
@@ -158,6 +159,8 @@ class Client:
             if status == 401:
                 raise Unauthorized(msg)
             raise DraError(f"the server answered {status} for GET {path}: {msg}")
+        if text:
+            return data.decode("utf-8", "replace")
         try:
             return jsonio.loads(data)
         except (ValueError, TypeError):

@@ -516,8 +516,28 @@ def _findings(out: _Out, findings: list[dict], summary: str | None, hints: bool)
         )
         if not said:
             out.line(" " * 11, esc(f["message"]), wrap=11)
+        _plugin_log(out, f)
         if hints and (f["severity"] != "info" or f["code"] in ("DRA002",)):
             out.line(" " * 11 + "hint: ", esc(f["hint"]), wrap=17)
+
+
+def _plugin_log(out: _Out, f: dict) -> None:
+    """--plugin-logs: the plugin container's last lines under DRA607 (or one line saying why there are none)."""
+    plugin = (f.get("evidence") or {}).get("plugin")
+    log = plugin.get("log") if isinstance(plugin, dict) else None
+    if not isinstance(log, dict):
+        return
+    why = log.get("undetermined") or log.get("error")
+    if why:
+        word = "undetermined" if log.get("undetermined") else "not read"
+        out.line(" " * 11 + f"log: {word}: ", esc(str(why)), wrap=13)
+        return
+    lines = log.get("lines") or []
+    which = " (previous instance)" if log.get("previous") else ""
+    name = f" {log['container']}" if log.get("container") else ""
+    out.line(" " * 11 + f"log of container{esc(name)}{which}, last {len(lines)} line(s):")
+    for text in lines:
+        out.line(" " * 13, esc(str(text)) or " ", wrap=13)
 
 
 # The Verdict's words for the finding that blocks: (what, detail). What the evidence shows, not which piece is

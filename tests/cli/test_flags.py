@@ -61,7 +61,17 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             CONNECTION
             | SEMANTICS
             | {"--namespace", "--all-namespaces", "--from-file", "--output", "--selector"}
-            | {"--watch", "--all-devices", "--alone", "--replicas", "--exit-zero", "--no-color", "--verbose", "--help"},
+            | {
+                "--watch",
+                "--all-devices",
+                "--alone",
+                "--replicas",
+                "--plugin-logs",
+                "--exit-zero",
+                "--no-color",
+                "--verbose",
+                "--help",
+            },
         ),
         (
             ("explain", "claim"),
@@ -206,7 +216,7 @@ def test_devices_output_name_and_no_headers():
     assert r.stdout.splitlines() == ["device/gpu.example.com/node-01/gpu-0", "device/gpu.example.com/node-01/gpu-1"]
     full = cli("devices", "--list", "--from-file", str(STEP4)).stdout
     listed = full.split("\n\n")[0].splitlines()  # the device list; the kubelet plugins' note follows it
-    assert full.split("\n\n")[1].startswith("Kubelet plugins: not known on any node: the input has no DaemonSet")
+    assert full.split("\n\n")[1].startswith("Kubelet plugins (Ready on 0 of 1 node(s)")  # step 4 crash-loops
     r = cli("devices", "--no-headers", "--from-file", str(STEP4))
     assert r.returncode == 0 and r.stdout.splitlines() == listed[1:] and len(listed) == 3
     # --node adds the holders' table to the list: --no-headers keeps the device rows alone

@@ -103,7 +103,8 @@ def test_devices_list_names_the_holder_whole():
     render_inventory(report, "text", out, False, W, listing=True)
     text = out.getvalue()
     lines = fits(text)
-    assert lines[0].split() == ["DEVICE", "NODE", "CLASSES", "STATE"]
+    # step 4 has two classes (the chart adds gpu.example.com): at 80 columns CLASSES gives way to STATE
+    assert lines[0].split()[:2] == ["DEVICE", "NODE"] and lines[0].split()[-1] == "STATE"
     assert "claim default/recomendador-7d9c8b6f5-x2x4k-gpu-8kq2w;" in text
     assert "default/recomendador-7d9c8b6f5-x2x4k (Pending)" in text
     assert "…" not in text
