@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
 from kubectl_dra.render.table import fit_table
-from kubectl_dra.render.text import _Out
+from kubectl_dra.render.terminal import _Out
 
 DETAIL_LINES = 6  # at a width, a last cell wraps onto at most this many lines (-o wide: whole)
 _STATE_STYLE = {"free": "green", "allocated": None, "shared": "cyan", "tainted": "yellow", "unhealthy": "bold red"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
 from kubectl_dra.render.table import fit_table
-from kubectl_dra.render.text import _Out
+from kubectl_dra.render.terminal import _Out
 
 LIMIT_LINES = 3  # at a width, FIRST-LIMIT wraps onto at most this many lines (-o wide: whole)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
 from kubectl_dra.render.table import fit_table
-from kubectl_dra.render.text import _Out
+from kubectl_dra.render.terminal import _Out
 
 _STATE_STYLE = {"Blocked": "bold red", "Unknown": "bold yellow", "OK": "green"}
 REASON_LINES = 5  # at a width, a reason wraps onto at most this many lines (explain and -o wide show it whole)

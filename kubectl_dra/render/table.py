@@ -27,7 +27,7 @@ def fit_table(
     at a narrow width, first dropped first. max_lines: at a width, the last cell wraps onto at most this many
     lines, the last of them ending with an ellipsis (the whole cell is in -o wide). header: False writes the rows
     only (status -w after its first table). min_room: the fewest columns the last one wraps under itself in."""
-    from kubectl_dra.render.text import _wrap
+    from kubectl_dra.render.terminal import _wrap
 
     cols = list(range(len(headers)))
     width = out.width

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from kubectl_dra.findings.stages import Stage
 from kubectl_dra.render.escape import esc
+from kubectl_dra.render.terminal import _kv, _Out, _table
 
 MAX_DEVICES = 10
 EXAMPLES_PER_REASON = 3
-MAX_WRAPPED = 24  # at a terminal, a wrapped sentence stops after this many lines (-o wide: whole)
 EVENT_LINES = 8  # at a terminal, an event's message wraps onto at most this many lines
 
 # Why a verdict stays open, by the finding that opened it (first match wins).
@@ -22,122 +22,6 @@ _OPEN_REASONS = (
 )
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
-
-
-# SGR codes of the styles the renderers use (ECMA-48 standard colours; bold is 1).
-_SGR = {"bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
-
-
-def _sgr(style: str) -> str:
-    return ";".join(_SGR[w] for w in style.split() if w in _SGR)
-
-
-class _Out:
-    """Collects styled lines and writes them straight to the stream: plain text, or with SGR colour codes when
-    colour is on. Every cluster string has been through esc() first, so no text can carry a control character."""
-
-    def __init__(self, stream, color: bool, width: int | None, ascii_marks: bool = False):
-        self.width = width  # None: never wrap or truncate (pipes, files, -o wide)
-        self.ascii = ascii_marks  # marks as plain ASCII (a terminal without UTF-8, NO_COLOR)
-        self.stream = stream
-        self.color = color
-        self.wide = False  # -o wide: the details text leaves out (the allocator channel, DRA003)
-
-    def line(self, *parts, wrap: int | None = None, limit: int = MAX_WRAPPED) -> None:
-        """parts: str (plain) or (str, style). With a width, a line that does not fit has its last part wrapped
-        onto lines indented by `wrap` columns (at most `limit` lines, the last ending with an ellipsis: a message
-        of megabytes does not fill the scrollback; -o wide writes it whole), or, without `wrap`, cut with one."""
-        parts = [p if isinstance(p, tuple) else (p, None) for p in parts]
-        lines = [parts]
-        if self.width and parts:
-            head = sum(len(p[0]) for p in parts[:-1])
-            last, style = parts[-1]
-            room = self.width - head
-            if head + len(last) > self.width and wrap is not None and self.width - wrap > 10:
-                if room > 10:
-                    chunks = _wrap(last, room, self.width - wrap)
-                    lines = [parts[:-1] + [(chunks[0], style)]] + [[(" " * wrap + c, style)] for c in chunks[1:]]
-                else:  # no room on this line: the text starts on the next one
-                    chunks = _wrap(last, self.width - wrap, self.width - wrap)
-                    lines = [parts[:-1]] + [[(" " * wrap + c, style)] for c in chunks]
-                if len(lines) > limit:
-                    lines = lines[:limit]
-                    *rest, (end, st) = lines[-1]
-                    room = self.width - sum(len(p[0]) for p in rest) - 1  # the ellipsis fits on the line
-                    lines[-1] = rest + [(end[:room].rstrip() + "…", st)]
-            elif head + len(last) > self.width and room > 10:
-                lines = [parts[:-1] + [(last[: room - 1] + "…", style)]]
-        write = self.stream.write
-        for ps in lines:
-            if self.width:
-                ps = _cut(ps, self.width)
-            if self.color:
-                write("".join(f"\x1b[{_sgr(st)}m{text}\x1b[0m" if st and _sgr(st) else text for text, st in ps) + "\n")
-            else:
-                write("".join(text for text, _ in ps) + "\n")
-
-    def blank(self) -> None:
-        self.stream.write("\n")
-
-
-def _cut(parts: list, width: int) -> list:
-    """Trailing blanks go; a line still wider than the terminal is cut with an ellipsis (-o wide shows it whole)."""
-    while parts and not parts[-1][0].strip():
-        parts = parts[:-1]
-    if parts:
-        parts = parts[:-1] + [(parts[-1][0].rstrip(), parts[-1][1])]
-    if sum(len(p[0]) for p in parts) <= width:
-        return parts
-    out, used = [], 0
-    for text, st in parts:
-        if used + len(text) >= width:
-            out.append((text[: max(0, width - used - 1)] + "…", st))
-            break
-        out.append((text, st))
-        used += len(text)
-    return out
-
-
-def _wrap(text: str, first: int, rest: int) -> list[str]:
-    """Split text at spaces into a first line of at most `first` columns and further lines of `rest`."""
-    words, out, cur, limit = text.split(" "), [], "", first
-    for w in words:
-        while len(w) > limit:  # a word longer than a line is cut
-            if cur:
-                out.append(cur)
-                cur, limit = "", rest
-            out.append(w[:limit])
-            w, limit = w[limit:], rest
-        if not cur:
-            cur = w
-        elif len(cur) + 1 + len(w) <= limit:
-            cur += " " + w
-        else:
-            out.append(cur)
-            cur, limit = w, rest
-    out.append(cur)
-    return out
-
-
-def _kv(out: _Out, key: str, value, style: str | None = None, indent: int = 0, keyw: int = 14) -> None:
-    pad = " " * indent
-    out.line(pad + f"{key + ':':<{keyw}}", (value, style) if style else value, wrap=indent + keyw)
-
-
-def _table(
-    out: _Out,
-    headers: list[str],
-    rows: list[list],
-    indent: int,
-    styles: list | None = None,
-    droppable: tuple = (),
-    max_lines: int | None = None,
-) -> None:
-    """The last column (a reason, a message) wraps under itself, or below the row when the others leave it too
-    little room; never cut (but after max_lines lines, when given: -o wide shows it whole)."""
-    from kubectl_dra.render.table import fit_table
-
-    fit_table(out, headers, rows, indent=indent, styles=styles, droppable=droppable, max_lines=max_lines)
 
 
 def render_text(

@@ -53,7 +53,8 @@ def test_no_claims_no_pieces():
 
 
 def _text(ascii_marks: bool) -> str:
-    from kubectl_dra.render.text import _Out, _pieces
+    from kubectl_dra.render.terminal import _Out
+    from kubectl_dra.render.text import _pieces
 
     b = body(node="node-01", phase="Running", allocated=True)
     out = io.StringIO()
