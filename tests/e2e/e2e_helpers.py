@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import select
 import selectors
 import shutil
 import signal
@@ -113,6 +114,34 @@ class Cluster:
         env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
         return DraResult(argv, proc)
+
+    def kubectl_dra_tty(self, *args: str, width: int = 80, timeout: float = 120) -> str:
+        """The command's stdout on a pseudo-terminal of `width` columns, as a user's terminal gets it (the width
+        text is fitted to is a terminal's only); stderr (its progress line) goes elsewhere."""
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
+        env = dict(os.environ, NO_COLOR="1", COLUMNS=str(width), TERM="xterm")
+        argv = [*kubectl_dra_argv(), *args, "--kubeconfig", self.kubeconfig]
+        proc = subprocess.Popen(argv, stdout=slave, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+        os.close(slave)
+        chunks, deadline = [], time.time() + timeout
+        while time.time() < deadline:
+            ready, _, _ = select.select([master], [], [], max(0.1, deadline - time.time()))
+            try:
+                data = os.read(master, 65536) if ready else b""
+            except OSError:  # the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        proc.wait(timeout=30)
+        os.close(master)
+        return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
 
     # --- namespaces ------------------------------------------------------------------------
     def create_namespace(self, prefix: str) -> str:

@@ -15,7 +15,7 @@ from e2e_helpers import clusterlib, wait_for
 pytestmark = pytest.mark.e2e
 
 
-def _daemonset(name: str, driver: str, node_selector: dict | None) -> dict:
+def daemonset(name: str, driver: str, node_selector: dict | None) -> dict:
     spec: dict = {
         "terminationGracePeriodSeconds": 0,
         "containers": [
@@ -41,13 +41,13 @@ def _daemonset(name: str, driver: str, node_selector: dict | None) -> dict:
     }
 
 
-def _plugin(doc: dict) -> dict:
+def plugin_finding(doc: dict) -> dict:
     f = next((f for f in doc["findings"] if f["code"] == "DRA607"), None)
     assert f is not None, doc["findings"]
     return f
 
 
-def _devices_plugin(cluster, driver: str, node: str) -> tuple:
+def devices_plugin(cluster, driver: str, node: str) -> tuple:
     """devices -o json's verdict on driver's kubelet plugin on node: (status, reason, DaemonSet)."""
     r = cluster.kubectl_dra("devices", "--driver", driver, "-o", "json")
     assert r.code == 0, str(r)
@@ -56,13 +56,16 @@ def _devices_plugin(cluster, driver: str, node: str) -> tuple:
     return got[0]["status"], got[0]["reason"], got[0]["daemonset"]
 
 
-def _bound_and_not_registered(cluster, sc) -> str:
-    """The pod web with a claim on the scenario's class, bound by the real scheduler, and the kubelet's `not
-    registered` posted as the kubelet posts it: the pod's node."""
+def bound_and_not_registered(cluster, sc, tolerations: list | None = None) -> str:
+    """The pod web with a claim on the scenario's class (and tolerations), bound by the real scheduler, and the
+    kubelet's `not registered` posted as the kubelet posts it: the pod's node."""
     sc.api.post(
         f"/apis/resource.k8s.io/v1/namespaces/{sc.ns}/resourceclaims", claim("web-gpu", [request("gpu", sc.cls)])
     )
-    sc.api.post(f"/api/v1/namespaces/{sc.ns}/pods", pod("web", {"gpu": "web-gpu"}))
+    web = pod("web", {"gpu": "web-gpu"})
+    if tolerations:
+        web["spec"]["tolerations"] = tolerations
+    sc.api.post(f"/api/v1/namespaces/{sc.ns}/pods", web)
     bound = cluster.wait_bound(sc.ns, "web", timeout=60)
     node = bound["spec"]["nodeName"]
     time.sleep(1.1)  # the kubelet reacts after the Scheduled event's second
@@ -83,28 +86,28 @@ def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
     plugins = cluster.create_namespace("drv-plugins")
     try:
         ds_path = f"/apis/apps/v1/namespaces/{plugins}/daemonsets"
-        sc.api.post(ds_path, _daemonset("kubeletplugin", sc.driver, {"example.com/gpu-node": "true"}))
+        sc.api.post(ds_path, daemonset("kubeletplugin", sc.driver, {"example.com/gpu-node": "true"}))
         wait_for(
             "the DaemonSet controller to count the nodes it matches",
             lambda: (sc.api.get(f"{ds_path}/kubeletplugin").get("status") or {}).get("observedGeneration") == 1,
             60,
         )
         assert sc.api.get(f"{ds_path}/kubeletplugin")["status"].get("desiredNumberScheduled", 0) == 0
-        node = _bound_and_not_registered(cluster, sc)
+        node = bound_and_not_registered(cluster, sc)
 
         # The DaemonSet selects nodes with a label no node has: it runs no pod on the pod's node, and says why.
         r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
         assert r.code == 1, str(r)
         assert r.json["verdict"]["missing"] == "driver", str(r)
         assert any(f["code"] == "DRA601" for f in r.json["findings"]), str(r)
-        f = _plugin(r.json)
+        f = plugin_finding(r.json)
         assert f["evidence"]["plugin"]["state"] == "not-covered", f
         assert f["evidence"]["plugin"]["daemonset"] == f"{plugins}/kubeletplugin", f
         assert f["evidence"]["plugin"]["link"] == "named", f
         assert f"runs no pod on {node}" in f["message"] and "example.com/gpu-node=true" in f["message"], f
         assert not any(f["code"] == "DRA101" for f in r.json["findings"]), str(r)
         # devices says the same per node: the node's devices have no plugin pod to prepare them, and why
-        assert _devices_plugin(cluster, sc.driver, node)[:2] == ("no-pod", "node does not match its nodeSelector "
+        assert devices_plugin(cluster, sc.driver, node)[:2] == ("no-pod", "node does not match its nodeSelector "
                                                                  "example.com/gpu-node=true"), str(r)  # fmt: skip
 
         # Without the selector the controller creates a pod per node; the scheduler binds them; with no kubelet they
@@ -120,14 +123,14 @@ def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
         wait_for(f"a plugin pod bound to {node}", plugin_pod_on_node, 90)
         r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
         assert r.code == 1, str(r)
-        f = _plugin(r.json)
+        f = plugin_finding(r.json)
         assert f["evidence"]["plugin"]["state"] == "pod-not-ready", f
         assert f["evidence"]["plugin"]["pod"]["pod"] == f"{plugins}/{plugin_pod_on_node()[0]['metadata']['name']}", f
         assert "is not ready: Pending" in f["message"], f
         # and in text, at 80 columns, the same
         t = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns)
         assert "DRA607 driver-plugin" in t.stdout and "not ready" in t.stdout, str(t)
-        status, reason, ds = _devices_plugin(cluster, sc.driver, node)
+        status, reason, ds = devices_plugin(cluster, sc.driver, node)
         assert (status, reason, ds) == ("not-ready", "Pending", f"{plugins}/kubeletplugin")
         t = cluster.kubectl_dra("devices", "--driver", sc.driver)
         assert t.code == 0 and f"{node}: {sc.driver} plugin not ready (Pending)" in " ".join(t.stdout.split()), str(t)
@@ -149,21 +152,21 @@ def test_failed_create_and_a_kubelet_restart_seen_live(cluster, scenario):
                             "spec": {"hard": {"pods": "0"}}})  # fmt: skip
         wait_for("the quota controller to count the namespace's pods",
                  lambda: (sc.api.get(f"{quota}/no-pods").get("status") or {}).get("hard"), 60)  # fmt: skip
-        sc.api.post(f"/apis/apps/v1/namespaces/{plugins}/daemonsets", _daemonset("kubeletplugin", sc.driver, None))
+        sc.api.post(f"/apis/apps/v1/namespaces/{plugins}/daemonsets", daemonset("kubeletplugin", sc.driver, None))
         failed = f"/api/v1/namespaces/{plugins}/events?fieldSelector=involvedObject.kind=DaemonSet,reason=FailedCreate"
         wait_for("the DaemonSet controller's FailedCreate event", lambda: sc.api.get(failed)["items"], 60)
-        node = _bound_and_not_registered(cluster, sc)
+        node = bound_and_not_registered(cluster, sc)
 
         r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
         assert r.code == 1, str(r)
-        f = _plugin(r.json)
+        f = plugin_finding(r.json)
         assert f["evidence"]["plugin"]["state"] == "no-pod", f
         assert "the DaemonSet controller cannot create its pods: Error creating:" in f["message"], f
         assert "exceeded quota: no-pods" in f["message"] and "(FailedCreate, " in f["message"], f
         assert "kubelet" not in f["message"].split("(FailedCreate")[1], f  # the node's slice is there: no restart
         assert not any(f["code"] == "DRA101" for f in r.json["findings"]), str(r)
         # devices says the same of the node: no plugin pod, because the quota refuses it
-        status, reason, _ = _devices_plugin(cluster, sc.driver, node)
+        status, reason, _ = devices_plugin(cluster, sc.driver, node)
         assert status == "no-pod" and "exceeded quota: no-pods" in reason and "(FailedCreate, " in reason, reason
 
         # The quota goes: the controller creates the node's plugin pod, which runs and is Ready (its status set as
@@ -201,7 +204,7 @@ def test_failed_create_and_a_kubelet_restart_seen_live(cluster, scenario):
         wait_for("the node's slices to be wiped",
                  lambda: not sc.api.get(f"{slices}?fieldSelector=spec.driver={sc.driver}")["items"], 30)  # fmt: skip
         r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
-        f = _plugin(r.json)
+        f = plugin_finding(r.json)
         assert f["evidence"]["plugin"]["state"] == "pod-ready", f
         assert f"the kubelet on {node} started at " in f["message"], f
         assert "the plugin has likely not registered with it since" in f["message"], f
