@@ -153,6 +153,11 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
     sys.stdout.flush()
     if not report.rows and o.output in ("text", "wide"):
         sys.stderr.write(f"No devices{' match' if listed else ' are published'} ({report.total} published).\n")
+    if o.output in ("text", "wide"):
+        from kubectl_dra.render.escape import esc
+
+        for p in report.publishing:
+            sys.stderr.write(f"{esc(p.driver)} publishes no ResourceSlice: {_one_line(p.message)}\n")
     for line in report.where_errors:
         sys.stderr.write(f"warning: --where failed on {_one_line(line)} (counted as not matching)\n")
 

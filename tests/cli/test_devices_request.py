@@ -150,3 +150,23 @@ def test_agrees_with_match_count():
              "--kubernetes-version", "1.37", "-o", "json"])  # fmt: skip
     count = json.loads(m.stdout)["count"]
     assert count["fit"] == d["total"]["fit"] and count["nodes"] == {n["node"]: n["fit"] for n in d["nodes"]}
+
+
+def test_a_driver_a_class_names_with_no_slices_is_an_empty_answer_that_says_why():
+    """devices --driver D where no ResourceSlice of D exists but a DeviceClass selects D: not a typo (exit 0, no
+    devices) and the driver piece's reason on stderr and in -o json; a name nothing knows stays an error."""
+    scenarios = SCENARIO.parent
+    for name, state, words in (
+        ("driver-publishes-nothing", "publishing-nothing", "the plugin runs and publishes nothing"),
+        ("driver-not-deployed", "not-found", "it is likely not installed"),
+    ):
+        inp = str(scenarios / name / "input.yaml")
+        r = run(["devices", "--driver", DRIVER, "--from-file", inp])
+        assert r.returncode == 0 and r.stdout == "", (r.returncode, r.stdout, r.stderr)
+        assert f"{DRIVER} publishes no ResourceSlice: " in r.stderr and words in r.stderr, r.stderr
+        j = json.loads(run(["devices", "--driver", DRIVER, "--from-file", inp, "-o", "json"]).stdout)
+        assert [(p["driver"], p["state"]) for p in j["publishing"]] == [(DRIVER, state)], j["publishing"]
+        one_line_error(run(["devices", "--driver", "gpu.exmple.com", "--from-file", inp]), "did you mean")
+    # a driver with devices has no such note
+    j = json.loads(devices("--driver", DRIVER, "-o", "json").stdout)
+    assert j["publishing"] == [] and j["summary"]["devices"] > 0

@@ -210,6 +210,12 @@ def test_a_ready_plugin_that_publishes_nothing(cluster, scenario):
         assert said in f["message"] and "the plugin runs and publishes nothing" in f["message"], f
         text = _fits(cluster.kubectl_dra_tty("explain", "pod", "web", "-n", sc.ns))
         assert said in text, text
+        # devices --driver D: the driver its DeviceClass names is no typo; no devices, and why (not "not found")
+        r = cluster.kubectl_dra("devices", "--driver", sc.driver, "-o", "json")
+        assert r.code == 0 and r.json["summary"]["devices"] == 0, str(r)
+        assert [(p["driver"], p["state"]) for p in r.json["publishing"]] == [(sc.driver, "publishing-nothing")], r.json
+        t = cluster.kubectl_dra("devices", "--driver", sc.driver)
+        assert t.code == 0 and f"{sc.driver} publishes no ResourceSlice: DaemonSet {plugins}/kubeletplugin" in t.stderr
     finally:
         if plugins:
             cluster.delete_namespace(plugins)

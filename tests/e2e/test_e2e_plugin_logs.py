@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from builders import device
 from e2e_helpers import wait_for
-from test_e2e_driver import _bound_and_not_registered, _daemonset, _plugin
+from test_e2e_driver import bound_and_not_registered, daemonset, plugin_finding
 
 pytestmark = pytest.mark.e2e
 
@@ -27,8 +27,8 @@ def test_plugin_logs_only_when_asked_and_a_node_without_kubelet_is_one_line(clus
     sc.slice([device("gpu-0")])
     plugins = cluster.create_namespace("plog-plugins")
     try:
-        sc.api.post(f"/apis/apps/v1/namespaces/{plugins}/daemonsets", _daemonset("kubeletplugin", sc.driver, None))
-        node = _bound_and_not_registered(cluster, sc)
+        sc.api.post(f"/apis/apps/v1/namespaces/{plugins}/daemonsets", daemonset("kubeletplugin", sc.driver, None))
+        node = bound_and_not_registered(cluster, sc)
 
         def plugin_pod_on_node():
             items = sc.api.get(f"/api/v1/namespaces/{plugins}/pods")["items"]
@@ -39,13 +39,13 @@ def test_plugin_logs_only_when_asked_and_a_node_without_kubelet_is_one_line(clus
 
         plain = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "-o", "json")
         assert plain.code == 1, str(plain)
-        assert "log" not in _plugin(plain.json)["evidence"]["plugin"], str(plain)
+        assert "log" not in plugin_finding(plain.json)["evidence"]["plugin"], str(plain)
         assert _log_requests(cluster, plugins) == []  # no flag, no pods/log request
 
         r = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "--plugin-logs=5", "-o", "json")
         assert r.code == plain.code and "Traceback" not in r.stderr, str(r)
         assert r.json["verdict"] == plain.json["verdict"], str(r)
-        log = _plugin(r.json)["evidence"]["plugin"]["log"]
+        log = plugin_finding(r.json)["evidence"]["plugin"]["log"]
         # Pending, no container status yet: the pod's only container, which the API server picks itself
         assert log["container"] is None and log["tailLines"] == 5 and "lines" not in log, log
         # the API server cannot reach the node's kubelet (the fake node has none): its 500, in one line

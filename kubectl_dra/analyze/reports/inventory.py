@@ -120,6 +120,9 @@ class InventoryReport:
     ] = ()  # ResourcePoolStatusRequests' counts beside ours (analyze/devices/pool_status.py)
     # per node and driver of the listed node-local devices, the driver's kubelet plugin there (node_plugins.py)
     plugins: tuple = ()
+    # --driver D that a DeviceClass names and no ResourceSlice publishes: is a plugin deployed, does it run
+    # (driver.judge_publishing, the driver piece's own rule)
+    publishing: tuple = ()
 
     states = STATES
 
@@ -189,6 +192,10 @@ class InventoryReport:
             "counters": list(self.counters),
             "poolStatusRequests": list(self.pool_status),
             "plugins": [p.to_dict() for p in self.plugins],
+            "publishing": [
+                {"driver": p.driver, "state": p.state, "message": p.message, "daemonset": p.daemonset}
+                for p in self.publishing
+            ],
             "unseen": list(self.unseen),
             "whereErrors": list(self.where_errors),
             "semantics": self.semantics,
@@ -295,7 +302,19 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
         tuple(counter_usage(an, counters, listed_pools)),
         tuple(upstream_pool_status(snap.pool_status_requests, rows)),
         tuple(node_plugins(snap, rows)),
+        _publishing(snap, filters.get("driver")),
     )
+
+
+def _publishing(snap: Snapshot, driver: str | None) -> tuple:
+    """The driver asked for publishes no ResourceSlice at all (check_device_filters let it through because a
+    DeviceClass names it): why, as the driver piece says it."""
+    if not driver or any((s.get("spec") or {}).get("driver") == driver for s in snap.slices):
+        return ()
+    from kubectl_dra.analyze.pod.driver import judge_publishing
+    from kubectl_dra.analyze.pod.kubelet import seen_of
+
+    return (judge_publishing(seen_of(snap), driver),)
 
 
 def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, counters: CounterView) -> DeviceRow:

@@ -76,6 +76,12 @@ def check_device_filters(snap: Snapshot, node, driver, device_class, pool) -> tu
     if "resourceslices" in unread:
         return driver, pool
     drivers = {s.get("driver") for s in specs if isinstance(s.get("driver"), str)}
+    if driver and driver not in drivers and "deviceclasses" not in unread:
+        # a driver a DeviceClass names exists for the user even with nothing published: the empty answer, whose
+        # note says why (no slices of it; its kubelet plugin's state), not "not found"
+        from kubectl_dra.analyze.pod.daemonset import class_expressions, drivers_named
+
+        drivers |= {d for c in snap.classes for d in drivers_named(class_expressions(c))}
     if driver and driver not in drivers:
         raise missing("driver", driver, drivers)
     pools = {(s.get("driver"), (s.get("pool") or {}).get("name")) for s in specs}
