@@ -89,6 +89,8 @@ def _pieces(out: _Out, rows: list[dict], verdict: dict | None = None, decisive: 
         if decisive is not None and evidence == " ".join(decisive["message"].split()):
             what = _blocked_why(decisive, verdict or {})[0] if r["state"] == "missing" else "undetermined"
             evidence = f"{what} (see Summary)"
+        if r.get("plugin"):
+            evidence += f"; {r['plugin']} (DRA607)"
         mark, style = _MARKS[r["state"]]
         if out.ascii:
             mark = _ASCII_MARKS[r["state"]]

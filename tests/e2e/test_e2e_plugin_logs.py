@@ -55,7 +55,7 @@ def test_plugin_logs_only_when_asked_and_a_node_without_kubelet_is_one_line(clus
 
         t = cluster.kubectl_dra("explain", "pod", "web", "-n", sc.ns, "--plugin-logs")
         assert t.code == plain.code and "Traceback" not in t.stderr, str(t)
-        block = t.stdout[t.stdout.index("DRA607") :]
+        block = t.stdout[t.stdout.index("DRA607 driver-plugin") :]  # the finding, not the Pieces line
         assert "           log: not read: " in block.split("hint:")[0], str(t)
     finally:
         cluster.delete_namespace(plugins)

@@ -87,7 +87,8 @@ def test_the_crash_looping_plugin_container_is_read_previous_and_shown_escaped_a
     render(shown, "text", out, color=False, width=80)
     text = out.getvalue()
     assert all(len(line) <= 80 for line in text.splitlines())
-    block = text[text.index("DRA607") : text.index("hint:", text.index("DRA607"))]
+    at = text.index("DRA607 driver-plugin")  # the finding (the Pieces line names DRA607 too)
+    block = text[at : text.index("hint:", at)]
     assert "log of container plugin (previous instance), last 2 line(s):" in block
     assert "\x1b" not in text and "denied" in block
     assert "             I1130 10:03:39 driver.go:80] starting" in block  # indented under the finding

@@ -45,6 +45,10 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
     for piece in PIECES_SHOWN:
         if piece in missing:
             add(piece, "missing", missing[piece].message)
+            # not registered, or the plugin fails to prepare: its pod on the node is the next thing to look at (a
+            # CDI or claim error comes after the plugin answered)
+            if piece == "driver" and missing[piece].code in ("DRA601", "DRA602") and (words := _plugin_words(findings)):
+                rows[-1]["plugin"] = words
             stop = stop or f"blocked at the {piece}"  # not "missing": a device may exist and be taken
             continue
         if stop is not None:
@@ -98,3 +102,20 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
             else:
                 add(piece, "waiting", "the kubelet prepares the devices once the pod is bound")
     return rows
+
+
+def _plugin_words(findings) -> str | None:
+    """A few words on the node's kubelet plugin (DRA607's judgement) for the missing driver piece's line."""
+    f = next((f for f in findings if f.code == "DRA607"), None)
+    plugin = (f.evidence.get("plugin") or {}) if f is not None else {}
+    state, pod = plugin.get("state"), plugin.get("pod") or {}
+    if state == "pod-not-ready":
+        why = pod.get("waiting") or pod.get("phase")
+        return "its plugin pod is not ready" + (f" ({why})" if why else "")
+    if state == "pod-ready":
+        return "its plugin pod is ready"
+    if state in ("not-covered", "no-pod"):
+        return "no plugin pod on the node"
+    if state == "not-found":
+        return "no kubelet plugin found"
+    return None
