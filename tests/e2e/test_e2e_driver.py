@@ -105,6 +105,8 @@ def test_the_plugin_daemonset_found_and_judged_on_the_node(cluster, scenario):
         assert f["evidence"]["plugin"]["daemonset"] == f"{plugins}/kubeletplugin", f
         assert f["evidence"]["plugin"]["link"] == "named", f
         assert f"runs no pod on {node}" in f["message"] and "example.com/gpu-node=true" in f["message"], f
+        # the node's slice is there all the same (no plugin pod wrote it): why the scheduler allocated its device
+        assert f"; yet 1 ResourceSlice of {sc.driver} for {node} exists (since " in f["message"], f
         assert not any(f["code"] == "DRA101" for f in r.json["findings"]), str(r)
         # devices says the same per node: the node's devices have no plugin pod to prepare them, and why
         assert devices_plugin(cluster, sc.driver, node)[:2] == ("no-pod", "node does not match its nodeSelector "

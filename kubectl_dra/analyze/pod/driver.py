@@ -209,6 +209,21 @@ def _slices_on(seen: Seen, driver: str, node_name: str) -> list:
     ]
 
 
+def _slices_note(seen: Seen, driver: str, node_name: str) -> str:
+    """'; yet ...' when the node has ResourceSlices of the driver although the plugin runs no pod there: their
+    devices look free to the scheduler, which allocates them, and the kubelet then finds no plugin."""
+    here = _slices_on(seen, driver, node_name)
+    if not here:
+        return ""
+    made = min(meta_of(s).get("creationTimestamp") or "" for s in here)
+    n = len(here)
+    return (
+        f"; yet {n} ResourceSlice{'s' if n != 1 else ''} of {driver} for {node_name} "
+        f"{'exist' if n != 1 else 'exists'}{f' (since {made})' if made else ''}, not written by a plugin pod running "
+        "there now: the scheduler may allocate its devices"
+    )
+
+
 def _latest(events) -> dict | None:
     return max(events, key=lambda x: (x.get("time") or "", x.get("firstTime") or ""), default=None)
 
@@ -369,8 +384,8 @@ def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, w
     if node is not None:
         gap = coverage_gap(ds, node)
         if gap is not None:
-            return Plugin(driver, node_name, "not-covered", f"{head} runs no pod on {node_name}: {gap}",
-                          _ref(ds), how, problem=True, reason=gap)  # fmt: skip
+            return Plugin(driver, node_name, "not-covered", f"{head} runs no pod on {node_name}: {gap}"
+                          f"{_slices_note(seen, driver, node_name)}", _ref(ds), how, problem=True, reason=gap)  # fmt: skip
     mine = by_node.get(node_name, [])
     if not mine:
         unseen = seen.pods_gap or (
@@ -382,8 +397,8 @@ def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, w
             return Plugin(driver, node_name, "not-looked", f"{head} serves {driver}; its pod on {node_name} was not "
                           f"looked for: {unseen}", _ref(ds), how, reason=unseen)  # fmt: skip
         why = _no_pod_why(seen, ds, node)
-        return Plugin(driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}{update_note(ds, None)}",
-                      _ref(ds), how, problem=True, reason=why)  # fmt: skip
+        return Plugin(driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}{update_note(ds, None)}"
+                      f"{_slices_note(seen, driver, node_name)}", _ref(ds), how, problem=True, reason=why)  # fmt: skip
     st = pod_state(mine[0], pick[0] if pick else None)
     note = update_note(ds, mine[0])
     c = st["container"]
