@@ -80,7 +80,7 @@ class _Sim:
             return hit[1]
         try:
             res = alloc.allocate(n, here)
-        except (NodeFailure, AllocationError) as err:
+        except NodeFailure as err:  # (an AllocationError is not kept: its message names this pod's claim)
             self._tried[key] = (gens, err)
             raise
         self._tried[key] = (gens, res)
