@@ -74,7 +74,9 @@ The commands follow kubectl's split between listing and describing:
 * `kubectl dra devices` lists devices as `kubectl get nodes` lists nodes: a resource-like name (`devices`, plural)
   rather than a verb; with no flag it summarises per node and class (a 40,000-device list is not an answer), any
   filter or `--list` shows the devices. `--node` follows `kubectl drain`'s question: which pods hold this node's
-  devices, through which claims.
+  devices, through which claims. A `--driver` that a DeviceClass names but no ResourceSlice publishes is an empty
+  answer, not an unknown name: its note (stderr; `publishing` in `-o json`) says why, as the driver piece of
+  `explain` does (no kubelet plugin found, its pods not ready, or running and publishing nothing).
   `--class C --request FILE` answers "how many more of this request fit": copies of the one claim in FILE (a
   ResourceClaim or ResourceClaimTemplate, or a Pod: the claim of its DRA-backed extended resources, the forms
   `match claim -f` takes) are allocated one after another by the allocator, on top of the allocated claims and of
