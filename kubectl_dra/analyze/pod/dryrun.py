@@ -297,16 +297,15 @@ class Analysis:
         )
         if ("nodes", nodes_key) not in self.memo:
             u, rj, co = self.usable_nodes(pod, allocated)
-            self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), [_name(n) for n in u], co)
-        usable, rejected, reach, usable_names, claim_only = self.memo[("nodes", nodes_key)]
-        mctx = MatrixContext(
-            self.universe,
-            state,
-            self.sem,
-            self.ev,
-            reach if pod is not None or not self.idx.nodes_synthetic else None,
-            counters,
-        )
+            names = [_name(n) for n in u]
+            # Pods whose constraints differ but leave the same nodes usable, refused for the same reasons (a pod
+            # with the default tolerations and one without, on nodes with no such taint), share device matrices.
+            reach_id = self.memo.setdefault(("reach", tuple(names), tuple(sorted(rj.items()))), len(self.memo))
+            self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), names, co, reach_id)
+        usable, rejected, reach, usable_names, claim_only, reach_id = self.memo[("nodes", nodes_key)]
+        if pod is None and self.idx.nodes_synthetic:  # no nodes to reach devices from: matrices without them
+            reach_id = None
+        mctx = MatrixContext(self.universe, state, self.sem, self.ev, None if reach_id is None else reach, counters)
         analyses = []
         for ci, (claim, pcn) in enumerate(zip(claims, pcnames)):
             reqs, cls_findings = build_requests(claim, ci, self.idx)
@@ -321,7 +320,7 @@ class Analysis:
                 for r in alts:
                     if r.class_obj is None:
                         continue
-                    key = ("matrix", r.name, r.class_name, id(r.class_obj), _json(r.spec), nodes_key, own)
+                    key = ("matrix", r.name, r.class_name, id(r.class_obj), _json(r.spec), reach_id, own)
                     m = self.memo.get(key)
                     if m is None:  # one per request shape: a Deployment's replicas share it
                         m = self.memo[key] = device_matrix(r, replace(mctx, own_devices=own))

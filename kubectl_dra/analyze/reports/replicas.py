@@ -57,6 +57,7 @@ class Placed:
     not (index), and the snapshot with the copies."""
 
     snap: Snapshot
+    base: Analysis  # of snap: forks of it share the device matrices the queue computed
     queue: object
     placed: dict
     places: list
@@ -87,7 +88,7 @@ def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[
     places = [queue.places.get(f"{ns_of(p)}/{name_of(p)}") for p in pods]
     fit = [pl for pl in places if pl is not None and pl.outcome == "fits"]
     first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != "fits"), None)
-    return Placed(snap2, queue, placed, places, len(fit), Counter(pl.node for pl in fit), first_out)
+    return Placed(snap2, base, queue, placed, places, len(fit), Counter(pl.node for pl in fit), first_out)
 
 
 # What the DefaultTolerationSeconds admission plugin (on by default) adds to every pod created: a pod of the
@@ -136,7 +137,7 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
     place = places[first_out]
     open_ = place is not None and place.outcome == "undetermined"
     if place is None or open_:  # blocked alone, even before the others (its own report says why), or open
-        report = explain_pod(snap2, sem, ns, name_of(pod))
+        report = explain_pod(snap2, sem, ns, name_of(pod), got.base.fork())
         if open_:  # the count is open: the queue's reason, after how many are certain
             report = with_place(report, place)
     else:  # against what the pods ahead of it take, materialized as allocations: the allocator's own reasons
