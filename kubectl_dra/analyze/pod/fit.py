@@ -273,6 +273,7 @@ class BoundPods:
         self.by_node: dict[str, list] = {}
         self.seen: set = set()  # nodes that some pod of the input names, terminated or not
         self._used: dict[str, dict[str, int]] = {}
+        self._allocatable: dict[int, tuple] = {}  # id(node) -> (node, allocatable in scheduler units, pod capacity)
         for p in pods:
             node = (p.get("spec") or {}).get("nodeName")
             if not node:
@@ -294,6 +295,20 @@ class BoundPods:
                     got[k] = got.get(k, 0) + v
         return got
 
+    def allocatable(self, node: dict) -> tuple[dict, int]:
+        """The node's status.allocatable in the scheduler's units and its pod capacity, parsed once per node object
+        (the queue's dry-run checks a node for every pod it tries there)."""
+        hit = self._allocatable.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1], hit[2]
+        try:
+            alloc = scheduler_units(_rl(node["status"]["allocatable"]) if isinstance(node.get("status"), dict) else {})
+            pods = _rl({"pods": _d(_d(node.get("status")).get("allocatable")).get("pods", 0)})["pods"]
+        except BadQuantity as e:
+            raise DraError(f"node {name_of(node)}: status.allocatable {e} is not a valid quantity") from None
+        self._allocatable[id(node)] = (node, alloc, -(-pods // NANO))
+        return alloc, -(-pods // NANO)
+
     def known(self, node: str) -> bool:
         """A file without every pod cannot tell "no pods there" from "pods left out": a node counts as known when the
         input has some pod on it (a real node runs at least its DaemonSets' pods)."""
@@ -308,6 +323,10 @@ class Fit:
         self.bound = bound
         self.sem = sem
         self.request = _requests_of(pod, "pod")
+        # the order the shortfalls are listed in: native resources first, then by name
+        self._wanted = sorted(
+            ((r, w) for r, w in self.request.items() if w > 0), key=lambda kv: (kv[0] not in NATIVE, kv[0])
+        )
         self.mapping = class_mapping(list(classes), sem) if sem.gate("DRAExtendedResource") and classes else {}
         self.uid = ((pod.get("metadata") or {}).get("uid")) or None
 
@@ -328,12 +347,7 @@ class Fit:
             # A node always has status.allocatable; a file without it left the node's status out (a live read of
             # a node without one is what the scheduler sees: room for no pod).
             return NodeFit(name, None, missing="allocatable")
-        try:
-            alloc = scheduler_units(_rl(node["status"]["allocatable"]) if isinstance(node.get("status"), dict) else {})
-            pods = _rl({"pods": _d(_d(node.get("status")).get("allocatable")).get("pods", 0)})["pods"]
-        except BadQuantity as e:
-            raise DraError(f"node {name}: status.allocatable {e} is not a valid quantity") from None
-        pods_cap = -(-pods // NANO)
+        alloc, pods_cap = self.bound.allocatable(node)
         known = self.bound.known(name)
         used = self.bound.used(name) if known else {}
         count = self.bound.count(name) if known else 0
@@ -343,9 +357,7 @@ class Fit:
         out = []
         if count + 1 > pods_cap:
             out.append(Shortfall("pods", 1, count, pods_cap))
-        for res, want in sorted(self.request.items(), key=lambda kv: (kv[0] not in NATIVE, kv[0])):
-            if want <= 0:
-                continue
+        for res, want in self._wanted:
             if res not in NATIVE and self._delegated(res, node):
                 continue
             have = alloc.get(res, 0)
