@@ -48,13 +48,24 @@ def _quantities(data):
     return data
 
 
+_CONSUMED = b'"consumedCapacity"'
+
+
+def _dumped(data, indent: bool) -> bytes:
+    """data as JSON with every consumedCapacity written as quantities. Most reports have none (an explain's body
+    holds a row per device: 40,000 of them on a large cluster), so the document is written first and walked for
+    them only when the key occurs."""
+    out = jsonio.dumps_utf8(data, default=_default, indent=indent)
+    return jsonio.dumps_utf8(_quantities(data), default=_default, indent=indent) if _CONSUMED in out else out
+
+
 def plain(report) -> dict:
     """The report as plain JSON-compatible data."""
-    return jsonio.loads(jsonio.dumps(_quantities(report.to_dict()), default=_default, indent=False))
+    return jsonio.loads(_dumped(report.to_dict(), False))
 
 
 def to_json_utf8(report) -> bytes:
-    return jsonio.dumps_utf8(_quantities(report.to_dict()), default=_default) + b"\n"
+    return _dumped(report.to_dict(), True) + b"\n"
 
 
 def _yaml(data) -> str:
@@ -86,7 +97,6 @@ def list_to_yaml(reports) -> str:
 
 def data_to(data: dict, fmt: str) -> str:
     """Any plain document (a scan, an inventory) as JSON or YAML, the same way a Report is written."""
-    data = _quantities(data)
     if fmt == "json":
-        return jsonio.dumps(data, default=_default) + "\n"
-    return _yaml(jsonio.loads(jsonio.dumps(data, default=_default, indent=False)))
+        return _dumped(data, True).decode("utf-8") + "\n"
+    return _yaml(jsonio.loads(_dumped(data, False)))

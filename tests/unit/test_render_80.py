@@ -245,6 +245,13 @@ def test_consumed_capacity_is_written_as_the_api_writes_quantities():
     )
     js = to_json_utf8(r).decode()
     assert '"memory": "16Gi"' in js and '"memory": "1Gi"' in js and "17179869184" not in js
+    # YAML and the plain documents (scan, inventory) go the same way; a document without the key is left as it is
+    from kubectl_dra.render.structured import data_to, plain
+
+    assert plain(r)["dryRun"]["results"][0]["consumedCapacity"] == {"memory": "1Gi"}
+    assert '"memory": "16Gi"' in data_to({"x": [{"consumedCapacity": {"memory": 2**34}}]}, "json")
+    assert "memory: 16Gi" in data_to({"x": [{"consumedCapacity": {"memory": 2**34}}]}, "yaml")
+    assert '"memory": 17179869184' in data_to({"x": [{"capacity": {"memory": 2**34}}]}, "json")
 
 
 # -- a real terminal ---------------------------------------------------------------------------------------------
