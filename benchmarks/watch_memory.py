@@ -35,6 +35,7 @@ import ctypes
 import gc
 import io
 import json
+import queue
 import random
 import sys
 import time
@@ -49,7 +50,7 @@ sys.path.insert(0, str(HERE.parent))
 import bench  # noqa: E402
 import soak  # noqa: E402
 
-from kubectl_dra import jsonio  # noqa: E402
+from kubectl_dra import jsonio, runtime  # noqa: E402
 from kubectl_dra.cli import watch as cliwatch  # noqa: E402
 from kubectl_dra.cli.options import Options  # noqa: E402
 from kubectl_dra.gather.watch import LiveSession  # noqa: E402
@@ -63,16 +64,20 @@ def rss_mb() -> float:
 
 
 class Session(LiveSession):
-    """The LiveSession of a watch, fed by the churn below instead of watch threads: wait_for_change() applies the
-    next event; after the last answer it stops the loop as Ctrl-C does."""
+    """The LiveSession of a watch, fed by the churn below: wait_for_change() makes the next event and applies it
+    (threads=False), or (threads=True) hands it as a JSON line to the session's real watch thread, which decodes
+    and applies it as from the API server's stream (gather/watch.py _watch_once, in one malloc arena as -w runs),
+    then waits as -w does (with a shorter settle time). After the last answer it stops the loop as Ctrl-C does."""
 
-    def __init__(self, records, meta, churn, answers: int, report):
-        super().__init__(None, records, [], meta)
-        self.churn, self.answers, self.report = churn, answers, report
+    def __init__(self, records, meta, churn, answers: int, report, threads: bool = False):
+        super().__init__(_Client() if threads else None, records, [], meta)
+        self.churn, self.answers, self.report, self.threads = churn, answers, report, threads
         self.n = 0
 
     def start(self) -> None:
-        pass
+        if self.threads:
+            runtime.one_malloc_arena()
+            super().start()
 
     def wait_for_change(self, settle: float = 0.0, poll: float = 0.0) -> None:
         if self.n:
@@ -81,8 +86,42 @@ class Session(LiveSession):
             raise KeyboardInterrupt
         self.n += 1
         src = next(s for s in self.sources if s.kind == "ResourceSlice")
-        for ev in self.churn(self.n - 1, src):
-            self._apply(src, ev)
+        events = self.churn(self.n - 1, src)
+        if not self.threads:
+            for ev in events:
+                self._apply(src, ev)
+            return
+        self.client.lines.put(b"".join(jsonio.dumps(ev, indent=False).encode() + b"\n" for ev in events))
+        super().wait_for_change(settle=0.02, poll=0.05)
+
+
+class _Client:
+    """The API server as the watch threads see it: the slices' watch streams the lines put in `lines`; the other
+    watches stream nothing until the process ends."""
+
+    def __init__(self):
+        self.lines: queue.Queue = queue.Queue()
+        self.record = None
+
+    def request(self, url: str, *timeouts):
+        return _Stream(self.lines if url.startswith("ResourceSlice?") else queue.Queue())
+
+
+class _Stream:
+    status, reason = 200, "OK"
+
+    def __init__(self, lines: queue.Queue):
+        self.lines = lines
+
+    def stream(self, size: int, decode_content: bool = True):
+        while True:
+            yield self.lines.get()
+
+    def read(self, size: int) -> bytes:
+        return b""
+
+    def release_conn(self) -> None:
+        pass
 
 
 def churn_events(nodes: int, seed: int = 7):
@@ -119,6 +158,7 @@ def main() -> int:  # long: the set-up, the probe of each line and the referrers
     p.add_argument("--answers", type=int, default=2000)
     p.add_argument("--every", type=int, default=500)
     p.add_argument("--watch", choices=("explain", "status"), default="explain")
+    p.add_argument("--threads", action="store_true", help="events through the real watch thread, as JSON lines")
     p.add_argument("--trim", action="store_true", help="malloc_trim(0) after each answer")
     p.add_argument(
         "--referrers",
@@ -192,7 +232,7 @@ def main() -> int:  # long: the set-up, the probe of each line and the referrers
             marks["trace"] = tracemalloc.take_snapshot()
         del objs
 
-    session = Session(records, meta, churn_events(a.nodes), a.answers, report)
+    session = Session(records, meta, churn_events(a.nodes), a.answers, report, a.threads)
     del records
     params = {"output": "text", "namespace": soak.live.NS, "no_color": True, "all_namespaces": a.watch == "status"}
     o = Options.from_click(params)
