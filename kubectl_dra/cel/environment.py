@@ -316,9 +316,9 @@ def environment_for(version: tuple[int, int], list_attributes: bool) -> CelEnvir
     Python (the Kubernetes libraries: a quantity's compareTo, semver, isGreaterThan, ...) nor what the function
     returns (py_cel_function.cc, PyCelFunctionAdapter::Invoke: no Py_DECREF of py_args or of the result; fixed
     upstream after 0.1.3). Each such call leaks a tuple and the values converted for it (a Quantity message: about
-    1 kB). A one-shot command makes few calls (one per selector and distinct values read: the compiled selector's
+    0.8 kB). A one-shot command makes few calls (one per selector and distinct values read: the compiled selector's
     memo) and exits; -w made them again at every answer, with a new environment and so new memos: +6 Quantity
-    messages an answer on the realistic dump, tens of MB over hours (docs/performance.md, "Watch"). With the
+    messages an answer on the realistic dump, about 5 kB (docs/performance.md, "Watch"). With the
     environment kept, its compiled selectors and their memos (by the values an expression reads, valid for any
     snapshot) make a call only for values never seen before."""
     if not is_long_running():
