@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from kubectl_dra.runtime import IdMemo
+from kubectl_dra.runtime import IdMemo, is_long_running
 
 from ._common import CelCompileError
 from ._compile import check_length
@@ -68,7 +68,9 @@ class CelEnvironment:
         self._selectors: dict[str, CompiledSelector] = {}
         self._lock = threading.Lock()
         self._engine: Engine | None = None
-        self._act_cache: dict[int, tuple[Any, Any]] = {}
+        # device object -> its activation; turned per answer under -w (runtime.next_evaluation), so a kept
+        # environment (environment_for) does not keep the devices of slices the watch has since replaced
+        self._act_cache = IdMemo(_ACTIVATIONS_KEPT)
         # shared by the environments of one version: a live gather computes the verdicts while the lists arrive
         key = (self.version, self.list_attributes)
         memo = _CONVERSION_VERDICTS.get(key)
@@ -264,10 +266,9 @@ class CelEnvironment:
         raise ValueError("unsupported attribute value")
 
     def _activation(self, device: dict) -> Any:
-        key = id(device)
-        hit = self._act_cache.get(key)
-        if hit is not None and hit[0] is device:
-            return hit[1]
+        hit = self._act_cache.get(device)
+        if hit is not None:
+            return hit
         eng = self.engine
         driver = device.get("driver") or ""
         lazy = self.lazy_attributes
@@ -298,7 +299,32 @@ class CelEnvironment:
             }
         )
         self.activations_built += 1
-        if len(self._act_cache) >= 4096:
-            self._act_cache.pop(next(iter(self._act_cache)))
-        self._act_cache[key] = (device, act)
+        self._act_cache.put(device, act)
         return act
+
+
+_ACTIVATIONS_KEPT = 4096
+# -w: the environment of each (version, list_attributes), kept across answers (environment_for)
+_KEPT: dict[tuple, CelEnvironment] = {}
+_KEPT_SELECTORS = 1024  # distinct expressions a kept environment compiles; then it starts afresh
+
+
+def environment_for(version: tuple[int, int], list_attributes: bool) -> CelEnvironment:
+    """A new environment, or under -w (runtime.is_long_running) the one kept for this version across answers.
+
+    Why it is kept: cel-expr-python 0.1.3 never releases the arguments it passes to a function implemented in
+    Python (the Kubernetes libraries: a quantity's compareTo, semver, isGreaterThan, ...) nor what the function
+    returns (py_cel_function.cc, PyCelFunctionAdapter::Invoke: no Py_DECREF of py_args or of the result; fixed
+    upstream after 0.1.3). Each such call leaks a tuple and the values converted for it (a Quantity message: about
+    0.8 kB). A one-shot command makes few calls (one per selector and distinct values read: the compiled selector's
+    memo) and exits; -w made them again at every answer, with a new environment and so new memos: +6 Quantity
+    messages an answer on the realistic dump, about 5 kB (docs/performance.md, "Watch"). With the
+    environment kept, its compiled selectors and their memos (by the values an expression reads, valid for any
+    snapshot) make a call only for values never seen before."""
+    if not is_long_running():
+        return CelEnvironment(version, list_attributes)
+    key = (tuple(version), bool(list_attributes))
+    env = _KEPT.get(key)
+    if env is None or len(env._selectors) >= _KEPT_SELECTORS:
+        env = _KEPT[key] = CelEnvironment(version, list_attributes)
+    return env

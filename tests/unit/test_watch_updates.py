@@ -203,3 +203,64 @@ def test_a_relist_keeps_the_objects_it_holds_at_the_same_version(tmp_path):
     assert got["a"] is held_a  # the same version: the object held, not the copy the list decoded
     assert got["b"] is not held_b and got["b"]["metadata"]["resourceVersion"] == "12"
     assert got["c"]["message"] == "c at 13"
+
+
+def _live(type_name: str) -> int:
+    import gc
+
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o).__name__ == type_name)
+
+
+def test_answers_leave_no_cel_call_behind(watching):
+    """cel-expr-python 0.1.3 never releases the arguments (and result) of a function implemented in Python: every
+    compareTo of a quantity keeps two Quantity messages for good (cel/environment.py environment_for). -w keeps
+    one environment across answers, whose compiled selectors remember results by the values read: the watch's
+    new slice objects with the values seen before make no new call, so the answers leave nothing behind."""
+    import copy
+
+    sel = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("20Gi")) >= 0'
+    rest = [node("node-a"), CLASS, claim("web-gpu", selectors=[sel]), pod("web", "2026-01-01T00:00:00Z")]
+    held = gpus("node-a", "gpu-0", "gpu-1")
+    for _ in range(3):
+        assert verdict([held, *rest]) == "fits"
+    before = _live("Quantity")
+    for _ in range(40):
+        held = copy.deepcopy(held)  # the watch's next version of the slice: new objects, the same values
+        assert verdict([held, *rest]) == "fits"
+    assert _live("Quantity") - before < 5  # before: +2 an answer
+
+
+def test_the_kept_environment_holds_only_the_last_answers_devices(watching):
+    """The kept environment's activations (built per device object) follow the watched objects: after two
+    answers on new slice objects nothing of the replaced ones is held."""
+    import copy
+
+    from kubectl_dra.cel.environment import environment_for
+
+    sel = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("20Gi")) >= 0'
+    rest = [node("node-a"), CLASS, claim("web-gpu", selectors=[sel]), pod("web", "2026-01-01T00:00:00Z")]
+    env = environment_for(S37.version, S37.list_attributes)
+    held = gpus("node-a", "gpu-0", "gpu-1")
+    old = held["spec"]["devices"]
+    assert verdict([held, *rest]) == "fits"
+    env._activation(old[0])
+    for _ in range(2):
+        held = copy.deepcopy(held)
+        assert verdict([held, *rest]) == "fits"
+    assert environment_for(S37.version, S37.list_attributes) is env
+    assert all(
+        entry[0] is not old[0] for gen in (env._act_cache._now, env._act_cache._before) for entry in gen.values()
+    )
+
+
+def test_a_one_shot_command_gets_a_new_environment():
+    from kubectl_dra.cel.environment import environment_for
+
+    before = runtime._LONG_RUNNING[0]
+    runtime._LONG_RUNNING[0] = False
+    try:
+        assert environment_for(S37.version, S37.list_attributes) is not environment_for(S37.version, False)
+        assert environment_for((1, 37), False) is not environment_for((1, 37), False)
+    finally:
+        runtime._LONG_RUNNING[0] = before

@@ -25,9 +25,9 @@ class SelectorEvaluator:
     @property
     def env(self):
         if self._env is None:
-            from kubectl_dra.cel import CelEnvironment
+            from kubectl_dra.cel.environment import environment_for
 
-            self._env = CelEnvironment(version=self.sem.version, list_attributes=self.sem.list_attributes)
+            self._env = environment_for(self.sem.version, self.sem.list_attributes)
         return self._env
 
     def compile(self, expression: str):
