@@ -289,6 +289,18 @@ def _stdin_once(*path_lists) -> None:
         raise DraError("- (stdin) can be read only once: give it once")
 
 
+def note(text: str) -> None:
+    """A note or warning on stderr, on one line; on a terminal it wraps at a word to the terminal's width, its
+    continuation indented (as the text report's reasons). Names are never broken (at a hyphen or inside a long
+    word): they stay whole to copy. `error:` lines are not notes: an error stays one line for scripts."""
+    width = shutil.get_terminal_size().columns if sys.stderr.isatty() else None
+    if width and len(text) >= width:
+        import textwrap
+
+        text = textwrap.fill(text, width - 1, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    sys.stderr.write(text + "\n")
+
+
 def _one_line(text: str) -> str:
     from kubectl_dra.render.escape import esc
 

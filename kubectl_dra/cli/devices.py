@@ -23,6 +23,7 @@ from kubectl_dra.cli.common import (
     _output,
     _terminal,
     finish,
+    note,
 )
 from kubectl_dra.cli.options import Options
 from kubectl_dra.render import FORMATS
@@ -152,14 +153,14 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
         render_inventory(report, o.output, sys.stdout, color, width, listed)
     sys.stdout.flush()
     if not report.rows and o.output in ("text", "wide"):
-        sys.stderr.write(f"No devices{' match' if listed else ' are published'} ({report.total} published).\n")
+        note(f"No devices{' match' if listed else ' are published'} ({report.total} published).")
     if o.output in ("text", "wide"):
         from kubectl_dra.render.escape import esc
 
         for p in report.publishing:
-            sys.stderr.write(f"{esc(p.driver)} publishes no ResourceSlice: {_one_line(p.message)}\n")
+            note(f"{esc(p.driver)} publishes no ResourceSlice: {_one_line(p.message)}")
     for line in report.where_errors:
-        sys.stderr.write(f"warning: --where failed on {_one_line(line)} (counted as not matching)\n")
+        note(f"warning: --where failed on {_one_line(line)} (counted as not matching)")
 
 
 def _request_fit(o: Options, filename: str, device_class: str | None, others: list[str]):

@@ -18,6 +18,7 @@ from kubectl_dra.cli.common import (
     _output,
     _stdin_once,
     finish,
+    note,
 )
 from kubectl_dra.cli.options import Options
 
@@ -97,5 +98,5 @@ def _show_lint(report, output: str) -> None:
 
     render_lint(report, output, sys.stdout, REGISTRY, __version__)
     sys.stdout.flush()
-    for note in report.notes:
-        sys.stderr.write(f"note: {note}\n")
+    for line in report.notes:
+        note(f"note: {line}")

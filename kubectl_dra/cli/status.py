@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from dataclasses import replace
 
@@ -27,6 +26,7 @@ from kubectl_dra.cli.common import (
     _scope,
     _short_unseen,
     finish,
+    note,
 )
 from kubectl_dra.cli.options import Options
 from kubectl_dra.cli.watch import _watch_status
@@ -102,9 +102,9 @@ def status_cmd(selector, watch, no_headers, **params):
     report = evaluate(snap)
     for g in snap.gaps:
         if g.resource == PENDING_PODS and any(r.queue for r in report.rows):  # a pending pod's answer depends on it
-            sys.stderr.write(
+            note(
                 f"warning: cannot list the pending pods of every namespace ({_one_line(g.message)}): the queue holds "
-                "only the pods listed here, and pods elsewhere may be ahead of them\n"
+                "only the pods listed here, and pods elsewhere may be ahead of them"
             )
     undetermined = None if report.determined else _one_line(_undetermined(report))
     return finish(
@@ -146,16 +146,10 @@ def _show_scan(report, o: Options, no_headers: bool = False) -> None:
     if not report.rows and text:
         where = "any namespace" if report.scope["namespace"] is None else f"namespace {report.scope['namespace']}"
         sel = f" matching {report.scope['selector']!r}" if report.scope.get("selector") else ""
-        sys.stderr.write(f"No pods{sel} use DRA in {esc(where)}.\n")
+        note(f"No pods{sel} use DRA in {esc(where)}.")
     elif text:
         sys.stderr.write(report.summary + "\n")
-        width = shutil.get_terminal_size().columns if sys.stderr.isatty() else None
         for line in report.queue.shortfalls if report.queue is not None else ():
-            note = f"queue: {esc(line.text)}"
-            if width:  # a note on a terminal wraps at a word, its continuation indented, as the table's reasons
-                import textwrap
-
-                note = textwrap.fill(note, width - 1, subsequent_indent="  ")
-            sys.stderr.write(note + "\n")
+            note(f"queue: {esc(line.text)}")
     for line in report.unseen:
-        sys.stderr.write(f"warning: could not see {_one_line(_short_unseen(line))}\n")
+        note(f"warning: could not see {_one_line(_short_unseen(line))}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from kubectl_dra.cli.common import _ascii, _one_line, _scan_rows, _short_unseen, _terminal
+from kubectl_dra.cli.common import _ascii, _one_line, _scan_rows, _short_unseen, _terminal, note
 from kubectl_dra.cli.options import Options
 from kubectl_dra.errors import DraError, ExitCode
 
@@ -90,7 +90,7 @@ def _watch_status(o: Options, session, first: list, evaluate, no_headers: bool =
             return
         _scan_rows(replace(report, rows=tuple(rows)), o, header=first and not no_headers)
         for line in report.unseen if first else ():
-            sys.stderr.write(f"warning: could not see {_one_line(_short_unseen(line))}\n")
+            note(f"warning: could not see {_one_line(_short_unseen(line))}")
 
     _watch_loop(session, lambda: show(True), lambda: show(False))
 

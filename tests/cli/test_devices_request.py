@@ -164,6 +164,7 @@ def test_a_driver_a_class_names_with_no_slices_is_an_empty_answer_that_says_why(
         r = run(["devices", "--driver", DRIVER, "--from-file", inp])
         assert r.returncode == 0 and r.stdout == "", (r.returncode, r.stdout, r.stderr)
         assert f"{DRIVER} publishes no ResourceSlice: " in r.stderr and words in r.stderr, r.stderr
+        assert r.stderr.count("\n") == 2, r.stderr  # not a terminal: one line a note, whatever its length
         j = json.loads(run(["devices", "--driver", DRIVER, "--from-file", inp, "-o", "json"]).stdout)
         assert [(p["driver"], p["state"]) for p in j["publishing"]] == [(DRIVER, state)], j["publishing"]
         one_line_error(run(["devices", "--driver", "gpu.exmple.com", "--from-file", inp]), "did you mean")

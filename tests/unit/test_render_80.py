@@ -298,6 +298,13 @@ def test_commands_in_an_80_column_terminal():
     fits(explain)
     assert "Verdict:      Blocked: driver not registered" in explain
     assert "  error    DRA601 driver-not-registered (see Summary)" in explain
+    # a note on stderr wraps at a word, its names whole; piped, it is one line (tests/cli/test_devices_request.py)
+    nothing = str(SC / "driver-publishes-nothing" / "input.yaml")
+    note = _in_terminal(["devices", "--driver", "gpu.example.com", "--from-file", nothing])
+    lines = fits(note)
+    assert lines[0] == "No devices match (0 published)." and len(lines) > 3, note
+    assert lines[1].startswith("gpu.example.com publishes no ResourceSlice: "), note
+    assert all(line.startswith("  ") for line in lines[2:]) and "dra-example-driver/gpu-kubeletplugin" in note
 
 
 def test_a_huge_event_message_does_not_fill_the_terminal(tmp_path):
