@@ -84,15 +84,15 @@ def to_yaml(report) -> str:
 def _list(reports) -> dict:
     from kubectl_dra.findings.model import SCHEMA_VERSION
 
-    return {"apiVersion": SCHEMA_VERSION, "kind": "List", "items": [_quantities(r.to_dict()) for r in reports]}
+    return {"apiVersion": SCHEMA_VERSION, "kind": "List", "items": [r.to_dict() for r in reports]}
 
 
 def list_to_json(reports) -> str:
-    return jsonio.dumps(_list(reports), default=_default) + "\n"
+    return data_to(_list(reports), "json")
 
 
 def list_to_yaml(reports) -> str:
-    return _yaml(jsonio.loads(jsonio.dumps(_list(reports), default=_default, indent=False)))
+    return data_to(_list(reports), "yaml")
 
 
 def data_to(data: dict, fmt: str) -> str:
