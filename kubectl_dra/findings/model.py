@@ -114,8 +114,10 @@ UNDETERMINED = frozenset(
     }
 )
 # Of those, the ones that leave even a blocked verdict open: the block itself may be wrong (DRA016 only when the
-# block is a device-level one, which is what it can change; DRA017, a gate skew, always).
-OPENS_BLOCKED = frozenset({"DRA005", "DRA016", "DRA017"})
+# block is a device-level one, which is what it can change; DRA017, a gate skew, always; DRA431, the queue's
+# undetermined place, only on a device-level block: of a pod whose attempt errs alone, which the pods placed before
+# its attempt, or before a retry, may keep from meeting the error).
+OPENS_BLOCKED = frozenset({"DRA005", "DRA016", "DRA017", "DRA431"})
 
 
 def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:

@@ -981,7 +981,12 @@ _RULES = [
         "at a time the API does not show) are taken in an order kubectl-dra cannot see; a pod ahead that may go "
         "to several nodes goes where the scheduler's scores (and a random pick among equal ones) send it; a pod "
         "ahead whose own verdict is undetermined may or may not take devices; two pending pods sharing a claim "
-        "are placed jointly. kubectl-dra proves an answer where it can (pods that have one choice each; identical "
+        "are placed jointly. An attempt that errs (a CEL runtime error on a device the search reaches, a constraint) "
+        "is not monotonic: the allocator skips a device in use before it evaluates selectors on it, so once other "
+        "pods take that device the search may no longer err, and the scheduler retries a pod whose attempt erred "
+        "(the backoff queue, 1 to 10 seconds) at a time the API does not show. Such a pod, blocked by the error "
+        "alone, is then undetermined, and so are the pods that may come after its retry and could use the same "
+        "devices. kubectl-dra proves an answer where it can (pods that have one choice each; identical "
         "pods on node-local devices, whose count that fits does not depend on where each goes; more nodes that "
         "fit the pod than pods ahead of it) and says undetermined (exit 2) otherwise.",
     ),

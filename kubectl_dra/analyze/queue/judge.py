@@ -155,9 +155,9 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
             by_group,
         )
 
-    if e.kind == "error":  # alone its attempt errs, at its turn it does not (simulate leaves out those that do)
+    if e.kind == "error" and e.error is None:  # alone its attempt errs, at its turn it does not and gets devices
         names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
-        got = f"gets {', '.join(_did(d) for d in e.takes)} on node {e.node}" if e.node else "finds no device for it"
+        got = f"gets {', '.join(_did(d) for d in e.takes) or 'its claims'} on node {e.node}"
         return place(
             "undetermined",
             False,

@@ -24,7 +24,8 @@ class Entry:
     report: object  # the pod's Report from explain_pod (alone)
     plan: object  # the PodPlan of its analysis (dryrun.py), or None
     # "ok": alone it gets devices; "open": alone undetermined, may take devices; "gated": ok but gated; "error": alone
-    # the scheduler's attempt errs, but at its turn the pods ahead may have taken the device the search errs on
+    # the scheduler's attempt errs, but at its turn the pods ahead may have taken the device the search errs on;
+    # "stuck": its claims get devices and stay allocated, but the pod stays Pending (DRA228's PreBind defect)
     kind: str
     priority: int = 0
     created: str = ""
@@ -37,6 +38,7 @@ class Entry:
     allocs: tuple = ()  # (claim ref, AllocationResult) per pending claim it allocates in that dry-run
     choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
     error: str | None = None  # why its place is not modelled (a shared claim) or its attempt errs at its turn
+    erred: bool = False  # its attempt errs at its turn (error says how): the scheduler retries it (retry.py)
     follows: "Entry | None" = None  # the pod ahead whose shared claim it follows
     crowded: str | None = None  # a node NodeResourcesFit rejects only once the pods ahead are placed there
     gang: object = None  # its pod group (gang.Gang: spec.schedulingGroup, 1.35's spec.workloadRef), or None
@@ -65,9 +67,17 @@ def attempted(pod: dict) -> bool:
     return False
 
 
+# The errors met on a device the search evaluates, which the queue's search meets as the pod's own dry-run does: what
+# the pods ahead (or, at a retry, behind) take decides whether it is met. The others stay the pod's own answer: an
+# error of the claim (a selector that does not compile, a class, a disabled feature) or of the allocated state
+# (1.38's PreFilter), which no pod's placement changes.
+_DEVICE_ERRORS = frozenset({ErrorKind.CEL_RUNTIME, ErrorKind.CONSTRAINT, ErrorKind.ATTRIBUTE})
+
+
 def entry_kind(pod: dict, report, plan) -> str | None:
     """How a pod takes part in the queue: None when it does not (bound, nothing pending, blocked alone: it takes
-    nothing), "gated" when only its gates hold it, "open" when alone it is undetermined, "error" when alone its
+    nothing), "gated" when only its gates hold it, "open" when alone it is undetermined, "stuck" when its claims
+    are allocated at every attempt and it stays Pending all the same (DRA228), "error" when alone its
     attempt errs (an error is not monotonic: the pods ahead may take the device the search errs on, and at its turn
     it gets devices), "ok"."""
     spec = pod.get("spec") or {}
@@ -81,12 +91,18 @@ def entry_kind(pod: dict, report, plan) -> str | None:
     blocking = [f for f in report.findings if f.blocking]
     if plan.dry.error_decides:  # (an error it may not meet, with nodes where the claims fit: undetermined)
         # (not an error of the allocated state, 1.38's PreFilter: it fails every pod whatever the pods ahead take)
-        if plan.dry.error.kind == ErrorKind.STATE or not v.determined or any(f.code == "DRA006" for f in blocking):
+        # (a gated pod takes part as if ungated, behind the others, as gated pods do)
+        if plan.dry.error.kind not in _DEVICE_ERRORS or not v.determined:
             return None
         return "error"
     if not plan.dry.allocatable:
         return None
     if blocking:
+        codes = {f.code for f in blocking}
+        if "DRA228" in codes and codes <= {"DRA228", "DRA006"} and v.determined:
+            # PreBind fails at every attempt after its own claims were allocated, and they stay allocated: it
+            # takes devices as a pod that fits does, and stays Pending (the queue agreement suite's seed 53)
+            return "stuck"
         return "gated" if all(f.code == "DRA006" for f in blocking) and v.determined else None
     return "ok" if v.determined else "open"
 

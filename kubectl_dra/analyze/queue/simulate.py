@@ -8,11 +8,25 @@ from dataclasses import replace
 from datetime import datetime
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, gather_pools, obj_ref
+from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
 from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 from kubectl_dra.analyze.queue.others import rank
+from kubectl_dra.analyze.queue.retry import behind_retry_reason, retries, retry_reason
 from kubectl_dra.analyze.queue.shapes import Shapes
+
+
+def claim_key(c: dict) -> str:
+    """A pending claim's identity across pods (a claim two pods name is one claim): its namespace/name, but each
+    pod's own for the scheduler's in-memory claim of its extended resources (every one is named
+    <extended-resources>, as upstream's specialClaimInMemName)."""
+    ref = obj_ref(c)
+    meta = c.get("metadata") or {}
+    if meta.get("name") != IN_MEMORY_NAME:
+        return ref
+    owner = (meta.get("ownerReferences") or [{}])[0]
+    return f"{ref} of {owner.get('uid') or owner.get('name')}"
 
 
 def _components(entries: list[Entry], shapes: Shapes) -> dict:
@@ -54,7 +68,7 @@ class _Sim:
         self.cursor: dict = {}
         self.taken_by: dict = {}  # device ID -> Entry
         self.node_use: dict = {}  # node -> (requests, pod count) of the pods placed there (NodeResourcesFit)
-        self.claims: dict = {}  # claim ref -> (Entry, node) for pending claims allocated in the dry-run
+        self.claims: dict = {}  # claim_key -> (Entry, node) for pending claims allocated in the dry-run
         self.entries: list = []  # every Entry, in queue order
         self._last_of_tie: dict | None = None
         self._groups: dict | None = None  # crowd_proof's prefix sums
@@ -87,10 +101,18 @@ class _Sim:
         return res
 
     def place(self, e: Entry, want_choices: bool) -> None:
+        """The pod's turn: its search on the state so far, and what it takes added to the state."""
+        found = self.search(e, want_choices)
+        if found is not None:
+            self.commit(e, *found)
+
+    def search(self, e: Entry, want_choices: bool) -> tuple | None:
+        """Where the pod goes at this point of the queue: (node, allocation results) or None, with e.node,
+        e.choices and e.error (its attempt errs, or is not modelled) set; the state is not changed."""
         plan = e.plan
-        shared = [c for c in plan.pending if obj_ref(c) in self.claims]
+        shared = [c for c in plan.pending if claim_key(c) in self.claims]
         if shared:
-            q, node = self.claims[obj_ref(shared[0])]
+            q, node = self.claims[claim_key(shared[0])]
             if len(shared) == len(plan.pending) and node in plan.reach.names and q.plan.reach is plan.reach:
                 e.follows, e.node, e.choices = q, node, 1
             else:
@@ -98,7 +120,7 @@ class _Sim:
                     f"shares pending claim {obj_ref(shared[0])} with {q.ref}, ahead of it: their joint placement is "
                     "not modelled"
                 )
-            return
+            return None
         s = plan.shape
         if s not in self.worth:
             self.worth[s] = self.base.worth_nodes(plan.pending, plan.analyses, plan.reach, plan.skip)
@@ -131,7 +153,8 @@ class _Sim:
                     e.error = (
                         f"at its turn, after the pods ahead take theirs, the scheduler's attempt errs: {err.message}"
                     )
-                    return
+                    e.erred = True
+                    return None
                 # the scheduler never filters the node, or may not (the pod's own DRA304 says so): the search goes on
                 res = None
             if res is None:
@@ -145,27 +168,35 @@ class _Sim:
             i += 1
         e.choices = len(found)
         if not found:
-            return
-        n, res = found[0]
+            return None
+        e.node = found[0][0]["metadata"]["name"]
+        return found[0]
+
+    def commit(self, e: Entry, n: dict, res: list) -> None:
+        """What the pod takes on node n (the allocator's results for its claims there) added to the state."""
         e.node = n["metadata"]["name"]
+        e.allocs = tuple((obj_ref(c), r) for c, r in zip(e.plan.claims_on(e.node), res))
+        e.takes = self.take(e)
+
+    def take(self, e: Entry) -> tuple:
+        """e's allocations (e.allocs, on e.node) added to the state, the device IDs they take returned: at its turn
+        (commit), or once more in a second pass over the queue (retry.py)."""
         takes = []
-        here = plan.claims_on(e.node)
-        e.allocs = tuple((obj_ref(c), r) for c, r in zip(here, res))
-        for c, r in zip(here, res):
-            self.state.add(obj_ref(c), r.results, self.base.sem)
-            self.claims[obj_ref(c)] = (e, e.node)
+        for c, (ref, r) in zip(e.plan.claims_on(e.node), e.allocs):
+            self.state.add(ref, r.results, self.base.sem)
+            self.claims[claim_key(c)] = (e, e.node)
             for x in r.results:
                 did = (x.get("driver", ""), x.get("pool", ""), x.get("device", ""))
                 self._pool_gen[did[:2]] = self._pool_gen.get(did[:2], 0) + 1
                 takes.append(did)
                 self.taken_by.setdefault(did, e)
-        e.takes = tuple(takes)
-        if plan.fit is not None:
+        if e.plan.fit is not None:
             req, count = self.node_use.get(e.node, ({}, 0))
             req = dict(req)
-            for k, v in plan.fit.request.items():
+            for k, v in e.plan.fit.request.items():
                 req[k] = req.get(k, 0) + v
             self.node_use[e.node] = (req, count + 1)
+        return tuple(takes)
 
     def place_gang(self, g, ms: list[Entry]) -> None:
         """The group cycle: every member in member order against one state; below minCount, all reverted."""
@@ -282,6 +313,21 @@ class _Sim:
         return self._last_of_tie.get(e.tie, e.index)
 
 
+def _behind_retries(again: dict, ordered: list[Entry], places: dict, shapes: Shapes) -> None:
+    """The pods behind the placement after which an erring pod's retry gets devices, and that could use the same
+    devices: certain to fit no longer (the retry may come first). A pod certain not to fit stays so: a retry only
+    takes more."""
+    by_ref = {e.ref: e for e in ordered}
+    for ref, r in again.items():
+        e = by_ref[ref]
+        keys = shapes.keys[e.plan.shape]
+        for q in ordered[r.after.index + 1 :]:
+            p = places.get(q.ref)
+            if q is e or p is None or not p.certain or p.outcome != "fits" or not keys & shapes.keys[q.plan.shape]:
+                continue
+            places[q.ref] = replace(p, outcome="undetermined", certain=False, reason=behind_retry_reason(e, r))
+
+
 def _gang_members(ordered: list[Entry]) -> dict:
     """Gang (modelled) -> its member Entries."""
     out: dict = {}
@@ -324,7 +370,7 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
 
     uniform = {
         c: len({kind_of(e) for e in es}) == 1
-        and all(e.kind not in ("open", "error") for e in es)
+        and all(e.kind not in ("open", "error", "stuck") for e in es)
         and shapes.local[es[0].plan.shape]
         for c, es in members.items()
     }
@@ -345,17 +391,26 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
                 sim.place_gang(g, ms)
             continue
         sim.place(e, want_choices=(c in gang_comps or not uniform[c]) and len(members[c]) > 1)
+    again = retries(lambda: _Sim(base), ordered, shapes)  # the scheduler's retries of the pods whose attempt errs
+    for e in ordered:
+        if e.ref in again:
+            e.error = retry_reason(e, again[e.ref])
     places, shortfalls = {}, []
     for c, es in members.items():
-        # A pod whose attempt errs at its turn as it does alone takes nothing and has no place: its own answer stands
-        es = [e for e in es if e.kind != "error" or e.error is None]
+        # A pod whose attempt errs alone and gets nothing at its turn (it errs as it does alone, at every retry too,
+        # or finds no device without the error: blocked either way) takes nothing and has no place: its own answer
+        # stands
+        es = [e for e in es if e.kind != "error" or (e.error is None and e.node is not None) or e.ref in again]
         if uniform[c] and not any(e.gang is not None for e in es):  # (a gang's count is its own message)
             fit = sum(1 for e in es if e.node is not None)
             if fit < len(es):
                 shortfalls.append(shortfall(es, fit))
         view = Component(es)
         for pos, e in enumerate(es):
-            places[e.ref] = judge(e, view, pos, uniform[c], shapes, sim, now)
+            p = judge(e, view, pos, uniform[c], shapes, sim, now)
+            if e.kind != "stuck":  # (it takes devices, a competitor of the pods behind, and its own answer stands)
+                places[e.ref] = p
+    _behind_retries(again, ordered, places, shapes)
     # ... nor a position: the others are numbered without it, as without a pod blocked alone
     kept = [e for e in ordered if e.ref in places]
     for i, e in enumerate(kept):
