@@ -133,6 +133,9 @@ def _gather_live(r: LiveRequest, c: Client, progress: bool, while_waiting) -> Ga
         _claims_another_way(c, api, t.namespace, r.claim_name, results, gaps)
     _progress(progress, "")
     objs = _assemble(c, t.objs, results, gaps)
+    # The lists are done. A -w session keeps the client for hours: its callback would keep `checked`, and with it
+    # every object listed here beside the one the watch replaces it with, and take in every page a relist decodes
+    c.on_page = None
     meta = {
         "gaps": tuple(gaps),
         "server_version": asked.server_version,

@@ -47,6 +47,8 @@ class LiveSession:
     def __init__(self, client, records, static: list[dict], meta: dict):
         self.client = client
         self.sources = [_Source(r) for r in records]
+        if client is not None:
+            client.record = None  # the lists' records are the sources now (kept, they would hold what is replaced)
         self.static = static
         self.meta = meta
         self.lock = threading.Lock()
@@ -66,7 +68,6 @@ class LiveSession:
         return snap
 
     def start(self) -> None:
-        self.client.record = None
         for s in self.sources:
             threading.Thread(target=self._run, args=(s,), daemon=True, name=f"watch {s.kind}").start()
 

@@ -4,6 +4,8 @@ changed answer. The watch session checks the shapes of the objects that changed 
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from kubectl_dra import runtime
@@ -164,6 +166,56 @@ def test_watching_lets_go_of_the_gathered_snapshot(command, capsys, monkeypatch)
     assert exit_.value.code == 130
     assert "web" in capsys.readouterr().out  # the first answer was given, from that snapshot
     assert session.first_alive is False
+
+
+def test_the_gather_of_a_watch_keeps_no_listed_object_but_in_the_session(tmp_path):
+    """gather_live(watch=True) against a loopback API server: once the watch replaces a listed slice, nothing holds
+    the listed one any more (the gather's per-page callback stayed on the client, which the session keeps for hours,
+    and held every object listed beside its replacement: the drift the soak measured, +1 object per object replaced
+    the first time)."""
+    import gc
+    import json
+
+    from loopback import Handler, kubeconfig, serve, url
+
+    from kubectl_dra.gather.live import gather_live
+    from kubectl_dra.gather.result import LiveRequest
+
+    slices = {"metadata": {"resourceVersion": "7"}, "items": [gpus("node-a", "gpu-0")]}
+
+    class Api(Handler):
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            if path == "/version":
+                return self.send_json(200, {"gitVersion": "v1.37.2"})
+            if path == "/apis/resource.k8s.io":
+                return self.send_json(200, {"kind": "APIGroup", "name": "resource.k8s.io", "versions": [{"groupVersion": "resource.k8s.io/v1", "version": "v1"}]})  # fmt: skip
+            if path.endswith("/resourceslices"):
+                return self.send_json(200, raw=json.dumps(slices).encode())
+            if path.rsplit("/", 1)[-1] in ("pods", "events", "nodes", "deviceclasses", "resourceclaims", "resourceclaimtemplates", "daemonsets", "namespaces") or "/namespaces/" in path:  # fmt: skip
+                return self.send_json(200, {"metadata": {"resourceVersion": "7"}, "items": []})
+            return self.send_json(404, {"kind": "Status", "code": 404, "reason": "NotFound"})
+
+    with serve(Api) as srv:
+        got = gather_live(
+            LiveRequest(all_namespaces=True, partial=True, watch=True),
+            kubeconfig=str(kubeconfig(tmp_path / "kc", {"server": url(srv)})),
+            context=None,
+            timeout=30,
+        )
+    session = got.session
+    src = next(x for x in session.sources if x.kind == "ResourceSlice")
+    ((key, listed),) = src.objects.items()
+    assert listed["metadata"]["name"] == "node-a-gpus"
+    del got
+    changed = json.loads(json.dumps(listed))
+    changed["metadata"]["resourceVersion"] = "8"
+    session._apply(src, {"type": "MODIFIED", "object": changed})
+    assert src.objects[key] is changed
+    session.snapshot()
+    gc.collect()
+    holders = [r for r in gc.get_referrers(listed) if r is not locals() and not isinstance(r, type(sys._getframe()))]
+    assert holders == [], [type(r).__name__ for r in holders]
 
 
 def _event(name: str, rv: str) -> dict:
