@@ -292,9 +292,96 @@ def _predicted_devices(doc: dict) -> tuple[str | None, dict[str, list]]:
     return node, out
 
 
-def run(cluster, seed: int) -> list[Outcome]:
+def _ask(cluster, ns: str, name: str) -> tuple[str, str, dict | None]:
+    """kubectl-dra's prediction for a gated pod (explain pod -o json, the queue's default): (verdict, why, doc)."""
+    r = cluster.kubectl_dra("explain", "pod", name, "-n", ns, "-o", "json")
+    try:
+        doc = r.json
+    except Exception:  # a crash is recorded, not hidden
+        doc = None
+    if doc is None or r.code not in (0, 1, 2):
+        return "undetermined", f"exit {r.code}: {r.stderr.strip()[:160]}", None
+    return (*predict(doc), doc)
+
+
+def _pod_devices(cluster, ns: str, name: str) -> list[str]:
+    """Every device allocated to the pod's claims (named, from templates, the extended-resource claim), as the
+    queue's place writes them (driver/pool/device)."""
+    pd = cluster.pod(ns, name)
+    claims = {c["resourceClaimName"] for c in pd["spec"].get("resourceClaims") or [] if c.get("resourceClaimName")}
+    st = pd.get("status") or {}
+    claims |= {c["resourceClaimName"] for c in st.get("resourceClaimStatuses") or [] if c.get("resourceClaimName")}
+    ext = (st.get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+    if ext:
+        claims.add(ext)
+    return sorted({"/".join(d) for c in claims for d in cluster.allocated_devices(ns, c)})
+
+
+def _queue_order_error(cluster, ns: str, names: list[str]) -> str:
+    """Where kubectl-dra's queue order (status -o json queue.order) is not the scheduler's for these pods (one
+    priority, gated, created a second apart: creation order), what differs; else ""."""
+    st = cluster.kubectl_dra("status", "-n", ns, "-o", "json")
+    order = [
+        x.split("/", 1)[1] for x in ((st.json or {}).get("queue") or {}).get("order") or [] if x.startswith(ns + "/")
+    ]
+    want = [n for n in names if n in order]
+    return "" if order == want else f"kubectl-dra's queue order {order}, creation order {want}"
+
+
+def _settle(cluster, ns: str, names: list[str], quiet: float = 12.0, cap: float = 60.0) -> dict:
+    """name -> node once no pod has been bound for `quiet` seconds (a pod whose attempt erred is retried after a
+    backoff of at most 10 s) or after `cap` seconds."""
+    t0 = last = time.monotonic()
+    seen: dict = {}
+    while time.monotonic() - last < quiet and time.monotonic() - t0 < cap:
+        now = {n: cluster.pod(ns, n)["spec"].get("nodeName") for n in names}
+        if now != seen:
+            seen, last = now, time.monotonic()
+        time.sleep(1)
+    return seen
+
+
+def _play_queue(cluster, sc, ns: str, names: list[str], asked: dict) -> list[tuple]:
+    """The gates go one at a time in creation order (the scheduler's order here), each pod's first answer awaited;
+    then the retries are let run. (name, real, scheduler's message, devices note) per pod, real as it ends."""
+    first, before = {}, {}
+    for name in names:
+        before[name] = set(_pod_devices(cluster, ns, name))  # shared claims the pods ahead already allocated
+        sc.ungate(name)
+        first[name] = _real(cluster, ns, name)
+    # the scheduler retries a pod whose attempt erred (not one it found no room for: events requeue that one)
+    erred = any(real == "unbound" and not msg.startswith("0/") for real, msg in first.values())
+    final = _settle(cluster, ns, names) if erred else {}
+    out = []
+    for name in names:
+        real, msg = (f"bound:{final[name]}", "") if final.get(name) else first[name]
+        if real != first[name][0] and first[name][0] == "unbound":
+            msg = f"bound after a retry; first: {first[name][1]}"
+        predicted, _why, doc = asked[name]
+        place = (doc or {}).get("queue") or {}
+        note = ""
+        if predicted == "ok" and place.get("node") and real == f"bound:{place['node']}":
+            got = sorted(set(_pod_devices(cluster, ns, name)) - before[name])
+            note = "queue devices: same"
+            if got != sorted(place.get("devices") or []):
+                note = f"queue devices: kubectl-dra placed {place.get('devices')}, the scheduler allocated {got}"
+        out.append((name, real, msg, note))
+    return out
+
+
+def _compare(predicted: str, real: str) -> str:
+    if predicted == "undetermined":
+        return "undetermined"
+    return "agree" if (predicted == "ok") == real.startswith("bound") else "disagree"
+
+
+def run(cluster, seed: int, queue: bool = False) -> list[Outcome]:
+    """queue: the pods are created a second apart (an order the API shows), kubectl-dra is asked about every pod
+    before any gate goes (and its queue order checked), the gates go one at a time in that order, and each pod is
+    judged as it ends once the scheduler's retries have run: the whole queue is predicted at once (issue 28), where
+    the default asks about each pod just before its own gate goes."""
     plan = build(seed)
-    ns = cluster.create_namespace(f"agree-{seed}")
+    ns = cluster.create_namespace(f"{'queue' if queue else 'agree'}-{seed}")
     sc = Scenario(cluster, ns, plan.name)
     api = cluster.api
     patched = False
@@ -331,6 +418,8 @@ def run(cluster, seed: int) -> list[Outcome]:
             sc.create(o)
         for pd in plan.pods:
             sc.create(pd)
+            if queue:
+                time.sleep(1.1)  # creationTimestamp has seconds: pods a second apart have an order
         # the controller makes the template claims of gated pods too: let it, so kubectl-dra sees them
         for pd in plan.pods:
             want = len([c for c in pd["spec"].get("resourceClaims", []) if "resourceClaimTemplateName" in c])
@@ -343,26 +432,25 @@ def run(cluster, seed: int) -> list[Outcome]:
                     30,
                     0.3,
                 )
-        for pd in plan.pods:
-            name = pd["metadata"]["name"]
-            r = cluster.kubectl_dra("explain", "pod", name, "-n", ns, "-o", "json")
-            try:
-                doc = r.json
-            except Exception:  # a crash is recorded, not hidden
-                doc = None
-            if doc is None or r.code not in (0, 1, 2):
-                predicted, why = "undetermined", f"exit {r.code}: {r.stderr.strip()[:160]}"
-            else:
-                predicted, why = predict(doc)
+        names = [pd["metadata"]["name"] for pd in plan.pods]
+        if queue:
+            asked = {n: _ask(cluster, ns, n) for n in names}
+            wrong_order = _queue_order_error(cluster, ns, names)
+            if wrong_order:
+                out.append(Outcome(seed, "-", "-", "-", "error", wrong_order))
+            for name, real, msg, note in _play_queue(cluster, sc, ns, names, asked):
+                predicted, why, _doc = asked[name]
+                result = _compare(predicted, real)
+                out.append(
+                    Outcome(seed, name, predicted, real, result, f"{why} | scheduler: {msg}" if msg else why, note)
+                )
+            return out
+        for name in names:
+            predicted, why, doc = _ask(cluster, ns, name)
             pred_node, pred_dev = _predicted_devices(doc) if predicted == "ok" else (None, {})
             sc.ungate(name)
             real, msg = _real(cluster, ns, name)
-            if predicted == "undetermined":
-                result = "undetermined"
-            elif (predicted == "ok") == real.startswith("bound"):
-                result = "agree"
-            else:
-                result = "disagree"
+            result = _compare(predicted, real)
             note = ""
             if pred_dev and real == f"bound:{pred_node}":
                 real_dev = {c: cluster.allocated_devices(ns, c) for c in pred_dev}
