@@ -510,6 +510,16 @@ def test_the_scheduler_retries_a_pod_whose_attempt_errs_once_the_pods_behind_tak
     assert rows(_picky_first(("late", 60)), alone=True)["picky"].state == "Blocked"
 
 
+def test_a_pod_whose_attempt_may_err_is_retried_too():
+    """From a dump that lists no bound pod, NodeResourcesFit on node-01 is unknown: the scheduler may not filter it,
+    so picky's attempt may meet the error or find nothing; either way it gets nothing at its turn. Once late takes
+    gpu-0, a retry gets gpu-1: not Blocked (it was, exit 1)."""
+    snap = objects.snapshot_from_objects(_picky_first(("late", 60)), NS)  # bound pods not known
+    got = {r.pod: r for r in scan(snap, S37, NS).rows}
+    assert got["picky"].state == "Unknown", got["picky"]
+    assert got["picky"].reason.startswith("its attempt may err at its turn in the estimated order (claim "), got
+
+
 def test_a_pod_behind_the_placement_that_lets_a_retry_through_is_no_longer_certain():
     """third comes after late: in the single pass it takes gpu-1, but picky's retry, which gets gpu-1 once late is
     placed, may come first."""

@@ -38,7 +38,9 @@ class Entry:
     allocs: tuple = ()  # (claim ref, AllocationResult) per pending claim it allocates in that dry-run
     choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
     error: str | None = None  # why its place is not modelled (a shared claim) or its attempt errs at its turn
-    erred: bool = False  # its attempt errs at its turn (error says how): the scheduler retries it (retry.py)
+    # (message, certain): the error its attempt meets at its turn (certain), or may meet where it gets no devices
+    # (the scheduler may not filter the node that errs: errors_met.py); the scheduler retries it (retry.py)
+    erred: tuple | None = None
     follows: "Entry | None" = None  # the pod ahead whose shared claim it follows
     crowded: str | None = None  # a node NodeResourcesFit rejects only once the pods ahead are placed there
     gang: object = None  # its pod group (gang.Gang: spec.schedulingGroup, 1.35's spec.workloadRef), or None

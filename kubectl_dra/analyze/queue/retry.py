@@ -24,7 +24,7 @@ class Retry:
 
 
 def retries(fresh, ordered: list, shapes) -> dict:
-    """Entry ref -> Retry, for the pods whose attempt errs at their turn (Entry.erred) and a later retry of which
+    """Entry ref -> Retry, for the pods whose attempt errs (or may) at their turn (Entry.erred) and a later retry of which
     gets devices. fresh(): a new simulation (simulate.py _Sim) over the same base, which the placements of the
     dry-run are added to again in order. Costs one search per erring pod per later placement in its reach."""
     waiting = [e for e in ordered if e.erred]
@@ -44,10 +44,10 @@ def retries(fresh, ordered: list, shapes) -> dict:
             # (a node whose cpu the placement fills is not filtered for the pod: its error there is not met)
             if not touches and not (q.plan.fit is not None and e.plan.fit is not None and q.node in e.plan.reach.names):
                 continue
-            probe = replace(e, node=None, error=None, erred=False, choices=0, takes=(), allocs=(), crowded=None)
+            probe = replace(e, node=None, error=None, erred=None, choices=0, takes=(), allocs=(), crowded=None)
             found = replay.search(probe, want_choices=False)
             if probe.erred:
-                continue  # it errs again: the next placement may change that
+                continue  # it errs again (or may): the next placement may change that
             waiting.remove(e)
             if found is not None:
                 n, res = found
@@ -65,17 +65,18 @@ def retry_reason(e, r: Retry) -> str:
     got = ", ".join("/".join(d) for d in r.devices[:3]) + (
         f" and {len(r.devices) - 3} more" if len(r.devices) > 3 else ""
     )
-    why = (e.error or "").removeprefix("at its turn, after the pods ahead take theirs, the scheduler's attempt errs: ")
+    why, certain = e.erred
     return (
-        f"its attempt errs at its turn in the estimated order ({why}), and the scheduler retries it: once "
-        f"{r.after.ref}, behind it, is placed, a retry no longer errs and gets {got or 'its claims'} on node "
-        f"{r.node}; when the retry comes is not certain"
+        f"its attempt {'errs' if certain else 'may err'} at its turn in the estimated order ({why}), and the "
+        f"scheduler retries it: once {r.after.ref}, behind it, is placed, a retry no longer errs and gets "
+        f"{got or 'its claims'} on node {r.node}; when the retry comes is not certain"
     )
 
 
 def behind_retry_reason(e, r: Retry) -> str:
     """The place of a pod behind the placement after which an erring pod's retry gets devices it could use."""
     return (
-        f"the scheduler retries {e.ref}, whose attempt errs at its turn: once {r.after.ref} is placed a retry no "
-        "longer errs and takes devices this pod could use, and it may come before this pod"
+        f"the scheduler retries {e.ref}, whose attempt {'errs' if e.erred[1] else 'may err'} at its turn: once "
+        f"{r.after.ref} is placed a retry no longer errs and takes devices this pod could use, and it may come "
+        "before this pod"
     )

@@ -128,6 +128,7 @@ class _Sim:
         worth = self.worth[s]
         i = self.cursor[s]
         found = []
+        maybe = ""  # the first error the search may meet (on a node the scheduler may not filter)
         first_dead = True
         while i < len(worth):
             n = worth[i]
@@ -153,9 +154,10 @@ class _Sim:
                     e.error = (
                         f"at its turn, after the pods ahead take theirs, the scheduler's attempt errs: {err.message}"
                     )
-                    e.erred = True
+                    e.erred = (err.message, True)
                     return None
                 # the scheduler never filters the node, or may not (the pod's own DRA304 says so): the search goes on
+                maybe = maybe or err.message
                 res = None
             if res is None:
                 if first_dead:
@@ -168,6 +170,8 @@ class _Sim:
             i += 1
         e.choices = len(found)
         if not found:
+            if maybe:  # no device, and an error it may meet: a retry may not meet it once others take devices
+                e.erred = (maybe, False)
             return None
         e.node = found[0][0]["metadata"]["name"]
         return found[0]
