@@ -192,12 +192,12 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
                 f"({tie_words(view.tie_attempted.get(e.tie) or e)}): which ones depends on the scheduler's order",
             )
         if fits:
-            return place("fits", True, f"still fits after the {n_ahead} pods ahead of it")
+            return place("fits", True, f"still fits after {_ahead(n_ahead)}")
         return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
     forced = view.loose[pos] == 0 and not view.dup_tie[pos] and view.tie_total[e.tie] == 1
     if forced:
         if fits:
-            return place("fits", True, f"still fits after the {n_ahead} pods ahead of it")
+            return place("fits", True, f"still fits after {_ahead(n_ahead)}")
         return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
     proof = _count_proof(e, sim, n_ahead) if fits and shapes.local[e.plan.shape] else None
     if proof is not None:
@@ -276,7 +276,11 @@ def _taken_reason(e: Entry, shown: list[Entry], took: int, sim, mine: set) -> st
         d = next(d for d in q.takes if d in mine)
         more = f" and other pods ahead ({took} take devices)" if took > 1 else ""
         return f"{_did(d)} would go to {q.ref} ({why_ahead(q, e, None)}){more}"
-    return f"the devices it could use go to the {took} pods ahead of it that take devices"
+    return f"the devices it could use go to {_ahead(took)} that {'takes' if took == 1 else 'take'} devices"
+
+
+def _ahead(n: int) -> str:
+    return "the pod ahead of it" if n == 1 else f"the {n} pods ahead of it"
 
 
 def _did(d) -> str:
