@@ -520,6 +520,37 @@ def test_a_pod_whose_attempt_may_err_is_retried_too():
     assert got["picky"].reason.startswith("its attempt may err at its turn in the estimated order (claim "), got
 
 
+def test_a_pod_whose_attempt_errs_is_not_certain_when_a_competitor_may_go_another_way():
+    """The queue agreement suite's seed 224. chooser (any device with an index) fits on node-02 and on node-03;
+    firsty asks for a big device first, then a small one, and its search errs on node-03's dev-bad (no memory, a
+    string index); greedy takes every device of model a on one node. In the estimated order chooser takes node-03's
+    dev-2 and greedy node-02's two: firsty errs at its turn and at every retry. The real scheduler put chooser on
+    node-02, greedy then took node-03's devices, dev-bad with them, and firsty's retry was bound: not Blocked."""
+    mem = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("{}")) >= 0'
+    objs = [
+        *BASE[:1],
+        node("node-02"),
+        node("node-03"),
+        rslice("node-02-gpus", [device("dev-0", memory="16Gi", attrs={"index": 0, "model": "a"}),
+                                device("dev-1", memory="8Gi", attrs={"index": 1, "model": "a"})], "node-02"),
+        rslice("node-03-gpus", [device("dev-2", memory="8Gi", attrs={"index": 2, "model": "a"}),
+                                device("dev-bad", attrs={"index": "x", "model": "a"})], "node-03"),
+        pod("chooser", t(0)),
+        claim("chooser-gpu", selectors=['device.attributes["gpu.example.com"].index >= 0']),
+        pod("firsty", t(60)),
+        builders.claim("firsty-gpu", [{"name": "gpu", "firstAvailable": [
+            {"name": "big", "deviceClassName": "gpu", "selectors": [{"cel": {"expression": mem.format("24Gi")}}]},
+            {"name": "small", "deviceClassName": "gpu", "selectors": [{"cel": {"expression": mem.format("4Gi")}}]},
+        ]}], ns=NS, uid="uid-firsty-gpu"),
+        pod("greedy", t(120)),
+        builders.claim("greedy-gpu", [request(count=None, mode="All", selectors=['device.attributes["gpu.example.com"].model == "a"'])], ns=NS, uid="uid-greedy-gpu"),
+    ]  # fmt: skip
+    q = places(objs)
+    f = q.places[f"{NS}/firsty"]
+    assert f.outcome == "undetermined" and "no such key: memory" in f.reason and f"{NS}/chooser" in f.reason, f
+    assert rows(objs)["firsty"].state == "Unknown"
+
+
 def test_a_pod_behind_the_placement_that_lets_a_retry_through_is_no_longer_certain():
     """third comes after late: in the single pass it takes gpu-1, but picky's retry, which gets gpu-1 once late is
     placed, may come first."""

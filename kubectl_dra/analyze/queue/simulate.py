@@ -10,7 +10,7 @@ from datetime import datetime
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, gather_pools, obj_ref
 from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
 from kubectl_dra.analyze.queue.gang import member_order
-from kubectl_dra.analyze.queue.judge import Component, Queue, judge, shortfall
+from kubectl_dra.analyze.queue.judge import Component, Place, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 from kubectl_dra.analyze.queue.others import rank
 from kubectl_dra.analyze.queue.retry import behind_retry_reason, retries, retry_reason
@@ -332,6 +332,46 @@ def _behind_retries(again: dict, ordered: list[Entry], places: dict, shapes: Sha
             places[q.ref] = replace(p, outcome="undetermined", certain=False, reason=behind_retry_reason(e, r))
 
 
+def _loose_around_errors(again: dict, ordered: list[Entry], places: dict, shapes: Shapes) -> None:
+    """A pod whose attempt errs at its turn and at every retry in the estimated order keeps its own answer (blocked
+    by the error) only if every other pod that can use the devices it could use or errs on goes one way for
+    certain: whether its attempt, or a retry, reaches the device it errs on depends on what those take (the queue
+    agreement suite's seed 224: the pod ahead had a choice of nodes, took the other one, and a retry got devices).
+    Else its place is undetermined, naming them."""
+    for e in ordered:
+        if not e.erred or e.ref in again or e.ref in places:
+            continue
+        keys = shapes.keys[e.plan.shape]
+        loose = [
+            q
+            for q in ordered
+            if q is not e
+            and keys & shapes.keys[q.plan.shape]
+            and (
+                q.choices > 1
+                or q.kind in ("open", "error")
+                or q.ref in again
+                or not getattr(places.get(q.ref), "certain", True)
+            )
+        ]
+        if not loose:
+            continue
+        names = ", ".join(q.ref for q in loose[:3]) + (f" and {len(loose) - 3} more" if len(loose) > 3 else "")
+        why, certain = e.erred
+        places[e.ref] = Place(
+            e.index + 1,
+            e.gated,
+            "undetermined",
+            False,
+            None,
+            (),
+            (),
+            f"its attempt {'errs' if certain else 'may err'} at its turn in the estimated order ({why}); whether it "
+            f"does, or a retry of it does, depends on the devices that pods that may go more than one way take "
+            f"({names})",
+        )
+
+
 def _gang_members(ordered: list[Entry]) -> dict:
     """Gang (modelled) -> its member Entries."""
     out: dict = {}
@@ -415,6 +455,7 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
             if e.kind != "stuck":  # (it takes devices, a competitor of the pods behind, and its own answer stands)
                 places[e.ref] = p
     _behind_retries(again, ordered, places, shapes)
+    _loose_around_errors(again, ordered, places, shapes)
     # ... nor a position: the others are numbered without it, as without a pod blocked alone
     kept = [e for e in ordered if e.ref in places]
     for i, e in enumerate(kept):
