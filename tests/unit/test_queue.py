@@ -551,6 +551,19 @@ def test_a_pod_whose_attempt_errs_is_not_certain_when_a_competitor_may_go_anothe
     assert rows(objs)["firsty"].state == "Unknown"
 
 
+def test_two_pods_that_err_on_the_same_device_both_stay_blocked():
+    """Each errs at its turn and at every retry, and takes nothing: neither makes the other's answer open (the 1.38
+    e2e of two pods meeting one unparsable version attribute, one left from the case before)."""
+    objs = _picky_first()
+    objs += [
+        pod("picky2", t(60)),
+        claim("picky2-gpu", selectors=['device.attributes["gpu.example.com"].model == "a100"']),
+    ]
+    got = rows(objs)
+    assert (got["picky"].state, got["picky2"].state) == ("Blocked", "Blocked"), got
+    assert got["picky"].codes == got["picky2"].codes == ("DRA301",)
+
+
 def test_a_pod_behind_the_placement_that_lets_a_retry_through_is_no_longer_certain():
     """third comes after late: in the single pass it takes gpu-1, but picky's retry, which gets gpu-1 once late is
     placed, may come first."""

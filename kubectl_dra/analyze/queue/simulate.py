@@ -347,12 +347,8 @@ def _loose_around_errors(again: dict, ordered: list[Entry], places: dict, shapes
             for q in ordered
             if q is not e
             and keys & shapes.keys[q.plan.shape]
-            and (
-                q.choices > 1
-                or q.kind in ("open", "error")
-                or q.ref in again
-                or not getattr(places.get(q.ref), "certain", True)
-            )
+            # (a pod that errs too and has no place takes nothing for certain, as this one does in that order)
+            and (q.choices > 1 or q.kind == "open" or q.ref in again or not getattr(places.get(q.ref), "certain", True))
         ]
         if not loose:
             continue
