@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from kubectl_dra.analyze.allocator.common import device_id_str
+
 
 @dataclass(frozen=True)
 class Retry:
@@ -62,7 +64,7 @@ def retries(fresh, ordered: list, shapes) -> dict:
 
 def retry_reason(e, r: Retry) -> str:
     """The place of a pod whose attempt errs at its turn and a retry of which gets devices."""
-    got = ", ".join("/".join(d) for d in r.devices[:3]) + (
+    got = ", ".join(device_id_str(d) for d in r.devices[:3]) + (
         f" and {len(r.devices) - 3} more" if len(r.devices) > 3 else ""
     )
     why, certain = e.erred
