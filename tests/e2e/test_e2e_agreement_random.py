@@ -66,7 +66,7 @@ def test_agreement_with_the_real_scheduler(cluster):
 # erring pod's retry gets devices once the pod behind takes the one it erred on; 224: a pod ahead with a choice of
 # nodes decides whether an erring pod's retry does). The long run:
 # KUBECTL_DRA_QUEUE_SEEDS=0-199 KUBECTL_DRA_AGREEMENT_LOG=FILE pytest -m e2e ... -k queue
-QUEUE_CI_SEEDS = [2, 9, 10, 53, 67, 224]
+QUEUE_CI_SEEDS = [2, 9, 10, 53, 67, 224, 378]
 
 
 def test_queue_agreement_whole_queue_at_once(cluster):

@@ -551,6 +551,63 @@ def test_a_pod_whose_attempt_errs_is_not_certain_when_a_competitor_may_go_anothe
     assert rows(objs)["firsty"].state == "Unknown"
 
 
+def _seed_378(tied: bool = False) -> list:
+    """The queue agreement suite's seed 378. first (any device) fits on node-01 and node-03; second asks for a
+    device with index >= 1 and for any device; third shares second's claim. Alone, second's search on node-03 takes
+    dev-3 for the index and never looks at dev-bad4, whose index is a string: its selector errs there."""
+    idx = 'device.attributes["gpu.example.com"].index >= 1'
+    objs = [
+        *BASE[:1],
+        node("node-01"),
+        node("node-03"),
+        rslice("node-01-gpus", [device(f"dev-{i}", attrs={"index": i}) for i in range(3)], "node-01"),
+        rslice("node-03-gpus", [device("dev-3", attrs={"index": 3}), device("dev-bad4", attrs={"index": "x"})],
+               "node-03"),
+        *with_claim("first", t(0)),
+        builders.pod("second", [("shared", "claim", "shared"), ("own", "claim", "second-own")], ns=NS,
+                     uid="uid-second", created=t(0 if tied else 60)),
+        claim("shared", selectors=[idx]),
+        claim("second-own"),
+        builders.pod("third", [("shared", "claim", "shared")], ns=NS, uid="uid-third", created=t(120)),
+    ]  # fmt: skip
+    return objs
+
+
+def test_a_pod_whose_search_may_reach_a_device_it_errs_on_is_not_proved_to_fit_by_counting_nodes():
+    """Seed 378: the real scheduler put first on node-03 and took dev-3; second's search there then reached dev-bad4
+    and its attempt erred (an error on one node ends the attempt, whatever room node-01 had), and so did third's.
+    kubectl-dra said OK for both: second fits alone on two nodes, more than the one pod ahead (the count proof),
+    and third followed it. The count proof holds only where the pods ahead can only take devices away."""
+    q = places(_seed_378())
+    second, third = q.places[f"{NS}/second"], q.places[f"{NS}/third"]
+    assert second.outcome == "undetermined" and not second.certain, second
+    assert "its search may reach a device on which its claims err" in second.reason, second.reason
+    assert third.outcome == "undetermined" and f"shares its claims with {NS}/second" in third.reason, third
+    got = rows(_seed_378())
+    assert (got["first"].state, got["second"].state, got["third"].state) == ("OK", "Unknown", "Unknown"), got
+
+
+def test_identical_pods_whose_search_may_err_get_no_count_of_their_own():
+    """Two identical pods, each alone fitting on either node, one of them erring once the other takes dev-3 there:
+    "each node holds the same number of copies whatever the order" does not hold either."""
+    idx = 'device.attributes["gpu.example.com"].index >= 1'
+    objs = [
+        *BASE[:1],
+        node("node-01"),
+        node("node-03"),
+        rslice("node-01-gpus", [device("dev-1", attrs={"index": 1})], "node-01"),
+        rslice("node-03-gpus", [device("dev-3", attrs={"index": 3}), device("dev-bad4", attrs={"index": "x"})],
+               "node-03"),
+        *with_claim("a", t(0)),
+        *with_claim("b", t(0)),
+    ]  # fmt: skip
+    for o in objs:
+        if o.get("kind") == "ResourceClaim":
+            o["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [{"cel": {"expression": idx}}]
+    q = places(objs)
+    assert not q.shortfalls and {p.certain for p in q.places.values()} == {False}, q
+
+
 def test_two_pods_that_err_on_the_same_device_both_stay_blocked():
     """Each errs at its turn and at every retry, and takes nothing: neither makes the other's answer open (the 1.38
     e2e of two pods meeting one unparsable version attribute, one left from the case before)."""

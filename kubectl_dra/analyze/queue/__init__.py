@@ -18,14 +18,19 @@ What is certain (a confident wrong answer is the worst outcome, so anything else
   scheduler's;
 - on node-local devices, a pod that alone fits on more nodes than there are pods ahead of it in its component
   (each pod ahead takes devices on one node only): it fits.
+The counts (identical pods, more nodes than pods ahead, a gang's) hold only where the pods ahead can only take
+devices away: not for a pod whose search may reach a device its claims err on once the devices before it are taken
+(exposed.py): an error on one node ends the scheduler's attempt, whatever room another node had.
 Pods that share a pending claim are placed jointly: a pod whose every pending claim is shared with a pod ahead of
-it that may use the same nodes follows it; any other sharing is undetermined.
+it that may use the same nodes follows it, and its answer is certain only where that pod's is; any other sharing is
+undetermined.
 A pod whose attempt errs alone (an error is not monotonic: the allocator skips a device in use before it evaluates
 selectors on it) is dry-run at its turn as well: if it errs again, it takes nothing and its own answer stands (no
 place); if not, the pods behind it count what it takes, and its own place is undetermined.
 
 Modules: order.py (who takes part, in which order), simulate.py (the dry-run in that order), judge.py (what is
-certain), report.py (judge_queue and the pod's report)."""
+certain), exposed.py (whose search may meet an error once others take devices), retry.py (the scheduler's retries of
+a pod whose attempt errs), report.py (judge_queue and the pod's report)."""
 
 from kubectl_dra.analyze.queue.judge import Ahead, Place, Queue, Shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order

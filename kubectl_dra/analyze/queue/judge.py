@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
 from kubectl_dra.model.meta import ns_of, owner_of
@@ -182,7 +183,8 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         return place(*_crowded(e, sim, n_ahead, shapes))
     if not n_ahead:
         return place("fits", True, "no pod ahead of it in the queue can use the same devices")
-    if uniform:
+    exposed = may_err(e.plan, sim.base.sem, sim.base.memo)  # then only the dry-run in the scheduler's order holds
+    if uniform:  # (never where exposed: simulate.py)
         total, fit_in_class = view.tie_total[e.tie], view.tie_fit[e.tie]
         if 0 < fit_in_class < total:
             return place(
@@ -199,7 +201,7 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         if fits:
             return place("fits", True, f"still fits after {_ahead(n_ahead)}")
         return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
-    proof = _count_proof(e, sim, n_ahead) if fits and shapes.local[e.plan.shape] else None
+    proof = _count_proof(e, sim, n_ahead) if fits and shapes.local[e.plan.shape] and not exposed else None
     if proof is not None:
         return place("fits", True, proof)
     names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
@@ -208,6 +210,11 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         why.append("pods tied in the queue are taken in an order the API does not show")
     if view.loose[pos]:
         why.append("a pod ahead may go to more than one node, or is itself undetermined")
+    if exposed:
+        why.append(
+            "once they take devices, its search may reach a device on which its claims err, and an error ends the "
+            "scheduler's attempt"
+        )
     who = f"the pods ahead that can use the same devices ({names})" if shown else "the pods tied with it in the queue"
     return place(
         "undetermined",
@@ -219,7 +226,8 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
 
 def _crowded(e: Entry, sim, n_ahead: int, shapes) -> tuple:
     """(outcome, certain, reason) of a pod whose node in the dry-run the pods ahead may fill first."""
-    proof = _count_proof(e, sim, n_ahead) if shapes.local[e.plan.shape] else None
+    local = shapes.local[e.plan.shape]
+    proof = _count_proof(e, sim, n_ahead) if local and not may_err(e.plan, sim.base.sem, sim.base.memo) else None
     if proof is not None:
         return "fits", True, proof
     names = sim.crowders(e)

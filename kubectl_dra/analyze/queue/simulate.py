@@ -9,6 +9,7 @@ from datetime import datetime
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, gather_pools, obj_ref
 from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
+from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Place, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
@@ -368,6 +369,24 @@ def _loose_around_errors(again: dict, ordered: list[Entry], places: dict, shapes
         )
 
 
+def _behind_open_leaders(ordered: list[Entry], places: dict) -> None:
+    """A pod whose pending claims all go with a pod ahead (it shares them) gets what that pod gets: where that pod's
+    place is open, so is its own (the queue agreement suite's seed 378: the pod ahead erred, and so did it)."""
+    for e in ordered:
+        p = places.get(e.ref)
+        if e.follows is None or p is None or not p.certain:
+            continue
+        lead = places.get(e.follows.ref)
+        if lead is None or not lead.certain or lead.outcome != "fits":
+            places[e.ref] = replace(
+                p,
+                outcome="undetermined",
+                certain=False,
+                reason=f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes; whether that "
+                "pod gets devices is not certain",
+            )
+
+
 def _gang_members(ordered: list[Entry]) -> dict:
     """Gang (modelled) -> its member Entries."""
     out: dict = {}
@@ -408,10 +427,12 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
             nodes_of[id(r)] = frozenset(r.names)
         return (e.plan.shape[0], nodes_of[id(r)])
 
+    # (not where the pods' search may meet an error once others take devices: exposed.py)
     uniform = {
         c: len({kind_of(e) for e in es}) == 1
         and all(e.kind not in ("open", "error", "stuck") for e in es)
         and shapes.local[es[0].plan.shape]
+        and not may_err(es[0].plan, base.sem, base.memo)
         for c, es in members.items()
     }
     gangs = _gang_members(ordered)
@@ -427,7 +448,9 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
                 ms = gangs.pop(g)
                 comps = {comp[q.plan.shape] for q in ms}
                 ahead = [q for q in ordered[: e.index] if q.gang is not g and comp[q.plan.shape] in comps]
-                g.certain = _gang_certainty(g, ms, ahead, shapes, kind_of)
+                g.certain = _gang_certainty(g, ms, ahead, shapes, kind_of) and not may_err(
+                    ms[0].plan, base.sem, base.memo
+                )
                 sim.place_gang(g, ms)
             continue
         sim.place(e, want_choices=(c in gang_comps or not uniform[c]) and len(members[c]) > 1)
@@ -452,6 +475,7 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
                 places[e.ref] = p
     _behind_retries(again, ordered, places, shapes)
     _loose_around_errors(again, ordered, places, shapes)
+    _behind_open_leaders(ordered, places)
     # ... nor a position: the others are numbered without it, as without a pod blocked alone
     kept = [e for e in ordered if e.ref in places]
     for i, e in enumerate(kept):
