@@ -85,3 +85,16 @@ def _orjson_dumps(obj, default, indent: bool) -> bytes | None:
         return orjson.dumps(obj, default=default, option=_OPTIONS | (orjson.OPT_INDENT_2 if indent else 0))
     except (orjson.JSONEncodeError, TypeError):
         return None
+
+
+def value_key(x) -> str | bytes:
+    """A key equal for equal JSON values (several per pod: orjson, about ten times json.dumps; the json module for
+    what orjson refuses, such as YAML's non-string keys)."""
+    if x is None or x == {}:  # the common case, once per pod: no encoder for it
+        return "null" if x is None else "{}"
+    if orjson is not None:
+        try:
+            return orjson.dumps(x, option=orjson.OPT_SORT_KEYS, default=str)
+        except TypeError:
+            pass
+    return json.dumps(x, sort_keys=True, default=str)

@@ -929,7 +929,7 @@ def test_a_pending_pod_without_devices_ahead_may_take_the_cpu_the_pod_needs():
 
 
 def test_the_key_of_equal_specs_is_equal_whatever_their_key_order_or_key_type():
-    from kubectl_dra.analyze.pod.dryrun import _json
+    from kubectl_dra.jsonio import value_key as _json
 
     a = {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu", "count": 1}}]}}
     b = {"devices": {"requests": [{"exactly": {"count": 1, "deviceClassName": "gpu"}, "name": "gpu"}]}}

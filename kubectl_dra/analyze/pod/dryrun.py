@@ -3,10 +3,7 @@ allocator dry-run over the nodes the pod may use."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
-
-import orjson
 
 from kubectl_dra.analyze.allocator import (
     AllocatedState,
@@ -29,6 +26,7 @@ from kubectl_dra.analyze.pod.errors_met import ErrorsMet
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding
 from kubectl_dra.findings.stages import Stage
+from kubectl_dra.jsonio import value_key
 from kubectl_dra.model.nodes import (
     NodeSelectorError,
     node_selector_matches,
@@ -37,17 +35,6 @@ from kubectl_dra.model.nodes import (
 from kubectl_dra.model.snapshot import Snapshot
 
 MAX_DRYRUN_NODES = 200
-
-
-def _json(x) -> str | bytes:
-    """A key equal for equal JSON values (several per pod: orjson, about ten times json.dumps; the json module for
-    what orjson refuses, such as YAML's non-string keys)."""
-    if x is None or x == {}:  # the common case, once per pod: no encoder for it
-        return "null" if x is None else "{}"
-    try:
-        return orjson.dumps(x, option=orjson.OPT_SORT_KEYS, default=str)
-    except TypeError:
-        return json.dumps(x, sort_keys=True, default=str)
 
 
 def _skip_key(pending, skip) -> tuple | None:
@@ -64,7 +51,7 @@ def _constraints_key(pod: dict | None) -> str | bytes | None:
     parts = tuple(spec.get(k) for k in ("nodeName", "nodeSelector", "affinity", "tolerations"))
     if not any(parts):  # a pod with no node constraint at all (most pods of a fleet): one key, no encoding
         return "-"
-    return _json(dict(zip(("nodeName", "nodeSelector", "affinity", "tolerations"), parts)))
+    return value_key(dict(zip(("nodeName", "nodeSelector", "affinity", "tolerations"), parts)))
 
 
 MAX_ALLOCATABLE_NODES = 5
@@ -291,7 +278,7 @@ class Analysis:
         nodes_key = (
             _constraints_key(pod),
             tuple(
-                (_name(c), _json(((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")))
+                (_name(c), value_key(((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")))
                 for c in allocated
             ),
         )
@@ -320,7 +307,7 @@ class Analysis:
                 for r in alts:
                     if r.class_obj is None:
                         continue
-                    key = ("matrix", r.name, r.class_name, id(r.class_obj), _json(r.spec), reach_id, own)
+                    key = ("matrix", r.name, r.class_name, id(r.class_obj), value_key(r.spec), reach_id, own)
                     m = self.memo.get(key)
                     if m is None:  # one per request shape: a Deployment's replicas share it
                         m = self.memo[key] = device_matrix(r, replace(mctx, own_devices=own))
@@ -340,7 +327,7 @@ class Analysis:
         if pending and not any(f.blocking for f in self.findings):
             nominated = ((pod or {}).get("status") or {}).get("nominatedNodeName") or None
             self._dry_run(pending, analyses, reach, state, dry, fit, claim_only, skip, nominated)
-        shape = (tuple(_json(c.get("spec")) for c in pending), id(reach), _skip_key(pending, skip))
+        shape = (tuple(value_key(c.get("spec")) for c in pending), id(reach), _skip_key(pending, skip))
         self.plan = PodPlan(tuple(pending), tuple(analyses), reach, shape, dry, fit, skip)
         return analyses, dry
 
@@ -389,7 +376,7 @@ class Analysis:
         # replicas) get the same search: it runs once. An error names its claim, so it is never reused.
         key = (
             "dry",
-            tuple(_json(c.get("spec")) for c in pending),
+            tuple(value_key(c.get("spec")) for c in pending),
             id(reach),
             fit.key() if fit is not None else None,
             _skip_key(pending, skip),
