@@ -353,42 +353,54 @@ def gather_cluster_pools(slices: list[dict], sem: Semantics) -> list[Pool]:
     An older generation that is complete by itself is a pool too, with `superseded_by` the newer slices: a node
     that no newer slice reaches still uses it (upstream keeps the newest generation among the slices that target
     the node), as during a driver's rolling update of a pool that spans nodes."""
-    by_gen: dict[tuple[str, str], dict[int, list[dict]]] = {}
-    counted: dict[tuple, int] = {}  # (pool, generation) -> slices that count for completeness (checkSlicesInPool)
+    groups = slices_by_pool(slices)
+    return [pool for key in sorted(groups) for pool in pool_generations(key, groups[key], sem)]
+
+
+def slices_by_pool(slices: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    """(driver, pool) -> the slices that name it, in their order."""
+    out: dict[tuple[str, str], list[dict]] = {}
     for s in slices:
-        key, gen = _pool_key(s), _generation(s)
+        out.setdefault(_pool_key(s), []).append(s)
+    return out
+
+
+def pool_generations(key: tuple[str, str], slices: list[dict], sem: Semantics) -> list[Pool]:
+    """gather_cluster_pools for one pool's slices (all of them name key): its generations that count, newest first;
+    none when every slice is skipped. What a pool is depends on its own slices only."""
+    by_gen: dict[int, list[dict]] = {}
+    counted: dict[int, int] = {}  # generation -> slices that count for completeness (checkSlicesInPool)
+    for s in slices:
+        gen = _generation(s)
         if not compat_ignored(s, sem):
-            counted[key + (gen,)] = counted.get(key + (gen,), 0) + 1
+            counted[gen] = counted.get(gen, 0) + 1
         if _skipped_slice_reason(s, sem):
             continue
-        by_gen.setdefault(key, {}).setdefault(gen, []).append(s)
+        by_gen.setdefault(gen, []).append(s)
     pools = []
-    for key in sorted(by_gen):
-        newer: list[dict] = []
-        for gen in sorted(by_gen[key], reverse=True):
-            group = sorted(by_gen[key][gen], key=_slice_name)
-            want = _slice_count(group[0])
-            # Complete when the kept slices add up, or else (checkSlicesInPool) when every slice of the generation,
-            # also those skipped above, does.
-            incomplete = len(group) != want and counted.get(key + (gen,), 0) != want
-            if newer and incomplete and sem.behaviour.skips_unusable_pools:
-                newer = newer + group
-                continue  # an older, incomplete generation is never used (1.34 still uses incomplete pools)
-            pool = _build_pool(key, group, group, incomplete, sem)
-            pool.published, pool.wanted = counted.get(key + (gen,), 0), want
-            if pool.invalid and sem.behaviour.skips_unusable_pools:
-                pool.slices = [
-                    s
-                    for s in group
-                    if not (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))
-                ]
-            if pool.invalid_kind is InvalidPool.DUPLICATE_DEVICE and sem.partitionable:
-                # A name published twice may be so only cluster-wide: on a node that one of the two slices does not
-                # target the pool is valid (devices/checks.py valid_on), and its devices meet the shared counters there.
-                pool.counter_sets, _ = _counter_sets_of([s for s in group if slice_spec(s).get("sharedCounters")])
-            pool.superseded_by = list(newer)
-            pools.append(pool)
+    newer: list[dict] = []
+    for gen in sorted(by_gen, reverse=True):
+        group = sorted(by_gen[gen], key=_slice_name)
+        want = _slice_count(group[0])
+        # Complete when the kept slices add up, or else (checkSlicesInPool) when every slice of the generation,
+        # also those skipped above, does.
+        incomplete = len(group) != want and counted.get(gen, 0) != want
+        if newer and incomplete and sem.behaviour.skips_unusable_pools:
             newer = newer + group
+            continue  # an older, incomplete generation is never used (1.34 still uses incomplete pools)
+        pool = _build_pool(key, group, group, incomplete, sem)
+        pool.published, pool.wanted = counted.get(gen, 0), want
+        if pool.invalid and sem.behaviour.skips_unusable_pools:
+            pool.slices = [
+                s for s in group if not (sem.behaviour.separate_counter_slices and slice_spec(s).get("sharedCounters"))
+            ]
+        if pool.invalid_kind is InvalidPool.DUPLICATE_DEVICE and sem.partitionable:
+            # A name published twice may be so only cluster-wide: on a node that one of the two slices does not
+            # target the pool is valid (devices/checks.py valid_on), and its devices meet the shared counters there.
+            pool.counter_sets, _ = _counter_sets_of([s for s in group if slice_spec(s).get("sharedCounters")])
+        pool.superseded_by = list(newer)
+        pools.append(pool)
+        newer = newer + group
     return pools
 
 
