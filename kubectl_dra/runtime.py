@@ -89,6 +89,11 @@ def one_malloc_arena() -> None:
 _M_ARENA_MAX = -8  # glibc malloc.h
 
 
+def generational(memo) -> None:
+    """memo (an object with turn()) starts a new generation before each answer, as an IdMemo does."""
+    _MEMOS.add(memo)
+
+
 def next_evaluation() -> None:
     """A new answer is about to be computed from a new snapshot: a new generation of every IdMemo."""
     for memo in list(_MEMOS):

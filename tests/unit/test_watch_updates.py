@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from kubectl_dra import runtime
-from kubectl_dra.analyze.devices import checks
+from kubectl_dra.analyze.devices import blocks, checks
 from kubectl_dra.analyze.reports.explain import explain_pods
 from kubectl_dra.errors import DraError
 from kubectl_dra.gather.watch import LiveSession
@@ -22,9 +22,13 @@ def watching():
     before = runtime._LONG_RUNNING[0]
     runtime._LONG_RUNNING[0] = True
     checks._READ_KEYS.clear()
+    blocks._BLOCKS.clear()
+    blocks._ROWS.clear()
     yield
     runtime._LONG_RUNNING[0] = before
     checks._READ_KEYS.clear()
+    blocks._BLOCKS.clear()
+    blocks._ROWS.clear()
 
 
 def model_slice(model: str) -> dict:
@@ -46,8 +50,8 @@ def test_a_changed_slice_gives_the_changed_answer(watching):
     rest.append(pod("web", "2026-01-01T00:00:00Z"))
     a100 = model_slice("A100")
     assert verdict([a100, *rest]) == "blocked"
-    assert verdict([a100, *rest]) == "blocked"  # the same objects: the keys come from the memo
-    assert any(len(m) for m in checks._READ_KEYS.values())
+    assert verdict([a100, *rest]) == "blocked"  # the same objects: the pool's rows come from the memo
+    assert any(table._now for _nodes, table in blocks._ROWS.values())
     h100 = model_slice("H100")  # the watch's next version of the slice: new objects
     assert verdict([h100, *rest]) == "fits"
     assert verdict([a100, *rest]) == "blocked"  # and back

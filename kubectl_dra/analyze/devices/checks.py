@@ -24,9 +24,11 @@ from kubectl_dra.analyze.allocator import (
 )
 from kubectl_dra.analyze.allocator.capacity import capacity_demand
 from kubectl_dra.analyze.allocator.pools import InvalidPool
+from kubectl_dra.analyze.devices.blocks import allocated_by_pool, kept_rows
 from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry, Reachability, Universe
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.stages import Stage
+from kubectl_dra.jsonio import value_key
 from kubectl_dra.runtime import IdMemo, is_long_running
 
 
@@ -260,13 +262,26 @@ def device_matrix(req: Request, ctx: MatrixContext) -> list[DeviceVerdict]:
     is a candidate."""
     out: list[DeviceVerdict] = []
     class_sel = ((req.class_obj or {}).get("spec") or {}).get("selectors") or []
-    read = keyer(ctx.ev, class_sel, req.selectors)
-    for e in ctx.universe.entries:
-        stage, reason, evidence, nodes = next(device_checks(req, class_sel, e, ctx, read))
-        if stage is None:
-            out.append(DeviceVerdict(e, "candidate", None, reason, evidence, nodes))
-        else:
-            out.append(DeviceVerdict(e, "rejected", stage, reason, evidence, nodes))
+    read = keyer(ctx.ev, class_sel, req.selectors)  # (also compiles every selector: ev.inexact is complete)
+    kept = kept_rows(req, ctx, value_key)
+    used = allocated_by_pool(ctx.allocated, ctx.own_devices) if kept is not None else {}
+    for block in ctx.universe.blocks:
+        if kept is not None:
+            facts = used.get(block.key, ())
+            rows = kept.get(id(block), lambda was, block=block, facts=facts: was[0] is block and was[1] == facts)
+            if rows is not None:  # (-w: the pool, and all its rows read, as at the answer before: blocks.py)
+                out.extend(rows)
+                continue
+        rows = []
+        for e in block.entries:
+            stage, reason, evidence, nodes = next(device_checks(req, class_sel, e, ctx, read))
+            if stage is None:
+                rows.append(DeviceVerdict(e, "candidate", None, reason, evidence, nodes))
+            else:
+                rows.append(DeviceVerdict(e, "rejected", stage, reason, evidence, nodes))
+        out.extend(rows)
+        if kept is not None:
+            kept.put(id(block), (block, facts), rows)
     return out
 
 

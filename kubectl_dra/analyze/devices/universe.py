@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from operator import attrgetter
 
 from kubectl_dra.analyze.allocator import AllocatedState, device_id_str, slice_spec
 from kubectl_dra.analyze.allocator.counters import (
@@ -16,7 +15,14 @@ from kubectl_dra.analyze.allocator.counters import (
     counter_scope,
     first_exceeded,
 )
-from kubectl_dra.analyze.allocator.pools import Pool, gather_cluster_pools, ignored_devices_reason, slice_digest
+from kubectl_dra.analyze.allocator.pools import (
+    Pool,
+    ignored_devices_reason,
+    pool_generations,
+    slice_digest,
+    slices_by_pool,
+)
+from kubectl_dra.analyze.devices.blocks import kept_blocks
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.nodes import NodeSelectorError, node_matches
 from kubectl_dra.quantity import format_quantity
@@ -88,46 +94,37 @@ def _slice_where(spec: dict) -> str:
 class Universe:
     """Every device of every pool as this version's allocator gathers pools (allocator/pools.py
     gather_cluster_pools: newest generation, validity, counter slices), sorted by driver and pool, plus the
-    devices of slices the allocator ignores (listed with the reason, never candidates)."""
+    devices of slices the allocator ignores (listed with the reason, never candidates). blocks: per (driver, pool),
+    in that order, its pools and its entries (a slice of `entries`): what a pool is depends on its own slices only,
+    so -w keeps the block of a pool whose slices are the same objects as at the answer before (blocks.py)."""
 
     def __init__(self, slices, sem: Semantics):
         self.sem = sem
         self.entries: list[DeviceEntry] = []
         self.pool_states: dict[tuple, str] = {}
         self.pools: dict[tuple, Pool] = {}
-        self._spans: dict[tuple, list] | None = {}  # pool key -> (start, end) ranges of its entries
-        for pool in gather_cluster_pools(slices, sem):
-            key = (pool.driver, pool.name)
-            if pool.invalid:
-                state = f"invalid: {pool.invalid_reason}"
-            elif pool.incomplete:
-                state = f"incomplete: {pool.published} of {pool.wanted} slices published"
-            else:
-                state = ""
-            if not pool.superseded_by:  # the newest generation describes the pool
+        self.blocks: list[Block] = []
+        self._spans: dict[tuple, list] = {}  # pool key -> (start, end) ranges of its entries
+        kept = kept_blocks(sem)
+        groups = slices_by_pool(slices)
+        for key in sorted(groups):
+            group = groups[key]
+            block = kept.get(key, group) if kept is not None else None
+            if block is None:
+                block = _block(key, group, sem)
+                if kept is not None:
+                    kept.put(key, group, block)
+            self.blocks.append(block)
+            for pool, state in block.newest:
                 self.pools[key] = pool
                 self.pool_states[key] = state
-            for sl in pool.slices + pool.not_targeting:
-                self._add(sl, key, state, pool=pool)
-        ignored_any = False
-        for sl in slices:
-            why = ignored_devices_reason(sl, sem)
-            if why:
-                spec = slice_spec(sl)
-                key = (spec.get("driver", ""), (spec.get("pool") or {}).get("name", ""))
-                self._add(sl, key, "", ignored=why)
-                ignored_any = True
-        if ignored_any:  # the pools came sorted (gather_cluster_pools), the ignored slices after them
-            self.entries.sort(key=attrgetter("pool_key"))
-            self._spans = None
+            if block.entries:
+                self._spans[key] = [(len(self.entries), len(self.entries) + len(block.entries))]
+                self.entries.extend(block.entries)
 
     def positions(self, dids) -> dict[tuple, int]:
         """Device ID -> index in entries (and so in every device matrix), for a few IDs: found within their pools'
         spans of entries, without an index of every device."""
-        if self._spans is None:
-            self._spans = {}
-            for i, e in enumerate(self.entries):
-                self._spans.setdefault(e.pool_key, []).append((i, i + 1))
         out = {}
         for did in dids:
             for start, end in self._spans.get(tuple(did[:2]), ()):
@@ -136,22 +133,51 @@ class Universe:
                         out.setdefault(did, i)
         return out
 
-    def _add(self, sl: dict, key: tuple, state: str, ignored: str = "", pool: Pool | None = None) -> None:
-        spec = slice_spec(sl)
-        per_device = spec.get("perDeviceNodeSelection")
-        node = spec.get("nodeName") or None
-        driver, name = key
-        append = self.entries.append
-        slice_where = None if per_device else _slice_where(spec)
-        start = len(self.entries)
-        for d, dname in zip(spec.get("devices") or [], slice_digest(sl).names):
-            where = (d.get("nodeName") or None) if per_device else node
-            append(DeviceEntry((driver, name, dname), d, sl, key, state, where, ignored, pool, slice_where))
-        if self._spans is not None and len(self.entries) > start:
-            self._spans.setdefault(key, []).append((start, len(self.entries)))
-
     def __len__(self) -> int:
         return len(self.entries)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One (driver, pool) of the universe: its entries in order (each generation's pool, then the devices of its
+    slices that the allocator ignores) and, for the pool's newest generation, the pool and its state as shown."""
+
+    key: tuple
+    entries: tuple
+    newest: tuple  # ((Pool, state),) or () when every slice is skipped
+
+
+def _block(key: tuple, group: list[dict], sem: Semantics) -> Block:
+    entries: list[DeviceEntry] = []
+    newest = ()
+    for pool in pool_generations(key, group, sem):
+        if pool.invalid:
+            state = f"invalid: {pool.invalid_reason}"
+        elif pool.incomplete:
+            state = f"incomplete: {pool.published} of {pool.wanted} slices published"
+        else:
+            state = ""
+        if not pool.superseded_by:  # the newest generation describes the pool
+            newest = ((pool, state),)
+        for sl in pool.slices + pool.not_targeting:
+            _add(entries, sl, key, state, pool=pool)
+    for sl in group:
+        why = ignored_devices_reason(sl, sem)
+        if why:
+            _add(entries, sl, key, "", ignored=why)
+    return Block(key, tuple(entries), newest)
+
+
+def _add(entries: list, sl: dict, key: tuple, state: str, ignored: str = "", pool: Pool | None = None) -> None:
+    spec = slice_spec(sl)
+    per_device = spec.get("perDeviceNodeSelection")
+    node = spec.get("nodeName") or None
+    driver, name = key
+    append = entries.append
+    slice_where = None if per_device else _slice_where(spec)
+    for d, dname in zip(spec.get("devices") or [], slice_digest(sl).names):
+        where = (d.get("nodeName") or None) if per_device else node
+        append(DeviceEntry((driver, name, dname), d, sl, key, state, where, ignored, pool, slice_where))
 
 
 class Reachability:
