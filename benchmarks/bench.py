@@ -26,6 +26,7 @@ MEM = ["24Gi", "40Gi", "80Gi"]
 
 SCAN_PODS, SCAN_BLOCKED = 500, 200  # the scan's benchmark: DRA pods in the namespace, how many cannot be placed
 QUEUE_PODS = 5000  # the queue's benchmark (issue 28): pending DRA pods on the realistic dump
+FEW_PODS = 210  # the same with few pods waiting: what --replicas costs apart from the pods ahead
 
 
 def _joint(spec: dict) -> dict:
@@ -299,12 +300,14 @@ def main() -> int:
     scan = d / f"scan-{SCAN_PODS}.json"
     real = d / f"realistic-{a.realistic_nodes}.json"
     queue = d / f"queue-{QUEUE_PODS}.json"
+    few = d / f"queue-{FEW_PODS}.json"
     joint = d / f"realistic-joint-{a.realistic_nodes}.json"
     for path, pods, realistic, n, pair in (
         (snap, 0, False, NODES, False),
         (scan, SCAN_PODS, False, NODES, False),
         (real, 0, True, a.realistic_nodes, False),
         (queue, QUEUE_PODS, True, NODES, False),
+        (few, FEW_PODS, True, NODES, False),
         (joint, 0, True, a.realistic_nodes, True),
     ):
         if not path.exists():
@@ -337,6 +340,9 @@ def main() -> int:
         ("explain pod (queue dump)", ["explain", "pod", "bench", "--from-file", str(queue)]),
         (f"status -A ({QUEUE_PODS} pods)", ["status", "-A", "--from-file", str(queue)]),
         ("explain --replicas 500", ["explain", "deploy/web", "--replicas", "500", "--from-file", str(queue)]),
+        # The copies' own cost: the same with 210 pods waiting instead of 5,000.
+        (f"explain --alone ({FEW_PODS} pods)", ["explain", "pod", "bench", "--alone", "--from-file", str(few)]),
+        (f"--replicas 500 ({FEW_PODS} pods)", ["explain", "deploy/web", "--replicas", "500", "--from-file", str(few)]),
         ("devices (summary)", ["devices", "--from-file", str(snap)]),
         ("devices -o json", ["devices", "--from-file", str(snap), "-o", "json"]),
         ("explain pod (YAML, 400 nodes)", ["explain", "pod", "bench", "--from-file", str(yyaml)]),
