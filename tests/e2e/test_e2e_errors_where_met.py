@@ -126,3 +126,27 @@ def test_a_pod_nominated_to_a_node_where_it_fits_never_meets_an_error_elsewhere(
     sc.ungate("trainer")
     assert sc.cluster.wait_bound(sc.ns, "trainer", timeout=60)["spec"]["nodeName"] == "node-02"
     assert sc.cluster.allocated_devices(sc.ns, "c-trainer") == [(sc.driver, "node-02", "ok")]
+
+
+def test_a_selector_error_on_a_device_in_use_is_never_met(scenario):
+    """The allocator skips a device in use before it evaluates selectors on it (allocateOne: "Checking for 'in use'
+    is cheap and thus gets done first"): a selector that errs only on an allocated device fails the pod for want of
+    a device, not with the error (seen live, stop 41: kubectl-dra said DRA301 where the scheduler said "cannot
+    allocate all claims")."""
+    sc = scenario("errinuse")
+    sc.device_class()
+    sc.slice([device("bad", attrs={"n": "x"}), device("low", attrs={"n": 0})], node="node-01")
+    sc.create(claim("a", [request("gpu", sc.cls, selectors=[f'device.attributes["{sc.driver}"].n == "x"'])]))
+    sc.create(pod("holder", {"gpu": "a"}))
+    sc.cluster.wait_bound(sc.ns, "holder", timeout=60)  # claim a: allocated the bad device
+    sc.create(claim("c", [request("gpu", sc.cls, selectors=[_selector(sc)])]))
+    sc.create(pod("late", {"gpu": "c"}, gated=True))
+    before = sc.cluster.kubectl_dra("explain", "pod", "late", "-n", sc.ns, "-o", "json")
+    assert before.code == 1, str(before)
+    blocking = [f["code"] for f in before.json["findings"] if f["blocking"]]
+    assert "DRA301" not in blocking and "DRA403" in blocking, str(before)
+    sc.ungate("late")
+    ev = sc.cluster.wait_event(sc.ns, "late", "FailedScheduling", "cannot allocate all claims", timeout=60)
+    assert "no such overload" not in ev["message"] and not sc.cluster.pod(sc.ns, "late")["spec"].get("nodeName"), ev
+    after = sc.cluster.kubectl_dra("explain", "pod", "late", "-n", sc.ns, "-o", "json")
+    assert after.code == 1 and "DRA005" not in _codes(after), str(after)  # agrees with the scheduler's word

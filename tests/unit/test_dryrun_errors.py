@@ -182,3 +182,23 @@ def test_errors_on_several_nodes_are_named_as_the_ones_the_scheduler_may_report(
     assert r.verdict.blocked and f.evidence["node"] == "node-01", r.findings
     assert list(f.evidence["alsoMet"]) == ["node-02"] and "s2/worse" in f.evidence["alsoMet"]["node-02"]
     assert "may report instead the error it meets on node node-02" in f.message, f.message
+
+
+def test_an_error_on_a_device_in_use_is_never_met():
+    """The allocator skips a device in use before it evaluates selectors on it: with no other device that passes,
+    the pod fails for want of a device (DRA403), not with the error (seen live, stop 41; e2e
+    test_a_selector_error_on_a_device_in_use_is_never_met)."""
+    held = builders.claim("held", [request()], ns=NS, uid=False, results=[("gpu", "s1", "bad")], node="node-01")
+    held["status"]["allocation"]["devices"]["results"][0]["driver"] = DRIVER
+    objs = objects({}, [rslice("s1", [dev("bad", "x"), dev("low", 0)], nodeName="node-01")], [node("node-01")])
+    r = explain([*objs, held])
+    blocking = [f.code for f in r.findings if f.blocking]
+    assert blocking == ["DRA403"] and r.verdict.determined, r.findings
+
+
+def test_an_error_on_a_device_no_usable_node_reaches_is_never_met():
+    objs = objects({"nodeSelector": {"pool": "a"}}, [rslice("s1", [dev("bad", "x")], nodeName="node-02"),
+                                                     rslice("s2", [dev("low", 0)], nodeName="node-01")],
+                   [node("node-01"), node("node-02", pool="b")])  # fmt: skip
+    r = explain(objs)
+    assert "DRA301" not in {f.code for f in r.findings if f.blocking} and r.verdict.blocked, r.findings

@@ -30,8 +30,12 @@ def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
 
 
 # long: one case per rejection stage, in Stage order
-def request_findings(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> list[Finding]:
-    """Why this request (all its subrequests) cannot be satisfied: nothing if it could on its own."""
+def request_findings(an: Analysis, a: ClaimAnalysis, alts: list[Request], errors_met: bool = True) -> list[Finding]:
+    """Why this request (all its subrequests) cannot be satisfied: nothing if it could on its own. errors_met: False
+    when the dry-run searched every node where a selector errs and met no error there: the allocator skips a device
+    in use before it evaluates selectors on it, and sees only the devices of the node it searches, so a selector
+    error the matrix shows is then not why the request fails (upstream allocateOne: "Checking for 'in use' is cheap
+    and thus gets done first")."""
     reasons = []
     subject = {"claim": obj_ref(a.claim), "request": alts[0].base_name}
     for r in alts:
@@ -95,7 +99,7 @@ def request_findings(an: Analysis, a: ClaimAnalysis, alts: list[Request]) -> lis
         return [
             _stage_finding(st, label, vs, r, subject, ev, every=False, sem=an.sem) for st, vs in by_stage.items()
         ] + [out]
-    present = [stage for stage in Stage.ordered() if stage in stages]
+    present = [stage for stage in Stage.ordered() if stage in stages and (errors_met or stage is not Stage.CEL_ERROR)]
     if not present:
         return []
     primary = present[0]

@@ -188,11 +188,12 @@ def _no_node_works(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> 
             )
         )
     explained = False
+    met = dry.error is not None or dry.capped  # (else no selector error was met where the dry-run looked)
     for a in analyses:
         if a.allocated:
             continue
         for alts in a.requests:
-            found = request_findings(an, a, alts)
+            found = request_findings(an, a, alts, met)
             an.findings.extend(found)
             explained = explained or bool(found)
     if not explained:
