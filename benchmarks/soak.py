@@ -156,11 +156,13 @@ class Churn:
 
 def no_device(name: str, line: str) -> bool:
     """Whether a watcher's line for the probe gives its verdict when no device has soak "on": blocked for want of
-    a device (status: the row's STATE and MISSING; explain: the headline after the time). With the device, the
-    verdict is another (OK, unknown, or blocked by where the device is: the node may be tainted or full)."""
+    a device that passes its selector (status: the row's STATE, MISSING and reason; explain: the headline after the
+    time). With the device, the verdict is another: OK, unknown, or blocked by where the device is (the node may be
+    tainted or full) or by what holds it (the churn may pick a device a claim has: "already allocated", which
+    status also shows as Blocked/device; before 4 Dec, stop 41, those lines were counted as not reflected)."""
     if name == "explain":
         return "Blocked: no device matches the request" in line
-    return line.split()[4:6] == ["Blocked", "device"]
+    return line.split()[4:6] == ["Blocked", "device"] and "already allocated" not in line
 
 
 def reflected(name: str, lines: list, changes: list[dict]) -> tuple[int, list[float]]:
