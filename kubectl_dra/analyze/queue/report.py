@@ -147,7 +147,7 @@ def queue_finding(place: Place) -> Finding | None:
         got = ", ".join(place.devices[:3]) + (f" and {len(place.devices) - 3} more" if len(place.devices) > 3 else "")
         return make(
             "DRA432",
-            f"{when}gets {got or 'its claims'} on node {place.node} in the queue's order: {place.reason}",
+            f"{when}gets {got or 'its claims'} on node {place.node} in the estimated order: {place.reason}",
             position=place.position,
             ahead=[a.to_dict() for a in place.ahead],
         )
