@@ -18,6 +18,7 @@ commands keep nothing (runtime.is_long_running)."""
 
 from __future__ import annotations
 
+from kubectl_dra.jsonio import value_key
 from kubectl_dra.runtime import generational, is_long_running
 
 _TABLES = 16  # distinct versions and gates, and matrices (request shape x node set) remembered; then the oldest goes
@@ -87,9 +88,8 @@ def kept_blocks(sem) -> _Blocks | None:
     return kept
 
 
-def kept_rows(req, ctx, value_key) -> _Kept | None:
-    """The rows kept for this request and matrix context (per block), or None (a one-shot command). value_key: a
-    key equal for equal JSON values."""
+def kept_rows(req, ctx) -> _Kept | None:
+    """The rows kept for this request and matrix context (per block), or None (a one-shot command)."""
     if not is_long_running():
         return None
     reach = ctx.reach

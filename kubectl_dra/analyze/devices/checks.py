@@ -28,7 +28,6 @@ from kubectl_dra.analyze.devices.blocks import allocated_by_pool, kept_rows
 from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry, Reachability, Universe
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.stages import Stage
-from kubectl_dra.jsonio import value_key
 from kubectl_dra.runtime import IdMemo, is_long_running
 
 
@@ -263,7 +262,7 @@ def device_matrix(req: Request, ctx: MatrixContext) -> list[DeviceVerdict]:
     out: list[DeviceVerdict] = []
     class_sel = ((req.class_obj or {}).get("spec") or {}).get("selectors") or []
     read = keyer(ctx.ev, class_sel, req.selectors)  # (also compiles every selector: ev.inexact is complete)
-    kept = kept_rows(req, ctx, value_key)
+    kept = kept_rows(req, ctx)
     used = allocated_by_pool(ctx.allocated, ctx.own_devices) if kept is not None else {}
     for block in ctx.universe.blocks:
         if kept is not None:
