@@ -162,6 +162,29 @@ def test_identical_pods_in_created_order_fill_the_nodes_then_wait():
     assert q.shortfalls and q.shortfalls[0].text.startswith("4 of the 8 identical pending pods")
 
 
+def test_a_shortfall_names_each_namespace_s_owner_of_the_same_name():
+    """Deployment/infer in ml-team and Deployment/infer in team-b are two owners (seen live: "16 identical
+    pending pods of Deployment/infer in ml-team", 8 of them team-b's)."""
+    objs = [*BASE, gpus("node-01", "gpu-0")]
+    for ns in ("ml-team", "team-b"):
+        for i in range(2):
+            p, c = with_claim(f"infer-5944f9974c-x{i}", t(0), ns=ns)
+            p["metadata"]["ownerReferences"] = [
+                {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "infer-5944f9974c", "controller": True}
+            ]
+            p["metadata"]["labels"] = {"pod-template-hash": "5944f9974c"}
+            objs += [p, c]
+    q = places(objs)
+    assert [x.text for x in q.shortfalls] == [
+        "1 of the 4 identical pending pods (2 of Deployment/infer in ml-team, 2 of Deployment/infer in team-b) get "
+        "devices; 3 stay Pending"
+    ]
+    one = [o for o in objs if (o["metadata"].get("namespace") or "") != "team-b"]
+    assert [x.text for x in places(one).shortfalls] == [
+        "1 of the 2 identical pending pods of Deployment/infer in ml-team get devices; 1 stays Pending"
+    ]
+
+
 def test_a_pod_ahead_with_a_choice_of_nodes_leaves_a_pinned_pod_undetermined():
     objs = [
         *BASE,

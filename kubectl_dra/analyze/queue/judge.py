@@ -296,9 +296,15 @@ def _did(d) -> str:
 
 
 def shortfall(es: list[Entry], fit: int) -> Shortfall:
-    owners = {owner_of(e.pod) for e in es}
-    if len(owners) == 1 and None not in owners:
-        who = f"of {next(iter(owners))} in {ns_of(es[0].pod)}"
+    # an owner is its namespace's: Deployment/infer in ml-team and in team-b are two
+    owners: dict = {}
+    for e in es:
+        o = (owner_of(e.pod), ns_of(e.pod))
+        owners[o] = owners.get(o, 0) + 1
+    if len(owners) == 1 and None not in next(iter(owners)):
+        who = "of {} in {}".format(*next(iter(owners)))
+    elif len(owners) <= 3 and all(o is not None for o, _ in owners):
+        who = "(" + ", ".join(f"{n} of {o} in {ns}" for (o, ns), n in owners.items()) + ")"
     else:
         who = "(" + ", ".join(e.ref for e in es[:3]) + (f" and {len(es) - 3} more" if len(es) > 3 else "") + ")"
     left = len(es) - fit
