@@ -752,7 +752,10 @@ _RULES = [
         missing="device",
         summary="Matching devices exist, but they are already allocated to other claims.",
         hint="Free a device (delete the pods holding it) or add devices; `kubectl dra devices --list` names the claims and pods that hold them.",
-        explanation="A device allocated to one claim (without adminAccess or shared consumable capacity) cannot be allocated to another.",
+        explanation="A device allocated to one claim (without adminAccess or shared consumable capacity) cannot be allocated to another. "
+        "Where a pod's answer is given after the pods ahead of it in the queue (`explain pod` of a pod the queue "
+        "leaves without devices, the copies of `--replicas` and `--count`), the devices those pods take in the "
+        "estimated order are listed as going to their claims: none of those is allocated yet.",
     ),
     Rule(
         code="DRA405",

@@ -67,3 +67,6 @@ class Snapshot:
     # The pods bound to every node are in pods (a live read, or a bundle of one, listed them): a node without
     # one has none. Otherwise (files) only the nodes some pod of the input names are known (analyze/pod/fit.py).
     bound_pods: bool = False
+    # Claims (namespace/name) whose status.allocation is not the cluster's but the queue's estimate: the pods ahead
+    # placed as the dry-run placed them (queue/report.py materialized). Their devices "go to" them; none is allocated.
+    estimated: frozenset = frozenset()

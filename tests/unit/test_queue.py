@@ -96,6 +96,28 @@ def test_two_pods_one_gpu_the_first_created_gets_it_and_the_other_is_blocked_by_
     assert {x.state for x in rows(objs, alone=True).values()} == {"OK"}
 
 
+def test_a_device_a_pod_ahead_takes_is_never_called_allocated():
+    """explain pod of a pod the queue leaves without devices reads the cluster with the pods ahead placed: their
+    claims are not allocated, so the rows and DRA404 say the devices go to them (seen live: "every matching device
+    is already allocated (...: allocated to claim ml-team/infer-...-gpu-q9mtp)", a claim of a pending pod); a claim
+    the cluster did allocate is still "allocated to"."""
+    from kubectl_dra.analyze.reports.explain import explain_pods
+
+    held = builders.claim("held-gpu", [request()], ns=NS, results=[("gpu", "node-01", "gpu-1")], node="node-01")
+    objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), held, *with_claim("p1", t(120)), *with_claim("p0", t(0))]
+    snap = snapshot_from_objects(objs, NS)
+    r = explain_pods(snap, S37, [(NS, "p1")])[0]
+    f = next(f for f in r.findings if f.code == "DRA404")
+    assert "already allocated" not in f.message and "is allocated or goes to a pod ahead" in f.message
+    assert "pods ahead in the queue" in f.hint
+    text = str(r.body)
+    assert "goes to claim team-a/p0-gpu of a pod ahead in the queue, in the estimated order" in text
+    assert "allocated to claim team-a/held-gpu" in text
+    assert "allocated to claim team-a/p0-gpu" not in text
+    # alone, p0 is not ahead of anything: its own answer names no estimate
+    assert "goes to claim" not in str(explain_pod(snap, S37, NS, "p0").body)
+
+
 def test_a_second_gpu_lets_both_fit_and_says_so():
     objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), *with_claim("p0", t(0)), *with_claim("p1", t(120))]
     q = places(objs)

@@ -20,10 +20,15 @@ class AllocatedState:
     # 1.38: allocated claims with a negative consumed capacity, as the scheduler words them (consumedCapacityError);
     # while there is one, PreFilter fails every pod with claims (gather allocation state).
     invalid_capacity: list = field(default_factory=list)
+    # claim refs whose allocation is the queue's estimate, not the cluster's (Snapshot.estimated): the same to the
+    # allocator, worded "goes to" by the device rows
+    estimated: frozenset = frozenset()
 
     @classmethod
-    def from_claims(cls, claims: Iterable[dict], sem: Semantics) -> "AllocatedState":
-        st = cls()
+    def from_claims(
+        cls, claims: Iterable[dict], sem: Semantics, estimated: frozenset = frozenset()
+    ) -> "AllocatedState":
+        st = cls(estimated=estimated)
         check_negative = sem.behaviour.qualified_capacity_names and sem.consumable_capacity
         for c in claims:
             alloc = (c.get("status") or {}).get("allocation")
@@ -65,6 +70,7 @@ class AllocatedState:
             {k: list(v) for k, v in self.owners.items()},
             {k: dict(v) for k, v in self.aggregated_capacity.items()},
             list(self.invalid_capacity),
+            self.estimated,
         )
 
     def _check_consumed(self, claim: dict, alloc: dict) -> None:

@@ -125,7 +125,7 @@ def allocated_by_pool(allocated, own: frozenset) -> dict:
             (
                 tuple(did),
                 did in allocated.devices,
-                tuple(allocated.owners.get(did) or ()),
+                tuple((o, o in allocated.estimated) for o in allocated.owners.get(did) or ()),
                 repr(allocated.aggregated_capacity.get(did)),
                 did in own,
             )

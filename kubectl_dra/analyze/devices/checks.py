@@ -332,7 +332,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
             )
     if not req.admin_access and e.did in ctx.allocated.devices and e.did not in ctx.own_devices:
         owners = ctx.allocated.owners.get(e.did) or []
-        yield Stage.IN_USE, f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}, nodes
+        yield (Stage.IN_USE, *_in_use(owners, ctx.allocated.estimated), nodes)
     active_share = (
         sem.behaviour.active_share_blocks_exclusive
         and not req.admin_access
@@ -458,6 +458,17 @@ def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexe
     except CapacityNotRepresentable as exc:
         fits, why = False, str(exc)
     return None if fits else why + note
+
+
+def _in_use(owners: list, estimated: frozenset) -> tuple[str, dict]:
+    """The reason and evidence of a device held by owners: allocated to them, or, where the queue's estimate
+    placed a pod ahead (AllocatedState.estimated), going to them; nothing says the estimate is allocated."""
+    ahead = [o for o in owners if o in estimated]
+    if not ahead:
+        return f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}
+    held = [o for o in owners if o not in estimated]
+    why = f"goes to claim {', '.join(ahead)} of a pod ahead in the queue, in the estimated order"
+    return (f"allocated to claim {', '.join(held)}; " if held else "") + why, {"claims": owners, "ahead": ahead}
 
 
 def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry, read=None):

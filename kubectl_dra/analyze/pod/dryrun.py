@@ -232,7 +232,9 @@ class Analysis:
     mark_selected: bool = True
 
     def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
-        return AllocatedState.from_claims((c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem)
+        return AllocatedState.from_claims(
+            (c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem, self.snap.estimated
+        )
 
     def usable_nodes(self, pod: dict | None, allocated_claims: list[dict]) -> tuple[list[dict], dict, list[dict]]:
         """Nodes the pod may use (pod constraints + already-allocated claims' node selectors), why others not, and

@@ -187,7 +187,7 @@ def materialized(snap, queue: Queue, before: int):
         if e.index < before and e.node is not None:
             for ref, r in e.allocs:
                 alloc[ref] = (r.results, r.node_selector)
-    claims = []
+    claims, estimated = [], set()
     for c in snap.claims:
         hit = alloc.get(obj_ref(c))
         if hit is not None and not (c.get("status") or {}).get("allocation"):
@@ -195,5 +195,6 @@ def materialized(snap, queue: Queue, before: int):
             if hit[1] is not None:
                 allocation["nodeSelector"] = hit[1]
             c = {**c, "status": {**(c.get("status") or {}), "allocation": allocation}}
+            estimated.add(obj_ref(c))
         claims.append(c)
-    return replace(snap, claims=tuple(claims))
+    return replace(snap, claims=tuple(claims), estimated=snap.estimated | estimated)
