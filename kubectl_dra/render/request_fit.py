@@ -49,7 +49,7 @@ def render_request_fit(report, fmt: str, stream, color: bool, width: int | None)
         out.line(f"Counted after {n} pending pod{'s' if n > 1 else ''} in the queue {verb} devices.")
     if report.no_candidate:
         n = report.no_candidate
-        out.line(f"{n} other node{'s reach' if n > 1 else ' reaches'} no device the request can use.")
+        out.line(f"{n} other node{'s have' if n > 1 else ' has'} no free device the request can use.")
     if report.rejected:
         n = len(report.rejected)
         out.line(f"{n} node{'s' if n > 1 else ''} its pods may not use (taints, ...) left out.")

@@ -202,8 +202,8 @@ def test_devices_names_an_untolerated_taint_and_the_only_plugin_as_likely():
     [
         ({"gaps": (Gap("list", "daemonsets.apps", None, "forbidden", "no"),), "listed": frozenset(), "workloads": ()},
          "cannot list daemonsets.apps: no"),
-        ({"workloads": ()}, "no DaemonSet found that runs it (no DaemonSet but CSI node plugins mounts the kubelet's "
-         "plugins_registry)"),
+        ({"workloads": ()}, "no DaemonSet found that runs it (no DaemonSet other than a CSI node plugin mounts the "
+         "kubelet's plugins_registry)"),
     ],
 )  # fmt: skip
 def test_devices_unknown_says_which(more, reason):

@@ -189,7 +189,7 @@ def _not_found(seen: Seen, driver: str, node: str | None) -> Plugin:
     some = (
         f"{n} DaemonSets mount the kubelet's plugins_registry; none names it"
         if n
-        else "no DaemonSet but CSI node plugins mounts the kubelet's plugins_registry"
+        else "no DaemonSet other than a CSI node plugin mounts the kubelet's plugins_registry"
     )
     return Plugin(
         driver,
