@@ -982,3 +982,20 @@ def test_the_key_of_equal_specs_is_equal_whatever_their_key_order_or_key_type():
     assert _json(a) != _json({"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "tpu"}}]}})
     # YAML can give keys that are not strings (orjson refuses them): still one key per value
     assert _json({1: "x"}) == _json({1: "x"}) != _json({2: "x"})
+
+
+def test_devices_request_says_who_took_a_node_s_candidates():
+    """devices --request: a node's next copy finds its candidates taken by the copies before it, and by the pods
+    ahead in the queue only where some take devices (it used to say "the candidates are allocated")."""
+    from kubectl_dra.analyze.reports.request_fit import request_fit
+
+    req = builders.claim("one", [request()], ns=NS)
+    objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1")]
+    r = request_fit(snapshot_from_objects(objs, NS), S37, req, "gpu")
+    assert [(n.node, n.fit) for n in r.nodes] == [("node-01", 2)]
+    assert r.nodes[0].limit == "request gpu: no device left (the copies before it took the candidates)"
+    r = request_fit(snapshot_from_objects([*objs, *with_claim("p0", t(0))], NS), S37, req, "gpu")
+    assert [(n.node, n.fit) for n in r.nodes] == [("node-01", 1)] and r.in_flight == (f"{NS}/p0",)
+    assert r.nodes[0].limit == (
+        "request gpu: no device left (the copies before it and the pods ahead in the queue took the candidates)"
+    )

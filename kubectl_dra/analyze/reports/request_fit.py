@@ -173,6 +173,7 @@ class _Fill:
         self.alloc = an.allocator(state)
         self.candidates, self.shared = candidates, shared
         self.made = 0  # copies allocated so far (their names stay distinct across nodes)
+        self.ahead = False  # the pods ahead in the queue take devices first (their in-flight allocations)
 
     def node(self, n: dict, layer: _Layer, cap: int) -> tuple[int, str, bool]:
         """(copies that fit on n, the allocator's reason for the next, capped)."""
@@ -213,7 +214,8 @@ class _Fill:
             return f"{req}: a constraint rejects the devices left"
         if reason == "distinct":
             return f"{req}: needs more devices than are left"
-        return f"{req}: no device left (the candidates are allocated)"
+        who = "the copies before it and the pods ahead in the queue" if self.ahead else "the copies before it"
+        return f"{req}: no device left ({who} took the candidates)"
 
 
 def _in_flight(snap: Snapshot, sem: Semantics, an: Analysis, keys: set):
@@ -279,6 +281,7 @@ def request_fit(snap: Snapshot, sem: Semantics, claim: dict, device_class: str) 
     worth = [] if blocking else fork.worth_nodes(plan.pending, plan.analyses, plan.reach, plan.skip)
     candidates, shared_list = _candidates(analyses, plan.reach)
     fill = _Fill(an, state, claim, plan, candidates, shared_list)
+    fill.ahead = bool(allocs)
     rows: list[NodeFit] = []
     total, total_capped, last_limit = 0, False, ""
     undetermined = open_
