@@ -977,8 +977,9 @@ _RULES = [
         blocking=False,
         missing=None,
         summary="Whether the pod gets devices depends on which pods the scheduler takes first, or where it places them.",
-        hint="`kubectl dra status` lists the pods waiting in the queue's order, and `kubectl dra explain pod` on one of "
-        "them says where it goes; `--alone` gives the answer for this pod as if it were the only one waiting.",
+        hint="`kubectl dra status -o json` gives the pods waiting in the queue's order (`queue.order`), and `kubectl dra "
+        "explain pod` on one of them says where it goes; `--alone` answers for this pod as if it were the only one "
+        "waiting.",
         explanation="The pods ahead of this one in the queue can use the same devices, and what they take is not decided by "
         "what the API shows: pods of the same priority created in the same second (or already tried, so re-queued "
         "at a time the API does not show) are taken in an order kubectl-dra cannot see; a pod ahead that may go "
