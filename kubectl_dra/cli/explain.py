@@ -112,7 +112,7 @@ def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
     if workload is not None:
         return _explain_workload(o, workload, replicas)
     if watch:
-        got = _gather(o, pod_name=name, watch=True, drivers=True, bound_pods=True)
+        got = _gather(o, pod_name=name, watch=True, pending_pods=not o.alone, drivers=True, bound_pods=True)
         session, first, ns = got.session, [got.snapshot], got.namespace
         del got  # the first answer takes the snapshot (cli/watch.py _first): not kept here for hours
         _watch_pod(o, session, first, ns, name)

@@ -111,7 +111,8 @@ def _gather_live(r: LiveRequest, c: Client, progress: bool, while_waiting) -> Ga
         everything=r.everything,
         drivers=r.drivers,
         # every pod of every namespace listed already (status -A): it holds the pending and the bound ones
-        pending_pods=r.pending_pods and not r.watch and not t.every_pod,
+        # (watched too: the queue's pods ahead come and go, and a pod bound leaves this list for the next)
+        pending_pods=r.pending_pods and not t.every_pod,
         bound_pods=r.bound_pods and not t.every_pod,
     )
     jobs = plan(needs, api, asked.served)

@@ -43,6 +43,46 @@ def test_watch_catches_the_device_class_being_created(scenario):
     assert 2 <= sum(1 for x in scan.lines if x.startswith("pod-w ")) <= 6, scan.lines
 
 
+def test_a_watch_judges_the_queue_with_the_pod_ahead_in_another_namespace(cluster, scenario):
+    """explain pod -w and status -n -w judge the pending pods together, as without -w (seen live: explain pod p1 -w
+    said OK while p0, created first in another namespace, would take the only device). Then the real scheduler:
+    p0's gate goes, it is bound with the device, and p1 stays blocked."""
+    sc = scenario("watchq")
+    sc.device_class()
+    sc.slice([device("dev-0")])
+    other = cluster.create_namespace("watchq-other")
+    scan = one = None
+    try:
+        for ns, name in ((other, "p0"), (sc.ns, "p1")):  # p0 first, a second earlier: ahead of p1
+            sc.api.post(
+                f"/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims",
+                claim(f"{name}-gpu", [request("gpu", sc.cls)]),
+            )
+            sc.api.post(f"/api/v1/namespaces/{ns}/pods", pod(name, {"gpu": f"{name}-gpu"}, gated=True))
+            time.sleep(1.1)
+        scan = _Watch(sc.cluster, "status", "-w", "-n", sc.ns, "-o", "wide")
+        one = _Watch(sc.cluster, "explain", "pod", "p1", "-w", "-n", sc.ns)
+        # both gated: p1's gate is its first block, and the queue's word comes beside it
+        first = scan.wait_line(lambda x: x.startswith("p1 "), 60)
+        assert " Blocked " in first and "DRA430" in " ".join(scan.lines), scan.lines
+        one.wait_line(lambda x: x.startswith("Watching"), 60)
+        assert any("DRA430" in x for x in one.lines), one.lines
+        assert any(f"would go to {other}/p0" in x for x in one.lines), one.lines
+        sc.api.patch(
+            f"/api/v1/namespaces/{other}/pods/p0", [{"op": "remove", "path": "/spec/schedulingGates"}], kind="json"
+        )
+        cluster.wait_bound(other, "p0", timeout=60)
+        sc.ungate("p1")
+        cluster.wait_unschedulable(sc.ns, "p1", "cannot allocate all claims")
+        line = one.wait_line(lambda x: x[:2].isdigit() and "Blocked" in x and "no free device" in x, 60)
+        assert "gated" not in line, one.lines
+    finally:
+        for w in (scan, one):
+            if w is not None:
+                w.stop()
+        cluster.delete_namespace(other)
+
+
 def test_watch_refuses_offline_input(cluster, tmp_path):
     f = tmp_path / "empty.yaml"
     f.write_text("apiVersion: v1\nkind: List\nitems: []\n")

@@ -153,3 +153,43 @@ def test_a_live_gather_returns_one_result_type_whatever_it_was_asked(client):
         assert bool(got.raw) == raw
         assert not raw or got.raw[-1] == {"discovery": {"resource.k8s.io": []}}
         assert ("get", "resource.k8s.io", "not-served") in [(g.verb, g.resource, g.reason) for g in got.snapshot.gaps]
+
+
+def test_a_pod_two_lists_hold_is_taken_once_and_bound_where_one_says_so():
+    """The pending pods' list (or its watch) may still hold a pod that the bound pods' list already shows on a node:
+    the pod is bound, whichever list came first; a pod of the same name made anew (another uid) is not merged."""
+    from kubectl_dra.gather.assemble import live_snapshot
+
+    def p(uid, node=None):
+        spec = {"containers": [{"name": "c"}]} | ({"nodeName": node} if node else {})
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p0", "namespace": "ml", "uid": uid},
+                "spec": spec, "status": {"phase": "Pending"}}  # fmt: skip
+
+    meta = {"namespace": "ml", "gaps": ()}
+    for objs in ([p("u1"), p("u1", "node-01")], [p("u1", "node-01"), p("u1")]):
+        snap = live_snapshot(objs, meta)
+        assert [(x["metadata"]["uid"], x["spec"].get("nodeName")) for x in snap.pods] == [("u1", "node-01")]
+    snap = live_snapshot([p("u2"), p("u1", "node-01")], meta)
+    assert [(x["metadata"]["uid"], x["spec"].get("nodeName")) for x in snap.pods] == [("u2", None)]
+
+
+def test_a_watched_explain_or_status_lists_the_pending_pods_of_every_namespace(monkeypatch):
+    """explain pod NAME -w and status -n NS -w judge the queue: the pods ahead may be in any namespace (seen live:
+    explain pod p1 -w said OK while p0, created first, would take the only GPU; without -w, Blocked)."""
+    from kubectl_dra.cli import explain as cli_explain
+    from kubectl_dra.gather.result import LiveRequest
+
+    asked = []
+
+    def gather(o, **ask):
+        asked.append(LiveRequest(**ask))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(cli_explain, "_gather", gather)
+    from click.testing import CliRunner
+
+    from kubectl_dra.cli import cli
+
+    CliRunner().invoke(cli, ["explain", "pod", "p1", "-w", "-n", "team-b"])
+    CliRunner().invoke(cli, ["explain", "pod", "p1", "-w", "-n", "team-b", "--alone"])
+    assert [(r.watch, r.pending_pods) for r in asked] == [(True, True), (True, False)]
