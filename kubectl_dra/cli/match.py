@@ -83,7 +83,9 @@ def match_claim_cmd(name, filename, count, **params):
         raise DraError("give either a claim NAME or -f FILE")
     _stdin_once([filename] if filename else [], o.from_files)
     claim = _manifest_claim(filename, o.namespace) if filename else None  # a bad file fails before any API call
-    got = _gather(o, claim_name=name)
+    # --count: the copies queue after the pods waiting (in any namespace), whose own answers read the nodes' pods
+    queue = count is not None
+    got = _gather(o, claim_name=name, pending_pods=queue, bound_pods=queue)
     snap, ns = got.snapshot, got.namespace
     if filename and ns != base_namespace(o.namespace, None):
         claim = _manifest_claim(filename, ns)  # a manifest without a namespace is in the command's (model/scope.py)

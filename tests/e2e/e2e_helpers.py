@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -90,6 +91,17 @@ class Cluster:
         self.api = Api.from_state(state)
         self.ca = self.dir / "pki" / "ca.crt"
         self.kubectl_bin = str(Path(state["bin"]) / "kubectl")
+
+    @contextlib.contextmanager
+    def scheduler_paused(self):
+        """kube-scheduler stopped (SIGSTOP) for the block: pods created meanwhile wait in its queue, unscheduled and
+        without events, as pods do between their creation and the scheduler's first attempt."""
+        pid = self.state["pids"]["kube-scheduler"]
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(pid, signal.SIGCONT)
 
     # --- generic -------------------------------------------------------------------------
     def kubectl(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import yaml
 from builders import device, request
 from dra_objects import claim, pod
 
@@ -72,6 +73,39 @@ def test_gated_pods_compete_in_creation_order(cluster, scenario):
         cluster.wait_unschedulable(sc.ns, "p2", "cannot allocate all claims")
         after = cluster.kubectl_dra("explain", "pod", "p2", "-n", sc.ns, "-o", "json")
         assert after.code == 1 and after.json["verdict"]["missing"] == "device", str(after)
+    finally:
+        cluster.delete_namespace(other)
+
+
+def test_match_count_queues_its_copies_after_the_pods_waiting_in_other_namespaces(cluster, scenario, tmp_path):
+    """match claim -f FILE --count N, live: the copies go after the pods already waiting, in any namespace (seen
+    live: "1 of 2 copies get their devices for certain" while two pods created earlier elsewhere would take both
+    free devices; the gather listed no pod). Then the real scheduler: the two pods get the devices, and a real copy
+    created after them gets none."""
+    sc = scenario("matchq")
+    sc.device_class()
+    sc.slice([device("dev-0"), device("dev-1")])
+    other = cluster.create_namespace("matchq-other")
+    manifest = tmp_path / "claim.yaml"
+    manifest.write_text(yaml.safe_dump(claim("probe", [request("gpu", sc.cls)])))
+    try:
+        with cluster.scheduler_paused():
+            for name in ("a0", "a1"):
+                sc.api.post(
+                    f"/apis/resource.k8s.io/v1/namespaces/{other}/resourceclaims",
+                    claim(f"{name}-gpu", [request("gpu", sc.cls)]),
+                )
+                sc.api.post(f"/api/v1/namespaces/{other}/pods", pod(name, {"gpu": f"{name}-gpu"}))
+            time.sleep(1.1)
+            m = cluster.kubectl_dra("match", "claim", "-f", str(manifest), "--count", "2", "-n", sc.ns, "-o", "json")
+            assert m.code == 1 and m.json["count"]["fit"] == 0, str(m)
+            alone = cluster.kubectl_dra("match", "claim", "-f", str(manifest), "-n", sc.ns, "-o", "json")
+            assert alone.code == 0, str(alone)  # the claim alone fits: nothing is allocated yet
+            sc.create(claim("copy-gpu", [request("gpu", sc.cls)]))
+            sc.create(pod("copy", {"gpu": "copy-gpu"}))
+        for name in ("a0", "a1"):
+            cluster.wait_bound(other, name, timeout=60)
+        cluster.wait_unschedulable(sc.ns, "copy", "cannot allocate all claims")
     finally:
         cluster.delete_namespace(other)
 
