@@ -180,7 +180,7 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
                 count = f" (x{e['count']})" if e.get("count", 1) > 1 else ""
                 rows.append(
                     [
-                        esc(e["time"]) or "<unknown>",
+                        esc(e.get("age") or e["time"]) or "<unknown>",
                         esc(e["type"]),
                         esc(e["reason"]),
                         esc(src),

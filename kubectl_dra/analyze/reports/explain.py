@@ -49,6 +49,7 @@ from kubectl_dra.findings.model import (
 from kubectl_dra.model.normalize import event_sort_key
 from kubectl_dra.model.scope import not_found
 from kubectl_dra.model.snapshot import Snapshot
+from kubectl_dra.model.times import human_age, parse_time, reference_time
 
 
 def events_for_pod(snap: Snapshot, pod: dict, memo: dict | None = None) -> list[dict]:
@@ -379,8 +380,23 @@ def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, anal
         "extendedResources": ext.to_dict() if ext is not None else None,
         "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": an.idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,
-        "events": events,
+        "events": events if brief else _aged(an, events),
     }
+
+
+def _aged(an: Analysis, events: list) -> list:
+    """The events with their age as kubectl describe shows it (LAST SEEN: "12s", "3m"), against now (live) or
+    the dump's newest time; the time stays beside it."""
+    if not events:
+        return events
+    if "reference_time" not in an.memo:
+        an.memo["reference_time"] = reference_time(an.snap)
+    now = an.memo["reference_time"]
+    out = []
+    for e in events:
+        t = parse_time(e.get("time"))
+        out.append(dict(e, age=human_age((now - t).total_seconds())) if t is not None else e)
+    return out
 
 
 def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
