@@ -999,3 +999,24 @@ def test_devices_request_says_who_took_a_node_s_candidates():
     assert r.nodes[0].limit == (
         "request gpu: no device left (the copies before it and the pods ahead in the queue took the candidates)"
     )
+
+
+def test_counters_a_pod_ahead_uses_up_are_said_to_go_to_it():
+    """A partition whose counters the pod ahead takes in the estimated order: consumed by that pod's claim, of a pod
+    ahead in the queue (its allocation is the estimate); the partition it takes goes to it."""
+    from kubectl_dra.analyze.reports.explain import explain_pods
+
+    part = lambda n: device(n, consumesCounters=[{"counterSet": "gpu-0", "counters": {"memory": {"value": "10Gi"}}}])  # noqa: E731
+    objs = [
+        *BASE,
+        rslice("node-01-gpus", [part("p-0"), part("p-1")], "node-01", count=2),
+        rslice("node-01-counters", [], "node-01", count=2,
+               sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "10Gi"}}}]),
+        *with_claim("p1", t(120)),
+        *with_claim("p0", t(0)),
+    ]  # fmt: skip
+    r = explain_pods(snapshot_from_objects(objs, NS), S37, [(NS, "p1")])[0]
+    assert r.verdict.blocked and any(f.code == "DRA430" for f in r.findings), r.verdict
+    text = str(r.body)
+    assert "consumed by claim team-a/p0-gpu; of pods ahead in the queue, in the estimated order" in text, text
+    assert "goes to claim team-a/p0-gpu of a pod ahead in the queue" in text

@@ -286,9 +286,17 @@ class CounterView:
             f"{format_quantity(max(Fraction(have), Fraction(0)))} left"
         )
         if holders:
+            ahead = [h for h in holders if h in self.allocated.estimated]  # the queue's estimate, not allocated
             reason += (
                 f" (consumed by claim {', '.join(holders[:3])}"
                 + (f" and {len(holders) - 3} more" if len(holders) > 3 else "")
+                + (
+                    ""
+                    if not ahead
+                    else "; of pods ahead in the queue, in the estimated order"
+                    if len(ahead) == len(holders)
+                    else f"; {len(ahead)} of them of pods ahead in the queue, in the estimated order"
+                )
                 + ")"
             )
         return reason, {"counterSet": set_name, "counter": counter, "claims": holders}
