@@ -474,10 +474,21 @@ _BLOCKED = {
 }
 
 
+# The repairable stages when the request has candidates, too few on one node (request_findings.py, DRA408)
+_SHORT = {
+    "DRA404": "not enough free devices",
+    "DRA405": "not enough untainted devices",
+    "DRA406": "not enough free devices: shared counters used up",
+    "DRA407": "not enough devices with capacity left",
+}
+
+
 def _blocked_why(f: dict | None, v: dict) -> tuple[str, str]:
     if f is None:
         return (f"missing {v['missing']}" if v.get("missing") else "see the findings"), ""
     what = _BLOCKED.get(f["code"]) or (f.get("name") or "").replace("-", " ") or f"missing {v.get('missing')}"
+    if f["code"] in _SHORT and ((f.get("evidence") or {}).get("byStage") or {}).get("candidate"):
+        what = _SHORT[f["code"]]  # some are free, too few on one node (DRA408 beside it): not "no free device"
     detail = ""
     if f["code"] == "DRA404":
         by = (f.get("evidence") or {}).get("byStage") or {}
