@@ -123,7 +123,7 @@ def lint(manifests, reference: Snapshot | None, sem: Semantics, reference_kind: 
     notes: list[str] = []
     if not ctx.attrs and not ctx.caps:
         notes.append(
-            "no reference inventory (no --from-file dump or cluster devices): attribute and capacity names were not checked"
+            "no reference inventory (--from-file DUMP, or --context/--kubeconfig for a cluster's): attribute and capacity names were not checked"
         )
     per_manifest = (objects.api_version, selectors.check, objects.claim, objects.taint_rule, pods.check)
     for m in ctx.manifests:
