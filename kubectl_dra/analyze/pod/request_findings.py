@@ -118,6 +118,20 @@ def request_findings(an: Analysis, a: ClaimAnalysis, alts: list[Request], errors
     ]
 
 
+def _going_ahead(label: str, every: bool, some: str, first: str, only: bool) -> tuple[str, str]:
+    """DRA404's message and hint when the pods ahead in the queue take matching devices in the estimated order
+    (only: all of them; else some are allocated too)."""
+    if every:
+        state = "goes to a pod ahead in the queue" if only else "is allocated or goes to a pod ahead"
+        msg = f"{label}: every matching device {state} ({first})"
+    else:
+        state = "go to pods ahead in the queue" if only else "are allocated or go to pods ahead"
+        msg = f"{label}: {some} {state} ({first})"
+    if only:
+        return msg, "Wait for the pods ahead in the queue to finish, add devices, or give this pod a higher priority."
+    return msg, "Free a device (delete the pods holding it), add devices, or wait for the pods ahead in the queue."
+
+
 def _stage_finding(
     stage: Stage,
     label: str,
@@ -141,28 +155,11 @@ def _stage_finding(
     elif stage is Stage.CLASS:
         msg = f"{label}: no device passes the selectors of class {r.class_name} ({len(vs)} device(s) checked)"
     elif stage is Stage.IN_USE:
-        ahead = [v for v in vs if v.evidence.get("ahead")]  # the queue's estimate (explain, --replicas): not allocated
-        if not ahead:
-            msg = f"{label}: {'every matching device is' if every else some + ' are'} already allocated ({first})"
-        else:
-            if every:
-                state = (
-                    "goes to a pod ahead in the queue"
-                    if len(ahead) == len(vs)
-                    else "is allocated or goes to a pod ahead"
-                )
-                msg = f"{label}: every matching device {state} ({first})"
-            else:
-                state = (
-                    "go to pods ahead in the queue" if len(ahead) == len(vs) else "are allocated or go to pods ahead"
-                )
-                msg = f"{label}: {some} {state} ({first})"
-            hint = (
-                "Wait for the pods ahead in the queue to finish, add devices, or give this pod a higher priority."
-                if len(ahead) == len(vs)
-                else "Free a device (delete the pods holding it), add devices, or wait for the pods ahead in the queue."
-            )
+        ahead = sum(1 for v in vs if v.evidence.get("ahead"))  # the queue's estimate (checks.py): not allocated
+        if ahead:
+            msg, hint = _going_ahead(label, every, some, first, ahead == len(vs))
             return make(stage.code, msg, hint=hint, subject=subject, **ev)
+        msg = f"{label}: {'every matching device is' if every else some + ' are'} already allocated ({first})"
     elif stage is Stage.POOL:
         e = vs[0].entry
         msg = f"{label}: no usable device ({vs[0].reason})"
