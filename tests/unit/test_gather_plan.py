@@ -173,7 +173,7 @@ def test_a_pod_two_lists_hold_is_taken_once_and_bound_where_one_says_so():
     assert [(x["metadata"]["uid"], x["spec"].get("nodeName")) for x in snap.pods] == [("u2", None)]
 
 
-def test_a_watched_explain_or_status_lists_the_pending_pods_of_every_namespace(monkeypatch):
+def test_a_watched_explain_asks_for_the_pending_pods_of_every_namespace(monkeypatch):
     """explain pod NAME -w and status -n NS -w judge the queue: the pods ahead may be in any namespace (seen live:
     explain pod p1 -w said OK while p0, created first, would take the only GPU; without -w, Blocked)."""
     from kubectl_dra.cli import explain as cli_explain
