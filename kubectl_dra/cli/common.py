@@ -218,7 +218,9 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
             answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
         )
         open_ = [r for r in answer if not r.determined]
-        if open_:
+        if open_ and o.output in ("text", "wide"):  # each Summary is on the screen: one short line points at them
+            undetermined = f"{len(open_)} of {len(answer)} pod(s) undetermined: their Verdict and Summary above say why"
+        elif open_:
             undetermined = f"{len(open_)} of {len(answer)} pod(s) undetermined; first: {open_[0].summary}"
         blocked = any(r.blocked for r in answer)
     else:
@@ -226,7 +228,9 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
 
         color, width = _terminal(o)
         render(answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
-        if not answer.determined:
+        if not answer.determined and o.output in ("text", "wide"):
+            undetermined = "the answer is undetermined: the Verdict and Summary above say why"
+        elif not answer.determined:
             undetermined = f"{answer.summary} (the report above says what could be concluded)"
         blocked = answer.blocked
     sys.stdout.flush()

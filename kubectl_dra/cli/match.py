@@ -105,7 +105,7 @@ def _manifest_claim(filename: str, namespace: str | None) -> dict:
     """The one ResourceClaim, ResourceClaimTemplate or Pod of match's -f file."""
     from kubectl_dra.gather.files import load_files
 
-    own = load_files([filename], namespace)
+    own = load_files([filename], namespace, judged=False)
     found = list(own.claims) + list(own.templates)
     if not found and len(own.pods) == 1:
         found = list(own.pods)  # its DRA-backed extended resources, as the claim the scheduler would build

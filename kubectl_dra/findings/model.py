@@ -103,6 +103,7 @@ UNDETERMINED = frozenset(
         "DRA020",
         "DRA022",
         "DRA103",
+        "DRA104",
         "DRA229",
         "DRA303",
         "DRA304",

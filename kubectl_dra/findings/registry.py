@@ -396,6 +396,22 @@ _RULES = [
         "conclude and exits 2 rather than guessing a verdict.",
     ),
     Rule(
+        code="DRA104",
+        name="input-lacks-kind",
+        severity="warning",
+        blocking=False,
+        missing=None,
+        summary="The input holds no object of a kind this answer depends on, so kubectl-dra leaves the answer open.",
+        hint="Take every kind the answer reads: kubectl get pods,nodes,events,daemonsets,resourceclaims,"
+        "resourceclaimtemplates,deviceclasses,resourceslices -A -o yaml, or better a kubectl dra dump.",
+        explanation="A `kubectl get` that leaves out one kind gives no sign of it: an empty list keeps no kind. So a "
+        "`--from-file` input (not a `kubectl dra dump` bundle, which records what it read) that holds no "
+        "ResourceSlice, DeviceClass, ResourceClaim, ResourceClaimTemplate or Event at all is taken as one that did not "
+        "ask for that kind, and each answer that depends on it is left open (exit 2) instead of naming a culprit "
+        "that may not exist: no device without the slices or classes, a pod's claim without the claims, the "
+        "kubelet's word on a bound pod without the events. Answers that do not depend on it are given as usual.",
+    ),
+    Rule(
         code="DRA201",
         name="claim-not-created",
         severity="error",
@@ -512,6 +528,32 @@ _RULES = [
         hint="Create the DeviceClass (cluster-scoped, usually by the cluster operator or the driver's chart), or fix deviceClassName.",
         explanation="The scheduler's PreFilter reports `request <req>: device class <class> does not exist` and retries when a "
         "DeviceClass is added. No device can be considered without its class.",
+    ),
+    Rule(
+        code="DRA214",
+        name="allocated-class-missing",
+        severity="warning",
+        blocking=False,
+        missing=None,
+        summary="A claim is allocated, but a DeviceClass its requests name no longer exists.",
+        hint="Nothing blocks this claim; recreate the DeviceClass (or fix deviceClassName) before the next claim of it is allocated.",
+        explanation="The scheduler reads a request's DeviceClass only to allocate the claim, and the kubelet prepares the "
+        "devices from the allocation result, so an allocated claim keeps its devices when the class is deleted "
+        "later. A new claim naming the class (the next pod of the same template) cannot be allocated until the "
+        "class exists again: `request <req>: device class <class> does not exist`.",
+    ),
+    Rule(
+        code="DRA215",
+        name="running-claim-unseen",
+        severity="warning",
+        blocking=False,
+        missing=None,
+        summary="A Running pod's ResourceClaim is not in the input: the pod has its devices, but what they are is not shown.",
+        hint="Add the pod's claims to the input (kubectl get resourceclaims -n NAMESPACE -o yaml), or take a kubectl dra dump.",
+        explanation="The kubelet starts a pod's containers only after the DRA drivers prepared every claim's devices, so a "
+        "Running pod holds its devices whatever the input shows. A claim in use cannot be deleted while it is "
+        "reserved (its finalizer), so a claim missing from the input is almost always one the dump left out. The "
+        "pod's verdict is that it runs; the claim's devices and the pods they block are unknown to the answer.",
     ),
     Rule(
         code="DRA212",

@@ -11,7 +11,7 @@ from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.model.scope import base_namespace
-from kubectl_dra.model.snapshot import Snapshot
+from kubectl_dra.model.snapshot import Gap, Snapshot
 
 _EXTENSIONS = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -190,11 +190,41 @@ def _plain_object(item) -> bool:
     )
 
 
-def load_files(paths, namespace: str | None, skip: frozenset = frozenset()) -> Snapshot:
+# The kinds an answer reads that a plain `kubectl get` dump may leave out, with the resource its Gap names: a dump
+# that holds no object of one of them is taken as one that did not ask for it (an empty list keeps no kind), so the
+# answers that depend on it stay open (a Gap whose reason is "absent"). Nodes have their own rule (the nodes are
+# inferred from the slices, DRA018); DaemonSets the driver piece's ("listed"). A bundle records what it read.
+ABSENT_KINDS = (
+    ("ResourceClaim", "claims", "resourceclaims.resource.k8s.io"),
+    ("ResourceClaimTemplate", "templates", "resourceclaimtemplates.resource.k8s.io"),
+    ("DeviceClass", "classes", "deviceclasses.resource.k8s.io"),
+    ("ResourceSlice", "slices", "resourceslices.resource.k8s.io"),
+    ("Event", "events", "events"),
+)
+
+
+def absent_gaps(snap: Snapshot, skip: frozenset = frozenset()) -> tuple:
+    """A Gap (reason "absent") for each kind of ABSENT_KINDS the snapshot holds no object of (skip: kinds the command
+    never reads). The message says what to add."""
+    return tuple(
+        Gap(
+            "list",
+            resource,
+            None,
+            "absent",
+            f"the input holds no {kind} objects (add them: kubectl get {resource.split('.')[0]} -A -o yaml)",
+        )
+        for kind, field, resource in ABSENT_KINDS
+        if kind not in skip and not getattr(snap, field)
+    )
+
+
+def load_files(paths, namespace: str | None, skip: frozenset = frozenset(), judged: bool = True) -> Snapshot:
     """Read every object; keep the kinds kubectl-dra understands, ignore the rest. A kubectl-dra bundle (`kubectl
     dra dump`) also restores what the cluster told at the time: its version, namespace, time and gaps.
     namespace: the -n given (None: the bundle's, else default; model/scope.py), the snapshot's namespace in every
-    case. skip: kinds the command never reads."""
+    case. skip: kinds the command never reads. judged: the input is a cluster's objects that answers are judged
+    on (not a manifest of one claim): the kinds it lacks are gaps (absent_gaps), unless it is a bundle."""
     from dataclasses import replace
 
     from kubectl_dra.gather.bundle import BUNDLE_API, read_header
@@ -209,4 +239,6 @@ def load_files(paths, namespace: str | None, skip: frozenset = frozenset()) -> S
     meta = read_header(headers[0]) if headers else {}
     ns = base_namespace(namespace, meta.get("namespace"))
     snap = snapshot_from_objects(objs, ns, source="bundle" if meta else "files", skip=skip)
+    if not meta and judged:
+        meta = {"gaps": absent_gaps(snap, skip)}
     return replace(snap, **dict(meta, namespace=ns))

@@ -70,3 +70,8 @@ class Snapshot:
     # Claims (namespace/name) whose status.allocation is not the cluster's but the queue's estimate: the pods ahead
     # placed as the dry-run placed them (queue/report.py materialized). Their devices "go to" them; none is allocated.
     estimated: frozenset = frozenset()
+
+    def absent(self, resource: str) -> Gap | None:
+        """The Gap of a kind the input holds no object of (gather/files.py absent_gaps), e.g. "events": None when
+        the kind was read (live, a bundle) or the input holds some."""
+        return next((g for g in self.gaps if g.resource == resource and g.reason == "absent"), None)

@@ -19,6 +19,8 @@ _OPEN_REASONS = (
     ("DRA020", "the server's patch predates an allocator fix that matters here"),
     ("DRA506", "the free cpu, memory or pods of the node are unknown"),
     ("DRA022", "a scheduler filter kubectl-dra does not reproduce"),
+    ("DRA104", "the input lacks a kind the answer needs"),
+    ("DRA018", "the input has no Node objects"),
 )
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
@@ -119,6 +121,14 @@ def verdict_headline(d: dict) -> tuple[str, str]:
     return "OK: nothing blocks", "bold green"
 
 
+def _no_claim(pc: dict) -> str:
+    """A pod claim without a ResourceClaim: skipped (the status says none is needed), not in the input (it may exist),
+    or not created yet."""
+    if pc["skipped"]:
+        return "<skipped>"
+    return "<not in the input>" if pc.get("unseen") else "<not created>"
+
+
 def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     v = d["verdict"]
     decisive = _decisive(d)
@@ -153,7 +163,7 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
                 "claim": f"claim {esc(pc['sourceName'])}",
                 "extended": f"extended resources {esc(pc['sourceName'])}",
             }.get(pc["source"], "<invalid>")
-            claim = esc(pc["claim"]) if pc["claim"] else ("<skipped>" if pc["skipped"] else "<not created>")
+            claim = esc(pc["claim"]) if pc["claim"] else _no_claim(pc)
             out.line(f"  {esc(pc['name'])}:  ", f"{claim} (from {src})", wrap=6)
         ext = d.get("extendedResources") or {}
         for m in ext.get("requestMappings") or []:

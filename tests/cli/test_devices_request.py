@@ -98,6 +98,9 @@ def test_flag_errors():
     one_line_error(devices("--class", "gpu", "--request", str(REQUEST), "-o", "name"), "no -o name")
 
 
+BUNDLE = {"apiVersion": "kubectl-dra/v1alpha1", "kind": "Bundle", "metadata": {"name": "kubectl-dra-bundle"}}
+
+
 def _shared_input(tmp_path) -> str:
     """Three nodes that all reach one network-attached pool of three devices, and node-02 one GPU of its own (node-01
     and node-03 see the same pools: one search answers both)."""
@@ -107,6 +110,7 @@ def _shared_input(tmp_path) -> str:
 
     nodes = [node(n, allocatable={}) for n in ("node-01", "node-02", "node-03")]
     objs = [
+        BUNDLE,  # a dump of a cluster with no ResourceClaim (a plain one without claims leaves the count open)
         *nodes,
         dclass("gpu", f'device.driver == "{DRIVER}"'),
         sl("fabric", ["a", "b", "c"], allNodes=True),

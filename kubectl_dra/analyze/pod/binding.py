@@ -155,6 +155,33 @@ def binding_findings(
     return out
 
 
+def unseen_binding_findings(snap, picks) -> list[Finding]:
+    """DRA104 when the input holds no Events and devices the dry-run picks (its claims' results) have
+    bindingConditions: the scheduler waits in PreBind for them, and only its events tell whether its last wait
+    failed or timed out (prebind_failure)."""
+    unseen = snap.absent("events")
+    if unseen is None:
+        return []
+    wanted = {(r.get("driver"), r.get("pool"), r.get("device")) for entry in picks for r in entry.results}
+    out = []
+    for sl in snap.slices:
+        spec = sl.get("spec") or {}
+        driver, pool = spec.get("driver"), (spec.get("pool") or {}).get("name")
+        for d in spec.get("devices") or []:
+            if (driver, pool, d.get("name")) in wanted and d.get("bindingConditions"):
+                out.append(f"{driver}/{pool}/{d.get('name')}")
+    if not out:
+        return []
+    return [
+        make(
+            "DRA104",
+            f"the devices the dry-run picks ({', '.join(sorted(set(out)))}) wait for binding conditions: whether the "
+            f"scheduler's last attempt on them failed or timed out cannot be told: {unseen.message}",
+            resource=unseen.resource,
+        )
+    ]
+
+
 def prebind_failure(events: list[dict], claims: list[dict]) -> Finding | None:
     """The scheduler's newest attempt failed in PreBind on binding conditions (and deallocated the claim), and no
     new wait has begun since (events are oldest first)."""

@@ -71,14 +71,17 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
     statuses = {s.get("name"): s for s in ((pod.get("status") or {}).get("resourceClaimStatuses") or [])}
     uid = meta_of(pod).get("uid")
     out: list[PodClaim] = []
+    running = (pod.get("status") or {}).get("phase") == "Running"
     for entry in (pod.get("spec") or {}).get("resourceClaims") or []:
         pcn = entry.get("name", "")
         if entry.get("resourceClaimName"):
             pc = PodClaim(pcn, "claim", entry["resourceClaimName"])
             pc.claim = idx.claims.get((ns, pc.source_name))
             if pc.claim is None:
-                if idx.gap_for("resourceclaims"):
-                    pc.findings.append(gap_finding(idx.gap_for("resourceclaims")[0]))
+                if running:
+                    pc.findings.append(running_claim_finding(idx, pcn, ns, pc.source_name))
+                elif idx.gap_for("resourceclaims"):
+                    pc.findings.append(unseen_claim_finding(idx.gap_for("resourceclaims")[0], pcn, ns, pc.source_name))
                 else:
                     pc.findings.append(
                         make(
@@ -108,7 +111,14 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                     ) or accepts_group_owner(pod, c, sem):
                         pc.claim = c
                         break
-            if pc.claim is None and not pc.skipped:
+            claim_name = (st or {}).get("resourceClaimName") or None
+            if pc.claim is None and not pc.skipped and running:
+                pc.findings.append(running_claim_finding(idx, pcn, ns, claim_name))
+            elif pc.claim is None and claim_name and idx.gap_for("resourceclaims"):
+                # the pod's status names its claim, which the input lacks (or the claims could not be read); with no
+                # name in the status, the controller has not created one (it records the name as it creates it)
+                pc.findings.append(unseen_claim_finding(idx.gap_for("resourceclaims")[0], pcn, ns, claim_name))
+            elif pc.claim is None and not pc.skipped:
                 if (ns, tname) not in idx.templates and not idx.gap_for("resourceclaimtemplates"):
                     pc.findings.append(
                         make(
@@ -165,6 +175,48 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
     return out
 
 
+def running_claim_finding(idx: Index, pcn: str, ns: str, claim: str | None) -> Finding:
+    """DRA215: a Running pod's claim is not in the snapshot. The kubelet started its containers after preparing the
+    claim's devices, so it has them; the claim is missing from the input (or was removed by force since)."""
+    which = f"ResourceClaim {ns}/{claim}" if claim else f"the ResourceClaim of pod claim {pcn}"
+    gap = next(iter(idx.gap_for("resourceclaims")), None)
+    why = gap.message if gap is not None else "it is not in the input"
+    return make(
+        "DRA215",
+        f"the pod is Running, so the kubelet prepared its devices; {which} is not known: {why}",
+        subject={"podClaim": pcn},
+        claim=f"{ns}/{claim}" if claim else None,
+    )
+
+
+def unseen_claim_finding(gap, pcn: str, ns: str, claim: str | None) -> Finding:
+    """The pod's claim is not in the snapshot and the claims were not all read: DRA104 (the input holds none) or
+    DRA103 (the read was refused), which leave the answer open, never "not created" or "missing"."""
+    which = f"ResourceClaim {ns}/{claim}" if claim else f"the ResourceClaim of pod claim {pcn}"
+    if gap.reason == "absent":
+        return make(
+            "DRA104",
+            f"cannot tell whether {which} exists or what it holds: {gap.message}",
+            subject={"podClaim": pcn},
+            kind="ResourceClaim",
+            resource=gap.resource,
+        )
+    return make(
+        "DRA103",
+        f"cannot tell whether {which} exists or what it holds: {gap.verb} {gap.resource} was refused",
+        subject={"podClaim": pcn},
+        verb=gap.verb,
+        resource=gap.resource,
+        namespace=gap.namespace,
+    )
+
+
+def read_gap_findings(gaps, skip=()) -> list[Finding]:
+    """What could not be read, as a report's first findings (DRA101, DRA102); skip: resources another finding covers.
+    A kind the input holds none of (reason "absent") is said where an answer depends on it (DRA104), not here."""
+    return [gap_finding(g) for g in gaps if g.resource not in skip and g.reason != "absent"]
+
+
 def gap_finding(gap) -> Finding:
     if gap.reason == "not-served" and gap.resource == "resource.k8s.io":
         return make("DRA102", f"the API server does not serve resource.k8s.io: {gap.message}", resource=gap.resource)
@@ -183,8 +235,12 @@ def gap_finding(gap) -> Finding:
 # Requests of a claim
 
 
-def build_requests(claim: dict, ci: int, idx: Index) -> tuple[list[list[Request]], list[Finding]]:
-    """Requests (each a list of alternatives: one entry, or the subrequests in order) and class findings."""
+def build_requests(
+    claim: dict, ci: int, idx: Index, allocated: bool = False
+) -> tuple[list[list[Request]], list[Finding]]:
+    """Requests (each a list of alternatives: one entry, or the subrequests in order) and class findings.
+    allocated: the claim is allocated, so a class that is gone blocks nothing (the scheduler reads a class only to
+    allocate; the kubelet prepares from the allocation result): DRA214, a warning for the next claim of it."""
     out: list[list[Request]] = []
     findings: list[Finding] = []
     for ri, req in enumerate(claim_requests(claim)):
@@ -213,8 +269,21 @@ def build_requests(claim: dict, ci: int, idx: Index) -> tuple[list[list[Request]
                     )
                 )
             elif r.class_obj is None:
-                if idx.gap_for("deviceclasses"):
-                    findings.append(gap_finding(idx.gap_for("deviceclasses")[0]))
+                gap = next(iter(idx.gap_for("deviceclasses")), None)
+                if gap is not None:
+                    if gap.reason != "absent" and not allocated:  # an absent kind: device_findings says so (DRA104)
+                        findings.append(gap_finding(gap))
+                elif allocated:
+                    findings.append(
+                        make(
+                            "DRA214",
+                            f"claim {obj_ref(claim)} is allocated, but the device class {r.class_name} of its "
+                            f"request {r.name} no longer exists: the allocation stands; a new claim of this class "
+                            "cannot be allocated until the class exists again",
+                            subject={"claim": obj_ref(claim), "request": r.name},
+                            deviceClass=r.class_name,
+                        )
+                    )
                 else:
                     findings.append(
                         make(

@@ -297,7 +297,7 @@ class Analysis:
         mctx = MatrixContext(self.universe, state, self.sem, self.ev, None if reach_id is None else reach, counters)
         analyses = []
         for ci, (claim, pcn) in enumerate(zip(claims, pcnames)):
-            reqs, cls_findings = build_requests(claim, ci, self.idx)
+            reqs, cls_findings = build_requests(claim, ci, self.idx, allocated=claim in allocated)
             self.findings.extend(cls_findings)
             ca = ClaimAnalysis(claim, pcn, reqs, allocated=claim in allocated)
             own = frozenset(

@@ -158,6 +158,18 @@ def pod_extended_resources(pod: dict, classes: Sequence[dict], sem: Semantics) -
     return ExtendedResources(out, {r.resource: mapping[r.resource] for r in out}, sem.gate("DRAExtendedResource"))
 
 
+def unmapped_extended(pod: dict, sem: Semantics) -> list[str]:
+    """The extended resources the pod's containers ask for (the names a DeviceClass may map), whether or not a class
+    maps them: what the DeviceClasses decide when the input holds none."""
+    spec = pod.get("spec") or {}
+    names: set[str] = set()
+    for key in ("initContainers", "containers"):
+        for c in spec.get(key) or []:
+            if isinstance(c, dict):
+                names.update(str(n) for n in defaulted_requests(c) if is_dra_extended_resource_name(str(n), sem))
+    return sorted(names)
+
+
 def uses_dra(pod: dict, classes: list[dict], sem: Semantics) -> bool:
     """The pod has ResourceClaims (named or from templates) or asks for a DRA-backed extended resource (a class maps
     it and DRAExtendedResource is on: with the gate off it is a device plugin's resource)."""

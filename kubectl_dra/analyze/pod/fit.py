@@ -302,7 +302,7 @@ class BoundPods:
         if hit is not None and hit[0] is node:
             return hit[1], hit[2]
         try:
-            alloc = scheduler_units(_rl(node["status"]["allocatable"]) if isinstance(node.get("status"), dict) else {})
+            alloc = scheduler_units(_rl(_d(_d(node.get("status")).get("allocatable"))))
             pods = _rl({"pods": _d(_d(node.get("status")).get("allocatable")).get("pods", 0)})["pods"]
         except BadQuantity as e:
             raise DraError(f"node {name_of(node)}: status.allocatable {e} is not a valid quantity") from None

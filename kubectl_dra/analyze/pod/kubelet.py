@@ -244,7 +244,18 @@ def kubelet_findings(
     out: list[Finding] = []
     drivers, skipped = called_drivers(claims, PREPARE, node, version)
     word = words[-1] if words else None
-    if word is None:
+    unseen = snap.absent("events")
+    if word is None and unseen is not None and phase in (None, "Pending"):
+        out.append(
+            make(
+                "DRA104",
+                f"pod is bound to {node_name}; whether its kubelet reported an error preparing its devices cannot be "
+                f"told: {unseen.message}",
+                node=node_name,
+                resource=unseen.resource,
+            )
+        )
+    elif word is None:
         if phase in (None, "Pending"):
             out.append(
                 make(

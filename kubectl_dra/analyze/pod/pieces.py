@@ -58,7 +58,17 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
             names = sorted(
                 {r["deviceClassName"] for c in claims for r in c.get("requests") or [] if r.get("deviceClassName")}
             )
-            if names:
+            unseen = next(
+                (f for f in findings if f.code == "DRA104" and "deviceclasses" in f.evidence.get("resource", "")), None
+            )
+            gone = sorted({f.evidence["deviceClass"] for f in findings if f.code == "DRA214"})
+            if names and gone:  # an allocated claim keeps its devices without its class
+                add(piece, "ok", f"claims allocated; DeviceClass {', '.join(gone)} deleted since")
+            elif names and unseen is not None and not all_allocated:
+                add(piece, "unknown", f"DeviceClass {', '.join(names)}: the input holds no DeviceClass objects")
+            elif names and unseen is not None:
+                add(piece, "ok", "claims allocated (the input holds no DeviceClass objects)")
+            elif names:
                 add(piece, "ok", f"DeviceClass {', '.join(names)} exists")
             else:
                 add(piece, "unknown", "no request names a class")

@@ -15,6 +15,7 @@ from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun
 from kubectl_dra.analyze.pod.request_findings import request_findings
 from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.findings.stages import Stage
 
 # Allocator error kind -> finding code.
 ERROR_KIND_CODES = {
@@ -35,23 +36,38 @@ ERROR_KIND_CODES = {
 }
 
 
-def device_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, pod: dict | None) -> None:
+def device_findings(
+    an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun, pod: dict | None, plugin_resources: tuple = ()
+) -> None:
     """Why the pending claims can or cannot be allocated: the first case that applies (the devices cannot be read,
     DRA103; the dry-run erred where the scheduler meets the error; it allocates, DRA002; no real nodes to decide
     on, DRA018; no node the pod may use, DRA503), else why no node works. Each appends its findings to an.findings
-    in the report's order (an error the scheduler may not meet, DRA304, before the case that follows it)."""
-    for case in (_unreadable, _dry_run_error, _allocatable, _no_real_nodes, _no_usable_node):
-        if case(an, analyses, dry, pod):
-            return
+    in the report's order (an error the scheduler may not meet, DRA304, before the case that follows it).
+    plugin_resources: the DRA-backed extended resources the pod asks for, which a node's device plugin may serve
+    instead (only the Node objects tell)."""
+    if (
+        _unreadable(an, analyses, dry, pod)
+        or _dry_run_error(an, analyses, dry, pod)
+        or _allocatable(an, analyses, dry, pod)
+        or _no_real_nodes(an, analyses, dry, pod, plugin_resources)
+        or _no_usable_node(an, analyses, dry, pod)
+    ):
+        return
     _no_node_works(an, analyses, dry)
 
 
 def _unreadable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
-    """DRA103: the slices or classes could not be read, so nothing can be said about the devices."""
+    """DRA103: the slices or classes could not be read, so nothing can be said about the devices; DRA104: the input
+    holds none of them (a kubectl get that left the kind out)."""
     blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
     if not blind:
         return False
     g = blind[0]
+    if g.reason == "absent":
+        an.findings.append(
+            make("DRA104", f"cannot tell whether devices are available: {g.message}", resource=g.resource)
+        )
+        return True
     an.findings.append(
         make(
             "DRA103",
@@ -129,9 +145,11 @@ def _allocatable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
     return True
 
 
-def _no_real_nodes(an: Analysis, analyses, dry: DryRun, pod) -> bool:
-    """DRA018: no node fits, but the nodes were inferred from the slices (the input has no Node objects)."""
-    if not (an.idx.nodes_synthetic and _has_candidates(analyses)):
+def _no_real_nodes(an: Analysis, analyses, dry: DryRun, pod, plugin_resources: tuple = ()) -> bool:
+    """DRA018: no node fits, but the nodes were inferred from the slices (the input has no Node objects): every
+    pending request has a device that fails no check or only where it is (which the real nodes' labels, taints
+    and declared features decide), or a node's device plugin may serve the pod's extended resources instead."""
+    if not (an.idx.nodes_synthetic and (plugin_resources or _has_candidates(analyses, Stage.NODE))):
         return False
     inferred = [_name(n) for n in an.idx.nodes]
     an.findings.append(
@@ -146,7 +164,9 @@ def _no_real_nodes(an: Analysis, analyses, dry: DryRun, pod) -> bool:
                 else "the input has no Node objects, and no node can be inferred from the slices"
             )
             + ": whether the claims fit needs the real nodes (their labels for nodeSelector and allNodes "
-            "devices, and the pod's node constraints), so it is undetermined",
+            "devices, and the pod's node constraints"
+            + (f"; whether a node's device plugin serves {', '.join(plugin_resources)}" if plugin_resources else "")
+            + "), so it is undetermined",
             inferredNodes=inferred,
             failures=dry.failures,
             rejectedNodes=dry.rejected_nodes,
@@ -361,11 +381,16 @@ def _joint_count_finding(analyses: list[ClaimAnalysis]) -> Finding | None:
     )
 
 
-def _has_candidates(analyses: list[ClaimAnalysis]) -> bool:
-    """Every pending request has a device that passes the per-device checks (so only node placement is left)."""
+def _has_candidates(analyses: list[ClaimAnalysis], but: Stage | None = None) -> bool:
+    """Every pending request has a device that passes the per-device checks (so only node placement is left);
+    but: a device rejected at that stage counts as one that passes."""
     pending = [a for a in analyses if not a.allocated]
     return bool(pending) and all(
-        any(v.outcome == "candidate" for r in alts for v in a.matrices.get(r.name, ()))
+        any(
+            v.outcome == "candidate" or (but is not None and v.stage is but)
+            for r in alts
+            for v in a.matrices.get(r.name, ())
+        )
         for a in pending
         for alts in a.requests
     )

@@ -100,6 +100,10 @@ def assumed_note(sem: Semantics, summary: str) -> str:
 
 
 def ok_summary(analyses, dry, node_name, findings) -> str:
+    unseen = sum(1 for f in findings if f.code == "DRA215")
+    if unseen:  # a Running pod: its devices are prepared, whatever the input holds of its claims
+        on = f" on node {node_name}" if node_name else ""
+        return f"the pod is Running{on}: its devices are prepared ({unseen} claim(s) not in the input)"
     if not analyses:
         return "the pod has no ResourceClaims to allocate"
     if any(f.code == "DRA604" for f in findings):

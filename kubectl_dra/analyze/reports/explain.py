@@ -6,14 +6,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kubectl_dra.analyze.allocator import obj_ref
-from kubectl_dra.analyze.pod.binding import binding_findings, prebind_failure
-from kubectl_dra.analyze.pod.claims import gap_finding, resolve_pod_claims
+from kubectl_dra.analyze.pod.binding import binding_findings, prebind_failure, unseen_binding_findings
 from kubectl_dra.analyze.pod.claims import meta_of as _meta
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.claims import ns_of as _ns
+from kubectl_dra.analyze.pod.claims import read_gap_findings, resolve_pod_claims
 from kubectl_dra.analyze.pod.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
 from kubectl_dra.analyze.pod.dryrun import Analysis, DryRun, Skip
-from kubectl_dra.analyze.pod.extended import extended_claims, prebind_defect_finding, via_plugin_finding
+from kubectl_dra.analyze.pod.extended import (
+    extended_claims,
+    prebind_defect_finding,
+    unmapped_extended,
+    via_plugin_finding,
+)
 from kubectl_dra.analyze.pod.extended import plan as extended_plan
 from kubectl_dra.analyze.pod.fit import fit_findings, pod_fit
 from kubectl_dra.analyze.pod.health import eviction_findings, health_findings
@@ -103,10 +108,13 @@ def _claim_findings(an: Analysis, pod: dict, analyses, dry: DryRun, events: list
     if blocked_before:
         return
     if any(not a.allocated for a in analyses):
-        device_findings(an, analyses, dry, pod)
+        plugin = tuple(ext.resources) if ext is not None and not ext.created else ()
+        device_findings(an, analyses, dry, pod, plugin)
         if any(f.code in ("DRA401", "DRA402") for f in an.findings):  # a driver publishes nothing: is it deployed?
             classes = {id(r.class_obj): r.class_obj for a in analyses for alts in a.requests for r in alts}
             an.findings.extend(publishing_findings(an.snap, [c for c in classes.values() if c is not None], an.memo))
+        if dry.allocatable and failed_prebind is None:
+            an.findings.extend(unseen_binding_findings(an.snap, dry.allocatable[0].claims))
         if ext is not None and dry.allocatable:
             via = via_plugin_finding(ext, dry.allocatable[0].node)
             if via is not None:
@@ -145,6 +153,16 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
                     rejectedNodes=dry.rejected_nodes,
                 )
             )
+    if not node_name and idx.nodes_synthetic and analyses and all(a.allocated for a in analyses):
+        an.findings.append(
+            make(
+                "DRA018",
+                "the input has no Node objects: whether the pod may use a node its allocated claims reach (the "
+                "node's labels and taints against the pod's node constraints, its free resources) needs the real "
+                "nodes, so it is undetermined",
+                inferredNodes=[_name(n) for n in idx.nodes[:20]],
+            )
+        )
     claims = [a.claim for a in analyses]
     an.findings.extend(shared_claim_findings(pod, claims, an.snap.pods, an.sem))
     an.findings.extend(pod_gate_findings(pod))
@@ -207,7 +225,7 @@ def explain_pod(
     an.mark_selected = not brief
     pod = _asked(an, snap, "Pod", namespace, name)
     # (what the driver piece could not read, it says in its own finding, DRA607)
-    an.findings.extend(gap_finding(g) for g in snap.gaps if g.resource not in DRIVER_PIECE_READS)
+    an.findings.extend(read_gap_findings(snap.gaps, DRIVER_PIECE_READS))
     an.findings.append(semantics_finding(sem, snap))
     events = events_for_pod(snap, pod, an.memo)
     pcs = _pod_claims(an, pod, events)
@@ -239,6 +257,10 @@ def explain_pod(
     return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
 
 
+# A pod claim's findings that say its claim is not in the input (DRA104, DRA215) or could not be read (DRA103).
+UNSEEN_CLAIM = ("DRA103", "DRA104", "DRA215")
+
+
 def _asked(an: Analysis, snap: Snapshot, kind: str, namespace: str, name: str) -> dict:
     """The pod or claim asked about; not found (or not readable: the gap says why) is an error."""
     index, resource = (an.idx.pods, "pods") if kind == "Pod" else (an.idx.claims, "resourceclaims")
@@ -259,6 +281,22 @@ def _extended(an: Analysis, snap: Snapshot, sem: Semantics, pod: dict, claims: l
         an.memo["annotated_claims"] = extended_claims(idx.claims)
     # (the snapshot's tuples as they are: a copy per pod of 5,000 slices costs more than the plan that reads them)
     ext = extended_plan(pod, snap.classes, idx.claims, idx.nodes, snap.slices, sem, an.memo["annotated_claims"])
+    unseen = snap.absent("deviceclasses.resource.k8s.io")
+    if (
+        ext is None
+        and unseen is not None
+        and sem.gate("DRAExtendedResource")
+        and (names := unmapped_extended(pod, sem))
+    ):
+        an.findings.append(
+            make(
+                "DRA104",
+                f"whether a DeviceClass maps {', '.join(names)} (a DRA-backed extended resource) cannot be told: "
+                f"{unseen.message}",
+                resource=unseen.resource,
+                resources=names,
+            )
+        )
     if ext is not None:
         an.findings.extend(ext.findings)
         if ext.claim is not None:
@@ -293,7 +331,8 @@ def _scheduler_findings(an: Analysis, snap: Snapshot, word, dry: DryRun, pending
             for f in an.findings
         ]
         return
-    if word is None or any(f.code == "DRA006" for f in an.findings):
+    # (nothing to agree with where the analysis cannot tell: what it could not read leaves the answer open)
+    if word is None or any(f.code in ("DRA006", "DRA103", "DRA104") for f in an.findings):
         return
     blocking = [f for f in an.findings if f.blocking]
     agree = agreement_finding(
@@ -360,6 +399,8 @@ def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, anal
                 "sourceName": pc.source_name,
                 "claim": _name(pc.claim) if pc.claim else None,
                 "skipped": pc.skipped,
+                # the claim may exist but is not in the input (or could not be read): not "not created"
+                **({"unseen": True} if any(f.code in UNSEEN_CLAIM for f in pc.findings) else {}),
             }
             for pc in pcs
         ]
@@ -424,7 +465,7 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
 def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
     an = Analysis(snap, sem)
     claim = _asked(an, snap, "ResourceClaim", namespace, name)
-    an.findings.extend(gap_finding(g) for g in snap.gaps)
+    an.findings.extend(read_gap_findings(snap.gaps))
     an.findings.append(semantics_finding(sem, snap))
     if _meta(claim).get("deletionTimestamp"):
         an.findings.append(
@@ -473,7 +514,7 @@ def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
     probe = dict(claim)
     probe.pop("status", None)
     an = Analysis(snap2, sem)
-    an.findings.extend(gap_finding(g) for g in snap.gaps)
+    an.findings.extend(read_gap_findings(snap.gaps))
     an.findings.append(semantics_finding(sem, snap))
     analyses, dry = an.analyse_claims([probe], None, [None])
     if not any(f.blocking for f in an.findings):

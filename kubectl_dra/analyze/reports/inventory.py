@@ -290,7 +290,8 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
             rows.append(row)
     listed_pools = {(r.driver, r.pool) for r in rows}
     # the driver piece's reads (DaemonSets) are not the inventory's: refused, the plugins say "unknown" and why
-    gaps = [g for g in snap.gaps if g.resource not in DRIVER_PIECE_READS]
+    # of the kinds a dump may lack, templates and events tell nothing about devices
+    gaps = [g for g in snap.gaps if g.resource not in DRIVER_PIECE_READS and g.resource not in UNUSED_ABSENT]
     return InventoryReport(
         tuple(rows),
         tuple(headroom(an, counters, state, listed_pools)),
@@ -304,6 +305,10 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
         tuple(node_plugins(snap, rows)),
         _publishing(snap, filters.get("driver")),
     )
+
+
+# The kinds a dump may lack (gather/files.py absent_gaps) that the inventory does not read.
+UNUSED_ABSENT = ("resourceclaimtemplates.resource.k8s.io", "events")
 
 
 def _publishing(snap: Snapshot, driver: str | None) -> tuple:
