@@ -397,11 +397,12 @@ _RULES = [
     ),
     Rule(
         code="DRA104",
-        name="input-lacks-kind",
+        name="input-incomplete",
         severity="warning",
         blocking=False,
         missing=None,
-        summary="The input holds no object of a kind this answer depends on, so kubectl-dra leaves the answer open.",
+        summary="The input lacks a kind, or a field the API server always writes, that this answer depends on, so "
+        "kubectl-dra leaves the answer open.",
         hint="Take every kind the answer reads: kubectl get pods,nodes,events,daemonsets,resourceclaims,"
         "resourceclaimtemplates,deviceclasses,resourceslices -A -o yaml, or better a kubectl dra dump.",
         explanation="A `kubectl get` that leaves out one kind gives no sign of it: an empty list keeps no kind. So a "
@@ -409,7 +410,21 @@ _RULES = [
         "ResourceSlice, DeviceClass, ResourceClaim, ResourceClaimTemplate or Event at all is taken as one that did not "
         "ask for that kind, and each answer that depends on it is left open (exit 2) instead of naming a culprit "
         "that may not exist: no device without the slices or classes, a pod's claim without the claims, the "
-        "kubelet's word on a bound pod without the events. Answers that do not depend on it are given as usual.",
+        "kubelet's word on a bound pod without the events. Answers that do not depend on it are given as usual. "
+        "Likewise a Pod without a status (the API server always writes one): whether its claims were created is "
+        "in the status. DeviceTaintRules are read as complete: a cluster commonly has none.",
+    ),
+    Rule(
+        code="DRA105",
+        name="input-edited",
+        severity="warning",
+        blocking=False,
+        missing=None,
+        summary="An object in the input lacks a field the API server always sets: the dump was cut or edited.",
+        hint="Take the objects again as the API server returns them: kubectl get ... -o yaml, or a kubectl dra dump.",
+        explanation="The API server sets some fields on every object it stores (an ownerReference's uid, a Pod's or a "
+        "Node's status). An input without one was cut or edited by hand. kubectl-dra does not name a culprit "
+        "on such a ground: it judges without the field (an owner by its name) or leaves the answer open.",
     ),
     Rule(
         code="DRA201",

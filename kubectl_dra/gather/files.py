@@ -168,6 +168,10 @@ def _flatten(doc, origin: str, out: list):
                 _flatten(item, origin, out)
         return
     if not isinstance(kind, str) or not kind:
+        if isinstance(doc.get("items"), list):  # kubectl get -o yaml writes items before kind: List
+            raise DraError(
+                f"{origin}: a list without its kind: the input looks cut short (kubectl get -o yaml ends with kind: List)"
+            )
         raise DraError(f"{origin}: object has no kind")
     meta = doc.get("metadata")
     if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta.get("name"):

@@ -19,7 +19,7 @@ _OPEN_REASONS = (
     ("DRA020", "the server's patch predates an allocator fix that matters here"),
     ("DRA506", "the free cpu, memory or pods of the node are unknown"),
     ("DRA022", "a scheduler filter kubectl-dra does not reproduce"),
-    ("DRA104", "the input lacks a kind the answer needs"),
+    ("DRA104", "the input lacks what the answer needs"),
     ("DRA018", "the input has no Node objects"),
 )
 _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

@@ -2201,6 +2201,7 @@ MOVED = {
     "input-lacks-events": ("team-b", "-n"),
     "allocated-class-deleted": ("ml-team", "-n"),
     "running-claim-unseen": ("team-b", "-n"),
+    "owner-uid-missing": ("ml-team", "-n"),
     "claim-not-created": ("team-a", "-n"),
     "claim-template-missing": ("team-a", "-n"),
     "claim-missing": ("team-a", "-n"),
@@ -2364,6 +2365,21 @@ scenario(
     "missing'.",
     "explain pod web-0",
     [running_pod("web-0", "c1"), dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES],
+)
+
+
+def _owner_without_uid():
+    c = claim("train-0-gpu-x1", [request()], owner_pod="train-0")
+    del c["metadata"]["ownerReferences"][0]["uid"]
+    return c
+
+
+scenario(
+    "owner-uid-missing",
+    "A dump edited by hand: the generated claim's ownerReference has no uid (the API server always sets it). The "
+    "owner is the pod of that name (DRA105 says the input was edited), not 'claim not owned by the pod'.",
+    "explain pod train-0",
+    [_TEAM[0], _owner_without_uid(), _TEAM[2], dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES],
 )
 
 

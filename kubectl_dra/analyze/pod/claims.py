@@ -45,6 +45,9 @@ class Index:
             self.nodes_synthetic = True
         else:
             self.nodes_synthetic = False
+        # Node objects without a status (the API server always writes one: a cut or edited input): their declared
+        # features and allocatable, which decide where devices and extended resources may be used, are unknown
+        self.nodes_statusless = [name_of(n) for n in self.nodes if not n.get("synthetic") and not n.get("status")]
 
     def gap_for(self, resource: str) -> list:
         return [g for g in self.gaps if g.resource.startswith(resource)]
@@ -106,7 +109,8 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                     if (meta_of(c).get("annotations") or {}).get(POD_CLAIM_ANNOTATION) != pcn:
                         continue
                     if any(
-                        o.get("kind") == "Pod" and (o.get("uid") == uid if uid else o.get("name") == name_of(pod))
+                        o.get("kind") == "Pod"
+                        and (o.get("uid") == uid if uid and o.get("uid") else o.get("name") == name_of(pod))
                         for o in meta_of(c).get("ownerReferences") or []
                     ) or accepts_group_owner(pod, c, sem):
                         pc.claim = c
@@ -118,6 +122,17 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                 # the pod's status names its claim, which the input lacks (or the claims could not be read); with no
                 # name in the status, the controller has not created one (it records the name as it creates it)
                 pc.findings.append(unseen_claim_finding(idx.gap_for("resourceclaims")[0], pcn, ns, claim_name))
+            elif pc.claim is None and not pc.skipped and not pod.get("status"):
+                # the status, which the API server always writes, names the generated claim: without it, unknown
+                pc.findings.append(
+                    make(
+                        "DRA104",
+                        f"cannot tell whether the ResourceClaim of pod claim {pcn} was created: the pod has no status, "
+                        "which the API server always writes (the input was cut or edited)",
+                        subject={"podClaim": pcn},
+                        field="status",
+                    )
+                )
             elif pc.claim is None and not pc.skipped:
                 if (ns, tname) not in idx.templates and not idx.gap_for("resourceclaimtemplates"):
                     pc.findings.append(
@@ -140,9 +155,15 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                     )
             elif pc.claim is not None and uid:
                 owners = [o for o in meta_of(pc.claim).get("ownerReferences") or [] if o.get("controller")]
-                if not any(o.get("kind") == "Pod" and o.get("uid") == uid for o in owners) and not accepts_group_owner(
-                    pod, pc.claim, sem
-                ):
+                # the API server never stores an ownerReference without its uid: the input was cut or edited, so
+                # the owner is the pod of that name (said as DRA105), never "not owned" on that ground
+                cut = [o for o in owners if o.get("kind") == "Pod" and not o.get("uid")]
+                if cut:
+                    pc.findings.append(edited_finding(pc.claim, "metadata.ownerReferences[].uid"))
+                if not any(
+                    o.get("kind") == "Pod" and (o.get("uid") == uid if o.get("uid") else o.get("name") == name_of(pod))
+                    for o in owners
+                ) and not accepts_group_owner(pod, pc.claim, sem):
                     pc.findings.append(
                         make(
                             "DRA205",
@@ -173,6 +194,17 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
             )
         out.append(pc)
     return out
+
+
+def edited_finding(obj: dict, field: str) -> Finding:
+    """DRA105: an object lacks a field the API server always sets; what depends on it is judged without it."""
+    return make(
+        "DRA105",
+        f"{obj.get('kind')} {ns_of(obj) + '/' if ns_of(obj) else ''}{name_of(obj)} has no {field}, which the API "
+        "server always sets: the input was cut or edited; kubectl-dra judges without it",
+        object=f"{obj.get('kind')}/{name_of(obj)}",
+        field=field,
+    )
 
 
 def running_claim_finding(idx: Index, pcn: str, ns: str, claim: str | None) -> Finding:

@@ -149,8 +149,25 @@ def _no_real_nodes(an: Analysis, analyses, dry: DryRun, pod, plugin_resources: t
     """DRA018: no node fits, but the nodes were inferred from the slices (the input has no Node objects): every
     pending request has a device that fails no check or only where it is (which the real nodes' labels, taints
     and declared features decide), or a node's device plugin may serve the pod's extended resources instead."""
-    if not (an.idx.nodes_synthetic and (plugin_resources or _has_candidates(analyses, Stage.NODE))):
+    unknown = an.idx.nodes_synthetic or an.idx.nodes_statusless
+    if not (unknown and (plugin_resources or _has_candidates(analyses, Stage.NODE))):
         return False
+    if not an.idx.nodes_synthetic:
+        bare = an.idx.nodes_statusless
+        an.findings.append(
+            make(
+                "DRA018",
+                f"no node fits the claims, but node(s) {', '.join(bare[:5])}{' ...' if len(bare) > 5 else ''} have no "
+                "status in the input (cut or edited: the API server always writes one): whether the claims fit "
+                "there needs it (the node's declared features"
+                + (f", whether its device plugin serves {', '.join(plugin_resources)}" if plugin_resources else "")
+                + "), so it is undetermined",
+                statuslessNodes=bare,
+                failures=dry.failures,
+                rejectedNodes=dry.rejected_nodes,
+            )
+        )
+        return True
     inferred = [_name(n) for n in an.idx.nodes]
     an.findings.append(
         make(
