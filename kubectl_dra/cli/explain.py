@@ -247,6 +247,6 @@ def explain_claim_cmd(name, **params):
     o = Options.from_click(params)
     got = _gather(o, claim_name=name)
     snap, ns = got.snapshot, got.namespace
-    from kubectl_dra.analyze.reports.explain import explain_claim
+    from kubectl_dra.analyze.reports.claim import explain_claim
 
     return finish(explain_claim(snap, o.semantics(snap.server_version), ns, name), o)

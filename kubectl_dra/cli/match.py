@@ -89,7 +89,7 @@ def match_claim_cmd(name, filename, count, **params):
     snap, ns = got.snapshot, got.namespace
     if filename and ns != base_namespace(o.namespace, None):
         claim = _manifest_claim(filename, ns)  # a manifest without a namespace is in the command's (model/scope.py)
-    from kubectl_dra.analyze.reports.explain import match_claim
+    from kubectl_dra.analyze.reports.claim import match_claim
     from kubectl_dra.analyze.reports.targets import claim_to_match
 
     sem = o.semantics(snap.server_version)

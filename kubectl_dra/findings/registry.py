@@ -1364,6 +1364,22 @@ _RULES = [
         "and the kubelet says nothing, or its calls time out.",
     ),
     Rule(
+        code="DRA613",
+        name="pod-terminating",
+        severity="info",
+        blocking=False,
+        missing=None,
+        summary="The pod is being deleted (Terminating): its devices stay allocated until the kubelet unprepares them "
+        "and the pod is gone.",
+        hint="If it stays Terminating, look at what keeps it: its finalizers (kubectl get pod -o yaml), a node whose "
+        "kubelet is gone or NotReady, or the driver's kubelet plugin missing on the node (DRA612). Force-deleting "
+        "it leaves the devices prepared on the node.",
+        explanation="A pod with a deletionTimestamp is shown as Terminating by kubectl whatever its phase. The kubelet "
+        "stops its containers, unprepares its claims' devices through the drivers' kubelet plugins and removes the "
+        "pod; the resourceclaim controller then takes the pod out of the claims' reservedFor and deallocates them. "
+        "Until then the devices are allocated, and the pods that want them wait for this pod, not for a delete.",
+    ),
+    Rule(
         code="DRA612",
         name="unprepare-waits-for-driver",
         severity="warning",

@@ -129,6 +129,15 @@ def _no_claim(pc: dict) -> str:
     return "<not in the input>" if pc.get("unseen") else "<not created>"
 
 
+def _pod_header(out: _Out, pod: dict) -> None:
+    _kv(out, "Pod", f"{esc(pod['namespace'])}/{esc(pod['name'])}")
+    _kv(out, "Node", esc(pod.get("node")) or "<none>")
+    phase = esc(pod.get("phase")) or "<unknown>"
+    if pod.get("deletionTimestamp"):  # as kubectl shows it: Terminating, whatever the phase
+        phase = f"Terminating (phase {phase}; deleted {esc(pod['deletionTimestamp'])})"
+    _kv(out, "Phase", phase)
+
+
 def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
     v = d["verdict"]
     decisive = _decisive(d)
@@ -137,10 +146,7 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
         wanted = "" if w.get("wantedPods") is None else f"wants {w['wantedPods']}, "
         _kv(out, "Workload", f"{esc(w['kind'])}/{esc(w['name'])} ({wanted}no pods: its pod template, as a new pod)")
     if "pod" in d:
-        pod = d["pod"]
-        _kv(out, "Pod", f"{esc(pod['namespace'])}/{esc(pod['name'])}")
-        _kv(out, "Node", esc(pod.get("node")) or "<none>")
-        _kv(out, "Phase", esc(pod.get("phase")) or "<unknown>")
+        _pod_header(out, d["pod"])
     else:
         c = d["claim"]
         _kv(out, "Claim", f"{esc(c['namespace'])}/{esc(c['name'])}")
@@ -504,7 +510,10 @@ def _blocked_why(f: dict | None, v: dict) -> tuple[str, str]:
         by = (f.get("evidence") or {}).get("byStage") or {}
         taken = by.get(Stage.IN_USE.value, 0)
         matching = sum(n for st, n in by.items() if (s := Stage.named(st)) is None or not s.selects)
-        if taken and taken == matching:
+        held = (f.get("evidence") or {}).get("terminating") or 0
+        if taken and taken == matching and held == taken:  # every one is held by pods being deleted
+            detail = "held by a terminating pod" if taken == 1 else f"all {taken} held by terminating pods"
+        elif taken and taken == matching:
             detail = "the matching device is allocated" if taken == 1 else f"all {taken} matching devices are allocated"
         elif taken:
             detail = f"{taken} of {matching} matching devices are allocated"

@@ -2202,6 +2202,9 @@ MOVED = {
     "allocated-class-deleted": ("ml-team", "-n"),
     "running-claim-unseen": ("team-b", "-n"),
     "owner-uid-missing": ("ml-team", "-n"),
+    "terminating-holder": ("ml-team", "-n"),
+    "terminating-holder-status": ("ml-team", "-A"),
+    "terminating-pod": ("ml-team", "-n"),
     "claim-not-created": ("team-a", "-n"),
     "claim-template-missing": ("team-a", "-n"),
     "claim-missing": ("team-a", "-n"),
@@ -2380,6 +2383,45 @@ scenario(
     "owner is the pod of that name (DRA105 says the input was edited), not 'claim not owned by the pod'.",
     "explain pod train-0",
     [_TEAM[0], _owner_without_uid(), _TEAM[2], dclass(), rslice("node-01-gpus", [dev("gpu-0")], "node-01"), *NODES],
+)
+
+
+def _terminating_objs():
+    """trainer-old deleted while a finalizer holds it (as `kubectl delete` leaves it), with the node's only GPU;
+    trainer-new waits for that GPU."""
+    old = pod("trainer-old", [("gpu", "claim", "c-old")], node_name="node-01", phase="Running")
+    old["metadata"].update(
+        deletionTimestamp="2026-11-30T09:00:00Z", deletionGracePeriodSeconds=30, finalizers=["example.com/keep"]
+    )
+    return [
+        old,
+        pod("trainer-new", [("gpu", "claim", "c-new")]),
+        claim("c-old", [request()], results=[("gpu", "node-01", "gpu-0")], reserved="trainer-old", node="node-01"),
+        claim("c-new", [request()]),
+        dclass(),
+        rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
+        *NODES,
+    ]
+
+
+scenario(
+    "terminating-holder",
+    "The only GPU is held by a pod stuck Terminating (a finalizer): the waiting pod is told the device is held by a "
+    "terminating pod and what keeps such a pod, not to delete it.",
+    "explain pod trainer-new",
+    _terminating_objs(),
+)
+scenario(
+    "terminating-holder-status",
+    "status shows the pod being deleted as Terminating (as kubectl does) and the pod waiting for its GPU.",
+    "status",
+    _terminating_objs(),
+)
+scenario(
+    "terminating-pod",
+    "explain on the pod being deleted: Terminating, the devices it holds until it is gone, its finalizer (DRA613).",
+    "explain pod trainer-old",
+    _terminating_objs(),
 )
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from kubectl_dra.analyze.reports.explain import explain_pod, match_claim
+from kubectl_dra.analyze.reports.claim import match_claim
+from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.analyze.reports.inventory import inventory
 from kubectl_dra.analyze.reports.status import scan
 from kubectl_dra.features import Semantics

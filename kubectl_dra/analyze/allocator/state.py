@@ -23,12 +23,16 @@ class AllocatedState:
     # claim refs whose allocation is the queue's estimate, not the cluster's (Snapshot.estimated): the same to the
     # allocator, worded "goes to" by the device rows
     estimated: frozenset = frozenset()
+    # claim ref -> the pods (namespace/name) it is reserved for, where every one of them is being deleted: the same to
+    # the allocator (their devices stay allocated until the kubelet unprepares them), worded "held by a terminating
+    # pod" by the device rows
+    terminating: dict = field(default_factory=dict)
 
     @classmethod
     def from_claims(
-        cls, claims: Iterable[dict], sem: Semantics, estimated: frozenset = frozenset()
+        cls, claims: Iterable[dict], sem: Semantics, estimated: frozenset = frozenset(), terminating: dict | None = None
     ) -> "AllocatedState":
-        st = cls(estimated=estimated)
+        st = cls(estimated=estimated, terminating=terminating or {})
         check_negative = sem.behaviour.qualified_capacity_names and sem.consumable_capacity
         for c in claims:
             alloc = (c.get("status") or {}).get("allocation")
@@ -71,6 +75,7 @@ class AllocatedState:
             {k: dict(v) for k, v in self.aggregated_capacity.items()},
             list(self.invalid_capacity),
             self.estimated,
+            self.terminating,
         )
 
     def _check_consumed(self, claim: dict, alloc: dict) -> None:

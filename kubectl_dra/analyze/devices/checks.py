@@ -332,7 +332,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
             )
     if not req.admin_access and e.did in ctx.allocated.devices and e.did not in ctx.own_devices:
         owners = ctx.allocated.owners.get(e.did) or []
-        yield (Stage.IN_USE, *_in_use(owners, ctx.allocated.estimated), nodes)
+        yield (Stage.IN_USE, *_in_use(owners, ctx.allocated.estimated, ctx.allocated.terminating), nodes)
     active_share = (
         sem.behaviour.active_share_blocks_exclusive
         and not req.admin_access
@@ -460,10 +460,17 @@ def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexe
     return None if fits else why + note
 
 
-def _in_use(owners: list, estimated: frozenset) -> tuple[str, dict]:
-    """The reason and evidence of a device held by owners: allocated to them, or, where the queue's estimate
+def _in_use(owners: list, estimated: frozenset, terminating: dict | None = None) -> tuple[str, dict]:
+    """The reason and evidence of a device held by owners: allocated to them (held by a terminating pod where every
+    pod a claim is reserved for is being deleted, AllocatedState.terminating), or, where the queue's estimate
     placed a pod ahead (AllocatedState.estimated), going to them; nothing says the estimate is allocated."""
     ahead = [o for o in owners if o in estimated]
+    going = [p for o in owners for p in (terminating or {}).get(o, ())]
+    if going and all(o in (terminating or {}) for o in owners):
+        return (
+            f"allocated to claim {', '.join(owners)}, held by terminating pod {', '.join(going)}",
+            {"claims": owners, "terminating": going},
+        )
     if not ahead:
         return f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}
     held = [o for o in owners if o not in estimated]

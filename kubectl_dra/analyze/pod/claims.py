@@ -53,6 +53,22 @@ class Index:
         return [g for g in self.gaps if g.resource.startswith(resource)]
 
 
+def terminating_holders(idx: Index) -> dict[str, tuple[str, ...]]:
+    """Allocated claims whose every reserving pod is in the snapshot and being deleted (a deletionTimestamp): claim
+    ref -> those pods (namespace/name). Their devices stay allocated until the kubelet unprepares them and the pods
+    go, which a finalizer, a node whose kubelet is gone or a missing driver plugin can hold up."""
+    out: dict[str, tuple[str, ...]] = {}
+    for (ns, name), c in idx.claims.items():
+        status = c.get("status") or {}
+        if not status.get("allocation"):
+            continue
+        pods = [r.get("name") for r in status.get("reservedFor") or [] if r.get("resource") == "pods"]
+        held = [idx.pods.get((ns, p)) for p in pods]
+        if held and all(p is not None and meta_of(p).get("deletionTimestamp") for p in held):
+            out[f"{ns}/{name}"] = tuple(f"{ns}/{p}" for p in pods)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------
 # Claim resolution
 

@@ -20,7 +20,7 @@ from kubectl_dra.analyze.allocator import (
 )
 from kubectl_dra.analyze.devices.checks import MatrixContext, device_matrix
 from kubectl_dra.analyze.devices.universe import CounterView, Reachability, Universe
-from kubectl_dra.analyze.pod.claims import Index, build_requests
+from kubectl_dra.analyze.pod.claims import Index, build_requests, terminating_holders
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.errors_met import ErrorsMet
 from kubectl_dra.features import Semantics
@@ -233,7 +233,10 @@ class Analysis:
 
     def allocated_state(self, exclude: set = frozenset()) -> AllocatedState:
         return AllocatedState.from_claims(
-            (c for c in self.snap.claims if obj_ref(c) not in exclude), self.sem, self.snap.estimated
+            (c for c in self.snap.claims if obj_ref(c) not in exclude),
+            self.sem,
+            self.snap.estimated,
+            terminating_holders(self.idx),
         )
 
     def usable_nodes(self, pod: dict | None, allocated_claims: list[dict]) -> tuple[list[dict], dict, list[dict]]:

@@ -118,6 +118,13 @@ def request_findings(an: Analysis, a: ClaimAnalysis, alts: list[Request], errors
     ]
 
 
+TERMINATING_HINT = (
+    "The pods holding them are being deleted: their devices are freed once the kubelet unprepares them and the pods "
+    "are gone. Look at what keeps each one (kubectl dra explain pod on it): a finalizer (metadata.finalizers), a "
+    "node whose kubelet is gone or NotReady, or the driver's kubelet plugin missing on the node (DRA612)."
+)
+
+
 def _going_ahead(label: str, every: bool, some: str, first: str, only: bool) -> tuple[str, str]:
     """DRA404's message and hint when the pods ahead in the queue take matching devices in the estimated order
     (only: all of them; else some are allocated too)."""
@@ -159,6 +166,21 @@ def _stage_finding(
         if ahead:
             msg, hint = _going_ahead(label, every, some, first, ahead == len(vs))
             return make(stage.code, msg, hint=hint, subject=subject, **ev)
+        going = sum(1 for v in vs if v.evidence.get("terminating"))
+        if going == len(vs):  # every one is held by pods being deleted: what keeps them is the question
+            state = (
+                "every matching device is held by a terminating pod"
+                if every
+                else f"{some} are held by terminating pods"
+            )
+            return make(
+                stage.code,
+                f"{label}: {state} ({first})",
+                hint=TERMINATING_HINT,
+                subject=subject,
+                terminating=going,
+                **ev,
+            )
         msg = f"{label}: {'every matching device is' if every else some + ' are'} already allocated ({first})"
     elif stage is Stage.POOL:
         e = vs[0].entry

@@ -104,6 +104,8 @@ def ok_summary(analyses, dry, node_name, findings) -> str:
     if unseen:  # a Running pod: its devices are prepared, whatever the input holds of its claims
         on = f" on node {node_name}" if node_name else ""
         return f"the pod is Running{on}: its devices are prepared ({unseen} claim(s) not in the input)"
+    if any(f.code == "DRA613" for f in findings):  # being deleted: nothing of DRA holds it, it holds devices
+        return "the pod is Terminating: it holds its devices until it is gone (DRA613 says what can keep it)"
     if not analyses:
         return "the pod has no ResourceClaims to allocate"
     if any(f.code == "DRA604" for f in findings):

@@ -11,7 +11,7 @@ from kubectl_dra.analyze.pod.claims import meta_of as _meta
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.claims import ns_of as _ns
 from kubectl_dra.analyze.pod.claims import read_gap_findings, resolve_pod_claims
-from kubectl_dra.analyze.pod.coverage import analysed_objects, analyses_coverage, coverage_findings, taint_rule_findings
+from kubectl_dra.analyze.pod.coverage import analyses_coverage, taint_rule_findings
 from kubectl_dra.analyze.pod.dryrun import Analysis, DryRun, Skip
 from kubectl_dra.analyze.pod.extended import (
     extended_claims,
@@ -23,6 +23,7 @@ from kubectl_dra.analyze.pod.extended import plan as extended_plan
 from kubectl_dra.analyze.pod.fit import fit_findings, pod_fit
 from kubectl_dra.analyze.pod.health import eviction_findings, health_findings
 from kubectl_dra.analyze.pod.kubelet import DRIVER_PIECE_READS, kubelet_findings, publishing_findings
+from kubectl_dra.analyze.pod.lifecycle import terminating_finding
 from kubectl_dra.analyze.pod.patches import patch_findings
 from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.pod.podgroup import (
@@ -44,8 +45,6 @@ from kubectl_dra.analyze.reports.bodies import assumed_note, claim_body, ok_summ
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import (
-    OPENS_BLOCKED,
-    UNDETERMINED,
     Report,
     dedupe,
     make,
@@ -223,7 +222,7 @@ def explain_pod(
     dry-run's. Then the verdict and the body."""
     an = base or Analysis(snap, sem)
     an.mark_selected = not brief
-    pod = _asked(an, snap, "Pod", namespace, name)
+    pod = asked(an, snap, "Pod", namespace, name)
     # (what the driver piece could not read, it says in its own finding, DRA607)
     an.findings.extend(read_gap_findings(snap.gaps, DRIVER_PIECE_READS))
     an.findings.append(semantics_finding(sem, snap))
@@ -261,7 +260,7 @@ def explain_pod(
 UNSEEN_CLAIM = ("DRA103", "DRA104", "DRA215")
 
 
-def _asked(an: Analysis, snap: Snapshot, kind: str, namespace: str, name: str) -> dict:
+def asked(an: Analysis, snap: Snapshot, kind: str, namespace: str, name: str) -> dict:
     """The pod or claim asked about; not found (or not readable: the gap says why) is an error."""
     index, resource = (an.idx.pods, "pods") if kind == "Pod" else (an.idx.claims, "resourceclaims")
     obj = index.get((namespace, name))
@@ -391,6 +390,7 @@ def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, anal
             "node": (pod.get("spec") or {}).get("nodeName"),
             "phase": (pod.get("status") or {}).get("phase"),
             "uid": _meta(pod).get("uid"),
+            **({"deletionTimestamp": _meta(pod)["deletionTimestamp"]} if _meta(pod).get("deletionTimestamp") else {}),
         },
         "podClaims": [
             {
@@ -460,86 +460,12 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
     an.findings.extend(
         kubelet_findings(an.snap, node_obj, pod, [a.claim for a in analyses], events, an.memo, an.sem.version)
     )
-
-
-def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> Report:
-    an = Analysis(snap, sem)
-    claim = _asked(an, snap, "ResourceClaim", namespace, name)
-    an.findings.extend(read_gap_findings(snap.gaps))
-    an.findings.append(semantics_finding(sem, snap))
-    if _meta(claim).get("deletionTimestamp"):
-        an.findings.append(
-            make("DRA204", f'resourceclaim "{namespace}/{name}" is being deleted', claim=f"{namespace}/{name}")
-        )
-    analyses, dry = an.analyse_claims([claim], None, [None])
-    a = analyses[0]
-    if not any(f.blocking for f in an.findings):
-        if a.allocated:
-            picks = ", ".join(
-                f"{r.get('request')} -> {r.get('driver')}/{r.get('pool')}/{r.get('device')}"
-                for r in ((claim["status"]["allocation"].get("devices") or {}).get("results") or [])
-            )
-            an.findings.append(
-                make("DRA001", f"claim {name} is allocated: {picks or 'no devices'}", subject={"claim": obj_ref(claim)})
-            )
-        else:
-            device_findings(an, analyses, dry, None)
-    pool_findings(an)
-    an.findings.extend(patch_findings(an, analyses))
-    an.findings.extend(taint_rule_findings(an.taint_rule_gaps))
-    an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
-    findings = dedupe(an.findings)
-    verdict = verdict_from(findings, assumed_note(sem, ok_summary(analyses, dry, None, findings)))
-    owners = [f"{o.get('kind')}/{o.get('name')}" for o in _meta(claim).get("ownerReferences") or []]
-    body = {
-        "claim": {"name": name, "namespace": namespace, "owners": owners},
-        "claims": [claim_body(a)],
-        "nodes": {"usable": dry.usable, "synthetic": an.idx.nodes_synthetic},
-    }
-    return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
-
-
-def match_claim(snap: Snapshot, sem: Semantics, claim: dict) -> Report:
-    """Which devices would satisfy the claim now. A template is matched as the claim it would generate.
-    An already-allocated claim is matched as if its own allocation were released."""
-    if claim.get("kind") == "ResourceClaimTemplate":
-        claim = {
-            "apiVersion": "resource.k8s.io/v1",
-            "kind": "ResourceClaim",
-            "metadata": {"name": _name(claim), "namespace": _ns(claim)},
-            "spec": (claim.get("spec") or {}).get("spec") or {},
-        }
-    me = obj_ref(claim)
-    snap2 = replace(snap, claims=tuple(c for c in snap.claims if obj_ref(c) != me))
-    probe = dict(claim)
-    probe.pop("status", None)
-    an = Analysis(snap2, sem)
-    an.findings.extend(read_gap_findings(snap.gaps))
-    an.findings.append(semantics_finding(sem, snap))
-    analyses, dry = an.analyse_claims([probe], None, [None])
-    if not any(f.blocking for f in an.findings):
-        device_findings(an, analyses, dry, None)
-    an.findings.extend(patch_findings(an, analyses))
-    an.findings.extend(taint_rule_findings(an.taint_rule_gaps))
-    an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
-    findings = dedupe(an.findings)
-    satisfiable = bool(dry.allocatable) and not any(f.blocking for f in findings)
-    # A field the analysis does not model leaves even a "satisfiable" open.
-    determined = not any(f.code in OPENS_BLOCKED for f in findings) and (
-        satisfiable or not any(f.code in UNDETERMINED for f in findings)
-    )
-    a = analyses[0]
-    requests = []
-    for alts in a.requests:
-        for r in alts:
-            m = a.matrices.get(r.name) or []
-            requests.append({"name": r.name, "deviceClassName": r.class_name, "devices": [v.to_dict() for v in m]})
-    body = {
-        "claim": {"name": _name(claim), "namespace": _ns(claim)},
-        "satisfiable": satisfiable,
-        "determined": determined,
-        "nodes": dry.allocatable_nodes,
-        "requests": requests,
-        "dryRun": a.dry_run.to_dict() if a.dry_run else None,
-    }
-    return Report("MatchResult", tuple(findings), body, sem.to_dict(), None)
+    devices = [
+        f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}"
+        for a in analyses
+        for r in (((a.claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results") or []
+    ]
+    plugins = [f.evidence.get("driver") for f in an.findings if f.code == "DRA612"]
+    going = terminating_finding(pod, node_obj, devices, plugins)
+    if going is not None:
+        an.findings.append(going)

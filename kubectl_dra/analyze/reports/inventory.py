@@ -21,6 +21,7 @@ from kubectl_dra.analyze.devices.pool_status import upstream_pool_status
 from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry
 from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.pod.kubelet import DRIVER_PIECE_READS
+from kubectl_dra.analyze.pod.lifecycle import shown_phase
 from kubectl_dra.analyze.reports.node_plugins import node_plugins
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
@@ -334,7 +335,7 @@ def _row(e: DeviceEntry, an: Analysis, classes, state, health, claims, pods, cou
         for rf in ((c or {}).get("status") or {}).get("reservedFor") or []:
             if rf.get("resource") == "pods":
                 p = pods.get((ref.split("/", 1)[0], rf.get("name", "")))
-                phase = ((p or {}).get("status") or {}).get("phase") or "not found"
+                phase = shown_phase(p) if p is not None else "not found"  # Terminating as kubectl shows it
                 holders.append(f"{ref.split('/', 1)[0]}/{rf.get('name', '')} ({phase})")
     taints = tuple(_blocking_taints(d, an.sem)) if d.get("taints") else ()
     hurt = health.get(device_id_str(e.did)) if health else None

@@ -178,7 +178,7 @@ def match_count(snap: Snapshot, sem: Semantics, claim: dict, n: int) -> Report:
     for a pod of its own with no node constraints, placed by the queue after the pods waiting, on top of what is
     allocated (the claim itself as if released, as match does). The match report of the first copy that does not
     fit, against what the others took (or of the claim when all fit), with how many fit and where."""
-    from kubectl_dra.analyze.reports.explain import match_claim
+    from kubectl_dra.analyze.reports.claim import match_claim
 
     if not 1 <= n <= MAX_REPLICAS:
         raise DraError(f"--count must be between 1 and {MAX_REPLICAS}, got {n}")

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.pod.extended import uses_dra
+from kubectl_dra.analyze.pod.lifecycle import shown_phase
 from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
@@ -179,7 +180,7 @@ def _row(p: dict, snap: Snapshot, now: datetime, state, missing, reason, codes, 
         ns_of(p),
         name_of(p),
         owner_of(p, snap.workloads),
-        str((p.get("status") or {}).get("phase") or "Unknown"),
+        shown_phase(p),
         (p.get("spec") or {}).get("nodeName"),
         state,
         missing,
