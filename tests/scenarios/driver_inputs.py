@@ -5,125 +5,9 @@ from __future__ import annotations
 
 import copy
 
-PLUGIN_NS = "dra-example-driver"
+from driver_objects import PLUGIN_NS, daemon_pod_pending, daemonset, ds_event, kubelet_started, plugin_pod
+
 SCHEDULED = "2026-11-30T09:00:00Z"
-
-
-def daemonset(name="gpu-kubeletplugin", ns=PLUGIN_NS, env_driver="gpu.example.com", node_selector=None, helm=None,
-              status=None, csi=False):  # fmt: skip
-    """A kubelet plugin's DaemonSet as the drivers' charts write it: plugins_registry and plugins host paths."""
-    containers = [
-        {
-            "name": "plugin",
-            "image": "registry.example.com/dra-example-kubeletplugin:v0.2.0",
-            "command": ["dra-example-kubeletplugin"],
-            "env": [{"name": "DRIVER_NAME", "value": env_driver}] if env_driver else [],
-        }
-    ]
-    if csi:
-        containers.append(
-            {
-                "name": "csi-node-driver-registrar",
-                "image": "registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.13.0",
-            }
-        )
-    ds = {
-        "apiVersion": "apps/v1",
-        "kind": "DaemonSet",
-        "metadata": {"name": name, "namespace": ns, "uid": f"uid-ds-{ns}-{name}"},
-        "spec": {
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {
-                    "containers": containers,
-                    "volumes": [
-                        {"name": "registry", "hostPath": {"path": "/var/lib/kubelet/plugins_registry"}},
-                        {"name": "plugins", "hostPath": {"path": "/var/lib/kubelet/plugins"}},
-                    ],
-                },
-            },
-        },
-        "status": status or {"desiredNumberScheduled": 2, "numberReady": 2, "currentNumberScheduled": 2},
-    }
-    if node_selector:
-        ds["spec"]["template"]["spec"]["nodeSelector"] = node_selector
-    if helm:
-        ds["metadata"]["annotations"] = {"meta.helm.sh/release-name": helm, "meta.helm.sh/release-namespace": ns}
-    return ds
-
-
-def plugin_pod(ds, node_name, ready=True, started="2026-11-30T08:00:00Z", waiting=None, restarts=0, last=None):
-    name = f"{ds['metadata']['name']}-{node_name[-2:]}abc"
-    state = {"waiting": {"reason": waiting}} if waiting else {"running": {"startedAt": started}}
-    cs = {"name": "plugin", "ready": ready, "restartCount": restarts, "state": state}
-    if last:
-        cs["lastState"] = {"terminated": last}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": name,
-            "namespace": ds["metadata"]["namespace"],
-            "uid": f"uid-{name}",
-            "ownerReferences": [
-                {
-                    "apiVersion": "apps/v1",
-                    "kind": "DaemonSet",
-                    "name": ds["metadata"]["name"],
-                    "uid": ds["metadata"]["uid"],
-                    "controller": True,
-                }
-            ],  # fmt: skip
-        },
-        "spec": {"nodeName": node_name, "containers": [{"name": "plugin", "image": "x"}]},
-        "status": {
-            "phase": "Running",
-            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
-            "containerStatuses": [cs],
-        },
-    }
-
-
-def ds_event(ds, message, count, first, last, reason="FailedCreate"):
-    """The DaemonSet controller's Warning event about ds (controller_utils.go createPods: "Error creating: %v")."""
-    meta = ds["metadata"]
-    return {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": f"{meta['name']}.18c0d1", "namespace": meta["namespace"]},
-        "involvedObject": {
-            "kind": "DaemonSet",
-            "apiVersion": "apps/v1",
-            "name": meta["name"],
-            "namespace": meta["namespace"],
-            "uid": meta["uid"],
-        },  # fmt: skip
-        "type": "Warning",
-        "reason": reason,
-        "message": message,
-        "source": {"component": "daemonset-controller"},
-        "firstTimestamp": first,
-        "lastTimestamp": last,
-        "count": count,
-    }
-
-
-def kubelet_started(node_name, time, count=1):
-    """The kubelet's "Starting" event about its Node (kubelet.go: "Starting kubelet."), stored in namespace default."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": f"{node_name}.18c0d2", "namespace": "default"},
-        "involvedObject": {"kind": "Node", "name": node_name, "uid": node_name},
-        "type": "Normal",
-        "reason": "Starting",
-        "message": "Starting kubelet.",
-        "source": {"component": "kubelet", "host": node_name},
-        "firstTimestamp": time,
-        "lastTimestamp": time,
-        "count": count,
-    }
 
 
 def register(m) -> None:
@@ -435,7 +319,9 @@ def register(m) -> None:
             kubelet_started("node-01", "2026-11-30T09:10:00Z"),
         ],
     )
+    _unbound(m, bound, not_registered, gpu_node_02)
     for name, flag in (
+        ("driver-plugin-unschedulable", "-n"),
         ("driver-plugin-failed-create", "-n"),
         ("driver-plugin-replaced-by-rollout", "-n"),
         ("driver-kubelet-restarted", "-n"),
@@ -455,3 +341,38 @@ def register(m) -> None:
         ("driver-matches-no-node", "-n"),
     ):
         m.MOVED[name] = ("gpu-team", flag)
+
+
+def _unbound(m, bound, not_registered, gpu_node_02) -> None:
+    """The plugin's pod for node-01 exists but is not bound: the node is full (its allocatable pods: 2, both taken)."""
+    ds = daemonset()
+    full = m.node("node-01", zone="a")
+    full["status"] = {"allocatable": {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "2"}}
+    batch = m.running_pod("batch-7", "c9")
+    batch["spec"]["resourceClaims"] = []
+    batch["spec"]["nodeName"] = "node-01"
+    said = (
+        "0/2 nodes are available: 1 Too many pods, 1 node(s) didn't match Pod's node affinity/selector. preemption: "
+        "0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for "
+        "scheduling."
+    )
+    pending = daemon_pod_pending(ds, "node-01", said)
+    failed = m.event(pending["metadata"]["name"], "FailedScheduling", said, "2026-11-30T09:20:31Z",
+                     ns=PLUGIN_NS, pod_uid=pending["metadata"]["uid"])  # fmt: skip
+    failed["count"], failed["firstTimestamp"] = 9, "2026-11-30T09:00:31Z"
+    m.scenario(
+        "driver-plugin-unschedulable",
+        "The kubelet says the driver is not registered; the plugin DaemonSet made its pod for node-01, which the "
+        "scheduler cannot place (node-01's 2 pods are taken: Too many pods). That pod is node-01's plugin pod, "
+        "pending: DRA607 gives its scheduling reason (not 'no plugin pod on the node', and no advice to add the "
+        "events the input holds).",
+        "explain pod web-0",
+        [
+            *bound(not_registered, nodes=[full, m.NODES[1]], slices=(gpu_node_02,)),
+            batch,
+            ds,
+            pending,
+            failed,
+            plugin_pod(ds, "node-02"),
+        ],
+    )
