@@ -70,6 +70,34 @@ def node_selector_matches(selector: dict | None, node: dict | None) -> bool:
     return False
 
 
+def _requirement_words(req: dict) -> str:
+    """One requirement as a label selector writes it: k=v, k in (a, b), k notin (a), k, !k, k>n, k<n."""
+    key, op = str(req.get("key", "")), req.get("operator", "")
+    values = [str(v) for v in req.get("values") or []]
+    if op == "In":
+        return f"{key}={values[0]}" if len(values) == 1 else f"{key} in ({', '.join(values)})"
+    if op == "NotIn":
+        return f"{key}!={values[0]}" if len(values) == 1 else f"{key} notin ({', '.join(values)})"
+    if op in ("Exists", "DoesNotExist"):
+        return key if op == "Exists" else f"!{key}"
+    if op in ("Gt", "Lt") and len(values) == 1:
+        return f"{key}{'>' if op == 'Gt' else '<'}{values[0]}"
+    return f"{key} {op} ({', '.join(values)})"
+
+
+def node_selector_words(selector: dict | None) -> str:
+    """A v1.NodeSelector in words: each term's requirements joined by "and", the terms by "or" (an empty term,
+    which selects nothing, is left out); "" when no term selects anything."""
+    terms = []
+    for term in (selector or {}).get("nodeSelectorTerms") or []:
+        if not isinstance(term, dict):
+            continue
+        reqs = [r for k in ("matchExpressions", "matchFields") for r in term.get(k) or [] if isinstance(r, dict)]
+        if reqs:
+            terms.append(" and ".join(_requirement_words(r) for r in reqs))
+    return " or ".join(terms)
+
+
 def node_matches(node: dict | None, node_name: str, all_nodes: bool, selector: dict | None) -> bool:
     """structured.NodeMatches: nodeName, else allNodes, else nodeSelector, else nothing."""
     if node_name:

@@ -5,125 +5,9 @@ from __future__ import annotations
 
 import copy
 
-PLUGIN_NS = "dra-example-driver"
+from driver_objects import PLUGIN_NS, daemon_pod_pending, daemonset, ds_event, kubelet_started, plugin_pod
+
 SCHEDULED = "2026-11-30T09:00:00Z"
-
-
-def daemonset(name="gpu-kubeletplugin", ns=PLUGIN_NS, env_driver="gpu.example.com", node_selector=None, helm=None,
-              status=None, csi=False):  # fmt: skip
-    """A kubelet plugin's DaemonSet as the drivers' charts write it: plugins_registry and plugins host paths."""
-    containers = [
-        {
-            "name": "plugin",
-            "image": "registry.example.com/dra-example-kubeletplugin:v0.2.0",
-            "command": ["dra-example-kubeletplugin"],
-            "env": [{"name": "DRIVER_NAME", "value": env_driver}] if env_driver else [],
-        }
-    ]
-    if csi:
-        containers.append(
-            {
-                "name": "csi-node-driver-registrar",
-                "image": "registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.13.0",
-            }
-        )
-    ds = {
-        "apiVersion": "apps/v1",
-        "kind": "DaemonSet",
-        "metadata": {"name": name, "namespace": ns, "uid": f"uid-ds-{ns}-{name}"},
-        "spec": {
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {
-                    "containers": containers,
-                    "volumes": [
-                        {"name": "registry", "hostPath": {"path": "/var/lib/kubelet/plugins_registry"}},
-                        {"name": "plugins", "hostPath": {"path": "/var/lib/kubelet/plugins"}},
-                    ],
-                },
-            },
-        },
-        "status": status or {"desiredNumberScheduled": 2, "numberReady": 2, "currentNumberScheduled": 2},
-    }
-    if node_selector:
-        ds["spec"]["template"]["spec"]["nodeSelector"] = node_selector
-    if helm:
-        ds["metadata"]["annotations"] = {"meta.helm.sh/release-name": helm, "meta.helm.sh/release-namespace": ns}
-    return ds
-
-
-def plugin_pod(ds, node_name, ready=True, started="2026-11-30T08:00:00Z", waiting=None, restarts=0, last=None):
-    name = f"{ds['metadata']['name']}-{node_name[-2:]}abc"
-    state = {"waiting": {"reason": waiting}} if waiting else {"running": {"startedAt": started}}
-    cs = {"name": "plugin", "ready": ready, "restartCount": restarts, "state": state}
-    if last:
-        cs["lastState"] = {"terminated": last}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": name,
-            "namespace": ds["metadata"]["namespace"],
-            "uid": f"uid-{name}",
-            "ownerReferences": [
-                {
-                    "apiVersion": "apps/v1",
-                    "kind": "DaemonSet",
-                    "name": ds["metadata"]["name"],
-                    "uid": ds["metadata"]["uid"],
-                    "controller": True,
-                }
-            ],  # fmt: skip
-        },
-        "spec": {"nodeName": node_name, "containers": [{"name": "plugin", "image": "x"}]},
-        "status": {
-            "phase": "Running",
-            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
-            "containerStatuses": [cs],
-        },
-    }
-
-
-def ds_event(ds, message, count, first, last, reason="FailedCreate"):
-    """The DaemonSet controller's Warning event about ds (controller_utils.go createPods: "Error creating: %v")."""
-    meta = ds["metadata"]
-    return {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": f"{meta['name']}.18c0d1", "namespace": meta["namespace"]},
-        "involvedObject": {
-            "kind": "DaemonSet",
-            "apiVersion": "apps/v1",
-            "name": meta["name"],
-            "namespace": meta["namespace"],
-            "uid": meta["uid"],
-        },  # fmt: skip
-        "type": "Warning",
-        "reason": reason,
-        "message": message,
-        "source": {"component": "daemonset-controller"},
-        "firstTimestamp": first,
-        "lastTimestamp": last,
-        "count": count,
-    }
-
-
-def kubelet_started(node_name, time, count=1):
-    """The kubelet's "Starting" event about its Node (kubelet.go: "Starting kubelet."), stored in namespace default."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Event",
-        "metadata": {"name": f"{node_name}.18c0d2", "namespace": "default"},
-        "involvedObject": {"kind": "Node", "name": node_name, "uid": node_name},
-        "type": "Normal",
-        "reason": "Starting",
-        "message": "Starting kubelet.",
-        "source": {"component": "kubelet", "host": node_name},
-        "firstTimestamp": time,
-        "lastTimestamp": time,
-        "count": count,
-    }
 
 
 def register(m) -> None:
@@ -353,7 +237,9 @@ def register(m) -> None:
             ),  # fmt: skip
         ],
     )
-    _nvidia(m)
+    import driver_nvidia_inputs  # NVIDIA's chart: two containers, NFD affinity, Helm metadata (after this module)
+
+    driver_nvidia_inputs.register(m)
     # 1.37 DRAOptionalNodeOperations: the slice's devices skip every node operation, copied into the result; the
     # node's kubelet declares the feature: it calls no plugin of the driver, and none is deployed (no finding of it)
     skipping = m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01", skipNodeOperations=["*"])
@@ -433,7 +319,9 @@ def register(m) -> None:
             kubelet_started("node-01", "2026-11-30T09:10:00Z"),
         ],
     )
+    _unbound(m, bound, not_registered, gpu_node_02)
     for name, flag in (
+        ("driver-plugin-unschedulable", "-n"),
         ("driver-plugin-failed-create", "-n"),
         ("driver-plugin-replaced-by-rollout", "-n"),
         ("driver-kubelet-restarted", "-n"),
@@ -455,78 +343,36 @@ def register(m) -> None:
         m.MOVED[name] = ("gpu-team", flag)
 
 
-NV_NS = "nvidia-dra-driver-gpu"
-
-
-def nvidia_daemonset() -> dict:
-    """NVIDIA's kubelet plugin DaemonSet as its chart (templates/kubeletplugin.yaml) renders it, the parts the
-    driver piece reads: an init container, then `compute-domains` and `gpus`, each a `bash -c` script that ends by
-    running its plugin binary; the drivers' names are compiled in, not in the spec."""
-
-    def container(name, binary):
-        script = ('if [ "${MASK_NVIDIA_DRIVER_PARAMS}" = "true" ]; then\n  mount --bind root/gpu-params '
-                  f"/proc/driver/nvidia/params\nfi\n{binary} -v $(LOG_VERBOSITY)")  # fmt: skip
-        return {"name": name, "image": "nvcr.io/nvidia/k8s-dra-driver-gpu:v25.8.0", "command": ["bash", "-c"],
-                "args": [script], "env": [{"name": "LOG_VERBOSITY", "value": "4"}, {"name": "CDI_ROOT",
-                                                                                    "value": "/var/run/cdi"}]}  # fmt: skip
-
-    ds = daemonset(name="nvidia-dra-driver-gpu-kubelet-plugin", ns=NV_NS, env_driver=None,
-                   status={"desiredNumberScheduled": 2, "numberReady": 1, "currentNumberScheduled": 2})  # fmt: skip
-    spec = ds["spec"]["template"]["spec"]
-    spec["initContainers"] = [{"name": "init-container", "command": ["bash", "/usr/bin/kubelet-plugin-prestart.sh"]}]
-    spec["containers"] = [container("compute-domains", "compute-domain-kubelet-plugin"),
-                          container("gpus", "gpu-kubelet-plugin")]  # fmt: skip
-    spec["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    return ds
-
-
-def _nvidia(m) -> None:
-    ds = nvidia_daemonset()
-
-    def status(name, crashing):
-        if crashing:
-            return {"name": name, "ready": False, "restartCount": 7, "state": {"waiting": {"reason": "CrashLoopBackOff"}},
-                    "lastState": {"terminated": {"reason": "Error", "exitCode": 1,
-                                                 "finishedAt": "2026-11-30T09:20:00Z"}}}  # fmt: skip
-        return {
-            "name": name,
-            "ready": True,
-            "restartCount": 0,
-            "state": {"running": {"startedAt": "2026-11-30T08:00:00Z"}},
-        }
-
-    def pod(node_name, cd_crashing):
-        p = plugin_pod(ds, node_name, ready=not cd_crashing)
-        p["status"]["containerStatuses"] = [status("compute-domains", cd_crashing), status("gpus", False)]
-        return p
-
-    def nv_slice(driver, manager, node_name, devices):
-        s = m.rslice(f"{node_name}-{driver}", devices, node_name, driver=driver)
-        s["metadata"]["managedFields"] = [
-            {"manager": manager, "operation": "Update", "apiVersion": "resource.k8s.io/v1"}
-        ]
-        return s
-
-    nodes = ("node-01", "node-02")
+def _unbound(m, bound, not_registered, gpu_node_02) -> None:
+    """The plugin's pod for node-01 exists but is not bound: the node is full (its allocatable pods: 2, both taken)."""
+    ds = daemonset()
+    full = m.node("node-01", zone="a")
+    full["status"] = {"allocatable": {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "2"}}
+    batch = m.running_pod("batch-7", "c9")
+    batch["spec"]["resourceClaims"] = []
+    batch["spec"]["nodeName"] = "node-01"
+    said = (
+        "0/2 nodes are available: 1 Too many pods, 1 node(s) didn't match Pod's node affinity/selector. preemption: "
+        "0/2 nodes are available: 1 No preemption victims found for incoming pod, 1 Preemption is not helpful for "
+        "scheduling."
+    )
+    pending = daemon_pod_pending(ds, "node-01", said)
+    failed = m.event(pending["metadata"]["name"], "FailedScheduling", said, "2026-11-30T09:20:31Z",
+                     ns=PLUGIN_NS, pod_uid=pending["metadata"]["uid"])  # fmt: skip
+    failed["count"], failed["firstTimestamp"] = 9, "2026-11-30T09:00:31Z"
     m.scenario(
-        "devices-plugin-two-containers",
-        "NVIDIA's kubelet plugin pod (namespace nvidia-dra-driver-gpu, the chart's two containers) on node-02: "
-        "compute-domains crash-loops, gpus is ready, so the pod is not Ready. The slices' field managers tie gpus "
-        "to gpu.nvidia.com and compute-domains to compute-domain.nvidia.com: gpu.nvidia.com's plugin likely serves "
-        "node-02, compute-domain.nvidia.com's does not.",
-        "devices",
+        "driver-plugin-unschedulable",
+        "The kubelet says the driver is not registered; the plugin DaemonSet made its pod for node-01, which the "
+        "scheduler cannot place (node-01's 2 pods are taken: Too many pods). That pod is node-01's plugin pod, "
+        "pending: DRA607 gives its scheduling reason (not 'no plugin pod on the node', and no advice to add the "
+        "events the input holds).",
+        "explain pod web-0",
         [
-            m.node("node-01", zone="a"),
-            m.node("node-02", zone="b"),
-            m.dclass("gpu.nvidia.com", 'device.driver == "gpu.nvidia.com"'),
-            m.dclass("compute-domain-default-channel.nvidia.com", 'device.driver == "compute-domain.nvidia.com"'),
-            *(nv_slice("gpu.nvidia.com", "gpu-kubelet-plugin", n, [m.dev("gpu-0"), m.dev("gpu-1")]) for n in nodes),
-            *(
-                nv_slice("compute-domain.nvidia.com", "compute-domain-kubelet-plugin", n, [{"name": "channel-0"}])
-                for n in nodes
-            ),  # fmt: skip
+            *bound(not_registered, nodes=[full, m.NODES[1]], slices=(gpu_node_02,)),
+            batch,
             ds,
-            pod("node-01", False),
-            pod("node-02", True),
+            pending,
+            failed,
+            plugin_pod(ds, "node-02"),
         ],
     )

@@ -199,7 +199,8 @@ def test_rollout_and_node_readiness_words():
 )
 def test_a_malformed_daemonset_reads_as_absent_never_a_crash(spec):
     """DaemonSets are read from every namespace and walked by the driver piece only: a wrong shape is no traceback."""
-    from kubectl_dra.analyze.pod.driver import Seen, daemon_pods, judge_on_node, judge_publishing
+    from kubectl_dra.analyze.pod.driver import judge_on_node, judge_publishing
+    from kubectl_dra.analyze.pod.plugin_find import Seen, daemon_pods
 
     ds = {"kind": "DaemonSet", "metadata": {"name": "p", "namespace": "x", "annotations": ["a"]}, "spec": spec}
     pod = {"metadata": {"name": "q", "namespace": "x", "ownerReferences": "x"}, "spec": {"nodeName": "node-01"},
@@ -267,7 +268,7 @@ def _plugin_ds(**extra):
 
 
 def _seen(ds, pods=(), events=(), **kw):
-    from kubectl_dra.analyze.pod.driver import Seen, daemon_pods
+    from kubectl_dra.analyze.pod.plugin_find import Seen, daemon_pods
 
     creates: dict = {}
     for e in events:
@@ -353,7 +354,8 @@ def test_a_rollout_says_the_plugin_may_be_down_and_how_many_nodes_at_once():
 def test_a_recent_kubelet_start_where_the_node_has_no_slice_of_the_driver():
     """A plugin pod Ready since before the kubelet's `not registered`, no slice of the driver for the node, and the
     kubelet's Starting event: the start wiped the node's slices and the plugin has likely not registered since."""
-    from kubectl_dra.analyze.pod.driver import Seen, judge_on_node
+    from kubectl_dra.analyze.pod.driver import judge_on_node
+    from kubectl_dra.analyze.pod.plugin_find import Seen
 
     ds = _plugin_ds()
     ready = {"metadata": {"name": "gpu-plugin-a", "namespace": "drv", "ownerReferences": [

@@ -12,10 +12,17 @@ Facts (k8s.io/kubernetes pkg/controller/daemon, 1.37):
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from kubectl_dra.analyze.pod.plugin_pod import POD_GENERATION, container_strings, count, words_of
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
-from kubectl_dra.model.nodes import pod_node_rejection
+from kubectl_dra.model.nodes import (
+    NodeSelectorError,
+    node_selector_matches,
+    node_selector_words,
+    pod_node_rejection,
+    tolerates,
+)
 
 # What the DaemonSet controller tolerates on every daemon pod (and network-unavailable with hostNetwork)
 _DS_TOLERATIONS = (
@@ -98,27 +105,86 @@ def _helm(obj: dict) -> tuple | None:
     return (name, ns) if isinstance(name, str) and name else None
 
 
-def link(ds: dict, driver: str, classes, managers: set[str]) -> str | None:
-    """How the DaemonSet is tied to the driver: "named" (its name in the template's command, args, env or host
-    paths), "helm" (the Helm release of a DeviceClass that selects the driver), "manager" (the slices' field
-    manager, the plugin binary's name, in a container's command or args), else None."""
+# The recommended labels (kubernetes.io/docs/concepts/overview/working-with-objects/common-labels) a chart or a
+# kustomization puts on everything it installs: app.kubernetes.io/instance names the installation (Helm: the release)
+_INSTANCE, _APP = "app.kubernetes.io/instance", "app.kubernetes.io/name"
+
+
+def _instance(obj: dict) -> tuple | None:
+    labels = dict_of(meta_of(obj).get("labels"))
+    inst = labels.get(_INSTANCE)
+    return (inst, labels.get(_APP)) if isinstance(inst, str) and inst else None
+
+
+def _binaries(strings, managers: set[str]) -> list[str]:
+    return sorted(managers & words_of(strings))
+
+
+def evidence(ds: dict, driver: str, classes, managers: set[str]) -> tuple[str, str] | None:
+    """How the DaemonSet is tied to the driver, strongest first, with the evidence in words: "named" (its name in the
+    template's command, args, env or host paths), "helm" (the Helm release of a DeviceClass that selects the
+    driver), "labels" (the app.kubernetes.io/instance and name labels of such a DeviceClass), "manager" (the slices'
+    field manager, the plugin binary's name, in a container's command or args), else None."""
     strings = _strings(ds)
     if any(driver in s for s in strings):
-        return "named"
+        return "named", f"its pod template names {driver}"
+    mine = [c for c in classes if driver in drivers_named(class_expressions(c))]
     release = _helm(ds)
-    if release is not None and any(
-        _helm(c) == release and driver in drivers_named(class_expressions(c)) for c in classes
-    ):
-        return "helm"
-    if managers & words_of(strings):
-        return "manager"
+    by_helm = [c for c in mine if release is not None and _helm(c) == release]
+    if by_helm:
+        return "helm", f"Helm release {release[0]}, as DeviceClass {name_of(by_helm[0])}"
+    inst = _instance(ds)
+    by_labels = [c for c in mine if inst is not None and _instance(c) == inst]
+    if by_labels:
+        return "labels", f"{_INSTANCE}={inst[0]}, as DeviceClass {name_of(by_labels[0])}"
+    ran = _binaries(strings, managers)
+    if ran:
+        return "manager", f"it runs {ran[0]}, which wrote the ResourceSlices of {driver}"
     return None
 
 
-def coverage_gap(ds: dict, node: dict) -> str | None:
-    """Why the DaemonSet controller runs no pod of ds on node (its nodeSelector, required node affinity, an
-    untolerated taint), or None when it would run one. Only the fields that decide it are passed on, each read as
-    absent when it has the wrong shape."""
+def link(ds: dict, driver: str, classes, managers: set[str]) -> str | None:
+    """The kind of evidence() that ties the DaemonSet to the driver, None when nothing does."""
+    got = evidence(ds, driver, classes, managers)
+    return got[0] if got else None
+
+
+def node_of(pod: dict) -> str | None:
+    """The node a DaemonSet's pod is for: its spec.nodeName once bound, else the one node its required node
+    affinity names by metadata.name, as the DaemonSet controller pins a pod it creates
+    (controller/daemon/util ReplaceDaemonSetPodNodeNameNodeAffinity) before the scheduler binds it."""
+    spec = dict_of(pod.get("spec"))
+    if isinstance(spec.get("nodeName"), str) and spec["nodeName"]:
+        return spec["nodeName"]
+    required = dict_of(dict_of(dict_of(spec.get("affinity")).get("nodeAffinity")).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"))  # fmt: skip
+    names = {
+        v
+        for t in list_of(required.get("nodeSelectorTerms"))
+        for f in list_of(dict_of(t).get("matchFields"))
+        if dict_of(f).get("key") == "metadata.name" and dict_of(f).get("operator") == "In"
+        for v in list_of(dict_of(f).get("values"))
+        if isinstance(v, str) and v
+    }
+    return names.pop() if len(names) == 1 else None
+
+
+class Gap(NamedTuple):
+    """Why the DaemonSet runs no pod on a node, said of one node or of several: "node-01 does not match its
+    nodeSelector k=v", "node-01 and node-02 do not match ...". verbs: (one, several); () when rest is a sentence."""
+
+    verbs: tuple
+    rest: str
+
+    def of(self, who: str, several: bool = False) -> str:
+        return f"{who} {self.verbs[several]} {self.rest}" if self.verbs else f"{who}: {self.rest}"
+
+
+def coverage(ds: dict, node: dict) -> Gap | None:
+    """Why the DaemonSet controller runs no pod of ds on node (its nodeSelector, required node affinity and what it
+    wants, a cordon, an untolerated taint), or None when it would run one. The scheduler's node filters decide
+    (model/nodes.py pod_node_rejection), on the fields that decide it, each read as absent when it has the wrong
+    shape; the filter that rejects is found by asking them one at a time, in their order."""
     t = template_of(ds)
     tolerations = [x for x in list_of(t.get("tolerations")) if isinstance(x, dict)] + list(_DS_TOLERATIONS)
     if t.get("hostNetwork") is True:
@@ -127,11 +193,46 @@ def coverage_gap(ds: dict, node: dict) -> str | None:
     required = dict_of(dict_of(t.get("affinity")).get("nodeAffinity")).get(
         "requiredDuringSchedulingIgnoredDuringExecution"
     )
-    spec: dict = {"nodeSelector": selector, "tolerations": tolerations}
+    affinity = {}
     if isinstance(required, dict) and all(isinstance(x, dict) for x in list_of(required.get("nodeSelectorTerms"))):
-        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
-    why = pod_node_rejection({"spec": spec}, node)
-    return why.replace("the pod's ", "its ") if why else None
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
+    why = pod_node_rejection(
+        {"spec": {"nodeSelector": selector, "tolerations": tolerations, "affinity": affinity}}, node
+    )
+    if why is None:
+        return None
+    labels = dict_of(meta_of(node).get("labels"))
+    missing = next(((k, v) for k, v in selector.items() if labels.get(k) != v), None)
+    if missing is not None:
+        return Gap(("does not match", "do not match"), f"its nodeSelector {missing[0]}={missing[1]}")
+    try:
+        admits = not affinity or node_selector_matches(required, node)
+    except NodeSelectorError as e:
+        return Gap((), f"its required node affinity is invalid: {e}")
+    if not admits:
+        wants = node_selector_words(required)
+        nfd = "; Node Feature Discovery sets the feature.node.kubernetes.io/ labels" if _NFD in wants else ""
+        return Gap(("does not match", "do not match"), f"its required node affinity (it wants {wants}{nfd})")
+    taint = next(
+        (x for x in list_of(dict_of(node.get("spec")).get("taints")) if isinstance(x, dict)
+         and x.get("effect") in ("NoSchedule", "NoExecute") and not any(tolerates(o, x) for o in tolerations)),
+        None,
+    )  # fmt: skip
+    if taint is None:  # the one filter left: a cordoned node whose taint the DaemonSet's pods tolerate
+        return Gap(("is", "are"), "unschedulable (cordoned)")
+    return Gap(
+        ("has", "have"), f"the untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}"
+    )
+
+
+def coverage_gap(ds: dict, node: dict) -> str | None:
+    """coverage() of one node in words: "node does not match its nodeSelector k=v", or None."""
+    gap = coverage(ds, node)
+    return gap.of("node") if gap is not None else None
+
+
+# Node Feature Discovery's label prefix: NVIDIA's chart requires a node with an NVIDIA PCI device found by NFD
+_NFD = "feature.node.kubernetes.io/"
 
 
 def owned_by(pod: dict, ds: dict) -> bool:

@@ -19,19 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from kubectl_dra.analyze.pod.daemonset import (
-    class_expressions,
+    coverage,
     coverage_gap,
     dict_of,
-    drivers_named,
-    is_plugin_candidate,
-    link,
     list_of,
-    owned_by,
+    node_of,
     rollout,
     template_generation,
     template_of,
     update_note,
 )
+from kubectl_dra.analyze.pod.plugin_find import LINK_WORDS, Seen, absent, find_plugins, managers, owned, ref
 from kubectl_dra.analyze.pod.plugin_pod import CONTAINER_LINK_WORDS, count, pod_state, serving_container, state_words
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
 
@@ -61,13 +59,6 @@ def drivers_of_claims(claims, skip: str | None = None) -> list[str]:
 # ---------------------------------------------------------------------------------------------------
 # Judging: the plugin of one driver, on one node (the kubelet spoke) or across the cluster (no slices at all)
 
-_STRENGTH = {"named": 0, "helm": 1, "manager": 2, "only": 3}
-_LINK_WORDS = {
-    "named": "its pod template names the driver",
-    "helm": "installed by the Helm release of the driver's DeviceClass",
-    "manager": "its command runs the binary that wrote the driver's ResourceSlices",
-    "only": "the only DaemonSet that mounts the kubelet's plugins_registry; nothing in it names the driver",
-}
 UNSEEN = "a kubelet plugin may also run as a host service (Bottlerocket) or in a namespace kubectl-dra cannot list"
 
 
@@ -95,102 +86,26 @@ class Plugin:
             "state": self.state,
             "daemonset": self.daemonset,
             "link": self.link,
-            "linkWords": _LINK_WORDS.get(self.link or ""),
+            "linkWords": LINK_WORDS.get(self.link or ""),
             "pod": self.pod,
             **self.facts,
         }
-
-
-@dataclass(frozen=True)
-class Seen:
-    """What the snapshot holds for the driver piece: the DaemonSets (or why not), the pods that may be plugin pods
-    (or why not), the classes and the slices."""
-
-    daemonsets: tuple
-    daemonsets_gap: str | None  # why the DaemonSets are not known ("cannot list ...", "the input has none")
-    pods: dict  # the pods a DaemonSet controls, by its uid and by (namespace, name): daemon_pods
-    pods_gap: str | None
-    pods_listed: bool  # every bound pod was read (live, a bundle): no plugin pod there means none, not "left out"
-    classes: tuple
-    slices: tuple
-    failed_creates: dict = field(default_factory=dict)  # the DaemonSets' FailedCreate events by (namespace, name)
-    # why those events are not known (None: listed, or a file's own events): "cannot list ...", "not read"
-    failed_creates_gap: str | None = None
-    failed_creates_listed: bool = False  # every DaemonSet's FailedCreate events were read: none means none
-    kubelet_starts: dict = field(default_factory=dict)  # the kubelets' Starting events by node name
-    kubelet_starts_gap: str | None = None  # why they are not known (None: listed, or a file's own events)
-
-
-def daemon_pods(pods) -> dict:
-    """The pods whose controller is a DaemonSet, grouped once by that DaemonSet's uid and (namespace, name): the
-    driver piece looks up a DaemonSet's pods per explained pod without walking every pod (pods + pods, never their
-    product)."""
-    out: dict = {}
-    for p in pods:
-        for r in list_of(meta_of(p).get("ownerReferences")):
-            if isinstance(r, dict) and r.get("kind") == "DaemonSet":
-                for key in {r.get("uid"), (ns_of(p), r.get("name"))} - {None}:
-                    out.setdefault(key, []).append(p)
-    return out
-
-
-def _owned(seen: Seen, ds: dict) -> list:
-    """The pods of ds (owned_by decides; the index only narrows)."""
-    got = seen.pods.get(meta_of(ds).get("uid"), []) + seen.pods.get((ns_of(ds), name_of(ds)), [])
-    out, once = [], set()  # a pod is under both keys: each once (by identity: linear in the DaemonSet's pods)
-    for p in got:
-        if id(p) not in once:
-            once.add(id(p))
-            if owned_by(p, ds):
-                out.append(p)
-    return out
-
-
-def _managers(seen: Seen, driver: str) -> set[str]:
-    return {
-        m
-        for s in seen.slices
-        if (s.get("spec") or {}).get("driver") == driver
-        for mf in list_of(meta_of(s).get("managedFields"))
-        if isinstance(m := dict_of(mf).get("manager"), str) and m
-    }
-
-
-def find_plugins(seen: Seen, driver: str) -> list[tuple[dict, str]]:
-    """The DaemonSets that serve the driver, with the link's strength: the strongest links only."""
-    cands = [d for d in seen.daemonsets if is_plugin_candidate(d)]
-    managers = _managers(seen, driver)
-    linked = [(d, w) for d in cands if (w := link(d, driver, seen.classes, managers)) is not None]
-    if not linked and len(cands) == 1 and not _names_another(seen, cands[0], driver):
-        linked = [(cands[0], "only")]
-    if not linked:
-        return []
-    best = min(_STRENGTH[w] for _, w in linked)
-    return [(d, w) for d, w in linked if _STRENGTH[w] == best]
-
-
-def _names_another(seen: Seen, ds: dict, driver: str) -> bool:
-    """The DaemonSet's template names another driver the cluster has (its slices' or its classes'): it is that
-    driver's plugin, not this one's by default."""
-    known = {(s.get("spec") or {}).get("driver") for s in seen.slices}
-    known |= {d for c in seen.classes for d in drivers_named(class_expressions(c))}
-    return any(isinstance(o, str) and o and link(ds, o, (), set()) == "named" for o in known - {driver})
-
-
-def _ref(o: dict) -> str:
-    return f"{ns_of(o)}/{name_of(o)}"
 
 
 def _not_found(seen: Seen, driver: str, node: str | None) -> Plugin:
     if seen.daemonsets_gap:
         return Plugin(driver, node, "not-looked", f"the kubelet plugin of {driver} was not looked for: "
                       f"{seen.daemonsets_gap}", reason=seen.daemonsets_gap)  # fmt: skip
-    n = sum(1 for d in seen.daemonsets if is_plugin_candidate(d))
-    some = (
-        f"{n} DaemonSets mount the kubelet's plugins_registry; none names it"
-        if n
-        else "no DaemonSet other than a CSI node plugin mounts the kubelet's plugins_registry"
-    )
+    some, theirs = absent(seen, driver)
+    if theirs:  # the candidates are other drivers' plugins: say whose, and that this driver's is not among them
+        msg = f"no DaemonSet found that runs the kubelet plugin of {driver}: {some}; the plugin of {driver} is likely "
+        msg += f"not installed ({UNSEEN})"
+        why = (
+            "no DaemonSet found that runs it ("
+            + "; ".join(f"{t['daemonset']} is {' and '.join(d['driver'] for d in t['drivers'])}'s" for t in theirs)
+            + ")"
+        )
+        return Plugin(driver, node, "not-found", msg, problem=True, reason=why, facts={"otherPlugins": theirs})
     return Plugin(
         driver,
         node,
@@ -250,8 +165,8 @@ def failed_create(seen: Seen, ds: dict) -> tuple[str, str]:
         n = e.get("count") or 1
         when = f"{n} times since {e.get('firstTime')}, last {e.get('time')}" if n > 1 else str(e.get("time"))
         return "failed", f"the DaemonSet controller cannot create its pods: {e.get('message')} (FailedCreate, {when})"
-    if seen.failed_creates_listed:
-        return "none", ""
+    if seen.failed_creates_listed or (seen.failed_creates_gap is None and ns_of(ds) in seen.event_namespaces):
+        return "none", ""  # read, or a file that holds the namespace's events: none of them is a FailedCreate
     why = seen.failed_creates_gap or (
         f"the input has no FailedCreate event of it (add `kubectl get events -n {ns_of(ds)} -o yaml` to it)"
     )
@@ -307,12 +222,15 @@ def judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, wo
 
 
 def pods_by_node(pods) -> dict[str, list]:
-    """Pods by spec.nodeName (the pods of one DaemonSet: at most one a node, unless one is being replaced)."""
+    """A DaemonSet's pods by the node each is for (daemonset.node_of: its spec.nodeName, or the node the DaemonSet
+    controller pinned a pod not bound yet to): at most one a node, unless one is being replaced; a bound pod first."""
     out: dict = {}
     for p in pods:
-        node = dict_of(p.get("spec")).get("nodeName")
-        if isinstance(node, str) and node:
+        node = node_of(p)
+        if node:
             out.setdefault(node, []).append(p)
+    for got in out.values():
+        got.sort(key=lambda p: not dict_of(p.get("spec")).get("nodeName"))
     return out
 
 
@@ -323,7 +241,7 @@ def judge_nodes(seen: Seen, driver: str, nodes: dict) -> dict[str, Plugin]:
     pre = prepare(seen, driver)
     if not pre[0]:
         p = _not_found(seen, driver, None)
-        return {n: Plugin(driver, n, p.state, p.message, problem=p.problem, reason=p.reason) for n in nodes}
+        return {n: replace(p, node=n) for n in nodes}
     return {n: judge_on_node(seen, driver, node, n, None, pre) for n, node in nodes.items()}
 
 
@@ -334,16 +252,20 @@ def prepare(seen: Seen, driver: str) -> tuple:
     if not found:
         return found, {}, None
     ds = found[0][0]
-    return found, pods_by_node(_owned(seen, ds)), serving_container(template_of(ds), driver, _managers(seen, driver))
+    return (
+        found,
+        pods_by_node(owned(seen, ds)),
+        serving_container(template_of(ds), driver, managers(seen).get(driver, set())),
+    )
 
 
 def _facts(seen: Seen, p: Plugin) -> dict:
     """The objects behind the plugin's words, for -o json: the DaemonSet controller's latest FailedCreate where it
     has no pod, and its rollout while it rolls out."""
-    ds = next((d for d in seen.daemonsets if p.daemonset and _ref(d) == p.daemonset), None)
+    ds = next((d for d in seen.daemonsets if p.daemonset and ref(d) == p.daemonset), None)
     if ds is None:
-        return {}
-    out: dict = {}
+        return dict(p.facts)
+    out: dict = dict(p.facts)
     e = _latest_failed_create(seen, ds) if p.state in ("no-pod", "pods-not-ready") else None
     if e is not None:
         out["failedCreate"] = _event_fact(e)
@@ -367,7 +289,7 @@ def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, w
         if p.state == "not-found" and here:
             # slices of the node that no visible plugin wrote: their publisher is out of sight (rule 5 of the research)
             made = min(meta_of(s).get("creationTimestamp") or "" for s in here) or "an unknown time"
-            by = sorted(_managers(seen, driver))
+            by = sorted(managers(seen).get(driver, set()))
             who = f" by {', '.join(by)}" if by else ""
             msg = (
                 f"no DaemonSet found that runs the kubelet plugin of {driver}, yet {len(here)} ResourceSlice"
@@ -376,39 +298,47 @@ def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, w
                 f"publisher is out of sight ({UNSEEN}), or a plugin the kubelet never registered (a never-registered "
                 "plugin's slices are not wiped)"
             )
-            return Plugin(driver, node_name, "not-found", msg, problem=True, reason=p.reason)
+            return replace(p, message=msg)
         return p
     ds, how = found[0]
-    also = f" (also {', '.join(_ref(d) for d, _ in found[1:])})" if len(found) > 1 else ""
-    head = f"DaemonSet {_ref(ds)}{also}{rollout(ds)}"
+    also = f" (also {', '.join(ref(d) for d, _ in found[1:])})" if len(found) > 1 else ""
+    head = f"DaemonSet {ref(ds)}{also}{rollout(ds)}"
     if node is not None:
         gap = coverage_gap(ds, node)
         if gap is not None:
             return Plugin(driver, node_name, "not-covered", f"{head} runs no pod on {node_name}: {gap}"
-                          f"{_slices_note(seen, driver, node_name)}", _ref(ds), how, problem=True, reason=gap)  # fmt: skip
+                          f"{_slices_note(seen, driver, node_name)}", ref(ds), how, problem=True, reason=gap)  # fmt: skip
     mine = by_node.get(node_name, [])
     if not mine:
         unseen = seen.pods_gap or (
             None
-            if seen.pods_listed or by_node
+            if seen.pods_listed or by_node or ns_of(ds) in seen.pod_namespaces
             else f"the input has no pod of it (add `kubectl get pods -n {ns_of(ds)} -o yaml` to it)"
         )
         if unseen:
             return Plugin(driver, node_name, "not-looked", f"{head} serves {driver}; its pod on {node_name} was not "
-                          f"looked for: {unseen}", _ref(ds), how, reason=unseen)  # fmt: skip
+                          f"looked for: {unseen}", ref(ds), how, reason=unseen)  # fmt: skip
         why = _no_pod_why(seen, ds, node)
         return Plugin(driver, node_name, "no-pod", f"{head} has no pod on {node_name}; {why}{update_note(ds, None)}"
-                      f"{_slices_note(seen, driver, node_name)}", _ref(ds), how, problem=True, reason=why)  # fmt: skip
+                      f"{_slices_note(seen, driver, node_name)}", ref(ds), how, problem=True, reason=why)  # fmt: skip
     st = pod_state(mine[0], pick[0] if pick else None)
     note = update_note(ds, mine[0])
     c = st["container"]
     pod = f"its plugin pod on {node_name}, {st['pod']} of {head}"
     own = f"its container {c}, which likely serves {driver} ({CONTAINER_LINK_WORDS[pick[1]]})," if c else ""
+    if st.get("bound") is False and not st["deleting"]:  # made for the node, not placed there yet
+        sched = st["unscheduled"] or {}
+        why = (f"the scheduler cannot place it ({sched.get('reason') or 'no reason given'}"
+               f"{': ' + sched['message'] if sched.get('message') else ''})" if sched else "the scheduler has not "
+               "placed it yet")  # fmt: skip
+        return Plugin(driver, node_name, "pod-not-ready", f"its plugin pod for {node_name}, {st['pod']} of {head}, is "
+                      f"not bound to the node yet (Pending): {why}{note}", ref(ds), how, st, problem=True,
+                      reason=state_words(st, when=False))  # fmt: skip
     if not st["ready"] or st["deleting"]:
         state = "terminating" if st["deleting"] else state_words(st)
         short = "terminating" if st["deleting"] else (f"container {c}: " if c else "") + state_words(st, when=False)
         said = f"{pod}: {own} is not ready: {state}" if c and not st["deleting"] else f"{pod}, is not ready: {state}"
-        return Plugin(driver, node_name, "pod-not-ready", said + note, _ref(ds), how, st, problem=True,
+        return Plugin(driver, node_name, "pod-not-ready", said + note, ref(ds), how, st, problem=True,
                       reason=short)  # fmt: skip
     ready = ""
     if not st["podReady"]:  # its container is ready, another is not: Ready is the pod's, readiness each container's
@@ -424,7 +354,7 @@ def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, w
                 f" and started at {started}, after the kubelet's last report ({word.last}): the kubelet retries and "
                 "should find the driver registered"
             )
-            return Plugin(driver, node_name, "pod-ready", msg + note, _ref(ds), how, st, reason=ready)
+            return Plugin(driver, node_name, "pod-ready", msg + note, ref(ds), how, st, reason=ready)
         here = _slices_on(seen, driver, node_name)
         publishes = (
             f"; it publishes {len(here)} ResourceSlice{'s' if len(here) != 1 else ''} for the node" if here else ""
@@ -434,9 +364,9 @@ def _judge_on_node(seen: Seen, driver: str, node: dict | None, node_name: str, w
             "plugin runs but the kubelet has not registered it (a kubelet --root-dir other than the plugin's "
             "registrar directory, an unsupported gRPC service, or a rejected registration); read the plugin's log"
         )
-        return Plugin(driver, node_name, "pod-ready", msg + note, _ref(ds), how, st, problem=True, reason=ready)
+        return Plugin(driver, node_name, "pod-ready", msg + note, ref(ds), how, st, problem=True, reason=ready)
     msg += (f" since {started}" if started else "") + note
-    return Plugin(driver, node_name, "pod-ready", msg, _ref(ds), how, st, reason=ready)
+    return Plugin(driver, node_name, "pod-ready", msg, ref(ds), how, st, reason=ready)
 
 
 def _no_pod_why(seen: Seen, ds: dict, node: dict | None) -> str:
@@ -465,30 +395,49 @@ def _judge_publishing(seen: Seen, driver: str) -> Plugin:
     if not found:
         return _not_found(seen, driver, None)
     ds, how = found[0]
-    head = f"DaemonSet {_ref(ds)}"
+    head = f"DaemonSet {ref(ds)}"
     st = dict_of(ds.get("status"))
     desired, ready = count(st.get("desiredNumberScheduled")), count(st.get("numberReady"))
     if desired == 0:
-        sel = dict_of(template_of(ds).get("nodeSelector"))
-        why = f" (its nodeSelector {', '.join(f'{k}={v}' for k, v in sel.items())})" if sel else ""
-        return Plugin(driver, None, "not-covered", f"{head} runs the kubelet plugin of {driver} but matches no "
-                      f"node{why}: desiredNumberScheduled is 0", _ref(ds), how, problem=True)  # fmt: skip
+        if not seen.nodes:
+            sel = dict_of(template_of(ds).get("nodeSelector"))
+            why = f" (its nodeSelector {', '.join(f'{k}={v}' for k, v in sel.items())})" if sel else ""
+            return Plugin(driver, None, "not-covered", f"{head} runs the kubelet plugin of {driver} but matches no "
+                          f"node{why}: desiredNumberScheduled is 0", ref(ds), how, problem=True)  # fmt: skip
+        why = _why_no_node(ds, seen.nodes)
+        return Plugin(driver, None, "not-covered", f"{head} runs the kubelet plugin of {driver} but matches no node "
+                      f"(desiredNumberScheduled is 0): {why}", ref(ds), how, problem=True, reason=why)  # fmt: skip
     if ready < desired:
-        bad = [pod_state(p) for p in _owned(seen, ds)]
+        bad = [pod_state(p) for p in owned(seen, ds)]
         bad = [s for s in bad if not s["ready"]]
         eg = f"; e.g. {bad[0]['pod']}: {state_words(bad[0])}" if bad else ""
         said, words = failed_create(seen, ds)
         if said == "failed" or (said == "unknown" and not bad):
             eg += f"; {words}"
         return Plugin(driver, None, "pods-not-ready", f"{head} runs the kubelet plugin of {driver}: {ready} of "
-                      f"{desired} pods ready{eg}", _ref(ds), how, bad[0] if bad else None, problem=True)  # fmt: skip
+                      f"{desired} pods ready{eg}", ref(ds), how, bad[0] if bad else None, problem=True)  # fmt: skip
     return Plugin(
         driver,
         None,
         "publishing-nothing",
         f"{head} runs the kubelet plugin of {driver} with {ready} of {desired} pods ready, yet no ResourceSlice of "
         f"{driver} exists: the plugin runs and publishes nothing (a driver-specific prerequisite: read its log)",
-        _ref(ds),
+        ref(ds),
         how,
         problem=True,
     )
+
+
+def _why_no_node(ds: dict, nodes) -> str:
+    """Why the DaemonSet runs a pod on none of the nodes, for every node: the nodes grouped by what keeps them
+    out (its nodeSelector, required node affinity and the labels it wants, an untolerated taint)."""
+    groups: dict = {}
+    for n in nodes:
+        groups.setdefault(coverage(ds, n), []).append(name_of(n))
+    out = []
+    for gap, names in groups.items():
+        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+        if len(names) > 5:
+            who = f"{', '.join(names[:4])} and {len(names) - 4} more nodes"
+        out.append(gap.of(who, len(names) > 1) if gap else f"its spec admits {who} (its status may not be updated yet)")
+    return "; ".join(out)

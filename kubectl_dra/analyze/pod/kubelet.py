@@ -18,14 +18,14 @@ from kubectl_dra.analyze.pod.driver import (
     PREPARE,
     UNPREPARE,
     Plugin,
-    Seen,
-    daemon_pods,
     drivers_of_claims,
     judge_on_node,
     judge_publishing,
     node_not_ready,
 )
+from kubectl_dra.analyze.pod.plugin_find import Seen, daemon_pods
 from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.model.meta import ns_of
 from kubectl_dra.model.snapshot import BOUND_PODS, DAEMONSET_EVENTS, NODE_EVENTS
 
 # (class, piece, pattern) in the order they are tried, on the text after "prepare dynamic resources: "
@@ -176,6 +176,9 @@ def seen_of(snap, memo: dict | None = None) -> Seen:
         "daemonset_events" in snap.listed,
         starts,
         None if starts else _events_gap(snap, NODE_EVENTS, "node_events", "events in namespace default"),
+        tuple(snap.nodes),
+        frozenset(e["object"]["namespace"] for e in snap.events),
+        frozenset(ns_of(p) for p in snap.pods),
     )
     if memo is not None:
         memo["driver_seen"] = (snap, seen)

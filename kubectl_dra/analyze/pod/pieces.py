@@ -119,6 +119,9 @@ def _plugin_words(findings) -> str | None:
     f = next((f for f in findings if f.code == "DRA607"), None)
     plugin = (f.evidence.get("plugin") or {}) if f is not None else {}
     state, pod = plugin.get("state"), plugin.get("pod") or {}
+    if state == "pod-not-ready" and pod.get("bound") is False:
+        why = (pod.get("unscheduled") or {}).get("reason")
+        return "its plugin pod is not scheduled" + (f" ({why})" if why else "")
     if state == "pod-not-ready":
         why = pod.get("waiting") or pod.get("phase")
         return "its plugin pod is not ready" + (f" ({why})" if why else "")

@@ -81,6 +81,7 @@ def pod_state(pod: dict, container: str | None = None) -> dict:
         (_d(_d(c.get("lastState")).get("terminated")) for c in cs if _d(c.get("lastState")).get("terminated")), None
     )
     started = [s for c in cs if isinstance(s := _d(_d(c.get("state")).get("running")).get("startedAt"), str)]
+    sched = next((_d(c) for c in _lst(st.get("conditions")) if _d(c).get("type") == "PodScheduled"), {})
     return {
         "pod": f"{ns_of(pod)}/{name_of(pod)}",
         "phase": st.get("phase") or "Pending",
@@ -98,14 +99,32 @@ def pod_state(pod: dict, container: str | None = None) -> dict:
         ),
         "startedAt": max((s for s in started if s), default=None),
         "deleting": bool(meta_of(pod).get("deletionTimestamp")),
+        # only of a pod not bound yet: the scheduler's reason while it cannot place it (PodScheduled False)
+        **(
+            {}
+            if _d(pod.get("spec")).get("nodeName")
+            else {
+                "bound": False,
+                "unscheduled": (
+                    {"reason": sched.get("reason"), "message": sched.get("message")}
+                    if sched.get("status") == "False"
+                    else None
+                ),
+            }
+        ),
         "templateGeneration": g if isinstance(g := _d(meta_of(pod).get("labels")).get(POD_GENERATION), str) else None,
     }
 
 
 def state_words(st: dict, when: bool = True) -> str:
     """ "CrashLoopBackOff, 12 restarts, last exit 1 (Error) at T" (when=False: without the time); for a pod of
-    several containers judged as a whole, which are not ready."""
+    several containers judged as a whole, which are not ready; for a pod the scheduler cannot place, its reason (with
+    its message when=True)."""
     words = [st["waiting"] or st["phase"]]
+    unscheduled = st.get("unscheduled")
+    if unscheduled:
+        said = f": {unscheduled.get('message')}" if when and unscheduled.get("message") else ""
+        words.append(f"not scheduled: {unscheduled.get('reason') or 'no reason given'}{said}")
     if st["restarts"]:
         words.append(f"{st['restarts']} restart{'s' if st['restarts'] != 1 else ''}")
     last = st["lastTerminated"]
