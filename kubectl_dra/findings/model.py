@@ -130,7 +130,10 @@ def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
         return Verdict(False, None, ok_summary)
     # What holds the pod before any piece is looked at (scheduling gates) comes first, then the pieces in order.
     order = {p: i for i, p in enumerate(PIECES)}
-    first = min(blocking, key=lambda f: order.get(f.missing, -1) if f.missing else -1)
+    # a finding said behind another (evidence "behind": the devices taken where free ones are on unusable nodes)
+    # is not the verdict's reason while that one stands
+    ahead = [f for f in blocking if not f.evidence.get("behind")] or blocking
+    first = min(ahead, key=lambda f: order.get(f.missing, -1) if f.missing else -1)
     # A disagreement with the scheduler leaves even a blocked verdict open: one of the two is wrong.
     disagree = next(
         (

@@ -2205,6 +2205,8 @@ MOVED = {
     "terminating-holder": ("ml-team", "-n"),
     "terminating-holder-status": ("ml-team", "-A"),
     "terminating-pod": ("ml-team", "-n"),
+    "cordoned-node-free-devices": ("ml-team", "-n"),
+    "notready-node-free-devices": ("team-b", "-A"),
     "claim-not-created": ("team-a", "-n"),
     "claim-template-missing": ("team-a", "-n"),
     "claim-missing": ("team-a", "-n"),
@@ -2422,6 +2424,52 @@ scenario(
     "explain on the pod being deleted: Terminating, the devices it holds until it is gone, its finalizer (DRA613).",
     "explain pod trainer-old",
     _terminating_objs(),
+)
+
+
+def _cordoned_objs(not_ready: bool = False):
+    """node-01 cordoned for a drain (or NotReady, tainted by the node lifecycle controller) with 6 free GPUs; node-02's
+    4 GPUs taken by running pods; one pod waits for a GPU."""
+    n1, n2 = node("node-01", zone="a"), node("node-02", zone="b")
+    if not_ready:
+        n1["spec"]["taints"] = [
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule", "timeAdded": "2026-11-30T08:00:00Z"}
+        ]
+        n1["status"] = {"conditions": [{"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown"}]}
+    else:
+        n1["spec"]["unschedulable"] = True
+        n1["spec"]["taints"] = [
+            {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule", "timeAdded": "2026-11-30T08:00:00Z"}
+        ]
+    objs = [
+        n1,
+        n2,
+        dclass(),
+        rslice("node-01-gpus", [dev(f"gpu-{i}") for i in range(6)], "node-01"),
+        rslice("node-02-gpus", [dev(f"gpu-{i}") for i in range(4)], "node-02"),
+        pod("trainer", [("gpu", "claim", "c-new")]),
+        claim("c-new", [request()]),
+    ]
+    for i in range(4):
+        objs.append(pod(f"run-{i}", [("gpu", "claim", f"c{i}")], node_name="node-02", phase="Running"))
+        objs.append(
+            claim(f"c{i}", [request()], results=[("gpu", "node-02", f"gpu-{i}")], reserved=f"run-{i}", node="node-02")
+        )
+    return objs
+
+
+scenario(
+    "cordoned-node-free-devices",
+    "node-01 is cordoned with 6 free GPUs; node-02's 4 are taken: the free ones are on a node the pod cannot use "
+    "(MISSING node, uncordon), not 'no free device: delete the pods holding it'.",
+    "explain pod trainer",
+    _cordoned_objs(),
+)
+scenario(
+    "notready-node-free-devices",
+    "node-01 is unreachable (its kubelet stopped reporting) with 6 free GPUs; node-02's 4 are taken.",
+    "status",
+    _cordoned_objs(not_ready=True),
 )
 
 

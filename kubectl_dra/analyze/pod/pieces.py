@@ -22,7 +22,7 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
     claims = body.get("claims") or []
     missing: dict[str, Finding] = {}
     for f in findings:
-        if f.blocking and f.missing:
+        if f.blocking and f.missing and not f.evidence.get("behind"):  # (behind another: not this piece's reason)
             missing.setdefault(f.missing, f)
     if not claims and "claim" not in missing:
         return []  # no claim at all (extended resources left to device plugins): nothing of DRA's to show
@@ -72,6 +72,8 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
                 add(piece, "ok", f"DeviceClass {', '.join(names)} exists")
             else:
                 add(piece, "unknown", "no request names a class")
+        elif piece == "device" and "node" in missing and (free := missing["node"].evidence.get("freeOnUnusableNodes")):
+            add(piece, "unknown", f"{free} free matching device(s), on nodes the pod cannot use")
         elif piece == "device" and "node" in missing and not all_allocated and allocatable is None:
             add(piece, "unknown", "not judged: no node the pod may use")
         elif piece == "device":

@@ -5,6 +5,8 @@ stage that rejected its devices (each Stage's code: findings/stages.py). Nothing
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kubectl_dra.analyze.allocator import Request, obj_ref
 from kubectl_dra.analyze.devices.checks import DeviceVerdict
 from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis
@@ -110,12 +112,88 @@ def request_findings(an: Analysis, a: ClaimAnalysis, alts: list[Request], errors
     # stages share them (two in use, one tainted), each gets a finding that counts its own.
     matching = sum(len(vs) for stage, vs in stages.items() if stage is None or not stage.selects)
     if primary.selects or len(stages[primary]) == matching:
-        return [_stage_finding(primary, label, stages[primary], r, subject, ev, every=True, sem=an.sem)]
-    return [
+        found = [_stage_finding(primary, label, stages[primary], r, subject, ev, every=True, sem=an.sem)]
+        if primary is Stage.NODE:
+            found = [_with_node_hint(an, found[0], stages[primary])]
+        return found
+    found = [
         _stage_finding(stage, label, stages[stage], r, subject, ev, every=False, sem=an.sem, of=matching)
         for stage in present
         if stage is primary or not stage.selects
     ]
+    free = _free_where_unusable(an, stages.get(Stage.NODE, []))
+    if not free:
+        return found
+    # Free matching devices exist, but only on nodes the pod cannot use (cordoned, NotReady, excluded): that is
+    # what to look at first (MISSING node); the devices taken elsewhere are said behind it.
+    where = _nodes_of(free)
+    first = f"{where[0]}: {why}" if (why := free[0].evidence.get("nodeRejection")) else where[0]
+    lead = make(
+        Stage.NODE.code,
+        f"{label}: {len(free)} of {matching} matching device(s) are free, but on node(s) the pod cannot use ("
+        f"{first}{f' and {len(where) - 1} more' if len(where) > 1 else ''}); the others are taken",
+        hint=node_hint(an, where),
+        subject=subject,
+        freeOnUnusableNodes=len(free),
+        unusableNodes=where[:20],
+        **ev,
+    )
+    return [lead] + [replace(f, evidence={**f.evidence, "behind": "node"}) for f in found if f.code != lead.code]
+
+
+def _free_where_unusable(an: Analysis, vs: list[DeviceVerdict]) -> list[DeviceVerdict]:
+    """Of the devices rejected only for where they are (Stage.NODE, the first check that fails), those that nothing
+    else holds: not allocated (the analysis's allocated state)."""
+    if not vs or "state" not in an.memo:
+        return []
+    taken = an.memo["state"][0].devices
+    return [v for v in vs if v.entry.did not in taken]
+
+
+def _nodes_of(vs: list[DeviceVerdict]) -> list[str]:
+    return sorted({v.entry.node_name for v in vs if v.entry.node_name}) or [vs[0].entry.where()]
+
+
+def node_hint(an: Analysis, names: list[str]) -> str | None:
+    """The hint for devices on nodes the pod cannot use, from the nodes themselves: cordoned (spec.unschedulable),
+    NotReady or unreachable (their Ready condition, the node lifecycle controller's taints). None: the generic one."""
+    by_name = {n["metadata"]["name"]: n for n in an.idx.nodes if not n.get("synthetic")}
+    cordoned = [n for n in names if ((by_name.get(n) or {}).get("spec") or {}).get("unschedulable")]
+    down = [n for n in names if n in by_name and node_down(by_name[n])]
+    parts = []
+    if cordoned:
+        parts.append(
+            f"{_list(cordoned)} {'is' if len(cordoned) == 1 else 'are'} cordoned: uncordon when the drain or "
+            f"maintenance is over (kubectl uncordon {cordoned[0]})"
+        )
+    if down:
+        parts.append(
+            f"{_list(down)} {'is' if len(down) == 1 else 'are'} NotReady or unreachable: its kubelet does not report "
+            f"(kubectl describe node {down[0]})"
+        )
+    if not parts:
+        return None
+    return "; ".join(parts) + ". Or free devices on a node the pod may use."
+
+
+def node_down(node: dict) -> bool:
+    """The node's Ready condition is not True, or the node lifecycle controller tainted it not-ready/unreachable."""
+    conds = ((node.get("status") or {}).get("conditions")) or []
+    if any(isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") != "True" for c in conds):
+        return True
+    return any(
+        isinstance(t, dict) and t.get("key") in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+        for t in ((node.get("spec") or {}).get("taints")) or []
+    )
+
+
+def _list(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _with_node_hint(an: Analysis, f: Finding, vs: list[DeviceVerdict]) -> Finding:
+    hint = node_hint(an, _nodes_of(vs))
+    return replace(f, hint_override=hint) if hint else f
 
 
 TERMINATING_HINT = (

@@ -331,7 +331,7 @@ def _scheduler_findings(an: Analysis, snap: Snapshot, word, dry: DryRun, pending
         ]
         return
     # (nothing to agree with where the analysis cannot tell: what it could not read leaves the answer open)
-    if word is None or any(f.code in ("DRA006", "DRA103", "DRA104") for f in an.findings):
+    if word is None or any(f.code in ("DRA006", "DRA018", "DRA103", "DRA104") for f in an.findings):
         return
     blocking = [f for f in an.findings if f.blocking]
     agree = agreement_finding(
