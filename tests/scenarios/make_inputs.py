@@ -2206,6 +2206,7 @@ MOVED = {
     "terminating-holder-status": ("ml-team", "-A"),
     "terminating-pod": ("ml-team", "-n"),
     "cordoned-node-free-devices": ("ml-team", "-n"),
+    "scheduler-control-plane-taint": ("ml-team", "-n"),
     "notready-node-free-devices": ("team-b", "-A"),
     "claim-not-created": ("team-a", "-n"),
     "claim-template-missing": ("team-a", "-n"),
@@ -2470,6 +2471,38 @@ scenario(
     "node-01 is unreachable (its kubelet stopped reporting) with 6 free GPUs; node-02's 4 are taken.",
     "status",
     _cordoned_objs(not_ready=True),
+)
+
+
+def _control_plane_objs():
+    cp = node("cp-01")
+    cp["metadata"]["labels"]["node-role.kubernetes.io/control-plane"] = ""
+    cp["spec"]["taints"] = [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]
+    return [
+        cp,
+        *[node(f"node-0{i}") for i in (1, 2, 3)],
+        dclass(),
+        *[rslice(f"node-0{i}-gpus", [dev("gpu-0")], f"node-0{i}") for i in (1, 2, 3)],
+        pod("trainer", [("gpu", "claim", "c1")]),
+        claim("c1", [request()]),
+        event(
+            "trainer",
+            "FailedScheduling",
+            "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 3 "
+            "cannot allocate all claims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for "
+            "scheduling.",
+            "2026-11-30T09:01:00Z",
+        ),
+    ]
+
+
+scenario(
+    "scheduler-control-plane-taint",
+    "A kubeadm-style cluster: the scheduler's message names the control-plane taint on the one node without devices "
+    "(which the analysis checks too) and 'cannot allocate all claims' on the three GPU nodes, where the dry-run "
+    "allocates: the analysis and the scheduler disagree (DRA005), not 'a filter kubectl-dra does not reproduce'.",
+    "explain pod trainer",
+    _control_plane_objs(),
 )
 
 

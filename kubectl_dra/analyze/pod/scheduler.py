@@ -36,6 +36,17 @@ DRA_MARKERS = (
     "device binding",
 )
 
+# The scheduler's per-node reasons (its filter plugins' FitError texts) for what the analysis checks on every node
+# from objects the API shows whole: TaintToleration, NodeAffinity, NodeUnschedulable, NodeName (model/nodes.py
+# pod_node_rejection). A disagreement that leaves only these is one of the analysis, not a filter it lacks.
+# (NodeResourcesFit's reasons stay the scheduler's: its view holds pods in flight that no list shows.)
+MODELLED_REASONS = (
+    "had untolerated taint",
+    "didn't match Pod's node affinity/selector",
+    "were unschedulable",
+    "didn't match the requested node name",
+)
+
 _HISTOGRAM = re.compile(r"^0/(\d+) nodes are available: (.*)$", re.S)
 _ENTRY = re.compile(r"^(\d+) (.+)$")
 
@@ -79,6 +90,11 @@ class SchedulerWord:
             return []
         body = m.group(2).split(". ", 1)[0].rstrip(".")
         return [p.strip() for p in body.split(", ") if _ENTRY.match(p.strip()) and not is_dra_text(p)]
+
+    @property
+    def unmodelled_reasons(self) -> list[str]:
+        """Of non_dra_reasons, those of a filter the analysis does not run (pod affinity, volumes, ports, ...)."""
+        return [r for r in self.non_dra_reasons if not any(m in r for m in MODELLED_REASONS)]
 
     @property
     def non_dra_nodes(self) -> int:
@@ -210,10 +226,11 @@ def agreement_finding(
     else:
         causes.append("a snapshot taken between two scheduler attempts")
     if word.blocked and word.about_dra and not blocked and not word.retrying:
-        if allocatable_nodes and word.non_dra_nodes:
+        if allocatable_nodes and word.non_dra_nodes and word.unmodelled_reasons:
             # The scheduler rejected some nodes for other reasons, and the dry-run's nodes pass every filter the
             # analysis models (NodeResourcesFit included): a filter it does not model may be what rejects them.
-            others = word.non_dra_reasons
+            # (Reasons of the filters it runs, a taint on a node without devices, are its own: DRA005 below.)
+            others = word.unmodelled_reasons
             return make(
                 "DRA022",
                 f"the dry-run finds the claims allocatable on {', '.join(allocatable_nodes)}, but the scheduler "
