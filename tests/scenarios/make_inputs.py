@@ -2207,6 +2207,7 @@ MOVED = {
     "terminating-pod": ("ml-team", "-n"),
     "cordoned-node-free-devices": ("ml-team", "-n"),
     "scheduler-control-plane-taint": ("ml-team", "-n"),
+    "queue-tied-room": ("gpu-test", "-n"),
     "notready-node-free-devices": ("team-b", "-A"),
     "claim-not-created": ("team-a", "-n"),
     "claim-template-missing": ("team-a", "-n"),
@@ -2503,6 +2504,53 @@ scenario(
     "allocates: the analysis and the scheduler disagree (DRA005), not 'a filter kubectl-dra does not reproduce'.",
     "explain pod trainer",
     _control_plane_objs(),
+)
+
+
+def _prioritized_objs():
+    """dra-example-driver's prioritized-alternatives demo just applied (demo/examples/prioritized-alternatives): two
+    pods created in the same second, each with a template of one GPU as firstAvailable alternatives (pod0 falls back
+    to its third, pod1 gets its first), on a node with 8 free GPUs of the latest model."""
+    model = 'device.attributes["gpu.example.com"].model'
+
+    def sub(name, expr=None):
+        out = {"name": name, "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}
+        if expr:
+            out["selectors"] = [{"cel": {"expression": expr}}]
+        return out
+
+    prioritized = [
+        sub("bleeding-edge-gpu", f'{model} == "BLEEDING-EDGE-GPU"'),
+        sub("huge-gpu", 'device.capacity["gpu.example.com"].memory.compareTo(quantity("1Ti")) >= 0'),
+        sub("older-gpu"),
+    ]
+    preferred = [sub("latest-gpu", f'{model} == "LATEST-GPU-MODEL"'), sub("older-gpu")]
+    objs = [
+        dclass(),
+        node("node-01"),
+        rslice(
+            "node-01-gpus",
+            [device(f"gpu-{i}", memory="80Gi", attrs={"model": "LATEST-GPU-MODEL"}) for i in range(8)],
+            "node-01",
+        ),
+    ]
+    for p, name, alts in (("pod0", "prioritized-gpu", prioritized), ("pod1", "preferred-gpu", preferred)):
+        objs.append(template(name, [{"name": "gpu", "firstAvailable": alts}]))
+        objs.append(
+            pod(p, [("gpu", "template", name)], statuses={"gpu": f"{p}-gpu-x7k2p"}, created="2026-11-30T09:00:00Z")
+        )
+        c = claim(f"{p}-gpu-x7k2p", [{"name": "gpu", "firstAvailable": alts}], owner_pod=p)
+        objs.append(c)
+    return objs
+
+
+scenario(
+    "queue-tied-room",
+    "dra-example-driver's prioritized-alternatives demo: two pods tied in the queue (created in the same second), "
+    "each wanting one GPU, on a node with 8 free: whatever order the scheduler takes them in, both get one (the room "
+    "proof), not 'pods tied in the queue are taken in an order the API does not show'.",
+    "status",
+    _prioritized_objs(),
 )
 
 

@@ -113,6 +113,13 @@ class Component:
                 self.tie_attempted[q.tie] = self.tie_attempted.get(q.tie) or (q if q.attempted else None)
             self.dup_tie[i + 1] = dup
         self.tie_seen: dict = {}
+        # the most devices the competitors in es[:i] could take, and per tie class (room_proof)
+        self.most = [0] * (n + 1)
+        self.tie_most: dict = {}
+        for i, q in enumerate(es):
+            k = most_devices(q)
+            self.most[i + 1] = self.most[i] + k
+            self.tie_most[q.tie] = self.tie_most.get(q.tie, 0) + k
 
     def tied_after(self, e: Entry, pos: int) -> int:
         """Competitors of e's tie class after it (they may be ahead of it)."""
@@ -202,6 +209,8 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
             return place("fits", True, f"still fits after {_ahead(n_ahead)}")
         return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
     proof = _count_proof(e, sim, n_ahead) if fits and shapes.local[e.plan.shape] and not exposed else None
+    if proof is None and fits and shapes.local[e.plan.shape] and not exposed:
+        proof = room_proof(e, view.most[pos] + view.tie_most.get(e.tie, 0) - most_devices(e))
     if proof is not None:
         return place("fits", True, proof)
     names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
@@ -237,6 +246,59 @@ def _crowded(e: Entry, sim, n_ahead: int, shapes) -> tuple:
         False,
         f"fits on node {e.node} in the estimated order, but the pods ahead that may also go there{who} could fill "
         "its cpu, memory or pod count first; which nodes they pick is not certain",
+    )
+
+
+UNBOUNDED = 1 << 40
+
+
+def most_devices(q: Entry) -> int:
+    """The most devices a competitor's pending claims could take, whatever the order: per request its count
+    (firstAvailable: the largest of its subrequests'); unbounded for allocationMode All or an unknown plan. A
+    follower takes nothing its leader does not; a gang that certainly gets nothing takes nothing."""
+    if q.follows is not None or (q.gang is not None and q.gang.failed and q.gang.certain):
+        return 0
+    if q.plan is None:
+        return UNBOUNDED
+    total = 0
+    for a in q.plan.analyses:
+        if a.allocated:
+            continue
+        for alts in a.requests:
+            if any(r.mode != "ExactCount" for r in alts):
+                return UNBOUNDED
+            total += max((r.count for r in alts), default=0)
+    return total
+
+
+def room_proof(e: Entry, rivals: int) -> str | None:
+    """The room proof: the pod's one pending request (no constraints) needs N of its candidate devices on one node;
+    the competitors that may be ahead of it (before it in the queue, and those tied with it) could take at most
+    `rivals` devices in all, whichever order and nodes they get. Where a node keeps N candidates after that many are
+    gone, the pod fits in every order (the devices being node-local and their counters its own: shapes.py)."""
+    pending = [a for a in e.plan.analyses if not a.allocated]
+    if len(pending) != 1 or len(pending[0].requests) != 1 or rivals >= UNBOUNDED:
+        return None
+    a = pending[0]
+    if ((a.claim.get("spec") or {}).get("devices") or {}).get("constraints"):
+        return None
+    picked = (
+        {r["request"] for p in e.plan.dry.allocatable[0].claims for r in p.results} if e.plan.dry.allocatable else set()
+    )
+    r = next((x for x in a.requests[0] if x.name in picked), None)
+    if r is None or r.mode != "ExactCount":
+        return None
+    per_node: dict[str, int] = {}
+    for v in a.matrices.get(r.name) or ():
+        if v.outcome in ("candidate", "selected") and not v.entry.device.get("consumesCounters"):
+            for n in v.nodes:
+                per_node[n] = per_node.get(n, 0) + 1
+    best = max(per_node.items(), key=lambda kv: kv[1], default=None)
+    if best is None or best[1] - rivals < r.count:
+        return None
+    return (
+        f"node {best[0]} has {best[1]} devices it can use; the pods that may be ahead of it take at most {rivals} in "
+        f"all, whatever their order, which leaves the {r.count} it needs"
     )
 
 
