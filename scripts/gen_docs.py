@@ -61,8 +61,10 @@ The commands follow kubectl's split between listing and describing:
 
 * `kubectl dra status` lists, like `kubectl get pods`: with no name it covers the namespace (`-n`, default the
   context's), `-A` or `-l`, one line per pod that uses DRA (claims, templates or DRA-backed extended resources),
-  blocked first, the reason cut to the terminal (`-o wide` whole). It is the CI gate: exit 0 when no pod is blocked,
-  1 when one is, 2 when a pod or a namespace the scan could not list leaves the answer open. It is a command of
+  blocked first; on a terminal the reason wraps under its column, at most five lines (`-o wide`, or the output
+  piped, has it whole). It is the CI gate: exit 0 when no pod is blocked, 1 when one is, 2 when a pod or a namespace
+  the scan could not list leaves the answer open, or when a `--from-file` input cannot answer for the namespace
+  (no Pod at all; none in the namespace, or `-n` not given, while other namespaces have DRA pods). It is a command of
   its own, not `kubectl dra` alone (kubectl and its plugins print help when given no command) and not
   `explain pods` (kubectl's `describe pods` with no name describes every pod in full, which is what
   `kubectl dra explain pod -l SELECTOR` does).
@@ -88,9 +90,14 @@ The commands follow kubectl's split between listing and describing:
   exit 2 when a pending pod that could take the same devices has an undetermined place in the queue.
 
 Every row of `status` is the verdict `explain pod` gives for that pod, computed by the same code from one gather
-and one shared analysis (indexes, CEL results and the device inventory are built once for all pods). Pods are
-judged one at a time against the allocations that exist, as the scheduler places them: two pending replicas that
-each fit the one free GPU both show OK, and whichever the scheduler takes first gets it.
+and one shared analysis (indexes, CEL results and the device inventory are built once for all pods). Pending pods
+compete as in kube-scheduler's queue: they are dry-run one after another in its order (higher priority first, then
+creation time; gated pods last), each against the devices the pods ahead of it would take. Of two pending replicas
+that each fit the one free GPU, the one ahead shows OK and the other Blocked (`no device left once the pods ahead
+in the queue are placed`), and a note on stderr counts how many of a group of identical pods get devices. Where the
+API does not show the order for sure, the row is undetermined (`DRA431`) rather than guessed. `--alone` judges
+each pod as if it were the only one waiting (both replicas OK); `explain pod` of a pending pod places it in the
+same queue.
 """
 
 

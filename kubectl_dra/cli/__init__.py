@@ -75,17 +75,25 @@ def version(output):
         click.echo(f"kubectl-dra {__version__}")
 
 
-@cli.command(context_settings=CONTEXT_SETTINGS)
+@cli.command(context_settings=CONTEXT_SETTINGS, short_help="Shell completion (--help: kubectl dra <TAB> too)")
 @click.argument("shell", type=click.Choice(("bash", "zsh", "fish")))
 def completion(shell):
-    """Print a shell completion script.
+    """Print the shell completion script of the kubectl-dra command (kubectl-dra <TAB>).
+
+    kubectl dra <TAB> is completed by kubectl itself (1.26 or newer, with its own completion set up), which asks the
+    program kubectl_complete-dra on PATH. The krew archive ships it next to the executable; pipx and pip do not
+    install it: a clone of the repository has it as packaging/kubectl_complete-dra. docs/install.md has the details.
 
     \b
     Examples:
-      # bash, for the current shell
-      source <(kubectl dra completion bash)
-      # zsh, permanently
-      kubectl dra completion zsh > "${fpath[1]}/_kubectl-dra"
+      # kubectl dra <TAB>, installed from the clone with pipx or pip (run in the clone)
+      install -m 755 packaging/kubectl_complete-dra ~/.local/bin/
+      # kubectl dra <TAB>, installed with krew
+      ln -sf "$(dirname "$(readlink -f "$(command -v kubectl-dra)")")/kubectl_complete-dra" ~/.local/bin/
+      # kubectl-dra <TAB> in bash, in this shell
+      source <(kubectl-dra completion bash)
+      # kubectl-dra <TAB> in zsh, permanently
+      kubectl-dra completion zsh > "${fpath[1]}/_kubectl-dra"
     """
     from click.shell_completion import get_completion_class
 

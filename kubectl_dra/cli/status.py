@@ -30,6 +30,7 @@ from kubectl_dra.cli.common import (
 )
 from kubectl_dra.cli.options import Options
 from kubectl_dra.cli.watch import _watch_status
+from kubectl_dra.errors import DraError
 from kubectl_dra.render import FORMATS
 
 
@@ -60,6 +61,12 @@ def status_cmd(selector, watch, no_headers, **params):
     \b
     Exit codes: 0 no pod blocked, 1 some pod blocked, 2 some pod (or a namespace the scan could not list) undetermined.
 
+    A namespace with no pod that uses DRA is exit 0, as kubectl get's "No resources found", and the note names the
+    namespaces that have some (live: among the pods not finished). From --from-file it is exit 2 when -n was not
+    given (default is only assumed) or the input holds no pod in that namespace (a dump made for another namespace,
+    a mistyped -n): a CI gate must not pass on input that says nothing about what it gates. An input with no Pod at
+    all is exit 2 too.
+
     \b
     Examples:
       # What is stuck on devices in this namespace?
@@ -80,6 +87,9 @@ def status_cmd(selector, watch, no_headers, **params):
 
     snap, ns = got.snapshot, got.namespace
     namespace = None if o.all_namespaces else ns
+    if snap.source == "files" and not snap.pods:  # /dev/null, a file of Secrets: no answer, not "nothing blocked"
+        raise DraError("the input holds no Pod objects: status lists pods (add them: kubectl get pods -A -o yaml)")
+    elsewhere = namespace is not None and not watch and _holds_every_namespace(snap, o)
 
     def evaluate(snap):
         report = scan(
@@ -89,6 +99,7 @@ def status_cmd(selector, watch, no_headers, **params):
             (lambda labels: matches(reqs, labels)) if reqs is not None else None,
             _unseen_pods([g for g in snap.gaps if g.resource == "pods"]),
             alone=o.alone,
+            elsewhere=elsewhere,
         )
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
@@ -106,10 +117,50 @@ def status_cmd(selector, watch, no_headers, **params):
                 f"warning: cannot list the pending pods of every namespace ({_one_line(g.message)}): the queue holds "
                 "only the pods listed here, and pods elsewhere may be ahead of them"
             )
-    undetermined = None if report.determined else _one_line(_undetermined(report))
-    return finish(
-        report, o, show=lambda: _show_scan(report, o, no_headers), undetermined=undetermined, blocked=report.blocked
-    )
+    empty, wrong_scope = _empty_scope(report, snap.source, o.namespace is not None)
+    undetermined = empty if wrong_scope else None if report.determined else _one_line(_undetermined(report))
+
+    def show():
+        _show_scan(report, o, no_headers, None if wrong_scope else empty)
+
+    return finish(report, o, show=show, undetermined=undetermined, blocked=report.blocked)
+
+
+def _holds_every_namespace(snap, o: Options) -> bool:
+    """Whether the snapshot holds the pods of every namespace that status names where its own has no DRA pod: a
+    file's every pod, else (live, a bundle) every pod not finished: the pending and the bound ones, which the queue
+    and NodeResourcesFit list anyway (no read of its own)."""
+    from kubectl_dra.model.snapshot import PENDING_PODS
+
+    if snap.source == "files":
+        return True
+    return not o.alone and snap.bound_pods and not any(g.resource == PENDING_PODS for g in snap.gaps)
+
+
+def _empty_scope(report, source: str, asked: bool) -> tuple[str | None, bool]:
+    """What status says when no pod in its scope uses DRA (None when some does), and whether that is exit 2.
+
+    The other namespaces' pods that use DRA are named, with how to look there. From a plain file that is exit 2 when
+    the namespace was only assumed (no -n: default) or the input holds no pod in it at all (a dump made for another
+    namespace, a mistyped -n): the scan looked where the input says nothing, and a CI gate must not pass on it. Live,
+    and for a namespace asked for that the input does cover, it is kubectl get's "No resources found": exit 0."""
+    if report.rows:
+        return None, False
+    from kubectl_dra.model.scope import found_elsewhere
+    from kubectl_dra.render.escape import esc
+
+    ns, sel = report.scope["namespace"], report.scope.get("selector")
+    where = "any namespace" if ns is None else f"namespace {ns}"
+    head = f"No pods{f' matching {sel!r}' if sel else ''} use DRA in {where}"
+    if not report.elsewhere:
+        return esc(f"{head}."), False
+    holder = "the input" if source != "live" else "the cluster"
+    counted = "" if source == "files" else "not counting finished pods"  # (what the cluster was asked for)
+    hint = f"{holder} has {found_elsewhere(dict(report.elsewhere), counted)}"
+    if source != "files" or (asked and report.namespace_has_pods):
+        return esc(f"{head}; {hint}"), False
+    why = "the input holds no pod there" if not report.namespace_has_pods else "assumed: no -n given"
+    return esc(f"{head[0].lower()}{head[1:]} ({why}); {hint}"), True
 
 
 def _undetermined(report) -> str:
@@ -134,19 +185,19 @@ def _unseen_pods(gaps: list) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _show_scan(report, o: Options, no_headers: bool = False) -> None:
+def _show_scan(report, o: Options, no_headers: bool = False, empty: str | None = None) -> None:
     """The table (or names, or the document) on stdout; in text, the count of pods by state after it on stderr,
-    where kubectl prints "No resources found": stdout stays the rows a script reads (--no-headers, -o name, awk).
-    An exit code 2 then ends with exactly one `error:` line (finish)."""
+    where kubectl prints "No resources found" (empty: what to say instead when there are no rows; None when that
+    is the `error:` line of exit 2): stdout stays the rows a script reads (--no-headers, -o name, awk). An exit
+    code 2 then ends with exactly one `error:` line (finish)."""
     from kubectl_dra.render.escape import esc
 
     _scan_rows(report, o, header=not no_headers)
     sys.stdout.flush()
     text = o.output in ("text", "wide")
     if not report.rows and text:
-        where = "any namespace" if report.scope["namespace"] is None else f"namespace {report.scope['namespace']}"
-        sel = f" matching {report.scope['selector']!r}" if report.scope.get("selector") else ""
-        note(f"No pods{sel} use DRA in {esc(where)}.")
+        if empty is not None:
+            note(empty)
     elif text:
         sys.stderr.write(report.summary + "\n")
         for line in report.queue.shortfalls if report.queue is not None else ():

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import copy
 
+from kubectl_dra.errors import DraError
+
+RESOURCE_GROUP = "resource.k8s.io"
+# The versions whose shape to_v1 knows; any other is refused (model/objects.py names the object), never read as v1
+KNOWN_VERSIONS = ("v1", "v1beta2", "v1beta1", "v1alpha3")
+
 _REQUEST_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
 
 
@@ -31,6 +37,8 @@ def to_v1(obj: dict) -> dict:
     api = obj.get("apiVersion", "")
     if not api.startswith("resource.k8s.io/") or api == "resource.k8s.io/v1":
         return obj
+    if api.partition("/")[2] not in KNOWN_VERSIONS:
+        raise DraError(f"{obj.get('kind')} {(obj.get('metadata') or {}).get('name')}: unknown apiVersion {api}")
     obj = copy.deepcopy(obj)
     obj["apiVersion"] = "resource.k8s.io/v1"
     kind = obj.get("kind")

@@ -4,7 +4,7 @@ No I/O: gather/files.py and gather/live.py both end here."""
 from __future__ import annotations
 
 from kubectl_dra.errors import DraError
-from kubectl_dra.model.normalize import normalize_event, to_v1
+from kubectl_dra.model.normalize import KNOWN_VERSIONS, RESOURCE_GROUP, normalize_event, to_v1
 from kubectl_dra.model.snapshot import Snapshot
 
 _BUCKETS = {
@@ -89,14 +89,31 @@ def check_shapes(objs, checked: dict) -> None:
 
 _DICT_FIELDS = {"spec", "status", "metadata"}
 
+# The resource.k8s.io kinds kubectl-dra reads. Their apiVersion must be one whose shape normalize.to_v1 knows (v1beta2
+# is v1's; v1beta1, and v1alpha3 as 1.32 served it, put a device's fields under `basic` and a request's flat). Any
+# other is refused, not read as v1: an unknown version may have moved or renamed a field analysis reads, and an
+# object misread (or left out with a warning) gives a confident wrong answer, such as a held device seen as free.
+RESOURCE_KINDS = frozenset(
+    {
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        "DeviceClass",
+        "ResourceSlice",
+        "DeviceTaintRule",
+        "ResourcePoolStatusRequest",
+    }
+)
+
 
 def _check_shape(obj: dict) -> None:
     """Reject objects whose structure is wrong where analysis walks it, with a one-line error."""
     name = f"{obj.get('kind')} {obj['metadata'].get('name')}"
+    kind = obj.get("kind")
+    if kind in RESOURCE_KINDS:
+        _check_version(obj, kind)
     for f in _DICT_FIELDS:
         if f in obj and obj[f] is not None and not isinstance(obj[f], dict):
             raise DraError(f"{name}: .{f} must be a mapping")
-    kind = obj.get("kind")
     spec = obj.get("spec") or {}
     if kind == "ResourceSlice":
         _expect_list(spec, "devices", name)
@@ -152,6 +169,21 @@ def _check_shape(obj: dict) -> None:
         count = (gang or {}).get("minCount")
         if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0):
             raise DraError(f"{name}: .spec.schedulingPolicy.gang.minCount must be a non-negative integer")
+
+
+def _check_version(obj: dict, kind: str) -> None:
+    """A resource.k8s.io object of a version normalize.to_v1 knows, else a one-line error naming it."""
+    api = obj.get("apiVersion")
+    group, _, version = api.rpartition("/") if isinstance(api, str) else ("", "", "")
+    if group == RESOURCE_GROUP and version in KNOWN_VERSIONS:
+        return
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    ns = meta.get("namespace")
+    who = f"{kind} {ns + '/' if isinstance(ns, str) and ns else ''}{meta.get('name')}"
+    known = f"{RESOURCE_GROUP}/{KNOWN_VERSIONS[0]}, " + ", ".join(KNOWN_VERSIONS[1:])
+    if not api:
+        raise DraError(f"{who} has no apiVersion: kubectl-dra reads {known} (write the one it was made with)")
+    raise DraError(f"{who}: apiVersion {api!s} is not one kubectl-dra reads ({known}; kubectl get -o yaml writes v1)")
 
 
 def _plain_devices(devices: list) -> bool:

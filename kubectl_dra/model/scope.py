@@ -68,6 +68,21 @@ def not_found(snap, kind: str, name: str, namespace: str) -> DraError:
     if len(elsewhere) == 1:
         msg += f" (namespace {elsewhere[0]} has one: pass -n {elsewhere[0]})"
     elif elsewhere:
-        shown = ", ".join(elsewhere[:5]) + (f" and {len(elsewhere) - 5} more" if len(elsewhere) > 5 else "")
-        msg += f" (namespaces {shown} have one: pass -n)"
+        msg += f" (namespaces {_first(elsewhere)} have one: pass -n)"
     return DraError(msg)
+
+
+def found_elsewhere(counts: dict[str, int], counted: str = "") -> str:
+    """What the other namespaces of the input hold of what a command looked for where it found none: "7 in
+    ml-team, 2 in team-b" (the most first, five at most; counted: what was counted, when it needs saying), and
+    how to look there."""
+    order = sorted(counts, key=lambda ns: (-counts[ns], ns))
+    listed = [f"{counts[ns]} in {ns}" for ns in order]
+    where = f"-n {order[0]}" if len(order) == 1 else "-n NAMESPACE"
+    return f"{_first(listed, 'namespaces')}{', ' + counted if counted else ''}: pass {where} or -A"
+
+
+def _first(items: list[str], unit: str = "") -> str:
+    """The first five items, and how many more."""
+    more = len(items) - 5
+    return ", ".join(items[:5]) + (f" and {more} more{' ' + unit if unit else ''}" if more > 0 else "")

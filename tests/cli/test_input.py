@@ -187,3 +187,17 @@ def test_defaulted_requests():
     assert defaulted_requests({"resources": {"requests": {"a/b": "1"}}}) == {"a/b": "1"}
     assert defaulted_requests({"resources": {"limits": "bad", "requests": None}}) == {}
     assert defaulted_requests({}) == {}
+
+
+V9 = (
+    b"apiVersion: resource.k8s.io/v9\nkind: ResourceClaim\nmetadata: {name: c, namespace: default}\n"
+    b"spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}\n"
+)
+
+
+@pytest.mark.parametrize("reader", sorted(set(READERS) - {"lint -f"}))  # lint -f reports it as DRA704
+def test_an_unknown_resource_version_is_one_error_line_everywhere(tmp_path, reader):
+    p = tmp_path / "v9.yaml"
+    p.write_bytes(V9)
+    line = one_error(cli(*_args(READERS[reader], str(p))))
+    assert line.startswith("error: ResourceClaim default/c: apiVersion resource.k8s.io/v9 is not one"), line

@@ -94,7 +94,9 @@ def test_without_dash_n_a_plain_dump_is_read_in_default_and_the_error_names_wher
     assert 'pods "web-0" not found in namespace "default"' in r.stderr
     assert "team-a" in r.stderr and "team-b" in r.stderr
     s = run("status", "--from-file", str(dump))
-    assert s.returncode == 0 and "namespace default" in s.stderr
+    assert s.returncode == 2 and s.stdout == "" and s.stderr.count("\n") == 1, s
+    assert s.stderr.startswith("error: no pods use DRA in namespace default (the input holds no pod there)")
+    assert s.stderr.endswith("the input has 1 in team-a, 1 in team-b: pass -n NAMESPACE or -A\n"), s.stderr
 
 
 @pytest.mark.parametrize("cmd", [["explain", "pod", "web-0"], ["explain", "claim", "c1"], ["match", "claim", "c1"]])
@@ -144,3 +146,142 @@ def test_unseen_namespaces_are_all_named_in_documents_and_shortened_on_a_termina
     short = _short_unseen(line)
     assert short == "pods in 8 namespaces (ns-0, ns-1, ns-2, ns-3, ns-4 and 3 more): forbidden", short
     assert _short_unseen("pods in namespace a: forbidden") == "pods in namespace a: forbidden"
+
+
+# status where the scope has no pod that uses DRA (issue 44, item 6): the other namespaces that have some are named;
+# from a plain file that is exit 2 when the namespace was only assumed or the input holds no pod there, since a CI
+# gate must not pass on a dump made for another namespace; a namespace asked for that the input covers is exit 0.
+_WEB = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default", "uid": "u-web"},
+        "spec": {"containers": [{"name": "a", "image": "nginx"}]}}  # fmt: skip
+
+
+def _file(tmp_path, items, name="dump.yaml") -> str:
+    p = tmp_path / name
+    p.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    return str(p)
+
+
+@pytest.mark.parametrize(
+    "args, code, said",
+    [
+        # the flow of the audit: a dump of ml-team's objects, status without -n
+        ([], 2, "error: no pods use DRA in namespace default (the input holds no pod there); the input has 1 in "
+                "team-a, 1 in team-b: pass -n NAMESPACE or -A\n"),
+        # a mistyped -n
+        (["-n", "team-c"], 2, "error: no pods use DRA in namespace team-c (the input holds no pod there); the input "
+                              "has 1 in team-a, 1 in team-b: pass -n NAMESPACE or -A\n"),
+        (["-l", "app=web", "-n", "nosuch"], 2, "error: no pods matching 'app=web' use DRA in namespace nosuch (the "
+                                               "input holds no pod there); the input has 1 in team-a, 1 in team-b"),
+        (["-l", "app=other"], 0, "No pods matching 'app=other' use DRA in namespace default.\n"),
+    ],
+)  # fmt: skip
+def test_status_of_a_namespace_the_input_says_nothing_about(tmp_path, args, code, said):
+    r = run("status", *args, "--from-file", _file(tmp_path, OBJECTS))
+    assert (r.returncode, r.stdout) == (code, ""), r
+    assert r.stderr == said if said.endswith("\n") else r.stderr.startswith(said), r.stderr
+
+
+def test_status_of_a_namespace_with_pods_but_none_using_dra(tmp_path):
+    dump = _file(tmp_path, [*OBJECTS, _WEB])
+    # default assumed (no -n): the input has DRA pods elsewhere only; the gate cannot pass on it
+    r = run("status", "--from-file", dump)
+    assert (r.returncode, r.stdout) == (2, ""), r
+    assert r.stderr == (
+        "error: no pods use DRA in namespace default (assumed: no -n given); the input has 1 in team-a, 1 in team-b: "
+        "pass -n NAMESPACE or -A\n"
+    )
+    # asked for, and covered by the input: kubectl get's "No resources found", exit 0, with where to look
+    r = run("status", "-n", "default", "--from-file", dump)
+    assert (r.returncode, r.stdout) == (0, ""), r
+    assert (
+        r.stderr
+        == "No pods use DRA in namespace default; the input has 1 in team-a, 1 in team-b: pass -n NAMESPACE or -A\n"
+    )
+    doc = json.loads(run("status", "-n", "default", "--from-file", dump, "-o", "json").stdout)
+    assert doc["elsewhere"] == {"team-a": 1, "team-b": 1} and doc["items"] == []
+    # one namespace elsewhere: the hint names it
+    r = run("status", "-n", "default", "--from-file", _file(tmp_path, [_pod("team-b"), _claim("team-b", "8Gi"), _WEB]))
+    assert r.stderr.endswith("the input has 1 in team-b: pass -n team-b or -A\n"), r.stderr
+
+
+@pytest.mark.parametrize(
+    "data", [b"", b"apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ml-team}\n"], ids=["empty", "secrets"]
+)
+@pytest.mark.parametrize("args", [[], ["-A"], ["-n", "ml-team"]], ids=" ".join)
+def test_status_of_an_input_with_no_pod_is_an_error_naming_what_to_add(tmp_path, data, args):
+    p = tmp_path / "in.yaml"
+    p.write_bytes(data)
+    r = run("status", *args, "--from-file", str(p))
+    assert (r.returncode, r.stdout) == (2, ""), r
+    assert r.stderr == (
+        "error: the input holds no Pod objects: status lists pods (add them: kubectl get pods -A -o yaml)\n"
+    )
+    assert run("status", "--from-file", "/dev/null").returncode == 2
+
+
+def test_found_elsewhere_names_the_most_first_and_five_at_most():
+    from kubectl_dra.model.scope import found_elsewhere
+
+    assert found_elsewhere({"b": 2, "a": 7}) == "7 in a, 2 in b: pass -n NAMESPACE or -A"
+    assert (
+        found_elsewhere({"a": 1}, "not counting finished pods") == "1 in a, not counting finished pods: pass -n a or -A"
+    )
+    many = found_elsewhere({f"ns-{i}": 1 for i in range(7)})
+    assert (
+        many == "1 in ns-0, 1 in ns-1, 1 in ns-2, 1 in ns-3, 1 in ns-4 and 2 more namespaces: pass -n NAMESPACE or -A"
+    )
+
+
+# Live: the pending and the bound pods of every namespace are listed anyway (the queue, NodeResourcesFit), so status
+# names the namespaces that have DRA pods without a read of its own; exit 0 as kubectl get's "No resources found".
+_SCENARIO = yaml.safe_load(
+    (Path(__file__).resolve().parents[1] / "scenarios" / "status-all-namespaces" / "input.yaml").read_text()
+)["items"]
+_KINDS = {"pods": "Pod", "events": "Event", "nodes": "Node", "daemonsets": "DaemonSet", "resourceslices": "ResourceSlice",
+          "deviceclasses": "DeviceClass", "resourceclaims": "ResourceClaim",
+          "resourceclaimtemplates": "ResourceClaimTemplate"}  # fmt: skip
+
+
+def _cluster_handler():
+    from loopback import Handler
+
+    class Cluster(Handler):
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            self.server.paths.append(self.path)
+            if path == "/apis/resource.k8s.io":
+                return self.send_json(200, {"kind": "APIGroup", "versions": [{"version": "v1"}]})
+            if path == "/version":
+                return self.send_json(200, {"gitVersion": "v1.37.2"})
+            parts = path.strip("/").split("/")
+            kind = _KINDS.get(parts[-1])
+            ns = parts[parts.index("namespaces") + 1] if "namespaces" in parts[:-1] else None
+            if kind is None:
+                return self.send_json(404, {"kind": "Status", "status": "Failure", "code": 404, "message": "not found"})
+            items = [o for o in _SCENARIO if o["kind"] == kind and ns in (None, o["metadata"].get("namespace"))]
+            self.send_json(200, {"kind": f"{kind}List", "metadata": {"resourceVersion": "1"}, "items": items})
+
+    return Cluster
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        ([], "No pods use DRA in namespace team-c; the cluster has 3 in ml-prod, 2 in team-b, not counting finished "
+             "pods: pass -n NAMESPACE or -A\n"),
+        # --alone lists no pending pod outside the namespace: the count would be short, so none is given
+        (["--alone"], "No pods use DRA in namespace team-c.\n"),
+    ],
+)  # fmt: skip
+def test_live_status_of_an_empty_namespace_names_where_the_dra_pods_are(tmp_path, args, said):
+    from loopback import kubeconfig, serve, url
+
+    with serve(_cluster_handler(), paths=[]) as srv:
+        kc = kubeconfig(tmp_path / "kc", {"server": url(srv)}, context={"namespace": "team-c"})
+        env = dict(os.environ, NO_COLOR="1", KUBECONFIG=kc)
+        r = subprocess.run([sys.executable, "-m", "kubectl_dra", "status", *args], capture_output=True, text=True,
+                           env=env, timeout=60)  # fmt: skip
+        assert (r.returncode, r.stdout, r.stderr) == (0, "", said)
+        # no read of its own: the same lists as a namespace with DRA pods
+        asked = sorted(p.split("?")[0] for p in srv.paths)
+    assert "/api/v1/namespaces" not in asked and asked.count("/api/v1/namespaces/team-c/pods") == 1, asked

@@ -299,7 +299,8 @@ OUTPUTS = ("json", "yaml", "text", "wide")
 
 # What each command answers where, on the plain files (namespace form -> exit code); the bundles of team-a and team-b
 # answer for their own namespace without -n. web-0/c1: fits in team-a (0), blocked in team-b (1), ambiguous with -A
-# (2). trainer: only in team-a. Without -n plain files are read in `default`, where nothing is.
+# (2). trainer: only in team-a. Without -n plain files are read in `default`, where nothing is: status then exits 2,
+# naming team-a and team-b (a gate must not pass on a namespace it only assumed).
 EXPECTED = {
     "explain pod NAME": {"context": 2, "-n team-a": 0, "-n team-b": 1, "-A": 2},
     "explain TYPE/NAME": {"context": 2, "-n team-a": 0, "-n team-b": 1, "-A": 2},
@@ -308,8 +309,8 @@ EXPECTED = {
     "explain claim": {"context": 2, "-n team-a": 0, "-n team-b": 1, "-A": 2},
     "match claim NAME": {"context": 2, "-n team-a": 0, "-n team-b": 1, "-A": 2},
     "match claim -f": {"context": 1, "-n team-a": 1, "-n team-b": 1, "-A": 1},
-    "status": {"context": 0, "-n team-a": 0, "-n team-b": 1, "-A": 1},
-    "status -l": {"context": 0, "-n team-a": 0, "-n team-b": 1, "-A": 1},
+    "status": {"context": 2, "-n team-a": 0, "-n team-b": 1, "-A": 1},
+    "status -l": {"context": 2, "-n team-a": 0, "-n team-b": 1, "-A": 1},
     "devices": {"context": 0, "-n team-a": 0, "-n team-b": 0, "-A": 0},  # cluster-scoped: -n and -A change nothing
 }
 # the namespace an answer is about (None: several or none), for the leak check

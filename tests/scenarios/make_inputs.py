@@ -2182,6 +2182,13 @@ scenario(
     two_teams_objs(),
 )
 scenario(
+    "status-namespace-not-in-input",
+    "status without -n on a plain dump whose pods that use DRA are all in team-a and team-b: default, assumed, "
+    "holds no pod, so the answer names where they are and exits 2 (a CI gate must not pass on it).",
+    "status",
+    two_teams_objs(),
+)
+scenario(
     "same-name-status-team-a",
     "status -n team-a on the two-team input: team-a's web-0 only, nothing blocked (exit 0), though team-b's web-0 is.",
     "status -n team-a",

@@ -60,3 +60,38 @@ def test_an_object_read_twice_counts_once_and_two_versions_of_it_are_refused():
     assert len(snap_of([hand, dict(hand)], "team-x").pods) == 1
     with pytest.raises(DraError):
         snap_of([hand, {**hand, "spec": {"containers": [{"name": "c", "image": "y"}]}}], "team-x")
+
+
+def _claim_as(api):
+    c = {"kind": "ResourceClaim", "metadata": {"name": "c1", "namespace": "ml-team"}, "spec": {}}
+    return c if api is None else dict(c, apiVersion=api)
+
+
+@pytest.mark.parametrize("version", ["v1", "v1beta2", "v1beta1", "v1alpha3"])
+def test_the_versions_whose_shape_is_known_are_read(version):
+    snap = snapshot_from_objects([_claim_as(f"resource.k8s.io/{version}")], "default")
+    assert [c["apiVersion"] for c in snap.claims] == ["resource.k8s.io/v1"]
+
+
+@pytest.mark.parametrize(
+    "api, message",
+    [
+        ("resource.k8s.io/v9", "apiVersion resource.k8s.io/v9 is not one kubectl-dra reads"),
+        ("resource.k8s.io/v2beta1", "apiVersion resource.k8s.io/v2beta1 is not one kubectl-dra reads"),
+        ("resource.k8s.io", "apiVersion resource.k8s.io is not one kubectl-dra reads"),
+        ("example.com/v1", "apiVersion example.com/v1 is not one kubectl-dra reads"),
+        (None, "has no apiVersion"),
+    ],
+)
+def test_an_unknown_version_of_a_dra_kind_is_refused_never_read_as_v1(api, message):
+    """resource.k8s.io/v9 was read as v1: a version whose shape is unknown may hold what analysis reads elsewhere,
+    and a claim misread (or dropped) makes its device look free. Refused, naming the object and the version."""
+    with pytest.raises(DraError, match=f"^ResourceClaim ml-team/c1:? {message}"):
+        snapshot_from_objects([_claim_as(api)], "default")
+
+
+def test_to_v1_refuses_an_unknown_resource_version_too():
+    from kubectl_dra.model.normalize import to_v1
+
+    with pytest.raises(DraError, match="unknown apiVersion resource.k8s.io/v9"):
+        to_v1(_claim_as("resource.k8s.io/v9"))

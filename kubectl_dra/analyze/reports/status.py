@@ -64,6 +64,11 @@ class ScanReport:
     unseen: tuple[str, ...] = ()
     other_pods: int = 0  # pods in scope that use no DRA
     queue: object = None  # queue.Queue: the pending pods judged together (None: --alone)
+    # When no pod of the namespace uses DRA (and the caller asked, scan's elsewhere): the other namespaces of the
+    # snapshot that have some (the selector applied), with how many, most first; and whether the snapshot holds any
+    # pod at all in the namespace (from files, none means the input says nothing about it)
+    elsewhere: tuple[tuple[str, int], ...] = ()
+    namespace_has_pods: bool = True
 
     @property
     def blocked(self) -> bool:
@@ -97,6 +102,7 @@ class ScanReport:
                 "determined": self.determined,
             },
             "unseen": list(self.unseen),
+            "elsewhere": dict(self.elsewhere),
             "queue": self.queue.to_dict() if self.queue is not None else None,
             "items": [r.to_dict() for r in self.rows],
             "semantics": self.semantics,
@@ -110,22 +116,28 @@ def scan(
     selector_matches=None,
     unseen: tuple[str, ...] = (),
     alone: bool = False,
+    elsewhere: bool = False,
 ) -> ScanReport:
     """Every pod in the namespace (None: all) that selector_matches (labels -> bool) and uses DRA. Unless alone,
     the pending ones are judged together with every pending pod of the snapshot, in the scheduler's order
-    (queue.py)."""
+    (queue.py). elsewhere: when the namespace has none, count the pods of the other namespaces that would be
+    listed there (ScanReport.elsewhere)."""
     classes = list(snap.classes)
     now = reference_time(snap)
-    pods, others = [], 0
+    pods, others, has_pods = [], 0, namespace is None
     for p in snap.pods:
         if namespace is not None and ns_of(p) != namespace:
             continue
+        has_pods = True
         if selector_matches is not None and not selector_matches(meta_of(p).get("labels")):
             continue
         if uses_dra(p, classes, sem):
             pods.append(p)
         else:
             others += 1
+    counts = (
+        _elsewhere(snap, classes, sem, selector_matches) if elsewhere and namespace is not None and not pods else {}
+    )
     base = Analysis(snap, sem)
     rows = []
     alone_reports: dict = {}
@@ -171,7 +183,21 @@ def scan(
         tuple(unseen),
         others,
         queue,
+        tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        has_pods,
     )
+
+
+def _elsewhere(snap: Snapshot, classes: list, sem: Semantics, selector_matches) -> dict[str, int]:
+    """The namespaces of the snapshot with pods that selector_matches and use DRA, and how many (ScanReport.elsewhere:
+    asked when the scanned namespace has none, so every one found is in another namespace)."""
+    counts: dict[str, int] = {}
+    for p in snap.pods:
+        if selector_matches is not None and not selector_matches(meta_of(p).get("labels")):
+            continue
+        if uses_dra(p, classes, sem):
+            counts[ns_of(p)] = counts.get(ns_of(p), 0) + 1
+    return counts
 
 
 def _row(p: dict, snap: Snapshot, now: datetime, state, missing, reason, codes, queue=None) -> Row:
