@@ -95,7 +95,9 @@ def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
       kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k -n default
       # A Deployment's pods, whose names you do not know (add -A for every namespace)
       kubectl dra explain pod -l app=recomendador
-      # The same, offline, on a dump made with `kubectl get ... -o yaml`
+      # The same, offline, on a dump of every kind it reads (better: kubectl dra dump > dump.yaml)
+      kubectl get pods,nodes,events,daemonsets,resourceclaims,resourceclaimtemplates,deviceclasses,resourceslices \
+        -A -o yaml > dump.yaml
       kubectl dra explain pod recomendador-7d9c8b6f5-x2x4k --from-file dump.yaml
       # For CI: JSON, exit 1 when blocked
       kubectl dra explain pod my-pod -o json

@@ -75,6 +75,9 @@ def status_cmd(selector, watch, no_headers, **params):
       kubectl dra status -A
       # One app's pods, for machines
       kubectl dra status -l app=recomendador -o json
+      # Offline, on a dump that records what it read (a plain kubectl get dump without a kind leaves the
+      # answers that need it open: DRA104)
+      kubectl dra dump -A > dump.yaml && kubectl dra status -A --from-file dump.yaml
     """
     from kubectl_dra.model.labels import matches, parse_selector
 
