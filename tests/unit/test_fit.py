@@ -256,3 +256,20 @@ def test_unknown_fit_and_a_scheduler_that_names_cpu_is_undetermined_with_its_wor
     codes = [f.code for f in r.findings]
     assert "DRA506" in codes and "DRA005" not in codes and "DRA022" not in codes, codes
     assert "the scheduler's latest attempt: '0/3 nodes are available: 1 Insufficient cpu" in r.verdict.summary
+
+
+def test_a_summary_names_a_few_of_many_nodes_and_counts_the_rest():
+    """200 nodes without status.allocatable (a dump that cut them): the summary names three and counts the rest, so
+    it fits a terminal line; the evidence keeps them all."""
+    names = [f"gpu-{i:03d}" for i in range(200)]
+    objs = [trainer(), claim("c", [request()], ns=NS, uid="uid-c"), dclass()]
+    for n in names:
+        objs.append(rslice(f"{n}-gpus", [device("gpu-0")], n, pool=n))
+        bare = node(n)
+        bare["status"] = {"conditions": [{"type": "Ready", "status": "True"}]}  # no allocatable
+        objs.append(bare)
+    report = explain_pod(snapshot_from_objects(objs, NS), S37, NS, "trainer-0")
+    f = next(f for f in report.findings if f.code == "DRA506")
+    assert "gpu-000, gpu-001, gpu-002 and 197 more" in f.message, f.message
+    assert "gpu-199" not in f.message and len(f.message) < 400, f.message
+    assert f.evidence["nodes"] == sorted(names)

@@ -27,6 +27,7 @@ from kubectl_dra.analyze.pod.claims import name_of
 from kubectl_dra.analyze.pod.extended import class_mapping, defaulted_requests, is_extended_resource_name, needs_dra
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
+from kubectl_dra.model.words import SHOWN, few
 from kubectl_dra.quantity import QuantityError, parse_quantity
 
 NATIVE = ("cpu", "memory", "ephemeral-storage")
@@ -396,22 +397,14 @@ def _missing(bound: BoundPods, unknown: dict) -> str:
     status = sorted(n for n, f in unknown.items() if f.missing == "allocatable")
     pods = sorted(n for n, f in unknown.items() if f.missing == "pods")
     if inferred:
-        out.append(f"the input has no Node objects ({', '.join(inferred)} inferred from the slices)")
+        out.append(f"the input has no Node objects ({few(inferred)} inferred from the slices)")
     if status:
-        out.append(f"the input has no status.allocatable for {', '.join(status)}")
+        out.append(f"the input has no status.allocatable for {few(status)}")
     if pods and bound.refused is not None:
-        out.append(f"the pods bound to {', '.join(pods)} could not be listed ({bound.refused.message})")
+        out.append(f"the pods bound to {few(pods)} could not be listed ({bound.refused.message})")
     elif pods:
-        out.append(f"the input has no pod bound to {', '.join(pods)}, and cannot tell an empty node from pods left out")
+        out.append(f"the input has no pod bound to {few(pods)}, and cannot tell an empty node from pods left out")
     return "; ".join(out)
-
-
-SHOWN = 3  # nodes named in a message; the evidence has them all
-
-
-def _few(names: list[str]) -> str:
-    more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
-    return ", ".join(names[:SHOWN]) + more
 
 
 def _each(names: list[str], why: dict) -> str:
@@ -444,7 +437,7 @@ def fit_findings(dry, fit: Fit | None) -> list:
                     if len(names) == 1
                     else f"{len(names)} nodes where the claims also fit ({_each(names, why)})"
                 )
-                + f"; the pod fits on {_few(placeable)}",
+                + f"; the pod fits on {few(placeable)}",
                 nodes=names,
                 **evidence,
             )
@@ -455,7 +448,7 @@ def fit_findings(dry, fit: Fit | None) -> list:
         return [
             make(
                 "DRA506",
-                f"the claims fit on {_few(unames)}, but whether the pod's requests fit there is unknown: "
+                f"the claims fit on {few(unames)}, but whether the pod's requests fit there is unknown: "
                 + _missing(fit.bound, unknown)
                 + also,
                 nodes=unames,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from kubectl_dra.analyze.pod.claims import name_of
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.model.normalize import event_sort_key, norm_time
+from kubectl_dra.model.words import few
 
 DEFAULT_SCHEDULER = "default-scheduler"
 SCHEDULER_REASONS = ("FailedScheduling", "BindingConditionsPending", "Scheduled")
@@ -233,7 +234,7 @@ def agreement_finding(
             others = word.unmodelled_reasons
             return make(
                 "DRA022",
-                f"the dry-run finds the claims allocatable on {', '.join(allocatable_nodes)}, but the scheduler "
+                f"the dry-run finds the claims allocatable on {few(allocatable_nodes)}, but the scheduler "
                 f"rejects {word.non_dra_nodes} node(s) for reasons outside DRA that the analysis does not find "
                 f"there ({'; '.join(others) if others else word.message}): "
                 f"{word.message!r} ({word.source}{', ' + word.time if word.time else ''})",
@@ -241,7 +242,7 @@ def agreement_finding(
                 reasons=others,
             )
         found = (
-            f"the dry-run finds the claims allocatable on {', '.join(allocatable_nodes)}"
+            f"the dry-run finds the claims allocatable on {few(allocatable_nodes)}"
             if allocatable_nodes
             else "the analysis finds nothing that blocks"
         )

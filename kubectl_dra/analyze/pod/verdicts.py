@@ -16,6 +16,7 @@ from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun
 from kubectl_dra.analyze.pod.request_findings import request_findings
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.findings.stages import Stage
+from kubectl_dra.model.words import few
 
 # Allocator error kind -> finding code.
 ERROR_KIND_CODES = {
@@ -132,7 +133,7 @@ def _allocatable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
         an.findings.append(
             make(
                 "DRA002",
-                f"claim {entry.claim} is allocatable now on node(s) {', '.join(on)}{more}: {picks}",
+                f"claim {entry.claim} is allocatable now on node(s) {few(on)}{more}: {picks}",
                 subject={"claim": entry.claim},
                 nodes=on,
                 results=entry.results,
