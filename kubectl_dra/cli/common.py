@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kubectl_dra.cli import complete
 from kubectl_dra.cli.options import VERSIONS_METAVAR, Options
 from kubectl_dra.errors import DraError, ExitCode
 from kubectl_dra.render import FORMATS
@@ -66,7 +67,7 @@ _CONNECTION = _connection()
 
 def _scope(namespace_help: str, all_help: str) -> tuple:
     return (
-        click.option("-n", "--namespace", default=None, help=namespace_help),
+        click.option("-n", "--namespace", default=None, help=namespace_help, shell_complete=complete.namespaces),
         click.option("-A", "--all-namespaces", is_flag=True, help=all_help),
     )
 

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from kubectl_dra.cli import complete
 from kubectl_dra.cli.common import (
     _ALL_DEVICES,
     _ALONE,
@@ -37,6 +38,12 @@ class _ExplainGroup(_HelpGroup):
             return "pod", self.commands["pod"], args
         return super().resolve_command(ctx, args)
 
+    def shell_complete(self, ctx, incomplete):
+        """`explain deploy/<TAB>`: the names of that kind, as explain pod completes them."""
+        if "/" in incomplete and not incomplete.startswith("-"):
+            return complete.workloads(ctx, incomplete)
+        return super().shell_complete(ctx, incomplete)
+
 
 @click.group(
     cls=_ExplainGroup, context_settings=CONTEXT_SETTINGS, short_help="Which piece a pod or claim lacks, and why"
@@ -50,7 +57,7 @@ def explain():
     context_settings=CONTEXT_SETTINGS,
     short_help="Why a pod (NAME, -l, or TYPE/NAME) does or does not get its devices",
 )
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete.pods)
 @click.option("-l", "--selector", default=None, help="Explain every pod this label selector picks (as kubectl -l)")
 @_WATCH
 @_flags(
@@ -227,7 +234,7 @@ def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) 
 
 
 @explain.command("claim", context_settings=CONTEXT_SETTINGS)
-@click.argument("name")
+@click.argument("name", shell_complete=complete.claims)
 @_flags(
     *_scope("Namespace of the claim (default: the kubeconfig context's)", "Find the named claim in any namespace"),
     *_INPUT,

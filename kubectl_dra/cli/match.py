@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from kubectl_dra.cli import complete
 from kubectl_dra.cli.common import (
     _ALL_DEVICES,
     _COLOR,
@@ -34,7 +35,7 @@ def match():
 
 
 @match.command("claim", context_settings=CONTEXT_SETTINGS)
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete.claims)
 @click.option(
     "-f",
     "--filename",

@@ -12,7 +12,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from kubectl_dra import jsonio
 from kubectl_dra.errors import DraError
@@ -417,3 +417,48 @@ def _api_message(body: bytes, reason: str | None) -> str:
         except (ValueError, AttributeError, TypeError):
             pass
     return str(reason or "").strip()
+
+
+# Only the names are read: the API server answers with each object's metadata alone (kubectl's own completion
+# reads whole objects; an older server that does not know the form answers with the full list, read the same way)
+_METADATA_ONLY = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+
+
+def list_names(
+    paths: tuple[str, ...],
+    *,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None = None,
+    timeout: float,
+) -> list[str]:
+    """The names of one resource's objects, for shell completion (kubectl __complete lists them the same way).
+    paths: the list's path, alternatives tried in order while the server answers 404 (a group version it does not
+    serve), each with {ns} for the namespace: -n, else the kubeconfig context's. Sorted, unique. Never fails and never
+    waits more than timeout seconds in all: no kubeconfig, a refusal, a server down or slow is no names (a shell
+    completing a word shows nothing rather than an error)."""
+    done: list[list[str]] = []
+
+    def run() -> None:
+        try:
+            c = Client(kubeconfig, context, timeout, chunk_size=0)
+            c.headers = c.headers.copy()
+            c.headers["Accept"] = _METADATA_ONLY
+            ns = namespace or c.conn.namespace
+            for path in paths:
+                try:
+                    got = c.get(path.format(ns=quote(ns, safe="")))
+                except _Forbidden as e:
+                    if e.status == 404:
+                        continue
+                    break
+                names = {((it.get("metadata") or {}).get("name")) for it in got.get("items") or []}
+                done.append(sorted(n for n in names if isinstance(n, str) and n))
+                break
+        except Exception:  # a completion has no error to report: no kubeconfig, refused, down, garbage
+            pass
+
+    worker = threading.Thread(target=run, name="complete", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    return done[0] if done else []

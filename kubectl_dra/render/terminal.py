@@ -3,6 +3,8 @@ tables. No report knowledge here (text.py, status.py, devices.py and request_fit
 
 from __future__ import annotations
 
+import re
+
 MAX_WRAPPED = 24  # at a terminal, a wrapped sentence stops after this many lines (-o wide: whole)
 
 # SGR codes of the styles the renderers use (ECMA-48 standard colours; bold is 1).
@@ -24,13 +26,14 @@ class _Out:
         self.color = color
         self.wide = False  # -o wide: the details text leaves out (the allocator channel, DRA003)
 
-    def line(self, *parts, wrap: int | None = None, limit: int = MAX_WRAPPED) -> None:
+    def line(self, *parts, wrap: int | None = None, limit: int = MAX_WRAPPED, cut: bool = True) -> None:
         """parts: str (plain) or (str, style). With a width, a line that does not fit has its last part wrapped
         onto lines indented by `wrap` columns (at most `limit` lines, the last ending with an ellipsis: a message
-        of megabytes does not fill the scrollback; -o wide writes it whole), or, without `wrap`, cut with one."""
+        of megabytes does not fill the scrollback; -o wide writes it whole), or, without `wrap`, cut with one.
+        cut=False: a line that does not fit is written whole (a table's row: the terminal wraps it, as kubectl's)."""
         parts = [p if isinstance(p, tuple) else (p, None) for p in parts]
         lines = [parts]
-        if self.width and parts:
+        if self.width and parts and cut:
             head = sum(len(p[0]) for p in parts[:-1])
             last, style = parts[-1]
             room = self.width - head
@@ -51,7 +54,7 @@ class _Out:
         write = self.stream.write
         for ps in lines:
             if self.width:
-                ps = _cut(ps, self.width)
+                ps = _cut(ps, self.width if cut else None)
             if self.color:
                 write("".join(f"\x1b[{_sgr(st)}m{text}\x1b[0m" if st and _sgr(st) else text for text, st in ps) + "\n")
             else:
@@ -61,13 +64,14 @@ class _Out:
         self.stream.write("\n")
 
 
-def _cut(parts: list, width: int) -> list:
-    """Trailing blanks go; a line still wider than the terminal is cut with an ellipsis (-o wide shows it whole)."""
+def _cut(parts: list, width: int | None) -> list:
+    """Trailing blanks go; a line still wider than the terminal is cut with an ellipsis (-o wide shows it whole;
+    width None: never cut)."""
     while parts and not parts[-1][0].strip():
         parts = parts[:-1]
     if parts:
         parts = parts[:-1] + [(parts[-1][0].rstrip(), parts[-1][1])]
-    if sum(len(p[0]) for p in parts) <= width:
+    if width is None or sum(len(p[0]) for p in parts) <= width:
         return parts
     out, used = [], 0
     for text, st in parts:
@@ -79,25 +83,43 @@ def _cut(parts: list, width: int) -> list:
     return out
 
 
+def _pieces(word: str) -> list[str]:
+    """A word's unbreakable pieces: it may break after a `;` or `,` inside it (`a,b`), never elsewhere (a
+    namespace/name, a device id driver/pool/device, a quantity stays whole)."""
+    return _BREAK.split(word) if ";" in word or "," in word else [word]
+
+
+def longest_piece(text: str) -> int:
+    """The widest piece text can never be broken inside (0 for empty text): what a column needs to wrap it at word
+    boundaries only."""
+    return max((len(p) for w in text.split(" ") for p in _pieces(w)), default=0)
+
+
 def _wrap(text: str, first: int, rest: int) -> list[str]:
-    """Split text at spaces into a first line of at most `first` columns and further lines of `rest`."""
-    words, out, cur, limit = text.split(" "), [], "", first
-    for w in words:
-        while len(w) > limit:  # a word longer than a line is cut
-            if cur:
+    """Split text at word boundaries (a space, or after a `;` or `,`) into a first line of at most `first` columns
+    and further lines of `rest`. An identifier is never broken, but a single piece longer than a whole line, which
+    is broken there with every character kept."""
+    out: list[str] = []
+    cur, limit = "", first
+    for w in text.split(" "):
+        for k, p in enumerate(_pieces(w)):
+            sep = "" if k or not cur else " "  # a piece after `,` or `;` joins without a space
+            if cur and len(cur) + len(sep) + len(p) <= limit:
+                cur += sep + p
+                continue
+            # the line is full, or the first line is too short for a piece the next ones hold: it starts the next
+            if cur or (not out and len(p) > limit and len(p) <= rest):
                 out.append(cur)
                 cur, limit = "", rest
-            out.append(w[:limit])
-            w, limit = w[limit:], rest
-        if not cur:
-            cur = w
-        elif len(cur) + 1 + len(w) <= limit:
-            cur += " " + w
-        else:
-            out.append(cur)
-            cur, limit = w, rest
+            while len(p) > limit:  # a piece longer than a line is broken, nothing lost
+                out.append(p[:limit])
+                p, limit = p[limit:], rest
+            cur = p
     out.append(cur)
     return out
+
+
+_BREAK = re.compile(r"(?<=[;,])(?=[^;,])")
 
 
 def _kv(out: _Out, key: str, value, style: str | None = None, indent: int = 0, keyw: int = 14) -> None:
