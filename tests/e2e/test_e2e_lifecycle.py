@@ -27,6 +27,11 @@ def _dump(sc, tmp_path, kinds: str = KINDS) -> str:
     return str(p)
 
 
+def _answer(r) -> tuple:
+    v = r.json["verdict"]
+    return v["blocked"], v["missing"], v["determined"]
+
+
 def _explain(sc, name: str, *more: str):
     return sc.cluster.kubectl_dra("explain", "pod", name, "-n", sc.ns, "-o", "json", *more)
 
@@ -116,3 +121,26 @@ def test_a_dump_without_the_slices_leaves_the_device_answers_open(scenario, tmp_
         "status", "-n", sc.ns, "--from-file", _dump(sc, tmp_path, KINDS.replace(",resourceslices", ""))
     )
     assert scan.code == 2 and "the input holds no ResourceSlice objects" in scan.stdout, str(scan)
+
+
+def test_a_dump_without_any_one_kind_gives_the_live_answer_or_undetermined(scenario, tmp_path):
+    """The metamorphic rule on what a real cluster writes: a `kubectl get` that forgot one kind gives each pod the
+    live answer or an undetermined one (exit 2), never another confident one."""
+    sc = scenario("anykind")
+    sc.device_class()
+    sc.slice([device("dev-0")], node="node-01")
+    sc.create(claim("claim-a", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-a", {"gpu": "claim-a"}))
+    sc.cluster.wait_bound(sc.ns, "pod-a")
+    sc.create(claim("claim-b", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-b", {"gpu": "claim-b"}))
+    sc.cluster.wait_unschedulable(sc.ns, "pod-b", "cannot allocate all claims")
+    live = {p: _explain(sc, p) for p in ("pod-a", "pod-b")}
+    kinds = KINDS.split(",")
+    for left_out in kinds:
+        dump = _dump(sc, tmp_path, ",".join(k for k in kinds if k != left_out))
+        for p, want in live.items():
+            got = _explain(sc, p, "--from-file", dump)
+            assert got.code == 2 or (got.code, *_answer(got)) == (want.code, *_answer(want)), (
+                f"without {left_out}: {got}"
+            )
