@@ -156,3 +156,16 @@ def pod_node_rejection(pod: dict, node: dict) -> str | None:
         if taint.get("effect") in ("NoSchedule", "NoExecute") and not any(tolerates(t, taint) for t in tolerations):
             return f"node has the untolerated taint {taint.get('key')}={taint.get('value', '')}:{taint.get('effect')}"
     return None
+
+
+# The taints the node lifecycle controller keeps in step with a node's state (a cordon, its Ready condition)
+STATE_TAINTS = ("node.kubernetes.io/unschedulable", "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+def node_state_lifted(node: dict) -> dict:
+    """The node as if its state let pods on: not cordoned, without the lifecycle controller's taints. A pod that
+    such a node would take is kept off the real one by the node's state only, not by its own constraints."""
+    spec = dict(node.get("spec") or {})
+    spec.pop("unschedulable", None)
+    spec["taints"] = [t for t in spec.get("taints") or [] if not (isinstance(t, dict) and t.get("key") in STATE_TAINTS)]
+    return {**node, "spec": spec}

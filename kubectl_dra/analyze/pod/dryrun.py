@@ -30,6 +30,7 @@ from kubectl_dra.jsonio import value_key
 from kubectl_dra.model.nodes import (
     NodeSelectorError,
     node_selector_matches,
+    node_state_lifted,
     pod_node_rejection,
 )
 from kubectl_dra.model.snapshot import Snapshot
@@ -203,6 +204,7 @@ class Analysis:
         self.ev = SelectorEvaluator(sem)
         self.slices = list(snap.slices)
         # DeviceTaintRules whose 1.34 CEL selectors cannot be judged here (rule name -> why): DRA016.
+        self.held_nodes: frozenset = frozenset()  # nodes only their state (a cordon, NotReady) keeps the pod off
         self.taint_rule_gaps: dict[str, str] = {}
         if sem.taint_rules and snap.taint_rules:
             select = None
@@ -244,8 +246,11 @@ class Analysis:
         the nodes refused only by an allocated claim's node selector: the DynamicResources Filter finds that after
         it ran the allocator for the pending claims there, so an error of theirs is met on those nodes too."""
         usable, rejected, claim_only = [], {}, []
+        held = set()
         for n in self.idx.nodes:
             why = pod_node_rejection(pod, n) if pod is not None else None
+            if why is not None and pod_node_rejection(pod, node_state_lifted(n)) is None:
+                held.add(_name(n))  # only the node's state (a cordon, NotReady) keeps the pod off it
             if why is None:
                 for c in allocated_claims:
                     sel = ((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")
@@ -261,6 +266,7 @@ class Analysis:
                 usable.append(n)
             else:
                 rejected[_name(n)] = why
+        self.held_nodes = frozenset(held)
         return usable, rejected, claim_only
 
     def analyse_claims(
@@ -293,8 +299,9 @@ class Analysis:
             # Pods whose constraints differ but leave the same nodes usable, refused for the same reasons (a pod
             # with the default tolerations and one without, on nodes with no such taint), share device matrices.
             reach_id = self.memo.setdefault(("reach", tuple(names), tuple(sorted(rj.items()))), len(self.memo))
-            self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), names, co, reach_id)
-        usable, rejected, reach, usable_names, claim_only, reach_id = self.memo[("nodes", nodes_key)]
+            self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), names, co, reach_id, self.held_nodes)
+        usable, rejected, reach, usable_names, claim_only, reach_id, held = self.memo[("nodes", nodes_key)]
+        self.held_nodes = held  # (the nodes only their state keeps the pod off: request_findings.py)
         if pod is None and self.idx.nodes_synthetic:  # no nodes to reach devices from: matrices without them
             reach_id = None
         mctx = MatrixContext(self.universe, state, self.sem, self.ev, None if reach_id is None else reach, counters)

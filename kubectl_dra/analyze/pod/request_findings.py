@@ -143,11 +143,13 @@ def request_findings(an: Analysis, a: ClaimAnalysis, alts: list[Request], errors
 
 def _free_where_unusable(an: Analysis, vs: list[DeviceVerdict]) -> list[DeviceVerdict]:
     """Of the devices rejected only for where they are (Stage.NODE, the first check that fails), those that nothing
-    else holds: not allocated (the analysis's allocated state)."""
+    else holds (not allocated: the analysis's allocated state) on a node that only its state keeps the pod off,
+    cordoned or NotReady (Analysis.held_nodes). A node the pod's own constraints exclude (its nodeSelector,
+    affinity, tolerations) is the pod's choice: the devices it can use being taken stays the reason."""
     if not vs or "state" not in an.memo:
         return []
     taken = an.memo["state"][0].devices
-    return [v for v in vs if v.entry.did not in taken]
+    return [v for v in vs if v.entry.did not in taken and v.entry.node_name in an.held_nodes]
 
 
 def _nodes_of(vs: list[DeviceVerdict]) -> list[str]:
