@@ -67,7 +67,7 @@ def _watch_pod(o: Options, session, first: list, ns: str, name: str) -> None:
                 sys.stdout.write("\nWatching (Ctrl-C to stop):\n")
             return
         stamp = time.strftime("%H:%M:%S")
-        from kubectl_dra.render.text import verdict_headline
+        from kubectl_dra.render.verdict import verdict_headline
 
         words = verdict_headline(report.to_dict())[0]
         sys.stdout.write(f"{stamp}  {words}  {esc(' '.join(report.verdict.summary.split()))}\n")
