@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from kubectl_dra.analyze.allocator import obj_ref
 from kubectl_dra.analyze.pod.binding import binding_findings, prebind_failure, unseen_binding_findings
+from kubectl_dra.analyze.pod.claims import edited_finding, read_gap_findings, resolve_pod_claims
 from kubectl_dra.analyze.pod.claims import meta_of as _meta
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.claims import ns_of as _ns
-from kubectl_dra.analyze.pod.claims import read_gap_findings, resolve_pod_claims
 from kubectl_dra.analyze.pod.coverage import analyses_coverage, taint_rule_findings
 from kubectl_dra.analyze.pod.dryrun import Analysis, DryRun, Skip
 from kubectl_dra.analyze.pod.extended import (
@@ -227,6 +227,8 @@ def explain_pod(
     an.findings.extend(read_gap_findings(snap.gaps, DRIVER_PIECE_READS))
     an.findings.append(semantics_finding(sem, snap))
     events = events_for_pod(snap, pod, an.memo)
+    if not pod.get("status"):  # the API server always writes one: a cut or edited input
+        an.findings.append(edited_finding(pod, "status"))
     pcs = _pod_claims(an, pod, events)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
     claims, names = [pc.claim for pc in resolved], [pc.pod_claim_name for pc in resolved]
