@@ -192,3 +192,27 @@ def test_a_typed_list_of_the_api_is_linted_item_by_item(tmp_path):
         "spare",
     )
     assert m.position(("spec", "spec", "devices", "requests", 0, "exactly", "deviceClassName"))[0] == 11
+
+
+def test_a_reference_without_any_deviceclass_does_not_say_a_class_is_missing(tmp_path):
+    """A reference dump that holds no DeviceClass (a kubectl get that left them out) cannot say a class does not
+    exist: no DRA708 for the claim's class, and a note says what was not checked; a reference that holds some
+    classes, but not this one, says so."""
+    claim = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: ml-team}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly: {deviceClassName: gpu-big}
+"""
+    f = tmp_path / "m.yaml"
+    f.write_text(claim)
+    r = tmp_path / "ref.yaml"
+    r.write_text(NODE + "---\n" + SLICE)
+    report = lint(load_manifests([str(f)]), load_files([str(r)], None), Semantics.for_version((1, 37)), "dump")
+    assert [x.finding.code for x in report.findings] == [], report.findings
+    assert any("holds no DeviceClass objects" in n for n in report.notes), report.notes
+    got = run(tmp_path, claim, NODE + "---\n" + SLICE + "---\n" + CLASS)
+    assert [c for c, _, _ in got] == ["DRA708"], got

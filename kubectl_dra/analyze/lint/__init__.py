@@ -125,6 +125,12 @@ def lint(manifests, reference: Snapshot | None, sem: Semantics, reference_kind: 
         notes.append(
             "no reference inventory (--from-file DUMP, or --context/--kubeconfig for a cluster's): attribute and capacity names were not checked"
         )
+    for kind, resource, what in (
+        ("DeviceClass", "deviceclasses.resource.k8s.io", "class names"),
+        ("ResourceClaimTemplate", "resourceclaimtemplates.resource.k8s.io", "template names"),
+    ):
+        if reference is not None and reference.absent(resource) is not None:  # a kubectl get that left it out
+            notes.append(f"the reference holds no {kind} objects: {what} were not checked against it")
     per_manifest = (objects.api_version, selectors.check, objects.claim, objects.taint_rule, pods.check)
     for m in ctx.manifests:
         for check in per_manifest:

@@ -67,7 +67,8 @@ def claim(ctx, m) -> None:
             alts.append(((), r))
         for alt_path, alt in alts:
             cname = alt.get("deviceClassName") if isinstance(alt, dict) else None
-            if cname and ctx.reference is not None and cname not in ctx.classes:
+            known = ctx.reference is not None and ctx.reference.absent("deviceclasses.resource.k8s.io") is None
+            if cname and known and cname not in ctx.classes:
                 ctx.add(
                     m,
                     rp + alt_path + ("deviceClassName",),

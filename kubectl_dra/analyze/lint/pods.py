@@ -107,7 +107,8 @@ def _pod_claims(ctx, m, path: tuple, pspec: dict, ns: str, what: str) -> dict:
                 continue
             obj = files.get((ns, kind, target))
             out[pc.get("name")] = _claim_spec(obj)[1] if obj is not None else None
-            if obj is None and ref is not None and kind == "ResourceClaimTemplate":
+            known = ref is not None and ref.absent("resourceclaimtemplates.resource.k8s.io") is None
+            if obj is None and known and kind == "ResourceClaimTemplate":
                 ctx.add(
                     m,
                     path + ("resourceClaims", i, field_),
