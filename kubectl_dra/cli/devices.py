@@ -122,7 +122,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     }
     report = inventory(snap, o.semantics(snap.server_version), filters)
     listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
-    incomplete = f"the inventory is incomplete: could not {_one_line('; '.join(report.unseen))}"
+    incomplete = f"the inventory is incomplete: {_one_line('; '.join(report.unseen))}"
     return finish(
         report,
         o,
@@ -196,7 +196,7 @@ def _request_fit(o: Options, filename: str, device_class: str | None, others: li
 
     undetermined = report.undetermined
     if undetermined is None and report.unseen:
-        undetermined = f"the answer is incomplete: could not {_one_line('; '.join(report.unseen))}"
+        undetermined = f"the answer is incomplete: {_one_line('; '.join(report.unseen))}"
     elif undetermined is not None:
         undetermined = _one_line(undetermined)
     return finish(report, o, show=show, undetermined=undetermined, blocked=report.total == 0)

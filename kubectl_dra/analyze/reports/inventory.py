@@ -299,13 +299,18 @@ def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> In
         sem.to_dict(),
         {k: v for k, v in filters.items() if v and k != "labels"},
         len(an.universe.entries),
-        tuple(f"{g.verb} {g.resource}: {g.message}" for g in gaps),
+        tuple(unseen_words(g) for g in gaps),
         tuple(errors),
         tuple(counter_usage(an, counters, listed_pools)),
         tuple(upstream_pool_status(snap.pool_status_requests, rows)),
         tuple(node_plugins(snap, rows)),
         _publishing(snap, filters.get("driver")),
     )
+
+
+def unseen_words(g) -> str:
+    """What could not be seen, as the answer's unseen[] says it: a read refused, or a kind the input holds none of."""
+    return g.message if g.reason == "absent" else f"could not {g.verb} {g.resource}: {g.message}"
 
 
 # The kinds a dump may lack (gather/files.py absent_gaps) that the inventory does not read.

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
 from kubectl_dra.analyze.devices.universe import CounterView
 from kubectl_dra.analyze.pod.dryrun import Analysis
-from kubectl_dra.analyze.reports.inventory import UNUSED_ABSENT
+from kubectl_dra.analyze.reports.inventory import UNUSED_ABSENT, unseen_words
 from kubectl_dra.analyze.reports.replicas import DEFAULT_TOLERATIONS, as_claim
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
@@ -344,7 +344,7 @@ def request_fit(snap: Snapshot, sem: Semantics, claim: dict, device_class: str) 
         sem.to_dict(),
         filled,
         undetermined,
-        tuple(f"{g.verb} {g.resource}: {g.message}" for g in snap.gaps if g.resource not in UNUSED_ABSENT),
+        tuple(unseen_words(g) for g in snap.gaps if g.resource not in UNUSED_ABSENT),
         blocking,
     )
 
