@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 STEP3 = ROOT / "examples" / "tutorial" / "step3-allocated.yaml"
 STEP4 = ROOT / "examples" / "tutorial" / "step4-driver-missing.yaml"
 ALL_NS = ROOT / "tests" / "scenarios" / "status-all-namespaces" / "input.yaml"
+LACKS_SLICES = ROOT / "tests" / "scenarios" / "input-lacks-slices" / "input.yaml"
 POD = "recomendador-7d9c8b6f5-x2x4k"
 
 
@@ -178,24 +179,26 @@ def test_dump_writes_to_output_file(tmp_path, monkeypatch, capsys):
 def test_status_summary_is_a_neutral_line_after_the_table():
     """Was `error: 5 pod(s) use DRA: ...` and only when some pod was undetermined."""
     r = cli("status", "-A", "--from-file", str(ALL_NS))
+    assert r.returncode == 1 and r.stderr.splitlines() == ["5 pods use DRA: 2 blocked, 0 undetermined, 3 ok"]
+    r = cli("status", "-A", "--from-file", str(LACKS_SLICES))
     assert r.returncode == 2
     assert r.stderr.splitlines() == [
-        "5 pods use DRA: 1 blocked, 1 undetermined, 3 ok",
-        "error: 1 pod undetermined (team-b/ext-0): 'explain pod' says why",
+        "1 pod uses DRA: 0 blocked, 1 undetermined, 0 ok",
+        "error: 1 pod undetermined (ml-team/train-0): 'explain pod' says why",
     ]
     r = cli("status", "--from-file", str(STEP4))
     assert r.returncode == 1 and r.stderr == "1 pod uses DRA: 1 blocked, 0 undetermined, 0 ok\n"
     r = cli("status", "--from-file", str(STEP3))
     assert r.returncode == 0 and r.stderr == "1 pod uses DRA: 0 blocked, 0 undetermined, 1 ok\n"
     # structured output: stdout is the document; stderr only the error line of an exit code 2
-    r = cli("status", "-A", "--from-file", str(ALL_NS), "-o", "json")
+    r = cli("status", "-A", "--from-file", str(LACKS_SLICES), "-o", "json")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: ")
     assert cli("status", "--from-file", str(STEP4), "-o", "yaml").stderr == ""
 
 
 def test_status_output_name_and_no_headers():
     r = cli("status", "-A", "--from-file", str(ALL_NS), "-o", "name")
-    assert r.returncode == 2
+    assert r.returncode == 1
     assert r.stdout.splitlines() == [
         "pod/recomendador-7d9c8b6f5-q9w8e",
         "pod/ext-0",
@@ -203,6 +206,9 @@ def test_status_output_name_and_no_headers():
         "pod/recomendador-manual",
         "pod/trainer-0",
     ]
+    assert r.stderr == ""  # -o name: the names only; a blocked pod is the exit code
+    r = cli("status", "-A", "--from-file", str(LACKS_SLICES), "-o", "name")
+    assert r.returncode == 2 and r.stdout == "pod/train-0\n"
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
     with_headers = cli("status", "--from-file", str(STEP4)).stdout.splitlines()
     r = cli("status", "--from-file", str(STEP4), "--no-headers")

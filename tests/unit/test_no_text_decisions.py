@@ -51,7 +51,7 @@ KNOWN = {
     # the queue rewrites the dry-run's "allocatable now on node X" when the pods ahead take that node
     ("analyze/queue/report.py", "ok"),
     # the text renderer finds the finding a summary repeats, to print it once
-    ("render/text.py", "summary"),
+    ("render/verdict.py", "summary"),
     # the text renderer drops the words a device's group already says from its reason
     ("render/text.py", "reason"),
 }

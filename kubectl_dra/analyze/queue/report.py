@@ -123,6 +123,13 @@ def _gang_word(f) -> bool:
     return f.code == "DRA005" and "cannot allocate all claims" in f.message
 
 
+def _cannot_allocate_word(f) -> bool:
+    """DRA005 over the scheduler's "cannot allocate all claims" (its DynamicResources Filter on every node), which the
+    pod's own dry-run, without the pods ahead, contradicts."""
+    word = f.evidence.get("scheduler") or {} if f.code == "DRA005" else {}
+    return word.get("state") == "unschedulable" and "cannot allocate all claims" in (word.get("message") or "")
+
+
 def _open_but_for_the_gang(report) -> bool:
     """Alone, the pod is undetermined only because of the scheduler's word on its group's last cycle."""
     opens = [f for f in report.findings if f.code in UNDETERMINED or f.code == "DRA021"]
@@ -162,6 +169,10 @@ def with_place(report, place: Place):
     if place.certain and place.by_group and _open_but_for_the_gang(report):
         # the group's answer replaces the scheduler's word on the group's last cycle
         report = replace(report, findings=tuple(x for x in report.findings if not _gang_word(x)))
+    elif place.certain and place.outcome == "taken":
+        # the pods ahead take its devices: the scheduler's "cannot allocate all claims", which the pod's own dry-run
+        # contradicts, is what the queue explains (explain pod, run against their allocations, agrees with it)
+        report = replace(report, findings=tuple(x for x in report.findings if not _cannot_allocate_word(x)))
     if f is None:
         return replace(report, body=body)
     # devices taken by the pods ahead: that is the headline, before the device findings it explains
