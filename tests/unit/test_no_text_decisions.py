@@ -50,7 +50,9 @@ KNOWN = {
     ("analyze/reports/explain.py", "message"),
     # the queue rewrites the dry-run's "allocatable now on node X" when the pods ahead take that node
     ("analyze/queue/report.py", "ok"),
-    # the text renderer finds the finding a summary repeats, to print it once
+    # the text renderer finds the finding a summary repeats, to print it once (the Verdict line's lookup, and the
+    # findings list's "(see Summary)": one decision, in the two modules the renderer was split into)
+    ("render/text.py", "summary"),
     ("render/verdict.py", "summary"),
     # the text renderer drops the words a device's group already says from its reason
     ("render/text.py", "reason"),
