@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from builders import device
+from builders import device, request
+from dra_objects import claim
 
 from kubectl_dra import yamlio
 
@@ -50,9 +51,11 @@ def test_kubectl_yaml_reads_as_kubectl_json(scenario, tmp_path):
             for i in range(128)
         ]
         sc.slice(devs, suffix=f"-{s}", pool=f"p{s}")
-    kinds = "resourceslices,deviceclasses,nodes"
-    as_yaml = sc.cluster.kubectl("get", kinds, "-o", "yaml").stdout
-    as_json = json.loads(sc.cluster.kubectl("get", kinds, "-o", "json").stdout)
+    # a claim, so that the dump holds the kind: a plain dump without any ResourceClaim leaves devices' answer open
+    sc.create(claim("waiting", [request("gpu", sc.cls)]))
+    kinds = "resourceslices,deviceclasses,nodes,resourceclaims"
+    as_yaml = sc.cluster.kubectl("get", kinds, "-A", "-o", "yaml").stdout
+    as_json = json.loads(sc.cluster.kubectl("get", kinds, "-A", "-o", "json").stdout)
     assert len(as_yaml) >= yamlio.FAST_MIN_CHARS, len(as_yaml)
     assert yamlio.fast_path_refusal(as_yaml) is None, yamlio.fast_path_refusal(as_yaml)
     for fast_min in (0, 10**12):  # yaml-rs, then the reference
