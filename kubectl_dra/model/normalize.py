@@ -63,6 +63,16 @@ def event_sort_key(ev: dict) -> tuple:
     return (norm_time(ev.get("time")), norm_time(ev.get("firstTime")), ev.get("name") or "")
 
 
+# client-go's event correlator (EventAggregate) puts this before the newest message once it aggregates similar
+# events of one object: the words that follow are the event's own.
+AGGREGATED = "(combined from similar events): "
+
+
+def event_words(message: str) -> str:
+    """An event's message as its source wrote it, without the aggregation prefix."""
+    return message[len(AGGREGATED) :] if message.startswith(AGGREGATED) else message
+
+
 def normalize_event(ev: dict) -> dict:
     """core/v1 Event or events.k8s.io/v1 Event -> {type, reason, message, object, source, time, first, count}."""
     if ev.get("apiVersion", "").startswith("events.k8s.io"):

@@ -95,3 +95,13 @@ def test_to_v1_refuses_an_unknown_resource_version_too():
 
     with pytest.raises(DraError, match="unknown apiVersion resource.k8s.io/v9"):
         to_v1(_claim_as("resource.k8s.io/v9"))
+
+
+def test_an_aggregated_event_is_quoted_in_its_source_s_words():
+    """client-go's event correlator prefixes '(combined from similar events): ' once it aggregates an object's similar
+    events (the DaemonSet controller's FailedCreate under a quota, retried): the words quoted are the source's."""
+    from kubectl_dra.model.normalize import event_words
+
+    said = 'Error creating: pods "p" is forbidden: exceeded quota: no-pods'
+    assert event_words("(combined from similar events): " + said) == said
+    assert event_words(said) == said

@@ -32,6 +32,7 @@ from kubectl_dra.analyze.pod.daemonset import (
 from kubectl_dra.analyze.pod.plugin_find import LINK_WORDS, Seen, absent, find_plugins, managers, owned, ref
 from kubectl_dra.analyze.pod.plugin_pod import CONTAINER_LINK_WORDS, count, pod_state, serving_container, state_words
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.normalize import event_words
 
 # skipNodeOperations (1.37 alpha DRAOptionalNodeOperations): the node operations a result's devices skip
 PREPARE, UNPREPARE, SKIP_ALL = "NodePrepareResources", "NodeUnprepareResources", "*"
@@ -164,7 +165,8 @@ def failed_create(seen: Seen, ds: dict) -> tuple[str, str]:
     if e is not None:
         n = e.get("count") or 1
         when = f"{n} times since {e.get('firstTime')}, last {e.get('time')}" if n > 1 else str(e.get("time"))
-        return "failed", f"the DaemonSet controller cannot create its pods: {e.get('message')} (FailedCreate, {when})"
+        said = event_words(e.get("message") or "")
+        return "failed", f"the DaemonSet controller cannot create its pods: {said} (FailedCreate, {when})"
     if seen.failed_creates_listed or (seen.failed_creates_gap is None and ns_of(ds) in seen.event_namespaces):
         return "none", ""  # read, or a file that holds the namespace's events: none of them is a FailedCreate
     why = seen.failed_creates_gap or (
