@@ -68,9 +68,10 @@ def event_sort_key(ev: dict) -> tuple:
 AGGREGATED = "(combined from similar events): "
 
 
-def event_words(message: str) -> str:
-    """An event's message as its source wrote it, without the aggregation prefix."""
-    return message[len(AGGREGATED) :] if message.startswith(AGGREGATED) else message
+def event_words(note: str) -> str:
+    """An event's note (core/v1 message) as its source wrote it, without the correlator's aggregation prefix: the
+    cluster's text, read as kubectl's event printing would, not a message of kubectl-dra's."""
+    return note[len(AGGREGATED) :] if note.startswith(AGGREGATED) else note
 
 
 def normalize_event(ev: dict) -> dict:
