@@ -158,7 +158,7 @@ def _no_real_nodes(an: Analysis, analyses, dry: DryRun, pod, plugin_resources: t
         an.findings.append(
             make(
                 "DRA018",
-                f"no node fits the claims, but node(s) {', '.join(bare[:5])}{' ...' if len(bare) > 5 else ''} have no "
+                f"no node fits the claims, but node(s) {few(bare)} have no "
                 "status in the input (cut or edited: the API server always writes one): whether the claims fit "
                 "there needs it (the node's declared features"
                 + (f", whether its device plugin serves {', '.join(plugin_resources)}" if plugin_resources else "")
