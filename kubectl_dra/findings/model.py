@@ -108,6 +108,7 @@ UNDETERMINED = frozenset(
         "DRA303",
         "DRA304",
         "DRA506",
+        "DRA508",
         "DRA414",
         "DRA415",
         "DRA431",
@@ -139,7 +140,8 @@ def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
         (
             f
             for f in findings
-            if f.code in OPENS_BLOCKED and (f.code in ("DRA005", "DRA017") or first.missing == "device")
+            if f.code in OPENS_BLOCKED
+            and (f.code in ("DRA005", "DRA017") or first.missing == "device" or f.evidence.get("preemption"))
         ),
         None,
     )

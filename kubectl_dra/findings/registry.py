@@ -1206,6 +1206,43 @@ _RULES = [
         "there, a node it did not try may have room, and the verdict is undetermined too.",
     ),
     Rule(
+        code="DRA507",
+        name="preempts-for-node-resources",
+        severity="info",
+        blocking=False,
+        missing=None,
+        summary="No node has room for the pod's cpu, memory or pods, but the scheduler preempts pods of lower priority "
+        "on a node where the claims fit and places the pod there once they are gone.",
+        hint="Nothing to do if the pods named may be evicted; otherwise raise their priority, lower this pod's, or give "
+        "it a PriorityClass with preemptionPolicy: Never.",
+        explanation="Where NodeResourcesFit (DRA504) rejects every node on which the claims fit, kube-scheduler's "
+        "DefaultPreemption looks for victims: on each such node it removes every bound pod of lower priority, "
+        "checks that the pod then fits (with the pods nominated there of its priority or higher), and reprieves "
+        "the most important pods (higher priority, then earlier start) for as long as it still fits. It nominates "
+        "the node with the lowest highest-priority victim, then the lowest sum of priorities, the fewest victims "
+        "and the latest start, evicts the victims and places the pod there when they are gone. Devices never make "
+        "room this way (DRA434): the victims' devices stay allocated in the preemption's dry-run, so only nodes "
+        "where the claims already fit are candidates. PodDisruptionBudgets are not read: they can change which "
+        "pods are evicted and, among several candidate nodes, which node; the pod is placed either way. The "
+        "victims' devices are freed once their claims are deallocated, so the devices the pod gets may be theirs. "
+        "Pods behind it in the queue that may use that node or those devices get an open answer (DRA431).",
+    ),
+    Rule(
+        code="DRA508",
+        name="preemption-open",
+        severity="warning",
+        blocking=False,
+        missing=None,
+        summary="No node has room for the pod's requests, and whether preempting pods of lower priority makes room "
+        "cannot be told from the input.",
+        hint="Run against the cluster or a kubectl dra dump, which holds every bound pod; the message names what is "
+        "missing.",
+        explanation="See DRA507 for how kube-scheduler preempts. The outcome is open (exit 2) when the pods bound to a "
+        "candidate node are not all in the input, when a victim belongs to a PodGroup that would be evicted with "
+        "its whole group (GenericWorkload, not modelled), or when the pod already preempted and waits for its "
+        "victims on a node where its claims no longer fit.",
+    ),
+    Rule(
         code="DRA601",
         name="driver-not-registered",
         severity="error",

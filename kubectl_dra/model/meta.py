@@ -33,3 +33,23 @@ def owner_of(pod: dict, workloads: tuple = ()) -> str | None:
         if h and name.endswith("-" + h) and len(name) > len(h) + 1:
             return f"Deployment/{name[: -len(h) - 1]}"
     return f"{kind}/{name}"
+
+
+def priority_of(pod: dict) -> int:
+    """corev1helpers.PodPriority: spec.priority, else 0."""
+    p = (pod.get("spec") or {}).get("priority")
+    return p if isinstance(p, int) and not isinstance(p, bool) else 0
+
+
+def gang_of(pod: dict) -> str | None:
+    """The pod group the pod names: spec.schedulingGroup.podGroupName (1.36+) or spec.workloadRef (1.35). The API
+    server keeps these fields only with the GenericWorkload gate on, so a pod that has one tells that the cluster
+    schedules gangs (all or nothing: gang.py)."""
+    spec = pod.get("spec") or {}
+    group = (spec.get("schedulingGroup") or {}).get("podGroupName")
+    if isinstance(group, str) and group:
+        return group
+    ref = spec.get("workloadRef") or {}
+    if isinstance(ref, dict) and ref.get("name"):
+        return f"{ref.get('name')}/{ref.get('podGroup') or ''}".rstrip("/")
+    return None

@@ -12,6 +12,7 @@ _OPEN_REASONS = (
     ("DRA019", "the workload has no pods, and why is not visible"),
     ("DRA020", "the server's patch predates an allocator fix that matters here"),
     ("DRA506", "the free cpu, memory or pods of the node are unknown"),
+    ("DRA508", "whether preempting pods of lower priority makes room is unknown"),
     ("DRA022", "a scheduler filter kubectl-dra does not reproduce"),
     ("DRA104", "the input lacks what the answer needs"),
     ("DRA018", "the input has no Node objects"),
@@ -36,6 +37,8 @@ def verdict_headline(d: dict) -> tuple[str, str]:
         return f"Blocked: {what}{': ' + detail if detail else ''}", "bold red"
     if any(f["code"] == "DRA021" for f in d["findings"]):
         return "OK for DRA: the scheduler holds the pod for other reasons", "bold yellow"
+    if any(f["code"] == "DRA507" for f in d["findings"]):
+        return "OK: placed once pods of lower priority are preempted", "bold green"
     return "OK: nothing blocks", "bold green"
 
 

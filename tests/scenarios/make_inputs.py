@@ -2598,11 +2598,13 @@ def main() -> None:
 
     import driver_inputs  # tests/scenarios/driver_inputs.py: the kubelet's words and the driver's kubelet plugin
     import fit_inputs  # tests/scenarios/fit_inputs.py: NodeResourcesFit
+    import preempt_inputs  # tests/scenarios/preempt_inputs.py: DefaultPreemption for the node's resources
     import queue_inputs  # tests/scenarios/queue_inputs.py: pods that compete
 
     queue_inputs.register(sys.modules[__name__])
     driver_inputs.register(sys.modules[__name__])
     fit_inputs.register(sys.modules[__name__])
+    preempt_inputs.register(sys.modules[__name__])
     assert set(MOVED) <= set(SCENARIOS), set(MOVED) - set(SCENARIOS)
     assert BUNDLED <= set(SCENARIOS), BUNDLED - set(SCENARIOS)
     for name, sc in SCENARIOS.items():

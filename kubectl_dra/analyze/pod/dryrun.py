@@ -123,6 +123,9 @@ class DryRun:
     # node -> NodeFit (analyze/pod/fit.py) for the allocatable nodes: NodeResourcesFit, which the scheduler runs on
     # each node beside DynamicResources. allocatable lists the nodes that fit first, then unknown, then rejected.
     fit: dict = field(default_factory=dict)
+    # where NodeResourcesFit rejects every node the claims fit on: what DefaultPreemption does (preempt.Preemption);
+    # the node it nominates is then first in allocatable
+    preemption: object = None
 
     @property
     def error_decides(self) -> bool:
@@ -411,6 +414,7 @@ class Analysis:
                 NodeAllocation(node, tuple(ClaimPlacement(obj_ref(pending[i]), *r) for i, *r in res))
                 for node, res in found
             )
+            self._preempt_first(dry, fit)
             self._mark_dry_run(dry, analyses)
             return
         self._search(pending, analyses, reach, state, dry, fit, claim_only, skip)
@@ -432,7 +436,26 @@ class Analysis:
                     dry.why,
                 ),
             )
+        self._preempt_first(dry, fit)
         self._mark_dry_run(dry, analyses)
+
+    def _preempt_first(self, dry: DryRun, fit) -> None:
+        """Where NodeResourcesFit rejects every node the claims fit on, and it knows so for each (DRA504's case):
+        whether DefaultPreemption makes room (preempt.py), and the node it nominates first in dry.allocatable (its
+        devices are the ones the report shows)."""
+        if fit is None or dry.error_decides or dry.capped or dry.placeable_nodes or dry.fit_unknown:
+            return
+        rejected = dry.fit_rejected
+        if not rejected:
+            return
+        from kubectl_dra.analyze.pod.preempt import preemption
+
+        if "nodes_by_name" not in self.memo:
+            self.memo["nodes_by_name"] = {_name(n): n for n in self.idx.nodes}
+        nodes = self.memo["nodes_by_name"]
+        dry.preemption = got = preemption(fit, [nodes[x.node] for x in dry.allocatable if x.node in rejected])
+        if got.chosen is not None:
+            dry.allocatable.sort(key=lambda x: x.node != got.chosen.node)
 
     # long: the scheduler's per-node Filter loop in one place (errors, NodeResourcesFit, the node budget)
     def _search(

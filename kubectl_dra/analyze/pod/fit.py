@@ -273,11 +273,16 @@ class BoundPods:
         self.complete = complete  # every node's bound pods are in the input (a live read or a bundle that has them)
         self.by_node: dict[str, list] = {}
         self.seen: set = set()  # nodes that some pod of the input names, terminated or not
+        self.nominated: dict[str, list] = {}  # node -> the pending pods nominated to it (status.nominatedNodeName)
         self._used: dict[str, dict[str, int]] = {}
+        self._requests: dict[int, tuple] = {}
         self._allocatable: dict[int, tuple] = {}  # id(node) -> (node, allocatable in scheduler units, pod capacity)
         for p in pods:
             node = (p.get("spec") or {}).get("nodeName")
             if not node:
+                nom = (p.get("status") or {}).get("nominatedNodeName")
+                if nom and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+                    self.nominated.setdefault(nom, []).append(p)
                 continue
             self.seen.add(node)
             if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
@@ -286,13 +291,24 @@ class BoundPods:
     def count(self, node: str) -> int:
         return len(self.by_node.get(node, ()))
 
+    def requests(self, pod: dict) -> dict[str, int]:
+        """One pod's requests as the node cache counts them (a bound pod's with its status resources)."""
+        hit = self._requests.get(id(pod))
+        if hit is None or hit[0] is not pod:
+            node = (pod.get("spec") or {}).get("nodeName")
+            hit = self._requests[id(pod)] = (
+                pod,
+                _requests_of(pod, f"pod bound to {node}" if node else "pod", bool(node)),
+            )
+        return hit[1]
+
     def used(self, node: str) -> dict[str, int]:
         """What the node's bound pods request, as the scheduler's NodeInfo.Requested adds them up."""
         got = self._used.get(node)
         if got is None:
             got = self._used[node] = {}
             for p in self.by_node.get(node, ()):
-                for k, v in _requests_of(p, f"pod bound to {node}", bound=True).items():
+                for k, v in self.requests(p).items():
                     got[k] = got.get(k, 0) + v
         return got
 
@@ -352,7 +368,7 @@ class Fit:
         known = self.bound.known(name)
         used = self.bound.used(name) if known else {}
         count = self.bound.count(name) if known else 0
-        if extra is not None and extra[1]:
+        if extra is not None:
             used = {k: used.get(k, 0) + extra[0].get(k, 0) for k in set(used) | set(extra[0])}
             count += extra[1]
         out = []
@@ -415,7 +431,8 @@ def _each(names: list[str], why: dict) -> str:
 def fit_findings(dry, fit: Fit | None) -> list:
     """DRA504 when NodeResourcesFit rejects every node where the claims fit; DRA506 when it may, because the pods
     bound to those nodes are unknown or the search stopped before it found a node with room; DRA505 (info) when it
-    drops some of them and others remain."""
+    drops some of them and others remain. Where every node is rejected, whether preempting pods of lower priority
+    makes room (dry.preemption, preempt.py: DRA507, placed once they are gone; DRA508, open)."""
     from kubectl_dra.analyze.pod.dryrun import MAX_DRYRUN_NODES
     from kubectl_dra.findings.model import make
 
@@ -470,4 +487,10 @@ def fit_findings(dry, fit: Fit | None) -> list:
         msg = f"{names[0]} is the only node where the claims fit, and it has {why[names[0]]}"
     else:
         msg = f"the claims fit only on nodes that lack room for the pod: {_each(names, why)}"
+    if dry.preemption is not None:
+        from kubectl_dra.analyze.pod.preempt import preemption_findings
+
+        got = preemption_findings(dry.preemption, names, msg, evidence)
+        if got is not None:
+            return got
     return [make("DRA504", msg, nodes=names, **evidence)]

@@ -95,8 +95,11 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
                 add(piece, "unknown", "no dry-run result")
                 stop = "the device verdict is open"
         elif piece == "node":
-            if open_ is not None and open_.code in ("DRA022", "DRA506") and not node:  # the node's filters decide
+            pre = next((f for f in findings if f.code == "DRA507"), None)
+            if open_ is not None and open_.code in ("DRA022", "DRA506", "DRA508") and not node:  # its filters decide
                 add(piece, "unknown", open_.message)
+            elif pre is not None and not node:
+                add(piece, "waiting", f"not bound yet; {pre.evidence.get('node')} once its preemption victims are gone")
             elif node:
                 add(piece, "ok", f"bound to {node}")
             elif allocatable is not None:

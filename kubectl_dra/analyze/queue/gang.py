@@ -61,7 +61,7 @@ def _group_priority(pg: dict) -> int | None:
 def gangs_of(snap, sem, members: dict) -> dict:
     """members: (namespace, group name) -> [(pod, entry kind or None, blocked alone?)] for its pending pods.
     Returns (namespace, group name) -> Gang."""
-    from kubectl_dra.analyze.queue.order import priority_of
+    from kubectl_dra.model.meta import priority_of
 
     groups = {(ns_of(g), name_of(g)): g for g in snap.podgroups}
     bound: dict = {}

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
+from kubectl_dra.analyze.queue.preempted import preempt_words
 from kubectl_dra.model.meta import ns_of, owner_of
 
 
@@ -68,6 +69,8 @@ class Queue:
     places: dict = field(default_factory=dict)  # namespace/name -> Place
     shortfalls: tuple[Shortfall, ...] = ()
     entries: tuple = field(default=(), compare=False, repr=False)  # the Entries in order, as the dry-run left them
+    # (Entry, the device IDs its victims hold) per pod that preempts at its turn (preempted.py)
+    preemptions: tuple = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {"basis": self.basis, "order": list(self.order), "shortfalls": [x.to_dict() for x in self.shortfalls]}
@@ -180,6 +183,15 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
             False,
             f"node {e.crowded} has room for it alone, but not for its cpu, memory or pod count once the pods ahead "
             "of it are placed there; which pods go there first is not certain",
+        )
+    if e.preempts is not None:
+        if not n_ahead and not sim.crowders(e):
+            return place("fits", True, preempt_words(e))
+        return place(
+            "undetermined",
+            False,
+            f"in the estimated order {preempt_words(e)}; but pods that may be ahead of it and may use that node decide "
+            "where it goes",
         )
     if e.gang is not None:
         return _gang_place(e, place, n_ahead)

@@ -44,6 +44,7 @@ class Entry:
     follows: "Entry | None" = None  # the pod ahead whose shared claim it follows
     crowded: str | None = None  # a node NodeResourcesFit rejects only once the pods ahead are placed there
     gang: object = None  # its pod group (gang.Gang: spec.schedulingGroup, 1.35's spec.workloadRef), or None
+    preempts: object = None  # at its turn it preempts pods of lower priority (preempt.Candidate): preempted.py
 
     @property
     def gated(self) -> bool:
@@ -53,12 +54,6 @@ class Entry:
     @property
     def ref(self) -> str:
         return f"{ns_of(self.pod)}/{name_of(self.pod)}"
-
-
-def priority_of(pod: dict) -> int:
-    """corev1helpers.PodPriority: spec.priority, else 0."""
-    p = (pod.get("spec") or {}).get("priority")
-    return p if isinstance(p, int) and not isinstance(p, bool) else 0
 
 
 def attempted(pod: dict) -> bool:
@@ -107,20 +102,6 @@ def entry_kind(pod: dict, report, plan) -> str | None:
             return "stuck"
         return "gated" if all(f.code == "DRA006" for f in blocking) and v.determined else None
     return "ok" if v.determined else "open"
-
-
-def gang_of(pod: dict) -> str | None:
-    """The pod group the pod names: spec.schedulingGroup.podGroupName (1.36+) or spec.workloadRef (1.35). The API
-    server keeps these fields only with the GenericWorkload gate on, so a pod that has one tells that the cluster
-    schedules gangs (all or nothing: gang.py)."""
-    spec = pod.get("spec") or {}
-    group = (spec.get("schedulingGroup") or {}).get("podGroupName")
-    if isinstance(group, str) and group:
-        return group
-    ref = spec.get("workloadRef") or {}
-    if isinstance(ref, dict) and ref.get("name"):
-        return f"{ref.get('name')}/{ref.get('podGroup') or ''}".rstrip("/")
-    return None
 
 
 def order(entries: list[Entry]) -> list[Entry]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from kubectl_dra.analyze.queue.order import priority_of
-from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.meta import meta_of, name_of, ns_of, priority_of
 
 
 @dataclass

@@ -6,9 +6,9 @@ user from raising its priority for nothing."""
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.queue.order import priority_of
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.findings.stages import Stage
+from kubectl_dra.model.meta import priority_of
 
 
 def preemption_finding(an, pod: dict, analyses, findings) -> Finding | None:

@@ -9,11 +9,12 @@ from kubectl_dra.analyze.pod.extended import uses_dra
 from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.queue.gang import gangs_of
 from kubectl_dra.analyze.queue.judge import Place, Queue
-from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind, gang_of, priority_of
+from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind
+from kubectl_dra.analyze.queue.preempted import opened_alone
 from kubectl_dra.analyze.queue.simulate import simulate
 from kubectl_dra.errors import DraError
 from kubectl_dra.findings.model import UNDETERMINED, Finding, dedupe, make, verdict_from
-from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.meta import gang_of, meta_of, name_of, ns_of, priority_of
 from kubectl_dra.model.times import reference_time
 
 
@@ -102,11 +103,24 @@ def judge_queue(snap, sem, base, alone: dict, explain, only: tuple | None = None
                 e.kind = "open"  # it may or may not take devices: the group decides
     queue = simulate(base, entries, reference_time(snap), _others(snap, sem, base) if entries else None)
     placed = {}
-    for key, (_p, report, _fork) in alone.items():
+    for key, (p, report, fork) in alone.items():
         place = queue.places.get(f"{key[0]}/{key[1]}")
         if place is not None:
             placed[key] = with_place(report, place)
+        elif queue.preemptions:
+            why = opened_alone(report, getattr(fork, "plan", None), p, queue.preemptions)
+            if why is not None:
+                placed[key] = _opened(report, why)
     return queue, placed
+
+
+def _opened(report, why: str):
+    """A pod blocked alone whose block a preemption ahead of it may lift: undetermined (DRA431)."""
+    findings = dedupe([*report.findings, make("DRA431", why, preemption=True)])
+    verdict = verdict_from(findings, report.verdict.summary)
+    body = dict(report.body)
+    body["pieces"] = pod_pieces(findings, body)
+    return replace(report, findings=tuple(findings), body=body, verdict=verdict)
 
 
 # The scheduler's words when a gang's cycle fails (GangScheduling Permit, 1.36+): "pod group is unschedulable,

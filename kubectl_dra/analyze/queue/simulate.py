@@ -14,6 +14,7 @@ from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Place, Queue, judge, shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 from kubectl_dra.analyze.queue.others import rank
+from kubectl_dra.analyze.queue.preempted import behind_preemptors, search_preemption
 from kubectl_dra.analyze.queue.retry import behind_retry_reason, retries, retry_reason
 from kubectl_dra.analyze.queue.shapes import Shapes
 
@@ -131,6 +132,7 @@ class _Sim:
         found = []
         maybe = ""  # the first error the search may meet (on a node the scheduler may not filter)
         first_dead = True
+        rejected = []  # the nodes NodeResourcesFit refuses: where it may preempt (preempted.py)
         while i < len(worth):
             n = worth[i]
             fit = plan.fit
@@ -141,6 +143,7 @@ class _Sim:
                 # the pods ahead decide (undetermined).
                 if use is not None and fit.check(n).fits is not False:
                     e.crowded = n["metadata"]["name"]
+                rejected.append(n)
                 first_dead = False
                 i += 1
                 continue
@@ -170,6 +173,10 @@ class _Sim:
                     break
             i += 1
         e.choices = len(found)
+        if not found and not maybe and e.error is None:
+            got = search_preemption(self, e, rejected)
+            if got is not None:
+                return got
         if not found:
             if maybe:  # no device, and an error it may meet: a retry may not meet it once others take devices
                 e.erred = (maybe, False)
@@ -476,9 +483,10 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
     _behind_retries(again, ordered, places, shapes)
     _loose_around_errors(again, ordered, places, shapes)
     _behind_open_leaders(ordered, places)
+    preemptions = behind_preemptors(base, ordered, places, shortfalls)
     # ... nor a position: the others are numbered without it, as without a pod blocked alone
     kept = [e for e in ordered if e.ref in places]
     for i, e in enumerate(kept):
         if places[e.ref].position != i + 1:
             places[e.ref] = replace(places[e.ref], position=i + 1)
-    return Queue(BASIS, tuple(e.ref for e in kept), places, tuple(shortfalls), tuple(ordered))
+    return Queue(BASIS, tuple(e.ref for e in kept), places, tuple(shortfalls), tuple(ordered), tuple(preemptions))

@@ -113,6 +113,12 @@ def ok_summary(analyses, dry, node_name, findings) -> str:
     if all(a.allocated for a in analyses):
         where = f" on node {node_name}" if node_name else ""
         return f"all {len(analyses)} claim(s) allocated{where}"
+    pre = next((f for f in findings if f.code == "DRA507"), None)
+    if pre is not None:
+        from kubectl_dra.analyze.pod.preempt import pods_of_lower
+
+        n = len(pre.evidence.get("victims") or ())
+        return f"the pod is placed on node {pre.evidence['node']} once the {pods_of_lower(n)} it preempts there {'is' if n == 1 else 'are'} gone"
     if dry.allocatable:
         first = dry.allocatable[0]
         via = next((f for f in findings if f.code == "DRA227" and f.evidence.get("node") == first.node), None)

@@ -309,7 +309,7 @@ def _extended(an: Analysis, snap: Snapshot, sem: Semantics, pod: dict, claims: l
 def _fit_findings(an: Analysis, dry: DryRun, fit) -> None:
     """NodeResourcesFit's findings; when the node's resources decide (DRA504, DRA506), DRA002's hint says so."""
     fitted = fit_findings(dry, fit)
-    if any(f.code in ("DRA504", "DRA506") for f in fitted):
+    if any(f.code in ("DRA504", "DRA506", "DRA507", "DRA508") for f in fitted):
         # DRA002's "wait for the scheduler's next attempt" does not hold: the node's resources are what decide
         code = fitted[0].code
         an.findings = [
@@ -336,9 +336,11 @@ def _scheduler_findings(an: Analysis, snap: Snapshot, word, dry: DryRun, pending
     if word is None or any(f.code in ("DRA006", "DRA018", "DRA103", "DRA104") for f in an.findings):
         return
     blocking = [f for f in an.findings if f.blocking]
+    # a pod that preempts (DRA507) failed its attempt where it preempted: the scheduler's "Insufficient cpu" agrees
+    preempts = any(f.code in ("DRA507", "DRA508") for f in an.findings)
     agree = agreement_finding(
         word,
-        bool(blocking),
+        bool(blocking) or preempts,
         dry.placeable_nodes or (dry.allocatable_nodes if fit_open is not None else []),
         pending and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
         changed_since(snap, word.time),

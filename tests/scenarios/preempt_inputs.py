@@ -1,0 +1,185 @@
+"""DefaultPreemption's scenarios (analyze/pod/preempt.py): the claims fit only on nodes without room for the pod's cpu,
+and pods of lower priority hold it. Registered into make_inputs' tables by make_inputs.main(). The pod asking is in
+namespace ml-team; the pods holding the cpu run in batch, as in a shared cluster (node-01 and node-02 have 8 cpu)."""
+
+from __future__ import annotations
+
+import copy
+
+NS = "ml-team"
+
+
+def register(m) -> None:
+    """m: the make_inputs module (its helpers, SCENARIOS and MOVED)."""
+    nodes = [*m.NODES, m.node("node-03", zone="c")]
+
+    def trainer(name="trainer-0", priority=10000, **spec):
+        p = m.pod(name, [("gpu", "claim", f"{name}-gpu")], priorityClassName="high", priority=priority, **spec)
+        p["spec"]["containers"] = [
+            {"name": "app", "image": "registry.example/app:1", "resources": {"requests": {"cpu": "2"}}}
+        ]
+        return p
+
+    def held(name, node_name, cpu, priority, started, cls="batch-low", **more):
+        p = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "batch", "uid": f"uid-pod-{name}", **more},
+            "spec": {
+                "nodeName": node_name,
+                "priorityClassName": cls,
+                "priority": priority,
+                "containers": [
+                    {"name": "etl", "image": "registry.example/etl:1", "resources": {"requests": {"cpu": cpu}}}
+                ],
+            },
+            "status": {"phase": "Running", "startTime": started},
+        }
+        return p
+
+    tmpl = m.claim("trainer-0-gpu", [m.request()])
+    gpus = [
+        m.rslice("node-01-gpus", [m.dev("gpu-0")], "node-01"),
+        m.rslice("node-02-gpus", [m.dev("gpu-0")], "node-02"),
+    ]
+    # node-01: three pods of lower priority hold 8 of its 8 cpu; without etl-big (6.5) the trainer's 2 fit, so the
+    # reprieve keeps etl-old (priority 100, started first) and etl-small (priority 50) and evicts etl-big only.
+    # node-02: a pod of higher priority (20000) holds 7 cpu: never a victim, so node-02 is no candidate.
+    holders = [
+        held("etl-old", "node-01", "1", 100, "2026-11-30T08:00:00Z"),
+        held("etl-big", "node-01", "6500m", 100, "2026-12-01T08:00:00Z"),
+        held("etl-small", "node-01", "500m", 50, "2026-12-01T09:00:00Z"),
+        held("serving", "node-02", "7", 20000, "2026-11-30T08:00:00Z", cls="critical"),
+    ]
+    said = m.event(
+        "trainer-0",
+        "FailedScheduling",
+        "0/3 nodes are available: 2 Insufficient cpu, 1 cannot allocate all claims.",
+        "2026-12-01T10:00:00Z",
+    )
+    world = [tmpl, m.dclass(), *gpus, *holders, *copy.deepcopy(nodes)]
+    m.scenario(
+        "preempt-cpu-lower-priority",
+        "The GPUs are on node-01 and node-02, and neither has 2 cpu free. node-01's cpu is held by pods of lower "
+        "priority: kube-scheduler's DefaultPreemption evicts the fewest of them (etl-big; the more important etl-old "
+        "and the cheap etl-small are reprieved) and places the pod there once it is gone (DRA507, OK, exit 0), not "
+        "blocked. node-02's holder has a higher priority: no candidate.",
+        "explain pod trainer-0",
+        [trainer(), said, *world],
+    )
+    m.scenario(
+        "preempt-cpu-status",
+        "status on preempt-cpu-lower-priority's cluster: the pod's row is OK (placed after preemption), as explain pod "
+        "says.",
+        "status",
+        [trainer(), said, *world],
+    )
+    m.scenario(
+        "preempt-never",
+        "As preempt-cpu-lower-priority, but the pod's preemptionPolicy is Never: the scheduler does not preempt, so it "
+        "is blocked at the node (DRA504, exit 1) and the message says why preemption does not help.",
+        "explain pod trainer-0",
+        [trainer(preemptionPolicy="Never"), said, *world],
+    )
+    m.scenario(
+        "preempt-equal-priority",
+        "As preempt-cpu-lower-priority, but the pod's priority is 100, the same as etl-old and etl-big: only etl-small "
+        "(50) may go, and its 0.5 cpu is not enough: blocked (DRA504, exit 1).",
+        "explain pod trainer-0",
+        [trainer(priority=100), said, *world],
+    )
+    waiting = copy.deepcopy(holders)
+    waiting[1]["metadata"]["deletionTimestamp"] = "2026-12-01T10:00:05Z"
+    waiting[1]["status"]["conditions"] = [
+        {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": "preempted"}
+    ]
+    nominated = trainer()
+    nominated["status"]["nominatedNodeName"] = "node-01"
+    m.scenario(
+        "preempt-waiting-for-victims",
+        "The pod already preempted etl-big on node-01 (nominated there; etl-big is terminating with "
+        "DisruptionTarget PreemptionByScheduler): it waits for it and is placed there once it is gone (DRA507, exit 0).",
+        "explain pod trainer-0",
+        [nominated, said, tmpl, m.dclass(), *gpus, *waiting, *copy.deepcopy(nodes)],
+    )
+    grouped = copy.deepcopy(holders)
+    grouped[1]["spec"]["schedulingGroup"] = {"podGroupName": "etl"}
+    m.scenario(
+        "preempt-victim-in-pod-group",
+        "etl-big belongs to a PodGroup (the API server keeps spec.schedulingGroup only with GenericWorkload on): the scheduler would evict its whole group, which "
+        "kubectl-dra does not model, so the answer is open (DRA508, exit 2).",
+        "explain pod trainer-0",
+        [trainer(), said, tmpl, m.dclass(), *gpus, *grouped, *copy.deepcopy(nodes)],
+    )
+    # Two candidate nodes: node-01's victim has priority 500, node-02's 100: the scheduler picks node-02 (the lowest
+    # highest-priority victim), whatever the search order.
+    two = [
+        held("etl-a", "node-01", "7", 500, "2026-11-30T08:00:00Z"),
+        held("etl-b", "node-02", "7", 100, "2026-11-30T08:00:00Z"),
+    ]
+    m.scenario(
+        "preempt-picks-node",
+        "Both GPU nodes lack cpu, each held by one pod of lower priority (500 on node-01, 100 on node-02): the "
+        "scheduler nominates node-02, whose victim has the lower priority (DRA507, exit 0); with PodDisruptionBudgets "
+        "unread the message says another node may be picked.",
+        "explain pod trainer-0",
+        [trainer(), said, tmpl, m.dclass(), *gpus, *two, *copy.deepcopy(nodes)],
+    )
+    # The queue: trainer-0 (10000) preempts etl-big on node-01; etl-big holds node-01's gpu-1 through its claim.
+    # trainer-1 (5000) behind it may use node-01, whose room and gpu-1 the preemption frees: open (DRA431).
+    # notebook (priority 0) is blocked alone for cpu on node-01 (DRA504): the room freed may go to it: open too.
+    etl_claim = m.claim("etl-big-gpu", [m.request()], ns="batch")
+    etl_claim["status"] = {
+        "allocation": {
+            "devices": {"results": [{"request": "gpu", "driver": m.DRIVER, "pool": "node-01", "device": "gpu-1"}]},
+            "nodeSelector": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-01"]}]}
+                ]
+            },
+        },
+        "reservedFor": [{"resource": "pods", "name": "etl-big", "uid": "uid-pod-etl-big"}],
+    }
+    busy = copy.deepcopy(holders)
+    busy[1]["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "etl-big-gpu"}]
+    busy[1]["status"]["resourceClaimStatuses"] = []
+    slices2 = [
+        m.rslice("node-01-gpus", [m.dev("gpu-0"), m.dev("gpu-1")], "node-01"),
+        m.rslice("node-02-gpus", [m.dev("gpu-0")], "node-02"),
+    ]
+    second = trainer("trainer-1", priority=5000)
+    second["metadata"]["creationTimestamp"] = "2026-12-01T09:30:00Z"
+    nb = trainer("notebook", priority=0)
+    nb["spec"].pop("priorityClassName")
+    queue_objs = [
+        trainer(),
+        m.claim("trainer-1-gpu", [m.request()]),
+        second,
+        m.claim("notebook-gpu", [m.request()]),
+        nb,
+        tmpl,
+        m.dclass(),
+        *slices2,
+        etl_claim,
+        *busy,
+        *copy.deepcopy(nodes),
+    ]
+    m.scenario(
+        "preempt-queue-status",
+        "status over a queue with a preemption: trainer-0 preempts etl-big on node-01 (OK); trainer-1, behind it, "
+        "may use node-01, whose cpu and gpu-1 (held by etl-big's claim) the preemption frees, and notebook, blocked "
+        "alone for cpu there, may get that room: both undetermined (DRA431, exit 2), never blocked.",
+        "status",
+        queue_objs,
+    )
+    for name in (
+        "preempt-picks-node",
+        "preempt-queue-status",
+        "preempt-cpu-lower-priority",
+        "preempt-cpu-status",
+        "preempt-never",
+        "preempt-equal-priority",
+        "preempt-waiting-for-victims",
+        "preempt-victim-in-pod-group",
+    ):
+        m.MOVED[name] = (NS, "-n")
