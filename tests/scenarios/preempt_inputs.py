@@ -88,6 +88,20 @@ def register(m) -> None:
         "explain pod trainer-0",
         [trainer(priority=100), said, *world],
     )
+    preempted_word = m.event(
+        "trainer-0",
+        "FailedScheduling",
+        "0/3 nodes are available: 2 Insufficient cpu, 1 cannot allocate all claims. preemption: found a potential "
+        "placement for pod on node node-01, preempting 1 victims",
+        "2026-12-01T10:00:00Z",
+    )
+    m.scenario(
+        "preempt-scheduler-disagrees",
+        "As preempt-equal-priority (no victim makes room: DRA504), but the scheduler's event says it found a placement "
+        "by preemption: the two disagree, so the answer is open (DRA005, exit 2), never Blocked.",
+        "explain pod trainer-0",
+        [trainer(priority=100), preempted_word, *world],
+    )
     waiting = copy.deepcopy(holders)
     waiting[1]["metadata"]["deletionTimestamp"] = "2026-12-01T10:00:05Z"
     waiting[1]["status"]["conditions"] = [
@@ -173,6 +187,7 @@ def register(m) -> None:
         queue_objs,
     )
     for name in (
+        "preempt-scheduler-disagrees",
         "preempt-picks-node",
         "preempt-queue-status",
         "preempt-cpu-lower-priority",

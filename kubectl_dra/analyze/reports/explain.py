@@ -321,6 +321,10 @@ def _fit_findings(an: Analysis, dry: DryRun, fit) -> None:
     an.findings.extend(fitted)
 
 
+# DefaultPreemption's word when it nominates a node (preemption.go Preempt, 1.34-1.38): appended to the FitError
+PREEMPTED = "preemption: found a potential placement for pod on node"
+
+
 def _scheduler_findings(an: Analysis, snap: Snapshot, word, dry: DryRun, pending: bool) -> None:
     """The scheduler's latest word against the dry-run's: with the fit unknown (DRA506) and reasons outside DRA,
     its words join DRA506's message; else whether it agrees, and the reasons outside DRA that hold the pod."""
@@ -345,6 +349,14 @@ def _scheduler_findings(an: Analysis, snap: Snapshot, word, dry: DryRun, pending
         pending and any(f.code.startswith(("DRA3", "DRA4")) for f in blocking),
         changed_since(snap, word.time),
     )
+    if agree is None and PREEMPTED in word.message and any(f.code == "DRA504" for f in an.findings):
+        # the scheduler's PostFilter found victims where the analysis finds preemption does not help
+        agree = make(
+            "DRA005",
+            f"the scheduler preempts pods for this pod ({word.message!r}, {word.source}), but the analysis finds "
+            "that preempting pods of lower priority does not make room",
+            scheduler=word.to_dict(),
+        )
     if agree is not None:
         an.findings.append(agree)
     outside = outside_dra_finding(word)
