@@ -1,0 +1,85 @@
+"""DefaultPreemption for the node's resources (analyze/pod/preempt.py) against upstream v1.37.2's rules:
+default_preemption.go SelectVictimsOnNode (remove every pod of lower priority, fit with the nominated pods, reprieve
+the most important), PodEligibleToPreemptOthers, preemption.go pickOneNodeForPreemption."""
+
+from __future__ import annotations
+
+import builders
+from builders import container as ctr
+
+from kubectl_dra.analyze.pod.fit import BoundPods, Fit
+from kubectl_dra.analyze.pod.preempt import preemption
+from kubectl_dra.features import Semantics
+
+S37 = Semantics.for_version((1, 37))
+
+
+def pod(name, cpu, priority, node=None, started=None, **spec):
+    p = builders.pod(
+        name, (), node, ns="batch", uid=f"uid-{name}", containers=[ctr("c", cpu)], priority=priority, **spec
+    )
+    if started:
+        p["status"]["startTime"] = started
+    return p
+
+
+def node(name, **alloc):
+    return builders.node(name, allocatable=alloc, hostname=False)
+
+
+def run(me, others, nodes):
+    bound = BoundPods([me, *others], complete=True, live=True)
+    return preemption(Fit(me, bound, [], S37), nodes)
+
+
+def test_pod_slots_are_freed_and_the_more_important_pod_is_reprieved():
+    # node-01 runs 2 pods of its 2 slots; removing both fits, adding back the more important (priority 50) still fits
+    me = pod("me", "100m", 1000)
+    a = pod("a", "100m", 50, "node-01", "2026-12-01T00:00:00Z")
+    b = pod("b", "100m", 10, "node-01", "2026-12-01T00:00:00Z")
+    got = run(me, [a, b], [node("node-01", cpu="8", pods="2")])
+    assert got.chosen is not None and [v["metadata"]["name"] for v in got.chosen.victims] == ["b"]
+
+
+def test_of_one_priority_the_pod_started_first_is_reprieved_first():
+    me = pod("me", "2", 1000)
+    old = pod("old", "6", 100, "node-01", "2026-11-01T00:00:00Z")
+    new = pod("new", "6", 100, "node-01", "2026-12-01T00:00:00Z")
+    got = run(me, [new, old], [node("node-01", cpu="8")])
+    assert [v["metadata"]["name"] for v in got.chosen.victims] == ["new"]
+
+
+def test_a_pod_nominated_there_of_a_priority_not_below_counts_and_leaves_no_room():
+    me = pod("me", "2", 1000)
+    low = pod("low", "7", 100, "node-01")
+    nominated = pod("other", "7", 5000)
+    nominated["status"]["nominatedNodeName"] = "node-01"
+    got = run(me, [low, nominated], [node("node-01", cpu="8")])
+    assert got.chosen is None and not got.open_
+    nominated["spec"]["priority"] = 500  # below the pod's: the scheduler does not count it
+    got = run(me, [low, pod("other", "7", 500)], [node("node-01", cpu="8")])
+    assert got.chosen is not None
+
+
+def test_the_node_with_the_lowest_highest_priority_victim_is_picked_and_the_choice_is_uncertain():
+    me = pod("me", "2", 1000)
+    a = pod("a", "7", 500, "node-01")
+    b = pod("b", "7", 100, "node-02")
+    got = run(me, [a, b], [node("node-01", cpu="8"), node("node-02", cpu="8")])
+    assert got.chosen.node == "node-02" and not got.node_certain
+
+
+def test_never_and_equal_priority_do_not_preempt():
+    low = pod("low", "7", 100, "node-01")
+    got = run(pod("me", "2", 1000, preemptionPolicy="Never"), [low], [node("node-01", cpu="8")])
+    assert got.chosen is None and got.why_not
+    got = run(pod("me", "2", 100), [low], [node("node-01", cpu="8")])
+    assert got.chosen is None and not got.why_not
+
+
+def test_pods_of_one_priority_and_start_with_different_requests_are_a_tie_the_scheduler_breaks():
+    me = pod("me", "2", 1000)
+    x = pod("x", "3", 100, "node-01", "2026-12-01T00:00:00Z")
+    y = pod("y", "4", 100, "node-01", "2026-12-01T00:00:00Z")
+    got = run(me, [x, y], [node("node-01", cpu="8")])
+    assert got.chosen is not None and got.chosen.ties
