@@ -3,6 +3,7 @@
   docs/cli.md                                    from the click command tree (every command and flag)
   docs/walkthrough.md                            from the real command line on examples/
   docs/allocator-matrix.md                       from kubectl_dra/behaviour.py
+  docs/modules.md                                from the docstring of every module under kubectl_dra/
   README.md, between its `<!-- BEGIN generated: NAME -->` / `<!-- END generated: NAME -->` markers: the sample
                                                  output, the real command line in an 80-column terminal
 `--check` exits 1 (and names the files) when a generated file is not current; CI runs it."""
@@ -327,12 +328,55 @@ def readme(text: str | None = None) -> str:
     return text
 
 
+def _first_sentence(doc: str) -> str:
+    """The docstring's first sentence (of its first paragraph), at most about two lines of a table."""
+    text = " ".join(doc.split("\n\n", 1)[0].split())
+    for m in re.finditer(r"\.(\s+(?=[A-Z(`])|$)", text):
+        if not text[: m.start()].endswith(("e.g", "i.e", "vs", "etc")):
+            text = text[: m.start() + 1]
+            break
+    return text if len(text) <= 240 else text[:239].rsplit(" ", 1)[0] + " …"
+
+
+def module_map() -> str:
+    """docs/modules.md: every module of the package with the first sentence of its docstring, package by package (a
+    module without a docstring is an error: the map is how a newcomer finds it)."""
+    import ast
+
+    pkg = ROOT / "kubectl_dra"
+    rows: dict[str, list[str]] = {}
+    missing = []
+    for p in sorted(pkg.rglob("*.py")):
+        if "__pycache__" in p.parts or p.name == "__main__.py":
+            continue
+        doc = ast.get_docstring(ast.parse(p.read_text()))
+        rel = p.relative_to(pkg).as_posix()
+        if not doc:
+            missing.append(rel)
+            continue
+        package = str(Path(rel).parent) if "/" in rel else "kubectl_dra"
+        rows.setdefault(package, []).append(f"| `{rel}` | {_first_sentence(doc).replace('|', chr(92) + '|')} |")
+    if missing:
+        raise SystemExit(f"modules without a docstring: {', '.join(missing)}")
+    out = [HEADER.format(src="the docstrings under kubectl_dra/"), "# Modules\n\n"]
+    out.append(
+        "Every module of `kubectl_dra/`, with the first sentence of its docstring (the docstring says the rest: the "
+        "upstream code it mirrors, the rules it keeps). The layers: command line (`cli/`) → gather (`gather/`, the "
+        "only I/O) → snapshot (`model/`) → analysis (`analyze/`, pure) → findings (`findings/`) → renderers "
+        "(`render/`); `tests/unit/test_layers.py` enforces them.\n"
+    )
+    for package in sorted(rows, key=lambda k: (k != "kubectl_dra", k)):
+        out.append(f"\n## `{package}`\n\n| module | what it is |\n|---|---|\n" + "\n".join(rows[package]) + "\n")
+    return "".join(out)
+
+
 def targets() -> dict[Path, str]:
     files = {ROOT / "docs" / "codes" / f"{r.code}.md": code_page(r) for r in REGISTRY.values()}
     files[ROOT / "docs" / "codes" / "README.md"] = codes_index()
     files[ROOT / "docs" / "cli.md"] = cli_reference()
     files[ROOT / "docs" / "walkthrough.md"] = walkthrough()
     files[ROOT / "docs" / "allocator-matrix.md"] = allocator_matrix()
+    files[ROOT / "docs" / "modules.md"] = module_map()
     files[ROOT / "README.md"] = readme()
     return files
 

@@ -1,5 +1,5 @@
 """A port of k8s.io/dynamic-resource-allocation/structured (the allocator kube-scheduler runs for one node), per
-Kubernetes minor 1.34-1.37 and per allocator channel (stable, incubating, experimental); dra-facts.md §2 describes it.
+Kubernetes minor 1.34-1.38 and per allocator channel (stable, incubating, experimental); dra-facts.md §2 describes it.
 
 The files follow upstream's (structured/internal/<channel>/):
   search.py       Allocator, the run of Allocate() for a node: validateDeviceRequest, allocateOne
