@@ -90,3 +90,14 @@ def test_the_check_sees_paths_and_skips_the_rest(tmp_path):
     got = [what for what, _ in named(doc)]
     assert got == ["docs/rbac.md", "kubectl_dra/model/scope.py", "analyze/queue/order.py", "kubectl_dra.cli:main",
                    "scripts/gen_docs.py", "cli/watch.py"]  # fmt: skip
+
+
+def test_the_package_cites_upstream_or_the_docs_never_an_issue_number():
+    """A reader of the repository cannot resolve "issue 29": the code cites upstream code or docs/ instead."""
+    cited = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in sorted(PACKAGE.rglob("*.py"))
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if re.search(r"\bissues? \d+", line)
+    ]
+    assert not cited, cited

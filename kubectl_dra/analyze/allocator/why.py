@@ -1,4 +1,4 @@
-"""Why a search found no allocation on a node, as the search itself saw it (issue 29 item 4).
+"""Why a search found no allocation on a node, as the search itself saw it.
 
 Upstream's allocateOne walks the positions (claim, request, device slot) depth first and backtracks; when Allocate
 returns nil, the deepest position the walk ever reached is where it ran out of candidates first: every device it

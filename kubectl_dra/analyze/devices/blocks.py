@@ -1,5 +1,5 @@
 """-w: the universe's pools and the device matrices' rows, kept from one answer to the next per (driver, pool), so
-that an update costs what changed (issue 31).
+that an update costs what changed.
 
 A watch answers again after each change, and most changes touch one pool (a slice updated, a claim allocated): the
 other pools' entries (universe.py Block) and their rows in each device matrix (checks.py) come out the same. The

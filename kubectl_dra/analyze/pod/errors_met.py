@@ -1,4 +1,4 @@
-"""Whether the scheduler meets an error the dry-run meets on a node (issue 29).
+"""Whether the scheduler meets an error the dry-run meets on a node.
 
 An Error status from any node's Filter ends kube-scheduler's attempt (findNodesThatPassFilters cancels the others,
 pkg/scheduler/schedule_one.go). The dry-run tries the nodes where one may come first, so it meets every error the

@@ -3,7 +3,7 @@ the pod at all: scheduling gates and another scheduler.
 
 The scheduler's word is the newest of its events (FailedScheduling, BindingConditionsPending, Scheduled) or,
 without events, the PodScheduled condition (dra-facts §3.1). The dry-run is compared with it, so that the
-analysis never silently contradicts the component that decides (safety net of issue 10, 5a)."""
+analysis never silently contradicts the component that decides."""
 
 from __future__ import annotations
 
