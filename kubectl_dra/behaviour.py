@@ -210,6 +210,72 @@ class Behaviour:
 FACTS: tuple[str, ...] = tuple(k for k, v in vars(Behaviour).items() if isinstance(v, cached_property))
 
 
+@dataclass(frozen=True)
+class Components:
+    """What kube-scheduler (outside the allocator) and the kubelet of a minor do, as named facts: the same for every
+    allocator channel. Read as `sem.components.<fact>`."""
+
+    version: tuple[int, int]
+
+    @cached_property
+    def implicit_extended_resource_names(self) -> bool:
+        """Every DeviceClass answers to `deviceclass.resource.kubernetes.io/<name>` as well as to its
+        extendedResourceName; of several classes with one name the newest wins. 1.34 knows only the explicit name
+        (else the implicit one) and the last class listed wins. upstream: 1.35+ schedutil.IsDRAExtendedResourceName,
+        extendedresourcecache updateResourceName2class; 1.34 DeviceClassMapping."""
+        return self.version >= (1, 35)
+
+    @cached_property
+    def extended_requests_by_lifetime(self) -> bool:
+        """The scheduler's extended-resource claim has one request per long-lived container request and one for the
+        largest short-lived (init) request that they do not cover, sorted by name; 1.34 has one request per container
+        request. upstream: 1.35+ dynamicresources/extendeddynamicresources.go createRequestsAndMappings."""
+        return self.version >= (1, 35)
+
+    @cached_property
+    def zero_allocatable_goes_to_dra(self) -> bool:
+        """A mapped extended resource goes to DRA on a node whose allocatable has 0 of it, not only where the key is
+        absent. upstream: 1.35+ noderesources/fit.go shouldDelegateResourceToDRA; 1.34 filterExtendedResources."""
+        return self.version >= (1, 35)
+
+    @cached_property
+    def prebind_fails_without_mappings(self) -> bool:
+        """PreBind fails ('nil or empty request mappings') for a pod with claims of its own on a node whose device
+        plugin serves its extended resource (DRA228), on every attempt. upstream: dynamicresources.go PreBind, read
+        in v1.35.4, v1.36.3, v1.37.2 and v1.38.0-beta.0, unfixed in all."""
+        return (1, 35) <= self.version <= (1, 38)
+
+    @cached_property
+    def capitalised_ownership_message(self) -> bool:
+        """The Filter's "ResourceClaim X was not created for Pod Y (Pod is not owner)" (with the PodGroup variant);
+        before, "pod ... (pod is not owner)". upstream: 1.36+ dynamicresources.go."""
+        return self.version >= (1, 36)
+
+    @cached_property
+    def kubelet_reads_skip_node_operations(self) -> bool:
+        """The kubelet can skip the driver's NodePrepareResources for results with skipNodeOperations (with
+        DRAOptionalNodeOperations on and declared in the Node's status); an older minor's types have no such field.
+        upstream: 1.37+ pkg/kubelet/cm/dra/claiminfo.go."""
+        return self.version >= (1, 37)
+
+
+COMPONENT_FACTS: tuple[str, ...] = tuple(k for k, v in vars(Components).items() if isinstance(v, cached_property))
+
+
+def components_markdown(minors: list[tuple[int, int]]) -> str:
+    """docs/allocator-matrix.md's second table: one row per Components fact, one column per minor."""
+    head = "| fact | " + " | ".join(f"{a}.{b}" for a, b in minors) + " |"
+    rule = "|---|" + "---|" * len(minors)
+    rows = [
+        f"| `{name}` | " + " | ".join("yes" if getattr(Components(v), name) else "-" for v in minors) + " |"
+        for name in COMPONENT_FACTS
+    ]
+    facts = "\n".join(
+        f"* `{name}`: " + " ".join((getattr(Components, name).__doc__ or "").split()) for name in COMPONENT_FACTS
+    )
+    return "\n".join([head, rule, *rows]) + "\n\n" + facts + "\n"
+
+
 def matrix_markdown(columns: list[tuple[tuple[int, int], str]]) -> str:
     """docs/allocator-matrix.md: one row per fact, one column per (minor, channel)."""
     head = "| fact | " + " | ".join(f"{a}.{b} {c}" for (a, b), c in columns) + " |"

@@ -285,6 +285,13 @@ class Semantics:
 
         return Behaviour(self.version, self.channel)
 
+    @cached_property
+    def components(self):
+        """kube-scheduler's (outside the allocator) and the kubelet's named facts for this minor (behaviour.py)."""
+        from kubectl_dra.behaviour import Components
+
+        return Components(tuple(self.version[:2]))
+
     def to_dict(self) -> dict:
         return {
             "kubernetesVersion": self.version_str,

@@ -220,7 +220,7 @@ DEFAULTS_1_37 = [
 
 
 def allocator_matrix() -> str:
-    from kubectl_dra.behaviour import matrix_markdown
+    from kubectl_dra.behaviour import components_markdown, matrix_markdown
     from kubectl_dra.features import _CHANNELS
 
     columns = [(v, name) for v, chans in _CHANNELS.items() for name, _ in chans]
@@ -232,6 +232,11 @@ def allocator_matrix() -> str:
         + "`yes` / `-` for facts that hold or not; other values are named. Facts that depend on feature gates too "
         + "are on Semantics (kubectl_dra/features.py).\n\n"
         + matrix_markdown(columns)
+        + "\n# kube-scheduler and the kubelet per minor\n\n"
+        + "What the scheduler outside the allocator (its DynamicResources and NodeResourcesFit plugins, the "
+        + "extended-resource cache) and the kubelet do per minor, the same for every channel "
+        + "(`sem.components.<fact>`).\n\n"
+        + components_markdown(sorted(_CHANNELS))
     )
 
 

@@ -49,7 +49,7 @@ def is_extended_resource_name(name: str) -> bool:
 def is_dra_extended_resource_name(name: str, sem: Semantics) -> bool:
     """schedutil.IsDRAExtendedResourceName (1.35+); 1.34 knows only IsExtendedResourceName, so its scheduler never
     treats an implicit deviceclass.resource.kubernetes.io/<class> name as DRA."""
-    if sem.version >= (1, 35) and name.startswith(IMPLICIT_PREFIX):
+    if sem.components.implicit_extended_resource_names and name.startswith(IMPLICIT_PREFIX):
         return True
     return is_extended_resource_name(name)
 
@@ -64,7 +64,7 @@ def class_mapping(classes: Sequence[dict], sem: Semantics) -> dict[str, dict]:
     1.34 (DeviceClassMapping): the explicit name if set, else the implicit one; of duplicates the last listed wins
     (informer order, not defined upstream: here the last in name order)."""
     out: dict[str, dict] = {}
-    if sem.version < (1, 35):
+    if not sem.components.implicit_extended_resource_names:
         for c in sorted(classes, key=name_of):
             ern = (c.get("spec") or {}).get("extendedResourceName")
             out[ern if isinstance(ern, str) and ern else IMPLICIT_PREFIX + name_of(c)] = c
@@ -204,7 +204,7 @@ def build_requests(ext: ExtendedResources, resources: list[str], sem: Semantics)
 
     for res in sorted(resources):
         rs = [r for r in ext.requests if r.resource == res]
-        if sem.version < (1, 35):
+        if not sem.components.extended_requests_by_lifetime:
             for r in rs:
                 requests.append(request(r, r.quantity))
                 mappings.append({"containerName": r.container, "resourceName": res, "requestName": _req_name(r)})
@@ -234,7 +234,7 @@ def build_requests(ext: ExtendedResources, resources: list[str], sem: Semantics)
                     m["requestName"] = keep["name"]
             requests.append(keep)
         mappings.extend(short_maps)
-    if sem.version >= (1, 35):
+    if sem.components.extended_requests_by_lifetime:
         requests.sort(key=lambda r: r["name"])
     return requests, mappings
 
@@ -328,7 +328,7 @@ def needs_dra(node: dict, res: str, sem: Semantics) -> bool:
     """filterExtendedResources: a mapped resource goes to DRA on a node whose allocatable lacks it or has 0 of it
     (1.34: only when the key is absent); otherwise the node's device plugin serves it and NodeResourcesFit decides."""
     present, value = _allocatable(node, res)
-    if sem.version < (1, 35):
+    if not sem.components.zero_allocatable_goes_to_dra:
         return not present
     return value <= 0
 
@@ -492,17 +492,12 @@ def via_plugin_finding(p: ExtendedPlan, node: str | None) -> Finding | None:
     )
 
 
-# The minors whose kube-scheduler fails PreBind for a pod with claims of its own placed on a node whose device plugin
-# serves its extended resource (DRA228): read in v1.35.4, v1.36.3, v1.37.2 and v1.38.0-beta.0, unfixed in all.
-PREBIND_DEFECT = ((1, 35), (1, 38))
-
-
 def prebind_defect_finding(p: ExtendedPlan | None, dry, own_claims: bool, sem: Semantics) -> Finding | None:
     """DRA228 when every node where the pod fits serves its extended resources through a device plugin and the pod
     has claims of its own (the scheduler fails PreBind there, forever); DRA229 when other nodes fit too."""
     if p is None or p.created or p.claim is None or not p.plugin_nodes or not own_claims:
         return None
-    if not PREBIND_DEFECT[0] <= tuple(sem.version[:2]) <= PREBIND_DEFECT[1]:
+    if not sem.components.prebind_fails_without_mappings:
         return None
     fits = [x.node for x in dry.allocatable if dry._fit_state(x.node) is not False]
     bad = [n for n in fits if n in p.plugin_nodes]

@@ -206,7 +206,9 @@ def kubelet_skips(node: dict | None, version: tuple) -> bool:
     its decoder). A 1.37 kubelet skips only with DRAOptionalNodeOperations on, which it declares in the Node's
     status.declaredFeatures (an older kubelet declares no such feature and calls the driver); without the Node
     object, the allocation is the evidence (the scheduler gives such devices only to a node that declares it)."""
-    if version < (1, 37):
+    from kubectl_dra.behaviour import Components
+
+    if not Components(tuple(version[:2])).kubelet_reads_skip_node_operations:
         return False
     if node is None:
         return True

@@ -50,9 +50,9 @@ def not_owned_message(pod: dict, claim: dict, sem: Semantics) -> str:
     """The scheduler's ownership message (1.36+ capitalisation; the PodGroup variant with the gate on)."""
     ns, pref = ns_of(claim), f"{ns_of(pod)}/{name_of(pod)}"
     group = pod_group(pod)
-    if sem.version >= (1, 36) and sem.gate(GATE) and group:
+    if sem.components.capitalised_ownership_message and sem.gate(GATE) and group:
         return f"ResourceClaim {ns}/{name_of(claim)} was not created for Pod {pref} (neither Pod nor PodGroup {group} is the owner)"
-    word = "Pod" if sem.version >= (1, 36) else "pod"
+    word = "Pod" if sem.components.capitalised_ownership_message else "pod"
     return f"ResourceClaim {ns}/{name_of(claim)} was not created for {word} {pref} ({word} is not owner)"
 
 

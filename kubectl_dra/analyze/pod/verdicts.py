@@ -267,7 +267,7 @@ def _unexplained(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> No
         for v in m
         if v.outcome == "candidate"
     )
-    if counters and an.sem.version < (1, 36):
+    if counters and an.sem.behaviour.legacy_allocate_device:
         msg += (
             " (the devices share counters: before 1.36 the allocator does not give back the counters of"
             " devices it tried and rejected, so it can run out although enough are free)"
@@ -332,7 +332,7 @@ def search_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) ->
         if reason == "counters":
             msg = f"{label}: on {where} the shared counters of the devices it can use are used up{held}"
             hint = None
-            if an.sem.version < (1, 36):
+            if an.sem.behaviour.legacy_allocate_device:
                 msg += (
                     " (before 1.36 the allocator does not give back the counters of devices it tried and rejected,"
                     " so it can run out although enough are free)"
