@@ -11,7 +11,6 @@ API decodes it (Quantity.UnmarshalJSON: surrounding whitespace trimmed, then Par
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from functools import lru_cache
 
@@ -330,12 +329,6 @@ def parse_quantity(text) -> Fraction:
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL_SCALE = {"m": Fraction(1, 10**3), "u": Fraction(1, 10**6), "n": Fraction(1, 10**9)}
-
-
-def quantity_value(text: str) -> int:
-    """resource.Quantity.Value(): the value rounded up (away from zero) to an integer."""
-    v = parse_quantity(text)
-    return math.ceil(v) if v >= 0 else -math.ceil(-v)
 
 
 def format_quantity(value: Fraction) -> str:

@@ -152,7 +152,7 @@ def plan(needs: Needs, api: str | None, served: frozenset[str] | set[str]) -> li
         add(ListJob("events", f"/api/v1{in_ns}/events", "Event", "v1", "events", query=(("fieldSelector", sel),),
                     namespace=ns))  # fmt: skip
     if needs.drivers or needs.everything:
-        # The driver piece (analyze/driver.py): the DaemonSets that may run a driver's kubelet plugin, in any
+        # The driver piece (analyze/pod/driver.py): the DaemonSets that may run a driver's kubelet plugin, in any
         # namespace (their pods are among the bound pods).
         add(ListJob("plugin_daemonsets", "/apis/apps/v1/daemonsets", "DaemonSet", "apps/v1", "daemonsets.apps"))
         # Why such a DaemonSet has no pod on a node: the DaemonSet controller's FailedCreate events (PodSecurity,

@@ -101,3 +101,22 @@ def test_the_package_cites_upstream_or_the_docs_never_an_issue_number():
         if re.search(r"\bissues? \d+", line)
     ]
     assert not cited, cited
+
+
+def test_every_python_file_the_package_names_exists():
+    """A docstring or comment that names a module (`queue.py`, `analyze/pod/driver.py`) names one in the tree: a moved
+    module leaves no pointer to nowhere."""
+    files = [p for p in ROOT.rglob("*.py") if not BUILT & set(p.relative_to(ROOT).parts)]
+    names = {p.name for p in files}
+    rel = {p.relative_to(ROOT).as_posix() for p in files} | {
+        p.relative_to(PACKAGE).as_posix() for p in files if PACKAGE in p.parents
+    }
+    bad = []
+    for p in sorted(PACKAGE.rglob("*.py")):
+        for i, line in enumerate(p.read_text().splitlines(), 1):
+            for m in re.finditer(r"(?<![\w./-])([\w./-]+\.py)\b", line):
+                t = m.group(1)
+                ok = any(x == t or x.endswith("/" + t) for x in rel) if "/" in t else t in names
+                if not ok:
+                    bad.append(f"{p.relative_to(ROOT)}:{i}: {t}")
+    assert not bad, bad

@@ -156,7 +156,7 @@ class DryRun:
 
 @dataclass(frozen=True)
 class PodPlan:
-    """What the dry-run of one pod worked on, for the queue (queue.py) to run it again against the allocations of
+    """What the dry-run of one pod worked on, for the queue (analyze/queue/) to run it again against the allocations of
     the pods ahead. shape: equal for pods whose pending claims have the same specs and may use the same nodes (a
     Deployment's replicas): the same search gives them the same answer."""
 

@@ -176,7 +176,7 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
 def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], alone: bool = False) -> list[Report]:
     """explain pod for each (namespace, name), sharing one analysis base (indexes, CEL cache, devices). Unless
     alone, a pending pod is judged in the scheduler's queue with every pending pod of the snapshot that may be
-    ahead of it (queue.py)."""
+    ahead of it (analyze/queue/)."""
     base = Analysis(snap, sem)
     got = {}
     for ns, name in pods:
@@ -245,9 +245,9 @@ def explain_pod(
     _fit_findings(an, dry, fit)
     _pod_findings(an, pod, analyses, dry)
     if not node_name:
-        from kubectl_dra.analyze.queue.preemption import preemption_finding
+        from kubectl_dra.analyze.pod.preempt import device_preemption_finding
 
-        lower = preemption_finding(an, pod, analyses, an.findings)
+        lower = device_preemption_finding(an, pod, analyses, an.findings)
         if lower is not None:
             an.findings.append(lower)
     _scheduler_findings(an, snap, word, dry, any(not a.allocated for a in analyses))

@@ -120,7 +120,7 @@ def scan(
 ) -> ScanReport:
     """Every pod in the namespace (None: all) that selector_matches (labels -> bool) and uses DRA. Unless alone,
     the pending ones are judged together with every pending pod of the snapshot, in the scheduler's order
-    (queue.py). elsewhere: when the namespace has none, count the pods of the other namespaces that would be
+    (analyze/queue/). elsewhere: when the namespace has none, count the pods of the other namespaces that would be
     listed there (ScanReport.elsewhere)."""
     classes = list(snap.classes)
     now = reference_time(snap)
