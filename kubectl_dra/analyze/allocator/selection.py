@@ -3,10 +3,25 @@ isSelectable, selectorsMatch)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from kubectl_dra.analyze.allocator.common import DeviceID
 from kubectl_dra.features import Semantics
+
+
+@dataclass
+class MatrixCache:
+    """What the device matrix (analyze/devices/checks.py) computes once per selector list and keeps with the
+    evaluator that compiled them: keyed by id() of the lists, which `keep` holds so that no id is reused while
+    cached."""
+
+    read_plans: dict = field(default_factory=dict)  # id(selectors) -> their compiled forms, or None
+    keyers: dict = field(default_factory=dict)  # ids of selector lists -> entry -> what they can see of a device
+    shapes: dict = field(default_factory=dict)  # id(selectors) -> device shape -> result
+    capacity_demand: dict = field(default_factory=dict)  # id(capacity requests) -> demand
+    verdicts: dict = field(default_factory=dict)  # the per-device check verdicts (checks.py)
+    keep: dict = field(default_factory=dict)
 
 
 class SelectorEvaluator:
@@ -21,6 +36,7 @@ class SelectorEvaluator:
         # and the compiled selector's own memo (by the values read) costs a key per call
         self._results: dict[int, tuple[dict, dict]] = {}
         self.inexact: set[str] = set()  # expressions Kubernetes accepts but the local engine cannot run
+        self.matrix = MatrixCache()  # the device matrix's per-selector-list plans (analyze/devices/checks.py)
 
     @property
     def env(self):

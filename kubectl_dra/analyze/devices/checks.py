@@ -78,7 +78,7 @@ def shape_key(entry: DeviceEntry) -> tuple:
     """Everything a CEL selector can see of a device: devices with equal keys get equal results.
     repr() of the raw maps is exact for JSON data and far cheaper than a canonical form; two equal
     maps written in a different order merely miss the cache."""
-    key = entry.__dict__.get("_shape")
+    key = entry.shape
     if key is None:
         d = entry.device
         key = (
@@ -87,7 +87,7 @@ def shape_key(entry: DeviceEntry) -> tuple:
             repr(d.get("capacity")),
             bool(d.get("allowMultipleAllocations")),
         )
-        entry.__dict__["_shape"] = key
+        entry.shape = key
     return key
 
 
@@ -96,7 +96,7 @@ _UNKEYED = object()
 
 def _compiled_list(ev: SelectorEvaluator, selectors):
     """The selectors compiled (cached per list), or None when one is empty or does not compile."""
-    plans = ev.__dict__.setdefault("_read_plans", {})
+    plans = ev.matrix.read_plans
     compiled = plans.get(id(selectors), _UNKEYED)
     if compiled is _UNKEYED:
         compiled = []
@@ -108,7 +108,7 @@ def _compiled_list(ev: SelectorEvaluator, selectors):
                 break
             compiled.append(c)
         plans[id(selectors)] = compiled
-        ev.__dict__.setdefault("_keep", {})[id(selectors)] = selectors  # keeps id(selectors) unique while cached
+        ev.matrix.keep[id(selectors)] = selectors  # keeps id(selectors) unique while cached
     return compiled
 
 
@@ -118,12 +118,12 @@ def keyer(ev: SelectorEvaluator, *selector_lists):
     address) share one result. An attribute that fails conversion fails every selector alike: its error is the key.
     A list with a selector that does not compile (or is empty) falls back to the device's whole shape. Built once
     per combination of lists (hot loops call it per device)."""
-    plans = ev.__dict__.setdefault("_keyers", {})
+    plans = ev.matrix.keyers
     ids = tuple(map(id, selector_lists))
     fn = plans.get(ids)
     if fn is None:
         fn = plans[ids] = _make_keyer(ev, selector_lists)
-        ev.__dict__.setdefault("_keep", {})[ids] = selector_lists  # keeps the ids unique while cached
+        ev.matrix.keep[ids] = selector_lists  # keeps the ids unique while cached
     return fn
 
 
@@ -218,7 +218,7 @@ def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry, rea
     """Returns (ok, failed_index, detail): ok True/False, or None on a CEL error (detail has the error).
     Results are shared by every device with the same read key within one evaluator (read: keyer(ev, selectors),
     when the caller has it at hand)."""
-    cache = ev.__dict__.setdefault("_shape_cache", {})
+    cache = ev.matrix.shapes
     k = (id(selectors), (read or keyer(ev, selectors))(entry))
     hit = cache.get(k)
     if hit is None:
@@ -227,7 +227,7 @@ def evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry, rea
 
 
 def _evaluate_selectors(ev: SelectorEvaluator, selectors, entry: DeviceEntry):
-    ev.__dict__.setdefault("_keep", {})[id(selectors)] = selectors  # keeps id(selectors) unique while cached
+    ev.matrix.keep[id(selectors)] = selectors  # keeps id(selectors) unique while cached
     for i, sel in enumerate(selectors):
         expr = selector_expression(sel)
         if not expr:
@@ -432,11 +432,11 @@ def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexe
     driver = did[0] if sem.behaviour.qualified_capacity_names else None
     # What one allocation of the request takes of each capacity depends on the request and the device's capacity
     # map only: computed once per distinct map (devices of one model share it), then held against what is in use.
-    memo = ctx.ev.__dict__.setdefault("_capacity_demand", {})
+    memo = ctx.ev.matrix.capacity_demand
     key = (id(req.capacity_requests), driver, repr(dev.get("capacity")))
     demand = memo.get(key)
     if demand is None:
-        ctx.ev.__dict__.setdefault("_keep", {})[id(req.capacity_requests)] = req.capacity_requests
+        ctx.ev.matrix.keep[id(req.capacity_requests)] = req.capacity_requests
         try:
             demand = capacity_demand(req.capacity_requests, dev, fractional, aborts, driver)
         except CapacityNotRepresentable as exc:
@@ -481,11 +481,11 @@ def _in_use(owners: list, estimated: frozenset, terminating: dict | None = None)
 def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry, read=None):
     """None if the device passes the class's and the request's selectors, else (stage, reason, evidence).
     Cached per read key (keyer): 40,000 devices that differ only in what no selector reads cost a few evaluations."""
-    cache = ev.__dict__.setdefault("_verdict_cache", {})
+    cache = ev.matrix.verdicts
     key = (id(req), (read or keyer(ev, class_sel, req.selectors))(e))
     if key in cache:
         return cache[key]
-    ev.__dict__.setdefault("_keep", {})[id(req)] = req  # keeps id(req) unique while cached
+    ev.matrix.keep[id(req)] = req  # keeps id(req) unique while cached
     out = None
     ok, idx, detail = evaluate_selectors(ev, class_sel, e)
     if ok is None:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from kubectl_dra.analyze.allocator import AllocatedState, device_id_str, slice_spec
@@ -39,6 +39,7 @@ class DeviceEntry:
     ignored: str = ""  # why the allocator of this version never looks at the device (pools.ignored_devices_reason)
     pool: Pool | None = None  # the pool (generation) it belongs to; an older one is used where no newer one reaches
     slice_where: str | None = None  # where() of every device of a slice without per-device node selection
+    shape: tuple | None = field(default=None, compare=False, repr=False)  # what a CEL selector sees (checks.shape_key)
 
     @property
     def id(self) -> str:
