@@ -126,8 +126,9 @@ def gang_reason(g: Gang, e) -> str:
         names = ", ".join(short[:4]) + (f" and {len(short) - 4} more" if len(short) > 4 else "")
         return (
             f"pod group {g.name} is placed all or nothing: it needs {g.need} of its {total} pending members at once "
-            f"(minCount {g.min_count}{bound}); {g.fit} fit, and {names} find no device left on the nodes their "
-            "claims can reach, so the scheduler places none of them"
+            f"(minCount {g.min_count}{bound}); {g.fit} fit, and {names} {'finds' if len(short) == 1 else 'find'} "
+            f"no device left on the nodes {'its claims' if len(short) == 1 else 'their claims'} can reach, so the "
+            "scheduler places none of them"
         )
     if e.node is None:
         return (
