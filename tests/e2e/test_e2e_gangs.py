@@ -31,6 +31,18 @@ def _podgroup(sc, name: str, min_count: int) -> None:
     )
 
 
+HIGH = "kubectl-dra-e2e-gang-high"  # a PriorityClass of value 1000
+
+
+def _four_gpus(sc, group: str, min_count: int):
+    """sc with its DeviceClass, 4 GPUs on node-01, the PriorityClass HIGH and the PodGroup GROUP."""
+    sc.device_class()
+    sc.slice([device(f"dev-{i}") for i in range(4)])
+    sc.priority_class(HIGH, 1000)
+    _podgroup(sc, group, min_count)
+    return sc
+
+
 def _gpu_pod(sc, name: str, group: str | None = None, priority_class: str | None = None) -> None:
     """A claim of one GPU and a pod that uses it (a member of GROUP, if given)."""
     sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
@@ -72,18 +84,14 @@ def test_a_gang_that_fits_alone_gets_nothing_after_the_pods_ahead(gang_scenario)
     urgent is created first: after SIGCONT the scheduler may take the first pod delivered before the next one
     reaches its queue (seen: early created first got dev-0, though urgent's priority puts it ahead in the queue
     kubectl-dra models), so a pod of higher priority created later is not reliably ahead here."""
-    sc = gang_scenario("gangahead")
+    sc = _four_gpus(gang_scenario("gangahead"), "train", 3)
     cluster = sc.cluster
-    sc.device_class()
-    sc.slice([device(f"dev-{i}") for i in range(4)])
-    sc.priority_class("kubectl-dra-e2e-gang-urgent", 1000)
-    _podgroup(sc, "train", 3)
     workers = [f"worker-{i}" for i in range(3)]
     names = ["urgent", "early", *workers, "notebook"]
     with cluster.scheduler_paused():
         # each a second after the one before (creationTimestamp counts seconds): an order, not a tie; the workers
         # within one second (the group cycle orders them by name then)
-        _gpu_pod(sc, "urgent", priority_class="kubectl-dra-e2e-gang-urgent")
+        _gpu_pod(sc, "urgent", priority_class=HIGH)
         time.sleep(1.1)
         _gpu_pod(sc, "early")
         time.sleep(1.1)
@@ -192,3 +200,34 @@ def test_a_gang_of_16_with_room_for_12_binds_12(gang_scenario):
     for n in ("w-12", "late"):
         r = cluster.kubectl_dra("explain", "pod", n, "-n", sc.ns, "-o", "json")
         assert r.code == 1 and r.json["verdict"]["missing"] == "device", str(r)
+
+
+def test_a_gang_whose_members_have_another_priority_than_its_podgroup_is_never_placed(gang_scenario):
+    """The PodGroup `mixed` (minCount 2, no priority class: priority 0) and its 2 members of priority 1000, 4 GPUs,
+    then `after`. The scheduler validates the group before its cycle (validatePodGroup: every member must have the
+    group's priority) and fails it at every attempt: no member is placed, and `after` gets a GPU. kubectl-dra used to
+    say undetermined (DRA431); the cluster has decided, and kubectl-dra says so (DRA435, certain)."""
+    sc = _four_gpus(gang_scenario("gangprio"), "mixed", 2)
+    cluster = sc.cluster
+    workers = ["m-0", "m-1"]
+    with cluster.scheduler_paused():
+        for w in workers:
+            _gpu_pod(sc, w, group="mixed", priority_class=HIGH)
+        time.sleep(1.1)
+        _gpu_pod(sc, "after")
+        st = cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+        ex = cluster.kubectl_dra("explain", "pod", "m-1", "-n", sc.ns, "-o", "json")
+    rows = {r["pod"]: r["queue"] for r in st.json["items"]}
+    for w in workers:
+        assert rows[w]["outcome"] == "gang" and not rows[w]["devices"], str(st)
+        assert "the PodGroup's priority is 0 and m-0, m-1 have priority 1000;" in rows[w]["reason"], rows[w]
+    assert rows["after"]["outcome"] == "fits", str(st)
+    assert ex.code == 1 and ex.json["findings"][0]["code"] == "DRA435" and ex.json["queue"] == rows["m-1"], str(ex)
+
+    _settled(cluster, sc.ns, [*workers, "after"], {"after"})
+    assert _devices(cluster, sc.ns, "after") == rows["after"]["devices"]
+    for w in workers:
+        ev = cluster.wait_event(sc.ns, w, "FailedScheduling", "should have the same priority as the pod group's")
+        assert "got 1000 and 0" in ev["message"], ev
+    pg = sc.api.get(PODGROUPS.format(ns=sc.ns) + "/mixed")
+    assert [c["reason"] for c in pg["status"]["conditions"]] == ["SchedulerError"], pg["status"]
