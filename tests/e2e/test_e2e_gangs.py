@@ -1,10 +1,12 @@
-"""Gangs on the real scheduler (v1.37.2, GenericWorkload on: the one gate PodGroups need in 1.37; it serves
-scheduling.k8s.io/v1beta1 and adds the GangScheduling plugin to the default profile, see conftest.gang_cluster).
+"""Gangs on the real scheduler (v1.37.2 with GenericWorkload, the one gate PodGroups need in 1.37: with it the
+scheduler adds its GangScheduling plugin to the default profile, and cluster.py serves scheduling.k8s.io/v1beta1;
+see conftest.gang_cluster).
 
 Every pod is created while kube-scheduler is stopped (Cluster.scheduler_paused), not gated: the scheduler then
-meets them as pods that were never attempted, in their creation order, which is the queue kubectl-dra assumes
-(analyze/queue/). kubectl-dra predicts while the scheduler is held; then the scheduler runs and every pod's outcome
-(bound or not, and which devices) is compared with the prediction."""
+meets them as pods that were never attempted, which is the queue kubectl-dra assumes (analyze/queue/). Once it runs
+again it may schedule the first pod delivered before the next one reaches its queue, so the tests create the pods
+in the order the queue takes them. kubectl-dra predicts while the scheduler is held; then the scheduler runs and
+every pod's outcome (bound or not, and which devices) is compared with the prediction."""
 
 from __future__ import annotations
 
