@@ -1109,8 +1109,11 @@ _RULES = [
         "the members already bound) fit; otherwise it reverts the cycle and places none. kubectl-dra runs the "
         "same cycle at the turn of the group's first member in the queue's order, members by priority, creation "
         "and name. It is certain when no other pod that can use the same devices is ahead of the group and the "
-        "members are of one kind on node-local devices; otherwise the members are undetermined (DRA431). Composite "
-        "groups, topology constraints, group claims, gated members and 1.35's Permit-based gangs are not modelled.",
+        "members are of one kind on node-local devices; otherwise the members are undetermined (DRA431). From 1.37 "
+        "the scheduler first checks that every member has the PodGroup's priority and that the members share one "
+        "preemption policy; a group that fails the check is rejected at every attempt and none of it is placed, "
+        "certain. Composite groups, topology constraints, group claims, gated members and 1.35's Permit-based gangs "
+        "are not modelled.",
     ),
     Rule(
         code="DRA436",

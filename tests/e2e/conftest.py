@@ -63,7 +63,12 @@ def gates_cluster():
 
 @pytest.fixture(scope="module")
 def gang_cluster():
-    """Gang scheduling on (GenericWorkload, beta and off by default in 1.37; PodGroups at scheduling.k8s.io/v1beta1)."""
+    """Gang scheduling on (GenericWorkload, beta and off by default in 1.37; PodGroups at scheduling.k8s.io/v1beta1,
+    which cluster.py serves with it). The one gate gangs need in 1.37: there is no GangScheduling gate, the scheduler
+    adds its GangScheduling plugin to the default profile when GenericWorkload is on (pkg/scheduler/apis/config/v1
+    default_plugins.go). The gates that depend on it (CompositePodGroup, PodGroupPreemptionPolicy,
+    TopologyAwareWorkloadScheduling, WorkloadWithJob: alpha; DRAWorkloadResourceClaims: beta, off) stay off: each
+    adds what kubectl-dra leaves undetermined or, for topology, scoring plugins of its own."""
     c, state_dir = _start("gangs", "GenericWorkload=true")
     yield c
     _stop(state_dir)

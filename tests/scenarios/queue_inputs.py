@@ -214,6 +214,16 @@ def register(m) -> None:
         "explain pod train-w03",
         [*workers, group, *own("notebook", "2026-12-01T10:05:00Z"), m.dclass(), *gang_nodes],
     )
+    m.scenario(
+        "queue-gang-after-its-cycles",
+        "explain pod worker-2 after two failed cycles of its gang (as tests/e2e/test_e2e_gangs.py saw them on "
+        "v1.37.2): 4 GPUs, three held by bound pods; the PodGroup train needs its 3 workers at once and 1 fits. The "
+        "second cycle ended before it tried worker-2, whose latest event carries the group's reason alone "
+        '("minCount (3) cannot be satisfied: 1 scheduled, 1 remaining"): the group\'s story (DRA435), not a reason '
+        "outside DRA (no DRA021).",
+        "explain pod worker-2",
+        _after_gang_cycles(m, at),
+    )
     batch = at(m.pod("batch", [("gpu", "claim", "batch-gpu")], "node-01"), "2026-12-01T09:00:00Z", priority=0)
     batch["status"]["phase"] = "Running"
     m.scenario(
@@ -252,6 +262,7 @@ def register(m) -> None:
             "queue-match-count-open": ("ml-prod", "-n"),
             "queue-gang-does-not-fit": ("ml-train", "-n"),
             "queue-gang-explain": ("ml-train", "-n"),
+            "queue-gang-after-its-cycles": ("ml-train", "-n"),
         }
     )
 
@@ -326,3 +337,36 @@ def _deployment(m, pods: int = 8, running: int = 0, cpu: str | None = None) -> l
         objs.append(m.rslice(f"node-0{n}-gpus", [m.dev("gpu-0")], f"node-0{n}", pool=f"node-0{n}"))
         objs.append(m.node(f"node-0{n}", {} if cpu is not None else None, zone="a"))
     return objs
+
+
+def _after_gang_cycles(m, at) -> list:
+    """4 GPUs on node-01: urgent (priority 1000), early and notebook bound to gpu-0..gpu-2; the PodGroup train
+    (minCount 3) and its 3 pending workers, with the events of the group's two failed cycles (v1.37.2's words: the
+    first tried every worker and placed 2, the second placed worker-0, found nothing for worker-1 and ended)."""
+    objs = []
+    for i, (name, prio) in enumerate((("urgent", 1000), ("early", 0), ("notebook", 0))):
+        p = at(m.pod(name, [("gpu", "claim", f"{name}-gpu")], "node-01"), f"2026-12-01T10:00:0{i}Z", priority=prio)
+        p["status"]["phase"] = "Running"
+        c = m.claim(
+            f"{name}-gpu", [m.request()], results=[("gpu", "node-01", f"gpu-{i}")], reserved=name, node="node-01"
+        )
+        objs += [p, c]
+    first = (
+        "pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group "
+        "preemption: No preemption victims found for incoming preemptor"
+    )
+    second = "minCount (3) cannot be satisfied: 1 scheduled, 1 remaining"
+    for i in range(3):
+        w = at(m.pod(f"worker-{i}", [("gpu", "claim", f"worker-{i}-gpu")]), "2026-12-01T10:00:05Z", priority=0)
+        w["spec"]["schedulingGroup"] = {"podGroupName": "train"}
+        objs += [w, m.claim(f"worker-{i}-gpu", [m.request()])]
+        objs.append(m.event(f"worker-{i}", "FailedScheduling", first, "2026-12-01T10:00:10Z"))
+    objs.append(m.event("worker-2", "FailedScheduling", second, "2026-12-01T10:00:20Z", n=2))
+    group = {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "train", "namespace": m.NS},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": 3}}},
+    }
+    four = [m.dev(f"gpu-{j}") for j in range(4)]
+    return [*objs, group, m.dclass(), m.rslice("node-01-gpus", four, "node-01"), *m.NODES]

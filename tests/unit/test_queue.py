@@ -370,7 +370,7 @@ def test_a_gang_that_does_not_fit_gets_nothing_and_frees_the_devices_for_the_pod
     for i in range(4):
         p = q.places[f"{NS}/train-{i}"]
         assert (p.outcome, p.certain, p.devices) == ("gang", True, ()), p
-    assert "needs 4 of its 4 pending members at once (minCount 4); 3 fit, and train-3 find" in p.reason
+    assert "(minCount 4); 3 fit, and train-3 finds no device left on the nodes its claims can" in p.reason
     after = q.places[f"{NS}/after"]
     assert after.outcome == "fits" and after.certain and after.devices == ("gpu.example.com/node-01/gpu-0",)
     # in the pod's own report: blocked, with the gang's reason first

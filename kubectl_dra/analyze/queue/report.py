@@ -3,6 +3,7 @@ place in its report (a finding, the verdict again, the body's `queue`)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from kubectl_dra.analyze.pod.extended import uses_dra
@@ -123,9 +124,14 @@ def _opened(report, why: str):
     return replace(report, findings=tuple(findings), body=body, verdict=verdict)
 
 
-# The scheduler's words when a gang's cycle fails (GangScheduling Permit, 1.36+): "pod group is unschedulable,
-# minCount (3) cannot be satisfied: 2 scheduled, 0 remaining" (seen on v1.37.2)
+# The scheduler's words when a gang's cycle fails (1.36+): a member placed in the cycle gets the group's status
+# behind "pod group is unschedulable, " ("... minCount (3) cannot be satisfied: 2 scheduled, 0 remaining", seen on
+# v1.37.2); a member the cycle never tried, because the GangScheduling PlacementFeasible check ended it early, gets
+# the group's reasons alone ("minCount (3) cannot be satisfied: 1 scheduled, 1 remaining": a clone of the status
+# without its error, schedule_one_podgroup.go completePodGroupAlgorithmResult; seen on v1.37.2), or "minCount (3)
+# is not yet satisfied: ..." where the cycle ran out of members while waiting
 GANG_WORD = "pod group is unschedulable"
+GANG_REASON = re.compile(r"\bminCount \(\d+\) (cannot be|is not yet) satisfied: ")
 
 
 def _gang_word(f) -> bool:
@@ -133,7 +139,7 @@ def _gang_word(f) -> bool:
     or the member's claims could not be allocated in the cycle after the members before it took devices (DRA005:
     alone they can)."""
     if f.code == "DRA021":
-        return GANG_WORD in f.message
+        return GANG_WORD in f.message or GANG_REASON.search(f.message) is not None
     return f.code == "DRA005" and "cannot allocate all claims" in f.message
 
 

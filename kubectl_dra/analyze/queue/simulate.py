@@ -211,9 +211,15 @@ class _Sim:
         return tuple(takes)
 
     def place_gang(self, g, ms: list[Entry]) -> None:
-        """The group cycle: every member in member order against one state; below minCount, all reverted."""
-        saved = (self.state.copy(), dict(self.claims), dict(self.taken_by), dict(self.cursor), dict(self.node_use))
+        """The group cycle: every member in member order against one state; below minCount, all reverted (a group
+        the scheduler rejects before the cycle: none tried)."""
         g.members = member_order(ms)
+        if g.rejected is not None:
+            g.fit, g.failed, g.short = 0, True, [e.ref for e in g.members]
+            for e in g.members:
+                e.node, e.takes, e.allocs, e.choices = None, (), (), 0
+            return
+        saved = (self.state.copy(), dict(self.claims), dict(self.taken_by), dict(self.cursor), dict(self.node_use))
         for e in g.members:
             self.place(e, want_choices=False)
         g.fit = sum(1 for e in g.members if e.node is not None)
@@ -455,8 +461,8 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
                 ms = gangs.pop(g)
                 comps = {comp[q.plan.shape] for q in ms}
                 ahead = [q for q in ordered[: e.index] if q.gang is not g and comp[q.plan.shape] in comps]
-                g.certain = _gang_certainty(g, ms, ahead, shapes, kind_of) and not may_err(
-                    ms[0].plan, base.sem, base.memo
+                g.certain = g.rejected is not None or (
+                    _gang_certainty(g, ms, ahead, shapes, kind_of) and not may_err(ms[0].plan, base.sem, base.memo)
                 )
                 sim.place_gang(g, ms)
             continue
