@@ -252,6 +252,20 @@ class Components:
         return self.version >= (1, 36)
 
     @cached_property
+    def gang_in_one_cycle(self) -> bool:
+        """A PodGroup with schedulingPolicy.gang is scheduled in one cycle (every member tried against one snapshot,
+        all reverted below minCount); 1.35's gangs wait at Permit, holding their devices, for up to 5 minutes.
+        upstream: 1.36+ pkg/scheduler/schedule_one_podgroup.go; 1.35 plugins/gangscheduling Permit."""
+        return self.version >= (1, 36)
+
+    @cached_property
+    def validates_pod_groups(self) -> bool:
+        """Before any member is tried, a group whose members' priority is not the PodGroup's, or whose preemption
+        policies differ, is rejected at every attempt. upstream: 1.37 schedule_one_podgroup.go validatePodGroup, 1.38
+        validatePodGroupHierarchy."""
+        return self.version >= (1, 37)
+
+    @cached_property
     def kubelet_reads_skip_node_operations(self) -> bool:
         """The kubelet can skip the driver's NodePrepareResources for results with skipNodeOperations (with
         DRAOptionalNodeOperations on and declared in the Node's status); an older minor's types have no such field.

@@ -76,7 +76,7 @@ def gangs_of(snap, sem, members: dict) -> dict:
         if isinstance(g, str) and g and spec.get("nodeName") and not meta_of(p).get("deletionTimestamp"):
             bound.setdefault((ns_of(p), g), []).append(p)
     out = {}
-    minor = sem.version[1]
+    facts = sem.components
     for key, ms in members.items():
         pg = groups.get(key)
         spec = (pg or {}).get("spec") or {}
@@ -84,7 +84,7 @@ def gangs_of(snap, sem, members: dict) -> dict:
         gang = policy.get("gang")
         min_count = int((gang or {}).get("minCount") or 0) if gang is not None else 0
         why = rejected = None
-        if minor < 36:
+        if not facts.gang_in_one_cycle:
             why = (
                 "in 1.35 a gang's members wait at Permit for up to 5 minutes, holding their devices, until minCount "
                 "of them are placed; the queue does not model that"
@@ -101,7 +101,7 @@ def gangs_of(snap, sem, members: dict) -> dict:
             why = f"PodGroup {key[1]} has a scheduling policy the queue does not know"
         elif 0 < sum(kind == "gated" for _, kind, _ in ms) < sum(kind is not None for _, kind, _ in ms):
             why = "some of its members are still gated and some are not: when the rest join is not modelled"
-        elif minor >= 37 and (rejected := _invalid(pg, [p for p, _, _ in ms] + bound.get(key, []), sem)):
+        elif facts.validates_pod_groups and (rejected := _invalid(pg, [p for p, _, _ in ms] + bound.get(key, []), sem)):
             pass
         elif any(kind in ("open", "error") for _, kind, _ in ms):
             why = "a member is undetermined on its own"
