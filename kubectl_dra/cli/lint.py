@@ -32,6 +32,7 @@ from kubectl_dra.cli.options import Options
     type=click.Path(allow_dash=True),
     help="Files, directories or - (stdin) to lint (repeatable)",
 )
+@click.argument("paths", nargs=-1, type=click.Path(allow_dash=True), metavar="[FILE]...")
 @_flags(
     *_input("A dump (or - for stdin) to use as the reference inventory (repeatable); alone, it is also what is linted"),
     *_connection(
@@ -53,7 +54,7 @@ from kubectl_dra.cli.options import Options
     ),
     *_VERBOSE,
 )
-def lint_cmd(filenames, output, fail_on, **params):
+def lint_cmd(filenames, paths, output, fail_on, **params):
     """Catch DRA mistakes before kubectl apply: CEL that does not compile, attributes no device has, API versions
     the target does not serve, misplaced fields, broad DeviceTaintRules, duplicate extended resource names, names
     that resolve to nothing, devices asked for through DRA and a device plugin at once.
@@ -67,12 +68,14 @@ def lint_cmd(filenames, output, fail_on, **params):
       kubectl dra lint -f manifests/
       helm template . | kubectl dra lint -f - --from-file cluster-dump.yaml
       kubectl dra lint -f claim.yaml --context prod -o sarif > dra.sarif
+      kubectl dra lint deploy/*.yaml        (files as arguments: how pre-commit calls it)
     """
     from kubectl_dra.analyze.lint import SEVERITY_RANK, lint
     from kubectl_dra.gather.manifests import load_manifests
 
+    filenames = tuple(filenames) + tuple(paths)
     if not filenames and not params["from_files"]:
-        raise click.UsageError("give the manifests with -f PATH (or - for stdin)")
+        raise click.UsageError("give the manifests as FILE arguments or with -f PATH (or - for stdin)")
     _stdin_once(filenames, params["from_files"])
     # the reference's semantics from the shared flags; every namespace of a reference cluster; lint's own -o
     # (text, json, sarif) is not the report's, so Options keeps text (a terminal's progress line as before)

@@ -3,6 +3,8 @@ JSON (kind: LintResult) and SARIF 2.1.0 (GitHub code scanning shows the findings
 
 from __future__ import annotations
 
+import hashlib
+
 from kubectl_dra import jsonio
 from kubectl_dra.render.escape import esc
 
@@ -22,6 +24,15 @@ def render_lint(report, fmt: str, stream, registry, version: str) -> None:
         hint = registry[f.finding.code].hint
         if hint:
             stream.write(f"    hint: {hint}\n")
+
+
+# GitHub code scanning matches a finding across commits by its fingerprints: ours holds what the finding is about
+# (rule, file, message), not where it sits, so that a line moved by an edit above it is the same alert
+FINGERPRINT = "kubectlDraFinding/v1"
+
+
+def fingerprint(f) -> str:
+    return hashlib.sha256(f"{f.finding.code}\0{f.file}\0{f.finding.message}".encode()).hexdigest()[:32]
 
 
 def sarif(report, registry, version: str) -> dict:
@@ -48,10 +59,11 @@ def sarif(report, registry, version: str) -> dict:
                 {
                     "physicalLocation": {
                         "artifactLocation": {"uri": f.file},
-                        "region": {"startLine": f.line, "startColumn": f.column},
+                        "region": {"startLine": max(1, f.line), "startColumn": max(1, f.column)},
                     }
                 }
             ],
+            "partialFingerprints": {FINGERPRINT: fingerprint(f)},
         }
         for f in report.findings
     ]

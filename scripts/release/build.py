@@ -222,6 +222,7 @@ def cmd_tools(args) -> None:
             {
                 "python": str(venv_bin(venv, "python")),
                 "pipx": str(venv_bin(venv, "pipx")),
+                "pre-commit": str(venv_bin(venv, "pre-commit")),
                 "pyinstaller": str(venv_bin(venv, "pyinstaller")),
                 "kubectl": str(venv_bin(venv, "kubectl")),
                 "krew": str(go["krew"]),
