@@ -166,7 +166,8 @@ def ensure_toolchain() -> Path:
                 LOCK,
             ]
         )
-        run([venv_bin(venv, "python"), "-m", "pip", "check"])
+        # (its "No broken requirements found." on stderr: `build.py tools` prints JSON on stdout)
+        run([venv_bin(venv, "python"), "-m", "pip", "check"], stdout=sys.stderr)
         (final / "ok").write_text(f"created in {time.monotonic() - t0:.1f}s\n")
         log(f"toolchain ready in {time.monotonic() - t0:.1f}s: {venv}")
     return venv
