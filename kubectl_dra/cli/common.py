@@ -41,11 +41,23 @@ def _connection(
     context: str = "The kubeconfig context to use",
     request_timeout: str = "Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
     chunks: bool = True,
+    fleet: bool = False,
 ) -> tuple:
-    """--kubeconfig, --context, --request-timeout and (chunks) --chunk-size."""
+    """--kubeconfig, --context, --request-timeout and (chunks) --chunk-size; fleet: --context repeatable and
+    --all-contexts (status over several clusters, cli/fleet.py)."""
+    contexts = (
+        (
+            click.option(
+                "--context", "contexts", multiple=True, help=context + " (repeat it to scan several clusters)"
+            ),
+            click.option("--all-contexts", is_flag=True, help="Scan the cluster of every kubeconfig context"),
+        )
+        if fleet
+        else (click.option("--context", default=None, help=context),)
+    )
     return (
         click.option("--kubeconfig", default=None, help=kubeconfig),
-        click.option("--context", default=None, help=context),
+        *contexts,
         click.option("--request-timeout", default="30s", show_default=True, help=request_timeout),
     ) + (
         (
@@ -126,7 +138,7 @@ _CLUSTER_SCOPED = (
 )
 
 
-def _gather(o: Options, *, analyse: bool = True, **ask) -> Gathered:
+def _gather(o: Options, *, analyse: bool = True, progress: bool = True, **ask) -> Gathered:
     """What the command asks (ask: LiveRequest's fields but the scope, which -n and -A give), from the files or the
     cluster, as one Gathered (with watch: and the LiveSession that follows it). events=False: without the pods'
     Events, for a command that never reads them (not listed live; from files, dropped unless drivers asks for the
@@ -158,7 +170,7 @@ def _gather(o: Options, *, analyse: bool = True, **ask) -> Gathered:
         context=o.context,
         timeout=o.timeout,
         chunk_size=o.chunk_size,
-        progress=sys.stderr.isatty() and o.output in ("text", "wide"),
+        progress=progress and sys.stderr.isatty() and o.output in ("text", "wide"),
         while_waiting=(lambda server_version: _preload(o, server_version)) if analyse else None,
     )
     return replace(got, namespace=_named_namespace(got.snapshot, r))

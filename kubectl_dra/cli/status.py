@@ -10,7 +10,6 @@ import click
 from kubectl_dra.cli.common import (
     _ALONE,
     _COLOR,
-    _CONNECTION,
     _EXIT_ZERO,
     _INPUT,
     _NO_HEADERS,
@@ -18,6 +17,7 @@ from kubectl_dra.cli.common import (
     _VERBOSE,
     _WATCH,
     CONTEXT_SETTINGS,
+    _connection,
     _flags,
     _gather,
     _one_line,
@@ -25,6 +25,7 @@ from kubectl_dra.cli.common import (
     _scan_rows,
     _scope,
     _short_unseen,
+    _terminal,
     finish,
     note,
 )
@@ -45,7 +46,7 @@ from kubectl_dra.render import FORMATS
     *_NO_HEADERS,
     *_ALONE,
     *_EXIT_ZERO,
-    *_CONNECTION,
+    *_connection(fleet=True),
     *_COLOR,
     *_VERBOSE,
 )
@@ -78,15 +79,56 @@ def status_cmd(selector, watch, no_headers, **params):
       # Offline, on a dump that records what it read (a plain kubectl get dump without a kind leaves the
       # answers that need it open: DRA104)
       kubectl dra dump -A > dump.yaml && kubectl dra status -A --from-file dump.yaml
+      # Several clusters at once (a CLUSTER column; exit code the worst of them)
+      kubectl dra status -A --context prod-us --context prod-eu
+      kubectl dra status -A --all-contexts -o json
     """
-    from kubectl_dra.model.labels import matches, parse_selector
+    from kubectl_dra.cli.fleet import with_contexts
+    from kubectl_dra.model.labels import parse_selector
 
+    contexts, params = with_contexts(params)
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
-    got = _gather(
-        o, selector=selector or "", partial=True, watch=watch, pending_pods=not o.alone, bound_pods=True, drivers=True
+    if contexts is not None:
+        if watch:
+            raise DraError("-w follows one cluster: give one --context")
+        return _fleet(o, contexts, selector, reqs, no_headers)
+    # (no local keeps the gather: with -w, the first answer takes its snapshot, not held here for hours)
+    return _answer(
+        o,
+        _gather(
+            o,
+            selector=selector or "",
+            partial=True,
+            watch=watch,
+            pending_pods=not o.alone,
+            bound_pods=True,
+            drivers=True,
+        ),
+        selector,
+        reqs,
+        watch,
+        no_headers,
     )
+
+
+def _scan_once(o: Options, selector, reqs, progress: bool = True):
+    """One cluster's gather and scan (a fleet's per context)."""
+    got = _gather(
+        o,
+        selector=selector or "",
+        partial=True,
+        pending_pods=not o.alone,
+        bound_pods=True,
+        drivers=True,
+        progress=progress,
+    )
+    return _evaluator(o, got, selector, reqs, False)[0](got.snapshot)
+
+
+def _evaluator(o: Options, got, selector, reqs, watch: bool):
     from kubectl_dra.analyze.reports.status import scan
+    from kubectl_dra.model.labels import matches
 
     snap, ns = got.snapshot, got.namespace
     namespace = None if o.all_namespaces else ns
@@ -106,6 +148,44 @@ def status_cmd(selector, watch, no_headers, **params):
         )
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
+    return evaluate, namespace
+
+
+def _fleet(o: Options, contexts: list[str], selector, reqs, no_headers: bool):
+    """The scan of every context (cli/fleet.py): a CLUSTER column, one StatusList document, the worst exit code."""
+    from kubectl_dra.cli.fleet import fleet_options, scan_contexts
+    from kubectl_dra.render.status import render_fleet
+
+    if sys.stderr.isatty() and o.output in ("text", "wide"):
+        note(f"scanning {len(contexts)} clusters ...")
+    answers = scan_contexts(
+        contexts, lambda ctx: _scan_once(fleet_options(o, ctx), selector, reqs, progress=False), o.verbose
+    )
+
+    def show():
+        color, width = _terminal(o)
+        render_fleet(answers, o.output, sys.stdout, color=color, width=width, header=not no_headers)
+        sys.stdout.flush()
+        if o.output in ("text", "wide"):
+            for a in answers:
+                if a.report is not None:
+                    sys.stderr.write(f"{a.context}: {a.report.summary}\n")
+
+    down = [a for a in answers if a.report is None]
+    open_ = [a for a in answers if a.report is not None and not a.report.determined]
+    undetermined = None
+    if down:
+        undetermined = f"{len(down)} of {len(answers)} clusters not scanned ({', '.join(a.context for a in down[:3])})"
+    elif open_:
+        undetermined = f"some pods undetermined in {', '.join(a.context for a in open_[:3])}: 'explain pod' says why"
+    blocked = any(a.report is not None and a.report.blocked for a in answers)
+    return finish(answers, o, show=show, undetermined=undetermined, blocked=blocked)
+
+
+def _answer(o: Options, got, selector, reqs, watch: bool, no_headers: bool):
+    """One cluster's answer (or, with -w, the loop that keeps it)."""
+    evaluate, namespace = _evaluator(o, got, selector, reqs, watch)
+    snap = got.snapshot
     if watch:
         session, first = got.session, [snap]
         del got, snap  # the first answer takes the snapshot (cli/watch.py _first): not kept here for hours

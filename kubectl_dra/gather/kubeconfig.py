@@ -386,3 +386,12 @@ def _auth_provider(files: list[str], context: str, provider: dict, user: str) ->
     if not value:
         raise DraError(f"the auth-provider {_q(provider.get('name') or '')} of user {_q(user)} gave no credentials")
     return value
+
+
+def context_names(kubeconfig: str | None) -> list[str]:
+    """Every context of the merged kubeconfig (--all-contexts), in name order; none is an error, as kubectl's
+    `config get-contexts` on an empty config says nothing to use."""
+    merged = _merged(kubeconfig)
+    if not merged["contexts"]:
+        raise DraError("the kubeconfig has no contexts (--all-contexts)")
+    return sorted(merged["contexts"])

@@ -93,7 +93,8 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             CONNECTION
             | SEMANTICS
             | {"--namespace", "--all-namespaces", "--from-file", "--output", "--selector"}
-            | {"--watch", "--no-headers", "--alone", "--exit-zero", "--no-color", "--verbose", "--help"},
+            | {"--watch", "--no-headers", "--alone", "--exit-zero", "--no-color", "--verbose", "--help"}
+            | {"--all-contexts"},  # (--context repeatable: a fleet scan, cli/fleet.py)
         ),
         (
             ("devices",),
