@@ -14,6 +14,7 @@ from kubectl_dra.gather.assemble import live_snapshot
 from kubectl_dra.gather.client import PAGE, Client, ListRecord, _Forbidden
 from kubectl_dra.gather.plan import JOIN_ORDER, LISTED, RESOURCE_VERSIONS, Needs, plan, run
 from kubectl_dra.gather.result import Gathered, LiveRequest
+from kubectl_dra.model.kinds import WORKLOAD_KINDS
 from kubectl_dra.model.labels import selector_string
 from kubectl_dra.model.objects import check_shapes
 from kubectl_dra.model.scope import base_namespace, only_namespace, qualified
@@ -150,7 +151,7 @@ def _gather_live(r: LiveRequest, c: Client, progress: bool, while_waiting) -> Ga
     if r.watch:
         from kubectl_dra.gather.watch import LiveSession
 
-        static = [o for o in objs if o.get("kind") in ("Deployment", "StatefulSet", "DaemonSet", "Job", "ReplicaSet")]
+        static = [o for o in objs if o.get("kind") in WORKLOAD_KINDS]
         static = [o for o in static if not any(o is x for rec in c.record for x in rec.items)]
         session = LiveSession(c, c.record, static, meta)
         return Gathered(session.snapshot(), t.namespace, session, raw)

@@ -9,16 +9,11 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from kubectl_dra.gather.client import Client, _Forbidden
+from kubectl_dra.model.kinds import WORKLOADS
 from kubectl_dra.model.snapshot import BOUND_PODS, DAEMONSET_EVENTS, NODE_EVENTS, PENDING_PODS, Gap
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
-WORKLOAD_LISTS = (
-    ("Deployment", "/apis/apps/v1", "deployments"),
-    ("ReplicaSet", "/apis/apps/v1", "replicasets"),
-    ("StatefulSet", "/apis/apps/v1", "statefulsets"),
-    ("DaemonSet", "/apis/apps/v1", "daemonsets"),
-    ("Job", "/apis/batch/v1", "jobs"),
-)
+WORKLOAD_LISTS = tuple((k.kind, k.api_base, k.plural) for k in WORKLOADS if k.listed)
 # The resource.k8s.io versions read, newest first (the first one the server serves is used)
 RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
 # The optional lists (job key -> Snapshot.listed name) whose answer, once read, is complete

@@ -4,6 +4,7 @@ No I/O: gather/files.py and gather/live.py both end here."""
 from __future__ import annotations
 
 from kubectl_dra.errors import DraError
+from kubectl_dra.model.kinds import WORKLOAD_KINDS
 from kubectl_dra.model.normalize import KNOWN_VERSIONS, RESOURCE_GROUP, normalize_event, to_v1
 from kubectl_dra.model.snapshot import Snapshot
 
@@ -16,11 +17,7 @@ _BUCKETS = {
     "Node": "nodes",
     "Event": "events",
     "DeviceTaintRule": "taint_rules",
-    "Deployment": "workloads",
-    "ReplicaSet": "workloads",
-    "StatefulSet": "workloads",
-    "DaemonSet": "workloads",
-    "Job": "workloads",
+    **dict.fromkeys(WORKLOAD_KINDS, "workloads"),
     "ResourceQuota": "quotas",
     "ResourcePoolStatusRequest": "pool_status_requests",
     "PodGroup": "podgroups",

@@ -8,16 +8,13 @@ A name not found where the command looked says where else the input has it, so `
 from __future__ import annotations
 
 from kubectl_dra.errors import DraError
+from kubectl_dra.model.kinds import WORKLOADS
 
 # kind -> what kubectl calls it in "not found" errors, and the Snapshot field that holds it
 _RESOURCES = {
     "Pod": ("pods", "pods"),
     "ResourceClaim": ("resourceclaims.resource.k8s.io", "claims"),
-    "Deployment": ("deployments.apps", "workloads"),
-    "StatefulSet": ("statefulsets.apps", "workloads"),
-    "ReplicaSet": ("replicasets.apps", "workloads"),
-    "DaemonSet": ("daemonsets.apps", "workloads"),
-    "Job": ("jobs.batch", "workloads"),
+    **{k.kind: (k.qualified, "workloads") for k in WORKLOADS},
 }
 
 

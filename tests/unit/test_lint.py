@@ -91,7 +91,7 @@ def test_bad_input_is_one_line(tmp_path):
     r = run("-f", str(f))
     assert r.returncode == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
     r = run()
-    assert r.returncode == 2 and "give the manifests with -f" in r.stderr, r.stderr
+    assert r.returncode == 2 and "give the manifests as FILE arguments or with -f" in r.stderr, r.stderr
 
 
 def test_sarif_validates_against_the_sarif_2_1_0_schema(tmp_path):

@@ -9,17 +9,10 @@ import re
 
 from kubectl_dra.analyze.lint.objects import _claim_spec, device_plugin_nodes
 from kubectl_dra.analyze.pod.extended import IMPLICIT_PREFIX, is_extended_resource_name, same_vendor
+from kubectl_dra.model.kinds import BY_KIND
 from kubectl_dra.model.meta import name_of, ns_of
 
-WORKLOAD_POD_SPECS = {
-    "Pod": ("spec",),
-    "Deployment": ("spec", "template", "spec"),
-    "StatefulSet": ("spec", "template", "spec"),
-    "DaemonSet": ("spec", "template", "spec"),
-    "ReplicaSet": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
+WORKLOAD_POD_SPECS = {k.kind: k.pod_spec for k in BY_KIND.values()}
 _DRIVER_LITERAL = re.compile(r'device\.driver\s*==\s*"([^"]+)"|"([^"]+)"\s*==\s*device\.driver')
 
 

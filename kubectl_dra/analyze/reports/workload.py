@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kubectl_dra.errors import DraError
+from kubectl_dra.model.kinds import POD, WORKLOADS
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
 from kubectl_dra.model.scope import not_found
 
@@ -24,19 +25,9 @@ if TYPE_CHECKING:
     from kubectl_dra.model.snapshot import Snapshot
 
 # kubectl's names, short names and group-qualified names -> (kind, API base path, resource)
-KINDS: dict[str, tuple[str, str, str]] = {}
-for _kind, _group, _plural, _short in (
-    ("Pod", "", "pods", "po"),
-    ("Deployment", "apps", "deployments", "deploy"),
-    ("StatefulSet", "apps", "statefulsets", "sts"),
-    ("ReplicaSet", "apps", "replicasets", "rs"),
-    ("DaemonSet", "apps", "daemonsets", "ds"),
-    ("Job", "batch", "jobs", ""),
-):
-    _entry = (_kind, f"/apis/{_group}/v1" if _group else "/api/v1", _plural)
-    for _alias in (_kind.lower(), _plural, _short, f"{_kind.lower()}.{_group}", f"{_plural}.{_group}"):
-        if _alias and not _alias.endswith("."):
-            KINDS[_alias] = _entry
+KINDS: dict[str, tuple[str, str, str]] = {
+    alias: (k.kind, k.api_base, k.plural) for k in (POD, *WORKLOADS) for alias in k.aliases()
+}
 
 
 def parse_type_name(text: str) -> tuple[str, str]:
@@ -44,7 +35,7 @@ def parse_type_name(text: str) -> tuple[str, str]:
     kind, _, name = text.partition("/")
     entry = KINDS.get(kind.lower())
     if entry is None or not name or "/" in name:
-        known = "pod, deploy, sts, rs, ds, job"
+        known = ", ".join(["pod", *(k.short or k.kind.lower() for k in WORKLOADS)])
         raise DraError(f"{text!r}: expected TYPE/NAME with TYPE one of {known} (or their kubectl names)")
     return entry[0], name
 
