@@ -88,6 +88,12 @@ The commands follow kubectl's split between listing and describing:
   name class C (a mismatch is an error, exit 2); a request that names no class takes C; one for admin access is
   refused (its copies hold no device, so no count bounds them). Exit 1 when none fits;
   exit 2 when a pending pod that could take the same devices has an undetermined place in the queue.
+  `-o map` draws the devices instead of listing them (as `-o wide` or `-o name` reshape `kubectl get`'s answer):
+  a row per node, nodes whose devices are in the same states on one row with their count (5,000 nodes of eight
+  GPUs fit on a screen), a cell per device with a glyph and a colour per state (under `NO_COLOR` ASCII glyphs
+  alone, named in the legend: a state is never told by colour alone), the used/capacity of partitionable devices'
+  counter sets, and the devices a pending pod would take in the queue's dry-run marked as estimated. The filters
+  apply.
 
 Every row of `status` is the verdict `explain pod` gives for that pod, computed by the same code from one gather
 and one shared analysis (indexes, CEL results and the device inventory are built once for all pods). Pending pods

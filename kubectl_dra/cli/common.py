@@ -188,7 +188,7 @@ def _preload(o: Options, server_version: str | None):
 
 def _terminal(o: Options) -> tuple[bool, int | None]:
     """Colour (a terminal, no NO_COLOR/--no-color, or FORCE_COLOR) and the width text is fitted to (a terminal only)."""
-    text = o.output in ("text", "wide")
+    text = o.output in ("text", "wide", "map")
     color = (
         sys.stdout.isatty() and not o.no_color and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     ) or bool(os.environ.get("FORCE_COLOR"))
