@@ -71,6 +71,9 @@ The commands follow kubectl's split between listing and describing:
 * `kubectl dra explain pod|claim` describes, like `kubectl describe`: one object in full, every finding with its
   evidence. `explain pod -l SELECTOR` and `explain deploy/NAME` (sts, rs, ds, job) describe each pod they pick,
   one report after another (a `kind: List` with `-o json|yaml`); the worst exit code wins.
+  `explain pod NAME --map` adds the device map of `devices -o map` for that pod: each device marked by the first
+  check it fails for the pod's requests (the report's own device matrices: class or request selector, in use, a pod
+  ahead in the queue, taint, counters, capacity, a node the pod cannot use, pool), the dry-run's pick standing out.
 * `kubectl dra match claim` answers "which devices would this claim get, and why not the others", for a claim
   that exists or one that is only a manifest.
 * `kubectl dra devices` lists devices as `kubectl get nodes` lists nodes: a resource-like name (`devices`, plural)

@@ -22,6 +22,25 @@ DEVICE_LEGEND = {
     "free": ("○", ".", "green", "free"),
 }
 
+# state -> (glyph, ASCII glyph, style, words): explain pod --map, each device's first failed check for the pod
+# (findings/stages.py: the words are the text report's labels of the stages)
+POD_LEGEND = {
+    "selected": ("◉", "@", "bold cyan reverse", "the dry-run's pick"),
+    "candidate": ("○", ".", "green", "candidate"),
+    "capacity": ("◍", "c", "yellow", "not enough capacity"),
+    "counters": ("◌", "x", "yellow", "shared counters exhausted"),
+    "taint": ("▲", "T", "yellow", "untolerated taint"),
+    "feature": ("⊘", "f", "red", "feature disabled"),
+    "ahead": ("◐", "r", "cyan", "goes to a pod ahead in the queue (estimated)"),
+    "in-use": ("●", "#", "bold", "already allocated"),
+    "node": ("×", "n", "magenta", "not on a node the pod can use"),
+    "cel-error": ("‼", "E", "bold red", "a selector errs"),
+    "request": ("◇", "q", "blue", "fails the request's selector"),
+    "class": ("□", "k", "blue", "fails the class's selector"),
+    "binding": ("◔", "b", "red", "binding conditions unsupported"),
+    "pool": ("∅", "-", "red", "pool unusable"),
+}
+
 WIDTH = 80  # to a pipe or a file: the map is drawn for 80 columns
 _LABEL = 24  # the NODE column (a longer name is cut with "…": the JSON and the HTML report have it whole)
 
@@ -31,9 +50,11 @@ def glyph(legend: dict, state: str, ascii_marks: bool) -> tuple[str, str | None]
     return (a if ascii_marks else g), style
 
 
-def render_map(dmap, out: _Out, legend: dict = DEVICE_LEGEND, title: str | None = None, pick: str | None = None):
-    """dmap: a DeviceMap (or anything with .rows of MapRow and .grouped). pick: a device id drawn reversed and named
-    under the map (the dry-run's pick)."""
+def render_map(
+    dmap, out: _Out, legend: dict = DEVICE_LEGEND, title: str | None = None, usable=("free",), column: str = "FREE"
+) -> None:
+    """dmap: a DeviceMap (analyze/reports/devmap.py), its cells' states keys of legend; the column counts the cells
+    of each row in the states usable."""
     width = out.width or WIDTH
     if title:
         out.line(title, wrap=2)
@@ -41,24 +62,18 @@ def render_map(dmap, out: _Out, legend: dict = DEVICE_LEGEND, title: str | None 
         out.line("No devices to draw.")
         return
     many = any(len(r.nodes) > 1 for r in dmap.rows)
-    head = (
-        f"{'NODE':<{_LABEL}} {'NODES':>5} {'DEV':>4} {'FREE':>4}  "
-        if many
-        else f"{'NODE':<{_LABEL}} {'DEV':>4} {'FREE':>4}  "
-    )
+    head = f"{'NODE':<{_LABEL}} " + (f"{'NODES':>5} " if many else "") + f"{'DEV':>4} {column:>4}  "
     room = max(8, width - len(head))
     out.line(head + "MAP")
     used: set[str] = set()
     for r in dmap.rows:
         name = _label(r.nodes, out.ascii)
-        free = sum(1 for c in r.cells if c.state == "free")
+        free = sum(1 for c in r.cells if c.state in usable)
         lead = f"{name:<{_LABEL}} " + (f"{len(r.nodes):>5} " if many else "") + f"{len(r.cells):>4} {free:>4}  "
         parts = []
         for c in r.cells:
             used.add(c.state)
             g, style = glyph(legend, c.state, out.ascii)
-            if pick is not None and c.device == pick:
-                g, style = ("@" if out.ascii else "◉"), "bold cyan"
             parts.append((g, style))
         lines = [parts[i : i + room] for i in range(0, len(parts), room)] or [[]]
         ctrs = [esc(c) for c in r.counters]
@@ -69,7 +84,7 @@ def render_map(dmap, out: _Out, legend: dict = DEVICE_LEGEND, title: str | None 
         for ctr in ctrs:
             out.line(" " * len(head), ctr, wrap=len(head))
     out.blank()
-    _legend(out, legend, used, pick, width)
+    _legend(out, legend, used, width)
 
 
 def _label(nodes: tuple, ascii_marks: bool) -> str:
@@ -82,14 +97,12 @@ def _label(nodes: tuple, ascii_marks: bool) -> str:
     return name if len(name) <= _LABEL else name[: _LABEL - len(dots)] + dots
 
 
-def _legend(out: _Out, legend: dict, used: set, pick: str | None, width: int) -> None:
+def _legend(out: _Out, legend: dict, used: set, width: int) -> None:
     """The states drawn (free and allocated always), as many to a line as fit."""
     entries = []
     for state, (g, a, style, words) in legend.items():
         if state in used or state in ("free", "allocated"):
             entries.append(((a if out.ascii else g), style, words))
-    if pick is not None:
-        entries.append((("@" if out.ascii else "◉"), "bold cyan", f"the dry-run's pick: {esc(pick)}"))
     line: list = []
     size = 0
     for g, style, words in entries:

@@ -68,6 +68,7 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
                 "--alone",
                 "--replicas",
                 "--plugin-logs",
+                "--map",
                 "--exit-zero",
                 "--no-color",
                 "--verbose",

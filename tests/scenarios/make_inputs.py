@@ -2025,6 +2025,37 @@ scenario(
     map_objs(),
     version="1.37",
 )
+
+
+def pod_map_objs():
+    """map_objs() with two pending pods asking for a GPU of at least 20Gi: trainer-0 (ahead in the queue) and
+    trainer-1 (the one explained), and node-07 tainted NoSchedule (a node trainer-1 cannot use)."""
+    objs = [o for o in map_objs() if o.get("metadata", {}).get("name") not in ("c-train", "trainer-1", "node-07")]
+    big = [SEL20]
+    first = pod("trainer-0", [("gpu", "claim", "c-train-0")], created="2026-11-30T08:00:00Z")
+    second = pod("trainer-1", [("gpu", "claim", "c-train")], created="2026-11-30T09:00:00Z")
+    taint = [{"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}]
+    return [
+        *objs,
+        first,
+        claim("c-train-0", [request(selectors=big)]),
+        second,
+        claim("c-train", [request(selectors=big)]),
+        node("node-07", zone="d", taints=taint),
+    ]
+
+
+SEL20 = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("20Gi")) >= 0'
+scenario(
+    "explain-pod-map",
+    "kubectl dra explain pod trainer-1 --map: each device marked by the first check it fails for the pod (class, "
+    "request selector, in use, a pod ahead in the queue, counters, taint, node unusable, pool), the dry-run's pick.",
+    "explain pod trainer-1 --map",
+    pod_map_objs(),
+    version="1.37",
+)
+
+
 PROFILE_1G = 'device.attributes["gpu.example.com"].profile == "1g.10gb"'
 
 
@@ -2251,6 +2282,7 @@ scenario(
 # command gets `-n NS`, `--namespace NS`, or `-A` (a bare name found in the one namespace that has it). lint takes no
 # namespace flag: its manifests just move. status-namespace and the tutorial stay in `default`, which they are about.
 MOVED = {
+    "explain-pod-map": ("gpu-lab", "-n"),
     "devices-map": ("gpu-lab", ""),
     # explain pod NAME -n NS
     "input-lacks-slices": ("ml-team", "-A"),

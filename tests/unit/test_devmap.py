@@ -10,12 +10,12 @@ from pathlib import Path
 
 from builders import claim, dclass, device, node, request, rslice
 
-from kubectl_dra.analyze.reports.devmap import MAP_STATES, device_map
+from kubectl_dra.analyze.reports.devmap import MAP_STATES, POD_STATES, device_map, pod_map
 from kubectl_dra.analyze.reports.inventory import inventory
 from kubectl_dra.features import Semantics
 from kubectl_dra.gather.files import load_files
 from kubectl_dra.model.objects import snapshot_from_objects
-from kubectl_dra.render.devmap import DEVICE_LEGEND, render_map
+from kubectl_dra.render.devmap import DEVICE_LEGEND, POD_LEGEND, render_map
 from kubectl_dra.render.terminal import _Out
 
 S37 = Semantics.for_version((1, 37))
@@ -28,9 +28,9 @@ def scenario_map(grouped=True):
     return device_map(inventory(snap, S37), snap, S37, grouped=grouped)
 
 
-def draw(dmap, color, ascii_marks, width=80):
+def draw(dmap, color, ascii_marks, width=80, legend=DEVICE_LEGEND):
     buf = io.StringIO()
-    render_map(dmap, _Out(buf, color, width, ascii_marks=ascii_marks))
+    render_map(dmap, _Out(buf, color, width, ascii_marks=ascii_marks), legend)
     return buf.getvalue()
 
 
@@ -87,3 +87,45 @@ def test_thousands_of_nodes_fit_on_a_screen():
     text = draw(dmap, False, True)
     assert len(text.splitlines()) < 24
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def explained(scenario: str, ns: str, name: str):
+    from kubectl_dra.analyze.reports.explain import explain_pods
+
+    snap = load_files([str(INPUT.parents[1] / scenario / "input.yaml")], None)
+    return explain_pods(snap, S37, [(ns, name)], False)[0]
+
+
+def pod_cells(report) -> dict:
+    return {c.device.split("/", 1)[1]: c for r in pod_map(report, grouped=False).rows for c in r.cells}
+
+
+def test_pod_map_marks_each_device_by_the_first_check_it_fails():
+    cells = pod_cells(explained("explain-pod-map", "gpu-lab", "trainer-1"))
+    states = {k: c.state for k, c in cells.items()}
+    assert states["node-05/gpu-0"] == "selected" and states["node-06/gpu-1"] == "candidate"
+    assert states["node-01/gpu-0-1g-1"] == "request"  # 5Gi: the request's selector (>= 20Gi) before any counter
+    assert states["node-01/gpu-0-3g"] == "in-use"
+    assert states["node-02/gpu-2"] == "taint" and states["node-02/eth1"] == "class"
+    assert states["node-07/gpu-0"] == "node" and states["node-03/gpu-9"] == "pool"
+    assert "request c-train/gpu:" in cells["node-02/gpu-2"].detail  # the matrix's reason, per request
+    assert [s for s in POD_STATES if s in states.values()] == [
+        "selected", "candidate", "taint", "in-use", "node", "request", "class", "pool"
+    ]  # fmt: skip
+
+
+def test_pod_map_ahead_and_counters():
+    ahead = pod_cells(explained("queue-two-pods-explain", "team-a", "p1"))
+    assert ahead["node-01/gpu-0"].state == "ahead"  # goes to a pod ahead in the queue (the matrix's evidence)
+    counters = pod_cells(explained("counters-exhausted", "batch", "web-1"))
+    assert counters["node-01/gpu-0-20g"].state == "counters"
+
+
+def test_pod_map_draws_every_state_with_a_legend():
+    dmap = pod_map(explained("explain-pod-map", "gpu-lab", "trainer-1"))
+    plain = draw(dmap, False, True, legend=POD_LEGEND)
+    assert "node-05" in plain and "@." in plain  # the pick beside the candidate it was chosen over
+    for state in {c.state for r in dmap.rows for c in r.cells}:
+        _, a, _, words = POD_LEGEND[state]
+        assert f"{a} {words}" in plain
+    assert max(len(line) for line in plain.splitlines()) <= 80

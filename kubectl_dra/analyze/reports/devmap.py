@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kubectl_dra.analyze.pod.binding import _conditions, _device_status
+from kubectl_dra.findings.stages import Stage
 from kubectl_dra.model.meta import name_of, ns_of
 
 # The map's states in the order a row's cells are drawn: held first, then what keeps a device from use, free last
@@ -96,16 +97,62 @@ def device_map(report, snap, sem, grouped: bool = True, queue: bool = True) -> D
         where = pools.get((c["driver"], c["pool"]))
         if where is not None:
             counters.setdefault(where, []).append(f"{c['counterSet']} {c['counter']} {c['used']}/{c['capacity']}")
-    order = {s: i for i, s in enumerate(MAP_STATES)}
+    totals = Counter(c.state for cells in per_node.values() for c in cells)
+    rows = _rows(per_node, counters, grouped, MAP_STATES)
+    return DeviceMap(rows, grouped, pods, open_, {s: totals[s] for s in MAP_STATES})
+
+
+def _rows(per_node: dict, counters: dict, grouped: bool, states: tuple) -> tuple[MapRow, ...]:
+    """A row per node, or per group of nodes whose cells are in the same states (and counters): cells in the order
+    of states, then by device."""
+    order = {s: i for i, s in enumerate(states)}
     rows: dict[tuple, list] = {}
     for node in sorted(per_node):
         cells = tuple(sorted(per_node[node], key=lambda c: (order[c.state], c.device)))
         ctr = tuple(counters.get(node, ()))
         key = (tuple(c.state for c in cells), ctr) if grouped else (node,)
         rows.setdefault(key, [node, cells, ctr, []])[3].append(node)
-    out = tuple(MapRow(tuple(names), cells, ctr) for _, cells, ctr, names in rows.values())
-    totals = Counter(c.state for cells in per_node.values() for c in cells)
-    return DeviceMap(out, grouped, pods, open_, {s: totals[s] for s in MAP_STATES})
+    return tuple(MapRow(tuple(names), cells, ctr) for _, cells, ctr, names in rows.values())
+
+
+# The pod's map: each device's first failed check for the pod (findings/stages.py, as the per-request device
+# matrices of the explain report give it), the device the dry-run picks first; the best across the pod's requests
+# (a device one request can use is a candidate, whatever another request's selector says of it). In this order.
+_CHECKS = tuple(s.value for s in reversed(Stage))  # the later the check a device fails, the nearer it is to use
+# "ahead": in use by a claim of a pod ahead in the queue (the dry-run's estimate), not allocated yet
+POD_STATES = (
+    "selected",
+    "candidate",
+    *_CHECKS[: _CHECKS.index("in-use")],
+    "ahead",
+    *_CHECKS[_CHECKS.index("in-use") :],
+)
+NOT_NODE_LOCAL = "(not node-local)"
+
+
+def pod_map(report, grouped: bool = True) -> DeviceMap:
+    """The map of one explained pod (explain pod's Report, its claims' request matrices in the body): empty when
+    the report carries no matrix (its claims are allocated, or brief)."""
+    rank = {s: i for i, s in enumerate(POD_STATES)}
+    best: dict[str, tuple] = {}
+    for claim in (report.body or {}).get("claims") or []:
+        for req in claim.get("requests") or []:
+            for v in req.get("devices") or []:
+                state = v.get("outcome") if v.get("outcome") in ("selected", "candidate") else v.get("stage")
+                if state == "in-use" and (v.get("evidence") or {}).get("ahead"):
+                    state = "ahead"
+                if state not in rank:
+                    continue
+                did = f"{v.get('driver')}/{v.get('pool')}/{v.get('device')}"
+                had = best.get(did)
+                if had is None or rank[state] < rank[had[0]]:
+                    why = v.get("reason") or state
+                    best[did] = (state, f"request {claim.get('name')}/{req.get('name')}: {why}", v.get("node"))
+    per_node: dict[str, list[Cell]] = {}
+    for did, (state, why, node) in best.items():
+        per_node.setdefault(node or NOT_NODE_LOCAL, []).append(Cell(did, state, "", why))
+    totals = Counter(state for state, _, _ in best.values())
+    return DeviceMap(_rows(per_node, {}, grouped, POD_STATES), grouped, totals={s: totals[s] for s in POD_STATES})
 
 
 def _binding(snap) -> dict[str, str]:
