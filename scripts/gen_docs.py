@@ -74,6 +74,13 @@ The commands follow kubectl's split between listing and describing:
   `explain pod NAME --map` adds the device map of `devices -o map` for that pod: each device marked by the first
   check it fails for the pod's requests (the report's own device matrices: class or request selector, in use, a pod
   ahead in the queue, taint, counters, capacity, a node the pod cannot use, pool), the dry-run's pick standing out.
+* `kubectl dra report` writes one HTML page to attach to a ticket (`--output-file report.html`, or standard output
+  as `dump` writes its bundle; `-o html`, the one format): what was read and when, the verdicts of `status` blocked
+  first, each blocked or undetermined pod's explanation with its path pod -> claim -> request -> device -> node and
+  its device map, every node's device map (each cell titled with the device, its state and its holder) and the
+  findings with their docs. The page is self-contained (inline CSS and SVG, no script, a Content-Security-Policy
+  of `default-src 'none'`: it loads nothing and reads the same with JavaScript off) and embeds the input as `dump`
+  makes it, redacted the same way, so that `--from-file report.html` replays it with any command.
 * `kubectl dra match claim` answers "which devices would this claim get, and why not the others", for a claim
   that exists or one that is only a manifest.
 * `kubectl dra devices` lists devices as `kubectl get nodes` lists nodes: a resource-like name (`devices`, plural)

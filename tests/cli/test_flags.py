@@ -110,6 +110,13 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             | {"--namespace", "--all-namespaces", "--selector", "--output", "--output-file", "--verbose"}
             | {"--help"},
         ),
+        (
+            ("report",),
+            CONNECTION
+            | SEMANTICS
+            | {"--namespace", "--all-namespaces", "--selector", "--from-file", "--output", "--output-file"}
+            | {"--alone", "--exit-zero", "--verbose", "--help"},
+        ),
     ],
 )
 def test_each_command_lists_only_its_own_flags(command, expected):
