@@ -38,7 +38,8 @@ h3{font-size:15px;margin:18px 0 6px}
 .meta dt{font-weight:600}.meta dd{margin:0;overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%}
-th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eaeef2;vertical-align:top;overflow-wrap:anywhere}
+th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #eaeef2;vertical-align:top;overflow-wrap:break-word}
+th{white-space:nowrap}
 th{background:#f6f8fa}
 .Blocked{color:#cf222e;font-weight:600}.Unknown{color:#9a6700;font-weight:600}.OK{color:#1a7f37}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:8px;font-size:12px;max-width:100%}
@@ -49,6 +50,7 @@ details{margin:8px 0;border:1px solid #d0d7de;border-radius:6px;padding:6px 10px
 summary{cursor:pointer;font-weight:600;overflow-wrap:anywhere}
 svg.path{width:100%;height:auto;max-width:900px}
 .note{color:#57606a}
+td.node{width:30%}
 """
 
 
@@ -210,10 +212,11 @@ def _map(w, dmap, legend: dict) -> None:
             w(f'<span><span class="c" style="background:{_COLOURS.get(state, "#6e7781")}">{glyph}</span> ')
             w(f'<span class="w">{_e(words)}</span></span>')
     w("</div>\n")
-    w('<div class="scroll"><table><thead><tr><th>Node</th><th>Devices</th><th>Map</th></tr></thead><tbody>\n')
+    w('<div class="scroll"><table><thead><tr><th>Node</th><th>Devices</th></tr></thead><tbody>\n')
     for r in dmap.rows:
         counts = ", ".join(f"{n} {legend.get(s, ('', '', '', s))[3]}" for s, n in r.counts.items())
-        w(f'<tr><td>{_e(", ".join(r.nodes))}</td><td>{len(r.cells)}: {_e(counts)}</td><td><div class="cells">')
+        w(f'<tr><td class="node">{_e(_nodes(r.nodes))}</td><td><div class="note">{len(r.cells)}: {_e(counts)}</div>')
+        w('<div class="cells">')
         for c in r.cells:
             words = legend.get(c.state, ("?", "?", None, c.state))[3]
             title = (
@@ -228,6 +231,13 @@ def _map(w, dmap, legend: dict) -> None:
             w(f'<div class="note">{_e(ctr)}</div>')
         w("</td></tr>\n")
     w("</tbody></table></div>\n")
+
+
+def _nodes(nodes: tuple) -> str:
+    """A row's node, or its group's: a few by name, else the first and the last and how many."""
+    if len(nodes) <= 3:
+        return ", ".join(nodes)
+    return f"{nodes[0]} … {nodes[-1]} ({len(nodes)} nodes)"
 
 
 def _findings(w, ov) -> None:
