@@ -43,7 +43,7 @@ def report_cmd(selector, filename, **params):
     """Write one self-contained HTML page: what status, explain pod --map and devices -o map say, and the input.
 
     What was read and when; the pods that use DRA with their verdicts, blocked first; for each blocked or
-    undetermined pod (the first 50) its explanation, its path pod -> claim -> request -> device -> node as a picture
+    undetermined pod (the first 20) its explanation, its path pod -> claim -> request -> device -> node as a picture
     and its device map (each device marked by the first check it fails); every node's device map, each cell titled
     with the device, its state and its holder; the findings with their docs. The input is embedded, redacted as
     dump redacts: `--from-file report.html` replays it with any command. The page has no script, loads nothing

@@ -74,11 +74,12 @@ class DeviceMap:
         }
 
 
-def device_map(report, snap, sem, grouped: bool = True, queue: bool = True) -> DeviceMap:
-    """report: the InventoryReport of the same snapshot (its filters already applied). queue=False leaves out the
-    queue's dry-run (no pending pod's estimated takes)."""
+def device_map(report, snap, sem, grouped: bool = True, queue=True) -> DeviceMap:
+    """report: the InventoryReport of the same snapshot (its filters already applied). queue: True runs the queue's
+    dry-run, a Queue already judged on the same snapshot (status's scan) is read, False or None leaves the pending
+    pods' estimated takes out."""
     binding = _binding(snap) if sem.binding_conditions else {}
-    reserved, pods, open_ = _reserved(snap, sem) if queue else ({}, (), ())
+    reserved, pods, open_ = ({}, (), ()) if not queue else _reserved(snap, sem, None if queue is True else queue)
     per_node: dict[str, list[Cell]] = {}
     pools: dict[tuple, str] = {}
     for r in report.rows:
@@ -169,15 +170,15 @@ def _binding(snap) -> dict[str, str]:
     return out
 
 
-def _reserved(snap, sem) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
-    """The queue's dry-run: device id -> the pending pod that would take it, the pods that take some, and the pods
-    whose own answer is undetermined (they may take devices the map shows free)."""
-    from kubectl_dra.analyze.pod.dryrun import Analysis
-    from kubectl_dra.analyze.queue import judge_queue
-    from kubectl_dra.analyze.reports.explain import explain_pod
+def _reserved(snap, sem, queue=None) -> tuple[dict[str, str], tuple[str, ...], tuple[str, ...]]:
+    """The queue's dry-run (queue: one already judged): device id -> the pending pod that would take it, the pods
+    that take some, and the pods whose own answer is undetermined (they may take devices the map shows free)."""
+    if queue is None:
+        from kubectl_dra.analyze.pod.dryrun import Analysis
+        from kubectl_dra.analyze.queue import judge_queue
+        from kubectl_dra.analyze.reports.explain import explain_pod
 
-    an = Analysis(snap, sem)
-    queue, _ = judge_queue(snap, sem, an, {}, explain_pod)
+        queue, _ = judge_queue(snap, sem, Analysis(snap, sem), {}, explain_pod)
     taken, pods, open_ = {}, [], []
     for e in queue.entries:
         if e.node is not None and e.takes:

@@ -14,7 +14,9 @@ from kubectl_dra.analyze.reports.status import ScanReport, scan
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.snapshot import Snapshot
 
-EXPLAINED = 50  # blocked or undetermined pods explained in full (the first, in status's order); the rest are rows
+# blocked or undetermined pods explained in full (the first, in status's order; the rest are rows): each costs a
+# device matrix of every device (40,000 on a large cluster) in its explanation and its map
+EXPLAINED = 20
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ def overview(snap: Snapshot, sem: Semantics, namespace: str | None, labels=None,
         explained,
         max(0, len(wanted) - EXPLAINED),
         inv,
+        # the queue judged again: the scan keeps of its queue only what its rows need (entries=())
         device_map(inv, snap, sem, grouped=False, queue=not alone),
         tuple(sorted(counts.items())),
     )
