@@ -192,7 +192,7 @@ def _show_map(report, snap, o: Options) -> None:
     nodes = sum(len(r.nodes) for r in dmap.rows)
     title = f"{len(report.rows)} device(s) on {nodes} node(s)"
     if dmap.grouped and len(dmap.rows) < nodes:
-        title += f", {len(dmap.rows)} row(s): nodes whose devices are in the same states share a row"
+        title += f" in {len(dmap.rows)} rows (nodes in the same states share one)"
     render_map(dmap, out, title=title + ":")
     if dmap.estimated:
         out.line(f"Estimated: the queue's dry-run of pending pod(s) {esc_list(dmap.estimated)}.", wrap=2)

@@ -103,14 +103,16 @@ def pod_cells(report) -> dict:
 def test_pod_map_marks_each_device_by_the_first_check_it_fails():
     cells = pod_cells(explained("explain-pod-map", "gpu-lab", "trainer-1"))
     states = {k: c.state for k, c in cells.items()}
-    assert states["node-05/gpu-0"] == "selected" and states["node-06/gpu-1"] == "candidate"
+    # the pick is the queue's (the pod ahead, trainer-0, takes gpu-0, which the pod alone would get)
+    assert states["node-05/gpu-1"] == "selected" and states["node-06/gpu-1"] == "candidate"
+    assert states["node-05/gpu-0"] == "ahead" and "gpu-lab/trainer-0" in cells["node-05/gpu-0"].detail
     assert states["node-01/gpu-0-1g-1"] == "request"  # 5Gi: the request's selector (>= 20Gi) before any counter
     assert states["node-01/gpu-0-3g"] == "in-use"
     assert states["node-02/gpu-2"] == "taint" and states["node-02/eth1"] == "class"
     assert states["node-07/gpu-0"] == "node" and states["node-03/gpu-9"] == "pool"
     assert "request c-train/gpu:" in cells["node-02/gpu-2"].detail  # the matrix's reason, per request
     assert [s for s in POD_STATES if s in states.values()] == [
-        "selected", "candidate", "taint", "in-use", "node", "request", "class", "pool"
+        "selected", "candidate", "taint", "ahead", "in-use", "node", "request", "class", "pool"
     ]  # fmt: skip
 
 
@@ -124,7 +126,7 @@ def test_pod_map_ahead_and_counters():
 def test_pod_map_draws_every_state_with_a_legend():
     dmap = pod_map(explained("explain-pod-map", "gpu-lab", "trainer-1"))
     plain = draw(dmap, False, True, legend=POD_LEGEND)
-    assert "node-05" in plain and "@." in plain  # the pick beside the candidate it was chosen over
+    assert "@r" in plain  # the pick beside the device the pod ahead takes
     for state in {c.state for r in dmap.rows for c in r.cells}:
         _, a, _, words = POD_LEGEND[state]
         assert f"{a} {words}" in plain

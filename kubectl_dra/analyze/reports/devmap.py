@@ -149,6 +149,7 @@ def pod_map(report, grouped: bool = True) -> DeviceMap:
                 if had is None or rank[state] < rank[had[0]]:
                     why = v.get("reason") or state
                     best[did] = (state, f"request {claim.get('name')}/{req.get('name')}: {why}", v.get("node"))
+    _in_queue(best, (report.body or {}).get("queue"))
     per_node: dict[str, list[Cell]] = {}
     for did, (state, why, node) in best.items():
         per_node.setdefault(node or NOT_NODE_LOCAL, []).append(Cell(did, state, "", why))
@@ -188,3 +189,20 @@ def _reserved(snap, sem, queue=None) -> tuple[dict[str, str], tuple[str, ...], t
         elif e.kind == "open":
             open_.append(e.ref)
     return taken, tuple(pods), tuple(open_)
+
+
+def _in_queue(best: dict, place: dict | None) -> None:
+    """A pending pod placed in the queue (the report's body["queue"]): its pick is what it gets there, not what it
+    would get alone, and the devices the pods ahead take are theirs (the matrices are the pod's alone)."""
+    if not place or place.get("devices") is None:
+        return
+    for ahead in place.get("ahead") or []:
+        for did in ahead.get("devices") or []:
+            if did in best and best[did][0] in ("selected", "candidate"):
+                best[did] = ("ahead", f"goes to {ahead.get('pod')}, ahead in the queue (estimated)", best[did][2])
+    picked = set(place.get("devices") or [])
+    for did, (state, why, node) in list(best.items()):
+        if state == "selected" and did not in picked:
+            best[did] = ("candidate", why, node)
+        elif did in picked:
+            best[did] = ("selected", f"its pick in the queue's estimated order ({place.get('reason')})", node)
