@@ -72,6 +72,16 @@ The commands follow kubectl's split between listing and describing:
 * `kubectl dra explain pod|claim` describes, like `kubectl describe`: one object in full, every finding with its
   evidence. `explain pod -l SELECTOR` and `explain deploy/NAME` (sts, rs, ds, job) describe each pod they pick,
   one report after another (a `kind: List` with `-o json|yaml`); the worst exit code wins.
+  `explain pod NAME --map` adds the device map of `devices -o map` for that pod: each device marked by the first
+  check it fails for the pod's requests (the report's own device matrices: class or request selector, in use, a pod
+  ahead in the queue, taint, counters, capacity, a node the pod cannot use, pool), the dry-run's pick standing out.
+* `kubectl dra report` writes one HTML page to attach to a ticket (`--output-file report.html`, or standard output
+  as `dump` writes its bundle; `-o html`, the one format): what was read and when, the verdicts of `status` blocked
+  first, each blocked or undetermined pod's explanation with its path pod -> claim -> request -> device -> node and
+  its device map, every node's device map (each cell titled with the device, its state and its holder) and the
+  findings with their docs. The page is self-contained (inline CSS and SVG, no script, a Content-Security-Policy
+  of `default-src 'none'`: it loads nothing and reads the same with JavaScript off) and embeds the input as `dump`
+  makes it, redacted the same way, so that `--from-file report.html` replays it with any command.
 * `kubectl dra match claim` answers "which devices would this claim get, and why not the others", for a claim
   that exists or one that is only a manifest.
 * `kubectl dra devices` lists devices as `kubectl get nodes` lists nodes: a resource-like name (`devices`, plural)
@@ -89,6 +99,12 @@ The commands follow kubectl's split between listing and describing:
   name class C (a mismatch is an error, exit 2); a request that names no class takes C; one for admin access is
   refused (its copies hold no device, so no count bounds them). Exit 1 when none fits;
   exit 2 when a pending pod that could take the same devices has an undetermined place in the queue.
+  `-o map` draws the devices instead of listing them (as `-o wide` or `-o name` reshape `kubectl get`'s answer):
+  a row per node, nodes whose devices are in the same states on one row with their count (5,000 nodes of eight
+  GPUs fit on a screen), a cell per device with a glyph and a colour per state (under `NO_COLOR` ASCII glyphs
+  alone, named in the legend: a state is never told by colour alone), the used/capacity of partitionable devices'
+  counter sets, and the devices a pending pod would take in the queue's dry-run marked as estimated. The filters
+  apply.
 
 Every row of `status` is the verdict `explain pod` gives for that pod, computed by the same code from one gather
 and one shared analysis (indexes, CEL results and the device inventory are built once for all pods). Pending pods

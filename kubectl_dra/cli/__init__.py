@@ -12,7 +12,7 @@ import sys
 import click
 
 from kubectl_dra import __version__
-from kubectl_dra.cli import devices, dump, explain, lint, match, status
+from kubectl_dra.cli import devices, dump, explain, lint, match, report, status
 from kubectl_dra.cli.common import CONTEXT_SETTINGS, _flags, _HelpGroup, _one_line, _output
 from kubectl_dra.errors import DraError, ExitCode
 from kubectl_dra.features import SUPPORTED_VERSIONS
@@ -50,7 +50,15 @@ def _exit_with(code) -> None:
         raise SystemExit(int(code))
 
 
-for command in (explain.explain, status.status_cmd, devices.devices_cmd, dump.dump_cmd, lint.lint_cmd, match.match):
+for command in (
+    explain.explain,
+    status.status_cmd,
+    devices.devices_cmd,
+    dump.dump_cmd,
+    report.report_cmd,
+    lint.lint_cmd,
+    match.match,
+):
     cli.add_command(command)
 
 

@@ -112,6 +112,30 @@ def _output(choices=FORMATS, default: str = "text", help: str | None = "Output f
     return (click.option("-o", "--output", type=click.Choice(choices), default=default, show_default=True, help=help),)
 
 
+def _output_file(what: str) -> click.Option:
+    """--output-file FILE: dump's bundle, report's page (a file the command writes, not an input)."""
+    return click.option(
+        "--output-file",
+        "filename",
+        default=None,
+        type=click.Path(dir_okay=False),
+        help=f"Write the {what} to this file (default: standard output)",
+    )
+
+
+def write_out(filename: str | None, text: str, said: str) -> None:
+    """text to the file (then `wrote FILE: SAID` on stderr), or to standard output."""
+    if not filename:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(filename, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as e:
+        raise DraError(f"{filename}: {e.strerror or e}") from None
+    sys.stderr.write(f"wrote {filename}: {said}\n")
+
+
 _NO_HEADERS = (click.option("--no-headers", is_flag=True, help="Print the table without its header line"),)
 _ALL_DEVICES = (
     click.option("--all-devices", is_flag=True, help="List every device each request considered, with its reason"),
@@ -200,7 +224,7 @@ def _preload(o: Options, server_version: str | None):
 
 def _terminal(o: Options) -> tuple[bool, int | None]:
     """Colour (a terminal, no NO_COLOR/--no-color, or FORCE_COLOR) and the width text is fitted to (a terminal only)."""
-    text = o.output in ("text", "wide")
+    text = o.output in ("text", "wide", "map")
     color = (
         sys.stdout.isatty() and not o.no_color and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     ) or bool(os.environ.get("FORCE_COLOR"))

@@ -56,8 +56,9 @@ from kubectl_dra.render import FORMATS
     *_INPUT,
     *_SEMANTICS,
     *_output(
-        FORMATS + ("name",),
-        help="Output format (name: device/DRIVER/POOL/DEVICE, one a line; name and --no-headers list the devices)",
+        FORMATS + ("name", "map"),
+        help="Output format (name: device/DRIVER/POOL/DEVICE, one a line; name and --no-headers list the devices; "
+        "map: a cell per device, a row per node or group of nodes in the same states)",
     ),
     *_NO_HEADERS,
     *_EXIT_ZERO,
@@ -78,6 +79,9 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     excludes the node) or is unknown (the DaemonSets cannot be read, or none runs it); -o wide: a PLUGINS column.
     --class C --request FILE: how many more copies of FILE's claim fit, per node and in total, one after another
     on top of what is allocated and what the pending pods would take (exit 1 when none fits).
+    -o map: the device map, a row per node (nodes whose devices are in the same states share one row, with their
+    count), a cell per device, a glyph and a colour per state (NO_COLOR: ASCII glyphs alone), the devices a pending
+    pod would take in the queue's dry-run marked as estimated; the filters apply.
 
     \b
     Examples:
@@ -89,6 +93,8 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
       kubectl dra devices --node node-07
       # How many more 1g.10gb partitions fit, per node and in total?
       kubectl dra devices --class mig-1g --request mig-1g-claim.yaml
+      # The device map: what is free, held, tainted or waiting, node by node
+      kubectl dra devices -o map
     """
     from kubectl_dra.analyze.reports.inventory import inventory
     from kubectl_dra.analyze.reports.targets import check_device_filters
@@ -106,8 +112,14 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
     # Every namespace's pods: who holds a device (reservedFor), what the kubelet reports of its health, and the
     # kubelet plugins' pods; with every namespace's DaemonSets: whether a plugin serves each driver on each node.
+    # -o map: the pods' events too (the queue's order reads the scheduler's attempts)
     snap = _gather(
-        replace(o, all_namespaces=True), selector="", partial=True, events=False, analyse=False, drivers=True
+        replace(o, all_namespaces=True),
+        selector="",
+        partial=True,
+        events=o.output == "map",
+        analyse=False,
+        drivers=True,
     ).snapshot
     driver, pool = check_device_filters(snap, node, driver, device_class, pool)
     filters = {
@@ -123,6 +135,10 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     report = inventory(snap, o.semantics(snap.server_version), filters)
     listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
     incomplete = f"the inventory is incomplete: {_one_line('; '.join(report.unseen))}"
+    if o.output == "map":
+        return finish(
+            report, o, show=lambda: _show_map(report, snap, o), undetermined=incomplete if report.unseen else None
+        )
     return finish(
         report,
         o,
@@ -161,6 +177,37 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
             note(f"{esc(p.driver)} publishes no ResourceSlice: {_one_line(p.message)}")
     for line in report.where_errors:
         note(f"warning: --where failed on {_one_line(line)} (counted as not matching)")
+
+
+def _show_map(report, snap, o: Options) -> None:
+    """-o map: the device map of the listed devices (analyze/reports/devmap.py), drawn by render/devmap.py."""
+    from kubectl_dra.analyze.reports.devmap import device_map
+    from kubectl_dra.cli.common import _ascii
+    from kubectl_dra.render.devmap import render_map
+    from kubectl_dra.render.terminal import _Out
+
+    dmap = device_map(report, snap, o.semantics(snap.server_version))
+    color, width = _terminal(o)
+    out = _Out(sys.stdout, color, width, ascii_marks=_ascii(o))
+    nodes = sum(len(r.nodes) for r in dmap.rows)
+    title = f"{len(report.rows)} device(s) on {nodes} node(s)"
+    if dmap.grouped and len(dmap.rows) < nodes:
+        title += f" in {len(dmap.rows)} rows (nodes in the same states share one)"
+    render_map(dmap, out, title=title + ":")
+    if dmap.estimated:
+        out.line(f"Estimated: the queue's dry-run of pending pod(s) {esc_list(dmap.estimated)}.", wrap=2)
+    if dmap.open:
+        out.line(f"Not drawn: what pending pod(s) {esc_list(dmap.open)} would take (their answer is open).", wrap=2)
+    sys.stdout.flush()
+    for p in report.publishing:
+        note(f"{p.driver} publishes no ResourceSlice: {_one_line(p.message)}")
+
+
+def esc_list(names, shown: int = 3) -> str:
+    from kubectl_dra.render.escape import esc
+
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return esc(", ".join(names[:shown])) + more
 
 
 def _request_fit(o: Options, filename: str, device_class: str | None, others: list[str]):

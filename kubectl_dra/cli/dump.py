@@ -6,20 +6,24 @@ import sys
 
 import click
 
-from kubectl_dra.cli.common import _CONNECTION, _VERBOSE, CONTEXT_SETTINGS, _flags, _gather, _one_line, _output, _scope
+from kubectl_dra.cli.common import (
+    _CONNECTION,
+    _VERBOSE,
+    CONTEXT_SETTINGS,
+    _flags,
+    _gather,
+    _one_line,
+    _output,
+    _output_file,
+    _scope,
+    write_out,
+)
 from kubectl_dra.cli.options import Options
-from kubectl_dra.errors import DraError
 
 
 @click.command("dump", context_settings=CONTEXT_SETTINGS, short_help="A bundle that replays the answers offline")
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
-@click.option(
-    "--output-file",
-    "filename",
-    default=None,
-    type=click.Path(dir_okay=False),
-    help="Write the bundle to this file (default: standard output)",
-)
+@_output_file("bundle")
 @click.option("-f", "--filename", "old_filename", default=None, hidden=True, expose_value=True)
 @_flags(
     *_scope("Namespace to dump (default: the kubeconfig context's)", "Dump every namespace"),
@@ -57,14 +61,6 @@ def dump_cmd(selector, filename, old_filename, **params):
     snap, ns, raw = got.snapshot, got.namespace, list(got.raw)
     scope = {"namespace": None if o.all_namespaces else ns, "selector": selector}
     text = data_to(bundle(raw, snap, scope), o.output)
-    if filename:
-        try:
-            with open(filename, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as e:
-            raise DraError(f"{filename}: {e.strerror or e}") from None
-        sys.stderr.write(f"wrote {filename}: {len(raw) - 1} objects\n")
-    else:
-        sys.stdout.write(text)
+    write_out(filename, text, f"{len(raw) - 1} objects")
     for g in snap.gaps:
         sys.stderr.write(f"warning: could not {_one_line(g.verb + ' ' + g.resource)}: {_one_line(g.message)}\n")

@@ -88,12 +88,20 @@ def explain():
         "show the last N (20) lines of its container's log (kubectl logs --tail N, -p when it crash-loops). Off by "
         "default: it needs get pods/log (N: 1 to 10000; give it as --plugin-logs=N)",
     ),
+    click.option(
+        "--map",
+        "draw_map",
+        is_flag=True,
+        help="After the report, draw the device map for the pod: each device marked by the first check it fails for "
+        "the pod's requests, the dry-run's pick standing out (one pod NAME; -o json|yaml have the same data in "
+        "claims[].requests[].devices)",
+    ),
     *_EXIT_ZERO,
     *_CONNECTION,
     *_COLOR,
     *_VERBOSE,
 )
-def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
+def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, draw_map, **params):
     """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
 
     \b
@@ -112,12 +120,16 @@ def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
       kubectl dra explain deploy/inference --replicas 8
       # With the last 50 log lines of the driver's kubelet plugin on the pod's node (needs get pods/log)
       kubectl dra explain pod my-pod --plugin-logs=50
+      # Why not here, at a glance: every device marked by the first check it fails for the pod
+      kubectl dra explain pod my-pod --map
     """
     o = Options.from_click(params)
     name, plugin_logs = _plugin_logs_flag(name, plugin_logs)
     name, workload = _pod_target(o, name, selector, watch, replicas)
     if plugin_logs is not None and (workload is not None or watch or not name):
         raise click.UsageError("--plugin-logs takes one pod NAME (not -l, TYPE/NAME or --watch)")
+    if draw_map and (workload is not None or watch or not name):
+        raise click.UsageError("--map takes one pod NAME (not -l, TYPE/NAME or --watch)")
     if workload is not None:
         return _explain_workload(o, workload, replicas)
     if watch:
@@ -132,8 +144,47 @@ def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, **params):
         from kubectl_dra.analyze.reports.explain import explain_pods  # after the gather, which overlaps its loading
 
         report = explain_pods(snap, o.semantics(snap.server_version), [(ns, name)], o.alone)[0]
-        return finish(_with_plugin_logs(o, report, plugin_logs), o)
+        report = _with_plugin_logs(o, report, plugin_logs)
+        if draw_map and o.output in ("text", "wide"):  # -o json|yaml: the claims' device matrices are the map's data
+            return _finish_with_map(o, report)
+        return finish(report, o)
     return _explain_selected(o, selector)
+
+
+def _finish_with_map(o: Options, report):
+    """explain pod NAME --map: the report as finish writes it, then the pod's device map (analyze/reports/devmap.py
+    pod_map: the report's own device matrices), the same exit policy."""
+    import sys
+
+    from kubectl_dra.analyze.reports.devmap import pod_map
+    from kubectl_dra.cli.common import _ascii, _terminal
+    from kubectl_dra.render import render
+    from kubectl_dra.render.devmap import POD_LEGEND, render_map
+    from kubectl_dra.render.escape import esc
+    from kubectl_dra.render.terminal import _Out
+
+    def show() -> None:
+        color, width = _terminal(o)
+        render(report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
+        out = _Out(sys.stdout, color, width, ascii_marks=_ascii(o))
+        out.blank()
+        dmap = pod_map(report)
+        if not dmap.rows:
+            out.line("Device map: no device was checked for this pod (its claims are allocated, or it has none).")
+            return
+        n = sum(len(r.cells) for r in dmap.rows)
+        title = f"Device map for the pod ({n} device(s); each marked by the first check it fails; FITS: candidates):"
+        render_map(dmap, out, POD_LEGEND, title=title, usable=("selected", "candidate"), column="FITS")
+        picks = [c for r in dmap.rows for c in r.cells if c.state == "selected"]
+        for r in dmap.rows:
+            for c in r.cells:
+                if c.state == "selected":
+                    out.line(f"The dry-run's pick: {esc(c.device)} on {esc(', '.join(r.nodes))}", wrap=2)
+        if not picks:
+            out.line("No pick: the dry-run allocates no device for the pod.", wrap=2)
+
+    undetermined = None if report.determined else "the answer is undetermined: the Verdict and Summary above say why"
+    return finish(report, o, show=show, undetermined=undetermined, blocked=report.blocked)
 
 
 def _plugin_logs_flag(name, value) -> tuple:

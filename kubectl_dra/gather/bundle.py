@@ -101,3 +101,48 @@ def read_header(doc: dict) -> dict:
         if out[k] is not None and not isinstance(out[k], str):
             raise DraError(f"the bundle's {k} is not a string")
     return out
+
+
+# The HTML report (render/html.py) carries the bundle as an HTML comment: gzip, then base64 (no "-" or ">", so the
+# comment cannot end early), between these marks; files.py reads a file that holds one as that bundle.
+HTML_START = "<!-- kubectl-dra-bundle:gzip+base64:"
+HTML_END = " -->"
+
+
+def html_comment(doc: dict) -> str:
+    """The bundle document as the HTML report embeds it."""
+    import base64
+    import gzip
+
+    from kubectl_dra import jsonio
+
+    data = gzip.compress(jsonio.dumps_utf8(doc), compresslevel=6, mtime=0)
+    return HTML_START + base64.b64encode(data).decode("ascii") + HTML_END
+
+
+def from_html(data: bytes, name: str) -> dict:
+    """The bundle an HTML report embeds (html_comment), or a DraError naming the file."""
+    import base64
+    import binascii
+    import gzip
+    import zlib
+
+    from kubectl_dra import jsonio
+
+    start = data.find(HTML_START.encode())
+    end = data.find(HTML_END.encode(), start + len(HTML_START)) if start >= 0 else -1
+    if start < 0 or end < 0:
+        raise DraError(f"{name}: an HTML file without kubectl-dra's embedded input (make it with kubectl dra report)")
+    try:
+        raw = gzip.decompress(base64.b64decode(data[start + len(HTML_START) : end], validate=True))
+    except (binascii.Error, OSError, EOFError, zlib.error):
+        raise DraError(f"{name}: the report's embedded input is damaged") from None
+    doc = jsonio.loads_utf8(raw)
+    if doc is None:
+        try:
+            doc = jsonio.loads(raw.decode("utf-8"))
+        except ValueError:
+            doc = None
+    if not isinstance(doc, dict):
+        raise DraError(f"{name}: the report's embedded input is not a bundle")
+    return doc

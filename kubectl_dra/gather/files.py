@@ -127,6 +127,10 @@ def read_text(path) -> str:
 def _read_documents(path):
     name = input_name(path)
     data = read_bytes(path)
+    if data[:64].lstrip()[:15].lower() == b"<!doctype html>":  # kubectl dra report: the bundle it embeds
+        from kubectl_dra.gather.bundle import from_html
+
+        return [from_html(data, name)]
     if data[:64].lstrip()[:1] in (b"{", b"["):
         # JSON parsed from the bytes (orjson checks the UTF-8 itself): no decoded copy of a large dump; anything it
         # refuses takes the text path below, as before
@@ -221,6 +225,17 @@ def absent_gaps(snap: Snapshot, skip: frozenset = frozenset()) -> tuple:
         for kind, field, resource in ABSENT_KINDS
         if kind not in skip and not getattr(snap, field)
     )
+
+
+def raw_objects(paths) -> list[dict]:
+    """Every object of the files as read (a bundle's header too), for the report to embed (not stdin: it was read)."""
+    objs: list[dict] = []
+    for path in expand_paths(paths):
+        if path == STDIN:
+            raise DraError("kubectl dra report embeds its input: give --from-file a file, not - (stdin)")
+        for doc in _read_documents(path):
+            _flatten(doc, input_name(path), objs)
+    return objs
 
 
 def load_files(paths, namespace: str | None, skip: frozenset = frozenset(), judged: bool = True) -> Snapshot:

@@ -8,7 +8,16 @@ import re
 MAX_WRAPPED = 24  # at a terminal, a wrapped sentence stops after this many lines (-o wide: whole)
 
 # SGR codes of the styles the renderers use (ECMA-48 standard colours; bold is 1).
-_SGR = {"bold": "1", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+_SGR = {
+    "bold": "1",
+    "red": "31",
+    "green": "32",
+    "yellow": "33",
+    "blue": "34",
+    "magenta": "35",
+    "cyan": "36",
+    "reverse": "7",
+}
 
 
 def _sgr(style: str) -> str:

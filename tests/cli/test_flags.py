@@ -68,6 +68,7 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
                 "--alone",
                 "--replicas",
                 "--plugin-logs",
+                "--map",
                 "--exit-zero",
                 "--no-color",
                 "--verbose",
@@ -109,6 +110,13 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             CONNECTION
             | {"--namespace", "--all-namespaces", "--selector", "--output", "--output-file", "--verbose"}
             | {"--help"},
+        ),
+        (
+            ("report",),
+            CONNECTION
+            | SEMANTICS
+            | {"--namespace", "--all-namespaces", "--selector", "--from-file", "--output", "--output-file"}
+            | {"--alone", "--exit-zero", "--verbose", "--help"},
         ),
     ],
 )

@@ -1976,6 +1976,86 @@ scenario(
 )
 
 
+def map_objs():
+    """The inventory's cluster (free, allocated, shared, tainted, unhealthy, unusable) with every state the device
+    map adds: node-01's counter set used up by the 3g partition and one 1g (its other 1g partitions exhausted);
+    node-04's FPGA allocated and waiting for its binding condition; a pending pod the queue's dry-run places on one
+    of node-05's two free GPUs (reserved, estimated); node-06 and node-07 in the same states (one grouped row)."""
+    objs = [o for o in inventory_objs() if o.get("metadata", {}).get("name") not in ("c-1g", "node-01-counters")]
+    ctr = counter_slice("gpu-0", memory="25Gi")
+    held = claim(
+        "c-1g",
+        [request(count=2)],
+        results=[("gpu", "node-01", "gpu-0-1g-0"), ("gpu", "node-01", "gpu-0-3g")],
+        reserved="web-0",
+        node="node-01",
+    )
+    fpga = claim(
+        "fpga-claim", [request("fpga", cls="gpu")], results=[("fpga", "node-04", "fpga-0")], reserved="loader-0",
+        node="node-04",
+    )  # fmt: skip
+    r = fpga["status"]["allocation"]["devices"]["results"][0]
+    r["bindingConditions"] = ["fpga.example.com/attached"]
+    fpga["status"]["allocation"]["allocationTimestamp"] = "2026-11-30T09:00:00Z"
+    fpga_slice = rslice(
+        "node-04-fpga", [dev("fpga-0", bindsToNode=True, bindingConditions=["fpga.example.com/attached"])], "node-04"
+    )
+    waiting = pod("trainer-1", [("gpu", "claim", "c-train")])
+    waiting["metadata"]["creationTimestamp"] = "2026-11-30T09:00:00Z"
+    return [
+        *objs,
+        ctr,
+        held,
+        fpga,
+        pod("loader-0", [("fpga", "claim", "fpga-claim")]),
+        fpga_slice,
+        waiting,
+        claim("c-train", [request()]),
+        *(rslice(f"{n}-gpus", [dev("gpu-0"), dev("gpu-1")], n) for n in ("node-05", "node-06", "node-07")),
+        *(node(n, zone="d") for n in ("node-04", "node-05", "node-06", "node-07")),
+    ]
+
+
+scenario(
+    "devices-map",
+    "kubectl dra devices -o map: a cell per device in every state (free, allocated, waiting for binding conditions, "
+    "shared, reserved by a pending pod (estimated), counters used up, tainted, unhealthy, unusable), nodes in the same "
+    "states on one row.",
+    "devices -o map",
+    map_objs(),
+    version="1.37",
+)
+
+
+def pod_map_objs():
+    """map_objs() with two pending pods asking for a GPU of at least 20Gi: trainer-0 (ahead in the queue) and
+    trainer-1 (the one explained), and node-07 tainted NoSchedule (a node trainer-1 cannot use)."""
+    objs = [o for o in map_objs() if o.get("metadata", {}).get("name") not in ("c-train", "trainer-1", "node-07")]
+    big = [SEL20]
+    first = pod("trainer-0", [("gpu", "claim", "c-train-0")], created="2026-11-30T08:00:00Z")
+    second = pod("trainer-1", [("gpu", "claim", "c-train")], created="2026-11-30T09:00:00Z")
+    taint = [{"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}]
+    return [
+        *objs,
+        first,
+        claim("c-train-0", [request(selectors=big)]),
+        second,
+        claim("c-train", [request(selectors=big)]),
+        node("node-07", zone="d", taints=taint),
+    ]
+
+
+SEL20 = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("20Gi")) >= 0'
+scenario(
+    "explain-pod-map",
+    "kubectl dra explain pod trainer-1 --map: each device marked by the first check it fails for the pod (class, "
+    "request selector, in use, a pod ahead in the queue, counters, taint, node unusable, pool), the dry-run's pick.",
+    "explain pod trainer-1 --map",
+    pod_map_objs(),
+    version="1.37",
+)
+
+
 PROFILE_1G = 'device.attributes["gpu.example.com"].profile == "1g.10gb"'
 
 
@@ -2202,6 +2282,8 @@ scenario(
 # command gets `-n NS`, `--namespace NS`, or `-A` (a bare name found in the one namespace that has it). lint takes no
 # namespace flag: its manifests just move. status-namespace and the tutorial stay in `default`, which they are about.
 MOVED = {
+    "explain-pod-map": ("gpu-lab", "-n"),
+    "devices-map": ("gpu-lab", ""),
     # explain pod NAME -n NS
     "input-lacks-slices": ("ml-team", "-A"),
     "input-lacks-claims": ("ml-team", "-n"),

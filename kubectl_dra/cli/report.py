@@ -1,0 +1,128 @@
+"""report: one self-contained HTML file, to attach to a ticket, that --from-file replays."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import click
+
+from kubectl_dra.cli.common import (
+    _ALONE,
+    _CONNECTION,
+    _EXIT_ZERO,
+    _INPUT,
+    _SEMANTICS,
+    _VERBOSE,
+    CONTEXT_SETTINGS,
+    _flags,
+    _gather,
+    _one_line,
+    _output,
+    _output_file,
+    _scope,
+    finish,
+    write_out,
+)
+from kubectl_dra.cli.options import Options
+
+
+@click.command("report", context_settings=CONTEXT_SETTINGS, short_help="One HTML file to attach to a ticket")
+@click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
+@_output_file("report")
+@_flags(
+    *_scope("Namespace of the pods to judge (default: the kubeconfig context's)", "Judge the pods of every namespace"),
+    *_INPUT,
+    *_SEMANTICS,
+    *_output(("html",), default="html", help="Output format (html: one self-contained page)"),
+    *_ALONE,
+    *_EXIT_ZERO,
+    *_CONNECTION,
+    *_VERBOSE,
+)
+def report_cmd(selector, filename, **params):
+    """Write one self-contained HTML page: what status, explain pod --map and devices -o map say, and the input.
+
+    What was read and when; the pods that use DRA with their verdicts, blocked first; for each blocked or
+    undetermined pod (the first 20) its explanation, its path pod -> claim -> request -> device -> node as a picture
+    and its device map (each device marked by the first check it fails); every node's device map, each cell titled
+    with the device, its state and its holder; the findings with their docs. The input is embedded, redacted as
+    dump redacts: `--from-file report.html` replays it with any command. The page has no script, loads nothing
+    and its Content-Security-Policy lets it load nothing: it opens offline, with JavaScript off. Exit codes as status.
+
+    \b
+    Examples:
+      # For the ticket: every namespace, one file
+      kubectl dra report -A --output-file report.html
+      # The next morning, offline: the same answers from the file
+      kubectl dra status -A --from-file report.html
+    """
+    from kubectl_dra.model.labels import matches, parse_selector
+
+    o = Options.from_click(params)
+    reqs = parse_selector(selector) if selector else None
+    everything = not o.from_files  # live: every object a dump holds, to embed (the files are embedded as read)
+    got = _gather(
+        o,
+        selector=selector or "",
+        partial=True,
+        everything=everything,
+        pending_pods=not o.alone,
+        bound_pods=True,
+        drivers=True,
+    )
+    snap, ns = got.snapshot, got.namespace
+    namespace = None if o.all_namespaces else ns
+    scope = {"namespace": namespace, "selector": selector}
+    doc = _bundle(o, got, snap, scope)
+    del got
+    from kubectl_dra.analyze.reports.overview import overview
+
+    sem = o.semantics(snap.server_version)
+    ov = overview(snap, sem, namespace, (lambda lb: matches(reqs, lb)) if reqs is not None else None, o.alone)
+    text = _html(ov, snap, sem, scope, doc)
+
+    def show() -> None:
+        write_out(filename, text, f"{len(text.encode()) // 1024} KiB, {len(ov.scan.rows)} pod(s)")
+
+    undetermined = None
+    if not ov.determined:
+        undetermined = f"the report is incomplete: {_one_line('; '.join(ov.scan.unseen + ov.inventory.unseen))}"
+        if not ov.scan.unseen and not ov.inventory.unseen:
+            undetermined = "some pods are undetermined: the report says why"
+    return finish(ov, o, show=show, undetermined=undetermined, blocked=ov.blocked)
+
+
+def _bundle(o: Options, got, snap, scope: dict) -> dict:
+    """What the report embeds: a live gather as dump makes it; files as read (a dump's header kept), redacted."""
+    from kubectl_dra.gather.bundle import bundle
+
+    if not o.from_files:
+        return bundle(list(got.raw), snap, scope)
+    from kubectl_dra.gather.files import raw_objects
+
+    objs = raw_objects(list(o.from_files))
+    header = next((x for x in objs if x.get("kind") == "Bundle"), None)
+    doc = bundle([x for x in objs if x.get("kind") != "Bundle"], snap, scope)
+    doc["items"][0]["observedAt"] = snap.observed_at  # files tell no time: the answers' reference time stays theirs
+    if header is not None:  # what the dump recorded it read (and could not) stays as it said
+        doc["items"][0] = {**doc["items"][0], **{k: header[k] for k in ("gaps", "listed", "boundPods") if k in header}}
+    return doc
+
+
+def _html(ov, snap, sem, scope: dict, doc: dict) -> str:
+    from kubectl_dra import __version__
+    from kubectl_dra.gather.bundle import html_comment
+    from kubectl_dra.render import render
+    from kubectl_dra.render.html import render_html
+
+    where = "every namespace" if scope["namespace"] is None else f"namespace {scope['namespace']}"
+    read = {
+        "source": {"live": "the cluster", "bundle": "a kubectl dra dump", "files": "files"}.get(snap.source),
+        "observedAt": snap.observed_at,
+        "serverVersion": snap.server_version,
+        "semantics": f"Kubernetes {sem.version_str}",
+        "scope": where + (f", pods matching {scope['selector']}" if scope.get("selector") else ""),
+        "version": __version__,
+        "generatedAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    return render_html(ov, read, html_comment(doc), lambda r, stream: render(r, "text", stream))
