@@ -149,8 +149,15 @@ def queue_finding(place: Place) -> Finding | None:
         )
     if place.outcome == "undetermined":
         return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
-    if place.ahead or place.gated or place.by_group:
+    if place.ahead or place.gated or place.by_group or not place.exact:
         when = "once its gates are removed, it " if place.gated else "it "
+        if not place.exact:  # (its node and devices depend on the order: alternatives.py)
+            return make(
+                "DRA432",
+                f"{when}gets its claims in every order the cluster leaves open: {place.reason}",
+                position=place.position,
+                ahead=[a.to_dict() for a in place.ahead],
+            )
         got = ", ".join(place.devices[:3]) + (f" and {len(place.devices) - 3} more" if len(place.devices) > 3 else "")
         return make(
             "DRA432",
@@ -179,7 +186,9 @@ def with_place(report, place: Place):
     findings = dedupe([f, *report.findings] if place.outcome in ("taken", "gang") else [*report.findings, f])
     v = report.verdict
     ok = v.summary if not v.blocked and v.determined else ""
-    if ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and place.node:
+    if ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and not place.exact:
+        ok = "claims allocatable once the pods ahead of it in the queue are placed (where depends on their order)"
+    elif ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and place.node:
         if not ok.startswith(f"claims allocatable now on node {place.node}"):  # the pods ahead take the first node
             ok = f"claims allocatable once the pods ahead of it in the queue are placed (node {place.node} in the estimated order)"
     verdict = verdict_from(findings, ok)
