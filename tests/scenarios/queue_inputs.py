@@ -244,6 +244,25 @@ def register(m) -> None:
             *m.NODES,
         ],
     )
+    replicas = [x for i in range(10) for x in own(f"p{i:02d}", f"2026-12-01T10:00:{i:02d}Z", priority=100)]
+    m.scenario(
+        "queue-one-answer-lower-priority",
+        "status: ten identical pods of priority 100 (a GPU each, created a second apart) and low, of priority 0, "
+        "whose claim asks for a GPU of its own kind; 11 GPUs (node-01: 6, node-02: 5). Each of the ten fits "
+        "whatever nodes the ones ahead of it pick (identical pods on node-local devices: the count per node does "
+        "not depend on the order), and low, behind them, does not change that: status and explain pod give p09 "
+        "the same answer (OK). Whether low gets the last GPU is not proved (undetermined, exit 2).",
+        "status",
+        [
+            *replicas,
+            at(m.pod("low", [("gpu", "claim", "low-gpu")]), "2026-12-01T09:00:00Z", priority=0),
+            m.claim("low-gpu", [m.request(selectors=['device.driver == "gpu.example.com"'])]),
+            m.dclass(),
+            m.rslice("node-01-gpus", [m.dev(f"gpu-{i}") for i in range(6)], "node-01"),
+            m.rslice("node-02-gpus", [m.dev(f"gpu-{i}") for i in range(5)], "node-02", pool="node-02"),
+            *m.NODES,
+        ],
+    )
     m.scenario(
         "queue-batch-takes-the-room",
         "explain pod train-b: batch (no devices, 6 cpu, created first) may go to node-01 or node-02 (8 cpu and one "
@@ -340,6 +359,7 @@ def register(m) -> None:
             "queue-choice-certain": ("ml-team", "-n"),
             "queue-tied-certain": ("ml-team", "-n"),
             "queue-batch-takes-the-room": ("ml-team", "-n"),
+            "queue-one-answer-lower-priority": ("ml-team", "-n"),
             "queue-gang-does-not-fit": ("ml-train", "-n"),
             "queue-gang-explain": ("ml-train", "-n"),
         }

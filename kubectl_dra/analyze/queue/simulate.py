@@ -470,7 +470,8 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
             if fit < len(es):
                 shortfalls.append(shortfall(es, fit))
         for pos, e in enumerate(es):
-            p = alternatives.settle(e, judge(e, view, pos, uniform[c], shapes, sim, now))
+            alike = alike_until[c] > sim.may_be_ahead(e)  # (it and every pod that may be ahead of it)
+            p = alternatives.settle(e, judge(e, view, pos, alike, shapes, sim, now))
             if e.kind != "stuck":  # (it takes devices, a competitor of the pods behind, and its own answer stands)
                 places[e.ref] = p
     _behind_retries(again, ordered, places, shapes)

@@ -186,7 +186,7 @@ def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], al
         return [got[k][1] for k in pods]
     from kubectl_dra.analyze.queue import judge_queue
 
-    queue, placed = judge_queue(snap, sem, base, got, explain_pod, only=pods[0] if len(pods) == 1 else None)
+    queue, placed = judge_queue(snap, sem, base, got, explain_pod)
     from kubectl_dra.analyze.queue.report import materialized, with_place
 
     for k in pods:
