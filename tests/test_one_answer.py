@@ -1,56 +1,119 @@
-"""One answer per pod: every row of `status` is the verdict `explain pod` gives that pod on the same input (docs/cli.md
-promises it). Checked on every golden scenario whose command is status (not --alone, which judges each pod alone)."""
+"""One answer per pod: every row of `status` is the verdict `explain pod NAME` and `explain pod -l SELECTOR` give that
+pod on the same input (docs/cli.md promises it; issue 45). Checked on the input of every golden scenario (status -A
+over it, not the scenario's own command) and on the queue sequences of the fidelity suite (tests/fidelity: the
+generated ones of test_queue_sequential.py, a few per minor, and the hand-written ones under sequences/), whose
+pods compete in the scheduler's queue: the one judgement of the queue (analyze/queue/) must not depend on which of
+the commands asks, nor on which pods the command names."""
 
 from __future__ import annotations
 
+import copy
 import json
 import shlex
 from pathlib import Path
 
 import pytest
+import yaml
 from clirun import run
 
 HERE = Path(__file__).resolve().parent / "scenarios"
-# status's own flags: what it is asked about and how it prints; the rest (--kubernetes-version, --feature-gates)
-# are the semantics explain pod must share
-_OWN = {"-A", "--all-namespaces", "-n", "--namespace", "-l", "--selector", "-o", "--output"}
+SEQUENCES = Path(__file__).resolve().parent / "fidelity" / "sequences"
+# The semantics a scenario's command sets, which every command of the check must share
+_SHARED = ("--kubernetes-version", "--feature-gates")
+# A selector every pod matches (a label no pod has): explain pod -l over a whole namespace
+EVERY_POD = "!kubectl-dra.example/none"
+GENERATED = 6  # generated queue sequences per minor
 
 
-def _status(name: str) -> bool:
-    """A status scenario that lists pods (not --alone)."""
-    cmd = shlex.split((HERE / name / "cmd").read_text())
-    if cmd[0] != "status" or "--alone" in cmd:
-        return False
-    return bool(json.loads((HERE / name / "expected.json").read_text()).get("items"))
+def _state(v: dict) -> tuple:
+    state = "Unknown" if not v["determined"] else "Blocked" if v["blocked"] else "OK"
+    return state, v["missing"] if state == "Blocked" else None
 
 
-SCENARIOS = sorted(p.name for p in HERE.iterdir() if (p / "cmd").exists() and _status(p.name))
+def _shared(cmd: list[str]) -> list[str]:
+    return [a for i, a in enumerate(cmd) if a in _SHARED or (i and cmd[i - 1] in _SHARED)]
 
 
-def _shared(args: list[str]) -> list[str]:
-    out, skip = [], False
-    for a in args[1:]:
-        if skip:
-            skip = False
-        elif a in _OWN:
-            skip = a not in ("-A", "--all-namespaces")
-        elif not a.startswith("-o"):
-            out.append(a)
-    return out
+def _rows(args: list[str]) -> dict | None:
+    """status's rows, (namespace, pod) -> (state, missing); None where status does not read the input (lint's
+    manifests, an input without pods: their own scenarios say so)."""
+    r = run(["status", "-o", "json", *args])
+    if r.returncode not in (0, 1, 2) or not r.stdout.strip():
+        return None
+    return {(x["namespace"], x["pod"]): (x["state"], x["missing"] if x["state"] == "Blocked" else None) for x in
+            json.loads(r.stdout).get("items") or []}  # fmt: skip
 
 
-@pytest.mark.parametrize("name", SCENARIOS)
-def test_each_status_row_is_the_pod_s_explain_verdict(name):
+def _one_answer(inp: str, shared: list[str]) -> int:
+    """Check every pod status lists on the input, namespace by namespace (an object of the input without a namespace
+    is read into the namespace asked about, as kubectl does: each command asks about the same one); returns how
+    many pods were checked."""
+    every = _rows(["-A", *shared, "--from-file", inp])
+    checked = 0
+    for ns in sorted({ns for ns, _ in every or ()}):
+        rows = _rows(["-n", ns, *shared, "--from-file", inp]) or {}
+        got = run(["explain", "pod", "-l", EVERY_POD, "-n", ns, *shared, "--from-file", inp, "-o", "json"])
+        by_label = {
+            (x["pod"]["namespace"], x["pod"]["name"]): _state(x["verdict"])
+            for x in json.loads(got.stdout).get("items") or []
+        }
+        for (ns_, name), row in rows.items():
+            got = run(["explain", "pod", name, "-n", ns_, *shared, "--from-file", inp, "-o", "json"])
+            alone = _state(json.loads(got.stdout)["verdict"])
+            assert (row, row) == (alone, by_label.get((ns_, name))), (
+                f"{ns_}/{name}: status {row}, explain pod NAME {alone}, explain pod -l {by_label.get((ns_, name))}"
+            )
+            checked += 1
+    return checked
+
+
+def _golden(name: str) -> bool:
+    return (HERE / name / "cmd").exists() and (HERE / name / "input.yaml").exists()
+
+
+GOLDEN = sorted(p.name for p in HERE.iterdir() if _golden(p.name))
+
+
+@pytest.mark.parametrize("name", GOLDEN)
+def test_each_pod_has_one_verdict_on_every_golden_input(name):
     d = HERE / name
-    args = shlex.split((d / "cmd").read_text())
-    inp = ["--from-file", str(d / "input.yaml")]
-    doc = json.loads(run([*args, *inp, "-o", "json"]).stdout)
-    assert doc["items"], "the scan lists pods"
-    for row in doc["items"]:
-        r = run(["explain", "pod", row["pod"], "-n", row["namespace"], *_shared(args), *inp, "-o", "json"])
-        v = json.loads(r.stdout)["verdict"]
-        state = "Unknown" if not v["determined"] else "Blocked" if v["blocked"] else "OK"
-        assert (state, v["missing"] if state == "Blocked" else None) == (
-            row["state"],
-            row["missing"] if row["state"] == "Blocked" else None,
-        ), f"{row['namespace']}/{row['pod']}: status {row['state']} {row['missing']}, explain {state} {v['missing']}"
+    _one_answer(str(d / "input.yaml"), _shared(shlex.split((d / "cmd").read_text())))
+
+
+def _sequence_input(s: dict, path: Path) -> list[str]:
+    """The sequence as an input file (the objects test_queue_sequential.ours judges) and the flags of its
+    semantics."""
+    from fidelity.test_queue_sequential import pod_object, pods_of
+
+    from kubectl_dra.features import KNOWN_GATES
+
+    pods = pods_of(s)
+    node = copy.deepcopy(s["node"])
+    node.setdefault("status", {})["allocatable"] = {"cpu": "64", "memory": "256Gi", "pods": "110"}
+    objs = [node, *s["deviceClasses"], *s["slices"], *s["allocatedClaims"], *s["claims"]]
+    objs += [pod_object(name, cs, i) for i, (name, cs) in enumerate(pods.items())]
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs}, sort_keys=False))
+    gates = ",".join(f"{k}={str(bool(v)).lower()}" for k, v in sorted(s["featureGates"].items()) if k in KNOWN_GATES)
+    return ["--kubernetes-version", s["version"], *(["--feature-gates", gates] if gates else [])]
+
+
+def _sequences() -> list:
+    from fidelity import gates
+
+    out = [("generated", v, i) for v in gates.VERSIONS for i in range(GENERATED)]
+    return out + [("fixed", v, p.name) for v in gates.VERSIONS for p in sorted(SEQUENCES.glob("*.json"))]
+
+
+@pytest.mark.parametrize("kind,version,which", _sequences(), ids=lambda x: str(x))
+def test_each_pod_has_one_verdict_on_the_queue_sequences(kind, version, which, tmp_path):
+    from fidelity import gates
+    from fidelity.test_queue_sequential import SEED, gen_sequence
+
+    if kind == "generated":
+        s = gen_sequence(version, SEED, which)
+    else:
+        base = json.loads((SEQUENCES / which).read_text())
+        s = dict(base, version=version, featureGates=dict(gates.defaults(version), **base["meta"].get("gates", {})))
+    path = tmp_path / "input.yaml"
+    shared = _sequence_input(s, path)
+    assert _one_answer(str(path), shared), "status lists the sequence's pods"

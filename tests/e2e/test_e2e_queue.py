@@ -300,11 +300,13 @@ def test_a_pod_of_other_devices_ahead_may_take_the_cpu_the_pod_needs(scenario):
             release(sc, name)
 
 
-def test_a_pending_pod_without_devices_ahead_may_take_the_cpu_the_pod_needs(scenario):
+def test_a_pending_pod_without_devices_ahead_takes_the_cpu_the_pod_needs(scenario):
     """batch (10 cpu, no claims, its nodeSelector node-02) was created first; gpu-pod (8 cpu) can only go to
     node-02, the node with its GPU. Alone, gpu-pod fits; the scheduler takes batch from the same queue first, and
-    kubectl-dra, which does not dry-run pods without devices, must not say OK: the answer is undetermined, naming
-    batch. The real scheduler binds batch to node-02 and gpu-pod stays Pending with Insufficient cpu."""
+    kubectl-dra must not say OK. It tries the orders and nodes the API leaves open (analyze/queue/alternatives.py):
+    batch has one node, and there it leaves too little cpu for gpu-pod, with no pod of a lower priority on it to
+    preempt: the devices' room goes to the pod ahead for certain (DRA430), naming batch. The real scheduler binds
+    batch to node-02 and gpu-pod stays Pending with Insufficient cpu. (Before the alternatives: undetermined.)"""
     from dra_objects import PAUSE, release
 
     sc = scenario("plainahead")
@@ -329,8 +331,8 @@ def test_a_pending_pod_without_devices_ahead_may_take_the_cpu_the_pod_needs(scen
         p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "8"
         sc.create(p)
         r = sc.cluster.kubectl_dra("explain", "pod", "gpu-pod", "-n", sc.ns, "-o", "json")
-        assert r.json["queue"]["outcome"] == "undetermined", str(r)
-        assert "could fill its cpu" in r.json["queue"]["reason"] and f"{sc.ns}/batch" in r.json["queue"]["reason"]
+        assert r.json["queue"]["outcome"] == "taken", str(r)
+        assert "in every order" in r.json["queue"]["reason"] and f"{sc.ns}/batch" in r.json["queue"]["reason"]
         alone = sc.cluster.kubectl_dra("explain", "pod", "gpu-pod", "-n", sc.ns, "--alone", "-o", "json")
         assert "node-02" in str(alone.json["pieces"]), str(alone)  # alone, its devices and cpu are on node-02
         sc.ungate("batch")
@@ -344,3 +346,30 @@ def test_a_pending_pod_without_devices_ahead_may_take_the_cpu_the_pod_needs(scen
         for name in ("batch", "gpu-pod"):
             if sc.api.get(f"/api/v1/namespaces/{sc.ns}/pods/{name}", ok404=True) is not None:
                 release(sc, name)
+
+
+def test_a_pod_ahead_with_a_choice_of_nodes_leaves_enough_either_way(scenario):
+    """anywhere (one GPU, created first) may go to node-01 (3 GPUs) or node-02 (1 GPU), as the scheduler's scores
+    pick; pair (one claim of two requests, a GPU each, pinned to node-01) comes after it. Two of node-01's GPUs are
+    left whichever node anywhere gets: kubectl-dra tries both (analyze/queue/alternatives.py) and says pair fits
+    for certain, naming no devices (which ones depends on anywhere's node). The real scheduler binds both.
+    (Before the alternatives: undetermined, "a pod ahead may go to more than one node".)"""
+    sc = scenario("eitherway")
+    sc.device_class()
+    sc.slice([device("gpu-0"), device("gpu-1"), device("gpu-2")], node="node-01")
+    sc.slice([device("gpu-0")], node="node-02")
+    sc.create(claim("anywhere-gpu", [request("gpu", sc.cls)]))
+    sc.create(pod("anywhere", {"gpu": "anywhere-gpu"}, gated=True))
+    time.sleep(1.1)  # created a second apart: an order, not a tie
+    sc.create(claim("pair-gpus", [request("a", sc.cls), request("b", sc.cls)]))
+    sc.create(pod("pair", {"gpu": "pair-gpus"}, gated=True, node_selector={"kubernetes.io/hostname": "node-01"}))
+    r = sc.cluster.kubectl_dra("explain", "pod", "pair", "-n", sc.ns, "-o", "json")
+    place = r.json["queue"]
+    assert place["outcome"] == "fits" and place["devices"] == [], str(r)
+    assert "in every order and choice of nodes" in place["reason"] and f"{sc.ns}/anywhere" in place["reason"], str(r)
+    st = sc.cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+    assert {row["pod"]: row["queue"]["outcome"] for row in st.json["items"]} == {"anywhere": "fits", "pair": "fits"}
+    for name in ("anywhere", "pair"):
+        sc.ungate(name)
+        sc.cluster.wait_bound(sc.ns, name, timeout=60)
+    assert sc.cluster.pod(sc.ns, "pair")["spec"]["nodeName"] == "node-01"

@@ -172,7 +172,8 @@ def ours(s: dict) -> dict[str, tuple[bool, str, str | None]]:
             out[name] = (True, NONE, None) if v.determined and v.blocked else (False, NONE, "undetermined alone")
         else:
             answer = key([oracle_shaped(ref, r) for ref, r in place.claims]) if place.node is not None else NONE
-            certain = place.outcome != "undetermined"
+            # (certain to fit on a node and devices the order decides, alternatives.py: not one allocation to compare)
+            certain = place.outcome != "undetermined" and (place.exact or place.node is None)
             out[name] = (certain, answer, None if certain else place.reason)
     return out
 

@@ -155,27 +155,131 @@ def register(m) -> None:
     batch = at(m.pod("batch", []), "2026-12-01T09:00:00Z")
     batch["spec"]["containers"] = [{"name": "job", "image": "registry.example/batch:1",
                                     "resources": {"requests": {"cpu": "6"}}}]  # fmt: skip
+    spare = m.node("node-05", {}, zone="a")  # room for batch's cpu, no GPU
     m.scenario(
         "queue-replicas-open",
         "explain deploy/inference --replicas 3 when its pods ask for 4 cpu and a pending pod without devices (batch, "
         "6 cpu, created earlier) is ahead of the copies: the first copy fits for certain (two nodes with a free GPU, "
-        "one pod ahead), for the second it depends on where batch goes (undetermined, exit 2).",
+        "one pod ahead), for the second it depends on where batch goes: on node-05, which has no GPU, both copies "
+        "fit; on node-03 or node-04, the second finds no node with a GPU and 4 cpu left (undetermined, exit 2).",
+        "explain deploy/inference --replicas 3",
+        [*_deployment(m, pods=2, running=2, cpu="4"), batch, spare],
+    )
+    m.scenario(
+        "queue-replicas-batch-takes-the-room",
+        "explain deploy/inference --replicas 3 as in queue-replicas-open, without node-05: batch (6 cpu, ahead of "
+        "the copies) goes to node-03 or node-04, whichever the scheduler's scores pick, and the first copy to the "
+        "other one; in either order the second copy finds the only GPU left on the node whose cpu batch took, and "
+        "no pod of a lower priority to preempt (exit 1: 1 of 3 fit).",
         "explain deploy/inference --replicas 3",
         [*_deployment(m, pods=2, running=2, cpu="4"), batch],
     )
+    notebook_ahead = [
+        *_deployment(m, pods=2, running=2, cpu="4"),
+        batch,
+        at(m.pod("notebook", [("nb", "claim", "notebook-gpu")]), "2026-12-01T09:30:00Z"),
+        m.claim("notebook-gpu", [m.request("nb")]),
+        m.claim("probe", [m.request()]),
+    ]
     m.scenario(
         "queue-match-count-open",
-        "match claim probe --count 1 on the same cluster with a notebook pod also waiting ahead, its claim of "
-        "another shape (any GPU, request nb): it may take either free GPU, and batch may fill the other node's pod "
-        "count, so the copy is not certain to fit (undetermined, exit 2), and the answer says so, not a count.",
+        "match claim probe --count 1 on the same cluster with a notebook pod (any free GPU, request nb) and a pod "
+        "pinned to node-04 (one GPU) waiting ahead: if notebook goes to node-03, pinned takes node-04's GPU and the "
+        "copy gets none; if it goes to node-04, pinned gets none and the copy gets node-03's. The scheduler's "
+        "scores decide, so the copy is not certain to fit (undetermined, exit 2), and the answer says so, not a "
+        "count.",
         "match claim probe --count 1",
         [
-            *_deployment(m, pods=2, running=2, cpu="4"),
-            batch,
-            at(m.pod("notebook", [("nb", "claim", "notebook-gpu")]), "2026-12-01T09:30:00Z"),
-            m.claim("notebook-gpu", [m.request("nb")]),
-            m.claim("probe", [m.request()]),
-        ],  # fmt: skip
+            *notebook_ahead,
+            at(
+                m.pod("pinned", [("gpu", "claim", "pinned-gpu")], nodeSelector={"kubernetes.io/hostname": "node-04"}),
+                "2026-12-01T09:40:00Z",
+            ),
+            m.claim("pinned-gpu", [m.request()]),
+        ],
+    )
+    m.scenario(
+        "queue-match-count-either-node",
+        "match claim probe --count 1 with a notebook pod (any free GPU) waiting ahead and two free GPUs (node-03, "
+        "node-04): whichever node the scheduler's scores send notebook to, the copy gets the GPU of the other one "
+        "(1 of 1 fit, on a node the order decides; exit 0).",
+        "match claim probe --count 1",
+        notebook_ahead,
+    )
+    # The orders and node choices the API does not fix, tried one by one (analyze/queue/alternatives.py)
+    three = m.rslice("node-01-gpus", [m.dev(f"gpu-{i}") for i in range(3)], "node-01")
+    one = m.rslice("node-02-gpus", [m.dev("gpu-0")], "node-02", pool="node-02")
+    m.scenario(
+        "queue-choice-certain",
+        "status: anywhere (one GPU, created first) may go to node-01 (3 GPUs) or node-02 (1 GPU), as the "
+        "scheduler's scores decide; pair (one claim of two requests, a GPU each) can only use node-01. If anywhere "
+        "takes a GPU of node-01, two are left for pair; if it goes to node-02, three are: pair gets its devices "
+        "either way (OK), which ones depends on where anywhere goes, so the answer names none (DRA432).",
+        "status",
+        [
+            *own("anywhere", "2026-12-01T10:00:00Z"),
+            at(m.pod("pair", [("gpu", "claim", "pair-gpus")], nodeSelector={"zone": "a"}), "2026-12-01T10:00:10Z"),
+            m.claim("pair-gpus", [m.request("a"), m.request("b")]),
+            m.dclass(),
+            three,
+            one,
+            *m.NODES,
+        ],
+    )
+    m.scenario(
+        "queue-tied-certain",
+        "explain pod late: t0 and t1 (one GPU each, created in the same second: the API does not show which goes "
+        "first) may each go to node-01 (2 GPUs) or node-02 (1 GPU); late asks for a GPU of its own kind (a "
+        "selector of its own). Whatever order and nodes t0 and t1 get, one of the three GPUs is left, on a node "
+        "late may use: it fits (exit 0), on a node the order decides.",
+        "explain pod late",
+        [
+            *own("t0", "2026-12-01T10:00:00Z"),
+            *own("t1", "2026-12-01T10:00:00Z"),
+            at(m.pod("late", [("gpu", "claim", "late-gpu")]), "2026-12-01T10:00:30Z"),
+            m.claim("late-gpu", [m.request(selectors=['device.driver == "gpu.example.com"'])]),
+            m.dclass(),
+            m.rslice("node-01-gpus", [m.dev("gpu-0"), m.dev("gpu-1")], "node-01"),
+            one,
+            *m.NODES,
+        ],
+    )
+    replicas = [x for i in range(10) for x in own(f"p{i:02d}", f"2026-12-01T10:00:{i:02d}Z", priority=100)]
+    m.scenario(
+        "queue-one-answer-lower-priority",
+        "status: ten identical pods of priority 100 (a GPU each, created a second apart) and low, of priority 0, "
+        "whose claim asks for a GPU of its own kind; 11 GPUs (node-01: 6, node-02: 5). Each of the ten fits "
+        "whatever nodes the ones ahead of it pick (identical pods on node-local devices: the count per node does "
+        "not depend on the order), and low, behind them, does not change that: status and explain pod give p09 "
+        "the same answer (OK). Whether low gets the last GPU is not proved (undetermined, exit 2).",
+        "status",
+        [
+            *replicas,
+            at(m.pod("low", [("gpu", "claim", "low-gpu")]), "2026-12-01T09:00:00Z", priority=0),
+            m.claim("low-gpu", [m.request(selectors=['device.driver == "gpu.example.com"'])]),
+            m.dclass(),
+            m.rslice("node-01-gpus", [m.dev(f"gpu-{i}") for i in range(6)], "node-01"),
+            m.rslice("node-02-gpus", [m.dev(f"gpu-{i}") for i in range(5)], "node-02", pool="node-02"),
+            *m.NODES,
+        ],
+    )
+    m.scenario(
+        "queue-batch-takes-the-room",
+        "explain pod train-b: batch (no devices, 6 cpu, created first) may go to node-01 or node-02 (8 cpu and one "
+        "free GPU each); train-a and train-b (a GPU and 4 cpu each) come after it. Whichever node batch gets, "
+        "train-a gets the other one, and train-b finds the last GPU on the node whose cpu batch took; every pod "
+        "has priority 0, so none can be preempted (DRA430, exit 1).",
+        "explain pod train-b",
+        [
+            at(batch, "2026-12-01T10:00:00Z"),
+            *_cpu(own("train-a", "2026-12-01T10:00:10Z"), "4"),
+            *_cpu(own("train-b", "2026-12-01T10:00:20Z"), "4"),
+            m.dclass(),
+            gpu_node_01,
+            gpu_node_02,
+            m.node("node-01", {}, zone="a"),
+            m.node("node-02", {}, zone="b"),
+        ],
     )
     m.scenario(
         "queue-match-count",
@@ -260,11 +364,27 @@ def register(m) -> None:
             "queue-replicas-fit": ("ml-prod", "-n"),
             "queue-replicas-open": ("ml-prod", "-n"),
             "queue-match-count-open": ("ml-prod", "-n"),
+            "queue-match-count-either-node": ("ml-team", "-n"),
+            "queue-replicas-batch-takes-the-room": ("ml-team", "-n"),
+            "queue-choice-certain": ("ml-team", "-n"),
+            "queue-tied-certain": ("ml-team", "-n"),
+            "queue-batch-takes-the-room": ("ml-team", "-n"),
+            "queue-one-answer-lower-priority": ("ml-team", "-n"),
             "queue-gang-does-not-fit": ("ml-train", "-n"),
             "queue-gang-explain": ("ml-train", "-n"),
             "queue-gang-after-its-cycles": ("ml-train", "-n"),
         }
     )
+
+
+def _cpu(objs: list, cpu: str) -> list:
+    """The pod of objs (a pod and its claim) asking for cpu."""
+    for o in objs:
+        if o["kind"] == "Pod":
+            o["spec"]["containers"] = [
+                {"name": "app", "image": "registry.example/app:1", "resources": {"requests": {"cpu": cpu}}}
+            ]
+    return objs
 
 
 def _deployment(m, pods: int = 8, running: int = 0, cpu: str | None = None) -> list:

@@ -816,9 +816,11 @@ def test_a_gang_all_gated_is_placed_as_if_ungated_together_and_certainly_failed_
     assert "some of its members are still gated" in places(mixed).places[f"{NS}/train-1"].reason
 
 
-def test_cpu_taken_by_the_pods_ahead_on_a_node_is_counted_and_leaves_the_answer_open():
-    """a (6 cpu) goes first to node-01, which has two GPUs and 8 cpu; b (6 cpu) fits node-01 alone, but not once a
-    is there: the dry-run sends it to node-02 (not to node-01's second GPU), and says the pods ahead decide it."""
+def test_cpu_taken_by_the_pods_ahead_on_a_node_is_counted_and_the_other_node_is_left():
+    """a (6 cpu) goes first to node-01, which has two GPUs and 8 cpu, or to node-02 (one GPU, 8 cpu), as the
+    scheduler's scores pick; b (6 cpu) fits node-01 alone, but not once a is there: the dry-run sends it to node-02
+    (not to node-01's second GPU). Whichever node a gets, b gets the other one (alternatives.py): it fits for
+    certain, and the answer names neither node nor devices as certain (exact=False)."""
     big = [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": "6"}}}]
     objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), gpus("node-02", "gpu-0", pool="node-02")]
     for name, sec in (("a", 0), ("b", 60)):
@@ -828,7 +830,37 @@ def test_cpu_taken_by_the_pods_ahead_on_a_node_is_counted_and_leaves_the_answer_
     q = places(objs)
     a, b = q.places[f"{NS}/a"], q.places[f"{NS}/b"]
     assert a.outcome == "fits" and a.node == "node-01", a
-    assert b.node == "node-02" and b.outcome == "undetermined" and "node node-01 has room for it alone" in b.reason, b
+    assert b.outcome == "fits" and b.certain and not b.exact and not b.devices and not b.claims, b
+    assert "in every order and choice of nodes of team-a/a, ahead of it," in b.reason, b
+    assert "(node node-02 in the estimated order)" in b.reason, b
+
+
+@pytest.mark.parametrize(
+    ("priority", "nominated", "outcome"),
+    [(None, False, "taken"), (100, False, "undetermined"), (None, True, "undetermined")],
+)
+def test_a_pod_left_only_nodes_short_of_cpu_is_open_where_preemption_may_free_them(priority, nominated, outcome):
+    """node-01 has two GPUs and 8 cpu, with low (priority 0, 1 cpu) bound there; a and b (6 cpu and a GPU each) come
+    in that order. b's GPU is left, its cpu is not: of priority 0, it has no pod of a lower priority to preempt, and
+    the pods ahead take the room in every order (DRA430); of priority 100, DefaultPreemption may evict low for it,
+    which the queue does not model: open, never blocked (alternatives.py). A pending pod nominated to node-01 (after
+    a preemption), of b's priority, holds room there that the alternatives do not place: open too."""
+    big = [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": "6"}}}]
+    low = builders.pod("low", [], ns=NS, uid="uid-low", node_name="node-01", phase="Running", priority=0,
+                       containers=[{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": "1"}}}])  # fmt: skip
+    objs = [CLASS, node("node-01"), gpus("node-01", "gpu-0", "gpu-1"), low]
+    if nominated:
+        nom = builders.pod("nom", [], ns=NS, uid="uid-nom", created=t(120), containers=big)
+        nom["status"]["nominatedNodeName"] = "node-01"
+        objs.append(nom)
+    for name, sec in (("a", 0), ("b", 60)):
+        p = pod(name, t(sec), priority=priority)
+        p["spec"]["containers"] = big
+        objs += [p, claim(f"{name}-gpu")]
+    q = places(objs)
+    a, b = q.places[f"{NS}/a"], q.places[f"{NS}/b"]
+    assert a.outcome == "fits" and a.certain, a
+    assert b.outcome == outcome and b.certain == (outcome == "taken"), b
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,13 @@ What is certain (a confident wrong answer is the worst outcome, so anything else
 - a chain in which every pod ahead had one node to go to (or none) and no two were tied: the dry-run is the
   scheduler's;
 - on node-local devices, a pod that alone fits on more nodes than there are pods ahead of it in its component
-  (each pod ahead takes devices on one node only): it fits.
+  (each pod ahead takes devices on one node only): it fits;
+- a pod that the rungs above leave open, whose competitors ahead are few: every order of theirs the API does not fix
+  and every node each may go to is dry-run, and the answer is certain where all give it the same outcome
+  (alternatives.py; the node and devices are named only where they are the same in all).
+The counts (identical pods, one choice each) hold only where no pod outside the component, nor a pending pod without
+DRA, may be ahead and take the cpu of a node the component needs (alternatives.py first_outsiders); the room proof
+checks the cpu of the node it names.
 The counts (identical pods, more nodes than pods ahead, a gang's) hold only where the pods ahead can only take
 devices away: not for a pod whose search may reach a device its claims err on once the devices before it are taken
 (exposed.py): an error on one node ends the scheduler's attempt, whatever room another node had.
@@ -29,7 +35,7 @@ selectors on it) is dry-run at its turn as well: if it errs again, it takes noth
 place); if not, the pods behind it count what it takes, and its own place is undetermined.
 
 Modules: order.py (who takes part, in which order), simulate.py (the dry-run in that order), judge.py (what is
-certain), exposed.py (whose search may meet an error once others take devices), retry.py (the scheduler's retries of
+certain), alternatives.py (the orders and node choices the API does not fix), exposed.py (whose search may meet an error once others take devices), retry.py (the scheduler's retries of
 a pod whose attempt errs), report.py (judge_queue and the pod's report)."""
 
 from kubectl_dra.analyze.queue.judge import Ahead, Place, Queue, Shortfall

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
+from kubectl_dra.analyze.queue.others import rank
 from kubectl_dra.analyze.queue.preempted import preempt_words
 from kubectl_dra.model.meta import ns_of, owner_of
 
@@ -38,6 +39,9 @@ class Place:
     # results behind `devices` (the fidelity suite compares them with upstream); not in to_dict
     claims: tuple = ()
     by_group: bool = False  # the place is its pod group's certain answer (gang.py gang_reason); not in to_dict
+    # the node and devices are the same in every order and node choice the cluster leaves open (alternatives.py);
+    # where not, devices and claims are left empty and node is the estimated order's; not in to_dict
+    exact: bool = True
 
     def to_dict(self) -> dict:
         return {
@@ -116,6 +120,9 @@ class Component:
                 self.tie_attempted[q.tie] = self.tie_attempted.get(q.tie) or (q if q.attempted else None)
             self.dup_tie[i + 1] = dup
         self.tie_seen: dict = {}
+        # (first index, first rank) of the pods outside the component that may take cpu on its nodes (alternatives.py
+        # first_outsiders; simulate.py sets it)
+        self.outsiders: tuple = (None, None)
         # the most devices the competitors in es[:i] could take, and per tie class (room_proof)
         self.most = [0] * (n + 1)
         self.tie_most: dict = {}
@@ -123,6 +130,14 @@ class Component:
             k = most_devices(q)
             self.most[i + 1] = self.most[i] + k
             self.tie_most[q.tie] = self.tie_most.get(q.tie, 0) + k
+
+    def isolated(self, e: Entry, sim) -> bool:
+        """No pod outside the component that may take cpu, memory or a pod slot on a node its members may use can be
+        ahead of e: the component's own pods decide what it gets."""
+        first, first_rank = self.outsiders
+        if first is not None and first <= sim.may_be_ahead(e):
+            return False
+        return first_rank is None or first_rank > rank(e.gated, e.priority, e.created)
 
     def tied_after(self, e: Entry, pos: int) -> int:
         """Competitors of e's tie class after it (they may be ahead of it)."""
@@ -142,6 +157,31 @@ class Component:
         if not out:
             out = [q for q in self.es[:pos] if q.follows is None][:limit]
         return out
+
+
+def uniform_until(members: dict, end: int, shapes, base, kind_of) -> dict:
+    """Component -> the queue index of its first pod that is not of its first pod's kind (kind_of: the same claim
+    specs and nodes; and the same NodeResourcesFit request: the count per node holds only where each copy asks the
+    same), or whose own answer is open, or that errs (end: none); -1 for a component whose devices are not
+    node-local or whose search may meet an error (exposed.py). A pod's count argument needs the pods that may be
+    ahead of it to be of one kind, not the pods behind it: its answer does not depend on which pods of a lower
+    priority a command reads (one answer per pod, whatever the command)."""
+    out = {}
+    for c, es in members.items():
+        if not shapes.local[es[0].plan.shape] or may_err(es[0].plan, base.sem, base.memo):
+            out[c] = -1
+            continue
+        first = (kind_of(es[0]), es[0].plan.fit.key() if es[0].plan.fit is not None else None)
+        out[c] = next(
+            (
+                q.index
+                for q in es
+                if (kind_of(q), q.plan.fit.key() if q.plan.fit is not None else None) != first
+                or q.kind in ("open", "error", "stuck")
+            ),
+            end,
+        )
+    return out
 
 
 # long: the decision ladder of one pod in the queue, each rung a return, in the order they are tried
@@ -203,7 +243,10 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
     if not n_ahead:
         return place("fits", True, "no pod ahead of it in the queue can use the same devices")
     exposed = may_err(e.plan, sim.base.sem, sim.base.memo)  # then only the dry-run in the scheduler's order holds
-    if uniform:  # (never where exposed: simulate.py)
+    # the counts below hold only where no pod of another component, nor a pending pod without DRA, may move the cpu
+    # left on the component's nodes (alternatives.py first_outsiders)
+    isolated = view.isolated(e, sim)
+    if uniform and isolated:  # (never where exposed: simulate.py)
         total, fit_in_class = view.tie_total[e.tie], view.tie_fit[e.tie]
         if 0 < fit_in_class < total:
             return place(
@@ -215,14 +258,14 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         if fits:
             return place("fits", True, f"still fits after {_ahead(n_ahead)}")
         return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
-    forced = view.loose[pos] == 0 and not view.dup_tie[pos] and view.tie_total[e.tie] == 1
+    forced = view.loose[pos] == 0 and not view.dup_tie[pos] and view.tie_total[e.tie] == 1 and isolated
     if forced:
         if fits:
             return place("fits", True, f"still fits after {_ahead(n_ahead)}")
         return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
     proof = _count_proof(e, sim, n_ahead) if fits and shapes.local[e.plan.shape] and not exposed else None
     if proof is None and fits and shapes.local[e.plan.shape] and not exposed:
-        proof = room_proof(e, view.most[pos] + view.tie_most.get(e.tie, 0) - most_devices(e))
+        proof = room_proof(e, view.most[pos] + view.tie_most.get(e.tie, 0) - most_devices(e), sim)
     if proof is not None:
         return place("fits", True, proof)
     names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
@@ -283,11 +326,13 @@ def most_devices(q: Entry) -> int:
     return total
 
 
-def room_proof(e: Entry, rivals: int) -> str | None:
+def room_proof(e: Entry, rivals: int, sim) -> str | None:
     """The room proof: the pod's one pending request (no constraints) needs N of its candidate devices on one node;
     the competitors that may be ahead of it (before it in the queue, and those tied with it) could take at most
     `rivals` devices in all, whichever order and nodes they get. Where a node keeps N candidates after that many are
-    gone, the pod fits in every order (the devices being node-local and their counters its own: shapes.py)."""
+    gone, and NodeResourcesFit admits the pod there with every pod that may be ahead of it and may use the node
+    placed there at once (simulate.py crowd_proof), the pod fits in every order (the devices being node-local and
+    their counters its own: shapes.py)."""
     pending = [a for a in e.plan.analyses if not a.allocated]
     if len(pending) != 1 or len(pending[0].requests) != 1 or rivals >= UNBOUNDED:
         return None
@@ -305,8 +350,9 @@ def room_proof(e: Entry, rivals: int) -> str | None:
         if v.outcome in ("candidate", "selected") and not v.entry.device.get("consumesCounters"):
             for n in v.nodes:
                 per_node[n] = per_node.get(n, 0) + 1
-    best = max(per_node.items(), key=lambda kv: kv[1], default=None)
-    if best is None or best[1] - rivals < r.count:
+    roomy = sorted((kv for kv in per_node.items() if kv[1] - rivals >= r.count), key=lambda kv: -kv[1])
+    best = next((kv for kv in roomy[:8] if sim.crowd_proof(e, kv[0])), None)
+    if best is None:
         return None
     return (
         f"node {best[0]} has {best[1]} devices it can use; the pods that may be ahead of it take at most {rivals} in "

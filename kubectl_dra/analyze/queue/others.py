@@ -22,6 +22,7 @@ class _Group:
     keys: list = field(default_factory=list)  # rank() per pod, sorted
     refs: list = field(default_factory=list)
     sums: list = field(default_factory=lambda: [({}, 0)])  # (requests, pods) of the first i
+    pods: list = field(default_factory=list)  # (pod, its Fit) per pod, in the same order (alternatives.py)
 
 
 def rank(gated: bool, priority: int, created: str) -> tuple:
@@ -80,11 +81,10 @@ def others_of(snap, base, pods: list[dict], fit_of) -> Others:
         if not names:
             continue
         gated = bool((p.get("spec") or {}).get("schedulingGates"))
-        rows.append(
-            (rank(gated, priority_of(p), str(meta_of(p).get("creationTimestamp") or "")), names, fit.request, p)
-        )
+        rows.append((rank(gated, priority_of(p), str(meta_of(p).get("creationTimestamp") or "")), names, fit, p))
     rows.sort(key=lambda r: r[0])
-    for key, names, request, p in rows:
+    for key, names, fit, p in rows:
+        request = fit.request
         g = groups.get(names)
         if g is None:
             g = groups[names] = _Group(names)
@@ -94,5 +94,6 @@ def others_of(snap, base, pods: list[dict], fit_of) -> Others:
             req[k] = req.get(k, 0) + v
         g.keys.append(key)
         g.refs.append(f"{ns_of(p)}/{name_of(p)}")
+        g.pods.append((p, fit))
         g.sums.append((req, count + 1))
     return Others(list(groups.values()))

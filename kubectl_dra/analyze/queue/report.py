@@ -51,26 +51,20 @@ def _others(snap, sem, base):
     return others_of(snap, base, pods, fit_of)
 
 
-def judge_queue(snap, sem, base, alone: dict, explain, only: tuple | None = None) -> tuple[Queue, dict]:
+def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
     """The queue over every pending pod of the snapshot that uses DRA. alone: (namespace, name) -> (pod, report,
     the Analysis fork that made it) for the pods already explained alone; the others are explained here, briefly,
     by explain (reports/explain.py explain_pod, which the reports that judge the queue pass: the queue sits below
-    them and imports none). only: the one pod whose place is wanted (explain pod): pods that cannot be ahead of it
-    are left out. Returns the queue and, per pod in alone, its report with its place."""
+    them and imports none). Every command judges the same queue, whichever pods it asks about (one answer per pod:
+    a pod's place may depend on pods behind it, a retry of one that errs, tests/test_one_answer.py). Returns the
+    queue and, per pod in alone, its report with its place."""
 
     classes = list(snap.classes)
-    rank = None
-    if only is not None and only in alone:
-        p = alone[only][0]
-        rank = (bool((p.get("spec") or {}).get("schedulingGates")), -priority_of(p))
     got = dict(alone)
     for p in snap.pods:
         key = (ns_of(p), name_of(p))
         if key in got or not _pending_dra(p, classes, sem):
             continue
-        if rank is not None and (bool((p.get("spec") or {}).get("schedulingGates")), -priority_of(p)) > rank:
-            if gang_of(p) is None or gang_of(p) != gang_of(alone[only][0]) or key[0] != only[0]:
-                continue  # behind the pod asked about, whatever the times (but the members of its group count)
         fork = base.fork()
         try:
             got[key] = (p, explain(snap, sem, key[0], key[1], fork, True), fork)
@@ -169,8 +163,15 @@ def queue_finding(place: Place) -> Finding | None:
         )
     if place.outcome == "undetermined":
         return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
-    if place.ahead or place.gated or place.by_group:
+    if place.ahead or place.gated or place.by_group or not place.exact:
         when = "once its gates are removed, it " if place.gated else "it "
+        if not place.exact:  # (its node and devices depend on the order: alternatives.py)
+            return make(
+                "DRA432",
+                f"{when}gets its claims in every order the cluster leaves open: {place.reason}",
+                position=place.position,
+                ahead=[a.to_dict() for a in place.ahead],
+            )
         got = ", ".join(place.devices[:3]) + (f" and {len(place.devices) - 3} more" if len(place.devices) > 3 else "")
         return make(
             "DRA432",
@@ -199,7 +200,9 @@ def with_place(report, place: Place):
     findings = dedupe([f, *report.findings] if place.outcome in ("taken", "gang") else [*report.findings, f])
     v = report.verdict
     ok = v.summary if not v.blocked and v.determined else ""
-    if ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and place.node:
+    if ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and not place.exact:
+        ok = "claims allocatable once the pods ahead of it in the queue are placed (where depends on their order)"
+    elif ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and place.node:
         if not ok.startswith(f"claims allocatable now on node {place.node}"):  # the pods ahead take the first node
             ok = f"claims allocatable once the pods ahead of it in the queue are placed (node {place.node} in the estimated order)"
     verdict = verdict_from(findings, ok)

@@ -9,9 +9,10 @@ from datetime import datetime
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, gather_pools, obj_ref
 from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
+from kubectl_dra.analyze.queue.alternatives import Alternatives, first_outsiders
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import member_order
-from kubectl_dra.analyze.queue.judge import Component, Place, Queue, judge, shortfall
+from kubectl_dra.analyze.queue.judge import Component, Place, Queue, judge, shortfall, uniform_until
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 from kubectl_dra.analyze.queue.others import rank
 from kubectl_dra.analyze.queue.preempted import behind_preemptors, search_preemption
@@ -265,13 +266,14 @@ class _Sim:
                 continue
         return min(got[0], limit)
 
-    def crowd_proof(self, e: Entry) -> bool:
-        """Whether NodeResourcesFit admits e on the node the dry-run placed it on whatever node each pod ahead of it
-        picks: with every pod that may be ahead of it and may use that node placed there at once (the dry-run's own
-        choices for them are one of many). Per group of pods of the same usable nodes, prefix sums in queue order:
-        pods x groups, not pods x pods."""
+    def crowd_proof(self, e: Entry, node: str | None = None) -> bool:
+        """Whether NodeResourcesFit admits e on the node the dry-run placed it on (or on node) whatever node each pod
+        ahead of it picks: with every pod that may be ahead of it and may use that node placed there at once (the
+        dry-run's own choices for them are one of many). Per group of pods of the same usable nodes, prefix sums in
+        queue order: pods x groups, not pods x pods."""
         plan = e.plan
-        if plan.fit is None or e.node is None:
+        node = node or e.node
+        if plan.fit is None or node is None:
             return True
         if self._groups is None:
             self._groups = {}
@@ -289,7 +291,7 @@ class _Sim:
         total: dict = {}
         count = 0
         for reach, idxs, sums in self._groups.values():
-            if e.node not in reach.names:
+            if node not in reach.names:
                 continue
             req, c = sums[bisect_right(idxs, upto)]
             for k, v in req.items():
@@ -298,11 +300,11 @@ class _Sim:
         for k, v in plan.fit.request.items():  # e itself is among them
             total[k] = total.get(k, 0) - v
         if self.others is not None:  # and the pending pods that use no DRA, of the same or a higher priority
-            req, c = self.others.ahead(rank(e.gated, e.priority, e.created), e.node)
+            req, c = self.others.ahead(rank(e.gated, e.priority, e.created), node)
             for k, v in req.items():
                 total[k] = total.get(k, 0) + v
             count += c
-        node = plan.reach.usable[plan.reach.positions()[e.node]]
+        node = plan.reach.usable[plan.reach.positions()[node]]
         return plan.fit.check(node, (total, count - 1)).fits is not False
 
     def crowders(self, e: Entry, limit: int = 3, scan: int = 400) -> list[str]:
@@ -440,14 +442,8 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
             nodes_of[id(r)] = frozenset(r.names)
         return (e.plan.shape[0], nodes_of[id(r)])
 
-    # (not where the pods' search may meet an error once others take devices: exposed.py)
-    uniform = {
-        c: len({kind_of(e) for e in es}) == 1
-        and all(e.kind not in ("open", "error", "stuck") for e in es)
-        and shapes.local[es[0].plan.shape]
-        and not may_err(es[0].plan, base.sem, base.memo)
-        for c, es in members.items()
-    }
+    alike_until = uniform_until(members, len(ordered), shapes, base, kind_of)
+    uniform = {c: alike_until[c] == len(ordered) for c in members}
     gangs = _gang_members(ordered)
     gang_comps = {comp[e.plan.shape] for ms in gangs.values() for e in ms}
     sim = _Sim(base)
@@ -472,18 +468,23 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
         if e.ref in again:
             e.error = retry_reason(e, again[e.ref])
     places, shortfalls = {}, []
+    alternatives = Alternatives(sim, shapes, claim_key)  # (the orders and node choices the API does not fix)
+    outsiders = first_outsiders(members, comp, sim)
     for c, es in members.items():
         # A pod whose attempt errs alone and gets nothing at its turn (it errs as it does alone, at every retry too,
         # or finds no device without the error: blocked either way) takes nothing and has no place: its own answer
         # stands
         es = [e for e in es if e.kind != "error" or (e.error is None and e.node is not None) or e.ref in again]
-        if uniform[c] and not any(e.gang is not None for e in es):  # (a gang's count is its own message)
+        view = Component(es)
+        view.outsiders = outsiders[c]
+        # (a gang's count is its own message; a count that pods outside may change is none)
+        if uniform[c] and not any(e.gang is not None for e in es) and es and view.isolated(es[-1], sim):
             fit = sum(1 for e in es if e.node is not None)
             if fit < len(es):
                 shortfalls.append(shortfall(es, fit))
-        view = Component(es)
         for pos, e in enumerate(es):
-            p = judge(e, view, pos, uniform[c], shapes, sim, now)
+            alike = alike_until[c] > sim.may_be_ahead(e)  # (it and every pod that may be ahead of it)
+            p = alternatives.settle(e, judge(e, view, pos, alike, shapes, sim, now))
             if e.kind != "stuck":  # (it takes devices, a competitor of the pods behind, and its own answer stands)
                 places[e.ref] = p
     _behind_retries(again, ordered, places, shapes)

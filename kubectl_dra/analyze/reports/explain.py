@@ -186,12 +186,12 @@ def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], al
         return [got[k][1] for k in pods]
     from kubectl_dra.analyze.queue import judge_queue
 
-    queue, placed = judge_queue(snap, sem, base, got, explain_pod, only=pods[0] if len(pods) == 1 else None)
+    queue, placed = judge_queue(snap, sem, base, got, explain_pod)
     from kubectl_dra.analyze.queue.report import materialized, with_place
 
     for k in pods:
         place = queue.places.get(f"{k[0]}/{k[1]}")
-        if place is not None and place.outcome == "taken":
+        if place is not None and place.outcome == "taken" and place.exact:
             # The devices as they are once the pods ahead are placed: each one's reason is then the allocator's
             # (allocated to a claim of a pod ahead, a counter used up), not the cluster's as it is now.
             entry = next(e for e in queue.entries if e.ref == f"{k[0]}/{k[1]}")

@@ -88,7 +88,12 @@ def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[
     places = [queue.places.get(f"{ns_of(p)}/{name_of(p)}") for p in pods]
     fit = [pl for pl in places if pl is not None and pl.outcome == "fits"]
     first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != "fits"), None)
-    return Placed(snap2, base, queue, placed, places, len(fit), Counter(pl.node for pl in fit), first_out)
+    # (a copy certain to fit on a node that the order of the pods ahead decides is counted under no node's name)
+    where = Counter(pl.node if pl.exact else ORDER_DECIDES for pl in fit)
+    return Placed(snap2, base, queue, placed, places, len(fit), where, first_out)
+
+
+ORDER_DECIDES = "a node the order decides"
 
 
 # What the DefaultTolerationSeconds admission plugin (on by default) adds to every pod created: a pod of the
@@ -136,9 +141,10 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
     pod = pods[first_out]
     place = places[first_out]
     open_ = place is not None and place.outcome == "undetermined"
-    if place is None or open_:  # blocked alone, even before the others (its own report says why), or open
+    # (not exact: no single order is the reason, alternatives.py; the queue's reason is)
+    if place is None or open_ or not place.exact:  # blocked alone, even before the others (its own report says why)
         report = explain_pod(snap2, sem, ns, name_of(pod), got.base.fork())
-        if open_:  # the count is open: the queue's reason, after how many are certain
+        if place is not None:  # the count is open, or not in the estimated order: the queue's reason
             report = with_place(report, place)
     else:  # against what the pods ahead of it take, materialized as allocations: the allocator's own reasons
         report = explain_pod(got.against_the_others(sem, pod), sem, ns, name_of(pod))

@@ -1,0 +1,105 @@
+"""Random queues and a brute force of the scheduler's queue for them, independent of kubectl_dra's model (issue 45):
+small clusters of identical GPUs where what a pod needs is a count of GPUs and of cpu on one node, so that every
+order of the pods the API leaves tied and every node each may go to can be tried by hand. A certain answer of the
+tool that the brute force contradicts is a confident wrong answer. Used by tests/unit/test_queue_brute.py and
+scripts/queue_unknowns.py.
+
+random_queue(seed): 2-4 nodes of 4 or 8 cpu and 1-4 GPUs each; on every node a bound holder (of a GPU or not, of
+0-2 cpu) at a priority nothing preempts, so that no answer depends on DefaultPreemption; 3-10 pending pods of four
+priorities, created within 4 seconds (ties), 40% pinned to some nodes (node affinity), asking 0-2 GPUs (0: a pod
+without DRA, which asks cpu) and 0-3 cpu, in namespace ml-team.
+
+brute(model): per pod, {True, False}: whether it gets a node, over every order of the pods tied in the queue (one
+priority, one creation second) and every node each may go to (one with its GPUs and cpu free), pods taken by
+priority, then creation; a pod with no node takes nothing."""
+
+from __future__ import annotations
+
+
+def random_queue(seed: int) -> tuple[list, dict]:
+    """(objects, the brute force's model): the scenario and, per pod, what the brute force needs."""
+    import random
+
+    import builders as b
+
+    rng = random.Random(f"queue-unknowns:{seed}")
+    ns = "ml-team"
+    nodes = {f"node-{i}": (rng.choice((4, 8)), rng.randint(1, 4)) for i in range(rng.randint(2, 4))}
+    objs = [b.dclass()]
+    model = {"nodes": {n: [cpu, gpus] for n, (cpu, gpus) in nodes.items()}, "pods": []}
+    for n, (cpu, gpus) in nodes.items():
+        objs.append(b.node(n, {"cpu": str(cpu)}))
+        objs.append(b.rslice(f"{n}-gpus", [b.device(f"gpu-{j}") for j in range(gpus)], n))
+        # a bound holder on every node (the node's bound pods are then known), of a priority nothing preempts
+        held = rng.randint(0, min(1, gpus))
+        hcpu = rng.choice((0, 1, 2))
+        claims = []
+        if held:
+            objs.append(
+                b.claim(f"hold-{n}", [b.request()], results=[("gpu", n, "gpu-0")], reserved=f"hold-{n}", node=n, ns=ns)
+            )
+            claims = [("gpu", "claim", f"hold-{n}")]
+        c = [b.container("app", cpu=str(hcpu))] if hcpu else None
+        objs.append(b.pod(f"hold-{n}", claims, node_name=n, ns=ns, phase="Running", containers=c, priority=2000000000))
+        model["nodes"][n][0] -= hcpu
+        model["nodes"][n][1] -= held
+    for i in range(rng.randint(3, 10)):
+        name = f"p{i:02d}"
+        prio = rng.choice((0, 100, 1000, 10000))
+        created = f"2026-12-01T10:00:{rng.randint(0, 3):02d}Z"
+        count = rng.choice((0, 1, 1, 1, 2))
+        cpu = rng.choice((0, 0, 1, 2, 3)) if count else rng.choice((1, 2, 3))
+        pin = sorted(rng.sample(sorted(nodes), rng.randint(1, len(nodes)))) if rng.random() < 0.4 else sorted(nodes)
+        spec = {"priority": prio}
+        if pin != sorted(nodes):
+            spec["affinity"] = {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": pin}]}
+                        ]
+                    }
+                }
+            }
+        claims = [("gpu", "claim", f"{name}-gpu")] if count else []
+        if count:
+            objs.append(b.claim(f"{name}-gpu", [b.request(count=count)], ns=ns))
+        c = [b.container("app", cpu=str(cpu))] if cpu else None
+        objs.append(b.pod(name, claims, ns=ns, created=created, containers=c, **spec))
+        model["pods"].append({"name": name, "prio": prio, "created": created, "gpus": count, "cpu": cpu, "nodes": pin})
+    return objs, model
+
+
+def brute(model: dict, limit: int = 200000) -> dict | None:
+    """Pod -> {True, False}: whether it gets a node, over every order of tied pods and every node choice (None: too
+    many). Pods are taken in priority order, then creation; a pod fits a node with its GPUs and cpu free."""
+    import itertools
+
+    pods = sorted(model["pods"], key=lambda p: (-p["prio"], p["created"]))
+    classes = [list(g) for _, g in itertools.groupby(pods, key=lambda p: (p["prio"], p["created"]))]
+    out: dict = {p["name"]: set() for p in pods}
+    count = [0]
+
+    def go(free: dict, todo: list) -> None:
+        count[0] += 1
+        if count[0] > limit:
+            raise OverflowError
+        if not todo:
+            return
+        cls, later = todo[0], todo[1:]
+        for i, p in enumerate(cls):
+            nxt = ([cls[:i] + cls[i + 1 :]] if len(cls) > 1 else []) + later
+            opts = [n for n in p["nodes"] if free[n][0] >= p["cpu"] and free[n][1] >= p["gpus"]]
+            out[p["name"]].add(bool(opts))
+            if not opts:
+                go(free, nxt)
+            for n in opts:
+                f = dict(free)
+                f[n] = (free[n][0] - p["cpu"], free[n][1] - p["gpus"])
+                go(f, nxt)
+
+    try:
+        go({n: tuple(v) for n, v in model["nodes"].items()}, classes)
+    except OverflowError:
+        return None
+    return out
