@@ -31,8 +31,9 @@ from dataclasses import replace
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
 from kubectl_dra.analyze.queue.exposed import may_err
-from kubectl_dra.analyze.queue.order import attempted, priority_of
+from kubectl_dra.analyze.queue.order import attempted
 from kubectl_dra.analyze.queue.others import rank
+from kubectl_dra.model.meta import priority_of
 
 MAX_POOL = 48  # pods that may be ahead of the pod (with DRA or without), scanned for the ones that take part
 MAX_PODS = 8  # pods that take part besides the pod
