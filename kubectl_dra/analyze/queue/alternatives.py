@@ -1,6 +1,6 @@
 """Pods compete, step 3b: the orders and node choices that the API does not fix, tried one by one.
 
-The rule (issue 45): kube-scheduler takes the pods of one tie class (one priority, created in the same second, or
+The rule: kube-scheduler takes the pods of one tie class (one priority, created in the same second, or
 already tried) in an order the API does not show, and it binds each pod to one of the nodes that pass its filters,
 picked by scores that are not modelled. Where judge.py leaves a pod open, every such alternative for the pods that
 may be ahead of it and interact with it is dry-run (the allocator on each node, NodeResourcesFit with the pods placed
