@@ -93,9 +93,26 @@ class Cluster:
         self.kubectl_bin = str(Path(state["bin"]) / "kubectl")
 
     @contextlib.contextmanager
+    def scheduler_held(self):
+        """kube-scheduler kept from scheduling for the block by its Lease, which the test holds (scheduler_hold.py says
+        why that works, from kube-scheduler's source): every pod created in the block is in its queue, in creation
+        order, when the block ends and the scheduler takes the Lease. Yields the SchedulerHold (released_in: how
+        long the hand-over took)."""
+        from scheduler_hold import SchedulerHold
+
+        hold = SchedulerHold(self.state, self.api)
+        hold.take()
+        try:
+            yield hold
+        finally:
+            hold.release()
+
+    @contextlib.contextmanager
     def scheduler_paused(self):
-        """kube-scheduler stopped (SIGSTOP) for the block: pods created meanwhile wait in its queue, unscheduled and
-        without events, as pods do between their creation and the scheduler's first attempt."""
+        """kube-scheduler stopped (SIGSTOP) for the block: pods created meanwhile wait unscheduled and without events.
+        On SIGCONT it may schedule the first pod whose watch event it reads before the others' arrive, so the queue is
+        not the one of pods created while it was held; for a test that means every pod to be queued first, use
+        scheduler_held."""
         pid = self.state["pids"]["kube-scheduler"]
         os.kill(pid, signal.SIGSTOP)
         try:
