@@ -1049,7 +1049,11 @@ _RULES = [
         "alone, is then undetermined, and so are the pods that may come after its retry and could use the same "
         "devices. kubectl-dra proves an answer where it can (pods that have one choice each; identical "
         "pods on node-local devices, whose count that fits does not depend on where each goes; more nodes that "
-        "fit the pod than pods ahead of it) and says undetermined (exit 2) otherwise.",
+        "fit the pod than pods ahead of it) and says undetermined (exit 2) otherwise. After kube-scheduler restarts "
+        "or fails over to another instance, the new one puts the pods already waiting into its queue in its "
+        "informer's list order (by namespace and name), not by creation time, all stamped as they are listed: pods "
+        "of one priority are then taken in that order, and the order kubectl-dra estimates from creation times can "
+        "differ from it until those pods have been tried.",
     ),
     Rule(
         code="DRA432",
