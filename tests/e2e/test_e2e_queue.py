@@ -11,6 +11,7 @@ import pytest
 import yaml
 from builders import device, request
 from dra_objects import claim, pod
+from e2e_helpers import clusterlib
 
 pytestmark = pytest.mark.e2e
 
@@ -141,6 +142,25 @@ def test_the_held_scheduler_queues_every_pod_before_it_schedules_one(cluster, sc
     assert ["/".join(d) for d in cluster.allocated_devices(sc.ns, "urgent-gpu")] == rows["urgent"]["queue"]["devices"]
     for name in ("p0", "p1"):
         cluster.wait_unschedulable(sc.ns, name, "cannot allocate all claims")
+
+
+def test_a_restarted_scheduler_queues_the_waiting_pods_in_list_order(cluster, scenario):
+    """DRA431's caveat, seen: zz then aa (priority 0, a second apart) want the one device while the scheduler is held;
+    a scheduler started after both exist lists them (namespace, then name) and stamps them in that order, so aa,
+    created last, gets the device. kubectl-dra, which orders by creation, put zz first."""
+    sc = scenario("relist")
+    sc.device_class()
+    sc.slice([device("dev-0")])
+    with cluster.scheduler_held():
+        for name in ("zz", "aa"):
+            sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
+            sc.create(pod(name, {"gpu": f"{name}-gpu"}))
+            time.sleep(1.1)
+        st = cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+        assert st.json["queue"]["order"] == [f"{sc.ns}/zz", f"{sc.ns}/aa"], str(st)
+        clusterlib.restart_scheduler(cluster.state)  # the Lease stays the test's: the new scheduler waits too
+    cluster.wait_bound(sc.ns, "aa", timeout=60)
+    cluster.wait_unschedulable(sc.ns, "zz", "cannot allocate all claims")
 
 
 def test_priority_goes_first(cluster, scenario):
