@@ -186,6 +186,16 @@ class Cluster:
     def delete_namespace(self, name: str) -> None:
         self.api.delete(f"/api/v1/namespaces/{name}")
 
+    def delete_pods(self, ns: str) -> None:
+        """Every pod of the namespace deleted at once (grace 0) and gone, so no scheduler cache still counts them; a
+        failure is let pass (it is cleanup)."""
+        try:
+            for p in self.pods(ns):
+                self.api.delete(f"/api/v1/namespaces/{ns}/pods/{p['metadata']['name']}?gracePeriodSeconds=0")
+            wait_for(f"pods of {ns} gone", lambda: not self.pods(ns), 60, 0.5)
+        except (ApiError, AssertionError):
+            pass
+
     # --- reads -----------------------------------------------------------------------------
     def pod(self, ns: str, name: str) -> dict:
         return self.api.get(f"/api/v1/namespaces/{ns}/pods/{name}")
