@@ -1055,9 +1055,12 @@ _RULES = [
         "alternatives per pod): the answer is certain when all of them give the pod the same outcome, without "
         "naming a node or devices where those differ. It stays undetermined (exit 2) where the alternatives differ "
         "or are too many, and where a pod's only obstacle in one of them is cpu, memory or pod slots on a node "
-        "where a pod of a lower priority runs (DefaultPreemption may free the room; not modelled). After a "
-        "scheduler restart or fail-over, pods of one priority are queued in its informer's list order, not by "
-        "creation: the estimated order is then one of many.",
+        "where a pod of a lower priority runs (DefaultPreemption may free the room: the queue follows a pod that "
+        "preempts at its own turn, DRA507, not one that would in another order). After kube-scheduler restarts "
+        "or fails over to another instance, the new one puts the pods already waiting into its queue in its "
+        "informer's list order (by namespace and name), not by creation time, all stamped as they are listed: pods "
+        "of one priority are then taken in that order, and the order kubectl-dra estimates from creation times can "
+        "differ from it until those pods have been tried.",
     ),
     Rule(
         code="DRA432",

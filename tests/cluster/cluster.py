@@ -657,21 +657,7 @@ def up(
                 *gate_args,
             ],
         )
-        pids["kube-scheduler"] = _start(
-            state_dir,
-            "kube-scheduler",
-            [
-                str(bin_dir / "kube-scheduler"),
-                f"--kubeconfig={state_dir}/scheduler.kubeconfig",
-                f"--authentication-kubeconfig={state_dir}/scheduler.kubeconfig",
-                f"--authorization-kubeconfig={state_dir}/scheduler.kubeconfig",
-                "--bind-address=127.0.0.1",
-                f"--secure-port={ports['scheduler']}",
-                f"--cert-dir={state_dir}/scheduler-certs",
-                "--leader-elect=false",
-                *gate_args,
-            ],
-        )
+        pids["kube-scheduler"] = _start(state_dir, "kube-scheduler", scheduler_argv(state))
         save()
         pids["heartbeat"] = _start(
             state_dir, "heartbeat", [sys.executable, str(HERE / "cluster.py"), "heartbeat", "--state", str(state_dir)]
@@ -692,6 +678,7 @@ def up(
             state_dir,
             pids,
         )
+        _wait("kube-scheduler to lead", lambda: scheduler_leader(admin), 60, state_dir, pids)
 
         def nodes_ready():
             items = admin.get("/api/v1/nodes")["items"]
@@ -719,6 +706,56 @@ def up(
     save()
     log(f"cluster {version} up in {state['start_seconds']}s; kubeconfig: {kubeconfig}")
     return state
+
+
+SCHEDULER_LEASE = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler"
+
+
+def scheduler_argv(state: dict) -> list[str]:
+    """kube-scheduler's command line. It runs with leader election (the Lease kube-system/kube-scheduler), as a
+    real control plane runs it, so that a test can hold the Lease and keep it from scheduling while its informers
+    fill the queue (tests/e2e/scheduler_hold.py). Nobody else holds the Lease, so it leads as soon as it starts;
+    --leader-elect-retry-period 500ms lets it take a released Lease within about a second, and the renew deadline
+    stays at its default of 10 s, so a scheduler stopped for a few seconds (SIGSTOP) keeps its leadership."""
+    state_dir, bin_dir = Path(state["dir"]), Path(state["bin"])
+    gates = state.get("gates") or ""
+    return [
+        str(bin_dir / "kube-scheduler"),
+        f"--kubeconfig={state_dir}/scheduler.kubeconfig",
+        f"--authentication-kubeconfig={state_dir}/scheduler.kubeconfig",
+        f"--authorization-kubeconfig={state_dir}/scheduler.kubeconfig",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={state['ports']['scheduler']}",
+        f"--cert-dir={state_dir}/scheduler-certs",
+        "--leader-elect=true",
+        "--leader-elect-lease-duration=15s",
+        "--leader-elect-renew-deadline=10s",
+        "--leader-elect-retry-period=500ms",
+        *([f"--feature-gates={gates}"] if gates else []),
+    ]
+
+
+def scheduler_leader(api: Api) -> str:
+    """The holder of kube-scheduler's Lease ("" when none)."""
+    lease = api.get(SCHEDULER_LEASE, ok404=True) or {}
+    return (lease.get("spec") or {}).get("holderIdentity") or ""
+
+
+def restart_scheduler(state: dict, between=None, timeout: float = 60) -> int:
+    """Stop kube-scheduler (SIGTERM: it releases its Lease, ReleaseOnCancel), call `between` (if given), and start it
+    again with the same command line; returns once its /readyz is ok, which includes sched-handler-sync: its informers have delivered
+    their initial lists to the scheduling queue and cache. The new pid is saved in the state (`down` stops it)."""
+    state_dir = Path(state["dir"])
+    pids = state["pids"]
+    _stop_pid(pids["kube-scheduler"], state_dir)
+    if between:
+        between()
+    pids["kube-scheduler"] = _start(state_dir, "kube-scheduler", scheduler_argv(state))
+    (state_dir / "cluster.json").write_text(json.dumps(state, indent=2) + "\n")
+    url = f"https://127.0.0.1:{state['ports']['scheduler']}/readyz"
+    only = {"kube-scheduler": pids["kube-scheduler"]}
+    _wait("kube-scheduler /readyz", lambda: _insecure_get(url) == 200, timeout, state_dir, only)
+    return pids["kube-scheduler"]
 
 
 def apiserver_argv(

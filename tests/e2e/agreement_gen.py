@@ -477,12 +477,7 @@ def run(cluster, seed: int, queue: bool = False) -> list[Outcome]:
                     note = f"devices: kubectl-dra picked {pred_dev} on {pred_node}, the scheduler allocated {real_dev}"
             out.append(Outcome(seed, name, predicted, real, result, f"{why} | scheduler: {msg}" if msg else why, note))
     finally:
-        try:
-            for p in cluster.pods(ns):
-                api.delete(f"/api/v1/namespaces/{ns}/pods/{p['metadata']['name']}?gracePeriodSeconds=0")
-            wait_for(f"pods of {ns} gone", lambda: not cluster.pods(ns), 60, 0.5)
-        except (ApiError, AssertionError):
-            pass
+        cluster.delete_pods(ns)
         if patched:
             esc = plan.extended.replace("/", "~1")
             try:

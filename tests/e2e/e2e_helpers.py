@@ -93,9 +93,26 @@ class Cluster:
         self.kubectl_bin = str(Path(state["bin"]) / "kubectl")
 
     @contextlib.contextmanager
+    def scheduler_held(self):
+        """kube-scheduler kept from scheduling for the block by its Lease, which the test holds (scheduler_hold.py says
+        why that works, from kube-scheduler's source): every pod created in the block is in its queue, in creation
+        order, when the block ends and the scheduler takes the Lease. Yields the SchedulerHold (released_in: how
+        long the hand-over took)."""
+        from scheduler_hold import SchedulerHold
+
+        hold = SchedulerHold(self.state, self.api)
+        hold.take()
+        try:
+            yield hold
+        finally:
+            hold.release()
+
+    @contextlib.contextmanager
     def scheduler_paused(self):
-        """kube-scheduler stopped (SIGSTOP) for the block: pods created meanwhile wait in its queue, unscheduled and
-        without events, as pods do between their creation and the scheduler's first attempt."""
+        """kube-scheduler stopped (SIGSTOP) for the block: pods created meanwhile wait unscheduled and without events.
+        On SIGCONT it may schedule the first pod whose watch event it reads before the others' arrive, so the queue is
+        not the one of pods created while it was held; for a test that means every pod to be queued first, use
+        scheduler_held."""
         pid = self.state["pids"]["kube-scheduler"]
         os.kill(pid, signal.SIGSTOP)
         try:
@@ -168,6 +185,16 @@ class Cluster:
 
     def delete_namespace(self, name: str) -> None:
         self.api.delete(f"/api/v1/namespaces/{name}")
+
+    def delete_pods(self, ns: str) -> None:
+        """Every pod of the namespace deleted at once (grace 0) and gone, so no scheduler cache still counts them; a
+        failure is let pass (it is cleanup)."""
+        try:
+            for p in self.pods(ns):
+                self.api.delete(f"/api/v1/namespaces/{ns}/pods/{p['metadata']['name']}?gracePeriodSeconds=0")
+            wait_for(f"pods of {ns} gone", lambda: not self.pods(ns), 60, 0.5)
+        except (ApiError, AssertionError):
+            pass
 
     # --- reads -----------------------------------------------------------------------------
     def pod(self, ns: str, name: str) -> dict:

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from builders import device, request
 from dra_objects import claim, pod
+from e2e_helpers import clusterlib
 
 pytestmark = pytest.mark.e2e
 
@@ -80,8 +81,8 @@ def test_gated_pods_compete_in_creation_order(cluster, scenario):
 def test_match_count_queues_its_copies_after_the_pods_waiting_in_other_namespaces(cluster, scenario, tmp_path):
     """match claim -f FILE --count N, live: the copies go after the pods already waiting, in any namespace (seen
     live: "1 of 2 copies get their devices for certain" while two pods created earlier elsewhere would take both
-    free devices; the gather listed no pod). Then the real scheduler: the two pods get the devices, and a real copy
-    created after them gets none."""
+    free devices; the gather listed no pod). Then the real scheduler, held by its Lease until all three pods are in its
+    queue: the two pods get the devices, and a real copy created after them gets none."""
     sc = scenario("matchq")
     sc.device_class()
     sc.slice([device("dev-0"), device("dev-1")])
@@ -89,7 +90,8 @@ def test_match_count_queues_its_copies_after_the_pods_waiting_in_other_namespace
     manifest = tmp_path / "claim.yaml"
     manifest.write_text(yaml.safe_dump(claim("probe", [request("gpu", sc.cls)])))
     try:
-        with cluster.scheduler_paused():
+        # a real queue: a0, a1 and the copy all queued (creation order) before the scheduler tries any of them
+        with cluster.scheduler_held():
             for name in ("a0", "a1"):
                 sc.api.post(
                     f"/apis/resource.k8s.io/v1/namespaces/{other}/resourceclaims",
@@ -108,6 +110,57 @@ def test_match_count_queues_its_copies_after_the_pods_waiting_in_other_namespace
         cluster.wait_unschedulable(sc.ns, "copy", "cannot allocate all claims")
     finally:
         cluster.delete_namespace(other)
+
+
+def test_the_held_scheduler_queues_every_pod_before_it_schedules_one(cluster, scenario):
+    """cluster.scheduler_held(): three pods want the one device, two of priority 0 created first, the third of
+    priority 1000 last. The scheduler holds off while the test holds its Lease (no binding, no event), so when it
+    takes the Lease all three are in its queue and the last-created one goes first by priority, as kubectl-dra's queue
+    predicted; a scheduler that saw p0 before the others would have given it the device."""
+    sc = scenario("held")
+    sc.device_class()
+    sc.slice([device("dev-0")])
+    high = "kubectl-dra-e2e-held-high"
+    sc.priority_class(high, 1000)
+    with cluster.scheduler_held() as hold:
+        for name in ("p0", "p1", "urgent"):
+            sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
+            p = pod(name, {"gpu": f"{name}-gpu"})
+            if name == "urgent":
+                p["spec"]["priorityClassName"] = high
+            sc.create(p)
+            time.sleep(1.1)  # a second apart: an order the API shows
+        st = cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+        assert st.json["queue"]["order"] == [f"{sc.ns}/urgent", f"{sc.ns}/p0", f"{sc.ns}/p1"], str(st)
+        rows = {r["pod"]: r for r in st.json["items"]}
+        assert rows["urgent"]["state"] == "OK" and rows["p0"]["state"] == rows["p1"]["state"] == "Blocked", str(st)
+        time.sleep(3)  # held: nothing is scheduled, nothing is said
+        assert not any(cluster.pod(sc.ns, n)["spec"].get("nodeName") for n in ("p0", "p1", "urgent"))
+        assert not [e for e in cluster.events(sc.ns) if e["reason"] in ("Scheduled", "FailedScheduling")]
+    assert hold.released_in < 5, hold.released_in
+    cluster.wait_bound(sc.ns, "urgent", timeout=60)
+    assert ["/".join(d) for d in cluster.allocated_devices(sc.ns, "urgent-gpu")] == rows["urgent"]["queue"]["devices"]
+    for name in ("p0", "p1"):
+        cluster.wait_unschedulable(sc.ns, name, "cannot allocate all claims")
+
+
+def test_a_restarted_scheduler_queues_the_waiting_pods_in_list_order(cluster, scenario):
+    """DRA431's caveat, seen: zz then aa (priority 0, a second apart) want the one device while the scheduler is held;
+    a scheduler started after both exist lists them (namespace, then name) and stamps them in that order, so aa,
+    created last, gets the device. kubectl-dra, which orders by creation, put zz first."""
+    sc = scenario("relist")
+    sc.device_class()
+    sc.slice([device("dev-0")])
+    with cluster.scheduler_held():
+        for name in ("zz", "aa"):
+            sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
+            sc.create(pod(name, {"gpu": f"{name}-gpu"}))
+            time.sleep(1.1)
+        st = cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+        assert st.json["queue"]["order"] == [f"{sc.ns}/zz", f"{sc.ns}/aa"], str(st)
+        clusterlib.restart_scheduler(cluster.state)  # the Lease stays the test's: the new scheduler waits too
+    cluster.wait_bound(sc.ns, "aa", timeout=60)
+    cluster.wait_unschedulable(sc.ns, "zz", "cannot allocate all claims")
 
 
 def test_priority_goes_first(cluster, scenario):
