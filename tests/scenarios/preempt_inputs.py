@@ -102,6 +102,20 @@ def register(m) -> None:
         "explain pod trainer-0",
         [trainer(priority=100), preempted_word, *world],
     )
+    urgent = m.pod("etl-urgent", [], priorityClassName="critical", priority=50000)
+    urgent["spec"]["containers"] = [
+        {"name": "etl", "image": "registry.example/etl:1", "resources": {"requests": {"cpu": "1"}}}
+    ]
+    del urgent["spec"]["resourceClaims"]
+    m.scenario(
+        "preempt-another-pod-may-free-room",
+        "As preempt-never (the pod itself never preempts: DRA504), but a pending pod without DRA of priority 50000 may "
+        "preempt the pods of lower priority on node-01 for its own cpu, and the room that frees may then go to this "
+        "pod (the real scheduler did so in the queue agreement suite, seed 28): undetermined (DRA431, exit 2), never "
+        "Blocked.",
+        "status",
+        [trainer(preemptionPolicy="Never"), urgent, said, *world],
+    )
     waiting = copy.deepcopy(holders)
     waiting[1]["metadata"]["deletionTimestamp"] = "2026-12-01T10:00:05Z"
     waiting[1]["status"]["conditions"] = [
@@ -187,6 +201,7 @@ def register(m) -> None:
         queue_objs,
     )
     for name in (
+        "preempt-another-pod-may-free-room",
         "preempt-scheduler-disagrees",
         "preempt-picks-node",
         "preempt-queue-status",

@@ -142,3 +142,39 @@ def opened_alone(report, plan, pod: dict, preemptions: list):
         if "DRA404" in codes and freed and _uses(plan, freed):
             return f"{e.ref} {preempt_words(e)[3:]}: the devices they hold, once freed, may go to this pod"
     return None
+
+
+def room_others_may_free(report, pod: dict, pods, pending) -> str | None:
+    """A pod blocked alone for room (DRA504) on nodes where a bound pod of a lower priority than some other pending
+    pod's runs: that pod, DRA or not, may preempt it at its turn, and the room it frees may go to this one once the
+    victims are gone (the nomination reserves it only against pods of the preemptor's priority or lower, and not
+    for long): undetermined, the reason. None when no pending pod could preempt there. (A pod that preempts only
+    for itself is this one's own answer, DRA507; one of the queue's with DRA, opened_alone.)"""
+    from kubectl_dra.analyze.pod.preempt import never_preempts
+
+    if not report.verdict.blocked or not report.verdict.determined:
+        return None
+    f = next((x for x in report.findings if x.blocking and x.code == "DRA504"), None)
+    if f is None:
+        return None
+    nodes = set(f.evidence.get("nodes") or ())
+    others = [(priority_of(p), p) for p in pods if p is not pod and pending(p) and not never_preempts(p)]
+    if not others or not nodes:
+        return None
+    top, who = max(others, key=lambda x: x[0])
+    for p in pods:
+        spec = p.get("spec") or {}
+        if (
+            spec.get("nodeName") in nodes
+            and priority_of(p) < top
+            and (p.get("status") or {}).get("phase")
+            not in (
+                "Succeeded",
+                "Failed",
+            )
+        ):
+            return (
+                f"pending pod {ref_of(who)} (priority {top}) may preempt pods of lower priority on {spec['nodeName']} "
+                f"(such as {ref_of(p)}), and the room that frees may go to this pod once they are gone"
+            )
+    return None

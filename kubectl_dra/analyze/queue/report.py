@@ -11,7 +11,7 @@ from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.queue.gang import gangs_of
 from kubectl_dra.analyze.queue.judge import Place, Queue
 from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind
-from kubectl_dra.analyze.queue.preempted import opened_alone
+from kubectl_dra.analyze.queue.preempted import opened_alone, room_others_may_free
 from kubectl_dra.analyze.queue.simulate import simulate
 from kubectl_dra.errors import DraError
 from kubectl_dra.findings.model import UNDETERMINED, Finding, dedupe, make, verdict_from
@@ -102,10 +102,11 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
         place = queue.places.get(f"{key[0]}/{key[1]}")
         if place is not None:
             placed[key] = with_place(report, place)
-        elif queue.preemptions:
-            why = opened_alone(report, getattr(fork, "plan", None), p, queue.preemptions)
-            if why is not None:
-                placed[key] = _opened(report, why)
+            continue
+        why = opened_alone(report, getattr(fork, "plan", None), p, queue.preemptions) if queue.preemptions else None
+        why = why or room_others_may_free(report, p, snap.pods, _pending)
+        if why is not None:
+            placed[key] = _opened(report, why)
     return queue, placed
 
 
