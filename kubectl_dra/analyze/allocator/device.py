@@ -47,7 +47,7 @@ class DeviceAllocation:
             return False, None
         derive = self.derived.provider(r) if r.spec.get("derivedAttributes") else None
         for i, c in enumerate(self.constraints[ci]):
-            c.derive = derive
+            c.derive = derive  # set for every add: a request without derived attributes sets None
             try:
                 added = c.add(r.base_name, r.sub_name, d, did)
             except AllocationError:  # a derived attribute's CEL error: rolled back, then the allocation aborts
@@ -69,8 +69,6 @@ class DeviceAllocation:
                 self.reject, self.reject_constraint = CONSTRAINT, i
                 return False, None
             undo_steps.append(lambda c=c: c.remove(r.base_name, r.sub_name, d, did))
-        for c in self.constraints[ci]:
-            c.derive = None
         if not multi:
             self.allocating.setdefault(did, set()).add(ci)
             undo_steps.append(lambda: self.allocating[did].discard(ci))
