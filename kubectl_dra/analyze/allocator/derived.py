@@ -25,7 +25,7 @@ def check_derived_allowed(sem: Semantics, r: Request, claim_ref: str) -> None:
     """validateDeviceRequest's first check (1.37+, every channel)."""
     if sem.version < (1, 37) or not r.spec.get("derivedAttributes"):
         return
-    if "DerivedAttributes" not in sem.allocator_features:
+    if not sem.derived_attributes:
         raise AllocationError(
             f"claim {claim_ref}, request {r.sub_name or r.base_name}: cannot handle request with derived attributes, "
             "the feature is disabled",

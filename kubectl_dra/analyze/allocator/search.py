@@ -109,7 +109,7 @@ class _Run(DeviceAllocation, ResultBuilding):
         self.reject = NO_CANDIDATE  # set by allocateDevice when it rejects a device: the class (why.py)
         self.reject_constraint: int | None = None
         # 1.37+ alpha features of the channel (compat.py, derived.py)
-        self.groups = CompatibilityGroups(a.allocated) if "CompatibilityGroups" in a.sem.allocator_features else None
+        self.groups = CompatibilityGroups(a.allocated) if a.sem.compatibility_groups else None
         self.derived = DerivedValues(a.evaluator)
 
     # -- setup -------------------------------------------------------------------------------------

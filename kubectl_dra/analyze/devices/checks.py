@@ -377,7 +377,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         shared and sem.behaviour.shared_device_skips_counters and e.did in ctx.allocated.aggregated_capacity
     )
     if d.get("consumesCounters") and sem.partitionable and e.did not in ctx.own_devices and not skips_counters:
-        if "CompatibilityGroups" in sem.allocator_features:  # before the counters (allocator/compat.py)
+        if sem.compatibility_groups:  # before the counters (allocator/compat.py)
             clash = ctx.counters.incompatible(e)
             if clash:
                 yield Stage.COMPATIBILITY, clash[0], clash[1], nodes
