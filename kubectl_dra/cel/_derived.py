@@ -9,7 +9,7 @@ DeviceAttribute (valToDeviceAttribute)."""
 
 from __future__ import annotations
 
-from ._common import CelCompileError, EvalResult
+from ._common import DERIVED_EMPTY_LIST, CelCompileError, EvalResult
 from ._messages import celgo_type_name, result_type_name
 from ._selector import CompiledSelector
 
@@ -57,7 +57,9 @@ class CompiledDerived(CompiledSelector):
         if t.startswith("LIST"):
             items = list(v)
             if not items:
-                return EvalResult({"strings": []}, None, reads)
+                # 1.37: an attribute with an empty string list (no value: no constraint takes it); 1.38 keeps the
+                # empty []string, an empty set where constraints compare sets (allocator/constraints.py)
+                return EvalResult({"strings": [], DERIVED_EMPTY_LIST: True}, None, reads)
             kinds = [i.type().name() for i in items]
             first = kinds[0]
             if first not in _SCALAR:

@@ -25,6 +25,7 @@ def _derived_expressions(drv: str) -> tuple[str, ...]:
         f"has({a}.index) ? {a}.index % 2 == 0 : true",
         f'has({a}.model) ? [{a}.model, "any"] : ["any"]',
         f"has({a}.numa) ? [{a}.numa] : [0, 1]",
+        f"has({a}.numa) ? [{a}.numa] : []",
         "1.5",
         '[1, "a"]',
     )

@@ -199,10 +199,16 @@ def _stage(msgs: list[dict]) -> str:
             return _REJECTIONS[n]
     if "Device not selectable" in names:
         return "unselectable"  # neither selector said no: binding conditions gate, or per-device node selection
-    # Constraint verdicts: 1.34-1.37 "<Type> values different/duplicated", "... type unknown"; 1.38 "Attribute values
-    # don't match", "Attribute types don't match", "Attribute values have no common elements", "<Type> values duplicated".
+    # Constraint verdicts: 1.34-1.37 "<Type> values different/duplicated", "... type unknown", "Unknown attribute type"
+    # (a list value without DRAListTypeAttributes, e.g. a derived one); 1.38 "Attribute values don't match", "Attribute
+    # types don't match", "Attribute values have no common elements", "<Type> values duplicated".
     if any(
-        "onstraint" in n or "values" in n or "types don't match" in n or "common elements" in n or "type unknown" in n
+        "onstraint" in n
+        or "values" in n
+        or "types don't match" in n
+        or "common elements" in n
+        or "type unknown" in n
+        or n == "Unknown attribute type"
         for n in names
     ):
         return "constraint"

@@ -10,6 +10,7 @@ from kubectl_dra.analyze.allocator.checks import (
     lookup_attribute,
 )
 from kubectl_dra.analyze.allocator.derived import NOT_DERIVED
+from kubectl_dra.cel import DERIVED_EMPTY_LIST
 
 _MISSING = object()
 
@@ -232,6 +233,8 @@ class _Converted:
         attr = self._attr(d, did)
         if attr is None:
             return _MISSING
+        if as_sets and attr.get(DERIVED_EMPTY_LIST):  # a derived []string{}: attributeAsSet makes it an empty set
+            return "string", frozenset()
         try:
             return converted_value(attr, as_sets)
         except UnsupportedAttribute:
