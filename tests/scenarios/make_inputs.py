@@ -975,6 +975,19 @@ scenario(
     version="1.37",
 )
 scenario(
+    "compatibility-groups-within-claim",
+    "DRADeviceCompatibilityGroups on (1.37, namespace ml), nothing allocated: the claim asks for two partitions of "
+    "gpu-0, but their compatibility groups differ, so after the first the allocator turns the second away. Each "
+    "device alone is a candidate; the search's own reason is the groups (DRA418).",
+    "explain pod trainer -n ml --feature-gates DRADeviceCompatibilityGroups=true",
+    [
+        pod("trainer", [("gpu", "claim", "c1")], ns=ML),
+        claim("c1", [request(count=2)], ns=ML),
+        *[o for o in _partitions_objs() if o["kind"] not in ("Pod", "ResourceClaim")],
+    ],
+    version="1.37",
+)
+scenario(
     "compatibility-groups-conflict-gate-off",
     "The same cluster with DRADeviceCompatibilityGroups off (the 1.37 default): the allocator ignores the slice that "
     "names compatibility groups, so its pool is incomplete and neither partition is usable (DRA401).",

@@ -329,7 +329,7 @@ def search_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) ->
             make(
                 "DRA418",
                 f"{label}: on {where} the devices it can use draw from counter sets whose other devices (allocated, or "
-                "picked for earlier requests) share no compatibility group with them",
+                "picked earlier in this allocation) share no compatibility group with them",
                 subject=subject,
                 **ev,
             )
