@@ -206,6 +206,28 @@ class Behaviour:
         (internal.ErrFailedAllocationOnNode), kubernetes/kubernetes#141898."""
         return self.version >= (1, 38)
 
+    @cached_property
+    def compatibility_groups_code(self) -> bool:
+        """The channel checks counter compatibility groups (with DRADeviceCompatibilityGroups, alpha): a device
+        drawing from a counter set is allocated only when its groups there share one with every device already on
+        the set (allocated, or picked in this search); a device without groups goes only with others without.
+        Checked before the counters, not for a further share of a device that holds one. Every 1.37+ channel ignores
+        a slice naming groups while the gate is off (its pool is incomplete). upstream: 1.37 allocator_experimental.go,
+        1.38 allocator_{incubating,experimental}.go checkAndConsumeCompatibilityGroups; pools_*.go GatherPools."""
+        return (self.version == (1, 37) and self.channel == "experimental") or (
+            self.version >= (1, 38) and self.channel != "stable"
+        )
+
+    @cached_property
+    def derived_attributes_code(self) -> bool:
+        """The channel evaluates a request's derivedAttributes (with DRADerivedAttributes, alpha): a constraint naming
+        one reads the CEL value for the device instead of its attribute; a compile or runtime error, or a value that is
+        no attribute, aborts the allocation. Every other 1.37+ channel, and these with the gate off, refuse such a
+        request (`cannot handle request with derived attributes, the feature is disabled`). upstream: 1.37
+        allocator_experimental.go, 1.38 allocator_{incubating,experimental}.go lookupAttribute, validateDeviceRequest;
+        cel/compile.go EvaluateDerivedAttribute."""
+        return self.compatibility_groups_code
+
 
 FACTS: tuple[str, ...] = tuple(k for k, v in vars(Behaviour).items() if isinstance(v, cached_property))
 

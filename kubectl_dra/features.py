@@ -279,6 +279,18 @@ class Semantics:
         return self.version >= (1, 37) and self._channel_supports("OptionalNodeOperations")
 
     @cached_property
+    def compatibility_groups(self) -> bool:
+        """The allocator checks counter compatibility groups (allocator/compat.py): the gate and a channel with the
+        code (Behaviour.compatibility_groups_code; the gate selects one)."""
+        return self.gate("DRADeviceCompatibilityGroups") and self.behaviour.compatibility_groups_code
+
+    @cached_property
+    def derived_attributes(self) -> bool:
+        """The allocator evaluates derived attributes (allocator/derived.py); 1.37+ without it refuses requests that
+        define them."""
+        return self.gate("DRADerivedAttributes") and self.behaviour.derived_attributes_code
+
+    @cached_property
     def behaviour(self):
         """The allocator's named facts for this minor and channel (behaviour.py)."""
         from kubectl_dra.behaviour import Behaviour

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__all__ = ["CelEnvironment", "CelCompileError", "EvalResult", "CompiledSelector", "COST_EXCEEDED", "ENGINE_LIMIT"]
+__all__ = [
+    "CelEnvironment",
+    "CelCompileError",
+    "EvalResult",
+    "CompiledSelector",
+    "COST_EXCEEDED",
+    "ENGINE_LIMIT",
+    "DERIVED_EMPTY_LIST",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._common import COST_EXCEEDED, ENGINE_LIMIT, CelCompileError, EvalResult
+    from ._common import COST_EXCEEDED, DERIVED_EMPTY_LIST, ENGINE_LIMIT, CelCompileError, EvalResult
     from ._selector import CompiledSelector
     from .environment import CelEnvironment
 
@@ -21,6 +29,7 @@ _HOME = {
     "EvalResult": "_common",
     "COST_EXCEEDED": "_common",
     "ENGINE_LIMIT": "_common",
+    "DERIVED_EMPTY_LIST": "_common",
 }
 
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Marks a derived attribute whose value is an empty list (_derived.py): 1.38 keeps the empty []string, which no
+# published attribute can be (its conversion drops empty lists), an empty set where constraints compare sets.
+DERIVED_EMPTY_LIST = "derivedEmptyList"
+
 MAX_EXPRESSION_BYTES = 10 * 1024
 COST_LIMIT = 1_000_000
 COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"

@@ -69,14 +69,7 @@ class CompiledSelector:
         from ._checks import static_checks
 
         static_checks(ast, checked_src, list_attributes)
-        if not rt == eng.BOOL:
-            from ._checks import attribute_derived
-
-            # attribute values are cel-go's AnyType (accepted); other dyn results are accepted only
-            # when list attributes make the attribute type DynType (1.36 with the gate, 1.37)
-            ok = rt.name() == "DYN" and (list_attributes or attribute_derived(ast.expr))
-            if not ok:
-                raise CelCompileError(f"must evaluate to bool or the unknown type, not {celgo_type_name(rt.name())}")
+        self._check_result_type(rt, ast, eng, list_attributes)
         plan = _analysis.plan_reads(ast.expr)
         from ._checks import range_attributes
 
@@ -109,6 +102,18 @@ class CompiledSelector:
         self._reads_domains = frozenset(plan.attr_domains)
         self._reads_keys = frozenset(plan.attr_keys)
         self.read_key = self._key_fn
+
+    @staticmethod
+    def _check_result_type(rt, ast, eng, list_attributes: bool) -> None:
+        """validateOutputType for a selector: bool, or the attribute type (raises CelCompileError)."""
+        if not rt == eng.BOOL:
+            from ._checks import attribute_derived
+
+            # attribute values are cel-go's AnyType (accepted); other dyn results are accepted only
+            # when list attributes make the attribute type DynType (1.36 with the gate, 1.37)
+            ok = rt.name() == "DYN" and (list_attributes or attribute_derived(ast.expr))
+            if not ok:
+                raise CelCompileError(f"must evaluate to bool or the unknown type, not {celgo_type_name(rt.name())}")
 
     def _guarded_programs(self) -> tuple:
         """1.38: (program, lazy-bind program) of the guarded source (_lazy.py), built on first need;
@@ -211,6 +216,10 @@ class CompiledSelector:
             if raw.endswith("No matching overloads found : <iter_range>"):
                 return EvalResult(None, self._iterable_error(device), reads)
             return EvalResult(None, runtime_message(raw, self._no_such_key_hint), reads)
+        return self._other_result(value, reads)
+
+    def _other_result(self, value, reads: tuple) -> EvalResult:
+        """A result that is neither bool nor an error: a selector's fails its conversion to bool."""
         tn = result_type_name(value)
         return EvalResult(
             None, f"CEL result of type {tn} could not be converted to bool: {bool_conversion_error(tn)}", reads

@@ -86,7 +86,11 @@ class CelEnvironment:
             )
         return self._engine
 
-    def compile(self, expression: str) -> "CompiledSelector":
+    def compile(self, expression: str, derived: bool = False) -> "CompiledSelector":
+        """A selector (CelCompileError as cel.Cache.GetOrCompile reports it), or with derived a derived attribute's
+        expression (GetOrCompileDerivedAttribute: another output type, cached apart: _derived.py)."""
+        if derived:
+            return self._compile_derived(expression)
         sel = self._selectors.get(expression)
         if sel is None:
             try:
@@ -111,6 +115,28 @@ class CelEnvironment:
             with self._lock:
                 self._selectors.setdefault(expression, sel)
                 sel = self._selectors[expression]
+        return sel
+
+    def _compile_derived(self, expression: str):
+        from ._derived import CompiledDerived
+
+        key = "derived:" + expression
+        sel = self._selectors.get(key)
+        if sel is None:
+            check_length(expression)
+            sel = CompiledDerived(
+                expression,
+                self.engine,
+                list_attributes=self.list_attributes,
+                lazy_attributes=self.lazy_attributes,
+                no_such_key_hint=False,  # EvaluateDerivedAttribute's errors are not EnhanceRuntimeError'd
+                conversion_error=self.conversion_error,
+                activation=self._activation,
+                invalid_attributes=self.invalid_attributes,
+            )
+            with self._lock:
+                self._selectors.setdefault(key, sel)
+                sel = self._selectors[key]
         return sel
 
     # -- device -> engine activation (cached per device object; at most once per device)

@@ -121,8 +121,7 @@ _RULES = [
         hint="Treat the verdict as unknown; compare with the scheduler's events. The evidence names the object and field.",
         explanation="kubectl-dra classifies every field of the resource.k8s.io/v1 kinds of each supported minor (checked "
         "against the Go types): modelled, ignored (no input to allocation, such as driver parameters), or not "
-        "modelled yet (for example 1.37's derived attributes, counter compatibility groups, optional node "
-        "operations with node.status.declaredFeatures, node-allocatable resources). A claim, DeviceClass or "
+        "modelled yet (for example node-allocatable resources). A claim, DeviceClass or "
         "ResourceSlice that sets one of the last makes the verdict undetermined (exit 2) instead of an answer "
         "that may be wrong. Only slices whose devices pass a request's class selectors count.",
     ),
@@ -968,6 +967,23 @@ _RULES = [
         "state: a negative amount would make the shared capacity look free, so PreFilter fails (`gather allocation "
         'state: claim <claim>, device <device>: consumed capacity "<name>" must not be negative`) for every pod '
         "that has claims, until that claim is gone.",
+    ),
+    Rule(
+        code="DRA418",
+        name="compatibility-groups-conflict",
+        severity="error",
+        blocking=True,
+        missing="device",
+        summary="Matching devices draw from a counter set whose allocated devices share no compatibility group with "
+        "them.",
+        hint="Free the devices allocated from that counter set, or request a device whose compatibility groups go "
+        "with theirs.",
+        explanation="With DRADeviceCompatibilityGroups (alpha in 1.37 and 1.38) a device's consumesCounters entries may "
+        "name compatibilityGroups: devices drawing from one counter set are allocated together only when the "
+        "groups of all of them have one in common, and a device without groups goes only with others without "
+        "groups. The allocator checks this before the counters, against the devices already allocated from the "
+        "set and those it is allocating. With the gate off, a slice that names groups is ignored and its pool is "
+        "incomplete (DRA401).",
     ),
     Rule(
         code="DRA421",

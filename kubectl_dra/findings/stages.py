@@ -33,6 +33,7 @@ class Stage(Enum):
     IN_USE = "in-use"
     FEATURE = "feature"
     TAINT = "taint"
+    COMPATIBILITY = "compatibility"
     COUNTERS = "counters"
     CAPACITY = "capacity"
 
@@ -95,14 +96,15 @@ class Stage(Enum):
 _ROWS: dict[Stage, tuple[str, str, StageClass, int]] = {
     Stage.CEL_ERROR: ("DRA301", "cel-error", StageClass.SELECTS, 0),
     Stage.TAINT: ("DRA405", "untolerated taint", StageClass.HOLDS, 1),
-    Stage.COUNTERS: ("DRA406", "shared counters exhausted", StageClass.HOLDS, 2),
-    Stage.CAPACITY: ("DRA407", "not enough capacity", StageClass.HOLDS, 3),
-    Stage.IN_USE: ("DRA404", "already allocated", StageClass.HOLDS, 4),
-    Stage.FEATURE: ("DRA212", "feature disabled", StageClass.HOLDS, 5),
-    Stage.NODE: ("DRA501", "not on a usable node", StageClass.PLACE, 6),
-    Stage.REQUEST: ("DRA403", "request", StageClass.SELECTS, 7),
-    Stage.CLASS: ("DRA402", "class", StageClass.SELECTS, 8),
-    Stage.BINDING: ("DRA412", "binding conditions unsupported", StageClass.SELECTS, 9),
-    Stage.POOL: ("DRA401", "pool unusable", StageClass.SELECTS, 10),
+    Stage.COMPATIBILITY: ("DRA418", "incompatible counter groups", StageClass.HOLDS, 2),
+    Stage.COUNTERS: ("DRA406", "shared counters exhausted", StageClass.HOLDS, 3),
+    Stage.CAPACITY: ("DRA407", "not enough capacity", StageClass.HOLDS, 4),
+    Stage.IN_USE: ("DRA404", "already allocated", StageClass.HOLDS, 5),
+    Stage.FEATURE: ("DRA212", "feature disabled", StageClass.HOLDS, 6),
+    Stage.NODE: ("DRA501", "not on a usable node", StageClass.PLACE, 7),
+    Stage.REQUEST: ("DRA403", "request", StageClass.SELECTS, 8),
+    Stage.CLASS: ("DRA402", "class", StageClass.SELECTS, 9),
+    Stage.BINDING: ("DRA412", "binding conditions unsupported", StageClass.SELECTS, 10),
+    Stage.POOL: ("DRA401", "pool unusable", StageClass.SELECTS, 11),
 }
 _BY_NAME = {s.value: s for s in Stage}

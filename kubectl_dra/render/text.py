@@ -362,7 +362,7 @@ def _reason_key(x: dict) -> str:
     ev = x.get("evidence") or {}
     if stage.per_selector and "selector" in ev:
         return f"{name} selector #{ev['selector']}" + (" (CEL error)" if stage is Stage.CEL_ERROR else " is false")
-    if stage is Stage.IN_USE and ev.get("ahead"):  # the queue's estimate (checks.py _in_use): not allocated
+    if stage is Stage.IN_USE and ev.get("ahead"):  # the queue's estimate (holds.py in_use_reason): not allocated
         return "go to pods ahead in the queue"
     return stage.label
 

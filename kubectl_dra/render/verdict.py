@@ -73,6 +73,7 @@ _BLOCKED = {
     "DRA413": "no allocation fits",
     "DRA416": "an attribute value is not supported",
     "DRA417": "allocated capacity is negative",
+    "DRA418": "no device whose counter compatibility groups fit",
     "DRA421": "waiting for binding conditions",
     "DRA422": "binding failed",
     "DRA423": "binding timed out",
@@ -94,6 +95,7 @@ _SHORT = {
     "DRA405": "not enough untainted devices",
     "DRA406": "not enough free devices: shared counters used up",
     "DRA407": "not enough devices with capacity left",
+    "DRA418": "not enough devices whose counter compatibility groups fit",
 }
 
 

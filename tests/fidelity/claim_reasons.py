@@ -23,7 +23,7 @@ except ImportError:  # run as a script (compare.py)
 from kubectl_dra.analyze.allocator.why import NAMES, PRECEDENCE
 
 # A visit's verdict (reasons._stage) -> the class of why.py; in-use and shared-in-use depend on who holds the device.
-_CLASS = {"capacity": "capacity", "counters": "counters", "constraint": "constraint"}
+_CLASS = {"capacity": "capacity", "counters": "counters", "constraint": "constraint", "compatibility": "compatibility"}
 
 
 def _cluster_devices(scenario: dict) -> tuple[set, set]:
@@ -68,7 +68,7 @@ def upstream_outcome(rec: dict, scenario: dict, implementation: str) -> dict | N
     counts: collections.Counter = collections.Counter()
     for v in reasons.visits(rec.get("entries") or [], scenario.get("claims") or [], known, version < (1, 36)):
         st = v["stage"]
-        if st in ("unknown", "compatibility"):
+        if st == "unknown":
             return None
         if st == "allocated":
             continue

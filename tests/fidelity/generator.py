@@ -10,8 +10,8 @@ Objects are shaped for the API of the minor (e.g. shared counters live in the de
 and in a separate slice of the pool from 1.35 on; list-typed attributes only from 1.36 on), so the
 oracle's strict decoding accepts them.
 
-What a newer minor adds is drawn from a random stream of its own (optional_node_operations for 1.37,
-v138_inputs for 1.38) and only for that minor on, so the scenarios of an older minor stay byte-identical
+What a newer minor adds is drawn from a random stream of its own (optional_node_operations and gen_alpha.alpha_inputs
+for 1.37, v138_inputs for 1.38) and only for that minor on, so the scenarios of an older minor stay byte-identical
 for the same seed and index.
 """
 
@@ -23,8 +23,10 @@ from typing import Any, Callable
 
 try:  # imported as a package module (pytest) or as a plain script directory (make fidelity)
     from . import gates as gatesmod
+    from .gen_alpha import alpha_inputs
 except ImportError:  # pragma: no cover
     import gates as gatesmod  # type: ignore
+    from gen_alpha import alpha_inputs  # type: ignore
 
 NODE = "node-1"
 OTHER_NODE = "node-2"
@@ -895,6 +897,7 @@ def generate(version: str, seed: int | str, index: int) -> dict[str, Any]:
         random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:nodeops"), version, node, slices, c
     )
     node_field_selectors(random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:fields"), slices, c)
+    alpha_inputs(random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:alpha"), claims, slices, drivers, c)
     if c.minor >= 38:
         v138_inputs(random.Random(f"kubectl-dra-fidelity:{seed}:{version}:{index}:v138"), claims, allocated, slices, c)
     return {
@@ -973,6 +976,16 @@ def _candidates(s: dict[str, Any]):
             ):
                 if key in d:
                     out.append(variant(lambda t, i=i, j=j, key=key: t["slices"][i]["spec"]["devices"][j].pop(key), key))
+            for m, cc in enumerate(d.get("consumesCounters") or []):
+                if "compatibilityGroups" in cc:
+                    out.append(
+                        variant(
+                            lambda t, i=i, j=j, m=m: t["slices"][i]["spec"]["devices"][j]["consumesCounters"][m].pop(
+                                "compatibilityGroups"
+                            ),
+                            "compatibilityGroups",
+                        )
+                    )
         for key in ("sharedCounters",):
             if key in sl["spec"]:
                 out.append(variant(lambda t, i=i, key=key: t["slices"][i]["spec"].pop(key), key))
@@ -1021,7 +1034,7 @@ def _candidates(s: dict[str, Any]):
 
                 for m in range(len(body.get("selectors", []))):
                     out.append(variant(lambda t, get=get, m=m: get(t)["selectors"].pop(m), "request selector"))
-                for key in ("tolerations", "capacity", "adminAccess"):
+                for key in ("tolerations", "capacity", "adminAccess", "derivedAttributes"):
                     if key in body:
                         out.append(variant(lambda t, get=get, key=key: get(t).pop(key), key))
                 if body.get("count", 1) > 1:  # count stays defaulted (>= 1), as the apiserver stores it

@@ -47,12 +47,13 @@ _REJECTIONS = {
 _CAPACITY_AFTER = ("Device capacity not enough", "Failed to compare device capacity request")
 
 # Checks whose answer depends on what the search has in flight (the engine sees the cluster's allocations only).
-STATEFUL = {"in-use", "shared-in-use", "counters", "capacity"}
+STATEFUL = {"in-use", "shared-in-use", "counters", "capacity", "compatibility"}
 
 
 # The order upstream checks a device in, the same in every minor and channel (allocator_<channel>.go allocateOne:
 # in use, isSelectable (binding conditions gate, class and request selectors, per-device node selection), consumable
-# capacity; then allocateDevice: in use, optional node operations, partitionable gate, counters, taints, constraints).
+# capacity; then allocateDevice: in use, optional node operations, partitionable gate, compatibility groups, counters,
+# taints, constraints).
 UPSTREAM_ORDER = [
     "in-use",
     "binding",
@@ -64,6 +65,7 @@ UPSTREAM_ORDER = [
     "shared-in-use",  # allocateDevice (1.38): no exclusive allocation of a device with an active share
     "node-operations",  # allocateDevice (1.37 experimental): the node must declare DRAOptionalNodeOperations
     "feature",
+    "compatibility",  # allocateDevice (1.37+ with DRADeviceCompatibilityGroups), before the counters
     "counters",
     "taint",
     "capacity-indexed",  # 1.34's second capacity check, in allocateDevice after the constraints
@@ -197,10 +199,16 @@ def _stage(msgs: list[dict]) -> str:
             return _REJECTIONS[n]
     if "Device not selectable" in names:
         return "unselectable"  # neither selector said no: binding conditions gate, or per-device node selection
-    # Constraint verdicts: 1.34-1.37 "<Type> values different/duplicated", "... type unknown"; 1.38 "Attribute values
-    # don't match", "Attribute types don't match", "Attribute values have no common elements", "<Type> values duplicated".
+    # Constraint verdicts: 1.34-1.37 "<Type> values different/duplicated", "... type unknown", "Unknown attribute type"
+    # (a list value without DRAListTypeAttributes, e.g. a derived one); 1.38 "Attribute values don't match", "Attribute
+    # types don't match", "Attribute values have no common elements", "<Type> values duplicated".
     if any(
-        "onstraint" in n or "values" in n or "types don't match" in n or "common elements" in n or "type unknown" in n
+        "onstraint" in n
+        or "values" in n
+        or "types don't match" in n
+        or "common elements" in n
+        or "type unknown" in n
+        or n == "Unknown attribute type"
         for n in names
     ):
         return "constraint"
@@ -246,7 +254,7 @@ def compare_reasons(
         if not first_visit:
             continue
         seen.add(key)
-        if v["stage"] in ("compatibility", "unknown"):
+        if v["stage"] == "unknown":
             stats["skipped"] += 1
             stats["skipped-" + v["stage"]] += 1
             continue

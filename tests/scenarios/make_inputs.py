@@ -892,12 +892,21 @@ def _grouped_objs():
     ]
 
 
+# A device that sets node-allocatable resources (DRANodeAllocatableResources, 1.37), which kubectl-dra does not model.
+_NODE_ALLOCATABLE = dev("gpu-0", nodeAllocatableResources={"cpu": {"mapping": {"capacityKey": "cores"}}})
+
 scenario(
     "field-not-modelled",
-    "A 1.37 device sets consumesCounters[].compatibilityGroups with DRADeviceCompatibilityGroups on, which "
-    "kubectl-dra does not model yet: DRA016, undetermined (exit 2), although the dry-run finds the device.",
-    "explain pod web-0 --feature-gates DRADeviceCompatibilityGroups=true",
-    _grouped_objs(),
+    "A 1.37 device sets nodeAllocatableResources (DRANodeAllocatableResources), which kubectl-dra does not model "
+    "yet: DRA016, undetermined (exit 2), although the dry-run finds the device.",
+    "explain pod web-0 --feature-gates DRANodeAllocatableResources=true",
+    [
+        pod("web-0", [("gpu", "claim", "c1")]),
+        claim("c1", [request()]),
+        dclass(),
+        rslice("node-01-gpus", [_NODE_ALLOCATABLE], "node-01"),
+        *NODES,
+    ],
 )
 scenario(
     "compatibility-groups-gate-off",
@@ -916,18 +925,134 @@ scenario(
         claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
-        rslice("node-01-other", [_GROUPED], "node-01", driver="other.example.com", pool="other", count=2),
+        rslice("node-01-other", [_NODE_ALLOCATABLE], "node-01", driver="other.example.com", pool="other"),
+        *NODES,
+    ],
+)
+
+
+# DRADeviceCompatibilityGroups (alpha, 1.37+): two MIG-style partitions of one GPU draw from its counter set; their
+# compatibility groups differ, so they cannot be allocated together. One is allocated to another claim.
+ML = "ml"
+
+
+def _partition(name, group):
+    return dev(
+        name,
+        mem="20Gi",
+        consumesCounters=[
+            {"counterSet": "gpu-0-mem", "counters": {"memory": {"value": "20Gi"}}, "compatibilityGroups": [group]}
+        ],
+    )
+
+
+def _partitions_objs():
+    return [
+        pod("trainer", [("gpu", "claim", "c1")], ns=ML),
+        claim("c1", [request()], ns=ML),
+        claim("serving", [request()], results=[("gpu", "node-01", "gpu-0-mig-a")], node="node-01", ns=ML),
+        dclass(),
+        rslice("node-01-gpus", [_partition("gpu-0-mig-a", "mig-a"), _partition("gpu-0-mig-b", "mig-b")], "node-01"),
         rslice(
-            "node-01-other-counters",
+            "node-01-counters",
             [],
             "node-01",
-            driver="other.example.com",
-            pool="other",
+            pool="node-01",
             count=2,
             sharedCounters=[{"name": "gpu-0-mem", "counters": {"memory": {"value": "40Gi"}}}],
         ),
         *NODES,
+    ]
+
+
+scenario(
+    "compatibility-groups-conflict",
+    "DRADeviceCompatibilityGroups on (1.37, namespace ml): gpu-0-mig-a is allocated to claim ml/serving, and "
+    "gpu-0-mig-b, the only free partition, draws from the same counter set with another compatibility group, so "
+    "the allocator turns it away before its counters: DRA418, with the groups and the claim holding the set.",
+    "explain pod trainer -n ml --feature-gates DRADeviceCompatibilityGroups=true",
+    _partitions_objs(),
+    version="1.37",
+)
+scenario(
+    "compatibility-groups-within-claim",
+    "DRADeviceCompatibilityGroups on (1.37, namespace ml), nothing allocated: the claim asks for two partitions of "
+    "gpu-0, but their compatibility groups differ, so after the first the allocator turns the second away. Each "
+    "device alone is a candidate; the search's own reason is the groups (DRA418).",
+    "explain pod trainer -n ml --feature-gates DRADeviceCompatibilityGroups=true",
+    [
+        pod("trainer", [("gpu", "claim", "c1")], ns=ML),
+        claim("c1", [request(count=2)], ns=ML),
+        *[o for o in _partitions_objs() if o["kind"] not in ("Pod", "ResourceClaim")],
     ],
+    version="1.37",
+)
+scenario(
+    "compatibility-groups-conflict-gate-off",
+    "The same cluster with DRADeviceCompatibilityGroups off (the 1.37 default): the allocator ignores the slice that "
+    "names compatibility groups, so its pool is incomplete and neither partition is usable (DRA401).",
+    "explain pod trainer -n ml",
+    _partitions_objs(),
+    version="1.37",
+)
+
+
+# DRADerivedAttributes (alpha, 1.37+): a GPU and a NIC on one CPU socket. The GPU publishes its socket, the NIC its
+# NUMA node (two per socket): each request derives "derived/socket", which the claim's matchAttribute compares.
+def _derived_objs():
+    kind = 'device.attributes["gpu.example.com"].kind == "%s"'
+    return [
+        pod("trainer", [("gpu", "claim", "c1")], ns=ML),
+        claim(
+            "c1",
+            [
+                request(
+                    "gpu",
+                    derivedAttributes=[
+                        {"name": "derived/socket", "expression": 'device.attributes["gpu.example.com"].socket'}
+                    ],
+                ),
+                request(
+                    "nic",
+                    cls="nic",
+                    derivedAttributes=[
+                        {"name": "derived/socket", "expression": 'device.attributes["gpu.example.com"].numaNode / 2'}
+                    ],
+                ),
+            ],
+            constraints=[{"requests": ["gpu", "nic"], "matchAttribute": "derived/socket"}],
+            ns=ML,
+        ),
+        dclass("gpu", kind % "gpu"),
+        dclass("nic", kind % "nic"),
+        rslice(
+            "node-01-devices",
+            [
+                dev("gpu-0", attrs={"kind": "gpu", "socket": 1}),
+                dev("nic-0", mem=None, attrs={"kind": "nic", "numaNode": 0}),
+            ],
+            "node-01",
+        ),
+        *NODES,
+    ]
+
+
+scenario(
+    "derived-attributes-constraint",
+    "DRADerivedAttributes on (1.37, namespace ml): the claim's matchAttribute compares derived/socket, which each "
+    "request derives by CEL (the GPU's socket, the NIC's NUMA node / 2). gpu-0 is on socket 1, nic-0 on socket 0: "
+    "the constraint turns nic-0 away and DRA409 shows the derived values.",
+    "explain pod trainer -n ml --feature-gates DRADerivedAttributes=true",
+    _derived_objs(),
+    version="1.37",
+)
+scenario(
+    "derived-attributes-gate-off",
+    "The same claim with DRADerivedAttributes off (the 1.37 default): every allocator refuses a request with derived "
+    "attributes ('cannot handle request with derived attributes, the feature is disabled'), DRA212.",
+    "explain pod trainer -n ml",
+    _derived_objs(),
+    version="1.37",
 )
 
 

@@ -9,14 +9,29 @@ from kubectl_dra.analyze.allocator.checks import (
     converted_value,
     lookup_attribute,
 )
+from kubectl_dra.analyze.allocator.derived import NOT_DERIVED
+from kubectl_dra.cel import DERIVED_EMPTY_LIST
 
 _MISSING = object()
 
 
 class _Constraint:
+    # lookupAttribute's derived half (derived.py DerivedValues.provider) for the request being added: set by
+    # allocateDevice before add(); None when the request defines no derived attributes
+    derive = None
+
     def __init__(self, request_names: set, attribute: str):
         self.request_names = request_names
         self.attribute = attribute
+
+    def _attr(self, d, did):
+        """The device's attribute of this name: the request's derived attribute where it defines one (evaluated on
+        the device, errors abort), else the device's own (None without it)."""
+        if self.derive is not None:
+            hit = self.derive(self.attribute, d, did)
+            if hit is not NOT_DERIVED:
+                return hit
+        return lookup_attribute(d, did[0], self.attribute)
 
     def state(self) -> tuple:
         """A hashable snapshot of what add() reads (see _Run._boundary_state)."""
@@ -25,12 +40,12 @@ class _Constraint:
     def lookup(self, d, did):
         """The device's value for the constraint: _MISSING without the attribute, else attribute_value (None when no
         scalar is set). The 1.38 classes below read the converted value instead."""
-        attr = lookup_attribute(d, did[0], self.attribute)
+        attr = self._attr(d, did)
         return _MISSING if attr is None else attribute_value(attr)
 
     def lookup_set(self, d, did):
         """The device's value as a set (list-typed attributes): _MISSING without the attribute, None unusable."""
-        attr = lookup_attribute(d, did[0], self.attribute)
+        attr = self._attr(d, did)
         return _MISSING if attr is None else _attr_set(attr)
 
     def applies(self, base: str, sub: str) -> bool:
@@ -80,7 +95,7 @@ class _DistinctAttribute(_Constraint):
     def add(self, base, sub, d, did) -> bool:
         if not self.applies(base, sub):
             return True
-        attr = lookup_attribute(d, did[0], self.attribute)
+        attr = self._attr(d, did)
         if attr is None:
             return False
         v = attribute_value(attr)
@@ -114,7 +129,7 @@ class _DistinctAttributePointers(_DistinctAttribute):
     def add(self, base, sub, d, did) -> bool:
         if not self.applies(base, sub):
             return True
-        attr = lookup_attribute(d, did[0], self.attribute)
+        attr = self._attr(d, did)
         if attr is None:
             return False
         if self.num and any(other is attr for other in self.values.values()):
@@ -215,9 +230,11 @@ class _Converted:
     (checks.converted_value, never None); an unusable one raises UnsupportedAttribute, which aborts the allocation."""
 
     def _converted(self, d, did, as_sets: bool):
-        attr = lookup_attribute(d, did[0], self.attribute)
+        attr = self._attr(d, did)
         if attr is None:
             return _MISSING
+        if as_sets and attr.get(DERIVED_EMPTY_LIST):  # a derived []string{}: attributeAsSet makes it an empty set
+            return "string", frozenset()
         try:
             return converted_value(attr, as_sets)
         except UnsupportedAttribute:

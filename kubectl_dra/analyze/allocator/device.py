@@ -15,7 +15,7 @@ from kubectl_dra.analyze.allocator.pools import (
     slice_spec,
 )
 from kubectl_dra.analyze.allocator.requests import Request
-from kubectl_dra.analyze.allocator.why import CAPACITY, CONSTRAINT, COUNTERS, DISTINCT, NO_CANDIDATE
+from kubectl_dra.analyze.allocator.why import CAPACITY, COMPATIBILITY, CONSTRAINT, COUNTERS, DISTINCT, NO_CANDIDATE
 
 
 class DeviceAllocation:
@@ -30,8 +30,10 @@ class DeviceAllocation:
         admitted = self._admit(r, did, d, s, pool)
         if admitted is None:
             return False, None
-        multi, _, counters_reserved = admitted
+        multi, _, counters_reserved, restore_groups = admitted
         undo_steps: list[Callable[[], None]] = []
+        if restore_groups is not None:
+            undo_steps.append(restore_groups)
         if counters_reserved:
             undo_steps.append(lambda: self._release_counters(d, s, pool))
 
@@ -43,9 +45,14 @@ class DeviceAllocation:
             rollback()
             self.reject = NO_CANDIDATE
             return False, None
+        derive = self.derived.provider(r) if r.spec.get("derivedAttributes") else None
         for i, c in enumerate(self.constraints[ci]):
+            c.derive = derive  # set for every add: a request without derived attributes sets None
             try:
                 added = c.add(r.base_name, r.sub_name, d, did)
+            except AllocationError:  # a derived attribute's CEL error: rolled back, then the allocation aborts
+                rollback()
+                raise
             except UnsupportedAttribute as e:  # 1.38: rolled back, then the allocation aborts
                 rollback()
                 named = sem.behaviour.attribute_error_names_claim
@@ -96,7 +103,8 @@ class DeviceAllocation:
 
     def _admit(self, r: Request, did, d, s, pool: Pool):
         """The checks every allocateDevice starts with: in use, counters gate, counters (reserved here).
-        Returns None to reject, else (multi-allocatable, consumesCounters, counters reserved)."""
+        Returns None to reject, else (multi-allocatable, consumesCounters, counters reserved, the function that
+        restores the compatibility groups' state or None)."""
         sem = self.sem
         ci = r.claim_index
         multi = sem.consumable_capacity and bool(d.get("allowMultipleAllocations"))
@@ -128,11 +136,19 @@ class DeviceAllocation:
             return None
         skip_counters = multi and (did in self.a.allocated.aggregated_capacity or did in self.allocating_capacity)
         if consumes and not (sem.behaviour.shared_device_skips_counters and skip_counters):
+            restore = None
+            if self.groups is not None:  # DRADeviceCompatibilityGroups (compat.py), before the counters
+                restore = self.groups.check_and_consume(d, pool)
+                if restore is None:
+                    self.reject = COMPATIBILITY
+                    return None
             if not self._reserve_counters(d, s, pool):
+                if restore is not None:
+                    restore()
                 self.reject = COUNTERS
                 return None
-            return multi, consumes, True
-        return multi, consumes, False
+            return multi, consumes, True, restore
+        return multi, consumes, False, None
 
     def _constraint_error(self, r: Request, did) -> AllocationError:
         return AllocationError(
@@ -151,7 +167,7 @@ class DeviceAllocation:
         admitted = self._admit(r, did, d, s, pool)
         if admitted is None:
             return False, None
-        multi, consumes, _ = admitted
+        multi, consumes, _, _ = admitted
         if sem.device_taints and untolerated_taint(d, r.tolerations, sem) is not None:
             self.reject = NO_CANDIDATE
             return False, None

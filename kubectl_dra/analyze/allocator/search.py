@@ -22,6 +22,7 @@ from kubectl_dra.analyze.allocator.common import (
     device_id_str,
     obj_ref,
 )
+from kubectl_dra.analyze.allocator.compat import CompatibilityGroups
 from kubectl_dra.analyze.allocator.constraints import (
     DistinctAttribute138,
     DistinctAttributeSet138,
@@ -35,6 +36,7 @@ from kubectl_dra.analyze.allocator.constraints import (
     _MatchAttribute,
     _MatchAttributeSet,
 )
+from kubectl_dra.analyze.allocator.derived import DerivedValues, check_derived_allowed
 from kubectl_dra.analyze.allocator.device import DeviceAllocation
 from kubectl_dra.analyze.allocator.pools import Pool, SliceIndex, gather_pools, slice_spec
 from kubectl_dra.analyze.allocator.requests import Request, claim_requests, request_alternatives
@@ -106,6 +108,9 @@ class _Run(DeviceAllocation, ResultBuilding):
         self.why: SearchFailure | None = None
         self.reject = NO_CANDIDATE  # set by allocateDevice when it rejects a device: the class (why.py)
         self.reject_constraint: int | None = None
+        # 1.37+ alpha features of the channel (compat.py, derived.py)
+        self.groups = CompatibilityGroups(a.allocated) if a.sem.compatibility_groups else None
+        self.derived = DerivedValues(a.evaluator)
 
     # -- setup -------------------------------------------------------------------------------------
     # long: mirrors upstream's Allocate step for step (read side by side with allocator_*.go)
@@ -216,6 +221,7 @@ class _Run(DeviceAllocation, ResultBuilding):
 
     # long: mirrors upstream's per-claim validation loop in Allocate, in its order
     def _validate(self, r: Request, ref: str) -> None:
+        check_derived_allowed(self.sem, r, ref)
         for i, sel in enumerate(r.selectors):
             if not selector_expression(sel):
                 raise AllocationError(
@@ -485,6 +491,7 @@ class _Run(DeviceAllocation, ResultBuilding):
             ),
             tuple(con.state() for cons in self.constraints[c:] for con in cons),
             tuple(len(self.results[i]) for i in range(c, len(self.claims))),
+            self.groups.state() if self.groups is not None else (),
         )
 
     def _in_use(self, did: DeviceID) -> bool:

@@ -13,6 +13,8 @@ The classes, for a device visit at the deepest position:
                 after the previous slot's pick)
   constraint    a matchAttribute / distinctAttribute constraint of the claim rejects it
   counters      the shared counters it consumes are used up (partitionable devices)
+  compatibility its counter consumption's compatibility groups do not go with those of the devices already on
+                that counter set (DRADeviceCompatibilityGroups, 1.37+)
   capacity      its consumable capacity left is not enough for the request
   no-candidate  anything else: selectors, class, node, taints, allocated to a claim outside this search, features
 """
@@ -21,12 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-DISTINCT, CONSTRAINT, COUNTERS, CAPACITY, NO_CANDIDATE = range(5)
-NAMES = ("distinct", "constraint", "counters", "capacity", "no-candidate")
+DISTINCT, CONSTRAINT, COUNTERS, CAPACITY, NO_CANDIDATE, COMPATIBILITY = range(6)
+NAMES = ("distinct", "constraint", "counters", "capacity", "no-candidate", "compatibility")
 # Precedence when several classes rejected devices at the deepest position: a constraint, counters or capacity
 # that turned away a device the request could otherwise use explains more than the devices the earlier requests
 # hold (which every later request sees), and both more than devices that never were candidates.
-PRECEDENCE = (CONSTRAINT, COUNTERS, CAPACITY, DISTINCT, NO_CANDIDATE)
+PRECEDENCE = (CONSTRAINT, COMPATIBILITY, COUNTERS, CAPACITY, DISTINCT, NO_CANDIDATE)
 MAX_EXAMPLES = 3
 
 

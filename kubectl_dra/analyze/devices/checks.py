@@ -11,20 +11,17 @@ from dataclasses import dataclass, field
 from kubectl_dra.analyze.allocator import (
     NODE_OPERATIONS_FEATURE,
     AllocatedState,
-    CapacityNotRepresentable,
     Request,
     SelectorEvaluator,
-    capacity_fits,
-    device_id_str,
     optional_node_operations_rejection,
     selector_expression,
     skips_node_operations,
     slice_spec,
     untolerated_taint,
 )
-from kubectl_dra.analyze.allocator.capacity import capacity_demand
 from kubectl_dra.analyze.allocator.pools import InvalidPool
 from kubectl_dra.analyze.devices.blocks import allocated_by_pool, kept_rows
+from kubectl_dra.analyze.devices.holds import capacity_shortfall, in_use_reason
 from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry, Reachability, Universe
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.stages import Stage
@@ -332,7 +329,7 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
             )
     if not req.admin_access and e.did in ctx.allocated.devices and e.did not in ctx.own_devices:
         owners = ctx.allocated.owners.get(e.did) or []
-        yield (Stage.IN_USE, *_in_use(owners, ctx.allocated.estimated, ctx.allocated.terminating), nodes)
+        yield (Stage.IN_USE, *in_use_reason(owners, ctx.allocated.estimated, ctx.allocated.terminating), nodes)
     active_share = (
         sem.behaviour.active_share_blocks_exclusive
         and not req.admin_access
@@ -380,6 +377,10 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
         shared and sem.behaviour.shared_device_skips_counters and e.did in ctx.allocated.aggregated_capacity
     )
     if d.get("consumesCounters") and sem.partitionable and e.did not in ctx.own_devices and not skips_counters:
+        if sem.compatibility_groups:  # before the counters (allocator/compat.py)
+            clash = ctx.counters.incompatible(e)
+            if clash:
+                yield Stage.COMPATIBILITY, clash[0], clash[1], nodes
         short = ctx.counters.shortfall(e)
         if short:
             yield Stage.COUNTERS, short[0], short[1], nodes
@@ -388,11 +389,11 @@ def device_checks(req: Request, class_sel: list, e: DeviceEntry, ctx: MatrixCont
     # active-share check: a device that fails that one never gets there.
     all_mode_late = req.mode == "All" and sem.behaviour.all_mode_static_capacity
     if sem.consumable_capacity and not (indexed and req.mode == "All") and not (active_share and all_mode_late):
-        why = _capacity_shortfall(req, e, ctx)
+        why = capacity_shortfall(req, e, ctx)
         if why:
             yield Stage.CAPACITY, why, {}, nodes
     if indexed:
-        why = _capacity_shortfall(req, e, ctx, indexed=True)
+        why = capacity_shortfall(req, e, ctx, indexed=True)
         if why:
             yield Stage.CAPACITY, why, {"indexedCheck": True}, nodes
     yield None, "passes every check", {}, nodes  # the end: with no rejection before it, a candidate on these nodes
@@ -414,68 +415,6 @@ def _nodes_without_duplicates(e: DeviceEntry, reach: Reachability) -> tuple:
         if not dup:
             out.append(n)
     return tuple(out)
-
-
-def _capacity_shortfall(req: Request, e: DeviceEntry, ctx: MatrixContext, indexed: bool = False) -> str | None:
-    """CmpRequestOverCapacity for the request's first device. indexed: 1.34's second check in allocateDevice
-    (Behaviour.capacity_of_indexed_device), which reads the device at the request's device index of the candidate's
-    slice (for the first device: the slice's first device) instead of the candidate."""
-    sem = ctx.sem
-    dev, did, note = e.device, e.did, ""
-    if indexed:
-        dev = (slice_spec(e.slice).get("devices") or [{}])[0]
-        did = (e.did[0], e.did[1], dev.get("name", ""))
-        if did != e.did:
-            note = f" (1.34 checks {device_id_str(did)}, the first device of the slice)"
-    fractional = "FractionalCapacityRange" in sem.allocator_features
-    aborts = sem.behaviour.capacity_errors_abort
-    driver = did[0] if sem.behaviour.qualified_capacity_names else None
-    # What one allocation of the request takes of each capacity depends on the request and the device's capacity
-    # map only: computed once per distinct map (devices of one model share it), then held against what is in use.
-    memo = ctx.ev.matrix.capacity_demand
-    key = (id(req.capacity_requests), driver, repr(dev.get("capacity")))
-    demand = memo.get(key)
-    if demand is None:
-        ctx.ev.matrix.keep[id(req.capacity_requests)] = req.capacity_requests
-        try:
-            demand = capacity_demand(req.capacity_requests, dev, fractional, aborts, driver)
-        except CapacityNotRepresentable as exc:
-            demand = exc
-        memo[key] = demand
-    if isinstance(demand, CapacityNotRepresentable):
-        return str(demand) + note
-    try:
-        fits, why = capacity_fits(
-            req.capacity_requests,
-            dev,
-            ctx.allocated.aggregated_capacity.get(did),
-            None,
-            demand=demand,
-            fractional=fractional,
-            aborts=aborts,
-            driver=driver,
-        )
-    except CapacityNotRepresentable as exc:
-        fits, why = False, str(exc)
-    return None if fits else why + note
-
-
-def _in_use(owners: list, estimated: frozenset, terminating: dict | None = None) -> tuple[str, dict]:
-    """The reason and evidence of a device held by owners: allocated to them (held by a terminating pod where every
-    pod a claim is reserved for is being deleted, AllocatedState.terminating), or, where the queue's estimate
-    placed a pod ahead (AllocatedState.estimated), going to them; nothing says the estimate is allocated."""
-    ahead = [o for o in owners if o in estimated]
-    going = [p for o in owners for p in (terminating or {}).get(o, ())]
-    if going and all(o in (terminating or {}) for o in owners):
-        return (
-            f"allocated to claim {', '.join(owners)}, held by terminating pod {', '.join(going)}",
-            {"claims": owners, "terminating": going},
-        )
-    if not ahead:
-        return f"allocated to claim {', '.join(owners) or '?'}", {"claims": owners}
-    held = [o for o in owners if o not in estimated]
-    why = f"goes to claim {', '.join(ahead)} of a pod ahead in the queue, in the estimated order"
-    return (f"allocated to claim {', '.join(held)}; " if held else "") + why, {"claims": owners, "ahead": ahead}
 
 
 def selector_verdict(ev: SelectorEvaluator, req: Request, class_sel: list, e: DeviceEntry, read=None):

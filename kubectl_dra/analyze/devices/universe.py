@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from kubectl_dra.analyze.allocator import AllocatedState, device_id_str, slice_spec
+from kubectl_dra.analyze.allocator.compat import baseline, first_incompatible
 from kubectl_dra.analyze.allocator.counters import (
     CounterScope,
     add_consumption,
@@ -259,6 +260,7 @@ class CounterView:
         self.universe = universe
         self.allocated = allocated
         self._scopes: dict[str, CounterScope] = {}
+        self._groups: dict[tuple, tuple] = {}  # pool -> (pool, compat.baseline)
 
     def scope(self, e: DeviceEntry) -> CounterScope:
         pool = e.pool or self.universe.pools[e.pool_key]
@@ -301,3 +303,52 @@ class CounterView:
                 + ")"
             )
         return reason, {"counterSet": set_name, "counter": counter, "claims": holders}
+
+    def incompatible(self, e: DeviceEntry) -> tuple[str, dict] | None:
+        """DRADeviceCompatibilityGroups (allocator/compat.py): (reason, evidence) when the compatibility groups of a
+        counter set the device consumes do not go with those of the allocated devices on that set, else None."""
+        pool = e.pool or self.universe.pools[e.pool_key]
+        hit = self._groups.get((pool.driver, pool.name, id(pool)))
+        if hit is None or hit[0] is not pool:
+            hit = self._groups[(pool.driver, pool.name, id(pool))] = (pool, baseline(pool, self.allocated))
+        bad = first_incompatible(e.device, hit[1])
+        if bad is None:
+            return None
+        name, members = bad
+        mine = sorted(
+            {
+                g
+                for c in e.device.get("consumesCounters") or []
+                if c.get("counterSet") == name
+                for g in c.get("compatibilityGroups") or ()
+            }
+        )
+        holders = sorted(
+            {
+                o
+                for s in pool.slices
+                for d in slice_spec(s).get("devices") or []
+                if any(c.get("counterSet") == name for c in d.get("consumesCounters") or [])
+                for o in self.allocated.owners.get((pool.driver, pool.name, d.get("name", "")), ())
+            }
+        )
+        theirs = (
+            "declare no groups"
+            if members.all_empty
+            else f"have {', '.join(sorted(members.groups)) or 'no group'} in common"
+        )
+        reason = (
+            f"counter set {name}: its compatibility groups ({', '.join(mine) if mine else 'none'}) do not go with "
+            f"those of the devices allocated from the set, which {theirs}"
+            + (
+                f" (claim {', '.join(holders[:3])}{f' and {len(holders) - 3} more' if len(holders) > 3 else ''})"
+                if holders
+                else ""
+            )
+        )
+        return reason, {
+            "counterSet": name,
+            "groups": mine,
+            "allocatedGroups": [] if members.all_empty else sorted(members.groups),
+            "claims": holders,
+        }

@@ -44,6 +44,8 @@ MODELLED: frozenset[str] = frozenset(
         C + "spec.devices.requests[].exactly.adminAccess",
         *_both(
             "allocationMode",
+            "derivedAttributes[].expression",  # DRADerivedAttributes (allocator/derived.py)
+            "derivedAttributes[].name",
             "capacity.requests{}",
             "count",
             "deviceClassName",
@@ -110,6 +112,8 @@ MODELLED: frozenset[str] = frozenset(
         S + "spec.devices[].capacity{}.requestPolicy.validValues[]",
         S + "spec.devices[].capacity{}.value",
         S + "spec.devices[].consumesCounters[].counterSet",
+        # DRADeviceCompatibilityGroups (allocator/compat.py; with the gate off the slice is ignored: pools.py)
+        S + "spec.devices[].consumesCounters[].compatibilityGroups[]",
         S + "spec.devices[].consumesCounters[].counters{}.value",
         S + "spec.devices[].name",
         S + "spec.devices[].nodeName",
@@ -150,10 +154,6 @@ IGNORED: dict[str, str] = {
 
 # In the API of the minors given, not modelled: set in an object, it makes the affected verdicts undetermined.
 UNMODELLED: dict[str, str] = {
-    **{C + r + "derivedAttributes[].expression": "derived attributes (DRADerivedAttributes)" for r in _REQ},
-    **{C + r + "derivedAttributes[].name": "derived attributes (DRADerivedAttributes)" for r in _REQ},
-    S
-    + "spec.devices[].consumesCounters[].compatibilityGroups[]": "counter compatibility groups (DRADeviceCompatibilityGroups)",
     S
     + "spec.devices[].nodeAllocatableResourceMappings{}.allocationMultiplier": "node-allocatable resources (DRANodeAllocatableResources, 1.36)",
     S
@@ -196,11 +196,9 @@ def _present(obj, segments: list[str]) -> bool:
     return _present(obj[seg], rest)
 
 
-# Unmodelled fields whose feature gate, when off, makes upstream ignore the object in a way the analysis models:
-# a slice using counter compatibility groups is skipped and its pool counts as incomplete (pools.py).
-MODELLED_WHEN_OFF = {
-    S + "spec.devices[].consumesCounters[].compatibilityGroups[]": "DRADeviceCompatibilityGroups",
-}
+# Unmodelled fields whose feature gate, when off, makes upstream ignore the object in a way the analysis models
+# (none now: counter compatibility groups, which were, are modelled with the gate on too).
+MODELLED_WHEN_OFF: dict[str, str] = {}
 
 
 _DEVICE_PREFIX = S + "spec.devices[]."

@@ -280,6 +280,11 @@ def _stage_finding(
             f"{label}: {'every matching device has' if every else some + ' have'} a taint the request does not "
             f"tolerate ({first})"
         )
+    elif stage is Stage.COMPATIBILITY:
+        msg = (
+            f"{label}: {'every matching device draws' if every else some + ' draw'} from a counter set whose allocated "
+            f"devices share no compatibility group with {'it' if every else 'them'} ({first})"
+        )
     elif stage is Stage.COUNTERS:
         msg = f"{label}: the shared counters of {'every matching device' if every else some} are used up ({first})"
     elif stage is Stage.CAPACITY:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from kubectl_dra.analyze.allocator import (
     ErrorKind,
-    attribute_value,
-    lookup_attribute,
     obj_ref,
 )
 from kubectl_dra.analyze.pod.claims import name_of as _name
+from kubectl_dra.analyze.pod.constraint_findings import constraint_findings
 from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun
 from kubectl_dra.analyze.pod.request_findings import request_findings
 from kubectl_dra.findings.model import Finding, make
@@ -256,7 +255,7 @@ def _unexplained(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) -> No
     if has_constraints:
         for a in analyses:
             if not a.allocated:
-                an.findings.extend(constraint_findings(a))
+                an.findings.extend(constraint_findings(a, an.ev))
         return
     msg = "cannot allocate all claims on any node the pod may use"
     hint = None
@@ -321,10 +320,20 @@ def search_findings(an: Analysis, analyses: list[ClaimAnalysis], dry: DryRun) ->
             )
         ]
     if reason == "constraint":
-        found = constraint_findings(a)
+        found = constraint_findings(a, an.ev)
         if why.constraint is not None:
             found = [f for f in found if (f.subject or {}).get("constraint") == why.constraint] or found
         return found
+    if reason == "compatibility":
+        return [
+            make(
+                "DRA418",
+                f"{label}: on {where} the devices it can use draw from counter sets whose other devices (allocated, or "
+                "picked earlier in this allocation) share no compatibility group with them",
+                subject=subject,
+                **ev,
+            )
+        ]
     if reason in ("counters", "capacity"):
         held = ""
         if why.taken:
@@ -444,40 +453,6 @@ def pool_findings(an: Analysis) -> None:
                 out.append(make("DRA410", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
         an.memo["pool_findings"] = out
     an.findings.extend(an.memo["pool_findings"])
-
-
-def constraint_findings(a: ClaimAnalysis) -> list[Finding]:
-    """Show the values the claim's constraints compare, over the candidate devices of the affected requests."""
-    out = []
-    for i, con in enumerate(((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") or []):
-        attr = con.get("matchAttribute") or con.get("distinctAttribute")
-        if not attr:
-            continue
-        kind = "matchAttribute" if con.get("matchAttribute") else "distinctAttribute"
-        wanted = set(con.get("requests") or [])
-        values = {}
-        for rname, m in a.matrices.items():
-            base = rname.split("/", 1)[0]
-            if wanted and base not in wanted and rname not in wanted:
-                continue
-            for v in m:
-                if v.outcome in ("candidate", "selected"):
-                    found = lookup_attribute(v.entry.device, v.entry.did[0], attr)
-                    val = attribute_value(found) if found else None
-                    values[v.entry.id] = "<missing>" if val is None else str(val[1])
-        shown = ", ".join(f"{k}={val}" for k, val in list(values.items())[:8])
-        out.append(
-            make(
-                "DRA409",
-                f"claim {_name(a.claim)} constraint #{i} ({kind} {attr}) cannot be met by the "
-                f"candidate devices: {shown or 'none'}",
-                subject={"claim": obj_ref(a.claim), "constraint": i},
-                attribute=attr,
-                kind=kind,
-                values=values,
-            )
-        )
-    return out
 
 
 def _why_nodes(rejected: dict, limit: int = 3) -> str:
