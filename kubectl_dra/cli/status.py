@@ -123,7 +123,7 @@ def _scan_once(o: Options, selector, reqs, progress: bool = True):
         drivers=True,
         progress=progress,
     )
-    return _evaluator(o, got, selector, reqs, False)[0](got.snapshot)
+    return _evaluator(o, got, selector, reqs, False)(got.snapshot)
 
 
 def _evaluator(o: Options, got, selector, reqs, watch: bool):
@@ -148,7 +148,7 @@ def _evaluator(o: Options, got, selector, reqs, watch: bool):
         )
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
-    return evaluate, namespace
+    return evaluate
 
 
 def _fleet(o: Options, contexts: list[str], selector, reqs, no_headers: bool):
@@ -184,7 +184,7 @@ def _fleet(o: Options, contexts: list[str], selector, reqs, no_headers: bool):
 
 def _answer(o: Options, got, selector, reqs, watch: bool, no_headers: bool):
     """One cluster's answer (or, with -w, the loop that keeps it)."""
-    evaluate, namespace = _evaluator(o, got, selector, reqs, watch)
+    evaluate = _evaluator(o, got, selector, reqs, watch)
     snap = got.snapshot
     if watch:
         session, first = got.session, [snap]

@@ -25,8 +25,10 @@ def test_the_hook_is_what_pre_commit_reads():
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert {"id", "name", "entry", "language"} <= set(hook), hook
     assert hook["entry"].split()[0] == "kubectl-dra" and hook["language"] == "python" and "yaml" in hook["types"]
-    scripts = yaml.safe_load(ROOT.joinpath("pyproject.toml").read_text().split("[project.scripts]")[1].split("[")[0])
-    assert "kubectl-dra" in str(scripts), "the hook's entry is a console script the package installs"
+    import tomllib
+
+    scripts = tomllib.loads(ROOT.joinpath("pyproject.toml").read_text())["project"]["scripts"]
+    assert "kubectl-dra" in scripts, "the hook's entry is a console script the package installs"
 
 
 def test_sarif_is_what_code_scanning_reads_and_its_fingerprints_survive_a_moved_line(tmp_path):
