@@ -14,12 +14,13 @@ victims of a preemption are deleted). A row's state is compared with it: OK = pl
 Unknown = undetermined. Pods without DRA have no row (`status` lists pods that use DRA): counted as `no-row`.
 
 Features (`Plan.features`): `preemption` is drawn per seed: the holders are of a lower priority than some pending pods,
-so the scheduler may preempt them for cpu, memory or pod slots (kubectl-dra does not model that yet: issue 45 item 1);
+so the scheduler may preempt them for cpu, memory or pod slots (analyze/pod/preempt.py, queue/preempted.py);
 without it the holders' priority is above every pending pod's and no preemption can help anyone.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -267,6 +268,9 @@ def run(cluster, seed: int, preemption: bool | None = None) -> tuple[list[Outcom
                 time.sleep(1.05)  # creationTimestamp has seconds: pods a second apart have an order
             _claims_made(cluster, ns, plan.pods)
             st = cluster.kubectl_dra("status", "-n", ns, "-o", "json")
+            keep = os.environ.get("KUBECTL_DRA_QUEUE_DUMP")  # a directory: the input as asked, to replay offline
+            if keep:
+                cluster.kubectl_dra("dump", "-n", ns, "--output-file", os.path.join(keep, f"seed{seed}-{ns}.yaml"))
             if any(cluster.pod(ns, n)["spec"].get("nodeName") for n in names):
                 raise AssertionError("a pod was bound while the scheduler was held")
         info["handover"] = hold.released_in

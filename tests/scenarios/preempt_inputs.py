@@ -200,7 +200,48 @@ def register(m) -> None:
         "status",
         queue_objs,
     )
+    # The queue agreement suite's seeds 8 and 13: the pod never preempts; urgent (no DRA, 50000, node-02 only) is
+    # ahead and takes node-02's last free cpu; node-01 is full of pods of priority 50-100, and etl-new (no DRA, 1000,
+    # behind the trainer) preempts there at its turn: the room it frees goes to the trainer (of a higher priority
+    # than etl-new, so the nomination does not hold it against it). Without Freers this was Blocked (DRA430).
+    roomy = [
+        *copy.deepcopy(holders[:3]),
+        held("serving", "node-02", "6", 20000, "2026-11-30T08:00:00Z", cls="critical"),
+    ]
+    ahead = m.pod(
+        "urgent", [], priorityClassName="critical", priority=50000, nodeSelector={"kubernetes.io/hostname": "node-02"}
+    )
+    ahead["spec"]["containers"] = [
+        {"name": "app", "image": "registry.example/app:1", "resources": {"requests": {"cpu": "1"}}}
+    ]
+    del ahead["spec"]["resourceClaims"]
+    behind = m.pod("etl-new", [], priorityClassName="batch-mid", priority=1000)
+    behind["spec"]["containers"] = [
+        {"name": "etl", "image": "registry.example/etl:1", "resources": {"requests": {"cpu": "3"}}}
+    ]
+    behind["metadata"]["creationTimestamp"] = "2026-12-01T09:59:00Z"
+    del behind["spec"]["resourceClaims"]
+    m.scenario(
+        "preempt-room-freed-by-another",
+        "The trainer never preempts (preemptionPolicy Never). urgent, ahead of it and bound for node-02 only, takes "
+        "node-02's last free cpu; node-01 is full of pods of priority 50-100, and etl-new (priority 1000, behind the "
+        "trainer, no DRA) may preempt them at its turn: the room that frees may go to the trainer, whose priority is "
+        "higher than etl-new's (the real scheduler did so in the queue agreement suite, seeds 8 and 13): undetermined "
+        "(DRA431, exit 2), never Blocked for devices taken by the pods ahead.",
+        "status",
+        [
+            trainer(preemptionPolicy="Never", priority=5000),
+            ahead,
+            behind,
+            tmpl,
+            m.dclass(),
+            *gpus,
+            *roomy,
+            *copy.deepcopy(nodes),
+        ],
+    )
     for name in (
+        "preempt-room-freed-by-another",
         "preempt-another-pod-may-free-room",
         "preempt-scheduler-disagrees",
         "preempt-picks-node",

@@ -83,3 +83,34 @@ def test_pods_of_one_priority_and_start_with_different_requests_are_a_tie_the_sc
     y = pod("y", "4", 100, "node-01", "2026-12-01T00:00:00Z")
     got = run(me, [x, y], [node("node-01", cpu="8")])
     assert got.chosen is not None and got.chosen.ties
+
+
+def test_freers_name_another_pending_pod_that_outranks_a_pod_bound_on_the_node():
+    from kubectl_dra.analyze.queue.preempted import pods_freers
+
+    me = pod("me", "2", 5000, preemptionPolicy="Never")
+    low = pod("low", "7", 100, "node-01")
+    done = pod("done", "1", 10, "node-02")
+    done["status"]["phase"] = "Succeeded"  # not counted by NodeResourcesFit: never a victim
+    mid = pod("mid", "3", 1000)
+    never = pod("never", "3", 90000, preemptionPolicy="Never")
+    f = pods_freers([me, low, done, mid, never], lambda p: not p["spec"].get("nodeName"))
+    why = f.on("node-01", "batch/me")
+    assert why is not None and "batch/mid (priority 1000)" in why and "batch/low" in why
+    assert f.on("node-02", "batch/me") is None  # only a Succeeded pod there
+    assert f.on("node-03", "batch/me") is None  # nothing bound there
+    # mid itself: no other pod that may preempt outranks low (me and never never preempt)
+    assert f.on("node-01", "batch/mid") is None
+    low["spec"]["priority"] = 1000  # equal to mid's: no victim
+    assert pods_freers([me, low, mid], lambda p: not p["spec"].get("nodeName")).on("node-01", "batch/me") is None
+
+
+def test_freers_respect_the_nodes_a_pod_may_use():
+    from kubectl_dra.analyze.queue.preempted import Freers
+
+    low = pod("low", "7", 100, "node-01")
+    only_two = frozenset({"node-02"})
+    f = Freers([(1000, "batch/mid", only_two)], {"node-01": [low]})
+    assert f.on("node-01", "batch/me") is None
+    f = Freers([(1000, "batch/mid", only_two), (500, "batch/any", None)], {"node-01": [low]})
+    assert "batch/any" in f.on("node-01", "batch/me")

@@ -19,7 +19,8 @@ Soundness rests on: the allocator picks the devices on a node deterministically 
 search); a pod with no node left takes nothing and its retries find no more room (pods ahead only take); identical
 members (the same pending claim specs, nodes and requests) are interchangeable, so one order of them stands for all.
 An alternative where a member, or the pod, fails a node on cpu, memory or pod count alone while its devices fit
-there ends the attempt open: DefaultPreemption may free that room. An unknown NodeResourcesFit answer (the node's
+there ends the attempt open where DefaultPreemption may free that room: for it, or for whichever pod comes next once
+another pending pod's victims are gone (preempted.py Freers). An unknown NodeResourcesFit answer (the node's
 bound pods are not in the input), an error met by a search, or an exhausted budget leaves the pod open as well.
 
 Cost: at most MAX_POOL pods scanned and MAX_PODS members per pod, MAX_LEAVES alternatives per pod, and MAX_WORK
@@ -33,6 +34,7 @@ from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.order import attempted
 from kubectl_dra.analyze.queue.others import rank
+from kubectl_dra.analyze.queue.preempted import sim_freers
 from kubectl_dra.model.meta import priority_of
 
 MAX_POOL = 48  # pods that may be ahead of the pod (with DRA or without), scanned for the ones that take part
@@ -313,7 +315,7 @@ class Alternatives:
                 if fits:
                     out.append((name, None, ()))
                 else:
-                    resolvable = resolvable or _victims(q.pod, q.fit, name)
+                    resolvable = resolvable or self._freed(q, q.fit, name)
             if not out and resolvable:
                 raise _Open("resolvable")
             return out
@@ -339,12 +341,17 @@ class Alternatives:
             if res is None:
                 continue
             if not fits:
-                resolvable = resolvable or _victims(q.pod, plan.fit, name)
+                resolvable = resolvable or self._freed(q, plan.fit, name)
                 continue
             out.append((name, res, _devices(zip(here, res))))
         if not out and resolvable:
             raise _Open("resolvable")
         return out
+
+    def _freed(self, q, fit, name: str) -> bool:
+        """Whether room on node name may be freed for q by a preemption: its own (_victims), or another pending
+        pod's (preempted.py Freers): then where q goes is not decided by the pods placed before it."""
+        return _victims(q.pod, fit, name) or sim_freers(self.sim, fit.bound.by_node).on(name, q.ref) is not None
 
     def _placed(self, q, name: str, res, state, use: dict) -> tuple:
         """The state and node use once q is placed on node name with the allocation results res."""

@@ -144,37 +144,114 @@ def opened_alone(report, plan, pod: dict, preemptions: list):
     return None
 
 
-def room_others_may_free(report, pod: dict, pods, pending) -> str | None:
-    """A pod blocked alone for room (DRA504) on nodes where a bound pod of a lower priority than some other pending
-    pod's runs: that pod, DRA or not, may preempt it at its turn, and the room it frees may go to this one once the
-    victims are gone (the nomination reserves it only against pods of the preemptor's priority or lower, and not
-    for long): undetermined, the reason. None when no pending pod could preempt there. (A pod that preempts only
-    for itself is this one's own answer, DRA507; one of the queue's with DRA, opened_alone.)"""
-    from kubectl_dra.analyze.pod.preempt import never_preempts
+class Freers:
+    """The pending pods that may preempt (every one but preemptionPolicy: Never), with the nodes each may use: where
+    one of them outranks a pod bound on a node, DefaultPreemption may free room there at its turn, and the room may go
+    to whichever pod the scheduler tries next once the victims are gone (the nomination holds it only against pods
+    of the preemptor's priority or lower, and not for long), before or after the preemptor's turn. Built once per
+    queue: per node, its lowest bound priority once; per set of nodes, the two highest pending priorities."""
 
+    def __init__(self, rows, by_node: dict):
+        """rows: (priority, ref, names: the nodes it may use, or None for any) per pending pod that may preempt;
+        by_node: node -> the pods bound there (fit.py BoundPods.by_node)."""
+        self._top: dict = {}  # id(names) -> (names, [(priority, ref)] the two highest)
+        for prio, ref, names in rows:
+            _names, top = self._top.setdefault(id(names), (names, []))
+            top.append((prio, ref))
+            top.sort(reverse=True)
+            del top[2:]
+        self._by_node = by_node
+        self._low: dict = {}
+
+    def _lowest(self, node: str):
+        if node not in self._low:
+            pods = self._by_node.get(node) or ()
+            self._low[node] = min(((priority_of(p), ref_of(p)) for p in pods), default=None)
+        return self._low[node]
+
+    def on(self, node: str, but: str) -> str | None:
+        """Why room on node may be freed for pod `but` by another pod's preemption, or None."""
+        low = self._lowest(node)
+        if low is None:
+            return None
+        for names, top in self._top.values():
+            if names is not None and node not in names:
+                continue
+            for prio, ref in top:
+                if ref != but and prio > low[0]:
+                    return (
+                        f"pending pod {ref} (priority {prio}) may preempt pods of lower priority on {node} (such as "
+                        f"{low[1]}), and the room that frees may go to this pod once they are gone"
+                    )
+        return None
+
+
+def sim_freers(sim, by_node: dict) -> Freers:
+    """The queue's Freers: its pending pods with DRA (the nodes they reach) and without (the nodes they may use)."""
+    got = getattr(sim, "freers", None)
+    if got is None:
+        rows = [
+            (q.priority, q.ref, q.plan.reach.names if q.plan is not None and q.plan.fit is not None else None)
+            for q in sim.entries
+            if not never_preempts(q.pod)
+        ]
+        for g in sim.others.groups if sim.others is not None else ():
+            rows += [(priority_of(p), ref, g.names) for ref, (p, _fit) in zip(g.refs, g.pods) if not never_preempts(p)]
+        got = sim.freers = Freers(rows, by_node)
+    return got
+
+
+def pods_freers(pods, pending) -> Freers:
+    """The Freers of a snapshot's pods (pending(p): whether p waits for a node), each taken as free to use any node;
+    bound pods by node as NodeResourcesFit counts them (not Succeeded or Failed)."""
+    rows, by_node = [], {}
+    for p in pods:
+        node = (p.get("spec") or {}).get("nodeName")
+        if node:
+            if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+                by_node.setdefault(node, []).append(p)
+        elif pending(p) and not never_preempts(p):
+            rows.append((priority_of(p), ref_of(p), None))
+    return Freers(rows, by_node)
+
+
+def room_freed_by_others(sim, e, rejected: list) -> str | None:
+    """At e's turn its claims fit only on nodes NodeResourcesFit refuses (rejected), and e does not preempt there
+    itself: where another pending pod may free room on one of them by preempting, why e is undetermined; else
+    None."""
+    from kubectl_dra.analyze.allocator import AllocationError, NodeFailure
+
+    plan = e.plan
+    if plan.fit is None or not rejected:
+        return None
+    freers = sim_freers(sim, plan.fit.bound.by_node)
+    for n in rejected[:MAX_PREEMPT_NODES]:
+        name = n["metadata"]["name"]
+        why = freers.on(name, e.ref)
+        if why is None:
+            continue
+        here = plan.claims_on(name)
+        try:
+            res = sim._allocate(plan.shape, n, here) if here else []
+        except (NodeFailure, AllocationError):
+            continue
+        if res is not None:
+            return f"its claims fit on {name}, which lacks room for it; {why}"
+    return None
+
+
+def room_others_may_free(report, pod: dict, freers: Freers) -> str | None:
+    """A pod blocked alone for room (DRA504) on nodes where another pending pod, DRA or not, may preempt pods of a
+    lower priority (Freers.on): undetermined, the reason. None when no pending pod could preempt there. (A pod
+    that preempts only for itself is this one's own answer, DRA507; one of the queue's with DRA, opened_alone.)"""
     if not report.verdict.blocked or not report.verdict.determined:
         return None
     f = next((x for x in report.findings if x.blocking and x.code == "DRA504"), None)
     if f is None:
         return None
-    nodes = set(f.evidence.get("nodes") or ())
-    others = [(priority_of(p), p) for p in pods if p is not pod and pending(p) and not never_preempts(p)]
-    if not others or not nodes:
-        return None
-    top, who = max(others, key=lambda x: x[0])
-    for p in pods:
-        spec = p.get("spec") or {}
-        if (
-            spec.get("nodeName") in nodes
-            and priority_of(p) < top
-            and (p.get("status") or {}).get("phase")
-            not in (
-                "Succeeded",
-                "Failed",
-            )
-        ):
-            return (
-                f"pending pod {ref_of(who)} (priority {top}) may preempt pods of lower priority on {spec['nodeName']} "
-                f"(such as {ref_of(p)}), and the room that frees may go to this pod once they are gone"
-            )
+    me = ref_of(pod)
+    for node in sorted(f.evidence.get("nodes") or ()):
+        why = freers.on(node, me)
+        if why is not None:
+            return why
     return None

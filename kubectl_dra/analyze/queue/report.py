@@ -11,7 +11,7 @@ from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.queue.gang import gangs_of
 from kubectl_dra.analyze.queue.judge import Place, Queue
 from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind
-from kubectl_dra.analyze.queue.preempted import opened_alone, room_others_may_free
+from kubectl_dra.analyze.queue.preempted import opened_alone, pods_freers, room_others_may_free
 from kubectl_dra.analyze.queue.simulate import simulate
 from kubectl_dra.errors import DraError
 from kubectl_dra.findings.model import UNDETERMINED, Finding, dedupe, make, verdict_from
@@ -98,13 +98,16 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
                 e.kind = "open"  # it may or may not take devices: the group decides
     queue = simulate(base, entries, reference_time(snap), _others(snap, sem, base) if entries else None)
     placed = {}
+    freers = None
     for key, (p, report, fork) in alone.items():
         place = queue.places.get(f"{key[0]}/{key[1]}")
         if place is not None:
             placed[key] = with_place(report, place)
             continue
         why = opened_alone(report, getattr(fork, "plan", None), p, queue.preemptions) if queue.preemptions else None
-        why = why or room_others_may_free(report, p, snap.pods, _pending)
+        if why is None and report.verdict.blocked:
+            freers = freers or pods_freers(snap.pods, _pending)
+            why = room_others_may_free(report, p, freers)
         if why is not None:
             placed[key] = _opened(report, why)
     return queue, placed

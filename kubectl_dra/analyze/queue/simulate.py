@@ -15,7 +15,7 @@ from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Place, Queue, judge, shortfall, uniform_until
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 from kubectl_dra.analyze.queue.others import rank
-from kubectl_dra.analyze.queue.preempted import behind_preemptors, search_preemption
+from kubectl_dra.analyze.queue.preempted import behind_preemptors, room_freed_by_others, search_preemption
 from kubectl_dra.analyze.queue.retry import behind_retry_reason, retries, retry_reason
 from kubectl_dra.analyze.queue.shapes import Shapes
 
@@ -178,6 +178,10 @@ class _Sim:
             got = search_preemption(self, e, rejected)
             if got is not None:
                 return got
+            why = room_freed_by_others(self, e, rejected) if e.error is None else None
+            if why is not None:
+                e.error = why
+                return None
         if not found:
             if maybe:  # no device, and an error it may meet: a retry may not meet it once others take devices
                 e.erred = (maybe, False)
