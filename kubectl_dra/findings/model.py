@@ -81,6 +81,11 @@ class Verdict:
     missing: str | None
     summary: str
     determined: bool = True  # False: a missing permission or API left the answer open (exit 2)
+    # where the summary is the dry-run's "claims allocatable now on node X": X, and what the summary says after
+    # those words (a caveat, the assumed version); the queue says where the pods ahead leave the pod from these,
+    # never from the text. Not in to_dict.
+    now_on: str | None = field(default=None, compare=False)
+    now_rest: str = field(default="", compare=False)
 
     def to_dict(self) -> dict:
         return {
@@ -122,12 +127,20 @@ UNDETERMINED = frozenset(
 OPENS_BLOCKED = frozenset({"DRA005", "DRA016", "DRA017", "DRA431"})
 
 
-def verdict_from(findings: list[Finding], ok_summary: str) -> Verdict:
+def now_head(node: str) -> str:
+    """The words an OK verdict begins with when the dry-run finds the claims allocatable now on node."""
+    return f"claims allocatable now on node {node}"
+
+
+def verdict_from(findings: list[Finding], ok_summary: str, now_on: str | None = None) -> Verdict:
+    """now_on: the node ok_summary says the claims are allocatable on now (it begins with now_head(now_on))."""
     blocking = [f for f in findings if f.blocking]
     if not blocking:
         open_ = [f for f in findings if f.code in UNDETERMINED]
         if open_:
             return Verdict(False, None, open_[0].message, determined=False)
+        if now_on is not None:
+            return Verdict(False, None, ok_summary, now_on=now_on, now_rest=ok_summary[len(now_head(now_on)) :])
         return Verdict(False, None, ok_summary)
     # What holds the pod before any piece is looked at (scheduling gates) comes first, then the pieces in order.
     order = {p: i for i, p in enumerate(PIECES)}

@@ -48,8 +48,6 @@ KNOWN = {
     ("analyze/pod/verdicts.py", "message"),
     # DRA604's node condition (NotReady) read back from the finding
     ("analyze/reports/explain.py", "message"),
-    # the queue rewrites the dry-run's "allocatable now on node X" when the pods ahead take that node
-    ("analyze/queue/report.py", "ok"),
     # the text renderer finds the finding a summary repeats, to print it once (the Verdict line's lookup, and the
     # findings list's "(see Summary)": one decision, in the two modules the renderer was split into)
     ("render/text.py", "summary"),

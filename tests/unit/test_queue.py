@@ -1052,3 +1052,30 @@ def test_counters_a_pod_ahead_uses_up_are_said_to_go_to_it():
     text = str(r.body)
     assert "consumed by claim team-a/p0-gpu; of pods ahead in the queue, in the estimated order" in text, text
     assert "goes to claim team-a/p0-gpu of a pod ahead in the queue" in text
+
+
+def test_with_place_says_where_the_pods_ahead_leave_it_from_data_and_keeps_the_verdicts_caveats():
+    """The queue rewrites an OK verdict whose node the pods ahead take from Verdict.now_on (data), not from the
+    summary's words: node-1 is not node-10, and a caveat after the words (DRA607's) stays."""
+    from kubectl_dra.analyze.queue.judge import Ahead, Place
+    from kubectl_dra.analyze.queue.outcomes import Outcome
+    from kubectl_dra.analyze.queue.report import with_place
+    from kubectl_dra.findings.model import Report, now_head, verdict_from
+
+    caveat = "; but the driver's kubelet plugin may not run there (DRA607)"
+    v = verdict_from([], now_head("node-10") + caveat, "node-10")
+    assert (v.now_on, v.now_rest) == ("node-10", caveat)
+    report = Report("Diagnosis", (), {"pod": {"name": "p", "namespace": "ns"}}, {}, v)
+
+    def place(node, exact=True):
+        return Place(
+            position=2, gated=False, outcome=Outcome.FITS, certain=True, node=node, devices=(),
+            ahead=(Ahead("ns/q", (), "a higher priority"),), reason="still fits after 1 pod ahead", exact=exact,
+        )  # fmt: skip
+
+    moved = with_place(report, place("node-1")).verdict.summary
+    assert moved == f"claims allocatable once the pods ahead of it in the queue are placed (node node-1 in the estimated order){caveat}"  # fmt: skip
+    assert with_place(report, place("node-10")).verdict.summary == v.summary
+    anywhere = with_place(report, place("node-3", exact=False)).verdict.summary
+    assert anywhere.endswith(f"(where depends on their order){caveat}")
+    assert place("node-1").to_dict()["outcome"] == "fits" and type(place("node-1").to_dict()["outcome"]) is str

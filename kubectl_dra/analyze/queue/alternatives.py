@@ -33,7 +33,7 @@ from dataclasses import replace
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.order import attempted
-from kubectl_dra.analyze.queue.others import rank
+from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome, queue_key
 from kubectl_dra.analyze.queue.preempted import sim_freers
 from kubectl_dra.model.meta import priority_of
 
@@ -49,7 +49,7 @@ class _Open(Exception):
 
 class _Other:
     """A pending pod without DRA that takes part: its NodeResourcesFit, the nodes it may use, its place in the
-    queue (others.py rank)."""
+    queue (outcomes.py queue_key)."""
 
     def __init__(self, ref: str, pod: dict, fit, names: frozenset, key: tuple):
         self.ref, self.pod, self.fit, self.names, self.key = ref, pod, fit, names, key
@@ -73,7 +73,7 @@ class Alternatives:
 
     def settle(self, e, p):
         """The pod's Place: p where it is certain, or the alternatives do not settle it; else the certain one."""
-        if p.certain or p.outcome != "undetermined" or self.work <= 0 or not self._modelled(e):
+        if p.certain or p.outcome != Outcome.UNDETERMINED or self.work <= 0 or not self._modelled(e):
             return p
         members = self._members(e)
         if members is None:
@@ -94,7 +94,7 @@ class Alternatives:
             if len(seen) == 1 and seen == {(e.node, _devices(e.allocs))}:
                 return replace(
                     p,
-                    outcome="fits",
+                    outcome=Outcome.FITS,
                     certain=True,
                     reason=f"gets the same devices in every order and choice of nodes of {who} that the cluster has "
                     f"not fixed ({tried})",
@@ -104,7 +104,7 @@ class Alternatives:
             where = f" (node {e.node} in the estimated order)" if e.node is not None else ""
             return replace(
                 p,
-                outcome="fits",
+                outcome=Outcome.FITS,
                 certain=True,
                 node=e.node or min(seen)[0],
                 devices=(),
@@ -115,7 +115,7 @@ class Alternatives:
             )
         return replace(
             p,
-            outcome="taken",
+            outcome=Outcome.TAKEN,
             certain=True,
             node=None,
             devices=(),
@@ -128,7 +128,7 @@ class Alternatives:
     def _modelled(self, q) -> bool:
         """Whether the pod takes part one way only: its own answer certain alone, nothing that makes it open."""
         return (
-            q.kind in ("ok", "gated")
+            q.kind in (EntryKind.OK, EntryKind.GATED)
             and q.plan is not None
             and q.error is None
             and q.erred is None
@@ -188,7 +188,7 @@ class Alternatives:
         others = self.sim.others
         if others is None:
             return []
-        key, out = rank(e.gated, e.priority, e.created), []
+        key, out = queue_key(e.gated, e.priority, e.created), []
         loose = (e.gated, e.priority) in self._loose_groups()
         for g in others.groups:
             for k, ref, (pod, fit) in zip(g.keys, g.refs, g.pods):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kubectl_dra.analyze.queue.outcomes import EntryKind
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
 from kubectl_dra.model.words import few
 
@@ -99,11 +100,11 @@ def gangs_of(snap, sem, members: dict) -> dict:
             why = f"PodGroup {key[1]} has claims of its own (DRAWorkloadResourceClaims), not modelled with the queue"
         elif gang is None and "basic" not in policy:
             why = f"PodGroup {key[1]} has a scheduling policy the queue does not know"
-        elif 0 < sum(kind == "gated" for _, kind, _ in ms) < sum(kind is not None for _, kind, _ in ms):
+        elif 0 < sum(kind == EntryKind.GATED for _, kind, _ in ms) < sum(kind is not None for _, kind, _ in ms):
             why = "some of its members are still gated and some are not: when the rest join is not modelled"
         elif facts.validates_pod_groups and (rejected := _invalid(pg, [p for p, _, _ in ms] + bound.get(key, []), sem)):
             pass
-        elif any(kind in ("open", "error") for _, kind, _ in ms):
+        elif any(kind in (EntryKind.OPEN, EntryKind.ERROR) for _, kind, _ in ms):
             why = "a member is undetermined on its own"
         out[key] = Gang(
             key[0],

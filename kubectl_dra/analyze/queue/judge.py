@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import gang_reason
 from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
-from kubectl_dra.analyze.queue.others import rank
+from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome, queue_key
 from kubectl_dra.analyze.queue.preempted import preempt_words
 from kubectl_dra.model.meta import ns_of, owner_of
 
@@ -23,13 +23,13 @@ class Ahead:
         return {"pod": self.pod, "devices": list(self.devices), "why": self.why}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Place:
     """A pod's place in the queue and what the dry-run in that order gives it."""
 
     position: int  # 1-based, in the whole order
     gated: bool
-    outcome: str  # "fits", "taken" (devices go to pods ahead), "gang" (its group does not fit), "undetermined"
+    outcome: Outcome  # what the dry-run in queue order gives it (outcomes.py)
     certain: bool
     node: str | None
     devices: tuple
@@ -47,7 +47,7 @@ class Place:
         return {
             "position": self.position,
             "gated": self.gated,
-            "outcome": self.outcome,
+            "outcome": str(self.outcome),
             "node": self.node,
             "devices": list(self.devices),
             "ahead": [a.to_dict() for a in self.ahead],
@@ -111,7 +111,7 @@ class Component:
             comp = q.follows is None and not (q.gang is not None and q.gang.failed and q.gang.certain)
             self.before[i + 1] = self.before[i] + comp
             self.took[i + 1] = self.took[i] + bool(q.takes)
-            self.loose[i + 1] = self.loose[i] + (comp and (q.kind == "open" or q.choices > 1))
+            self.loose[i + 1] = self.loose[i] + (comp and (q.kind == EntryKind.OPEN or q.choices > 1))
             if comp:
                 dup = dup or q.tie in seen
                 seen.add(q.tie)
@@ -137,7 +137,7 @@ class Component:
         first, first_rank = self.outsiders
         if first is not None and first <= sim.may_be_ahead(e):
             return False
-        return first_rank is None or first_rank > rank(e.gated, e.priority, e.created)
+        return first_rank is None or first_rank > queue_key(e.gated, e.priority, e.created)
 
     def tied_after(self, e: Entry, pos: int) -> int:
         """Competitors of e's tie class after it (they may be ahead of it)."""
@@ -177,7 +177,7 @@ def uniform_until(members: dict, end: int, shapes, base, kind_of) -> dict:
                 q.index
                 for q in es
                 if (kind_of(q), q.plan.fit.key() if q.plan.fit is not None else None) != first
-                or q.kind in ("open", "error", "stuck")
+                or q.kind in (EntryKind.OPEN, EntryKind.ERROR, EntryKind.STUCK)
             ),
             end,
         )
@@ -192,43 +192,45 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
     shown = view.listed(e, pos, mine)
     listed = tuple(Ahead(q.ref, tuple(_did(d) for d in q.takes if d in mine)[:8], why_ahead(q, e, now)) for q in shown)
 
-    def place(outcome: str, certain: bool, reason: str, by_group: bool = False) -> Place:
+    def place(outcome: Outcome, certain: bool, reason: str, by_group: bool = False) -> Place:
         return Place(
-            e.index + 1,
-            e.gated,
-            outcome,
-            certain,
-            e.node,
-            tuple(_did(d) for d in e.takes),
-            listed,
-            reason,
-            e.allocs,
-            by_group,
+            position=e.index + 1,
+            gated=e.gated,
+            outcome=outcome,
+            certain=certain,
+            node=e.node,
+            devices=tuple(_did(d) for d in e.takes),
+            ahead=listed,
+            reason=reason,
+            claims=e.allocs,
+            by_group=by_group,
         )
 
-    if e.kind == "error" and e.error is None:  # alone its attempt errs, at its turn it does not and gets devices
+    if (
+        e.kind == EntryKind.ERROR and e.error is None
+    ):  # alone its attempt errs, at its turn it does not and gets devices
         names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
         got = f"gets {', '.join(_did(d) for d in e.takes) or 'its claims'} on node {e.node}"
         return place(
-            "undetermined",
+            Outcome.UNDETERMINED,
             False,
             f"alone, the scheduler's attempt errs ({e.plan.dry.error.message}); in the estimated order the pods "
             f"ahead ({names}) take devices first, and then the search no longer errs and it {got}",
         )
     if e.error is not None:
-        return place("undetermined", False, e.error)
+        return place(Outcome.UNDETERMINED, False, e.error)
     if e.crowded is not None:
         return place(
-            "undetermined",
+            Outcome.UNDETERMINED,
             False,
             f"node {e.crowded} has room for it alone, but not for its cpu, memory or pod count once the pods ahead "
             "of it are placed there; which pods go there first is not certain",
         )
     if e.preempts is not None:
         if not n_ahead and not sim.crowders(e):
-            return place("fits", True, preempt_words(e))
+            return place(Outcome.FITS, True, preempt_words(e))
         return place(
-            "undetermined",
+            Outcome.UNDETERMINED,
             False,
             f"in the estimated order {preempt_words(e)}; but pods that may be ahead of it and may use that node decide "
             "where it goes",
@@ -236,12 +238,12 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
     if e.gang is not None:
         return _gang_place(e, place, n_ahead)
     if e.follows is not None:  # placed with the pod whose claims it shares: that pod's answer is its answer
-        return place("fits", True, f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes")
+        return place(Outcome.FITS, True, f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes")
     fits = e.node is not None
     if fits and not sim.crowd_proof(e):  # the pods ahead may fill its node's cpu first, whichever devices they take
         return place(*_crowded(e, sim, n_ahead, shapes))
     if not n_ahead:
-        return place("fits", True, "no pod ahead of it in the queue can use the same devices")
+        return place(Outcome.FITS, True, "no pod ahead of it in the queue can use the same devices")
     exposed = may_err(e.plan, sim.base.sem, sim.base.memo)  # then only the dry-run in the scheduler's order holds
     # the counts below hold only where no pod of another component, nor a pending pod without DRA, may move the cpu
     # left on the component's nodes (alternatives.py first_outsiders)
@@ -250,24 +252,24 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         total, fit_in_class = view.tie_total[e.tie], view.tie_fit[e.tie]
         if 0 < fit_in_class < total:
             return place(
-                "undetermined",
+                Outcome.UNDETERMINED,
                 False,
                 f"{fit_in_class} of the {total} identical pods tied with it in the queue get devices "
                 f"({tie_words(view.tie_attempted.get(e.tie) or e)}): which ones depends on the scheduler's order",
             )
         if fits:
-            return place("fits", True, f"still fits after {_ahead(n_ahead)}")
-        return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
+            return place(Outcome.FITS, True, f"still fits after {_ahead(n_ahead)}")
+        return place(Outcome.TAKEN, True, _taken_reason(e, shown, view.took[pos], sim, mine))
     forced = view.loose[pos] == 0 and not view.dup_tie[pos] and view.tie_total[e.tie] == 1 and isolated
     if forced:
         if fits:
-            return place("fits", True, f"still fits after {_ahead(n_ahead)}")
-        return place("taken", True, _taken_reason(e, shown, view.took[pos], sim, mine))
+            return place(Outcome.FITS, True, f"still fits after {_ahead(n_ahead)}")
+        return place(Outcome.TAKEN, True, _taken_reason(e, shown, view.took[pos], sim, mine))
     proof = _count_proof(e, sim, n_ahead) if fits and shapes.local[e.plan.shape] and not exposed else None
     if proof is None and fits and shapes.local[e.plan.shape] and not exposed:
         proof = room_proof(e, view.most[pos] + view.tie_most.get(e.tie, 0) - most_devices(e), sim)
     if proof is not None:
-        return place("fits", True, proof)
+        return place(Outcome.FITS, True, proof)
     names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
     why = []
     if view.dup_tie[pos] or view.tie_total[e.tie] > 1:
@@ -281,7 +283,7 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) 
         )
     who = f"the pods ahead that can use the same devices ({names})" if shown else "the pods tied with it in the queue"
     return place(
-        "undetermined",
+        Outcome.UNDETERMINED,
         False,
         f"{'fits' if fits else 'does not fit'} in the estimated order, but {who} decide it: "
         f"{'; '.join(why) or 'their placement is not certain'}",
@@ -293,11 +295,11 @@ def _crowded(e: Entry, sim, n_ahead: int, shapes) -> tuple:
     local = shapes.local[e.plan.shape]
     proof = _count_proof(e, sim, n_ahead) if local and not may_err(e.plan, sim.base.sem, sim.base.memo) else None
     if proof is not None:
-        return "fits", True, proof
+        return Outcome.FITS, True, proof
     names = sim.crowders(e)
     who = f" ({', '.join(names)})" if names else ""
     return (
-        "undetermined",
+        Outcome.UNDETERMINED,
         False,
         f"fits on node {e.node} in the estimated order, but the pods ahead that may also go there{who} could fill "
         "its cpu, memory or pod count first; which nodes they pick is not certain",
@@ -374,18 +376,18 @@ def _gang_place(e: Entry, place, n_ahead: int) -> Place:
     """A member of a pod group: the group's answer (gang.py)."""
     g = e.gang
     if g.unmodelled is not None:
-        return place("undetermined", False, f"the pod belongs to pod group {g.name}: {g.unmodelled}")
+        return place(Outcome.UNDETERMINED, False, f"the pod belongs to pod group {g.name}: {g.unmodelled}")
     reason = gang_reason(g, e)
     if not g.certain:
         return place(
-            "undetermined",
+            Outcome.UNDETERMINED,
             False,
             f"in the estimated order, {reason}; but pods ahead of the group that can use the same devices, or "
             "members of different kinds, decide how many fit",
         )
     if g.failed:
-        return place("gang", True, reason, by_group=True)
-    return place("fits" if e.node is not None else "taken", True, reason, by_group=True)
+        return place(Outcome.GANG, True, reason, by_group=True)
+    return place(Outcome.FITS if e.node is not None else Outcome.TAKEN, True, reason, by_group=True)
 
 
 def _taken_reason(e: Entry, shown: list[Entry], took: int, sim, mine: set) -> str:

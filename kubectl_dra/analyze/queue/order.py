@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kubectl_dra.analyze.allocator.common import ErrorKind
+from kubectl_dra.analyze.queue.outcomes import EntryKind, queue_key
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
 from kubectl_dra.model.times import human_age
 
@@ -23,10 +24,7 @@ class Entry:
     pod: dict
     report: object  # the pod's Report from explain_pod (alone)
     plan: object  # the PodPlan of its analysis (dryrun.py), or None
-    # "ok": alone it gets devices; "open": alone undetermined, may take devices; "gated": ok but gated; "error": alone
-    # the scheduler's attempt errs, but at its turn the pods ahead may have taken the device the search errs on;
-    # "stuck": its claims get devices and stay allocated, but the pod stays Pending (DRA228's PreBind defect)
-    kind: str
+    kind: EntryKind  # how it takes part, from its answer alone (outcomes.py)
     priority: int = 0
     created: str = ""
     attempted: bool = False
@@ -71,12 +69,10 @@ def attempted(pod: dict) -> bool:
 _DEVICE_ERRORS = frozenset({ErrorKind.CEL_RUNTIME, ErrorKind.CONSTRAINT, ErrorKind.ATTRIBUTE})
 
 
-def entry_kind(pod: dict, report, plan) -> str | None:
+def entry_kind(pod: dict, report, plan) -> EntryKind | None:
     """How a pod takes part in the queue: None when it does not (bound, nothing pending, blocked alone: it takes
-    nothing), "gated" when only its gates hold it, "open" when alone it is undetermined, "stuck" when its claims
-    are allocated at every attempt and it stays Pending all the same (DRA228), "error" when alone its
-    attempt errs (an error is not monotonic: the pods ahead may take the device the search errs on, and at its turn
-    it gets devices), "ok"."""
+    nothing), else its EntryKind (outcomes.py; an error is not monotonic: the pods ahead may take the device the
+    search errs on, and at its turn it gets devices)."""
     spec = pod.get("spec") or {}
     if spec.get("nodeName") or meta_of(pod).get("deletionTimestamp"):
         return None
@@ -91,7 +87,7 @@ def entry_kind(pod: dict, report, plan) -> str | None:
         # (a gated pod takes part as if ungated, behind the others, as gated pods do)
         if plan.dry.error.kind not in _DEVICE_ERRORS or not v.determined:
             return None
-        return "error"
+        return EntryKind.ERROR
     if not plan.dry.allocatable:
         return None
     if blocking:
@@ -99,15 +95,15 @@ def entry_kind(pod: dict, report, plan) -> str | None:
         if "DRA228" in codes and codes <= {"DRA228", "DRA006"} and v.determined:
             # PreBind fails at every attempt after its own claims were allocated, and they stay allocated: it
             # takes devices as a pod that fits does, and stays Pending (the queue agreement suite's seed 53)
-            return "stuck"
-        return "gated" if all(f.code == "DRA006" for f in blocking) and v.determined else None
-    return "ok" if v.determined else "open"
+            return EntryKind.STUCK
+        return EntryKind.GATED if all(f.code == "DRA006" for f in blocking) and v.determined else None
+    return EntryKind.OK if v.determined else EntryKind.OPEN
 
 
 def order(entries: list[Entry]) -> list[Entry]:
     """In the queue's order, with tie classes: pods of one priority created in the same second, or of one priority
     of which any was already tried (re-queued at a time the API does not show), form one class."""
-    out = sorted(entries, key=lambda e: (e.gated, -e.priority, e.created, e.ref))
+    out = sorted(entries, key=lambda e: (*queue_key(e.gated, e.priority, e.created), e.ref))
     tie = -1
     prev = None
     groups: dict = {}

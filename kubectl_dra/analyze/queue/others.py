@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from kubectl_dra.analyze.queue.outcomes import queue_key
 from kubectl_dra.model.meta import meta_of, name_of, ns_of, priority_of
 
 
@@ -19,15 +20,10 @@ class _Group:
     """The pending non-DRA pods that may use one set of nodes, in queue order, with prefix sums."""
 
     names: frozenset
-    keys: list = field(default_factory=list)  # rank() per pod, sorted
+    keys: list = field(default_factory=list)  # queue_key() per pod, sorted
     refs: list = field(default_factory=list)
     sums: list = field(default_factory=lambda: [({}, 0)])  # (requests, pods) of the first i
     pods: list = field(default_factory=list)  # (pod, its Fit) per pod, in the same order (alternatives.py)
-
-
-def rank(gated: bool, priority: int, created: str) -> tuple:
-    """Where a pod stands in the queue: before the pods of a larger rank; of an equal one, maybe either way."""
-    return (gated, -priority, created)
 
 
 class Others:
@@ -81,7 +77,7 @@ def others_of(snap, base, pods: list[dict], fit_of) -> Others:
         if not names:
             continue
         gated = bool((p.get("spec") or {}).get("schedulingGates"))
-        rows.append((rank(gated, priority_of(p), str(meta_of(p).get("creationTimestamp") or "")), names, fit, p))
+        rows.append((queue_key(gated, priority_of(p), str(meta_of(p).get("creationTimestamp") or "")), names, fit, p))
     rows.sort(key=lambda r: r[0])
     for key, names, fit, p in rows:
         request = fit.request

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kubectl_dra.analyze.pod.preempt import Preempter, never_preempts, pods_of_lower, ref_of
+from kubectl_dra.analyze.queue.outcomes import Outcome
 from kubectl_dra.model.meta import priority_of
 
 # nodes a preempting pod's search dry-runs its claims on (each an allocation): past that, the preemption is open
@@ -118,7 +119,7 @@ def behind_preemptors(base, ordered: list, places: dict, shortfalls: list) -> li
                 opened.add(q.ref)
                 places[q.ref] = replace(
                     p,
-                    outcome="undetermined",
+                    outcome=Outcome.UNDETERMINED,
                     certain=False,
                     reason=f"{e.ref}, ahead of it, {preempt_words(e)[3:]}: which pod gets the room and devices "
                     "they free depends on when the scheduler tries it",

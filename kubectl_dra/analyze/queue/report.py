@@ -11,6 +11,7 @@ from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.queue.gang import gangs_of
 from kubectl_dra.analyze.queue.judge import Place, Queue
 from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind
+from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome
 from kubectl_dra.analyze.queue.preempted import opened_alone, pods_freers, room_others_may_free
 from kubectl_dra.analyze.queue.simulate import simulate
 from kubectl_dra.errors import DraError
@@ -77,13 +78,15 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
         group = gang_of(p)
         if group is not None:
             v = report.verdict
-            if kind == "open" and not _open_but_for_the_gang(report):
+            if kind == EntryKind.OPEN and not _open_but_for_the_gang(report):
                 pass
-            elif kind == "open":
-                kind = "ok"  # only the scheduler's word on the gang leaves it open alone: the group decides that
+            elif kind == EntryKind.OPEN:
+                kind = (
+                    EntryKind.OK
+                )  # only the scheduler's word on the gang leaves it open alone: the group decides that
             blocked = kind is None and v.blocked and v.determined
             # a member left out for another reason (bound, an error) leaves the group's count unknown
-            members.setdefault((key[0], group), []).append((p, kind if kind or blocked else "open", blocked))
+            members.setdefault((key[0], group), []).append((p, kind if kind or blocked else EntryKind.OPEN, blocked))
         if kind is None:
             continue
         entries.append(
@@ -95,7 +98,7 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
         if group is not None:
             e.gang = gangs[(ns_of(e.pod), group)]
             if e.gang.unmodelled is not None:
-                e.kind = "open"  # it may or may not take devices: the group decides
+                e.kind = EntryKind.OPEN  # it may or may not take devices: the group decides
     queue = simulate(base, entries, reference_time(snap), _others(snap, sem, base) if entries else None)
     placed = {}
     freers = None
@@ -156,16 +159,16 @@ def _open_but_for_the_gang(report) -> bool:
 
 def queue_finding(place: Place) -> Finding | None:
     """The finding a pod's place adds to its own report (None: nothing to say)."""
-    if place.outcome == "gang":
+    if place.outcome == Outcome.GANG:
         return make("DRA435", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
-    if place.outcome == "taken":
+    if place.outcome == Outcome.TAKEN:
         return make(
             "DRA430",
             f"no device left once the pods ahead in the queue are placed: {place.reason}",
             position=place.position,
             ahead=[a.to_dict() for a in place.ahead],
         )
-    if place.outcome == "undetermined":
+    if place.outcome == Outcome.UNDETERMINED:
         return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
     if place.ahead or place.gated or place.by_group or not place.exact:
         when = "once its gates are removed, it " if place.gated else "it "
@@ -194,22 +197,28 @@ def with_place(report, place: Place):
     if place.certain and place.by_group and _open_but_for_the_gang(report):
         # the group's answer replaces the scheduler's word on the group's last cycle
         report = replace(report, findings=tuple(x for x in report.findings if not _gang_word(x)))
-    elif place.certain and place.outcome == "taken":
+    elif place.certain and place.outcome == Outcome.TAKEN:
         # the pods ahead take its devices: the scheduler's "cannot allocate all claims", which the pod's own dry-run
         # contradicts, is what the queue explains (explain pod, run against their allocations, agrees with it)
         report = replace(report, findings=tuple(x for x in report.findings if not _cannot_allocate_word(x)))
     if f is None:
         return replace(report, body=body)
     # devices taken by the pods ahead: that is the headline, before the device findings it explains
-    findings = dedupe([f, *report.findings] if place.outcome in ("taken", "gang") else [*report.findings, f])
+    findings = dedupe(
+        [f, *report.findings] if place.outcome in (Outcome.TAKEN, Outcome.GANG) else [*report.findings, f]
+    )
     v = report.verdict
     ok = v.summary if not v.blocked and v.determined else ""
-    if ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and not place.exact:
-        ok = "claims allocatable once the pods ahead of it in the queue are placed (where depends on their order)"
-    elif ok.startswith("claims allocatable now on node ") and place.outcome == "fits" and place.node:
-        if not ok.startswith(f"claims allocatable now on node {place.node}"):  # the pods ahead take the first node
-            ok = f"claims allocatable once the pods ahead of it in the queue are placed (node {place.node} in the estimated order)"
-    verdict = verdict_from(findings, ok)
+    now_on = v.now_on if ok else None
+    if now_on is not None and place.outcome == Outcome.FITS and (not place.exact or place.node != now_on):
+        # the pods ahead take the node where its claims are allocatable now: where it goes depends on them
+        where = (
+            f"node {place.node} in the estimated order"
+            if place.exact and place.node
+            else "where depends on their order"
+        )
+        ok, now_on = f"claims allocatable once the pods ahead of it in the queue are placed ({where}){v.now_rest}", None
+    verdict = verdict_from(findings, ok, now_on)
     body["pieces"] = pod_pieces(findings, body)
     return replace(report, findings=tuple(findings), body=body, verdict=verdict)
 

@@ -14,7 +14,7 @@ from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Place, Queue, judge, shortfall, uniform_until
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
-from kubectl_dra.analyze.queue.others import rank
+from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome, queue_key
 from kubectl_dra.analyze.queue.preempted import behind_preemptors, room_freed_by_others, search_preemption
 from kubectl_dra.analyze.queue.retry import behind_retry_reason, retries, retry_reason
 from kubectl_dra.analyze.queue.shapes import Shapes
@@ -304,7 +304,7 @@ class _Sim:
         for k, v in plan.fit.request.items():  # e itself is among them
             total[k] = total.get(k, 0) - v
         if self.others is not None:  # and the pending pods that use no DRA, of the same or a higher priority
-            req, c = self.others.ahead(rank(e.gated, e.priority, e.created), node)
+            req, c = self.others.ahead(queue_key(e.gated, e.priority, e.created), node)
             for k, v in req.items():
                 total[k] = total.get(k, 0) + v
             count += c
@@ -321,12 +321,12 @@ class _Sim:
                 if len(out) >= limit:
                     break
         if self.others is not None and len(out) < limit:
-            out.extend(self.others.names_ahead(rank(e.gated, e.priority, e.created), e.node, limit - len(out)))
+            out.extend(self.others.names_ahead(queue_key(e.gated, e.priority, e.created), e.node, limit - len(out)))
         return out
 
     def others_ahead(self, e: Entry) -> int:
         """How many pending pods that use no DRA may be ahead of e (each may fill one node)."""
-        return self.others.count_ahead(rank(e.gated, e.priority, e.created)) if self.others is not None else 0
+        return self.others.count_ahead(queue_key(e.gated, e.priority, e.created)) if self.others is not None else 0
 
     def may_be_ahead(self, e: Entry) -> int:
         """How many pods of the whole queue may be placed before e: every one before it and its ties after it."""
@@ -347,9 +347,15 @@ def _behind_retries(again: dict, ordered: list[Entry], places: dict, shapes: Sha
         keys = shapes.keys[e.plan.shape]
         for q in ordered[r.after.index + 1 :]:
             p = places.get(q.ref)
-            if q is e or p is None or not p.certain or p.outcome != "fits" or not keys & shapes.keys[q.plan.shape]:
+            if (
+                q is e
+                or p is None
+                or not p.certain
+                or p.outcome != Outcome.FITS
+                or not keys & shapes.keys[q.plan.shape]
+            ):
                 continue
-            places[q.ref] = replace(p, outcome="undetermined", certain=False, reason=behind_retry_reason(e, r))
+            places[q.ref] = replace(p, outcome=Outcome.UNDETERMINED, certain=False, reason=behind_retry_reason(e, r))
 
 
 def _loose_around_errors(again: dict, ordered: list[Entry], places: dict, shapes: Shapes) -> None:
@@ -368,21 +374,26 @@ def _loose_around_errors(again: dict, ordered: list[Entry], places: dict, shapes
             if q is not e
             and keys & shapes.keys[q.plan.shape]
             # (a pod that errs too and has no place takes nothing for certain, as this one does in that order)
-            and (q.choices > 1 or q.kind == "open" or q.ref in again or not getattr(places.get(q.ref), "certain", True))
+            and (
+                q.choices > 1
+                or q.kind == EntryKind.OPEN
+                or q.ref in again
+                or not getattr(places.get(q.ref), "certain", True)
+            )
         ]
         if not loose:
             continue
         names = ", ".join(q.ref for q in loose[:3]) + (f" and {len(loose) - 3} more" if len(loose) > 3 else "")
         why, certain = e.erred
         places[e.ref] = Place(
-            e.index + 1,
-            e.gated,
-            "undetermined",
-            False,
-            None,
-            (),
-            (),
-            f"its attempt {'errs' if certain else 'may err'} at its turn in the estimated order ({why}); whether it "
+            position=e.index + 1,
+            gated=e.gated,
+            outcome=Outcome.UNDETERMINED,
+            certain=False,
+            node=None,
+            devices=(),
+            ahead=(),
+            reason=f"its attempt {'errs' if certain else 'may err'} at its turn in the estimated order ({why}); whether it "
             f"does, or a retry of it does, depends on the devices that pods that may go more than one way take "
             f"({names})",
         )
@@ -396,10 +407,10 @@ def _behind_open_leaders(ordered: list[Entry], places: dict) -> None:
         if e.follows is None or p is None or not p.certain:
             continue
         lead = places.get(e.follows.ref)
-        if lead is None or not lead.certain or lead.outcome != "fits":
+        if lead is None or not lead.certain or lead.outcome != Outcome.FITS:
             places[e.ref] = replace(
                 p,
-                outcome="undetermined",
+                outcome=Outcome.UNDETERMINED,
                 certain=False,
                 reason=f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes; whether that "
                 "pod gets devices is not certain",
@@ -420,7 +431,7 @@ def _gang_certainty(g, ms: list[Entry], ahead: list[Entry], shapes, kind_of) -> 
     only (no choice of nodes, not undetermined, not tied with another), and its members are of one kind on
     node-local devices (then how many fit does not depend on the nodes the scheduler picks among equals: the
     count argument of identical pods)."""
-    forced = all(q.kind not in ("open", "error") and q.error is None and q.choices <= 1 for q in ahead)
+    forced = all(q.kind not in (EntryKind.OPEN, EntryKind.ERROR) and q.error is None and q.choices <= 1 for q in ahead)
     untied = len({q.tie for q in ahead}) == len(ahead)
     return forced and untied and len({kind_of(e) for e in ms}) == 1 and shapes.local[ms[0].plan.shape]
 
@@ -478,7 +489,7 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
         # A pod whose attempt errs alone and gets nothing at its turn (it errs as it does alone, at every retry too,
         # or finds no device without the error: blocked either way) takes nothing and has no place: its own answer
         # stands
-        es = [e for e in es if e.kind != "error" or (e.error is None and e.node is not None) or e.ref in again]
+        es = [e for e in es if e.kind != EntryKind.ERROR or (e.error is None and e.node is not None) or e.ref in again]
         view = Component(es)
         view.outsiders = outsiders[c]
         # (a gang's count is its own message; a count that pods outside may change is none)
@@ -489,7 +500,9 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
         for pos, e in enumerate(es):
             alike = alike_until[c] > sim.may_be_ahead(e)  # (it and every pod that may be ahead of it)
             p = alternatives.settle(e, judge(e, view, pos, alike, shapes, sim, now))
-            if e.kind != "stuck":  # (it takes devices, a competitor of the pods behind, and its own answer stands)
+            if (
+                e.kind != EntryKind.STUCK
+            ):  # (it takes devices, a competitor of the pods behind, and its own answer stands)
                 places[e.ref] = p
     _behind_retries(again, ordered, places, shapes)
     _loose_around_errors(again, ordered, places, shapes)

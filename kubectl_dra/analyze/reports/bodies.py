@@ -9,7 +9,7 @@ from kubectl_dra.analyze.pod.claims import ns_of as _ns
 from kubectl_dra.analyze.pod.dryrun import ClaimAnalysis
 from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
 from kubectl_dra.features import Semantics
-from kubectl_dra.findings.model import Finding, make
+from kubectl_dra.findings.model import Finding, make, now_head
 from kubectl_dra.model.snapshot import Snapshot
 
 
@@ -99,26 +99,31 @@ def assumed_note(sem: Semantics, summary: str) -> str:
     return summary
 
 
-def ok_summary(analyses, dry, node_name, findings) -> str:
+def ok_summary(analyses, dry, node_name, findings) -> tuple[str, str | None]:
+    """The verdict's summary when nothing blocks, and the node it says the claims are allocatable on now (None
+    where it says something else)."""
     unseen = sum(1 for f in findings if f.code == "DRA215")
     if unseen:  # a Running pod: its devices are prepared, whatever the input holds of its claims
         on = f" on node {node_name}" if node_name else ""
-        return f"the pod is Running{on}: its devices are prepared ({unseen} claim(s) not in the input)"
+        return f"the pod is Running{on}: its devices are prepared ({unseen} claim(s) not in the input)", None
     if any(f.code == "DRA613" for f in findings):  # being deleted: nothing of DRA holds it, it holds devices
-        return "the pod is Terminating: it holds its devices until it is gone (DRA613 says what can keep it)"
+        return "the pod is Terminating: it holds its devices until it is gone (DRA613 says what can keep it)", None
     if not analyses:
-        return "the pod has no ResourceClaims to allocate"
+        return "the pod has no ResourceClaims to allocate", None
     if any(f.code == "DRA604" for f in findings):
-        return f"claims allocated and reserved; waiting for the kubelet on {node_name} to prepare the devices"
+        return f"claims allocated and reserved; waiting for the kubelet on {node_name} to prepare the devices", None
     if all(a.allocated for a in analyses):
         where = f" on node {node_name}" if node_name else ""
-        return f"all {len(analyses)} claim(s) allocated{where}"
+        return f"all {len(analyses)} claim(s) allocated{where}", None
     pre = next((f for f in findings if f.code == "DRA507"), None)
     if pre is not None:
         from kubectl_dra.analyze.pod.preempt import pods_of_lower
 
         n = len(pre.evidence.get("victims") or ())
-        return f"the pod is placed on node {pre.evidence['node']} once the {pods_of_lower(n)} it preempts there {'is' if n == 1 else 'are'} gone"
+        return (
+            f"the pod is placed on node {pre.evidence['node']} once the {pods_of_lower(n)} it preempts there {'is' if n == 1 else 'are'} gone",
+            None,
+        )
     if dry.allocatable:
         first = dry.allocatable[0]
         via = next((f for f in findings if f.code == "DRA227" and f.evidence.get("node") == first.node), None)
@@ -126,6 +131,6 @@ def ok_summary(analyses, dry, node_name, findings) -> str:
             served = ", ".join(via.evidence.get("resources") or [])
             return f"the pod fits on node {first.node}, whose device plugin serves {served}" + (
                 "; its claims are allocatable there" if first.claims else ""
-            )
-        return f"claims allocatable now on node {first.node}"
-    return "nothing blocks"
+            ), None
+        return now_head(first.node), first.node
+    return "nothing blocks", None

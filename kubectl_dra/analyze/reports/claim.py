@@ -49,7 +49,8 @@ def explain_claim(snap: Snapshot, sem: Semantics, namespace: str, name: str) -> 
     an.findings.extend(taint_rule_findings(an.taint_rule_gaps))
     an.findings.extend(coverage_findings(analysed_objects(analyses), an.sem))
     findings = dedupe(an.findings)
-    verdict = verdict_from(findings, assumed_note(sem, ok_summary(analyses, dry, None, findings)))
+    ok, now_on = ok_summary(analyses, dry, None, findings)
+    verdict = verdict_from(findings, assumed_note(sem, ok), now_on)
     owners = [f"{o.get('kind')}/{o.get('name')}" for o in _meta(claim).get("ownerReferences") or []]
     body = {
         "claim": {"name": name, "namespace": namespace, "owners": owners},

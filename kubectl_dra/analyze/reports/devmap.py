@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kubectl_dra.analyze.pod.binding import _conditions, _device_status
+from kubectl_dra.analyze.queue.outcomes import EntryKind
 from kubectl_dra.findings.stages import Stage
 from kubectl_dra.model.meta import name_of, ns_of
 
@@ -186,7 +187,7 @@ def _reserved(snap, sem, queue=None) -> tuple[dict[str, str], tuple[str, ...], t
             pods.append(e.ref)
             for did in e.takes:
                 taken.setdefault("/".join(did), f"{e.ref} (pending, estimated)")
-        elif e.kind == "open":
+        elif e.kind == EntryKind.OPEN:
             open_.append(e.ref)
     return taken, tuple(pods), tuple(open_)
 

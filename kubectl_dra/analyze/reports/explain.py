@@ -41,6 +41,7 @@ from kubectl_dra.analyze.pod.scheduler import (
     scheduler_word,
 )
 from kubectl_dra.analyze.pod.verdicts import device_findings, pool_findings
+from kubectl_dra.analyze.queue.outcomes import Outcome
 from kubectl_dra.analyze.reports.bodies import assumed_note, claim_body, ok_summary, semantics_finding
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
@@ -191,7 +192,7 @@ def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], al
 
     for k in pods:
         place = queue.places.get(f"{k[0]}/{k[1]}")
-        if place is not None and place.outcome == "taken" and place.exact:
+        if place is not None and place.outcome == Outcome.TAKEN and place.exact:
             # The devices as they are once the pods ahead are placed: each one's reason is then the allocator's
             # (allocated to a claim of a pod ahead, a counter used up), not the cluster's as it is now.
             entry = next(e for e in queue.entries if e.ref == f"{k[0]}/{k[1]}")
@@ -252,7 +253,8 @@ def explain_pod(
             an.findings.append(lower)
     _scheduler_findings(an, snap, word, dry, any(not a.allocated for a in analyses))
     findings = dedupe(an.findings)
-    verdict = verdict_from(findings, assumed_note(sem, _pod_ok_summary(analyses, dry, node_name, findings, ext, word)))
+    ok, now_on = _pod_ok_summary(analyses, dry, node_name, findings, ext, word)
+    verdict = verdict_from(findings, assumed_note(sem, ok), now_on)
     body = _pod_body(an, pod, namespace, name, pcs, ext, analyses, dry, word, events, brief)
     body["pieces"] = pod_pieces(findings, body)
     return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
@@ -383,18 +385,19 @@ def _scheduler_findings(an: Analysis, snap: Snapshot, word, dry: DryRun, pending
         an.findings.append(outside)
 
 
-def _pod_ok_summary(analyses, dry: DryRun, node_name, findings, ext, word) -> str:
-    """The verdict's summary when nothing blocks, with what may still hold the pod there."""
-    ok = ok_summary(analyses, dry, node_name, findings)
+def _pod_ok_summary(analyses, dry: DryRun, node_name, findings, ext, word) -> tuple[str, str | None]:
+    """The verdict's summary when nothing blocks, with what may still hold the pod there (bodies.ok_summary: and
+    the node where the claims are allocatable now)."""
+    ok, now_on = ok_summary(analyses, dry, node_name, findings)
     if not analyses and ext is not None:
-        ok = f"no DRA allocation: {', '.join(ext.resources)} is left to device plugins"
+        ok, now_on = f"no DRA allocation: {', '.join(ext.resources)} is left to device plugins", None
     if any(f.code == "DRA607" for f in findings) and not any(f.blocking for f in findings):
         ok += "; but the driver's kubelet plugin may not run there (DRA607)"
     if any(f.code == "DRA604" and "is NotReady" in f.message for f in findings):
         ok += f"; but node {node_name} is NotReady (DRA604)"
     if any(f.code == "DRA021" for f in findings):
         ok += f"; but the scheduler rejects the pod on grounds outside DRA ({word.message.split('. ', 1)[0].strip()})"
-    return ok
+    return ok, now_on
 
 
 def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, analyses, dry, word, events, brief) -> dict:

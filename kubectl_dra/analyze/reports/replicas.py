@@ -15,6 +15,7 @@ from datetime import timedelta
 from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.queue import judge_queue, with_place
+from kubectl_dra.analyze.queue.outcomes import Outcome
 from kubectl_dra.analyze.queue.report import materialized
 from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.analyze.reports.workload import template_claims, template_pod
@@ -86,8 +87,8 @@ def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[
         got[(ns_of(p), name_of(p))] = (p, explain_pod(snap2, sem, ns_of(p), name_of(p), fork, True), fork)
     queue, placed = judge_queue(snap2, sem, base, got, explain_pod)
     places = [queue.places.get(f"{ns_of(p)}/{name_of(p)}") for p in pods]
-    fit = [pl for pl in places if pl is not None and pl.outcome == "fits"]
-    first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != "fits"), None)
+    fit = [pl for pl in places if pl is not None and pl.outcome == Outcome.FITS]
+    first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != Outcome.FITS), None)
     # (a copy certain to fit on a node that the order of the pods ahead decides is counted under no node's name)
     where = Counter(pl.node if pl.exact else ORDER_DECIDES for pl in fit)
     return Placed(snap2, base, queue, placed, places, len(fit), where, first_out)
@@ -140,7 +141,7 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
         return _with(last, summary, verdict_from(list(last.findings), ok))
     pod = pods[first_out]
     place = places[first_out]
-    open_ = place is not None and place.outcome == "undetermined"
+    open_ = place is not None and place.outcome == Outcome.UNDETERMINED
     # (not exact: no single order is the reason, alternatives.py; the queue's reason is)
     if place is None or open_ or not place.exact:  # blocked alone, even before the others (its own report says why)
         report = explain_pod(snap2, sem, ns, name_of(pod), got.base.fork())
@@ -227,9 +228,11 @@ def match_count(snap: Snapshot, sem: Semantics, claim: dict, n: int) -> Report:
         return replace(report, body=body)
     k = got.first_out
     place = got.places[k]
-    against = got.snap if place is None or place.outcome == "undetermined" else got.against_the_others(sem, pods[k])
+    against = (
+        got.snap if place is None or place.outcome == Outcome.UNDETERMINED else got.against_the_others(sem, pods[k])
+    )
     report = match_claim(against, sem, claims[k])
-    open_ = place is not None and place.outcome == "undetermined"
+    open_ = place is not None and place.outcome == Outcome.UNDETERMINED
     lead = make(
         "DRA436" if open_ else "DRA433",
         f"{got.fit} of {n} copies of claim {ns}/{name} get their devices"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
 from kubectl_dra.analyze.devices.universe import CounterView
 from kubectl_dra.analyze.pod.dryrun import Analysis
+from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome
 from kubectl_dra.analyze.reports.inventory import UNUSED_ABSENT, unseen_words
 from kubectl_dra.analyze.reports.replicas import DEFAULT_TOLERATIONS, as_claim
 from kubectl_dra.errors import DraError
@@ -234,14 +235,16 @@ def _in_flight(snap: Snapshot, sem: Semantics, an: Analysis, keys: set):
         if e.node is not None:
             allocs += list(e.allocs)
             pods.append(e.ref)
-        if open_ is None and ((place is not None and place.outcome == "undetermined") or e.kind == "open"):
+        if open_ is None and (
+            (place is not None and place.outcome == Outcome.UNDETERMINED) or e.kind == EntryKind.OPEN
+        ):
             if e.plan is not None:
                 shapes.add(e.plan)
                 overlap = shapes.keys.get(e.plan.shape, set()) & keys
             else:
                 overlap = True
             if overlap:
-                if e.kind == "open" or place is None:  # alone, whether it gets devices is open
+                if e.kind == EntryKind.OPEN or place is None:  # alone, whether it gets devices is open
                     why = f"its own answer is undetermined ({e.report.verdict.summary})"
                 else:
                     why = f"its place in the queue is undetermined ({place.reason})"
