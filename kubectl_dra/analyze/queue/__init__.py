@@ -34,9 +34,12 @@ A pod whose attempt errs alone (an error is not monotonic: the allocator skips a
 selectors on it) is dry-run at its turn as well: if it errs again, it takes nothing and its own answer stands (no
 place); if not, the pods behind it count what it takes, and its own place is undetermined.
 
-Modules: order.py (who takes part, in which order), simulate.py (the dry-run in that order), judge.py (what is
-certain), alternatives.py (the orders and node choices the API does not fix), exposed.py (whose search may meet an error once others take devices), retry.py (the scheduler's retries of
-a pod whose attempt errs), report.py (judge_queue and the pod's report)."""
+Modules: outcomes.py (the named values and queue_key), order.py (who takes part, in which order), simulate.py (the
+dry-run in that order), rules.py (what is certain: the named rules and the second round), judge.py (the Place, the
+proofs), alternatives.py (the orders and node choices the API does not fix), exposed.py (whose search may meet an
+error once others take devices), retry.py (the scheduler's retries of a pod whose attempt errs), preempted.py (pods
+that preempt, and room others may free), others.py (pending pods without DRA), gang.py (pod groups), report.py
+(judge_queue and the pod's report)."""
 
 from kubectl_dra.analyze.queue.judge import Ahead, Place, Queue, Shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order

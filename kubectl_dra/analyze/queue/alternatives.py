@@ -2,7 +2,7 @@
 
 The rule: kube-scheduler takes the pods of one tie class (one priority, created in the same second, or
 already tried) in an order the API does not show, and it binds each pod to one of the nodes that pass its filters,
-picked by scores that are not modelled. Where judge.py leaves a pod open, every such alternative for the pods that
+picked by scores that are not modelled. Where rules.py leaves a pod open, every such alternative for the pods that
 may be ahead of it and interact with it is dry-run (the allocator on each node, NodeResourcesFit with the pods placed
 there, as simulate.py's dry-run does), and the pod's answer is certain when every alternative gives it the same
 outcome: it gets devices in each (the node and devices may differ: then the certain claim names none), or in none.
@@ -57,7 +57,7 @@ class _Other:
 
 
 class Alternatives:
-    """The alternatives of the pods that judge.py leaves open, over one queue's dry-run (sim: simulate.py _Sim)."""
+    """The alternatives of the pods that rules.py leaves open, over one queue's dry-run (sim: simulate.py _Sim)."""
 
     def __init__(self, sim, shapes, claim_key):
         self.sim = sim
@@ -372,7 +372,7 @@ class Alternatives:
 def first_outsiders(members: dict, comp: dict, sim) -> dict:
     """Component id -> (the first index in the queue of a pod of another component that may take cpu, memory or a
     pod slot on a node where a member's NodeResourcesFit is modelled, the first rank of a pending pod without DRA
-    that may), or (None, None): before those, the component's pods are placed by the component alone. judge.py's
+    that may), or (None, None): before those, the component's pods are placed by the component alone. rules.py's
     counts (identical pods, one choice each) hold only for a pod that no such outsider may be ahead of: an
     outsider's node choice moves the cpu left for the members, and with it which of them fit where. Outsiders do
     not count where no node of the component can run short: every member fits each node with every pending pod

@@ -1,15 +1,14 @@
-"""Pods compete, step 3: what of the dry-run in queue order is certain, per pod (its Place), and the groups of
-identical pods of which not all get devices (Shortfall)."""
+"""Pods compete, step 3: what the queue says of each pod (its Place), the groups of identical pods of which not all
+get devices (Shortfall), a component's view of the queue (Component), and the proofs that make a place certain in
+every order (count_proof, room_proof). rules.py decides each Place from them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
 from kubectl_dra.analyze.queue.exposed import may_err
-from kubectl_dra.analyze.queue.gang import gang_reason
-from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
+from kubectl_dra.analyze.queue.order import Entry
 from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome, queue_key
-from kubectl_dra.analyze.queue.preempted import preempt_words
 from kubectl_dra.model.meta import ns_of, owner_of
 
 
@@ -184,128 +183,6 @@ def uniform_until(members: dict, end: int, shapes, base, kind_of) -> dict:
     return out
 
 
-# long: the decision ladder of one pod in the queue, each rung a return, in the order they are tried
-def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim, now) -> Place:
-    mine = shapes.keys[e.plan.shape]
-    after = view.tied_after(e, pos) if e.follows is None else 0
-    n_ahead = view.before[pos] + after
-    shown = view.listed(e, pos, mine)
-    listed = tuple(Ahead(q.ref, tuple(_did(d) for d in q.takes if d in mine)[:8], why_ahead(q, e, now)) for q in shown)
-
-    def place(outcome: Outcome, certain: bool, reason: str, by_group: bool = False) -> Place:
-        return Place(
-            position=e.index + 1,
-            gated=e.gated,
-            outcome=outcome,
-            certain=certain,
-            node=e.node,
-            devices=tuple(_did(d) for d in e.takes),
-            ahead=listed,
-            reason=reason,
-            claims=e.allocs,
-            by_group=by_group,
-        )
-
-    if (
-        e.kind == EntryKind.ERROR and e.error is None
-    ):  # alone its attempt errs, at its turn it does not and gets devices
-        names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
-        got = f"gets {', '.join(_did(d) for d in e.takes) or 'its claims'} on node {e.node}"
-        return place(
-            Outcome.UNDETERMINED,
-            False,
-            f"alone, the scheduler's attempt errs ({e.plan.dry.error.message}); in the estimated order the pods "
-            f"ahead ({names}) take devices first, and then the search no longer errs and it {got}",
-        )
-    if e.error is not None:
-        return place(Outcome.UNDETERMINED, False, e.error)
-    if e.crowded is not None:
-        return place(
-            Outcome.UNDETERMINED,
-            False,
-            f"node {e.crowded} has room for it alone, but not for its cpu, memory or pod count once the pods ahead "
-            "of it are placed there; which pods go there first is not certain",
-        )
-    if e.preempts is not None:
-        if not n_ahead and not sim.crowders(e):
-            return place(Outcome.FITS, True, preempt_words(e))
-        return place(
-            Outcome.UNDETERMINED,
-            False,
-            f"in the estimated order {preempt_words(e)}; but pods that may be ahead of it and may use that node decide "
-            "where it goes",
-        )
-    if e.gang is not None:
-        return _gang_place(e, place, n_ahead)
-    if e.follows is not None:  # placed with the pod whose claims it shares: that pod's answer is its answer
-        return place(Outcome.FITS, True, f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes")
-    fits = e.node is not None
-    if fits and not sim.crowd_proof(e):  # the pods ahead may fill its node's cpu first, whichever devices they take
-        return place(*_crowded(e, sim, n_ahead, shapes))
-    if not n_ahead:
-        return place(Outcome.FITS, True, "no pod ahead of it in the queue can use the same devices")
-    exposed = may_err(e.plan, sim.base.sem, sim.base.memo)  # then only the dry-run in the scheduler's order holds
-    # the counts below hold only where no pod of another component, nor a pending pod without DRA, may move the cpu
-    # left on the component's nodes (alternatives.py first_outsiders)
-    isolated = view.isolated(e, sim)
-    if uniform and isolated:  # (never where exposed: simulate.py)
-        total, fit_in_class = view.tie_total[e.tie], view.tie_fit[e.tie]
-        if 0 < fit_in_class < total:
-            return place(
-                Outcome.UNDETERMINED,
-                False,
-                f"{fit_in_class} of the {total} identical pods tied with it in the queue get devices "
-                f"({tie_words(view.tie_attempted.get(e.tie) or e)}): which ones depends on the scheduler's order",
-            )
-        if fits:
-            return place(Outcome.FITS, True, f"still fits after {_ahead(n_ahead)}")
-        return place(Outcome.TAKEN, True, _taken_reason(e, shown, view.took[pos], sim, mine))
-    forced = view.loose[pos] == 0 and not view.dup_tie[pos] and view.tie_total[e.tie] == 1 and isolated
-    if forced:
-        if fits:
-            return place(Outcome.FITS, True, f"still fits after {_ahead(n_ahead)}")
-        return place(Outcome.TAKEN, True, _taken_reason(e, shown, view.took[pos], sim, mine))
-    proof = _count_proof(e, sim, n_ahead) if fits and shapes.local[e.plan.shape] and not exposed else None
-    if proof is None and fits and shapes.local[e.plan.shape] and not exposed:
-        proof = room_proof(e, view.most[pos] + view.tie_most.get(e.tie, 0) - most_devices(e), sim)
-    if proof is not None:
-        return place(Outcome.FITS, True, proof)
-    names = ", ".join(q.ref for q in shown[:3]) + (f" and {n_ahead - 3} more" if n_ahead > 3 else "")
-    why = []
-    if view.dup_tie[pos] or view.tie_total[e.tie] > 1:
-        why.append("pods tied in the queue are taken in an order the API does not show")
-    if view.loose[pos]:
-        why.append("a pod ahead may go to more than one node, or is itself undetermined")
-    if exposed:
-        why.append(
-            "once they take devices, its search may reach a device on which its claims err, and an error ends the "
-            "scheduler's attempt"
-        )
-    who = f"the pods ahead that can use the same devices ({names})" if shown else "the pods tied with it in the queue"
-    return place(
-        Outcome.UNDETERMINED,
-        False,
-        f"{'fits' if fits else 'does not fit'} in the estimated order, but {who} decide it: "
-        f"{'; '.join(why) or 'their placement is not certain'}",
-    )
-
-
-def _crowded(e: Entry, sim, n_ahead: int, shapes) -> tuple:
-    """(outcome, certain, reason) of a pod whose node in the dry-run the pods ahead may fill first."""
-    local = shapes.local[e.plan.shape]
-    proof = _count_proof(e, sim, n_ahead) if local and not may_err(e.plan, sim.base.sem, sim.base.memo) else None
-    if proof is not None:
-        return Outcome.FITS, True, proof
-    names = sim.crowders(e)
-    who = f" ({', '.join(names)})" if names else ""
-    return (
-        Outcome.UNDETERMINED,
-        False,
-        f"fits on node {e.node} in the estimated order, but the pods ahead that may also go there{who} could fill "
-        "its cpu, memory or pod count first; which nodes they pick is not certain",
-    )
-
-
 UNBOUNDED = 1 << 40
 
 
@@ -362,7 +239,7 @@ def room_proof(e: Entry, rivals: int, sim) -> str | None:
     )
 
 
-def _count_proof(e: Entry, sim, n_ahead: int) -> str | None:
+def count_proof(e: Entry, sim, n_ahead: int) -> str | None:
     """The count proof: a pod ahead lands on one node and, the pod's devices being node-local, can take its devices
     on that node only; where NodeResourcesFit is modelled any pod ahead, of any component, may fill that node's cpu
     or memory. More nodes where it fits alone than such pods: one is left for it, wherever they go."""
@@ -372,48 +249,8 @@ def _count_proof(e: Entry, sim, n_ahead: int) -> str | None:
     return None
 
 
-def _gang_place(e: Entry, place, n_ahead: int) -> Place:
-    """A member of a pod group: the group's answer (gang.py)."""
-    g = e.gang
-    if g.unmodelled is not None:
-        return place(Outcome.UNDETERMINED, False, f"the pod belongs to pod group {g.name}: {g.unmodelled}")
-    reason = gang_reason(g, e)
-    if not g.certain:
-        return place(
-            Outcome.UNDETERMINED,
-            False,
-            f"in the estimated order, {reason}; but pods ahead of the group that can use the same devices, or "
-            "members of different kinds, decide how many fit",
-        )
-    if g.failed:
-        return place(Outcome.GANG, True, reason, by_group=True)
-    return place(Outcome.FITS if e.node is not None else Outcome.TAKEN, True, reason, by_group=True)
-
-
-def _taken_reason(e: Entry, shown: list[Entry], took: int, sim, mine: set) -> str:
-    """Name the device the pod would get alone and the pod ahead it goes to. took: how many pods before it in its
-    component take devices in the dry-run."""
-    first = e.plan.dry.allocatable[0]
-    alone = [(r["driver"], r["pool"], r["device"]) for p in first.claims for r in p.results]
-    for d in alone:
-        q = sim.taken_by.get(d)
-        if q is not None and q is not e:
-            rest = f"; the others it could use go to the other pods ahead ({took} take devices)" if took > 1 else ""
-            return f"{_did(d)} would go to {q.ref} ({why_ahead(q, e, None)}){rest}"
-    takers = [q for q in shown if any(d in mine for d in q.takes)]
-    if takers:
-        q = takers[0]
-        d = next(d for d in q.takes if d in mine)
-        more = f" and other pods ahead ({took} take devices)" if took > 1 else ""
-        return f"{_did(d)} would go to {q.ref} ({why_ahead(q, e, None)}){more}"
-    return f"the devices it could use go to {_ahead(took)} that {'takes' if took == 1 else 'take'} devices"
-
-
-def _ahead(n: int) -> str:
-    return "the pod ahead of it" if n == 1 else f"the {n} pods ahead of it"
-
-
-def _did(d) -> str:
+def did(d) -> str:
+    """A device ID as driver/pool/device."""
     return "/".join(d)
 
 

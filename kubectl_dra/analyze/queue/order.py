@@ -120,7 +120,7 @@ def order(entries: list[Entry]) -> list[Entry]:
     return out
 
 
-def why_ahead(q: Entry, p: Entry, now: datetime | None) -> str:
+def why_ahead(q: Entry, p: Entry) -> str:
     if not q.gated and p.gated:
         return "not gated"
     if q.priority != p.priority:

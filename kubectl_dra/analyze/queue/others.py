@@ -4,7 +4,7 @@ placement is not dry-run (no devices decide it); what is used is a bound: every 
 (higher priority, or the same priority and created no later: the order the scheduler's PrioritySort gives,
 backoff aside; a gated pod, answered as if its gates were gone, after every pod without gates, as the queue's own
 order puts it) and may use its node (nodeSelector, affinity, taints) counts as if placed there. Where that leaves
-no room, the DRA pod's answer is open (judge.py), never "fits"."""
+no room, the DRA pod's answer is open (rules.py), never "fits"."""
 
 from __future__ import annotations
 

@@ -17,7 +17,6 @@ from kubectl_dra.analyze.queue.simulate import simulate
 from kubectl_dra.errors import DraError
 from kubectl_dra.findings.model import UNDETERMINED, Finding, dedupe, make, verdict_from
 from kubectl_dra.model.meta import gang_of, meta_of, name_of, ns_of, priority_of
-from kubectl_dra.model.times import reference_time
 
 
 def _pending(pod: dict) -> bool:
@@ -99,7 +98,7 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
             e.gang = gangs[(ns_of(e.pod), group)]
             if e.gang.unmodelled is not None:
                 e.kind = EntryKind.OPEN  # it may or may not take devices: the group decides
-    queue = simulate(base, entries, reference_time(snap), _others(snap, sem, base) if entries else None)
+    queue = simulate(base, entries, _others(snap, sem, base) if entries else None)
     placed = {}
     freers = None
     for key, (p, report, fork) in alone.items():

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import replace
-from datetime import datetime
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, gather_pools, obj_ref
 from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
 from kubectl_dra.analyze.queue.alternatives import Alternatives, first_outsiders
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import member_order
-from kubectl_dra.analyze.queue.judge import Component, Place, Queue, judge, shortfall, uniform_until
+from kubectl_dra.analyze.queue.judge import Component, Queue, shortfall, uniform_until
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
-from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome, queue_key
-from kubectl_dra.analyze.queue.preempted import behind_preemptors, room_freed_by_others, search_preemption
-from kubectl_dra.analyze.queue.retry import behind_retry_reason, retries, retry_reason
+from kubectl_dra.analyze.queue.outcomes import EntryKind, queue_key
+from kubectl_dra.analyze.queue.preempted import room_freed_by_others, search_preemption
+from kubectl_dra.analyze.queue.retry import retries, retry_reason
+from kubectl_dra.analyze.queue.rules import Round, judge, run_second_round
 from kubectl_dra.analyze.queue.shapes import Shapes
 
 
@@ -337,86 +337,6 @@ class _Sim:
         return self._last_of_tie.get(e.tie, e.index)
 
 
-def _behind_retries(again: dict, ordered: list[Entry], places: dict, shapes: Shapes) -> None:
-    """The pods behind the placement after which an erring pod's retry gets devices, and that could use the same
-    devices: certain to fit no longer (the retry may come first). A pod certain not to fit stays so: a retry only
-    takes more."""
-    by_ref = {e.ref: e for e in ordered}
-    for ref, r in again.items():
-        e = by_ref[ref]
-        keys = shapes.keys[e.plan.shape]
-        for q in ordered[r.after.index + 1 :]:
-            p = places.get(q.ref)
-            if (
-                q is e
-                or p is None
-                or not p.certain
-                or p.outcome != Outcome.FITS
-                or not keys & shapes.keys[q.plan.shape]
-            ):
-                continue
-            places[q.ref] = replace(p, outcome=Outcome.UNDETERMINED, certain=False, reason=behind_retry_reason(e, r))
-
-
-def _loose_around_errors(again: dict, ordered: list[Entry], places: dict, shapes: Shapes) -> None:
-    """A pod whose attempt errs at its turn and at every retry in the estimated order keeps its own answer (blocked
-    by the error) only if every other pod that can use the devices it could use or errs on goes one way for
-    certain: whether its attempt, or a retry, reaches the device it errs on depends on what those take (the queue
-    agreement suite's seed 224: the pod ahead had a choice of nodes, took the other one, and a retry got devices).
-    Else its place is undetermined, naming them."""
-    for e in ordered:
-        if not e.erred or e.ref in again or e.ref in places:
-            continue
-        keys = shapes.keys[e.plan.shape]
-        loose = [
-            q
-            for q in ordered
-            if q is not e
-            and keys & shapes.keys[q.plan.shape]
-            # (a pod that errs too and has no place takes nothing for certain, as this one does in that order)
-            and (
-                q.choices > 1
-                or q.kind == EntryKind.OPEN
-                or q.ref in again
-                or not getattr(places.get(q.ref), "certain", True)
-            )
-        ]
-        if not loose:
-            continue
-        names = ", ".join(q.ref for q in loose[:3]) + (f" and {len(loose) - 3} more" if len(loose) > 3 else "")
-        why, certain = e.erred
-        places[e.ref] = Place(
-            position=e.index + 1,
-            gated=e.gated,
-            outcome=Outcome.UNDETERMINED,
-            certain=False,
-            node=None,
-            devices=(),
-            ahead=(),
-            reason=f"its attempt {'errs' if certain else 'may err'} at its turn in the estimated order ({why}); whether it "
-            f"does, or a retry of it does, depends on the devices that pods that may go more than one way take "
-            f"({names})",
-        )
-
-
-def _behind_open_leaders(ordered: list[Entry], places: dict) -> None:
-    """A pod whose pending claims all go with a pod ahead (it shares them) gets what that pod gets: where that pod's
-    place is open, so is its own (the queue agreement suite's seed 378: the pod ahead erred, and so did it)."""
-    for e in ordered:
-        p = places.get(e.ref)
-        if e.follows is None or p is None or not p.certain:
-            continue
-        lead = places.get(e.follows.ref)
-        if lead is None or not lead.certain or lead.outcome != Outcome.FITS:
-            places[e.ref] = replace(
-                p,
-                outcome=Outcome.UNDETERMINED,
-                certain=False,
-                reason=f"shares its claims with {e.follows.ref}, ahead of it, and goes where it goes; whether that "
-                "pod gets devices is not certain",
-            )
-
-
 def _gang_members(ordered: list[Entry]) -> dict:
     """Gang (modelled) -> its member Entries."""
     out: dict = {}
@@ -436,7 +356,7 @@ def _gang_certainty(g, ms: list[Entry], ahead: list[Entry], shapes, kind_of) -> 
     return forced and untied and len({kind_of(e) for e in ms}) == 1 and shapes.local[ms[0].plan.shape]
 
 
-def simulate(base, entries: list[Entry], now: datetime | None = None, others=None) -> Queue:
+def simulate(base, entries: list[Entry], others=None) -> Queue:
     """The queue's dry-run over entries (each with kind set); base: the Analysis the entries' forks share; others:
     the pending pods that use no DRA (others.py), counted where they may take a node's cpu, memory or pods."""
     ordered = order(entries)
@@ -499,15 +419,12 @@ def simulate(base, entries: list[Entry], now: datetime | None = None, others=Non
                 shortfalls.append(shortfall(es, fit))
         for pos, e in enumerate(es):
             alike = alike_until[c] > sim.may_be_ahead(e)  # (it and every pod that may be ahead of it)
-            p = alternatives.settle(e, judge(e, view, pos, alike, shapes, sim, now))
+            p = alternatives.settle(e, judge(e, view, pos, alike, shapes, sim))
             if (
                 e.kind != EntryKind.STUCK
             ):  # (it takes devices, a competitor of the pods behind, and its own answer stands)
                 places[e.ref] = p
-    _behind_retries(again, ordered, places, shapes)
-    _loose_around_errors(again, ordered, places, shapes)
-    _behind_open_leaders(ordered, places)
-    preemptions = behind_preemptors(base, ordered, places, shortfalls)
+    preemptions = run_second_round(Round(base, shapes, ordered, again, places, shortfalls))
     # ... nor a position: the others are numbered without it, as without a pod blocked alone
     kept = [e for e in ordered if e.ref in places]
     for i, e in enumerate(kept):
