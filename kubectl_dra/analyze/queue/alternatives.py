@@ -44,7 +44,12 @@ MAX_WORK = 4096  # node checks per queue, every pod's alternatives together
 
 
 class _Open(Exception):
-    """The alternatives cannot be judged (budget, an unknown, an error, a possible preemption): the pod stays open."""
+    """The alternatives cannot be judged (budget, an unknown, an error, a possible preemption): the pod stays open.
+    why: what to add to its reason (the preemption that may free room for it), or ""."""
+
+    def __init__(self, what: str, why: str = ""):
+        super().__init__(what)
+        self.why = why
 
 
 class _Other:
@@ -80,8 +85,8 @@ class Alternatives:
             return p
         try:
             outcomes, seen, leaves = self._enumerate(e, members)
-        except _Open:
-            return p
+        except _Open as x:
+            return replace(p, reason=f"{p.reason}; and where they leave it no room, {x.why}") if x.why else p
         n = len(members)
         names = ", ".join(q.ref for q in members[:3]) + (f" and {n - 3} more" if n > 3 else "")
         tried = f"{leaves} {'alternative' if leaves == 1 else 'alternatives'} tried"
@@ -345,13 +350,14 @@ class Alternatives:
                 continue
             out.append((name, res, _devices(zip(here, res))))
         if not out and resolvable:
-            raise _Open("resolvable")
+            raise _Open("resolvable", resolvable if q is self._e and isinstance(resolvable, str) else "")
         return out
 
-    def _freed(self, q, fit, name: str) -> bool:
-        """Whether room on node name may be freed for q by a preemption: its own (_victims), or another pending
-        pod's (preempted.py Freers): then where q goes is not decided by the pods placed before it."""
-        return _victims(q.pod, fit, name) or sim_freers(self.sim, fit.bound.by_node).on(name, q.ref) is not None
+    def _freed(self, q, fit, name: str) -> bool | str:
+        """Whether room on node name may be freed for q by a preemption: its own (_victims: True), or another
+        pending pod's (preempted.py Freers: the reason); then where q goes is not decided by the pods placed before
+        it. False where neither."""
+        return _victims(q.pod, fit, name) or sim_freers(self.sim, fit.bound.by_node).on(name, q.ref) or False
 
     def _placed(self, q, name: str, res, state, use: dict) -> tuple:
         """The state and node use once q is placed on node name with the allocation results res."""
