@@ -285,7 +285,10 @@ def test_joined_outputs_are_refused():
     big += "kind: List\n"
     assert len(big) > 256 * 1024 and yamlio.fast_path_refusal(big) is None  # the yaml-rs path is taken
     for fast_min in (0, REFERENCE_ONLY):
-        for joined, line in ((one % 1 + one % 2, 6), (big + big, 9004)):
+        # (the large one on the yaml-rs path only: PyYAML's reference reader takes seconds on it and reads the small
+        # one by the same code)
+        large = ((big + big, 9004),) if fast_min == 0 else ()
+        for joined, line in ((one % 1 + one % 2, 6), *large):
             with pytest.raises(yaml.YAMLError) as e:
                 yamlio.load_all(joined, fast_min=fast_min)
             assert e.value.problem.startswith("top-level key 'apiVersion' appears twice"), e.value
