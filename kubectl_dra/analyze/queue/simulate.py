@@ -420,9 +420,8 @@ def simulate(base, entries: list[Entry], others=None) -> Queue:
         for pos, e in enumerate(es):
             alike = alike_until[c] > sim.may_be_ahead(e)  # (it and every pod that may be ahead of it)
             p = alternatives.settle(e, judge(e, view, pos, alike, shapes, sim))
-            if (
-                e.kind != EntryKind.STUCK
-            ):  # (it takes devices, a competitor of the pods behind, and its own answer stands)
+            # (a stuck pod takes devices, a competitor of the pods behind, and its own answer stands)
+            if e.kind != EntryKind.STUCK:
                 places[e.ref] = p
     preemptions = run_second_round(Round(base, shapes, ordered, again, places, shortfalls))
     # ... nor a position: the others are numbered without it, as without a pod blocked alone
