@@ -241,7 +241,7 @@ def main() -> int:  # long: the set-up, the probe of each line and the referrers
     try:
         first = [session.snapshot()]
         if a.watch == "explain":
-            cliwatch._watch_pod(o, session, first, soak.live.NS, soak.PROBE)
+            cliwatch.watch_pod(o, session, first, soak.live.NS, soak.PROBE)
         else:
             from dataclasses import replace
 
@@ -251,7 +251,7 @@ def main() -> int:  # long: the set-up, the probe of each line and the referrers
                 rep = scan(snap, o.semantics(snap.server_version), None, None, (), alone=False)
                 return replace(rep, scope={"namespace": None, "selector": None})
 
-            cliwatch._watch_status(o, session, first, evaluate)
+            cliwatch.watch_status(o, session, first, evaluate)
     except SystemExit:
         pass
     finally:

@@ -13,7 +13,7 @@ import click
 
 from kubectl_dra import __version__
 from kubectl_dra.cli import devices, dump, explain, lint, match, report, status
-from kubectl_dra.cli.common import CONTEXT_SETTINGS, _flags, _HelpGroup, _one_line, _output
+from kubectl_dra.cli.common import CONTEXT_SETTINGS, HelpGroup, flags, one_line, output_flag
 from kubectl_dra.errors import DraError, ExitCode
 from kubectl_dra.features import SUPPORTED_VERSIONS
 
@@ -29,7 +29,7 @@ def prog_name(argv0: str | None = None) -> str:
     return "kubectl dra"
 
 
-@click.group(cls=_HelpGroup, context_settings=CONTEXT_SETTINGS)
+@click.group(cls=HelpGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="kubectl-dra", message="%(prog)s %(version)s")
 def cli():
     """Dynamic Resource Allocation (DRA), explained: why a pod's claims can or cannot get their devices (explain,
@@ -63,7 +63,7 @@ for command in (
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
-@_flags(*_output(("text", "json", "yaml")))
+@flags(*output_flag(("text", "json", "yaml")))
 def version(output):
     """Print the kubectl-dra version."""
     info = {
@@ -130,7 +130,7 @@ def _fast_exit(code: int) -> None:
     except (BrokenPipeError, ValueError):  # the reader went away, or the stream is closed
         pass
     except OSError as e:  # what is left of the output cannot be written (a full disk): not a success
-        sys.stderr.write(f"error: could not write the output: {_one_line(e.strerror or e)}\n")
+        sys.stderr.write(f"error: could not write the output: {one_line(e.strerror or e)}\n")
         code = code or int(ExitCode.ERROR)
     try:
         sys.stderr.flush()
@@ -159,17 +159,17 @@ def _main(argv=None) -> None:
         sys.exit(int(ExitCode.INTERRUPTED))
     except click.UsageError as e:
         cmd = e.ctx.command_path if e.ctx else prog_name()
-        sys.stderr.write(f"error: {_one_line(e.format_message())} (see '{cmd} --help')\n")
+        sys.stderr.write(f"error: {one_line(e.format_message())} (see '{cmd} --help')\n")
         sys.exit(int(ExitCode.ERROR))
     except click.ClickException as e:
-        sys.stderr.write(f"error: {_one_line(e.format_message())}\n")
+        sys.stderr.write(f"error: {one_line(e.format_message())}\n")
         sys.exit(int(ExitCode.ERROR))
     except DraError as e:
         if verbose:
             import traceback
 
             traceback.print_exc()
-        sys.stderr.write(f"error: {_one_line(e.message)}\n")
+        sys.stderr.write(f"error: {one_line(e.message)}\n")
         sys.exit(int(ExitCode.ERROR))
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")
@@ -187,13 +187,13 @@ def _main(argv=None) -> None:
             import traceback
 
             traceback.print_exc()
-        sys.stderr.write(f"error: could not write the output: {_one_line(e.strerror or e)}\n")
+        sys.stderr.write(f"error: could not write the output: {one_line(e.strerror or e)}\n")
         sys.exit(int(ExitCode.ERROR))
     except Exception as e:  # a bug: one line, traceback with -v
         if verbose:
             import traceback
 
             traceback.print_exc()
-        sys.stderr.write(f"error: internal error: {type(e).__name__}: {_one_line(e)} (run with -v for a traceback)\n")
+        sys.stderr.write(f"error: internal error: {type(e).__name__}: {one_line(e)} (run with -v for a traceback)\n")
         sys.exit(int(ExitCode.ERROR))
     sys.exit(int(ExitCode.OK))

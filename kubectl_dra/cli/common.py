@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def _flags(*opts):
+def flags(*opts):
     """Apply click options in the order given (the order --help lists them)."""
 
     def deco(f):
@@ -36,7 +36,7 @@ def _flags(*opts):
 # takes it. A command composes the groups it honours (kubectl's per-command flag sets); Options.from_click gives the
 # others their defaults. Where a command gives a flag another meaning (lint's --kubeconfig names the reference
 # inventory), it passes that help: the flag itself, and how Options reads it, stay the same.
-def _connection(
+def connection_flags(
     kubeconfig: str = "Path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config)",
     context: str = "The kubeconfig context to use",
     request_timeout: str = "Time to wait for each API call (e.g. 10s, 1m; 0 waits forever)",
@@ -74,31 +74,31 @@ def _connection(
     )
 
 
-_CONNECTION = _connection()
+CONNECTION = connection_flags()
 
 
-def _scope(namespace_help: str, all_help: str) -> tuple:
+def scope_flags(namespace_help: str, all_help: str) -> tuple:
     return (
         click.option("-n", "--namespace", default=None, help=namespace_help, shell_complete=complete.namespaces),
         click.option("-A", "--all-namespaces", is_flag=True, help=all_help),
     )
 
 
-def _input(
+def input_flags(
     help: str = "Read objects from a YAML/JSON file, a directory or - (stdin) instead of a cluster (repeatable)",
 ) -> tuple:
     return (click.option("--from-file", "from_files", multiple=True, type=click.Path(allow_dash=True), help=help),)
 
 
-def _kubernetes_version(
+def kubernetes_version_flag(
     help: str = "Semantics to assume (default: the server's version, else the newest released)",
 ) -> tuple:
     return (click.option("--kubernetes-version", default=None, metavar=VERSIONS_METAVAR, help=help),)
 
 
-_INPUT = _input()
-_SEMANTICS = (
-    *_kubernetes_version(),
+INPUT = input_flags()
+SEMANTICS = (
+    *kubernetes_version_flag(),
     click.option(
         "--feature-gates",
         default=None,
@@ -108,11 +108,11 @@ _SEMANTICS = (
 )
 
 
-def _output(choices=FORMATS, default: str = "text", help: str | None = "Output format") -> tuple:
+def output_flag(choices=FORMATS, default: str = "text", help: str | None = "Output format") -> tuple:
     return (click.option("-o", "--output", type=click.Choice(choices), default=default, show_default=True, help=help),)
 
 
-def _output_file(what: str) -> click.Option:
+def output_file_flag(what: str) -> click.Option:
     """--output-file FILE: dump's bundle, report's page (a file the command writes, not an input)."""
     return click.option(
         "--output-file",
@@ -136,12 +136,12 @@ def write_out(filename: str | None, text: str, said: str) -> None:
     sys.stderr.write(f"wrote {filename}: {said}\n")
 
 
-_NO_HEADERS = (click.option("--no-headers", is_flag=True, help="Print the table without its header line"),)
-_ALL_DEVICES = (
+NO_HEADERS = (click.option("--no-headers", is_flag=True, help="Print the table without its header line"),)
+ALL_DEVICES = (
     click.option("--all-devices", is_flag=True, help="List every device each request considered, with its reason"),
 )
-_EXIT_ZERO = (click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),)
-_ALONE = (
+EXIT_ZERO = (click.option("--exit-zero", is_flag=True, help="Exit 0 even when blocked (errors still exit 2)"),)
+ALONE = (
     click.option(
         "--alone",
         is_flag=True,
@@ -149,20 +149,20 @@ _ALONE = (
         "scheduler's queue order)",
     ),
 )
-_COLOR = (click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),)
-_VERBOSE = (click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),)
+COLOR = (click.option("--no-color", is_flag=True, help="Disable colour (also when NO_COLOR is set)"),)
+VERBOSE = (click.option("-v", "--verbose", is_flag=True, help="Show tracebacks for internal errors"),)
 
 
 # devices is cluster-scoped: -n and -A, passed from a kubectl habit or a script that passes -n to every command, are
 # accepted and ignored as kubectl does for cluster-scoped resources (`kubectl get nodes -n x`); hidden from --help,
 # since they change nothing (the inventory covers every namespace's holders)
-_CLUSTER_SCOPED = (
+CLUSTER_SCOPED = (
     click.option("-n", "--namespace", hidden=True, expose_value=False),
     click.option("-A", "--all-namespaces", is_flag=True, hidden=True, expose_value=False),
 )
 
 
-def _gather(o: Options, *, analyse: bool = True, progress: bool = True, **ask) -> Gathered:
+def gather_for(o: Options, *, analyse: bool = True, progress: bool = True, **ask) -> Gathered:
     """What the command asks (ask: LiveRequest's fields but the scope, which -n and -A give), from the files or the
     cluster, as one Gathered (with watch: and the LiveSession that follows it). events=False: without the pods'
     Events, for a command that never reads them (not listed live; from files, dropped unless drivers asks for the
@@ -222,7 +222,7 @@ def _preload(o: Options, server_version: str | None):
     return preload(o.semantics(server_version))
 
 
-def _terminal(o: Options) -> tuple[bool, int | None]:
+def terminal_of(o: Options) -> tuple[bool, int | None]:
     """Colour (a terminal, no NO_COLOR/--no-color, or FORCE_COLOR) and the width text is fitted to (a terminal only)."""
     text = o.output in ("text", "wide", "map")
     color = (
@@ -231,7 +231,7 @@ def _terminal(o: Options) -> tuple[bool, int | None]:
     return color and text, shutil.get_terminal_size().columns if text and sys.stdout.isatty() else None
 
 
-def _ascii(o: Options) -> bool:
+def ascii_only(o: Options) -> bool:
     """Plain ASCII marks: under NO_COLOR/--no-color, on a dumb terminal, or when stdout cannot encode UTF-8."""
     enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     return bool(o.no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or enc != "utf8")
@@ -250,9 +250,9 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
     elif isinstance(answer, (list, tuple)):
         from kubectl_dra.render import render_many
 
-        color, width = _terminal(o)
+        color, width = terminal_of(o)
         render_many(
-            answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
+            answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=ascii_only(o)
         )
         open_ = [r for r in answer if not r.determined]
         if open_ and o.output in ("text", "wide"):  # each Summary is on the screen: one short line points at them
@@ -263,8 +263,10 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
     else:
         from kubectl_dra.render import render
 
-        color, width = _terminal(o)
-        render(answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
+        color, width = terminal_of(o)
+        render(
+            answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=ascii_only(o)
+        )
         if not answer.determined and o.output in ("text", "wide"):
             undetermined = "the answer is undetermined: the Verdict and Summary above say why"
         elif not answer.determined:
@@ -277,7 +279,7 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
     return ExitCode.BLOCKED if blocked and not o.exit_zero else ExitCode.OK
 
 
-def _scan_rows(report, o: Options, header: bool = True) -> None:
+def scan_rows(report, o: Options, header: bool = True) -> None:
     """The scan's rows as -o asks: `pod/NAME` a line for -o name (kubectl get -o name, also with -A), else the table
     or the document of render/status.py."""
     if o.output == "name":
@@ -288,12 +290,12 @@ def _scan_rows(report, o: Options, header: bool = True) -> None:
         return
     from kubectl_dra.render.status import render_scan
 
-    color, width = _terminal(o)
+    color, width = terminal_of(o)
     render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)
 
 
-def _short_unseen(line: str) -> str:
-    """A line of _unseen_pods for a terminal: the first five namespaces and how many more."""
+def short_unseen(line: str) -> str:
+    """A line of unseen_pods for a terminal: the first five namespaces and how many more."""
     head, sep, rest = line.partition(" namespaces (")
     if not sep or "): " not in rest:
         return line
@@ -303,7 +305,7 @@ def _short_unseen(line: str) -> str:
     return f"{head}{sep}{shown}): {why}"
 
 
-class _HelpGroup(click.Group):
+class HelpGroup(click.Group):
     """A command group that, given no subcommand, prints its help and exits 0, as kubectl does."""
 
     def __init__(self, *args, **kwargs):
@@ -319,12 +321,12 @@ class _HelpGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
-_WATCH = click.option(
+WATCH = click.option(
     "-w", "--watch", is_flag=True, help="After the report, print what changes, as the cluster changes (Ctrl-C ends)"
 )
 
 
-def _stdin_once(*path_lists) -> None:
+def stdin_once(*path_lists) -> None:
     """Standard input can be read once: `-` for -f and --from-file together would leave one of them empty."""
     if sum(1 for paths in path_lists for p in paths if p == "-") > 1:
         raise DraError("- (stdin) can be read only once: give it once")
@@ -342,7 +344,7 @@ def note(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     from kubectl_dra.render.escape import esc
 
     return esc(" ".join(str(text).split()))

@@ -8,22 +8,22 @@ from dataclasses import replace
 import click
 
 from kubectl_dra.cli.common import (
-    _CLUSTER_SCOPED,
-    _COLOR,
-    _CONNECTION,
-    _EXIT_ZERO,
-    _INPUT,
-    _NO_HEADERS,
-    _SEMANTICS,
-    _VERBOSE,
+    CLUSTER_SCOPED,
+    COLOR,
+    CONNECTION,
     CONTEXT_SETTINGS,
-    _flags,
-    _gather,
-    _one_line,
-    _output,
-    _terminal,
+    EXIT_ZERO,
+    INPUT,
+    NO_HEADERS,
+    SEMANTICS,
+    VERBOSE,
     finish,
+    flags,
+    gather_for,
     note,
+    one_line,
+    output_flag,
+    terminal_of,
 )
 from kubectl_dra.cli.options import Options
 from kubectl_dra.render import FORMATS
@@ -52,20 +52,20 @@ from kubectl_dra.render import FORMATS
     help="How many more of this request fit, per node and in total (with --class): FILE holds one ResourceClaim or "
     "ResourceClaimTemplate (or a Pod: the claim of its DRA-backed extended resources), as match claim -f takes",
 )
-@_flags(
-    *_INPUT,
-    *_SEMANTICS,
-    *_output(
+@flags(
+    *INPUT,
+    *SEMANTICS,
+    *output_flag(
         FORMATS + ("name", "map"),
         help="Output format (name: device/DRIVER/POOL/DEVICE, one a line; name and --no-headers list the devices; "
         "map: a cell per device, a row per node or group of nodes in the same states)",
     ),
-    *_NO_HEADERS,
-    *_EXIT_ZERO,
-    *_CONNECTION,
-    *_COLOR,
-    *_VERBOSE,
-    *_CLUSTER_SCOPED,
+    *NO_HEADERS,
+    *EXIT_ZERO,
+    *CONNECTION,
+    *COLOR,
+    *VERBOSE,
+    *CLUSTER_SCOPED,
 )
 def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, request_file, no_headers, **params):
     """What is free and who holds it: every published device with its classes and state.
@@ -113,7 +113,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     # Every namespace's pods: who holds a device (reservedFor), what the kubelet reports of its health, and the
     # kubelet plugins' pods; with every namespace's DaemonSets: whether a plugin serves each driver on each node.
     # -o map: the pods' events too (the queue's order reads the scheduler's attempts)
-    snap = _gather(
+    snap = gather_for(
         replace(o, all_namespaces=True),
         selector="",
         partial=True,
@@ -134,7 +134,7 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     }
     report = inventory(snap, o.semantics(snap.server_version), filters)
     listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
-    incomplete = f"the inventory is incomplete: {_one_line('; '.join(report.unseen))}"
+    incomplete = f"the inventory is incomplete: {one_line('; '.join(report.unseen))}"
     if o.output == "map":
         return finish(
             report, o, show=lambda: _show_map(report, snap, o), undetermined=incomplete if report.unseen else None
@@ -152,7 +152,7 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
     alone), then on stderr the notes: nothing published or matched, and the devices --where failed on."""
     from kubectl_dra.render.devices import render_inventory
 
-    color, width = _terminal(o)
+    color, width = terminal_of(o)
     if o.output == "name":
         from kubectl_dra.render.escape import esc
 
@@ -174,21 +174,21 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
         from kubectl_dra.render.escape import esc
 
         for p in report.publishing:
-            note(f"{esc(p.driver)} publishes no ResourceSlice: {_one_line(p.message)}")
+            note(f"{esc(p.driver)} publishes no ResourceSlice: {one_line(p.message)}")
     for line in report.where_errors:
-        note(f"warning: --where failed on {_one_line(line)} (counted as not matching)")
+        note(f"warning: --where failed on {one_line(line)} (counted as not matching)")
 
 
 def _show_map(report, snap, o: Options) -> None:
     """-o map: the device map of the listed devices (analyze/reports/devmap.py), drawn by render/devmap.py."""
     from kubectl_dra.analyze.reports.devmap import device_map
-    from kubectl_dra.cli.common import _ascii
+    from kubectl_dra.cli.common import ascii_only
     from kubectl_dra.render.devmap import render_map
     from kubectl_dra.render.terminal import _Out
 
     dmap = device_map(report, snap, o.semantics(snap.server_version))
-    color, width = _terminal(o)
-    out = _Out(sys.stdout, color, width, ascii_marks=_ascii(o))
+    color, width = terminal_of(o)
+    out = _Out(sys.stdout, color, width, ascii_marks=ascii_only(o))
     nodes = sum(len(r.nodes) for r in dmap.rows)
     title = f"{len(report.rows)} device(s) on {nodes} node(s)"
     if dmap.grouped and len(dmap.rows) < nodes:
@@ -200,7 +200,7 @@ def _show_map(report, snap, o: Options) -> None:
         out.line(f"Not drawn: what pending pod(s) {esc_list(dmap.open)} would take (their answer is open).", wrap=2)
     sys.stdout.flush()
     for p in report.publishing:
-        note(f"{p.driver} publishes no ResourceSlice: {_one_line(p.message)}")
+        note(f"{p.driver} publishes no ResourceSlice: {one_line(p.message)}")
 
 
 def esc_list(names, shown: int = 3) -> str:
@@ -212,8 +212,8 @@ def esc_list(names, shown: int = 3) -> str:
 
 def _request_fit(o: Options, filename: str, device_class: str | None, others: list[str]):
     """devices --class C --request FILE: how many more copies of the file's claim fit (analyze/reports/request_fit.py)."""
-    from kubectl_dra.cli.common import _stdin_once
-    from kubectl_dra.cli.match import _manifest_claim
+    from kubectl_dra.cli.common import stdin_once
+    from kubectl_dra.cli.match import manifest_claim
     from kubectl_dra.errors import DraError
 
     if not device_class:
@@ -222,10 +222,10 @@ def _request_fit(o: Options, filename: str, device_class: str | None, others: li
         raise DraError(f"--request cannot be combined with {', '.join(others)}")
     if o.output == "name":
         raise DraError("--request has no -o name: use text, wide, json or yaml")
-    _stdin_once([filename], o.from_files)
-    claim = _manifest_claim(filename, None)  # a bad file fails before any API call
+    stdin_once([filename], o.from_files)
+    claim = manifest_claim(filename, None)  # a bad file fails before any API call
     # every namespace's pods and events: the pending pods' in-flight allocations, in the queue's order
-    snap = _gather(replace(o, all_namespaces=True), selector="", partial=True, analyse=False).snapshot
+    snap = gather_for(replace(o, all_namespaces=True), selector="", partial=True, analyse=False).snapshot
     from kubectl_dra.analyze.reports.request_fit import request_claim, request_fit
     from kubectl_dra.analyze.reports.targets import check_device_filters, claim_to_match
 
@@ -238,12 +238,12 @@ def _request_fit(o: Options, filename: str, device_class: str | None, others: li
     from kubectl_dra.render.request_fit import render_request_fit
 
     def show() -> None:
-        color, width = _terminal(o)
+        color, width = terminal_of(o)
         render_request_fit(report, o.output, sys.stdout, color, width)
 
     undetermined = report.undetermined
     if undetermined is None and report.unseen:
-        undetermined = f"the answer is incomplete: {_one_line('; '.join(report.unseen))}"
+        undetermined = f"the answer is incomplete: {one_line('; '.join(report.unseen))}"
     elif undetermined is not None:
-        undetermined = _one_line(undetermined)
+        undetermined = one_line(undetermined)
     return finish(report, o, show=show, undetermined=undetermined, blocked=report.total == 0)

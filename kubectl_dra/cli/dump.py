@@ -7,15 +7,15 @@ import sys
 import click
 
 from kubectl_dra.cli.common import (
-    _CONNECTION,
-    _VERBOSE,
+    CONNECTION,
     CONTEXT_SETTINGS,
-    _flags,
-    _gather,
-    _one_line,
-    _output,
-    _output_file,
-    _scope,
+    VERBOSE,
+    flags,
+    gather_for,
+    one_line,
+    output_file_flag,
+    output_flag,
+    scope_flags,
     write_out,
 )
 from kubectl_dra.cli.options import Options
@@ -23,13 +23,13 @@ from kubectl_dra.cli.options import Options
 
 @click.command("dump", context_settings=CONTEXT_SETTINGS, short_help="A bundle that replays the answers offline")
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
-@_output_file("bundle")
+@output_file_flag("bundle")
 @click.option("-f", "--filename", "old_filename", default=None, hidden=True, expose_value=True)
-@_flags(
-    *_scope("Namespace to dump (default: the kubeconfig context's)", "Dump every namespace"),
-    *_output(("yaml", "json"), default="yaml"),
-    *_CONNECTION,
-    *_VERBOSE,
+@flags(
+    *scope_flags("Namespace to dump (default: the kubeconfig context's)", "Dump every namespace"),
+    *output_flag(("yaml", "json"), default="yaml"),
+    *CONNECTION,
+    *VERBOSE,
 )
 def dump_cmd(selector, filename, old_filename, **params):
     """Write every object kubectl-dra reads, as one bundle that --from-file reads back with the same answers.
@@ -55,7 +55,7 @@ def dump_cmd(selector, filename, old_filename, **params):
             "dump writes to --output-file FILE (or standard output); -f names input in kubectl, not output"
         )
     o = Options.from_click(params)
-    got = _gather(
+    got = gather_for(
         o, selector=selector or "", partial=True, everything=True, analyse=False, pending_pods=True, bound_pods=True
     )
     snap, ns, raw = got.snapshot, got.namespace, list(got.raw)
@@ -63,4 +63,4 @@ def dump_cmd(selector, filename, old_filename, **params):
     text = data_to(bundle(raw, snap, scope), o.output)
     write_out(filename, text, f"{len(raw) - 1} objects")
     for g in snap.gaps:
-        sys.stderr.write(f"warning: could not {_one_line(g.verb + ' ' + g.resource)}: {_one_line(g.message)}\n")
+        sys.stderr.write(f"warning: could not {one_line(g.verb + ' ' + g.resource)}: {one_line(g.message)}\n")

@@ -8,29 +8,29 @@ import click
 
 from kubectl_dra.cli import complete
 from kubectl_dra.cli.common import (
-    _ALL_DEVICES,
-    _ALONE,
-    _COLOR,
-    _CONNECTION,
-    _EXIT_ZERO,
-    _INPUT,
-    _SEMANTICS,
-    _VERBOSE,
-    _WATCH,
+    ALL_DEVICES,
+    ALONE,
+    COLOR,
+    CONNECTION,
     CONTEXT_SETTINGS,
-    _flags,
-    _gather,
-    _HelpGroup,
-    _output,
-    _scope,
+    EXIT_ZERO,
+    INPUT,
+    SEMANTICS,
+    VERBOSE,
+    WATCH,
+    HelpGroup,
     finish,
+    flags,
+    gather_for,
+    output_flag,
+    scope_flags,
 )
 from kubectl_dra.cli.options import Options
-from kubectl_dra.cli.watch import _watch_pod
+from kubectl_dra.cli.watch import watch_pod
 from kubectl_dra.errors import ExitCode
 
 
-class _ExplainGroup(_HelpGroup):
+class _ExplainGroup(HelpGroup):
     """`explain TYPE/NAME` as kubectl writes it (deploy/web, pod/web-0) is `explain pod TYPE/NAME`."""
 
     def resolve_command(self, ctx, args):
@@ -59,17 +59,17 @@ def explain():
 )
 @click.argument("name", required=False, shell_complete=complete.pods)
 @click.option("-l", "--selector", default=None, help="Explain every pod this label selector picks (as kubectl -l)")
-@_WATCH
-@_flags(
-    *_scope(
+@WATCH
+@flags(
+    *scope_flags(
         "Namespace of the pod (default: the kubeconfig context's)",
         "Find the named pod in any namespace; with -l, pick pods in every namespace",
     ),
-    *_INPUT,
-    *_SEMANTICS,
-    *_output(),
-    *_ALL_DEVICES,
-    *_ALONE,
+    *INPUT,
+    *SEMANTICS,
+    *output_flag(),
+    *ALL_DEVICES,
+    *ALONE,
     click.option(
         "--replicas",
         type=click.IntRange(1, 10_000),
@@ -96,10 +96,10 @@ def explain():
         "the pod's requests, the dry-run's pick standing out (one pod NAME; -o json|yaml have the same data in "
         "claims[].requests[].devices)",
     ),
-    *_EXIT_ZERO,
-    *_CONNECTION,
-    *_COLOR,
-    *_VERBOSE,
+    *EXIT_ZERO,
+    *CONNECTION,
+    *COLOR,
+    *VERBOSE,
 )
 def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, draw_map, **params):
     """Explain why pod NAME (or each pod -l picks) does (not) get its devices.
@@ -133,13 +133,13 @@ def explain_pod_cmd(name, selector, watch, replicas, plugin_logs, draw_map, **pa
     if workload is not None:
         return _explain_workload(o, workload, replicas)
     if watch:
-        got = _gather(o, pod_name=name, watch=True, pending_pods=not o.alone, drivers=True, bound_pods=True)
+        got = gather_for(o, pod_name=name, watch=True, pending_pods=not o.alone, drivers=True, bound_pods=True)
         session, first, ns = got.session, [got.snapshot], got.namespace
         del got  # the first answer takes the snapshot (cli/watch.py _first): not kept here for hours
-        _watch_pod(o, session, first, ns, name)
+        watch_pod(o, session, first, ns, name)
         return None
     if name:
-        got = _gather(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
+        got = gather_for(o, pod_name=name, pending_pods=not o.alone, drivers=True, bound_pods=True)
         snap, ns = got.snapshot, got.namespace
         from kubectl_dra.analyze.reports.explain import explain_pods  # after the gather, which overlaps its loading
 
@@ -157,16 +157,18 @@ def _finish_with_map(o: Options, report):
     import sys
 
     from kubectl_dra.analyze.reports.devmap import pod_map
-    from kubectl_dra.cli.common import _ascii, _terminal
+    from kubectl_dra.cli.common import ascii_only, terminal_of
     from kubectl_dra.render import render
     from kubectl_dra.render.devmap import POD_LEGEND, render_map
     from kubectl_dra.render.escape import esc
     from kubectl_dra.render.terminal import _Out
 
     def show() -> None:
-        color, width = _terminal(o)
-        render(report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o))
-        out = _Out(sys.stdout, color, width, ascii_marks=_ascii(o))
+        color, width = terminal_of(o)
+        render(
+            report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=ascii_only(o)
+        )
+        out = _Out(sys.stdout, color, width, ascii_marks=ascii_only(o))
         out.blank()
         dmap = pod_map(report)
         if not dmap.rows:
@@ -248,7 +250,7 @@ def _explain_selected(o: Options, selector: str) -> ExitCode | None:
     from kubectl_dra.model.labels import parse_selector
 
     reqs = parse_selector(selector)
-    got = _gather(o, selector=selector, pending_pods=not o.alone, drivers=True, bound_pods=True)
+    got = gather_for(o, selector=selector, pending_pods=not o.alone, drivers=True, bound_pods=True)
     snap, ns = got.snapshot, got.namespace
     from kubectl_dra.analyze.reports.explain import explain_pods
     from kubectl_dra.analyze.reports.targets import selected_pods
@@ -264,7 +266,7 @@ def _explain_selected(o: Options, selector: str) -> ExitCode | None:
 def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) -> ExitCode:
     """explain deploy/NAME (sts, rs, ds, job): each pod the workload controls; with replicas, N more of them."""
     kind, _, resource, wname = workload
-    got = _gather(o, workload=workload, pending_pods=not o.alone, drivers=True, bound_pods=True)
+    got = gather_for(o, workload=workload, pending_pods=not o.alone, drivers=True, bound_pods=True)
     snap, ns = got.snapshot, got.namespace
     from kubectl_dra.analyze.reports.explain import explain_pods
     from kubectl_dra.analyze.reports.workload import find_workload, pods_of
@@ -286,16 +288,16 @@ def _explain_workload(o: Options, workload: tuple, replicas: int | None = None) 
 
 @explain.command("claim", context_settings=CONTEXT_SETTINGS)
 @click.argument("name", shell_complete=complete.claims)
-@_flags(
-    *_scope("Namespace of the claim (default: the kubeconfig context's)", "Find the named claim in any namespace"),
-    *_INPUT,
-    *_SEMANTICS,
-    *_output(),
-    *_ALL_DEVICES,
-    *_EXIT_ZERO,
-    *_CONNECTION,
-    *_COLOR,
-    *_VERBOSE,
+@flags(
+    *scope_flags("Namespace of the claim (default: the kubeconfig context's)", "Find the named claim in any namespace"),
+    *INPUT,
+    *SEMANTICS,
+    *output_flag(),
+    *ALL_DEVICES,
+    *EXIT_ZERO,
+    *CONNECTION,
+    *COLOR,
+    *VERBOSE,
 )
 def explain_claim_cmd(name, **params):
     """Explain the allocation state of ResourceClaim NAME.
@@ -305,7 +307,7 @@ def explain_claim_cmd(name, **params):
       kubectl dra explain claim my-claim -n team-a
     """
     o = Options.from_click(params)
-    got = _gather(o, claim_name=name)
+    got = gather_for(o, claim_name=name)
     snap, ns = got.snapshot, got.namespace
     from kubectl_dra.analyze.reports.claim import explain_claim
 

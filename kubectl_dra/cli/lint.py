@@ -8,17 +8,17 @@ import click
 
 from kubectl_dra import __version__
 from kubectl_dra.cli.common import (
-    _VERBOSE,
     CONTEXT_SETTINGS,
-    _connection,
-    _flags,
-    _gather,
-    _input,
-    _kubernetes_version,
-    _output,
-    _stdin_once,
+    VERBOSE,
+    connection_flags,
     finish,
+    flags,
+    gather_for,
+    input_flags,
+    kubernetes_version_flag,
     note,
+    output_flag,
+    stdin_once,
 )
 from kubectl_dra.cli.options import Options
 
@@ -33,18 +33,20 @@ from kubectl_dra.cli.options import Options
     help="Files, directories or - (stdin) to lint (repeatable)",
 )
 @click.argument("paths", nargs=-1, type=click.Path(allow_dash=True), metavar="[FILE]...")
-@_flags(
-    *_input("A dump (or - for stdin) to use as the reference inventory (repeatable); alone, it is also what is linted"),
-    *_connection(
+@flags(
+    *input_flags(
+        "A dump (or - for stdin) to use as the reference inventory (repeatable); alone, it is also what is linted"
+    ),
+    *connection_flags(
         kubeconfig="Use this cluster as the reference inventory",
         context="Use this kubeconfig context's cluster as the reference",
         request_timeout="Time to wait for each API call",
         chunks=False,
     ),
-    *_kubernetes_version(
+    *kubernetes_version_flag(
         "The CEL environment to compile for (default: the reference server's, else the newest released)"
     ),
-    *_output(("text", "json", "sarif"), help=None),
+    *output_flag(("text", "json", "sarif"), help=None),
     click.option(
         "--fail-on",
         type=click.Choice(("error", "warning", "info")),
@@ -52,7 +54,7 @@ from kubectl_dra.cli.options import Options
         show_default=True,
         help="Exit 1 when a finding is at least this severe",
     ),
-    *_VERBOSE,
+    *VERBOSE,
 )
 def lint_cmd(filenames, paths, output, fail_on, **params):
     """Catch DRA mistakes before kubectl apply: CEL that does not compile, attributes no device has, API versions
@@ -76,7 +78,7 @@ def lint_cmd(filenames, paths, output, fail_on, **params):
     filenames = tuple(filenames) + tuple(paths)
     if not filenames and not params["from_files"]:
         raise click.UsageError("give the manifests as FILE arguments or with -f PATH (or - for stdin)")
-    _stdin_once(filenames, params["from_files"])
+    stdin_once(filenames, params["from_files"])
     # the reference's semantics from the shared flags; every namespace of a reference cluster; lint's own -o
     # (text, json, sarif) is not the report's, so Options keeps text (a terminal's progress line as before)
     o = Options.from_click({**params, "all_namespaces": True, "no_color": True})
@@ -86,7 +88,7 @@ def lint_cmd(filenames, paths, output, fail_on, **params):
 
         reference, kind = load_files(list(o.from_files), None), "dump"
     elif o.kubeconfig or o.context:
-        reference = _gather(o, selector="", partial=True, analyse=False).snapshot
+        reference = gather_for(o, selector="", partial=True, analyse=False).snapshot
         kind = "cluster"
     manifests = load_manifests(list(filenames) or list(o.from_files))
     sem = o.semantics(reference.server_version if reference is not None else None)

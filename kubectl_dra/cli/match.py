@@ -6,21 +6,21 @@ import click
 
 from kubectl_dra.cli import complete
 from kubectl_dra.cli.common import (
-    _ALL_DEVICES,
-    _COLOR,
-    _CONNECTION,
-    _EXIT_ZERO,
-    _INPUT,
-    _SEMANTICS,
-    _VERBOSE,
+    ALL_DEVICES,
+    COLOR,
+    CONNECTION,
     CONTEXT_SETTINGS,
-    _flags,
-    _gather,
-    _HelpGroup,
-    _output,
-    _scope,
-    _stdin_once,
+    EXIT_ZERO,
+    INPUT,
+    SEMANTICS,
+    VERBOSE,
+    HelpGroup,
     finish,
+    flags,
+    gather_for,
+    output_flag,
+    scope_flags,
+    stdin_once,
 )
 from kubectl_dra.cli.options import Options
 from kubectl_dra.errors import DraError
@@ -28,7 +28,7 @@ from kubectl_dra.model.scope import base_namespace
 
 
 @click.group(
-    cls=_HelpGroup, context_settings=CONTEXT_SETTINGS, short_help="Which devices a claim would get, and why not"
+    cls=HelpGroup, context_settings=CONTEXT_SETTINGS, short_help="Which devices a claim would get, and why not"
 )
 def match():
     """Show which devices would satisfy a claim, and why every other device is rejected."""
@@ -44,15 +44,15 @@ def match():
     help="A ResourceClaim or ResourceClaimTemplate manifest to match instead of a named claim, or a Pod "
     "manifest: the claim kube-scheduler would build from its DRA-backed extended resources (- for stdin)",
 )
-@_flags(
-    *_scope(
+@flags(
+    *scope_flags(
         "Namespace of the claim, and of a -f manifest that names none (default: the kubeconfig context's)",
         "Find the named claim in any namespace",
     ),
-    *_INPUT,
-    *_SEMANTICS,
-    *_output(),
-    *_ALL_DEVICES,
+    *INPUT,
+    *SEMANTICS,
+    *output_flag(),
+    *ALL_DEVICES,
     click.option(
         "--count",
         type=click.IntRange(1, 10_000),
@@ -60,10 +60,10 @@ def match():
         help="Would N copies of the claim get devices, one after another (after the pods waiting)? How many fit, "
         "where, and why the first that does not",
     ),
-    *_EXIT_ZERO,
-    *_CONNECTION,
-    *_COLOR,
-    *_VERBOSE,
+    *EXIT_ZERO,
+    *CONNECTION,
+    *COLOR,
+    *VERBOSE,
 )
 def match_claim_cmd(name, filename, count, **params):
     """Show which devices would satisfy claim NAME (or the claim in -f FILE) now.
@@ -82,14 +82,14 @@ def match_claim_cmd(name, filename, count, **params):
     o = Options.from_click(params)
     if bool(name) == bool(filename):
         raise DraError("give either a claim NAME or -f FILE")
-    _stdin_once([filename] if filename else [], o.from_files)
-    claim = _manifest_claim(filename, o.namespace) if filename else None  # a bad file fails before any API call
+    stdin_once([filename] if filename else [], o.from_files)
+    claim = manifest_claim(filename, o.namespace) if filename else None  # a bad file fails before any API call
     # --count: the copies queue after the pods waiting (in any namespace), whose own answers read the nodes' pods
     queue = count is not None
-    got = _gather(o, claim_name=name, pending_pods=queue, bound_pods=queue)
+    got = gather_for(o, claim_name=name, pending_pods=queue, bound_pods=queue)
     snap, ns = got.snapshot, got.namespace
     if filename and ns != base_namespace(o.namespace, None):
-        claim = _manifest_claim(filename, ns)  # a manifest without a namespace is in the command's (model/scope.py)
+        claim = manifest_claim(filename, ns)  # a manifest without a namespace is in the command's (model/scope.py)
     from kubectl_dra.analyze.reports.claim import match_claim
     from kubectl_dra.analyze.reports.targets import claim_to_match
 
@@ -102,7 +102,7 @@ def match_claim_cmd(name, filename, count, **params):
     return finish(match_claim(snap, sem, claim), o)
 
 
-def _manifest_claim(filename: str, namespace: str | None) -> dict:
+def manifest_claim(filename: str, namespace: str | None) -> dict:
     """The one ResourceClaim, ResourceClaimTemplate or Pod of match's -f file."""
     from kubectl_dra.gather.files import load_files
 

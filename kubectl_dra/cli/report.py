@@ -7,20 +7,20 @@ from datetime import datetime, timezone
 import click
 
 from kubectl_dra.cli.common import (
-    _ALONE,
-    _CONNECTION,
-    _EXIT_ZERO,
-    _INPUT,
-    _SEMANTICS,
-    _VERBOSE,
+    ALONE,
+    CONNECTION,
     CONTEXT_SETTINGS,
-    _flags,
-    _gather,
-    _one_line,
-    _output,
-    _output_file,
-    _scope,
+    EXIT_ZERO,
+    INPUT,
+    SEMANTICS,
+    VERBOSE,
     finish,
+    flags,
+    gather_for,
+    one_line,
+    output_file_flag,
+    output_flag,
+    scope_flags,
     write_out,
 )
 from kubectl_dra.cli.options import Options
@@ -28,16 +28,18 @@ from kubectl_dra.cli.options import Options
 
 @click.command("report", context_settings=CONTEXT_SETTINGS, short_help="One HTML file to attach to a ticket")
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
-@_output_file("report")
-@_flags(
-    *_scope("Namespace of the pods to judge (default: the kubeconfig context's)", "Judge the pods of every namespace"),
-    *_INPUT,
-    *_SEMANTICS,
-    *_output(("html",), default="html", help="Output format (html: one self-contained page)"),
-    *_ALONE,
-    *_EXIT_ZERO,
-    *_CONNECTION,
-    *_VERBOSE,
+@output_file_flag("report")
+@flags(
+    *scope_flags(
+        "Namespace of the pods to judge (default: the kubeconfig context's)", "Judge the pods of every namespace"
+    ),
+    *INPUT,
+    *SEMANTICS,
+    *output_flag(("html",), default="html", help="Output format (html: one self-contained page)"),
+    *ALONE,
+    *EXIT_ZERO,
+    *CONNECTION,
+    *VERBOSE,
 )
 def report_cmd(selector, filename, **params):
     """Write one self-contained HTML page: what status, explain pod --map and devices -o map say, and the input.
@@ -61,7 +63,7 @@ def report_cmd(selector, filename, **params):
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
     everything = not o.from_files  # live: every object a dump holds, to embed (the files are embedded as read)
-    got = _gather(
+    got = gather_for(
         o,
         selector=selector or "",
         partial=True,
@@ -86,7 +88,7 @@ def report_cmd(selector, filename, **params):
 
     undetermined = None
     if not ov.determined:
-        undetermined = f"the report is incomplete: {_one_line('; '.join(ov.scan.unseen + ov.inventory.unseen))}"
+        undetermined = f"the report is incomplete: {one_line('; '.join(ov.scan.unseen + ov.inventory.unseen))}"
         if not ov.scan.unseen and not ov.inventory.unseen:
             undetermined = "some pods are undetermined: the report says why"
     return finish(ov, o, show=show, undetermined=undetermined, blocked=ov.blocked)

@@ -8,47 +8,47 @@ from dataclasses import replace
 import click
 
 from kubectl_dra.cli.common import (
-    _ALONE,
-    _COLOR,
-    _EXIT_ZERO,
-    _INPUT,
-    _NO_HEADERS,
-    _SEMANTICS,
-    _VERBOSE,
-    _WATCH,
+    ALONE,
+    COLOR,
     CONTEXT_SETTINGS,
-    _connection,
-    _flags,
-    _gather,
-    _one_line,
-    _output,
-    _scan_rows,
-    _scope,
-    _short_unseen,
-    _terminal,
+    EXIT_ZERO,
+    INPUT,
+    NO_HEADERS,
+    SEMANTICS,
+    VERBOSE,
+    WATCH,
+    connection_flags,
     finish,
+    flags,
+    gather_for,
     note,
+    one_line,
+    output_flag,
+    scan_rows,
+    scope_flags,
+    short_unseen,
+    terminal_of,
 )
 from kubectl_dra.cli.options import Options
-from kubectl_dra.cli.watch import _watch_status
+from kubectl_dra.cli.watch import watch_status
 from kubectl_dra.errors import DraError
 from kubectl_dra.render import FORMATS
 
 
 @click.command("status", context_settings=CONTEXT_SETTINGS, short_help="Every pod that uses DRA, blocked first")
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
-@_WATCH
-@_flags(
-    *_scope("Namespace to scan (default: the kubeconfig context's)", "Scan every namespace"),
-    *_INPUT,
-    *_SEMANTICS,
-    *_output(FORMATS + ("name",), help="Output format (name: pod/NAME, one a line, as kubectl get -o name)"),
-    *_NO_HEADERS,
-    *_ALONE,
-    *_EXIT_ZERO,
-    *_connection(fleet=True),
-    *_COLOR,
-    *_VERBOSE,
+@WATCH
+@flags(
+    *scope_flags("Namespace to scan (default: the kubeconfig context's)", "Scan every namespace"),
+    *INPUT,
+    *SEMANTICS,
+    *output_flag(FORMATS + ("name",), help="Output format (name: pod/NAME, one a line, as kubectl get -o name)"),
+    *NO_HEADERS,
+    *ALONE,
+    *EXIT_ZERO,
+    *connection_flags(fleet=True),
+    *COLOR,
+    *VERBOSE,
 )
 def status_cmd(selector, watch, no_headers, **params):
     """List the pods that use DRA and what holds each: one line per pod, blocked first.
@@ -96,7 +96,7 @@ def status_cmd(selector, watch, no_headers, **params):
     # (no local keeps the gather: with -w, the first answer takes its snapshot, not held here for hours)
     return _answer(
         o,
-        _gather(
+        gather_for(
             o,
             selector=selector or "",
             partial=True,
@@ -114,7 +114,7 @@ def status_cmd(selector, watch, no_headers, **params):
 
 def _scan_once(o: Options, selector, reqs, progress: bool = True):
     """One cluster's gather and scan (a fleet's per context)."""
-    got = _gather(
+    got = gather_for(
         o,
         selector=selector or "",
         partial=True,
@@ -142,7 +142,7 @@ def _evaluator(o: Options, got, selector, reqs, watch: bool):
             o.semantics(snap.server_version),
             namespace,
             (lambda labels: matches(reqs, labels)) if reqs is not None else None,
-            _unseen_pods([g for g in snap.gaps if g.resource == "pods"]),
+            unseen_pods([g for g in snap.gaps if g.resource == "pods"]),
             alone=o.alone,
             elsewhere=elsewhere,
         )
@@ -163,7 +163,7 @@ def _fleet(o: Options, contexts: list[str], selector, reqs, no_headers: bool):
     )
 
     def show():
-        color, width = _terminal(o)
+        color, width = terminal_of(o)
         render_fleet(answers, o.output, sys.stdout, color=color, width=width, header=not no_headers)
         sys.stdout.flush()
         if o.output in ("text", "wide"):
@@ -189,7 +189,7 @@ def _answer(o: Options, got, selector, reqs, watch: bool, no_headers: bool):
     if watch:
         session, first = got.session, [snap]
         del got, snap  # the first answer takes the snapshot (cli/watch.py _first): not kept here for hours
-        _watch_status(o, session, first, evaluate, no_headers)
+        watch_status(o, session, first, evaluate, no_headers)
         return
     from kubectl_dra.model.snapshot import PENDING_PODS
 
@@ -197,11 +197,11 @@ def _answer(o: Options, got, selector, reqs, watch: bool, no_headers: bool):
     for g in snap.gaps:
         if g.resource == PENDING_PODS and any(r.queue for r in report.rows):  # a pending pod's answer depends on it
             note(
-                f"warning: cannot list the pending pods of every namespace ({_one_line(g.message)}): the queue holds "
+                f"warning: cannot list the pending pods of every namespace ({one_line(g.message)}): the queue holds "
                 "only the pods listed here, and pods elsewhere may be ahead of them"
             )
     empty, wrong_scope = _empty_scope(report, snap.source, o.namespace is not None)
-    undetermined = empty if wrong_scope else None if report.determined else _one_line(_undetermined(report))
+    undetermined = empty if wrong_scope else None if report.determined else one_line(_undetermined(report))
 
     def show():
         _show_scan(report, o, no_headers, None if wrong_scope else empty)
@@ -249,15 +249,15 @@ def _empty_scope(report, source: str, asked: bool) -> tuple[str | None, bool]:
 def _undetermined(report) -> str:
     """Why the scan exits 2: the pods whose state is open (a few by name), or what it could not see."""
     if report.unseen:
-        return f"the scan is incomplete: could not see {'; '.join(_short_unseen(u) for u in report.unseen)}"
+        return f"the scan is incomplete: could not see {'; '.join(short_unseen(u) for u in report.unseen)}"
     open_ = [r for r in report.rows if r.state == "Unknown"]
     names = ", ".join(f"{r.namespace}/{r.pod}" for r in open_[:3]) + (" ..." if len(open_) > 3 else "")
     return f"{len(open_)} pod{'' if len(open_) == 1 else 's'} undetermined ({names}): 'explain pod' says why"
 
 
-def _unseen_pods(gaps: list) -> tuple[str, ...]:
+def unseen_pods(gaps: list) -> tuple[str, ...]:
     """One line per kind of refusal: the namespaces whose pods could not be listed, every one by name (the JSON
-    and YAML documents carry them all; text shortens the list, _short_unseen), then why."""
+    and YAML documents carry them all; text shortens the list, short_unseen), then why."""
     out = [f"pods: {g.message}" for g in gaps if not g.namespace]
     refused = [g for g in gaps if g.namespace]
     if len(refused) == 1:
@@ -275,7 +275,7 @@ def _show_scan(report, o: Options, no_headers: bool = False, empty: str | None =
     code 2 then ends with exactly one `error:` line (finish)."""
     from kubectl_dra.render.escape import esc
 
-    _scan_rows(report, o, header=not no_headers)
+    scan_rows(report, o, header=not no_headers)
     sys.stdout.flush()
     text = o.output in ("text", "wide")
     if not report.rows and text:
@@ -286,4 +286,4 @@ def _show_scan(report, o: Options, no_headers: bool = False, empty: str | None =
         for line in report.queue.shortfalls if report.queue is not None else ():
             note(f"queue: {esc(line.text)}")
     for line in report.unseen:
-        note(f"warning: could not see {_one_line(_short_unseen(line))}")
+        note(f"warning: could not see {one_line(short_unseen(line))}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from kubectl_dra.cli.common import _ascii, _one_line, _scan_rows, _short_unseen, _terminal, note
+from kubectl_dra.cli.common import ascii_only, note, one_line, scan_rows, short_unseen, terminal_of
 from kubectl_dra.cli.options import Options
 from kubectl_dra.errors import DraError, ExitCode
 
@@ -30,7 +30,7 @@ def _watch_loop(session, first, each) -> None:
         raise SystemExit(int(ExitCode.INTERRUPTED)) from None
 
 
-def _watch_pod(o: Options, session, first: list, ns: str, name: str) -> None:
+def watch_pod(o: Options, session, first: list, ns: str, name: str) -> None:
     """explain pod NAME -w: the report, then one line per change of the verdict (-o json|yaml: the whole report).
     first: [the gather's snapshot], emptied by the first answer (_first)."""
     import time
@@ -54,14 +54,20 @@ def _watch_pod(o: Options, session, first: list, ns: str, name: str) -> None:
             return
         last["key"] = key
         if report is None:
-            sys.stderr.write(f"error: {_one_line(err)}\n")
+            sys.stderr.write(f"error: {one_line(err)}\n")
             return
         if first or o.output in ("json", "yaml"):
             from kubectl_dra.render import render
 
-            color, width = _terminal(o)
+            color, width = terminal_of(o)
             render(
-                report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=_ascii(o)
+                report,
+                o.output,
+                sys.stdout,
+                color=color,
+                width=width,
+                all_devices=o.all_devices,
+                ascii_marks=ascii_only(o),
             )
             if first and o.output in ("text", "wide"):
                 sys.stdout.write("\nWatching (Ctrl-C to stop):\n")
@@ -75,7 +81,7 @@ def _watch_pod(o: Options, session, first: list, ns: str, name: str) -> None:
     _watch_loop(session, lambda: show(True), lambda: show(False))
 
 
-def _watch_status(o: Options, session, first: list, evaluate, no_headers: bool = False) -> None:
+def watch_status(o: Options, session, first: list, evaluate, no_headers: bool = False) -> None:
     """status -w: the table, then the rows that changed (a new pod, another state or reason), as kubectl get -w.
     first: [the gather's snapshot], emptied by the first answer (_first)."""
     shown: dict = {}
@@ -88,9 +94,9 @@ def _watch_status(o: Options, session, first: list, evaluate, no_headers: bool =
             shown[(r.namespace, r.pod)] = _row_key(r)
         if not rows and not first:
             return
-        _scan_rows(replace(report, rows=tuple(rows)), o, header=first and not no_headers)
+        scan_rows(replace(report, rows=tuple(rows)), o, header=first and not no_headers)
         for line in report.unseen if first else ():
-            note(f"warning: could not see {_one_line(_short_unseen(line))}")
+            note(f"warning: could not see {one_line(short_unseen(line))}")
 
     _watch_loop(session, lambda: show(True), lambda: show(False))
 

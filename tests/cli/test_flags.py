@@ -176,7 +176,7 @@ def test_dump_writes_to_output_file(tmp_path, monkeypatch, capsys):
         assert kw["everything"]
         return Gathered(snap, "default", raw=({"kind": "Header"}, *snap.pods))
 
-    monkeypatch.setattr(kubectl_dra.cli.dump, "_gather", gather)
+    monkeypatch.setattr(kubectl_dra.cli.dump, "gather_for", gather)
     out = tmp_path / "bundle.json"
     with pytest.raises(SystemExit) as e:
         c.main(["dump", "--output-file", str(out), "-o", "json"])

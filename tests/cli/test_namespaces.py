@@ -136,16 +136,16 @@ def test_scope_rules():
 
 def test_unseen_namespaces_are_all_named_in_documents_and_shortened_on_a_terminal():
     """-o json/yaml carry every namespace whose pods could not be listed; the warning and error lines name five."""
-    from kubectl_dra.cli.common import _short_unseen
-    from kubectl_dra.cli.status import _unseen_pods
+    from kubectl_dra.cli.common import short_unseen
+    from kubectl_dra.cli.status import unseen_pods
     from kubectl_dra.model.snapshot import Gap
 
     gaps = [Gap("list", "pods", f"ns-{i}", "forbidden", "forbidden") for i in range(8)]
-    (line,) = _unseen_pods(gaps)
+    (line,) = unseen_pods(gaps)
     assert all(f"ns-{i}" in line for i in range(8)), line
-    short = _short_unseen(line)
+    short = short_unseen(line)
     assert short == "pods in 8 namespaces (ns-0, ns-1, ns-2, ns-3, ns-4 and 3 more): forbidden", short
-    assert _short_unseen("pods in namespace a: forbidden") == "pods in namespace a: forbidden"
+    assert short_unseen("pods in namespace a: forbidden") == "pods in namespace a: forbidden"
 
 
 # status where the scope has no pod that uses DRA (issue 44, item 6): the other namespaces that have some are named;

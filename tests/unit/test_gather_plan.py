@@ -185,7 +185,7 @@ def test_a_watched_explain_asks_for_the_pending_pods_of_every_namespace(monkeypa
         asked.append(LiveRequest(**ask))
         raise SystemExit(0)
 
-    monkeypatch.setattr(cli_explain, "_gather", gather)
+    monkeypatch.setattr(cli_explain, "gather_for", gather)
     from click.testing import CliRunner
 
     from kubectl_dra.cli import cli

@@ -106,7 +106,7 @@ def test_devices_reads_no_events(tmp_path):
     a dump's 10,000 events cost it nothing; other commands keep them."""
     import json
 
-    from kubectl_dra.cli.common import _gather
+    from kubectl_dra.cli.common import gather_for
     from kubectl_dra.cli.options import Options
 
     event = {"kind": "Event", "apiVersion": "v1", "metadata": {"name": "e1", "namespace": "default"}, "spec": []}
@@ -117,9 +117,9 @@ def test_devices_reads_no_events(tmp_path):
     base = [*snap.nodes, *snap.classes, *snap.slices]
     f.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [*base, event]}))
     o = Options.from_click({"from_files": [str(f)]})
-    snap = _gather(o, events=False).snapshot
+    snap = gather_for(o, events=False).snapshot
     assert snap.events == () and len(snap.slices) == len(objects().slices) > 0
     with pytest.raises(DraError, match="Event e1: .spec must be a mapping"):
-        _gather(o)  # the same file for a command that reads events
+        gather_for(o)  # the same file for a command that reads events
     f.write_text(json.dumps({"kind": "List", "apiVersion": "v1", "items": [*base, good]}))
-    assert [e["name"] for e in _gather(o).snapshot.events] == ["e2"]
+    assert [e["name"] for e in gather_for(o).snapshot.events] == ["e2"]

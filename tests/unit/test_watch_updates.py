@@ -164,9 +164,9 @@ def test_watching_lets_go_of_the_gathered_snapshot(command, capsys, monkeypatch)
     del snap
     with pytest.raises(SystemExit) as exit_:
         if command == "status":
-            watch._watch_status(o, session, first, lambda s: scan(s, S37, NS, None, ()))
+            watch.watch_status(o, session, first, lambda s: scan(s, S37, NS, None, ()))
         else:
-            watch._watch_pod(o, session, first, NS, "web")
+            watch.watch_pod(o, session, first, NS, "web")
     assert exit_.value.code == 130
     assert "web" in capsys.readouterr().out  # the first answer was given, from that snapshot
     assert session.first_alive is False
