@@ -40,7 +40,7 @@ a pod whose attempt errs), report.py (judge_queue and the pod's report)."""
 
 from kubectl_dra.analyze.queue.judge import Ahead, Place, Queue, Shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
-from kubectl_dra.analyze.queue.report import judge_queue, queue_finding, with_place
+from kubectl_dra.analyze.queue.report import judge_queue, place_reports, queue_finding, with_place
 
 __all__ = [
     "Ahead",
@@ -50,6 +50,7 @@ __all__ = [
     "Queue",
     "Shortfall",
     "judge_queue",
+    "place_reports",
     "order",
     "queue_finding",
     "with_place",

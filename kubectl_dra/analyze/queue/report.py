@@ -97,6 +97,13 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
             if e.gang.unmodelled is not None:
                 e.kind = "open"  # it may or may not take devices: the group decides
     queue = simulate(base, entries, reference_time(snap), _others(snap, sem, base) if entries else None)
+    return queue, place_reports(snap, queue, alone)
+
+
+def place_reports(snap, queue: Queue, alone: dict) -> dict:
+    """Per pod in alone ((namespace, name) -> (pod, report, fork), as judge_queue takes it), its report with its
+    place in a queue judged on the same snapshot (judge_queue's, or one already judged and kept: a report that also
+    explains some pods in full judges the queue once)."""
     placed = {}
     for key, (p, report, fork) in alone.items():
         place = queue.places.get(f"{key[0]}/{key[1]}")
@@ -107,7 +114,7 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
         why = why or room_others_may_free(report, p, snap.pods, _pending)
         if why is not None:
             placed[key] = _opened(report, why)
-    return queue, placed
+    return placed
 
 
 def _opened(report, why: str):
