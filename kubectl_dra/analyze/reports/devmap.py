@@ -131,30 +131,60 @@ POD_STATES = (
 NOT_NODE_LOCAL = "(not node-local)"
 
 
-def pod_map(report, grouped: bool = True) -> DeviceMap:
+def pod_map(report, grouped: bool = True, cache: dict | None = None) -> DeviceMap:
     """The map of one explained pod (explain pod's Report, its claims' request matrices in the body): empty when
-    the report carries no matrix (its claims are allocated, or brief)."""
+    the report carries no matrix (its claims are allocated, or brief). cache: what was read of each device row
+    already, for maps of several reports of one analysis (their rows are shared: bodies.py claim_body): each row is
+    read once; grouped, only the first node of a group gets its cells (the others are counted)."""
     rank = {s: i for i, s in enumerate(POD_STATES)}
+    cache = {} if cache is None else cache
     best: dict[str, tuple] = {}
     for claim in (report.body or {}).get("claims") or []:
         for req in claim.get("requests") or []:
+            where = f"request {claim.get('name')}/{req.get('name')}: "
             for v in req.get("devices") or []:
-                state = v.get("outcome") if v.get("outcome") in ("selected", "candidate") else v.get("stage")
-                if state == "in-use" and (v.get("evidence") or {}).get("ahead"):
-                    state = "ahead"
-                if state not in rank:
+                hit = cache.get(id(v))
+                if hit is None or hit[0] is not v:
+                    hit = cache[id(v)] = (v, *_read(v, rank))
+                _, r, did, why, node = hit
+                if r is None:
                     continue
-                did = f"{v.get('driver')}/{v.get('pool')}/{v.get('device')}"
                 had = best.get(did)
-                if had is None or rank[state] < rank[had[0]]:
-                    why = v.get("reason") or state
-                    best[did] = (state, f"request {claim.get('name')}/{req.get('name')}: {why}", v.get("node"))
-    _in_queue(best, (report.body or {}).get("queue"))
-    per_node: dict[str, list[Cell]] = {}
-    for did, (state, why, node) in best.items():
-        per_node.setdefault(node or NOT_NODE_LOCAL, []).append(Cell(did, state, "", why))
-    totals = Counter(state for state, _, _ in best.values())
-    return DeviceMap(_rows(per_node, {}, grouped, POD_STATES), grouped, totals={s: totals[s] for s in POD_STATES})
+                if had is None or r < had[0]:
+                    best[did] = (r, where, why, node)
+    states = {did: (POD_STATES[r], where + why, node) for did, (r, where, why, node) in best.items()}
+    _in_queue(states, (report.body or {}).get("queue"))
+    per_node: dict[str, list[tuple]] = {}
+    for did, (state, why, node) in states.items():
+        per_node.setdefault(node or NOT_NODE_LOCAL, []).append((did, state, why))
+    totals = Counter(state for state, _, _ in states.values())
+    return DeviceMap(_pod_rows(per_node, grouped), grouped, totals={s: totals[s] for s in POD_STATES})
+
+
+def _read(v: dict, rank: dict) -> tuple:
+    """A device row of a request's matrix as the pod's map reads it: (rank of its state or None, device, why, node)."""
+    state = v.get("outcome") if v.get("outcome") in ("selected", "candidate") else v.get("stage")
+    if state == "in-use" and (v.get("evidence") or {}).get("ahead"):
+        state = "ahead"
+    did = f"{v.get('driver')}/{v.get('pool')}/{v.get('device')}"
+    return rank.get(state), did, v.get("reason") or state, v.get("node")
+
+
+def _pod_rows(per_node: dict, grouped: bool) -> tuple[MapRow, ...]:
+    """_rows for a pod's map, the cells made only for the node that stands for its row (grouped: the first)."""
+    order = {s: i for i, s in enumerate(POD_STATES)}
+    rows: dict[tuple, list] = {}
+    for node in sorted(per_node):
+        devs = sorted(per_node[node], key=lambda d: (order[d[1]], d[0]))
+        key = tuple(d[1] for d in devs) if grouped else (node,)
+        row = rows.get(key)
+        if row is None:
+            rows[key] = [devs, [node]]
+        else:
+            row[1].append(node)
+    return tuple(
+        MapRow(tuple(names), tuple(Cell(d, st, "", why) for d, st, why in devs)) for devs, names in rows.values()
+    )
 
 
 def _binding(snap) -> dict[str, str]:

@@ -439,7 +439,7 @@ def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, anal
             if ext is not None
             else []
         ),
-        "claims": [claim_body(a, all_devices=not brief) for a in analyses],
+        "claims": [claim_body(a, not brief, an.memo.setdefault("device rows", {})) for a in analyses],
         "extendedResources": ext.to_dict() if ext is not None else None,
         "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": an.idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,

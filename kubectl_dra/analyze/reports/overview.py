@@ -50,7 +50,8 @@ def overview(snap: Snapshot, sem: Semantics, namespace: str | None, labels=None,
     judged, report = report.judged, replace(report, judged=None)  # (the entries hold every pod's analysis)
     wanted = [(r.namespace, r.pod) for r in report.rows if r.state != "OK"]
     reports = explain_pods(snap, sem, wanted[:EXPLAINED], alone, judged) if wanted else []
-    explained = tuple(Explained(r, pod_map(r)) for r in reports)
+    rows: dict = {}  # the device rows the explained reports share, each read once (devmap.py pod_map)
+    explained = tuple(Explained(r, pod_map(r, cache=rows)) for r in reports)
     inv = inventory(snap, sem)
     counts: dict[str, int] = {}
     for r in reports:
