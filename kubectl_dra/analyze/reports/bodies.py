@@ -64,12 +64,16 @@ def _rows(m: list, shared: dict | None) -> list[dict]:
     """The matrix's verdicts as rows (shared between the reports that hold them: no one changes a row)."""
     if shared is None:
         return [v.to_dict() for v in m]
+    whole = shared.get(("matrix", id(m)))
+    if whole is not None and whole[0] is m:
+        return whole[1]  # the same matrix, the same list (what reads it may keep what it read of it: devmap.py)
     out = []
     for v in m:
         hit = shared.get(id(v))
         if hit is None or hit[0] is not v:
             hit = shared[id(v)] = (v, v.to_dict())
         out.append(hit[1])
+    shared[("matrix", id(m))] = (m, out)
     return out
 
 
