@@ -52,7 +52,7 @@ def overview(snap: Snapshot, sem: Semantics, namespace: str | None, labels=None,
     reports = explain_pods(snap, sem, wanted[:EXPLAINED], alone, judged) if wanted else []
     rows: dict = {}  # the device rows the explained reports share, each read once (devmap.py pod_map)
     explained = tuple(Explained(r, pod_map(r, cache=rows)) for r in reports)
-    inv = inventory(snap, sem)
+    inv = inventory(snap, sem, base=judged.base if judged is not None else None)
     counts: dict[str, int] = {}
     for r in reports:
         for code in sorted({f.code for f in r.findings}):
