@@ -29,6 +29,8 @@ from kubectl_dra.cli.options import Options
 from kubectl_dra.errors import DraError
 from kubectl_dra.render import FORMATS
 
+_MAP_WATCH = "With -o map: draw the map again whenever it changes, as the cluster changes (Ctrl-C ends)"
+
 
 @click.command("devices", context_settings=CONTEXT_SETTINGS, short_help="What is free and who holds it")
 @click.option("--list", "listing", is_flag=True, help="List every device (any filter lists too)")
@@ -53,12 +55,7 @@ from kubectl_dra.render import FORMATS
     help="How many more of this request fit, per node and in total (with --class): FILE holds one ResourceClaim or "
     "ResourceClaimTemplate (or a Pod: the claim of its DRA-backed extended resources), as match claim -f takes",
 )
-@click.option(
-    "-w",
-    "--watch",
-    is_flag=True,
-    help="With -o map: draw the map again whenever it changes, as the cluster changes (Ctrl-C ends)",
-)
+@click.option("-w", "--watch", is_flag=True, help=_MAP_WATCH)
 @_flags(
     *_INPUT,
     *_SEMANTICS,
@@ -138,36 +135,31 @@ def devices_cmd(
     )
     snap = got.snapshot
     driver, pool = check_device_filters(snap, node, driver, device_class, pool)
-    filters = {
-        "node": node,
-        "driver": driver,
-        "class": device_class,
-        "pool": pool,
-        "free": free,
-        "where": where,
-        "selector": selector,
-        "labels": labels,
-    }
+    filters = {"node": node, "driver": driver, "class": device_class, "pool": pool, "free": free, "where": where,
+               "selector": selector, "labels": labels}  # fmt: skip
     if watch:
-        from kubectl_dra.cli.watch import _watch_map
-
-        session, first = got.session, [snap]
+        held = [got]
         del got, snap  # the first map takes the snapshot (cli/watch.py _first): not kept here for hours
-        _watch_map(o, session, first, lambda s: inventory(s, o.semantics(s.server_version), filters), _show_map)
-        return
+        return _map_watch(o, held, filters)
     report = inventory(snap, o.semantics(snap.server_version), filters)
     listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
     incomplete = f"the inventory is incomplete: {_one_line('; '.join(report.unseen))}"
     if o.output == "map":
-        return finish(
-            report, o, show=lambda: _show_map(report, snap, o), undetermined=incomplete if report.unseen else None
-        )
-    return finish(
-        report,
-        o,
-        show=lambda: _show_inventory(report, o, listed, no_headers),
-        undetermined=incomplete if report.unseen else None,
-    )
+        show = lambda: _show_map(report, snap, o)  # noqa: E731
+    else:
+        show = lambda: _show_inventory(report, o, listed, no_headers)  # noqa: E731
+    return finish(report, o, show=show, undetermined=incomplete if report.unseen else None)
+
+
+def _map_watch(o: Options, held: list, filters: dict) -> None:
+    """-o map -w: cli/watch.py's loop; held: [the gather], emptied here (its snapshot answers first, then goes)."""
+    from kubectl_dra.analyze.reports.inventory import inventory
+    from kubectl_dra.cli.watch import _watch_map
+
+    got = held.pop()
+    session, first = got.session, [got.snapshot]
+    del got
+    _watch_map(o, session, first, lambda s: inventory(s, o.semantics(s.server_version), filters), _show_map)
 
 
 def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
