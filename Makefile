@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test unit lint docs docs-check golden bench clean help
+.PHONY: venv demo test unit lint docs docs-check golden bench bench-report clean help
 .DEFAULT_GOAL := help
 
 help:
@@ -18,6 +18,7 @@ help:
 	@echo "make docs        regenerate docs/ from the finding registry and the CLI"
 	@echo "make golden      rewrite tests/scenarios/*/expected.* from the current CLI"
 	@echo "make bench       the 40,000-device benchmark"
+	@echo "make bench-report  the HTML report against status -A, 5,000 pending pods (paired rounds)"
 
 $(STAMP): requirements/dev.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +49,9 @@ golden: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench.py --keep .cache/bench
+
+bench-report: $(STAMP)
+	$(PY) benchmarks/bench.py --keep .cache/bench --report
 
 # Further targets (cluster, e2e, fidelity, dist, install-test) live in mk/*.mk.
 -include mk/*.mk

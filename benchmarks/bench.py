@@ -27,6 +27,7 @@ MEM = ["24Gi", "40Gi", "80Gi"]
 SCAN_PODS, SCAN_BLOCKED = 500, 200  # the scan's benchmark: DRA pods in the namespace, how many cannot be placed
 QUEUE_PODS = 5000  # the queue's benchmark (issue 28): pending DRA pods on the realistic dump
 FEW_PODS = 210  # the same with few pods waiting: what --replicas costs apart from the pods ahead
+REPORT = f"report -A ({QUEUE_PODS} pods)"  # the HTML report (issue 48), against status -A on the same dump
 
 
 def _joint(spec: dict) -> dict:
@@ -292,10 +293,13 @@ def main() -> int:
         default=NODES,
         help="nodes of the realistic dump (unique uuid/pciBusID per device); 65000 is the largest clusters' size",
     )
+    ap.add_argument("--report", action="store_true", help="only the HTML report against status -A (issue 48)")
     a = ap.parse_args()
     compile_modules()
     d = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="kubectl-dra-bench-"))
     d.mkdir(parents=True, exist_ok=True)
+    if a.report:
+        return report_only(d, a.runs)
     snap = d / "snapshot.json"
     scan = d / f"scan-{SCAN_PODS}.json"
     real = d / f"realistic-{a.realistic_nodes}.json"
@@ -342,6 +346,8 @@ def main() -> int:
         ("explain pod (queue dump)", ["explain", "pod", "bench", "--from-file", str(queue)]),
         (f"status -A ({QUEUE_PODS} pods)", ["status", "-A", "--from-file", str(queue)]),
         ("explain --replicas 500", ["explain", "deploy/web", "--replicas", "500", "--from-file", str(queue)]),
+        # The HTML report (issue 48): within 1.5x status -A on the same dump, the page under 10 MB.
+        (REPORT, ["report", "-A", "--from-file", str(queue), "--output-file", str(d / "report.html")]),
         # The copies' own cost: the same with 210 pods waiting instead of 5,000.
         (f"explain --alone ({FEW_PODS} pods)", ["explain", "pod", "bench", "--alone", "--from-file", str(few)]),
         (f"--replicas 500 ({FEW_PODS} pods)", ["explain", "deploy/web", "--replicas", "500", "--from-file", str(few)]),
@@ -388,6 +394,40 @@ def main() -> int:
     ):
         vs = f"{floor[label] / floor[queued]:>13.2f}x" if queued else f"{'':>14}"
         print(f"{label:<36} {floor[label] / floor[alone]:>9.2f}x {vs} {target:>7}")
+    _report_ratio(runs, d)
+    return 0
+
+
+def _report_ratio(runs: dict, d: Path) -> None:
+    """The HTML report against status -A, round by round (each round ran both), and the page's size."""
+    status = f"status -A ({QUEUE_PODS} pods)"
+    ratios = [r[0] / s[0] for r, s in zip(runs[REPORT], runs[status])]
+    size = (d / "report.html").stat().st_size / 1e6
+    med = statistics.median(r[0] for r in runs[REPORT]) / statistics.median(r[0] for r in runs[status])
+    print(f"\n{REPORT}: {med:.2f}x status -A (medians; per round {', '.join(f'{x:.2f}x' for x in ratios)})")
+    print(f"the page: {size:.1f} MB (targets: 1.5x, 10 MB)")
+
+
+def report_only(d: Path, runs: int) -> int:
+    """--report: only status -A and the report on the queue dump, in paired rounds (a few minutes, not the hour
+    of every benchmark)."""
+    queue = d / f"queue-{QUEUE_PODS}.json"
+    if not queue.exists():
+        generate(queue, QUEUE_PODS, True, NODES, False)
+    commands = {
+        f"status -A ({QUEUE_PODS} pods)": ["status", "-A", "--from-file", str(queue)],
+        REPORT: ["report", "-A", "--from-file", str(queue), "--output-file", str(d / "report.html")],
+    }
+    got: dict[str, list] = {label: [] for label in commands}
+    for _ in range(runs):
+        for label, args in commands.items():
+            got[label].append(measure(args))
+    for label, rs in got.items():
+        walls = [r[0] for r in rs]
+        print(
+            f"{label:<28} median {statistics.median(walls):.2f} s, min {min(walls):.2f} s, {max(r[1] for r in rs):.0f} MB"
+        )
+    _report_ratio(got, d)
     return 0
 
 

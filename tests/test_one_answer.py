@@ -8,7 +8,9 @@ the commands asks, nor on which pods the command names."""
 from __future__ import annotations
 
 import copy
+import html
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -44,11 +46,37 @@ def _rows(args: list[str]) -> dict | None:
             json.loads(r.stdout).get("items") or []}  # fmt: skip
 
 
+# The HTML report's table of pods (render/html.py _pods) and the summary line of each pod it explains in full
+_REPORT_ROW = re.compile(r'<tr><td>([^<]*)</td><td class="(\w+)">\w+</td><td>([^<]*)</td>')
+_REPORT_EXPLAINED = re.compile(r"<details(?: open)?><summary>([^<]*?): (Blocked|Undetermined|OK): ")
+
+
+def _report_rows(args: list[str]) -> dict | None:
+    """What `kubectl dra report` says of each pod: (namespace, pod) -> (state, missing) from its table, and the state
+    of each pod it explains in full (None where status does not read the input)."""
+    r = run(["report", *args])
+    if r.returncode not in (0, 1, 2) or "<html" not in r.stdout:
+        return None
+    rows = {}
+    for pod, state, missing in _REPORT_ROW.findall(r.stdout):
+        ns, name = html.unescape(pod).split("/", 1)
+        rows[(ns, name)] = (state, html.unescape(missing) or None if state == "Blocked" else None)
+    for pod, verdict in _REPORT_EXPLAINED.findall(r.stdout):
+        ns, name = html.unescape(pod).split("/", 1)
+        state = {"Undetermined": "Unknown"}.get(verdict, verdict)
+        assert rows[(ns, name)][0] == state, (
+            f"{ns}/{name}: the report's table says {rows[(ns, name)]}, its explanation {state}"
+        )
+    return rows
+
+
 def _one_answer(inp: str, shared: list[str]) -> int:
     """Check every pod status lists on the input, namespace by namespace (an object of the input without a namespace
     is read into the namespace asked about, as kubectl does: each command asks about the same one); returns how
-    many pods were checked."""
+    many pods were checked. The HTML report of the whole input says the same of each pod as status -A."""
     every = _rows(["-A", *shared, "--from-file", inp])
+    if every is not None:
+        assert _report_rows(["-A", *shared, "--from-file", inp]) == every, "the report and status -A differ"
     checked = 0
     for ns in sorted({ns for ns, _ in every or ()}):
         rows = _rows(["-n", ns, *shared, "--from-file", inp]) or {}

@@ -180,8 +180,11 @@ def gather_for(o: Options, *, analyse: bool = True, progress: bool = True, **ask
 
         # the driver piece reads the DaemonSets' FailedCreate and the kubelets' Starting events (listed live apart)
         keep = r.events or r.drivers
-        snap = load_files(list(o.from_files), o.namespace, skip=frozenset() if keep else frozenset({"Event"}))
-        return Gathered(snap, _named_namespace(snap, r))
+        kept: list | None = [] if r.everything else None  # (the report embeds the objects as read)
+        snap = load_files(
+            list(o.from_files), o.namespace, skip=frozenset() if keep else frozenset({"Event"}), kept=kept
+        )
+        return Gathered(snap, _named_namespace(snap, r), raw=tuple(kept or ()))
     from kubectl_dra.gather.live import gather_live
 
     if r.watch:

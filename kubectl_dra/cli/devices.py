@@ -26,7 +26,10 @@ from kubectl_dra.cli.common import (
     terminal_of,
 )
 from kubectl_dra.cli.options import Options
+from kubectl_dra.errors import DraError
 from kubectl_dra.render import FORMATS
+
+_MAP_WATCH = "With -o map: draw the map again whenever it changes, as the cluster changes (Ctrl-C ends)"
 
 
 @click.command("devices", context_settings=CONTEXT_SETTINGS, short_help="What is free and who holds it")
@@ -52,6 +55,7 @@ from kubectl_dra.render import FORMATS
     help="How many more of this request fit, per node and in total (with --class): FILE holds one ResourceClaim or "
     "ResourceClaimTemplate (or a Pod: the claim of its DRA-backed extended resources), as match claim -f takes",
 )
+@click.option("-w", "--watch", is_flag=True, help=_MAP_WATCH)
 @flags(
     *INPUT,
     *SEMANTICS,
@@ -67,7 +71,9 @@ from kubectl_dra.render import FORMATS
     *VERBOSE,
     *CLUSTER_SCOPED,
 )
-def devices_cmd(listing, node, driver, device_class, pool, free, selector, where, request_file, no_headers, **params):
+def devices_cmd(
+    listing, node, driver, device_class, pool, free, selector, where, request_file, watch, no_headers, **params
+):
     """What is free and who holds it: every published device with its classes and state.
 
     By default a summary per node and per class (devices free, allocated, shared, tainted, unhealthy, unusable) and,
@@ -81,7 +87,8 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     on top of what is allocated and what the pending pods would take (exit 1 when none fits).
     -o map: the device map, a row per node (nodes whose devices are in the same states share one row, with their
     count), a cell per device, a glyph and a colour per state (NO_COLOR: ASCII glyphs alone), the devices a pending
-    pod would take in the queue's dry-run marked as estimated; the filters apply.
+    pod would take in the queue's dry-run marked as estimated; the filters apply. -o map -w keeps it current: the
+    map again each time it changes (at a terminal in place of the last, else after a line with the time).
 
     \b
     Examples:
@@ -95,11 +102,15 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
       kubectl dra devices --class mig-1g --request mig-1g-claim.yaml
       # The device map: what is free, held, tainted or waiting, node by node
       kubectl dra devices -o map
+      # ... kept current as pods come and go (Ctrl-C ends)
+      kubectl dra devices -o map -w
     """
     from kubectl_dra.analyze.reports.inventory import inventory
     from kubectl_dra.analyze.reports.targets import check_device_filters
 
     o = Options.from_click(params)
+    if watch and o.output != "map":
+        raise DraError("-w draws the device map again as it changes: use it with -o map")
     if request_file is not None:
         others = {"--list": listing, "--node": node, "--driver": driver, "--pool": pool, "--free": free,
                   "-l": selector, "--where": where, "--no-headers": no_headers}  # fmt: skip
@@ -113,38 +124,42 @@ def devices_cmd(listing, node, driver, device_class, pool, free, selector, where
     # Every namespace's pods: who holds a device (reservedFor), what the kubelet reports of its health, and the
     # kubelet plugins' pods; with every namespace's DaemonSets: whether a plugin serves each driver on each node.
     # -o map: the pods' events too (the queue's order reads the scheduler's attempts)
-    snap = gather_for(
+    got = gather_for(
         replace(o, all_namespaces=True),
         selector="",
         partial=True,
         events=o.output == "map",
         analyse=False,
         drivers=True,
-    ).snapshot
+        watch=watch,
+    )
+    snap = got.snapshot
     driver, pool = check_device_filters(snap, node, driver, device_class, pool)
-    filters = {
-        "node": node,
-        "driver": driver,
-        "class": device_class,
-        "pool": pool,
-        "free": free,
-        "where": where,
-        "selector": selector,
-        "labels": labels,
-    }
+    filters = {"node": node, "driver": driver, "class": device_class, "pool": pool, "free": free, "where": where,
+               "selector": selector, "labels": labels}  # fmt: skip
+    if watch:
+        held = [got]
+        del got, snap  # the first map takes the snapshot (cli/watch.py _first): not kept here for hours
+        return _map_watch(o, held, filters)
     report = inventory(snap, o.semantics(snap.server_version), filters)
     listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
     incomplete = f"the inventory is incomplete: {one_line('; '.join(report.unseen))}"
     if o.output == "map":
-        return finish(
-            report, o, show=lambda: _show_map(report, snap, o), undetermined=incomplete if report.unseen else None
-        )
-    return finish(
-        report,
-        o,
-        show=lambda: _show_inventory(report, o, listed, no_headers),
-        undetermined=incomplete if report.unseen else None,
-    )
+        show = lambda: _show_map(report, snap, o)  # noqa: E731
+    else:
+        show = lambda: _show_inventory(report, o, listed, no_headers)  # noqa: E731
+    return finish(report, o, show=show, undetermined=incomplete if report.unseen else None)
+
+
+def _map_watch(o: Options, held: list, filters: dict) -> None:
+    """-o map -w: cli/watch.py's loop; held: [the gather], emptied here (its snapshot answers first, then goes)."""
+    from kubectl_dra.analyze.reports.inventory import inventory
+    from kubectl_dra.cli.watch import _watch_map
+
+    got = held.pop()
+    session, first = got.session, [got.snapshot]
+    del got
+    _watch_map(o, session, first, lambda s: inventory(s, o.semantics(s.server_version), filters), _show_map)
 
 
 def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
@@ -179,14 +194,15 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
         note(f"warning: --where failed on {one_line(line)} (counted as not matching)")
 
 
-def _show_map(report, snap, o: Options) -> None:
-    """-o map: the device map of the listed devices (analyze/reports/devmap.py), drawn by render/devmap.py."""
+def _show_map(report, snap, o: Options, dmap=None) -> None:
+    """-o map: the device map of the listed devices (analyze/reports/devmap.py; dmap: already made), drawn by
+    render/devmap.py."""
     from kubectl_dra.analyze.reports.devmap import device_map
     from kubectl_dra.cli.common import ascii_only
     from kubectl_dra.render.devmap import render_map
     from kubectl_dra.render.terminal import _Out
 
-    dmap = device_map(report, snap, o.semantics(snap.server_version))
+    dmap = dmap if dmap is not None else device_map(report, snap, o.semantics(snap.server_version))
     color, width = terminal_of(o)
     out = _Out(sys.stdout, color, width, ascii_marks=ascii_only(o))
     nodes = sum(len(r.nodes) for r in dmap.rows)
@@ -214,7 +230,6 @@ def _request_fit(o: Options, filename: str, device_class: str | None, others: li
     """devices --class C --request FILE: how many more copies of the file's claim fit (analyze/reports/request_fit.py)."""
     from kubectl_dra.cli.common import stdin_once
     from kubectl_dra.cli.match import manifest_claim
-    from kubectl_dra.errors import DraError
 
     if not device_class:
         raise DraError("--request needs --class: the DeviceClass whose devices the request asks for")

@@ -24,6 +24,7 @@ from kubectl_dra.cli.common import (
     write_out,
 )
 from kubectl_dra.cli.options import Options
+from kubectl_dra.errors import DraError
 
 
 @click.command("report", context_settings=CONTEXT_SETTINGS, short_help="One HTML file to attach to a ticket")
@@ -58,16 +59,19 @@ def report_cmd(selector, filename, **params):
       # The next morning, offline: the same answers from the file
       kubectl dra status -A --from-file report.html
     """
+    from kubectl_dra.gather.files import STDIN
     from kubectl_dra.model.labels import matches, parse_selector
 
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
-    everything = not o.from_files  # live: every object a dump holds, to embed (the files are embedded as read)
+    if STDIN in o.from_files:
+        raise DraError("kubectl dra report embeds its input: give --from-file a file, not - (stdin)")
+    # live: every object a dump holds, to embed; files: every object as read (read once: the same objects)
     got = gather_for(
         o,
         selector=selector or "",
         partial=True,
-        everything=everything,
+        everything=True,
         pending_pods=not o.alone,
         bound_pods=True,
         drivers=True,
@@ -75,13 +79,16 @@ def report_cmd(selector, filename, **params):
     snap, ns = got.snapshot, got.namespace
     namespace = None if o.all_namespaces else ns
     scope = {"namespace": namespace, "selector": selector}
-    doc = _bundle(o, got, snap, scope)
+    from kubectl_dra.gather.bundle import html_comment
+
+    # written before the analysis runs: the page embeds the input as it was read, whatever reads it after
+    embedded = html_comment(_bundle(o, got, snap, scope))
     del got
     from kubectl_dra.analyze.reports.overview import overview
 
     sem = o.semantics(snap.server_version)
     ov = overview(snap, sem, namespace, (lambda lb: matches(reqs, lb)) if reqs is not None else None, o.alone)
-    text = _html(ov, snap, sem, scope, doc)
+    text = _html(ov, snap, sem, scope, embedded)
 
     def show() -> None:
         write_out(filename, text, f"{len(text.encode()) // 1024} KiB, {len(ov.scan.rows)} pod(s)")
@@ -100,9 +107,7 @@ def _bundle(o: Options, got, snap, scope: dict) -> dict:
 
     if not o.from_files:
         return bundle(list(got.raw), snap, scope)
-    from kubectl_dra.gather.files import raw_objects
-
-    objs = raw_objects(list(o.from_files))
+    objs = list(got.raw)
     header = next((x for x in objs if x.get("kind") == "Bundle"), None)
     doc = bundle([x for x in objs if x.get("kind") != "Bundle"], snap, scope)
     doc["items"][0]["observedAt"] = snap.observed_at  # files tell no time: the answers' reference time stays theirs
@@ -111,9 +116,8 @@ def _bundle(o: Options, got, snap, scope: dict) -> dict:
     return doc
 
 
-def _html(ov, snap, sem, scope: dict, doc: dict) -> str:
+def _html(ov, snap, sem, scope: dict, embedded: str) -> str:
     from kubectl_dra import __version__
-    from kubectl_dra.gather.bundle import html_comment
     from kubectl_dra.render import render
     from kubectl_dra.render.html import render_html
 
@@ -127,4 +131,4 @@ def _html(ov, snap, sem, scope: dict, doc: dict) -> str:
         "version": __version__,
         "generatedAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    return render_html(ov, read, html_comment(doc), lambda r, stream: render(r, "text", stream))
+    return render_html(ov, read, embedded, lambda r, stream: render(r, "text", stream))

@@ -101,6 +101,37 @@ def watch_status(o: Options, session, first: list, evaluate, no_headers: bool = 
     _watch_loop(session, lambda: show(True), lambda: show(False))
 
 
+def _watch_map(o: Options, session, first: list, evaluate, show) -> None:
+    """devices -o map -w: the map, then the map again each time what it draws changes (a cell's state or holder,
+    the counters, the pending pods estimated): at a terminal in place of the last one, else after a line with the
+    time. evaluate(snapshot): the inventory, its filters applied; show(inventory, snapshot, o, map) draws it.
+    first: [the gather's snapshot], emptied by the first answer (_first)."""
+    import time
+
+    from kubectl_dra.analyze.reports.devmap import device_map
+
+    last: dict = {}
+    held = first
+
+    def draw(first: bool) -> None:
+        snap = _first(held) if first else session.snapshot()
+        report = evaluate(snap)
+        dmap = device_map(report, snap, o.semantics(snap.server_version))
+        key = (dmap.rows, dmap.estimated, dmap.open, report.unseen)
+        if not first and key == last.get("key"):
+            return
+        last["key"] = key
+        if not first:
+            if sys.stdout.isatty():
+                sys.stdout.write("\x1b[H\x1b[2J")  # the map in place of the last, as watch(1) draws
+            sys.stdout.write(f"\n{time.strftime('%H:%M:%S')}  the map changed:\n")
+        show(report, snap, o, dmap)
+        if first:
+            sys.stdout.write("\nWatching (Ctrl-C to stop):\n")
+
+    _watch_loop(session, lambda: draw(True), lambda: draw(False))
+
+
 def _first(held: list):
     """The gather's snapshot, taken out of its holder: -w runs for hours, and a snapshot kept for its first answer
     would keep every object of the cluster as it was then (each slice the watch has since replaced, twice over)."""

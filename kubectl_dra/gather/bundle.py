@@ -9,7 +9,6 @@ holds a DRA driver's name, e.g. DRIVER_NAME, which ties a kubelet plugin to its 
 
 from __future__ import annotations
 
-import copy
 from datetime import datetime, timezone
 
 from kubectl_dra.errors import DraError
@@ -19,14 +18,23 @@ BUNDLE_API = "kubectl-dra/v1alpha1"
 _LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
-def _scrub_pod_spec(spec: dict) -> None:
+def _scrub_pod_spec(spec: dict) -> dict:
+    """A copy of a pod spec whose containers keep their variables' names only (copies of what changes: the rest is
+    shared with the object read)."""
+    spec = dict(spec)
     for key in ("initContainers", "containers", "ephemeralContainers"):
-        for c in spec.get(key) or []:
-            if not isinstance(c, dict):
-                continue
-            if isinstance(c.get("env"), list):
-                c["env"] = [_env(e) for e in c["env"] if isinstance(e, dict)]
-            c.pop("envFrom", None)
+        if not isinstance(spec.get(key), list):
+            continue
+        spec[key] = [_scrub_container(c) if isinstance(c, dict) else c for c in spec[key]]
+    return spec
+
+
+def _scrub_container(c: dict) -> dict:
+    c = dict(c)
+    if isinstance(c.get("env"), list):
+        c["env"] = [_env(e) for e in c["env"] if isinstance(e, dict)]
+    c.pop("envFrom", None)
+    return c
 
 
 def _env(e: dict) -> dict:
@@ -38,23 +46,25 @@ def _env(e: dict) -> dict:
 
 def scrub(obj: dict) -> dict:
     """A copy without managedFields (a ResourceSlice keeps its managers' names), the last-applied annotation and
-    environment values (but a driver's name)."""
-    o = copy.deepcopy(obj)
+    environment values (but a driver's name). Only what changes is copied: the rest is shared with obj, which is
+    left as it was (the bundle is written out, never changed)."""
+    o = dict(obj)
     meta = o.get("metadata")
     if isinstance(meta, dict):
+        meta = o["metadata"] = dict(meta)
         managers = [m.get("manager") for m in meta.pop("managedFields", None) or [] if isinstance(m, dict)]
         if o.get("kind") == "ResourceSlice" and any(isinstance(m, str) for m in managers):
             meta["managedFields"] = [{"manager": m} for m in managers if isinstance(m, str)]
         ann = meta.get("annotations")
-        if isinstance(ann, dict):
-            ann.pop(_LAST_APPLIED, None)
+        if isinstance(ann, dict) and _LAST_APPLIED in ann:
+            meta["annotations"] = {k: v for k, v in ann.items() if k != _LAST_APPLIED}
     spec = o.get("spec")
     if isinstance(spec, dict):
         if o.get("kind") == "Pod":
-            _scrub_pod_spec(spec)
+            spec = o["spec"] = _scrub_pod_spec(spec)
         tpl = spec.get("template")
         if isinstance(tpl, dict) and isinstance(tpl.get("spec"), dict):
-            _scrub_pod_spec(tpl["spec"])
+            o["spec"] = {**spec, "template": {**tpl, "spec": _scrub_pod_spec(tpl["spec"])}}
     return o
 
 

@@ -227,23 +227,16 @@ def absent_gaps(snap: Snapshot, skip: frozenset = frozenset()) -> tuple:
     )
 
 
-def raw_objects(paths) -> list[dict]:
-    """Every object of the files as read (a bundle's header too), for the report to embed (not stdin: it was read)."""
-    objs: list[dict] = []
-    for path in expand_paths(paths):
-        if path == STDIN:
-            raise DraError("kubectl dra report embeds its input: give --from-file a file, not - (stdin)")
-        for doc in _read_documents(path):
-            _flatten(doc, input_name(path), objs)
-    return objs
-
-
-def load_files(paths, namespace: str | None, skip: frozenset = frozenset(), judged: bool = True) -> Snapshot:
+def load_files(
+    paths, namespace: str | None, skip: frozenset = frozenset(), judged: bool = True, kept: list | None = None
+) -> Snapshot:
     """Read every object; keep the kinds kubectl-dra understands, ignore the rest. A kubectl-dra bundle (`kubectl
     dra dump`) also restores what the cluster told at the time: its version, namespace, time and gaps.
     namespace: the -n given (None: the bundle's, else default; model/scope.py), the snapshot's namespace in every
     case. skip: kinds the command never reads. judged: the input is a cluster's objects that answers are judged
-    on (not a manifest of one claim): the kinds it lacks are gaps (absent_gaps), unless it is a bundle."""
+    on (not a manifest of one claim): the kinds it lacks are gaps (absent_gaps), unless it is a bundle. kept: a
+    list to which every object is added as read (a bundle's header too; the report embeds them), each a copy of
+    its top level, which the snapshot's making does not reach (it fills in a namespace by replacing metadata)."""
     from dataclasses import replace
 
     from kubectl_dra.gather.bundle import BUNDLE_API, read_header
@@ -252,6 +245,8 @@ def load_files(paths, namespace: str | None, skip: frozenset = frozenset(), judg
     for path in expand_paths(paths):
         for doc in _read_documents(path):
             _flatten(doc, input_name(path), objs)
+    if kept is not None:
+        kept.extend(dict(o) for o in objs)
     headers = [o for o in objs if o.get("kind") == "Bundle" and o.get("apiVersion") == BUNDLE_API]
     if len(headers) > 1:
         raise DraError("the input holds more than one kubectl-dra bundle: give one")

@@ -51,7 +51,8 @@ summary{cursor:pointer;font-weight:600;overflow-wrap:anywhere}
 svg.path{width:100%;height:auto;max-width:900px}
 .note{color:#57606a}
 td.node{width:30%}
-"""
+.c.other{background:#6e7781}
+""" + "".join(f".c.s-{state}{{background:{colour}}}" for state, colour in _COLOURS.items())
 
 
 def _e(value) -> str:
@@ -209,7 +210,7 @@ def _map(w, dmap, legend: dict) -> None:
     w('<div class="legend">')
     for state, (glyph, _, _, words) in legend.items():
         if state in used:
-            w(f'<span><span class="c" style="background:{_COLOURS.get(state, "#6e7781")}">{glyph}</span> ')
+            w(f'<span><span class="{_cell_class(state)}">{glyph}</span> ')
             w(f'<span class="w">{_e(words)}</span></span>')
     w("</div>\n")
     w('<div class="scroll"><table><thead><tr><th>Node</th><th>Devices</th></tr></thead><tbody>\n')
@@ -223,14 +224,18 @@ def _map(w, dmap, legend: dict) -> None:
                 f"{c.device}: {words}" + (f"; {c.holder}" if c.holder else "") + (f"; {c.detail}" if c.detail else "")
             )
             glyph = legend.get(c.state, ("?",))[0]
-            w(
-                f'<span class="c" style="background:{_COLOURS.get(c.state, "#6e7781")}" title="{_e(title)}">{glyph}</span>'
-            )
+            w(f'<span class="{_cell_class(c.state)}" title="{_e(title)}">{glyph}</span>')
         w("</div>")
         for ctr in r.counters:
             w(f'<div class="note">{_e(ctr)}</div>')
         w("</td></tr>\n")
     w("</tbody></table></div>\n")
+
+
+def _cell_class(state: str) -> str:
+    """A cell's classes: its state's colour from the style sheet (a class per state, not a style per cell: 40,000
+    cells)."""
+    return f"c s-{state}" if state in _COLOURS else "c other"
 
 
 def _nodes(nodes: tuple) -> str:

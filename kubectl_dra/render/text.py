@@ -238,15 +238,11 @@ def _expr(out: _Out, i: int, expr) -> None:
 
 def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
     pad = " " * indent
-    counts = {}
-    for dv in devices:
-        counts[dv["outcome"]] = counts.get(dv["outcome"], 0) + 1
-    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    summary, shown, other = _digest(devices, all_devices)
     out.line(f"{pad}Devices:  {len(devices)}" + (f" ({summary})" if summary else ""))
     if not devices:
         out.line(f"{pad}  <none published>")
         return
-    shown = devices if all_devices else _pick(devices)
     rows = [
         [
             esc(f"{dv['driver']}/{dv['pool']}/{dv['device']}"),
@@ -259,10 +255,32 @@ def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
     styles = [[None, None, _OUTCOME_STYLE.get(dv["outcome"]), None] for dv in shown]
     _table(out, ["DEVICE", "NODE", "OUTCOME", "REASON"], rows, indent + 2, styles)
     hidden = len(devices) - len(shown)
-    other = 0 if all_devices else sum(1 for dv in devices if dv.get("stage") == Stage.CLASS.value and dv not in shown)
     if hidden > 0:
         of_class = f"{other} outside the request's class; " if other else ""
         out.line(f"{pad}  ... and {hidden} more ({of_class}--all-devices shows every device)")
+
+
+# the last list of device rows digested: reports of one analysis share a matrix's list (the HTML report explains
+# many pods of one shape), so it is read once, not once per pod
+_LAST: list = [None, None]
+
+
+def _digest(devices: list, all_devices: bool) -> tuple[str, list, int]:
+    """The counts by outcome, the rows shown and how many of the rest are outside the request's class."""
+    key = (id(devices), all_devices)
+    if _LAST[0] == key and _LAST[1][0] is devices:
+        return _LAST[1][1]
+    counts: dict = {}
+    for dv in devices:
+        counts[dv["outcome"]] = counts.get(dv["outcome"], 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    shown = devices if all_devices else _pick(devices)
+    kept = {id(dv) for dv in shown}
+    # (rows equal to a shown one count as shown, as `in` compares them: identity first, the cheap test)
+    out_of_class = (dv for dv in devices if dv.get("stage") == Stage.CLASS.value and id(dv) not in kept)
+    other = 0 if all_devices else sum(1 for dv in out_of_class if dv not in shown)
+    _LAST[:] = [key, (devices, (summary, shown, other))]
+    return summary, shown, other
 
 
 def _pick(devices: list) -> list:

@@ -103,7 +103,7 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             | SEMANTICS
             | {"--from-file", "--output", "--no-headers", "--no-color", "--verbose", "--help"}
             | {"--list", "--node", "--driver", "--class", "--pool", "--free", "--selector", "--where"}
-            | {"--request", "--exit-zero"},
+            | {"--request", "--exit-zero", "--watch"},
         ),
         (
             ("dump",),

@@ -3,11 +3,12 @@ missing): reports made from golden scenarios and from hostile strings are opened
 390x844; the page's text holds the verdicts, no request leaves the page, no <script> exists in the DOM and nothing
 runs, and no element is wider than the viewport (asked of the layout engine over the DevTools protocol: the page's
 CSP forbids it any script of its own). Screenshots are kept in the test's tmp_path (KUBECTL_DRA_SCREENSHOTS=DIR
-keeps them there too). In tests/e2e: marked e2e, it runs in CI's stage with the e2e, oracle and install tests; it
-needs no control plane."""
+keeps them there too). In tests/e2e: marked e2e, it runs in CI's stage with the e2e, oracle and install tests; one
+report is made from the e2e control plane (the others need none)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -98,3 +99,36 @@ def test_the_checks_see_what_they_look_for(browser, tmp_path):
     assert over["scrollWidth"] > over["viewport"] and any(w.startswith("DIV") for w in over["wide"])
     assert "http://127.0.0.1:9/x.png" in page.requests()
     assert page.eval("document.scripts.length") == 1 and page.console()
+
+
+def test_a_report_of_the_live_control_plane_reads_in_a_browser(browser, scenario, tmp_path):
+    """A report made from the real control plane (one pod bound with the only device, one that waits for it): the
+    page says what status says live, of each pod, and what was read; it opens as the golden ones do; and
+    --from-file on it replays the same verdicts."""
+    from builders import device, request
+    from dra_objects import claim, pod
+
+    sc = scenario("report")
+    sc.device_class()
+    sc.slice([device("dev-0")])
+    sc.create(claim("c-held", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-held", {"gpu": "c-held"}))
+    sc.cluster.wait_bound(sc.ns, "pod-held")
+    sc.create(claim("c-wait", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-wait", {"gpu": "c-wait"}))
+    sc.cluster.wait_unschedulable(sc.ns, "pod-wait", "cannot allocate all claims")
+
+    html = tmp_path / "report.html"
+    r = sc.cluster.kubectl_dra("report", "-n", sc.ns, "--output-file", str(html))
+    assert r.code == 1 and r.stderr.startswith(f"wrote {html}"), str(r)  # a pod is blocked: exit 1, as status
+    live = sc.cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json").json
+    states = {x["pod"]: x["state"] for x in live["items"]}
+    assert states == {"pod-held": "OK", "pod-wait": "Blocked"}, live
+    desktop, phone = check_page(browser, html, tmp_path, "live")
+    for text in (desktop, phone):
+        assert "the cluster at" in text and "v1.37" in text, text[:800]  # what was read, and when
+        for name, state in states.items():
+            assert f"{sc.ns}/{name}\t{state}" in text, (name, state, text[:3000])  # the table's row
+    assert f"{sc.ns}/pod-wait: Blocked" in desktop  # explained in full, with its map
+    replayed = run(["status", "-n", sc.ns, "-o", "json", "--from-file", str(html)])
+    assert {x["pod"]: x["state"] for x in json.loads(replayed.stdout)["items"]} == states, replayed

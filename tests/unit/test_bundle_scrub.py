@@ -40,3 +40,20 @@ def test_a_slice_keeps_the_names_of_its_field_managers_only():
         "metadata": {"name": "s", "managedFields": [{"manager": "gpu-kubelet-plugin", "fieldsV1": {"f:spec": {}}}]},
     }
     assert scrub(s)["metadata"]["managedFields"] == [{"manager": "gpu-kubelet-plugin"}]
+
+
+def test_scrub_leaves_the_object_read_as_it_was():
+    pod = {
+        "kind": "Pod",
+        "metadata": {
+            "name": "p",
+            "managedFields": [{"manager": "kubectl"}],
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}", "keep": "me"},
+        },
+        "spec": {"containers": [{"name": "c", "env": [{"name": "TOKEN", "value": "s3cret"}], "envFrom": [{}]}]},
+    }
+    before = repr(pod)
+    out = scrub(pod)
+    assert repr(pod) == before  # the snapshot's object is not changed by what the bundle leaves out
+    assert out["metadata"]["annotations"] == {"keep": "me"} and "managedFields" not in out["metadata"]
+    assert out["spec"]["containers"] == [{"name": "c", "env": [{"name": "TOKEN"}]}]

@@ -131,3 +131,20 @@ def test_pod_map_draws_every_state_with_a_legend():
         _, a, _, words = POD_LEGEND[state]
         assert f"{a} {words}" in plain
     assert max(len(line) for line in plain.splitlines()) <= 80
+
+
+def test_maps_that_share_a_cache_are_the_maps_made_alone():
+    """The report makes the maps of many pods with one cache (their rows read once, each pod's place in the queue
+    applied to a copy): in any order, each is the map of its pod made alone, grouped or not."""
+    from kubectl_dra.analyze.reports.explain import explain_pods
+
+    snap = load_files([str(INPUT.parents[1] / "explain-pod-map" / "input.yaml")], None)
+    pods = [("gpu-lab", "trainer-1"), ("gpu-lab", "trainer-0"), ("gpu-lab", "loader-0")]
+    reports = explain_pods(snap, S37, pods, False)
+    for grouped in (True, False):
+        alone = [pod_map(r, grouped) for r in reports]
+        cache: dict = {}
+        shared = [pod_map(r, grouped, cache) for r in [*reports, *reversed(reports)]]
+        assert shared == [*alone, *reversed(alone)]
+        assert cache  # (the cache was used)
+    assert {c.state for c in pod_cells(reports[0]).values()} >= {"selected", "ahead"}  # a place in the queue applied

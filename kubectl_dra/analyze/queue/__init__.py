@@ -43,7 +43,7 @@ that preempt, and room others may free), others.py (pending pods without DRA), g
 
 from kubectl_dra.analyze.queue.judge import Ahead, Place, Queue, Shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
-from kubectl_dra.analyze.queue.report import judge_queue, queue_finding, with_place
+from kubectl_dra.analyze.queue.report import judge_queue, place_reports, queue_finding, with_place
 
 __all__ = [
     "Ahead",
@@ -53,6 +53,7 @@ __all__ = [
     "Queue",
     "Shortfall",
     "judge_queue",
+    "place_reports",
     "order",
     "queue_finding",
     "with_place",

@@ -99,6 +99,13 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
             if e.gang.unmodelled is not None:
                 e.kind = EntryKind.OPEN  # it may or may not take devices: the group decides
     queue = simulate(base, entries, _others(snap, sem, base) if entries else None)
+    return queue, place_reports(snap, queue, alone)
+
+
+def place_reports(snap, queue: Queue, alone: dict) -> dict:
+    """Per pod in alone ((namespace, name) -> (pod, report, fork), as judge_queue takes it), its report with its
+    place in a queue judged on the same snapshot (judge_queue's, or one already judged and kept: a report that also
+    explains some pods in full judges the queue once)."""
     placed = {}
     freers = None
     for key, (p, report, fork) in alone.items():
@@ -112,7 +119,7 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
             why = room_others_may_free(report, p, freers)
         if why is not None:
             placed[key] = _opened(report, why)
-    return queue, placed
+    return placed
 
 
 def _opened(report, why: str):

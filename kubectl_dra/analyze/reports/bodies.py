@@ -13,7 +13,10 @@ from kubectl_dra.findings.model import Finding, make, now_head
 from kubectl_dra.model.snapshot import Snapshot
 
 
-def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
+def claim_body(a: ClaimAnalysis, all_devices: bool = True, shared: dict | None = None) -> dict:
+    """shared: the device rows already written (id of a matrix's DeviceVerdict -> (it, its row)), kept by the
+    caller for several reports of one analysis: pods of one shape share their matrices (the dry-run's marked copy
+    shares every verdict it does not mark), so each verdict is written once, not once per pod."""
     c = a.claim
     status = c.get("status") or {}
     alloc = status.get("allocation")
@@ -51,10 +54,27 @@ def claim_body(a: ClaimAnalysis, all_devices: bool = True) -> dict:
                         for s in ((r.class_obj or {}).get("spec") or {}).get("selectors") or []
                     ],
                     "classFound": r.class_obj is not None,
-                    "devices": [v.to_dict() for v in m] if m is not None and all_devices else [],
+                    "devices": _rows(m, shared) if m is not None and all_devices else [],
                 }
             )
     return body
+
+
+def _rows(m: list, shared: dict | None) -> list[dict]:
+    """The matrix's verdicts as rows (shared between the reports that hold them: no one changes a row)."""
+    if shared is None:
+        return [v.to_dict() for v in m]
+    whole = shared.get(("matrix", id(m)))
+    if whole is not None and whole[0] is m:
+        return whole[1]  # the same matrix, the same list (what reads it may keep what it read of it: devmap.py)
+    out = []
+    for v in m:
+        hit = shared.get(id(v))
+        if hit is None or hit[0] is not v:
+            hit = shared[id(v)] = (v, v.to_dict())
+        out.append(hit[1])
+    shared[("matrix", id(m))] = (m, out)
+    return out
 
 
 def claim_state(c: dict) -> str:

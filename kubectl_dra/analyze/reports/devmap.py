@@ -132,30 +132,161 @@ POD_STATES = (
 NOT_NODE_LOCAL = "(not node-local)"
 
 
-def pod_map(report, grouped: bool = True) -> DeviceMap:
+def pod_map(report, grouped: bool = True, cache: dict | None = None) -> DeviceMap:
     """The map of one explained pod (explain pod's Report, its claims' request matrices in the body): empty when
-    the report carries no matrix (its claims are allocated, or brief)."""
-    rank = {s: i for i, s in enumerate(POD_STATES)}
-    best: dict[str, tuple] = {}
+    the report carries no matrix (its claims are allocated, or brief).
+
+    cache: kept by the caller for the maps of several reports of one analysis, whose pods of one shape share their
+    rows (bodies.py claim_body): a request's rows are read once, and the map they make once; each pod then changes
+    only the devices its place in the queue changes (the pods ahead's, its pick). So the maps of many pods cost
+    devices + their places, not pods x devices; and, grouped, only the node that stands for a row gets cells."""
+    cache = {} if cache is None else cache
+    wheres: list[str] = []
+    best: dict | None = None
     for claim in (report.body or {}).get("claims") or []:
         for req in claim.get("requests") or []:
-            for v in req.get("devices") or []:
-                state = v.get("outcome") if v.get("outcome") in ("selected", "candidate") else v.get("stage")
-                if state == "in-use" and (v.get("evidence") or {}).get("ahead"):
-                    state = "ahead"
-                if state not in rank:
-                    continue
-                did = f"{v.get('driver')}/{v.get('pool')}/{v.get('device')}"
+            devices = req.get("devices") or []
+            if not devices:
+                continue
+            k = len(wheres)
+            wheres.append(f"request {claim.get('name')}/{req.get('name')}: ")
+            mine = _request_states(devices, cache)
+            if best is None:
+                best = mine  # (shared: never changed)
+                continue
+            if k == 1:
+                best = dict(best)
+            for did, (r, why, node, _) in mine.items():
                 had = best.get(did)
-                if had is None or rank[state] < rank[had[0]]:
-                    why = v.get("reason") or state
-                    best[did] = (state, f"request {claim.get('name')}/{req.get('name')}: {why}", v.get("node"))
-    _in_queue(best, (report.body or {}).get("queue"))
-    per_node: dict[str, list[Cell]] = {}
-    for did, (state, why, node) in best.items():
-        per_node.setdefault(node or NOT_NODE_LOCAL, []).append(Cell(did, state, "", why))
-    totals = Counter(state for state, _, _ in best.values())
-    return DeviceMap(_rows(per_node, {}, grouped, POD_STATES), grouped, totals={s: totals[s] for s in POD_STATES})
+                if had is None or r < had[0]:
+                    best[did] = (r, why, node, k)
+    base = _base(best or {}, cache)
+    changes = _in_queue(best or {}, base, (report.body or {}).get("queue"))
+    return _pod_rows(base, changes, wheres, grouped)
+
+
+def _request_states(devices: list, cache: dict) -> dict:
+    """A request's rows as the map reads them (device -> (rank of its state, why, node, 0)), once per list of rows."""
+    hit = cache.get(("request", id(devices)))
+    if hit is not None and hit[0] is devices:
+        return hit[1]
+    out: dict = {}
+    for v in devices:
+        state = v.get("outcome") if v.get("outcome") in ("selected", "candidate") else v.get("stage")
+        if state == "in-use" and (v.get("evidence") or {}).get("ahead"):
+            state = "ahead"
+        r = _RANK.get(state)
+        if r is None:
+            continue
+        did = f"{v.get('driver')}/{v.get('pool')}/{v.get('device')}"
+        had = out.get(did)
+        if had is None or r < had[0]:
+            out[did] = (r, v.get("reason") or state, v.get("node"), 0)
+    cache[("request", id(devices))] = (devices, out)
+    return out
+
+
+_RANK = {s: i for i, s in enumerate(POD_STATES)}
+
+
+@dataclass(frozen=True)
+class _Base:
+    """The map of a pod's devices before its place in the queue: per node its devices (rank, device) sorted, the
+    nodes' states (what groups them), the devices in each state."""
+
+    best: dict  # device -> (rank, why, node, which request's why)
+    per_node: dict  # node -> tuple of (rank, device)
+    sig: dict  # node -> tuple of ranks
+    nodes: tuple  # sorted
+    selected: tuple  # devices the pod's own dry-run picks
+    totals: Counter
+
+
+def _base(best: dict, cache: dict) -> _Base:
+    hit = cache.get(("base", id(best)))
+    if hit is not None and hit[0] is best:
+        return hit[1]
+    per: dict[str, list] = {}
+    for did, (r, _, node, _) in best.items():
+        per.setdefault(node or NOT_NODE_LOCAL, []).append((r, did))
+    per_node = {n: tuple(sorted(v)) for n, v in per.items()}
+    base = _Base(
+        best,
+        per_node,
+        {n: tuple(r for r, _ in v) for n, v in per_node.items()},
+        tuple(sorted(per_node)),
+        tuple(did for did, x in best.items() if x[0] == _RANK["selected"]),
+        Counter(POD_STATES[x[0]] for x in best.values()),
+    )
+    cache[("base", id(best))] = (best, base)
+    return base
+
+
+def _in_queue(best: dict, base: _Base, place: dict | None) -> dict:
+    """A pending pod placed in the queue (the report's body["queue"]): its pick is what it gets there, not what it
+    would get alone, and the devices the pods ahead take are theirs (the matrices are the pod's alone). Returns the
+    devices it changes: device -> (rank, why or None for the request's as it was, node, None)."""
+    if not place or place.get("devices") is None:
+        return {}
+    changes: dict = {}
+    usable = (_RANK["selected"], _RANK["candidate"])
+    for ahead in place.get("ahead") or []:
+        for did in ahead.get("devices") or []:
+            had = best.get(did)
+            if had is not None and had[0] in usable and did not in changes:
+                why = f"goes to {ahead.get('pod')}, ahead in the queue (estimated)"
+                changes[did] = (_RANK["ahead"], why, had[2], None)
+    picked = set(place.get("devices") or [])
+    for did in base.selected:
+        if did not in picked and did not in changes:  # (one the pods ahead take stays theirs)
+            changes[did] = (_RANK["candidate"], None, best[did][2], None)  # why: the request's, as it was
+    why = f"its pick in the queue's estimated order ({place.get('reason')})"
+    for did in picked:
+        if did in best:
+            changes[did] = (_RANK["selected"], why, best[did][2], None)
+    return changes
+
+
+def _pod_rows(base: _Base, changes: dict, wheres: list, grouped: bool) -> DeviceMap:
+    """The rows (as _rows makes them: a row per node, or per group of nodes in the same states), with the changes;
+    cells only for the node that stands for a row."""
+    best_why = {}
+    per_node, sig = base.per_node, base.sig
+    totals = Counter(base.totals)
+    if changes:
+        per_node, sig = dict(per_node), dict(sig)
+        touched: dict[str, dict] = {}
+        for did, (r, why, node, _) in changes.items():
+            key = node or NOT_NODE_LOCAL
+            devs = touched.get(key)
+            if devs is None:
+                devs = touched[key] = {d: rr for rr, d in per_node[key]}
+            totals[POD_STATES[devs[did]]] -= 1
+            totals[POD_STATES[r]] += 1
+            devs[did] = r
+            best_why[did] = why
+        for key, devs in touched.items():
+            per_node[key] = tuple(sorted((r, d) for d, r in devs.items()))
+            sig[key] = tuple(r for r, _ in per_node[key])
+    rows: dict[tuple, list] = {}
+    for node in base.nodes:
+        key = sig[node] if grouped else (node,)
+        row = rows.get(key)
+        if row is None:
+            rows[key] = [node, [node]]
+        else:
+            row[1].append(node)
+    out = []
+    for first, names in rows.values():
+        cells = []
+        for r, did in per_node[first]:
+            why = best_why.get(did)
+            if why is None:
+                _, why, _, k = base.best[did]
+                why = wheres[k] + why
+            cells.append(Cell(did, POD_STATES[r], "", why))
+        out.append(MapRow(tuple(names), tuple(cells)))
+    return DeviceMap(tuple(out), grouped, totals={s: totals[s] for s in POD_STATES})
 
 
 def _binding(snap) -> dict[str, str]:
@@ -190,20 +321,3 @@ def _reserved(snap, sem, queue=None) -> tuple[dict[str, str], tuple[str, ...], t
         elif e.kind == EntryKind.OPEN:
             open_.append(e.ref)
     return taken, tuple(pods), tuple(open_)
-
-
-def _in_queue(best: dict, place: dict | None) -> None:
-    """A pending pod placed in the queue (the report's body["queue"]): its pick is what it gets there, not what it
-    would get alone, and the devices the pods ahead take are theirs (the matrices are the pod's alone)."""
-    if not place or place.get("devices") is None:
-        return
-    for ahead in place.get("ahead") or []:
-        for did in ahead.get("devices") or []:
-            if did in best and best[did][0] in ("selected", "candidate"):
-                best[did] = ("ahead", f"goes to {ahead.get('pod')}, ahead in the queue (estimated)", best[did][2])
-    picked = set(place.get("devices") or [])
-    for did, (state, why, node) in list(best.items()):
-        if state == "selected" and did not in picked:
-            best[did] = ("candidate", why, node)
-        elif did in picked:
-            best[did] = ("selected", f"its pick in the queue's estimated order ({place.get('reason')})", node)

@@ -174,20 +174,26 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     an.findings.extend(analyses_coverage(analyses, an.sem, an.memo))
 
 
-def explain_pods(snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], alone: bool = False) -> list[Report]:
+def explain_pods(
+    snap: Snapshot, sem: Semantics, pods: list[tuple[str, str]], alone: bool = False, judged=None
+) -> list[Report]:
     """explain pod for each (namespace, name), sharing one analysis base (indexes, CEL cache, devices). Unless
     alone, a pending pod is judged in the scheduler's queue with every pending pod of the snapshot that may be
-    ahead of it (analyze/queue/)."""
-    base = Analysis(snap, sem)
+    ahead of it (analyze/queue/). judged: the queue already judged on the same snapshot (status.py Judged, a scan's
+    kept with keep=True): each pod takes its place there, the queue is not judged again."""
+    base = judged.base if judged is not None else Analysis(snap, sem)
     got = {}
     for ns, name in pods:
         fork = base.fork()
         got[(ns, name)] = (an_pod(fork, ns, name), explain_pod(snap, sem, ns, name, base=fork), fork)
     if alone:
         return [got[k][1] for k in pods]
-    from kubectl_dra.analyze.queue import judge_queue
+    from kubectl_dra.analyze.queue import judge_queue, place_reports
 
-    queue, placed = judge_queue(snap, sem, base, got, explain_pod)
+    if judged is not None:
+        queue, placed = judged.queue, place_reports(snap, judged.queue, got)
+    else:
+        queue, placed = judge_queue(snap, sem, base, got, explain_pod)
     from kubectl_dra.analyze.queue.report import materialized, with_place
 
     for k in pods:
@@ -436,7 +442,7 @@ def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, anal
             if ext is not None
             else []
         ),
-        "claims": [claim_body(a, all_devices=not brief) for a in analyses],
+        "claims": [claim_body(a, not brief, an.memo.setdefault("device rows", {})) for a in analyses],
         "extendedResources": ext.to_dict() if ext is not None else None,
         "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": an.idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,

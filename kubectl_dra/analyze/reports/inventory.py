@@ -256,11 +256,14 @@ def _taint_text(t: dict) -> str:
     return f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}{src}"
 
 
-def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> InventoryReport:
+def inventory(
+    snap: Snapshot, sem: Semantics, filters: dict | None = None, base: Analysis | None = None
+) -> InventoryReport:
     """filters: node, driver, class, pool, free, labels (a node-label matcher), where (a device selector CEL
-    expression): applied after the states are known (a filter never changes a state)."""
+    expression): applied after the states are known (a filter never changes a state). base: an analysis of the
+    same snapshot to share (its indexes, devices and CEL results; the report's, which judged the queue on it)."""
     filters = dict(filters or {})
-    an = Analysis(snap, sem)
+    an = base.fork() if base is not None else Analysis(snap, sem)
     where = None
     errors: list[str] = []
     if filters.get("where"):

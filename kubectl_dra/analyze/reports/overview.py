@@ -5,7 +5,7 @@ a row per node), the findings met. No rendering here (render/html.py writes it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kubectl_dra.analyze.reports.devmap import DeviceMap, device_map, pod_map
 from kubectl_dra.analyze.reports.explain import explain_pods
@@ -44,11 +44,15 @@ class Overview:
 
 
 def overview(snap: Snapshot, sem: Semantics, namespace: str | None, labels=None, alone: bool = False) -> Overview:
-    report = scan(snap, sem, namespace, labels, alone=alone)
+    """The queue is judged once, by the scan (status's own verdicts, row for row), and that judgement placed the
+    pods explained in full and marks the devices the pending pods would take."""
+    report = scan(snap, sem, namespace, labels, alone=alone, keep=True)
+    judged, report = report.judged, replace(report, judged=None)  # (the entries hold every pod's analysis)
     wanted = [(r.namespace, r.pod) for r in report.rows if r.state != "OK"]
-    reports = explain_pods(snap, sem, wanted[:EXPLAINED], alone) if wanted else []
-    explained = tuple(Explained(r, pod_map(r)) for r in reports)
-    inv = inventory(snap, sem)
+    reports = explain_pods(snap, sem, wanted[:EXPLAINED], alone, judged) if wanted else []
+    rows: dict = {}  # the device rows the explained reports share, each read once (devmap.py pod_map)
+    explained = tuple(Explained(r, pod_map(r, cache=rows)) for r in reports)
+    inv = inventory(snap, sem, base=judged.base if judged is not None else None)
     counts: dict[str, int] = {}
     for r in reports:
         for code in sorted({f.code for f in r.findings}):
@@ -58,7 +62,6 @@ def overview(snap: Snapshot, sem: Semantics, namespace: str | None, labels=None,
         explained,
         max(0, len(wanted) - EXPLAINED),
         inv,
-        # the queue judged again: the scan keeps of its queue only what its rows need (entries=())
-        device_map(inv, snap, sem, grouped=False, queue=not alone),
+        device_map(inv, snap, sem, grouped=False, queue=judged.queue if judged is not None else False),
         tuple(sorted(counts.items())),
     )

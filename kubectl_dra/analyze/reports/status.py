@@ -5,7 +5,7 @@ CEL cache and the device inventory are built once: the cost grows with pods + de
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from kubectl_dra.analyze.pod.dryrun import Analysis
@@ -69,6 +69,9 @@ class ScanReport:
     # pod at all in the namespace (from files, none means the input says nothing about it)
     elsewhere: tuple[tuple[str, int], ...] = ()
     namespace_has_pods: bool = True
+    # scan(keep=True): the whole judgement of the queue (Judged), for a report that also explains pods in full and
+    # draws the devices the pending pods would take (overview.py): the queue judged once, not once per part
+    judged: object = field(default=None, compare=False, repr=False)
 
     @property
     def blocked(self) -> bool:
@@ -117,11 +120,12 @@ def scan(
     unseen: tuple[str, ...] = (),
     alone: bool = False,
     elsewhere: bool = False,
+    keep: bool = False,
 ) -> ScanReport:
     """Every pod in the namespace (None: all) that selector_matches (labels -> bool) and uses DRA. Unless alone,
     the pending ones are judged together with every pending pod of the snapshot, in the scheduler's order
     (analyze/queue/). elsewhere: when the namespace has none, count the pods of the other namespaces that would be
-    listed there (ScanReport.elsewhere)."""
+    listed there (ScanReport.elsewhere). keep: the report keeps the queue's whole judgement (ScanReport.judged)."""
     classes = list(snap.classes)
     now = reference_time(snap)
     pods, others, has_pods = [], 0, namespace is None
@@ -148,11 +152,12 @@ def scan(
             alone_reports[(ns_of(p), name_of(p))] = (p, explain_pod(snap, sem, ns_of(p), name_of(p), fork, True), fork)
         except DraError as e:  # one pod that cannot be explained does not stop the scan
             errors[(ns_of(p), name_of(p))] = e
-    queue = None
+    queue = judged = None
     if not alone:
         from kubectl_dra.analyze.queue import judge_queue
 
         queue, placed = judge_queue(snap, sem, base, alone_reports, explain_pod)
+        judged = Judged(queue, base) if keep else None
         # the rows' pods only, and without the dry-run's entries (each holds its pod's analysis)
         queue = replace(queue.within({f"{ns}/{name}" for ns, name in alone_reports}), entries=())
         for k, report in placed.items():
@@ -185,7 +190,17 @@ def scan(
         queue,
         tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         has_pods,
+        judged,
     )
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The queue as scan judged it, every entry kept, and the analysis base it was judged on (its forks share the
+    indexes and the CEL cache): explain_pods and device_map read it instead of judging the queue again."""
+
+    queue: object  # queue.Queue, entries and all
+    base: Analysis
 
 
 def _elsewhere(snap: Snapshot, classes: list, sem: Semantics, selector_matches) -> dict[str, int]:
