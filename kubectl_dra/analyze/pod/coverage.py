@@ -230,20 +230,19 @@ def unmodelled_fields(kind: str, obj: dict, sem=None) -> list[str]:
     return sorted(set(out))
 
 
-def coverage_findings(objects: list[tuple[str, dict]], sem=None, memo: dict | None = None) -> list[Finding]:
+def coverage_findings(objects: list[tuple[str, dict]], sem=None, cache=None) -> list[Finding]:
     """DRA016 for every object (kind, object) of the analysis that sets a field the analysis does not model.
-    memo (an Analysis's): each object's unmodelled fields are looked up once per snapshot."""
+    cache (an Analysis's, pod/cache.py): each object's unmodelled fields are looked up once per snapshot."""
     out = []
     seen = set()
     for kind, obj in objects:
         name = (obj.get("metadata") or {}).get("name", "")
-        if memo is None:
+        if cache is None:
             fields = unmodelled_fields(kind, obj, sem)
         else:
-            hit = memo.get(("unmodelled", id(obj)))
-            if hit is None or hit[0] is not obj:
-                hit = memo[("unmodelled", id(obj))] = (obj, unmodelled_fields(kind, obj, sem))
-            fields = hit[1]
+            fields = cache.unmodelled.get(obj)
+            if fields is None:
+                fields = cache.unmodelled.put(obj, unmodelled_fields(kind, obj, sem))
         for f in fields:
             key = (kind, name, f)
             if key in seen:
@@ -279,17 +278,17 @@ def taint_rule_findings(gaps: dict[str, str]) -> list[Finding]:
     ]
 
 
-def _past_class(matrix, memo: dict | None) -> list[dict]:
-    """The slices of the devices in a matrix that got past the class selectors, once per matrix with a memo."""
-    if memo is not None:
-        hit = memo.get(("past-class", id(matrix)))
-        if hit is not None and hit[0] is matrix:
-            return hit[1]
-        origin = memo.get(("origin", id(matrix)))  # a copy of a shared matrix with a few devices marked selected
-        if origin is not None and origin[0] is matrix:
-            base = _past_class(origin[1], memo)
+def _past_class(matrix, cache) -> list[dict]:
+    """The slices of the devices in a matrix that got past the class selectors, once per matrix with a cache."""
+    if cache is not None:
+        hit = cache.past_class.get(matrix)
+        if hit is not None:
+            return hit
+        origin = cache.origin.get(matrix)  # a copy of a shared matrix with a few devices marked selected
+        if origin is not None:
+            base = _past_class(origin[0], cache)
             extra = []
-            for i in origin[2]:
+            for i in origin[1]:
                 sl = matrix[i].entry.slice
                 if (
                     matrix[i].stage is not Stage.CLASS
@@ -297,19 +296,19 @@ def _past_class(matrix, memo: dict | None) -> list[dict]:
                     and not any(x is sl for x in extra)
                 ):
                     extra.append(sl)
-            return base + extra if extra else base  # the origin's own list when nothing is added (memo key)
+            return base + extra if extra else base  # the origin's own list when nothing is added (a cache key)
     seen: set[int] = set()
     out = []
     for v in matrix:
         if v.stage is not Stage.CLASS and id(v.entry.slice) not in seen:
             seen.add(id(v.entry.slice))
             out.append(v.entry.slice)
-    if memo is not None:
-        memo[("past-class", id(matrix))] = (matrix, out)
+    if cache is not None:
+        cache.past_class.put(matrix, out)
     return out
 
 
-def analysed_objects(analyses, memo: dict | None = None) -> list[tuple[str, dict]]:
+def analysed_objects(analyses, cache=None) -> list[tuple[str, dict]]:
     """What a verdict depends on: the claims, their requests' DeviceClasses, and the slices of every device that
     got past the class selectors (a field on a device the class excludes changes nothing)."""
     out: list[tuple[str, dict]] = []
@@ -326,12 +325,12 @@ def analysed_objects(analyses, memo: dict | None = None) -> list[tuple[str, dict
             for r in alts:
                 add("DeviceClass", r.class_obj)
         for matrix in a.matrices.values():
-            for sl in _past_class(matrix, memo):
+            for sl in _past_class(matrix, cache):
                 add("ResourceSlice", sl)
     return out
 
 
-def analyses_coverage(analyses, sem, memo: dict) -> list[Finding]:
+def analyses_coverage(analyses, sem, cache) -> list[Finding]:
     """coverage_findings(analysed_objects(analyses)) with the slices' part computed once per shared matrix: the
     DRA016 findings of a matrix's slices are the same for every pod whose request has that shape."""
     out: list[Finding] = []
@@ -348,12 +347,13 @@ def analyses_coverage(analyses, sem, memo: dict) -> list[Finding]:
         objs = [("ResourceClaim", a.claim)] + [
             ("DeviceClass", r.class_obj) for alts in a.requests for r in alts if r.class_obj is not None
         ]
-        take(coverage_findings(objs, sem, memo))
+        take(coverage_findings(objs, sem, cache))
         for matrix in a.matrices.values():
-            slices = _past_class(matrix, memo)
-            hit = memo.get(("slice-coverage", id(slices)))
-            if hit is None or hit[0] is not slices:
-                found = coverage_findings([("ResourceSlice", sl) for sl in slices], sem, memo)
-                hit = memo[("slice-coverage", id(slices))] = (slices, found)
-            take(hit[1])
+            slices = _past_class(matrix, cache)
+            found = cache.slice_coverage.get(slices)
+            if found is None:
+                found = cache.slice_coverage.put(
+                    slices, coverage_findings([("ResourceSlice", sl) for sl in slices], sem, cache)
+                )
+            take(found)
     return out

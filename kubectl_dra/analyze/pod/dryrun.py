@@ -20,6 +20,7 @@ from kubectl_dra.analyze.allocator import (
 )
 from kubectl_dra.analyze.devices.checks import MatrixContext, device_matrix
 from kubectl_dra.analyze.devices.universe import CounterView, Reachability, Universe
+from kubectl_dra.analyze.pod.cache import Cache
 from kubectl_dra.analyze.pod.claims import Index, build_requests, terminating_holders
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.errors_met import ErrorsMet
@@ -218,17 +219,24 @@ class Analysis:
             )
         self.universe = Universe(self.slices, sem)
         self.findings: list[Finding] = []
-        # Shared by every fork: what does not depend on the pod beyond the keys it is stored under (the cluster's
+        # Shared by every fork: what does not depend on the pod beyond the keys it is kept under (the cluster's
         # allocations, per pod-constraint node sets and their reachability, per request-shape device matrices).
-        self.memo: dict = {}
+        self.cache = Cache()
+
+    # What every fork shares (the snapshot's context, built once); the rest is one pod's run: its findings, plan,
+    # held_nodes and mark_selected, fresh in each fork.
+    SHARED = ("snap", "sem", "idx", "ev", "slices", "taint_rule_gaps", "universe", "cache")
 
     def fork(self) -> "Analysis":
-        """A fresh analysis of another pod that shares this one's indexes, CEL cache and device inventory, so that
-        explaining many pods costs pods + devices, not pods x devices."""
+        """A fresh analysis of another pod that shares this one's indexes, CEL cache, device inventory and Cache,
+        so that explaining many pods costs pods + devices, not pods x devices."""
         other = object.__new__(Analysis)
-        other.__dict__.update(self.__dict__)
+        for k in self.SHARED:
+            setattr(other, k, getattr(self, k))
         other.findings = []
         other.plan = None
+        other.held_nodes = frozenset()
+        other.mark_selected = True
         return other
 
     plan: "PodPlan | None" = None  # the last analyse_claims' inputs to the dry-run (the queue re-runs it)
@@ -285,10 +293,7 @@ class Analysis:
         claim not allocated on some nodes (the extended-resource claim where a device plugin serves them)."""
         allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
-        if "state" not in self.memo:
-            st = self.allocated_state()
-            self.memo["state"] = (st, CounterView(self.universe, st, self.sem))
-        state, counters = self.memo["state"]
+        state, counters = self.allocated_now()
         nodes_key = (
             _constraints_key(pod),
             tuple(
@@ -296,14 +301,16 @@ class Analysis:
                 for c in allocated
             ),
         )
-        if ("nodes", nodes_key) not in self.memo:
+        cache = self.cache
+        if nodes_key not in cache.node_sets:
             u, rj, co = self.usable_nodes(pod, allocated)
             names = [_name(n) for n in u]
             # Pods whose constraints differ but leave the same nodes usable, refused for the same reasons (a pod
             # with the default tolerations and one without, on nodes with no such taint), share device matrices.
-            reach_id = self.memo.setdefault(("reach", tuple(names), tuple(sorted(rj.items()))), len(self.memo))
-            self.memo[("nodes", nodes_key)] = (u, rj, Reachability(u, rj), names, co, reach_id, self.held_nodes)
-        usable, rejected, reach, usable_names, claim_only, reach_id, held = self.memo[("nodes", nodes_key)]
+            ids = cache.reach_ids
+            reach_id = ids.setdefault((tuple(names), tuple(sorted(rj.items()))), len(ids))
+            cache.node_sets[nodes_key] = (u, rj, Reachability(u, rj), names, co, reach_id, self.held_nodes)
+        usable, rejected, reach, usable_names, claim_only, reach_id, held = cache.node_sets[nodes_key]
         self.held_nodes = held  # (the nodes only their state keeps the pod off: request_findings.py)
         if pod is None and self.idx.nodes_synthetic:  # no nodes to reach devices from: matrices without them
             reach_id = None
@@ -322,10 +329,10 @@ class Analysis:
                 for r in alts:
                     if r.class_obj is None:
                         continue
-                    key = ("matrix", r.name, r.class_name, id(r.class_obj), value_key(r.spec), reach_id, own)
-                    m = self.memo.get(key)
+                    key = (r.name, r.class_name, id(r.class_obj), value_key(r.spec), reach_id, own)
+                    m = cache.matrices.get(key)
                     if m is None:  # one per request shape: a Deployment's replicas share it
-                        m = self.memo[key] = device_matrix(r, replace(mctx, own_devices=own))
+                        m = cache.matrices[key] = device_matrix(r, replace(mctx, own_devices=own))
                     if ca.allocated:
                         chosen = {
                             (x.get("driver"), x.get("pool"), x.get("device"))
@@ -359,21 +366,21 @@ class Analysis:
                 v = out[i]
                 out[i] = replace(v, outcome="selected", reason=reason, stage=None if clear_stage else v.stage)
                 changed.append(i)
-        self.memo[("origin", id(out))] = (out, m, tuple(changed))  # what is derived from m serves the copy too
+        self.cache.origin.put(out, (m, tuple(changed)))  # what is derived from m serves the copy too
         return out
 
     def _candidate_nodes(self, m: list, reach: Reachability) -> set:
         """Nodes from which some device of the matrix is a candidate (or errors in CEL): worth a search."""
-        hit = self.memo.get(("worth", id(m)))
-        if hit is None or hit[0] is not m:
+        hit = self.cache.worth.get(m)
+        if hit is None:
             names: set = set()
             for v in m:
                 if v.outcome in ("candidate", "selected"):  # selected: by the dry-run, when the queue runs it again
                     names.update(v.nodes or reach.nodes_for(v.entry))  # no nodes: matrix without a pod
                 elif v.stage is Stage.CEL_ERROR:
                     names.update(reach.nodes_for(v.entry))
-            hit = self.memo[("worth", id(m))] = (m, names)
-        return hit[1]
+            hit = self.cache.worth.put(m, names)
+        return hit
 
     def _dry_run(
         self,
@@ -402,7 +409,7 @@ class Analysis:
             lambda: self._feasible_bound(pending, analyses, reach, self.worth_nodes(pending, analyses, reach, skip)),
             nominated,
         )
-        hit = self.memo.get(key)
+        hit = self.cache.searches.get(key)
         if hit is not None and hit[0] is reach:
             failures, node_errors, tried, considered, capped, found, fits, why = hit[1]
             dry.why = why
@@ -423,7 +430,7 @@ class Analysis:
             found = [
                 (x.node, [(index[p.claim], p.results, p.node_selector) for p in x.claims]) for x in dry.allocatable
             ]
-            self.memo[key] = (
+            self.cache.searches[key] = (
                 reach,
                 (
                     dict(dry.failures),
@@ -450,10 +457,10 @@ class Analysis:
             return
         from kubectl_dra.analyze.pod.preempt import preemption
 
-        if "nodes_by_name" not in self.memo:
-            self.memo["nodes_by_name"] = {_name(n): n for n in self.idx.nodes}
-        nodes = self.memo["nodes_by_name"]
-        dry.preemption = got = preemption(fit, [nodes[x.node] for x in dry.allocatable if x.node in rejected])
+        nodes = self.nodes_by_name()
+        dry.preemption = got = preemption(
+            fit, [nodes[x.node] for x in dry.allocatable if x.node in rejected and x.node in nodes]
+        )
         if got.chosen is not None:
             dry.allocatable.sort(key=lambda x: x.node != got.chosen.node)
 
@@ -584,9 +591,28 @@ class Analysis:
 
     def allocator(self, state: AllocatedState) -> Allocator:
         """The allocator port over this analysis's slices and classes, against state."""
-        if "slice_index" not in self.memo:
-            self.memo["slice_index"] = SliceIndex(self.slices)
-        return Allocator(self.sem, self.idx.classes, self.slices, state, self.ev, self.memo["slice_index"])
+        return Allocator(self.sem, self.idx.classes, self.slices, state, self.ev, self.slice_index())
+
+    def slice_index(self) -> SliceIndex:
+        """The allocator's index of this analysis's slices, built once for every fork."""
+        if self.cache.slice_index is None:
+            self.cache.slice_index = SliceIndex(self.slices)
+        return self.cache.slice_index
+
+    def allocated_now(self) -> tuple:
+        """(AllocatedState, CounterView) of the cluster's allocations as the input holds them, built once for every
+        fork (the queue and `devices --request` copy the state before they add to it)."""
+        if self.cache.allocated is None:
+            st = self.allocated_state()
+            self.cache.allocated = (st, CounterView(self.universe, st, self.sem))
+        return self.cache.allocated
+
+    def nodes_by_name(self) -> dict:
+        """Node name -> the input's Node object (not the ones made up from slices where the input has none), once
+        for every fork."""
+        if self.cache.nodes_by_name is None:
+            self.cache.nodes_by_name = {_name(n): n for n in self.idx.nodes if not n.get("synthetic")}
+        return self.cache.nodes_by_name
 
     def worth_nodes(self, pending, analyses, reach: Reachability, skip: Skip | None = None) -> list[dict]:
         """The usable nodes worth a search for the pending claims, in the order the search tries them."""

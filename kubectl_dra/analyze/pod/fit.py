@@ -392,18 +392,18 @@ class Fit:
         return NodeFit(name, True if known else None, missing="" if known else "pods")
 
 
-def pod_fit(snap, memo: dict, pod: dict, sem: Semantics) -> Fit | None:
+def pod_fit(snap, cache, pod: dict, sem: Semantics) -> Fit | None:
     """The pod's Fit (None for a bound pod: the scheduler no longer filters nodes for it). The bound pods are
-    indexed once per analysis (memo)."""
+    indexed once per analysis (cache: its pod/cache.py Cache)."""
     if (pod.get("spec") or {}).get("nodeName"):
         return None
-    if "bound_pods" not in memo:
+    if cache.bound_pods is None:
         from kubectl_dra.model.snapshot import BOUND_PODS
 
         refused = next((g for g in snap.gaps if g.resource == BOUND_PODS), None)
-        memo["bound_pods"] = BoundPods(snap.pods, snap.bound_pods and refused is None, snap.source != "files")
-        memo["bound_pods"].refused = refused
-    return Fit(pod, memo["bound_pods"], snap.classes, sem)
+        cache.bound_pods = BoundPods(snap.pods, snap.bound_pods and refused is None, snap.source != "files")
+        cache.bound_pods.refused = refused
+    return Fit(pod, cache.bound_pods, snap.classes, sem)
 
 
 def _missing(bound: BoundPods, unknown: dict) -> str:

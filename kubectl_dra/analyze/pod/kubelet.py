@@ -136,12 +136,12 @@ def _times(w: KubeletWord) -> str:
     return f" ({where}, {w.last})" if w.last else ""
 
 
-def seen_of(snap, memo: dict | None = None) -> Seen:
-    """What the snapshot holds for the driver piece (see driver.Seen), built once per snapshot when memo (an
-    Analysis's, shared by its forks) is given. Live and in a bundle, the DaemonSets are known where they were
+def seen_of(snap, cache=None) -> Seen:
+    """What the snapshot holds for the driver piece (see driver.Seen), built once per snapshot when cache (an
+    Analysis's, shared by its forks: pod/cache.py) is given. Live and in a bundle, the DaemonSets are known where they were
     listed (Snapshot.listed), the plugin pods with the bound pods; in files, DaemonSets present are taken as all."""
-    if memo is not None:
-        got = memo.get("driver_seen")
+    if cache is not None:
+        got = cache.driver_seen
         if got is not None and got[0] is snap:
             return got[1]
     dss = tuple(w for w in snap.workloads if w.get("kind") == "DaemonSet")
@@ -180,8 +180,8 @@ def seen_of(snap, memo: dict | None = None) -> Seen:
         frozenset(e["object"]["namespace"] for e in snap.events),
         frozenset(ns_of(p) for p in snap.pods),
     )
-    if memo is not None:
-        memo["driver_seen"] = (snap, seen)
+    if cache is not None:
+        cache.driver_seen = (snap, seen)
     return seen
 
 
@@ -233,7 +233,7 @@ def _skipped_words(skipped: list[str], op: str) -> str:
 
 
 def kubelet_findings(
-    snap, node: dict | None, pod: dict, claims, events: list[dict], memo=None, version: tuple = (1, 37)
+    snap, node: dict | None, pod: dict, claims, events: list[dict], cache=None, version: tuple = (1, 37)
 ) -> list[Finding]:
     """The kubelet's latest word since the pod was bound (DRA601 not registered, DRA602 the plugin failed, DRA608
     CDI, DRA609 a claim-side error), or DRA604 none yet; then the plugin of each driver the kubelet calls (DRA607)
@@ -241,7 +241,7 @@ def kubelet_findings(
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     phase = (pod.get("status") or {}).get("phase")
     if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return _unprepare_findings(snap, node, pod, claims, memo, version)
+        return _unprepare_findings(snap, node, pod, claims, cache, version)
     if phase in ("Running", "Succeeded", "Failed"):
         return []
     last_sched = max((e["time"] for e in events if e["reason"] == "Scheduled"), default="")
@@ -294,7 +294,7 @@ def kubelet_findings(
             )
             out.append(make("DRA609", word.message + _times(word) + why, **detail))
             return out
-    seen = seen_of(snap, memo)
+    seen = seen_of(snap, cache)
     for d in drivers:
         p = judge_on_node(seen, d, node, node_name, word)
         if word is not None or p.problem:  # before the kubelet speaks, only what would stop it
@@ -312,11 +312,11 @@ def kubelet_findings(
     return out
 
 
-def publishing_findings(snap, classes, memo=None) -> list[Finding]:
+def publishing_findings(snap, classes, cache=None) -> list[Finding]:
     """No ResourceSlice of a driver the pod's classes pin exists: for each such driver, the plugin (DRA607)."""
     have = {(s.get("spec") or {}).get("driver") for s in snap.slices}
     drivers = sorted({d for c in classes for d in drivers_named(class_expressions(c))} - have)
-    seen = seen_of(snap, memo)
+    seen = seen_of(snap, cache)
     found = [judge_publishing(seen, d) for d in drivers]
     return [_plugin_finding(p) for p in found if p.state != "not-looked"]  # (no DaemonSet in a file: no news)
 
@@ -333,7 +333,7 @@ def _runtime_note(node: dict | None) -> str:
     return f"; the node runs {rt}" if rt else ""
 
 
-def _unprepare_findings(snap, node: dict | None, pod: dict, claims, memo=None, version=(1, 37)) -> list[Finding]:
+def _unprepare_findings(snap, node: dict | None, pod: dict, claims, cache=None, version=(1, 37)) -> list[Finding]:
     """A pod being deleted on a node: the kubelet calls NodeUnprepareResources through each driver's plugin before
     it lets the pod go, retries while it cannot, and reports nothing (no event; kubernetes/kubernetes#129402, as
     designed). Where the plugin of a driver is missing or not ready on the node, that is why the pod stays
@@ -341,7 +341,7 @@ def _unprepare_findings(snap, node: dict | None, pod: dict, claims, memo=None, v
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     if not node_name or not any(((c.get("status") or {}).get("allocation")) for c in claims):
         return []
-    seen = seen_of(snap, memo)
+    seen = seen_of(snap, cache)
     out: list[Finding] = []
     for d in called_drivers(claims, UNPREPARE, node, version)[0]:
         p = judge_on_node(seen, d, node, node_name, None)

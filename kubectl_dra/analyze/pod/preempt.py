@@ -279,10 +279,10 @@ def preemption_findings(got: Preemption, names: list[str], msg: str, evidence: d
 def device_preemption_finding(an, pod: dict, analyses, findings):
     """DRA434 when the pod is blocked by devices in use (DRA404) and some of them are held by pods of lower
     priority than its own."""
-    if not any(f.code == "DRA404" for f in findings) or "state" not in an.memo:
+    if not any(f.code == "DRA404" for f in findings) or an.cache.allocated is None:
         return None
     mine = priority_of(pod)
-    owners = an.memo["state"][0].owners
+    owners = an.cache.allocated[0].owners
     held: dict = {}  # claim ref -> a device it holds that the pod could use
     for a in analyses:
         if a.allocated:

@@ -17,8 +17,8 @@ from kubectl_dra.findings.stages import Stage
 
 def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
     """A matrix's candidates, candidates per node and devices per stage, once per (shared) matrix."""
-    hit = an.memo.get(("stats", id(m)))
-    if hit is None or hit[0] is not m:
+    hit = an.cache.stats.get(m)
+    if hit is None:
         cands = [v for v in m if v.outcome in ("candidate", "selected")]
         per_node: dict[str, int] = {}
         for v in cands:
@@ -27,8 +27,8 @@ def _matrix_stats(an: Analysis, m: list) -> tuple[list, dict, dict]:
         stages: dict[Stage | None, list[DeviceVerdict]] = {}  # None: candidates (and selected)
         for v in m:
             stages.setdefault(v.stage, []).append(v)
-        hit = an.memo[("stats", id(m))] = (m, cands, per_node, stages)
-    return hit[1], hit[2], hit[3]
+        hit = an.cache.stats.put(m, (cands, per_node, stages))
+    return hit
 
 
 # long: one case per rejection stage, in Stage order
@@ -146,9 +146,9 @@ def _free_where_unusable(an: Analysis, vs: list[DeviceVerdict]) -> list[DeviceVe
     else holds (not allocated: the analysis's allocated state) on a node that only its state keeps the pod off,
     cordoned or NotReady (Analysis.held_nodes). A node the pod's own constraints exclude (its nodeSelector,
     affinity, tolerations) is the pod's choice: the devices it can use being taken stays the reason."""
-    if not vs or "state" not in an.memo:
+    if not vs or an.cache.allocated is None:
         return []
-    taken = an.memo["state"][0].devices
+    taken = an.cache.allocated[0].devices
     return [v for v in vs if v.entry.did not in taken and v.entry.node_name in an.held_nodes]
 
 

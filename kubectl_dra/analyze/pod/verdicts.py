@@ -443,7 +443,7 @@ def _fallback_info(an: Analysis, claim_ref, analyses, base, sub) -> None:
 
 def pool_findings(an: Analysis) -> None:
     """DRA410/DRA411 for the snapshot's incomplete and invalid pools (the same for every pod: computed once)."""
-    if "pool_findings" not in an.memo:
+    if an.cache.pool_findings is None:
         out = []
         for key, pool in sorted(an.universe.pools.items()):
             state = an.universe.pool_states[key]
@@ -451,8 +451,8 @@ def pool_findings(an: Analysis) -> None:
                 out.append(make("DRA411", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
             elif pool.incomplete:
                 out.append(make("DRA410", f"resource pool {key[0]}/{key[1]} is {state}", pool=f"{key[0]}/{key[1]}"))
-        an.memo["pool_findings"] = out
-    an.findings.extend(an.memo["pool_findings"])
+        an.cache.pool_findings = out
+    an.findings.extend(an.cache.pool_findings)
 
 
 def _why_nodes(rejected: dict, limit: int = 3) -> str:

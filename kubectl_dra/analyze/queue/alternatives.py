@@ -139,7 +139,7 @@ class Alternatives:
             and q.erred is None
             and q.gang is None
             and q.follows is None
-            and not may_err(q.plan, self.base.sem, self.base.memo)
+            and not may_err(q.plan, self.base.sem, self.base.cache)
         )
 
     def _members(self, e) -> list | None:
@@ -284,7 +284,7 @@ class Alternatives:
                     visit(*self._placed(q, name, res, state, use), nxt, placed | {(k, name, devs)})
 
         self._e = e
-        visit(self.base.memo["state"][0], {}, classes, frozenset())
+        visit(self.base.allocated_now()[0], {}, classes, frozenset())
         return outcomes, seen, leaves[0]
 
     def _kind(self, q) -> tuple:

@@ -14,23 +14,22 @@ from kubectl_dra.analyze.allocator.checks import UnsupportedAttribute, converted
 from kubectl_dra.findings.stages import Stage
 
 
-def may_err(plan, sem, memo: dict) -> bool:
+def may_err(plan, sem, cache) -> bool:
     """Whether the pod's pending claims have a device in their matrices on which their search errs (remembered per
-    pod shape in memo, an Analysis's)."""
-    key = ("may-err", plan.shape)
-    hit = memo.get(key)
+    pod shape in cache, an Analysis's: pod/cache.py)."""
+    hit = cache.may_err.get(plan.shape)
     if hit is None:
-        hit = memo[key] = _may_err(plan, sem, memo)
+        hit = cache.may_err[plan.shape] = _may_err(plan, sem, cache)
     return hit
 
 
-def _may_err(plan, sem, memo: dict) -> bool:
+def _may_err(plan, sem, cache) -> bool:
     pending = {id(c) for c in plan.pending}
     for a in plan.analyses:
         if id(a.claim) not in pending:
             continue
         for m in a.matrices.values():
-            if _errs_in(m, plan.reach, memo):
+            if _errs_in(m, plan.reach, cache):
                 return True
         constraints = ((a.claim.get("spec") or {}).get("devices") or {}).get("constraints") or []
         if not constraints:
@@ -42,15 +41,13 @@ def _may_err(plan, sem, memo: dict) -> bool:
     return False
 
 
-def _errs_in(m: list, reach, memo: dict) -> bool:
+def _errs_in(m: list, reach, cache) -> bool:
     """Whether a selector errs on a device of the matrix that a usable node reaches (once per matrix: pods of one
     shape share it, and its node set)."""
-    hit = memo.get(("errs-in", id(m)))
-    if hit is not None and hit[0] is m:
-        return hit[1]
-    errs = any(v.stage is Stage.CEL_ERROR and reach.nodes_for(v.entry) for v in m)
-    memo[("errs-in", id(m))] = (m, errs)
-    return errs
+    hit = cache.errs_in.get(m)
+    if hit is None:
+        hit = cache.errs_in.put(m, any(v.stage is Stage.CEL_ERROR and reach.nodes_for(v.entry) for v in m))
+    return hit
 
 
 def _unusable_attribute(a, constraints: list) -> bool:

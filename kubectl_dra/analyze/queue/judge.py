@@ -167,7 +167,7 @@ def uniform_until(members: dict, end: int, shapes, base, kind_of) -> dict:
     priority a command reads (one answer per pod, whatever the command)."""
     out = {}
     for c, es in members.items():
-        if not shapes.local[es[0].plan.shape] or may_err(es[0].plan, base.sem, base.memo):
+        if not shapes.local[es[0].plan.shape] or may_err(es[0].plan, base.sem, base.cache):
             out[c] = -1
             continue
         first = (kind_of(es[0]), es[0].plan.fit.key() if es[0].plan.fit is not None else None)

@@ -44,7 +44,7 @@ def _others(snap, sem, base):
 
     def fit_of(p):
         try:
-            return pod_fit(snap, base.memo, p, sem)
+            return pod_fit(snap, base.cache, p, sem)
         except ValueError:  # a request that is not a quantity (a file; the API server admits none): left out
             return None
 

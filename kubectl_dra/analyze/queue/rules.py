@@ -145,7 +145,7 @@ def node_may_fill(c: Ctx) -> Place | None:
     if e.node is None or sim.crowd_proof(e):
         return None
     local = c.shapes.local[e.plan.shape]
-    proof = count_proof(e, sim, c.n_ahead) if local and not may_err(e.plan, sim.base.sem, sim.base.memo) else None
+    proof = count_proof(e, sim, c.n_ahead) if local and not may_err(e.plan, sim.base.sem, sim.base.cache) else None
     if proof is not None:
         return c.place(Outcome.FITS, True, proof)
     names = sim.crowders(e)
@@ -192,7 +192,7 @@ def proven(c: Ctx) -> Place | None:
     keeps the devices it needs after the most the pods ahead could take), for node-local devices and a search
     that cannot err (exposed.py)."""
     e, sim, view, pos = c.e, c.sim, c.view, c.pos
-    if e.node is None or not c.shapes.local[e.plan.shape] or may_err(e.plan, sim.base.sem, sim.base.memo):
+    if e.node is None or not c.shapes.local[e.plan.shape] or may_err(e.plan, sim.base.sem, sim.base.cache):
         return None
     proof = count_proof(e, sim, c.n_ahead)
     if proof is None:
@@ -209,7 +209,7 @@ def order_decides(c: Ctx) -> Place:
         why.append("pods tied in the queue are taken in an order the API does not show")
     if view.loose[pos]:
         why.append("a pod ahead may go to more than one node, or is itself undetermined")
-    if may_err(e.plan, c.sim.base.sem, c.sim.base.memo):
+    if may_err(e.plan, c.sim.base.sem, c.sim.base.cache):
         why.append(
             "once they take devices, its search may reach a device on which its claims err, and an error ends the "
             "scheduler's attempt"

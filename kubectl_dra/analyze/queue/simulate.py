@@ -63,9 +63,7 @@ class _Sim:
 
     def __init__(self, base):
         self.base = base
-        if "state" not in base.memo:
-            base.analyse_claims([], None, [])
-        self.state = base.memo["state"][0].copy()
+        self.state = base.allocated_now()[0].copy()
         self.alloc = base.allocator(self.state)
         self.worth: dict = {}
         self.cursor: dict = {}
@@ -249,11 +247,15 @@ class _Sim:
         hit = len(plan.dry.placeable_nodes) if plan.fit is not None else len(plan.dry.allocatable)
         if not plan.dry.capped or hit >= limit:
             return hit
-        key = ("fits_on", plan.shape, plan.fit.key() if plan.fit is not None else None)
-        got = self.base.memo.get(key)
+        key = (plan.shape, plan.fit.key() if plan.fit is not None else None)
+        got = self.base.cache.fits_on.get(key)
         if got is None:
             worth = self.base.worth_nodes(plan.pending, plan.analyses, plan.reach, plan.skip)
-            got = self.base.memo[key] = [0, 0, worth]  # nodes found, next node to try, the nodes in search order
+            got = self.base.cache.fits_on[key] = [
+                0,
+                0,
+                worth,
+            ]  # nodes found, next node to try, the nodes in search order
         alloc = None
         while got[0] < limit and got[1] < len(got[2]):
             n = got[2][got[1]]
@@ -262,7 +264,7 @@ class _Sim:
                 continue
             here = plan.claims_on(n["metadata"]["name"])
             if alloc is None:
-                alloc = self.base.allocator(self.base.memo["state"][0])
+                alloc = self.base.allocator(self.base.allocated_now()[0])
             try:
                 if not here or alloc.allocate(n, here) is not None:
                     got[0] += 1
@@ -393,7 +395,7 @@ def simulate(base, entries: list[Entry], others=None) -> Queue:
                 comps = {comp[q.plan.shape] for q in ms}
                 ahead = [q for q in ordered[: e.index] if q.gang is not g and comp[q.plan.shape] in comps]
                 g.certain = g.rejected is not None or (
-                    _gang_certainty(g, ms, ahead, shapes, kind_of) and not may_err(ms[0].plan, base.sem, base.memo)
+                    _gang_certainty(g, ms, ahead, shapes, kind_of) and not may_err(ms[0].plan, base.sem, base.cache)
                 )
                 sim.place_gang(g, ms)
             continue

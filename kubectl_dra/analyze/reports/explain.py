@@ -54,22 +54,23 @@ from kubectl_dra.findings.model import (
 from kubectl_dra.model.normalize import event_sort_key
 from kubectl_dra.model.scope import not_found
 from kubectl_dra.model.snapshot import Snapshot
-from kubectl_dra.model.times import human_age, parse_time, reference_time
+from kubectl_dra.model.times import human_age, parse_time
 
 
-def events_for_pod(snap: Snapshot, pod: dict, memo: dict | None = None) -> list[dict]:
-    """The pod's events in time order. memo (an Analysis's): the snapshot's pod events indexed by name once."""
+def events_for_pod(snap: Snapshot, pod: dict, cache=None) -> list[dict]:
+    """The pod's events in time order. cache (an Analysis's, pod/cache.py): the snapshot's pod events indexed by
+    name once."""
     uid = _meta(pod).get("uid")
-    if memo is None:
+    if cache is None:
         candidates = snap.events
     else:
-        if "events_by_pod" not in memo:
+        if cache.events_by_pod is None:
             by: dict[str, list] = {}
             for e in snap.events:
                 if e["object"]["kind"] == "Pod":
                     by.setdefault(e["object"]["name"], []).append(e)
-            memo["events_by_pod"] = by
-        candidates = memo["events_by_pod"].get(_name(pod), ())
+            cache.events_by_pod = by
+        candidates = cache.events_by_pod.get(_name(pod), ())
     evs = [
         e
         for e in candidates
@@ -112,7 +113,7 @@ def _claim_findings(an: Analysis, pod: dict, analyses, dry: DryRun, events: list
         device_findings(an, analyses, dry, pod, plugin)
         if any(f.code in ("DRA401", "DRA402") for f in an.findings):  # a driver publishes nothing: is it deployed?
             classes = {id(r.class_obj): r.class_obj for a in analyses for alts in a.requests for r in alts}
-            an.findings.extend(publishing_findings(an.snap, [c for c in classes.values() if c is not None], an.memo))
+            an.findings.extend(publishing_findings(an.snap, [c for c in classes.values() if c is not None], an.cache))
         if dry.allocatable and failed_prebind is None:
             an.findings.extend(unseen_binding_findings(an.snap, dry.allocatable[0].claims))
         if ext is not None and dry.allocatable:
@@ -171,7 +172,7 @@ def _pod_findings(an: Analysis, pod: dict, analyses, dry: dict) -> None:
     pool_findings(an)
     an.findings.extend(patch_findings(an, analyses))
     an.findings.extend(taint_rule_findings(an.taint_rule_gaps))
-    an.findings.extend(analyses_coverage(analyses, an.sem, an.memo))
+    an.findings.extend(analyses_coverage(analyses, an.sem, an.cache))
 
 
 def explain_pods(
@@ -233,14 +234,14 @@ def explain_pod(
     # (what the driver piece could not read, it says in its own finding, DRA607)
     an.findings.extend(read_gap_findings(snap.gaps, DRIVER_PIECE_READS))
     an.findings.append(semantics_finding(sem, snap))
-    events = events_for_pod(snap, pod, an.memo)
+    events = events_for_pod(snap, pod, an.cache)
     if not pod.get("status"):  # the API server always writes one: a cut or edited input
         an.findings.append(edited_finding(pod, "status"))
     pcs = _pod_claims(an, pod, events)
     resolved = [pc for pc in pcs if pc.claim is not None and not pc.skipped]
     claims, names = [pc.claim for pc in resolved], [pc.pod_claim_name for pc in resolved]
     ext = _extended(an, snap, sem, pod, claims, names)
-    fit = pod_fit(snap, an.memo, pod, sem)
+    fit = pod_fit(snap, an.cache, pod, sem)
     analyses, dry = an.analyse_claims(claims, pod, names, fit=fit, skip=_plugin_skip(ext))
     node_name = (pod.get("spec") or {}).get("nodeName")
     word = scheduler_word(pod, events)
@@ -286,10 +287,10 @@ def _extended(an: Analysis, snap: Snapshot, sem: Semantics, pod: dict, claims: l
     """DRA-backed extended resources: the scheduler's own claim, appended to claims (analysed last, as upstream
     allocates it last), and its findings. None: the pod asks for none."""
     idx = an.idx
-    if "annotated_claims" not in an.memo:
-        an.memo["annotated_claims"] = extended_claims(idx.claims)
+    if an.cache.annotated_claims is None:
+        an.cache.annotated_claims = extended_claims(idx.claims)
     # (the snapshot's tuples as they are: a copy per pod of 5,000 slices costs more than the plan that reads them)
-    ext = extended_plan(pod, snap.classes, idx.claims, idx.nodes, snap.slices, sem, an.memo["annotated_claims"])
+    ext = extended_plan(pod, snap.classes, idx.claims, idx.nodes, snap.slices, sem, an.cache.annotated_claims)
     unseen = snap.absent("deviceclasses.resource.k8s.io")
     if (
         ext is None
@@ -442,7 +443,7 @@ def _pod_body(an: Analysis, pod: dict, namespace: str, name: str, pcs, ext, anal
             if ext is not None
             else []
         ),
-        "claims": [claim_body(a, not brief, an.memo.setdefault("device rows", {})) for a in analyses],
+        "claims": [claim_body(a, not brief, an.cache.device_rows) for a in analyses],
         "extendedResources": ext.to_dict() if ext is not None else None,
         "nodes": {"usable": dry.usable, "rejected": dry.rejected_nodes, "synthetic": an.idx.nodes_synthetic},
         "scheduler": word.to_dict() if word else None,
@@ -455,9 +456,7 @@ def _aged(an: Analysis, events: list) -> list:
     the dump's newest time; the time stays beside it."""
     if not events:
         return events
-    if "reference_time" not in an.memo:
-        an.memo["reference_time"] = reference_time(an.snap)
-    now = an.memo["reference_time"]
+    now = an.cache.reference_time(an.snap)
     out = []
     for e in events:
         t = parse_time(e.get("time"))
@@ -479,11 +478,9 @@ def _kubelet_findings(an: Analysis, pod: dict, analyses, events) -> None:
                     reservedFor=reserved,
                 )
             )
-    if "nodes_by_name" not in an.memo:  # (shared by the forks: one dict per snapshot, not a walk per pod)
-        an.memo["nodes_by_name"] = {_name(n): n for n in an.snap.nodes}
-    node_obj = an.memo["nodes_by_name"].get(node)
+    node_obj = an.nodes_by_name().get(node)  # (shared by the forks: one dict per snapshot, not a walk per pod)
     an.findings.extend(
-        kubelet_findings(an.snap, node_obj, pod, [a.claim for a in analyses], events, an.memo, an.sem.version)
+        kubelet_findings(an.snap, node_obj, pod, [a.claim for a in analyses], events, an.cache, an.sem.version)
     )
     devices = [
         f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}"

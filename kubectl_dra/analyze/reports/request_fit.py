@@ -279,7 +279,7 @@ def request_fit(snap: Snapshot, sem: Semantics, claim: dict, device_class: str) 
     shapes.add(plan)
     keys, local = shapes.keys[plan.shape], shapes.local[plan.shape]
     allocs, pods, open_ = _in_flight(snap, sem, an, keys)
-    state = an.memo["state"][0].copy()  # once: the per-node runs add to it and take back (_Layer)
+    state = an.allocated_now()[0].copy()  # once: the per-node runs add to it and take back (_Layer)
     for ref, r in allocs:
         state.add(ref, r.results, sem)
     worth = [] if blocking else fork.worth_nodes(plan.pending, plan.analyses, plan.reach, plan.skip)
@@ -358,11 +358,8 @@ class _Signatures:
     only through network-attached devices: one search, not one per node)."""
 
     def __init__(self, an: Analysis, sem: Semantics):
-        from kubectl_dra.analyze.allocator import SliceIndex
 
-        if "slice_index" not in an.memo:
-            an.memo["slice_index"] = SliceIndex(an.slices)
-        self.index, self.sem = an.memo["slice_index"], sem
+        self.index, self.sem = an.slice_index(), sem
         self.known: dict = {}
 
     def of(self, n: dict) -> tuple | None:
