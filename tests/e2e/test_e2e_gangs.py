@@ -233,3 +233,41 @@ def test_a_gang_whose_members_have_another_priority_than_its_podgroup_is_never_p
         assert "got 1000 and 0" in ev["message"], ev
     pg = sc.api.get(PODGROUPS.format(ns=sc.ns) + "/mixed")
     assert [c["reason"] for c in pg["status"]["conditions"]] == ["SchedulerError"], pg["status"]
+
+
+def test_a_gang_whose_nodes_a_pod_without_dra_may_fill_is_never_called_placed(gang_scenario):
+    """One GPU on node-01 and one on node-02 (16 cpu each); `batch` (no DRA, 8 cpu, node-01 or node-02), created
+    first; then the PodGroup `pair` (minCount 2) of two workers asking a GPU and 10 cpu each. The queue's dry-run
+    does not place pods without DRA: before, the group's count was certain (both fit: OK) while batch, placed first,
+    leaves 8 cpu on its node and the pair cannot be placed together. kubectl-dra now leaves both workers open
+    (Unknown, exit 2); the scheduler binds batch and leaves the workers Pending."""
+    sc = gang_scenario("gangcpu")
+    cluster = sc.cluster
+    sc.device_class()
+    sc.slice([device("dev-0")], node="node-01")
+    sc.slice([device("dev-0")], node="node-02")
+    _podgroup(sc, "pair", 2)
+    two = {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "kubernetes.io/hostname", "operator": "In", "values": ["node-01", "node-02"]}]}]}  # fmt: skip
+    workers = ["pair-0", "pair-1"]
+    with cluster.scheduler_paused():
+        b = pod("batch")
+        b["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "8"
+        b["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": two}}
+        sc.create(b)
+        time.sleep(1.1)
+        for w in workers:
+            sc.create(claim(f"{w}-gpu", [request("gpu", sc.cls)]))
+            p = pod(w, {"gpu": f"{w}-gpu"})
+            p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "10"
+            p["spec"]["schedulingGroup"] = {"podGroupName": "pair"}
+            sc.create(p)
+        st = cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+        assert not any(e["reason"] == "Scheduled" for e in cluster.events(sc.ns)), "the scheduler acted meanwhile"
+    rows = {r["pod"]: r for r in st.json["items"]}
+    assert set(rows) == set(workers), str(st)
+    for w in workers:
+        assert rows[w]["state"] == "Unknown", (w, str(st))
+    assert st.code == 2, str(st)
+    cluster.wait_bound(sc.ns, "batch", timeout=90)
+    _settled(cluster, sc.ns, workers, set())

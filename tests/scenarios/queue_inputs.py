@@ -312,6 +312,31 @@ def register(m) -> None:
         "status",
         [*workers, group, *own("notebook", "2026-12-01T10:05:00Z"), m.dclass(), *gang_nodes],
     )
+    # A pair whose members need 6 of a node's 8 cpu each, and batch (no DRA, 4 cpu, created first) ahead of them:
+    # wherever batch goes, that node has 4 cpu left and the pair cannot be placed together. The pods without DRA
+    # are not dry-run, so the group's count alone is not certain: undetermined, never OK.
+    pair = []
+    for i in range(2):
+        w = at(m.pod(f"pair-w{i}", [("gpu", "claim", f"pair-w{i}-gpu")]), f"2026-12-01T10:00:0{i}Z")
+        w["spec"]["schedulingGroup"] = {"podGroupName": "pair"}
+        pair += [*_cpu([w], "6"), m.claim(f"pair-w{i}-gpu", [m.request()])]
+    pair_group = copy.deepcopy(group)
+    pair_group["metadata"]["name"] = "pair"
+    pair_group["spec"]["schedulingPolicy"]["gang"]["minCount"] = 2
+    cpu_batch = at(m.pod("batch", []), "2026-12-01T09:00:00Z")
+    cpu_batch["spec"]["containers"] = [
+        {"name": "etl", "image": "registry.example/etl:1", "resources": {"requests": {"cpu": "4"}}}
+    ]
+    del cpu_batch["spec"]["resourceClaims"]
+    m.scenario(
+        "queue-gang-outsider-cpu",
+        "status: the PodGroup pair (minCount 2; a GPU and 6 cpu each) on two nodes of 8 cpu and one GPU each; batch, "
+        "a pod without DRA asking 4 cpu, was created first. Wherever batch goes, that node keeps 4 cpu and the pair "
+        "does not fit together; the queue's dry-run does not place pods without DRA, so the group's count is not "
+        "certain: undetermined (DRA431, exit 2), never OK.",
+        "status",
+        [*pair, pair_group, cpu_batch, m.dclass(), gpu_node_01, gpu_node_02, m.node("node-01", {}, zone="a"), m.node("node-02", {}, zone="b")],
+    )
     m.scenario(
         "queue-gang-explain",
         "explain pod train-w03 on the same input: the gang's need against what fits, and which workers find none.",
@@ -361,6 +386,7 @@ def register(m) -> None:
             "queue-replicas": ("ml-prod", "-n"),
             "queue-match-count": ("ml-prod", "-n"),
             "queue-priority-does-not-preempt": ("batch", "-n"),
+            "queue-gang-outsider-cpu": ("ml-team", "-n"),
             "queue-replicas-fit": ("ml-prod", "-n"),
             "queue-replicas-open": ("ml-prod", "-n"),
             "queue-match-count-open": ("ml-prod", "-n"),

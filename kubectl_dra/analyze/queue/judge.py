@@ -133,10 +133,7 @@ class Component:
     def isolated(self, e: Entry, sim) -> bool:
         """No pod outside the component that may take cpu, memory or a pod slot on a node its members may use can be
         ahead of e: the component's own pods decide what it gets."""
-        first, first_rank = self.outsiders
-        if first is not None and first <= sim.may_be_ahead(e):
-            return False
-        return first_rank is None or first_rank > queue_key(e.gated, e.priority, e.created)
+        return isolated(self.outsiders, e, sim)
 
     def tied_after(self, e: Entry, pos: int) -> int:
         """Competitors of e's tie class after it (they may be ahead of it)."""
@@ -156,6 +153,16 @@ class Component:
         if not out:
             out = [q for q in self.es[:pos] if q.follows is None][:limit]
         return out
+
+
+def isolated(outsiders: tuple, e: Entry, sim) -> bool:
+    """outsiders: (the first index in the queue of a pod of another component, the first queue_key of a pending pod
+    without DRA) that may take cpu, memory or a pod slot on the component's nodes (alternatives.py
+    first_outsiders): whether none of them may be ahead of e."""
+    first, first_rank = outsiders
+    if first is not None and first <= sim.may_be_ahead(e):
+        return False
+    return first_rank is None or first_rank > queue_key(e.gated, e.priority, e.created)
 
 
 def uniform_until(members: dict, end: int, shapes, base, kind_of) -> dict:

@@ -121,8 +121,8 @@ def gang_member(c: Ctx) -> Place | None:
     reason = gang_reason(g, e)
     if not g.certain:
         return c.undetermined(
-            f"in the estimated order, {reason}; but pods ahead of the group that can use the same devices, or "
-            "members of different kinds, decide how many fit",
+            f"in the estimated order, {reason}; but pods ahead of the group that can use the same devices or take "
+            "the cpu, memory or pod slots of its nodes, or members of different kinds, decide how many fit",
         )
     if g.failed:
         return c.place(Outcome.GANG, True, reason, by_group=True)

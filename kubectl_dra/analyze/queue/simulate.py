@@ -11,7 +11,7 @@ from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
 from kubectl_dra.analyze.queue.alternatives import Alternatives, first_outsiders
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import member_order
-from kubectl_dra.analyze.queue.judge import Component, Queue, shortfall, uniform_until
+from kubectl_dra.analyze.queue.judge import Component, Queue, isolated, shortfall, uniform_until
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 from kubectl_dra.analyze.queue.outcomes import EntryKind, queue_key
 from kubectl_dra.analyze.queue.preempted import room_freed_by_others, search_preemption
@@ -407,6 +407,12 @@ def simulate(base, entries: list[Entry], others=None) -> Queue:
     places, shortfalls = {}, []
     alternatives = Alternatives(sim, shapes, claim_key)  # (the orders and node choices the API does not fix)
     outsiders = first_outsiders(members, comp, sim)
+    for e in ordered:
+        # a group's count is certain only where no pod outside the members' components (without DRA, or of another
+        # component) may take the cpu, memory or pod slots of their nodes first: those are not dry-run here
+        g = e.gang
+        if g is not None and g.certain and g.rejected is None and not isolated(outsiders[comp[e.plan.shape]], e, sim):
+            g.certain = False
     for c, es in members.items():
         # A pod whose attempt errs alone and gets nothing at its turn (it errs as it does alone, at every retry too,
         # or finds no device without the error: blocked either way) takes nothing and has no place: its own answer
