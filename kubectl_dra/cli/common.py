@@ -225,7 +225,7 @@ def _preload(o: Options, server_version: str | None):
     return preload(o.semantics(server_version))
 
 
-def terminal_of(o: Options) -> tuple[bool, int | None]:
+def _terminal_of(o: Options) -> tuple[bool, int | None]:
     """Colour (a terminal, no NO_COLOR/--no-color, or FORCE_COLOR) and the width text is fitted to (a terminal only)."""
     text = o.output in ("text", "wide", "map")
     color = (
@@ -234,7 +234,16 @@ def terminal_of(o: Options) -> tuple[bool, int | None]:
     return color and text, shutil.get_terminal_size().columns if text and sys.stdout.isatty() else None
 
 
-def ascii_only(o: Options) -> bool:
+def render_options(o: Options, header: bool = True):
+    """The RenderOptions (render/options.py) every renderer of the command takes, built once from the flags and the
+    terminal."""
+    from kubectl_dra.render.options import RenderOptions
+
+    color, width = _terminal_of(o)
+    return RenderOptions(o.output, color, width, _ascii_only(o), o.all_devices, header)
+
+
+def _ascii_only(o: Options) -> bool:
     """Plain ASCII marks: under NO_COLOR/--no-color, on a dumb terminal, or when stdout cannot encode UTF-8."""
     enc = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
     return bool(o.no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or enc != "utf8")
@@ -253,10 +262,7 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
     elif isinstance(answer, (list, tuple)):
         from kubectl_dra.render import render_many
 
-        color, width = terminal_of(o)
-        render_many(
-            answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=ascii_only(o)
-        )
+        render_many(answer, render_options(o), sys.stdout)
         open_ = [r for r in answer if not r.determined]
         if open_ and o.output in ("text", "wide"):  # each Summary is on the screen: one short line points at them
             undetermined = f"{len(open_)} of {len(answer)} pod(s) undetermined: their Verdict and Summary above say why"
@@ -266,10 +272,7 @@ def finish(answer, o: Options, *, show=None, undetermined: str | None = None, bl
     else:
         from kubectl_dra.render import render
 
-        color, width = terminal_of(o)
-        render(
-            answer, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=ascii_only(o)
-        )
+        render(answer, render_options(o), sys.stdout)
         if not answer.determined and o.output in ("text", "wide"):
             undetermined = "the answer is undetermined: the Verdict and Summary above say why"
         elif not answer.determined:
@@ -293,8 +296,7 @@ def scan_rows(report, o: Options, header: bool = True) -> None:
         return
     from kubectl_dra.render.status import render_scan
 
-    color, width = terminal_of(o)
-    render_scan(report, o.output, sys.stdout, color=color, width=width, header=header)
+    render_scan(report, render_options(o, header), sys.stdout)
 
 
 def short_unseen(line: str) -> str:

@@ -23,7 +23,7 @@ from kubectl_dra.cli.common import (
     note,
     one_line,
     output_flag,
-    terminal_of,
+    render_options,
 )
 from kubectl_dra.cli.options import Options
 from kubectl_dra.errors import DraError
@@ -167,21 +167,15 @@ def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:
     alone), then on stderr the notes: nothing published or matched, and the devices --where failed on."""
     from kubectl_dra.render.devices import render_inventory
 
-    color, width = terminal_of(o)
     if o.output == "name":
         from kubectl_dra.render.escape import esc
 
         for r in report.rows:
             sys.stdout.write(f"device/{esc(r.id)}\n")
-    elif no_headers and o.output in ("text", "wide"):
-        import io
-
-        buf = io.StringIO()
-        render_inventory(report, o.output, buf, color, width, listed)
-        table = buf.getvalue().split("\n\n", 1)[0]  # the device list: what follows (holders, counters) is not
-        sys.stdout.write("".join(table.splitlines(keepends=True)[1:]).rstrip("\n") + "\n" if report.rows else "")
     else:
-        render_inventory(report, o.output, sys.stdout, color, width, listed)
+        # --no-headers: the device list's rows alone (what follows it, holders and counters, is not)
+        rows_only = no_headers and o.output in ("text", "wide")
+        render_inventory(report, render_options(o), sys.stdout, listed, rows_only=rows_only)
     sys.stdout.flush()
     if not report.rows and o.output in ("text", "wide"):
         note(f"No devices{' match' if listed else ' are published'} ({report.total} published).")
@@ -198,13 +192,11 @@ def _show_map(report, snap, o: Options, dmap=None) -> None:
     """-o map: the device map of the listed devices (analyze/reports/devmap.py; dmap: already made), drawn by
     render/devmap.py."""
     from kubectl_dra.analyze.reports.devmap import device_map
-    from kubectl_dra.cli.common import ascii_only
     from kubectl_dra.render.devmap import render_map
-    from kubectl_dra.render.terminal import _Out
+    from kubectl_dra.render.terminal import Out
 
     dmap = dmap if dmap is not None else device_map(report, snap, o.semantics(snap.server_version))
-    color, width = terminal_of(o)
-    out = _Out(sys.stdout, color, width, ascii_marks=ascii_only(o))
+    out = Out.of(sys.stdout, render_options(o))
     nodes = sum(len(r.nodes) for r in dmap.rows)
     title = f"{len(report.rows)} device(s) on {nodes} node(s)"
     if dmap.grouped and len(dmap.rows) < nodes:
@@ -253,8 +245,7 @@ def _request_fit(o: Options, filename: str, device_class: str | None, others: li
     from kubectl_dra.render.request_fit import render_request_fit
 
     def show() -> None:
-        color, width = terminal_of(o)
-        render_request_fit(report, o.output, sys.stdout, color, width)
+        render_request_fit(report, render_options(o), sys.stdout)
 
     undetermined = report.undetermined
     if undetermined is None and report.unseen:

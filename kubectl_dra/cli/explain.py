@@ -157,18 +157,16 @@ def _finish_with_map(o: Options, report):
     import sys
 
     from kubectl_dra.analyze.reports.devmap import pod_map
-    from kubectl_dra.cli.common import ascii_only, terminal_of
+    from kubectl_dra.cli.common import render_options
     from kubectl_dra.render import render
     from kubectl_dra.render.devmap import POD_LEGEND, render_map
     from kubectl_dra.render.escape import esc
-    from kubectl_dra.render.terminal import _Out
+    from kubectl_dra.render.terminal import Out
 
     def show() -> None:
-        color, width = terminal_of(o)
-        render(
-            report, o.output, sys.stdout, color=color, width=width, all_devices=o.all_devices, ascii_marks=ascii_only(o)
-        )
-        out = _Out(sys.stdout, color, width, ascii_marks=ascii_only(o))
+        opts = render_options(o)
+        render(report, opts, sys.stdout)
+        out = Out.of(sys.stdout, opts)
         out.blank()
         dmap = pod_map(report)
         if not dmap.rows:

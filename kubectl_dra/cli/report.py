@@ -131,4 +131,7 @@ def _html(ov, snap, sem, scope: dict, embedded: str) -> str:
         "version": __version__,
         "generatedAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
-    return render_html(ov, read, embedded, lambda r, stream: render(r, "text", stream))
+    from kubectl_dra.render.options import RenderOptions
+
+    plain = RenderOptions("text")  # the explanations as text in the page: no colour, no width
+    return render_html(ov, read, embedded, lambda r, stream: render(r, plain, stream))

@@ -24,10 +24,10 @@ from kubectl_dra.cli.common import (
     note,
     one_line,
     output_flag,
+    render_options,
     scan_rows,
     scope_flags,
     short_unseen,
-    terminal_of,
 )
 from kubectl_dra.cli.options import Options
 from kubectl_dra.cli.watch import watch_status
@@ -163,8 +163,7 @@ def _fleet(o: Options, contexts: list[str], selector, reqs, no_headers: bool):
     )
 
     def show():
-        color, width = terminal_of(o)
-        render_fleet(answers, o.output, sys.stdout, color=color, width=width, header=not no_headers)
+        render_fleet(answers, render_options(o, not no_headers), sys.stdout)
         sys.stdout.flush()
         if o.output in ("text", "wide"):
             for a in answers:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-from kubectl_dra.cli.common import ascii_only, note, one_line, scan_rows, short_unseen, terminal_of
+from kubectl_dra.cli.common import note, one_line, render_options, scan_rows, short_unseen
 from kubectl_dra.cli.options import Options
 from kubectl_dra.errors import DraError, ExitCode
 
@@ -59,16 +59,7 @@ def watch_pod(o: Options, session, first: list, ns: str, name: str) -> None:
         if first or o.output in ("json", "yaml"):
             from kubectl_dra.render import render
 
-            color, width = terminal_of(o)
-            render(
-                report,
-                o.output,
-                sys.stdout,
-                color=color,
-                width=width,
-                all_devices=o.all_devices,
-                ascii_marks=ascii_only(o),
-            )
+            render(report, render_options(o), sys.stdout)
             if first and o.output in ("text", "wide"):
                 sys.stdout.write("\nWatching (Ctrl-C to stop):\n")
             return

@@ -4,15 +4,9 @@
 FORMATS = ("text", "wide", "json", "yaml")
 
 
-def render(
-    report,
-    fmt: str,
-    stream,
-    color: bool = False,
-    width: int | None = None,
-    all_devices: bool = False,
-    ascii_marks: bool = False,
-) -> None:
+def render(report, opts, stream) -> None:
+    """One report as opts (render/options.py RenderOptions) asks."""
+    fmt = opts.format
     if fmt == "json":
         from kubectl_dra.render.structured import to_json_utf8
 
@@ -29,27 +23,12 @@ def render(
     else:
         from kubectl_dra.render.text import render_text
 
-        render_text(
-            report,
-            stream,
-            color=color,
-            width=None if fmt == "wide" else width,
-            all_devices=all_devices,
-            ascii_marks=ascii_marks,
-            wide=fmt == "wide",
-        )
+        render_text(report, stream, opts)
 
 
-def render_many(
-    reports: list,
-    fmt: str,
-    stream,
-    color: bool = False,
-    width: int | None = None,
-    all_devices: bool = False,
-    ascii_marks: bool = False,
-) -> None:
+def render_many(reports: list, opts, stream) -> None:
     """Several reports: text separated by a blank line; JSON/YAML as one `kind: List` of them."""
+    fmt = opts.format
     if fmt in ("json", "yaml"):
         from kubectl_dra.render.structured import list_to_json, list_to_yaml
 
@@ -58,4 +37,4 @@ def render_many(
     for i, r in enumerate(reports):
         if i:
             stream.write("\n")
-        render(r, fmt, stream, color=color, width=width, all_devices=all_devices, ascii_marks=ascii_marks)
+        render(r, opts, stream)

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
 from kubectl_dra.render.table import fit_table
-from kubectl_dra.render.terminal import _Out
+from kubectl_dra.render.terminal import Out
 
 DETAIL_LINES = 6  # at a width, a last cell wraps onto at most this many lines (-o wide: whole)
 _STATE_STYLE = {"free": "green", "allocated": None, "shared": "cyan", "tainted": "yellow", "unhealthy": "bold red"}
 _STATE_STYLE.update(unusable="red", exhausted="yellow")
 
 
-def render_inventory(report, fmt: str, stream, color: bool, width: int | None, listing: bool) -> None:
+def render_inventory(report, opts, stream, listing: bool, rows_only: bool = False) -> None:
+    """`devices`: the summary, or the device list (listing); rows_only: the list's rows alone (--no-headers)."""
+    fmt = opts.format
     if fmt == "json":
         _stream_json(report, stream)
         return
@@ -23,10 +25,13 @@ def render_inventory(report, fmt: str, stream, color: bool, width: int | None, l
 
         stream.write(data_to(report.to_dict(), fmt))
         return
-    wide = fmt == "wide"
-    out = _Out(stream, color, None if wide else width)
+    wide = opts.wide
+    out = Out(stream, opts.color, opts.fit_width)
     if not report.rows:
         return  # the command says "No devices ..." on stderr, as kubectl get does
+    if rows_only:
+        _devices(out, report, wide, header=False)
+        return
     if listing:
         _devices(out, report, wide)
         if report.plugins:
@@ -111,7 +116,7 @@ def _stream_json(report, stream) -> None:
 _CHUNK = 512  # devices per serialisation: few calls, and never more than this many row dicts at once
 
 
-def _pool_status(out: _Out, report) -> None:
+def _pool_status(out: Out, report) -> None:
     """ResourcePoolStatusRequests that exist (upstream's counts, alpha) beside kubectl-dra's for the same pool."""
 
     def n(v) -> str:
@@ -147,7 +152,7 @@ def _pool_status(out: _Out, report) -> None:
 _CORE_STATES = ("free", "allocated")
 
 
-def _summary(out: _Out, report, wide: bool) -> None:
+def _summary(out: Out, report, wide: bool) -> None:
     states = [s for s in report.states if wide or s in _CORE_STATES or report.state_counts.get(s)]
     by_node = report.summary("node")
     headers = ["NODE", "DEVICES"] + [s.upper() for s in states]
@@ -180,7 +185,7 @@ def _summary(out: _Out, report, wide: bool) -> None:
     )
 
 
-def _devices(out: _Out, report, wide: bool) -> None:
+def _devices(out: Out, report, wide: bool, header: bool = True) -> None:
     headers = ["DEVICE", "NODE", "CLASSES", "STATE"]
     if wide:
         headers += ["ATTRIBUTES", "CAPACITY"]
@@ -198,17 +203,19 @@ def _devices(out: _Out, report, wide: bool) -> None:
         rows.append(cells)
         styles.append([None, None, None, _STATE_STYLE.get(r.state)])
     # DETAIL names who holds the device (the claim and its pods) or why it is unusable: it wraps, never cut
-    _table(out, headers, rows, styles, droppable=("CLASSES",))
+    _table(out, headers, rows, styles, droppable=("CLASSES",), header=header)
 
 
-def _table(out: _Out, headers: list[str], rows: list[list[str]], styles=None, droppable: tuple = ()) -> None:
-    fit_table(out, headers, rows, styles=styles, droppable=droppable, max_lines=DETAIL_LINES)
+def _table(
+    out: Out, headers: list[str], rows: list[list[str]], styles=None, droppable: tuple = (), header=True
+) -> None:
+    fit_table(out, headers, rows, styles=styles, droppable=droppable, max_lines=DETAIL_LINES, header=header)
 
 
 _SHOWN_NODES = 3  # nodes named in one plugin note before "and N more"
 
 
-def _plugin_notes(out: _Out, report) -> None:
+def _plugin_notes(out: Out, report) -> None:
     """Whether a kubelet plugin serves each driver on each node with its devices: one line when all do, else a
     line per (driver, status, reason) that is not serving, naming its nodes, e.g.
     "node-07: gpu.example.com plugin not ready (CrashLoopBackOff, 12 restarts)"."""

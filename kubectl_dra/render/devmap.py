@@ -7,7 +7,7 @@ nothing is judged here."""
 from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
-from kubectl_dra.render.terminal import _Out
+from kubectl_dra.render.terminal import Out
 
 # state -> (glyph, ASCII glyph, style, words): the device states of analyze/reports/devmap.py
 DEVICE_LEGEND = {
@@ -51,7 +51,7 @@ def glyph(legend: dict, state: str, ascii_marks: bool) -> tuple[str, str | None]
 
 
 def render_map(
-    dmap, out: _Out, legend: dict = DEVICE_LEGEND, title: str | None = None, usable=("free",), column: str = "FREE"
+    dmap, out: Out, legend: dict = DEVICE_LEGEND, title: str | None = None, usable=("free",), column: str = "FREE"
 ) -> None:
     """dmap: a DeviceMap (analyze/reports/devmap.py), its cells' states keys of legend; the column counts the cells
     of each row in the states usable."""
@@ -97,7 +97,7 @@ def _label(nodes: tuple, ascii_marks: bool) -> str:
     return name if len(name) <= _LABEL else name[: _LABEL - len(dots)] + dots
 
 
-def _legend(out: _Out, legend: dict, used: set, width: int) -> None:
+def _legend(out: Out, legend: dict, used: set, width: int) -> None:
     """The states drawn (free and allocated always), as many to a line as fit."""
     entries = []
     for state, (g, a, style, words) in legend.items():

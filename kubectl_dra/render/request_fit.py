@@ -5,19 +5,20 @@ from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
 from kubectl_dra.render.table import fit_table
-from kubectl_dra.render.terminal import _Out
+from kubectl_dra.render.terminal import Out
 
 LIMIT_LINES = 3  # at a width, FIRST-LIMIT wraps onto at most this many lines (-o wide: whole)
 
 
-def render_request_fit(report, fmt: str, stream, color: bool, width: int | None) -> None:
+def render_request_fit(report, opts, stream) -> None:
+    fmt, color, width = opts.format, opts.color, opts.width
     if fmt in ("json", "yaml"):
         from kubectl_dra.render.structured import data_to
 
         stream.write(data_to(report.to_dict(), fmt))
         return
     wide = fmt == "wide"
-    out = _Out(stream, color, None if wide else width)
+    out = Out(stream, color, None if wide else width)
     for f in report.findings:
         out.line((f"{f.severity} {f.code}: ", "bold"), esc(f.message), wrap=2)
     if report.nodes:

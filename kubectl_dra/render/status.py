@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from kubectl_dra.render.escape import esc
 from kubectl_dra.render.table import fit_table
-from kubectl_dra.render.terminal import _Out
+from kubectl_dra.render.terminal import Out
 
 _STATE_STYLE = {"Blocked": "bold red", "Unknown": "bold yellow", "OK": "green"}
 REASON_LINES = 5  # at a width, a reason wraps onto at most this many lines (explain and -o wide show it whole)
 
 
-def render_scan(report, fmt: str, stream, color: bool = False, width: int | None = None, header: bool = True) -> None:
+def render_scan(report, opts, stream) -> None:
+    fmt, color, width, header = opts.format, opts.color, opts.width, opts.header
     if fmt in ("json", "yaml"):
         from kubectl_dra.render.structured import data_to
 
@@ -23,9 +24,10 @@ def render_scan(report, fmt: str, stream, color: bool = False, width: int | None
     _table([(None, report, r) for r in report.rows], fmt, stream, color, width, header, every_ns, cluster=False)
 
 
-def render_fleet(answers, fmt: str, stream, color: bool = False, width: int | None = None, header: bool = True) -> None:
+def render_fleet(answers, opts, stream) -> None:
     """Several clusters' scans (cli/fleet.py): one table with a CLUSTER column, a cluster not scanned as one Unknown
     line naming why; JSON/YAML one StatusList."""
+    fmt, color, width, header = opts.format, opts.color, opts.width, opts.header
     if fmt in ("json", "yaml"):
         from kubectl_dra.render.structured import data_to
 
@@ -77,7 +79,7 @@ def _table(lines, fmt, stream, color, width, header, every_ns: bool, cluster: bo
         cells.append(esc(r.reason))
         rows.append(cells)
         states.append(r.state)
-    out = _Out(stream, color, None if wide else width)
+    out = Out(stream, color, None if wide else width)
     state_col = headers.index("STATE")
     styles = [[_STATE_STYLE.get(st) if i == state_col else None for i in range(len(headers))] for st in states]
     # At a narrow terminal OWNER, then PHASE, then AGE make room; the pod, its state, what is missing and the

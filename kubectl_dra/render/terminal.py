@@ -24,7 +24,7 @@ def _sgr(style: str) -> str:
     return ";".join(_SGR[w] for w in style.split() if w in _SGR)
 
 
-class _Out:
+class Out:
     """Collects styled lines and writes them straight to the stream: plain text, or with SGR colour codes when
     colour is on. Every cluster string has been through esc() first, so no text can carry a control character."""
 
@@ -34,6 +34,13 @@ class _Out:
         self.stream = stream
         self.color = color
         self.wide = False  # -o wide: the details text leaves out (the allocator channel, DRA003)
+
+    @classmethod
+    def of(cls, stream, opts) -> "Out":
+        """The writer a RenderOptions (render/options.py) asks for."""
+        out = cls(stream, opts.color, opts.fit_width, opts.ascii)
+        out.wide = opts.wide
+        return out
 
     def line(self, *parts, wrap: int | None = None, limit: int = MAX_WRAPPED, cut: bool = True) -> None:
         """parts: str (plain) or (str, style). With a width, a line that does not fit has its last part wrapped
@@ -131,13 +138,13 @@ def _wrap(text: str, first: int, rest: int) -> list[str]:
 _BREAK = re.compile(r"(?<=[;,])(?=[^;,])")
 
 
-def _kv(out: _Out, key: str, value, style: str | None = None, indent: int = 0, keyw: int = 14) -> None:
+def _kv(out: Out, key: str, value, style: str | None = None, indent: int = 0, keyw: int = 14) -> None:
     pad = " " * indent
     out.line(pad + f"{key + ':':<{keyw}}", (value, style) if style else value, wrap=indent + keyw)
 
 
 def _table(
-    out: _Out,
+    out: Out,
     headers: list[str],
     rows: list[list],
     indent: int,

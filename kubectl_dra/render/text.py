@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kubectl_dra.findings.stages import Stage
 from kubectl_dra.render.escape import esc
-from kubectl_dra.render.terminal import _kv, _Out, _table
+from kubectl_dra.render.terminal import Out, _kv, _table
 from kubectl_dra.render.verdict import blocked_why, verdict_headline
 from kubectl_dra.render.verdict import decisive as decisive_of
 
@@ -17,18 +17,11 @@ _SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _OUTCOME_STYLE = {"selected": "bold green", "candidate": "green", "rejected": "red"}
 
 
-def render_text(
-    report,
-    stream,
-    color: bool = False,
-    width: int | None = None,
-    all_devices: bool = False,
-    ascii_marks: bool = False,
-    wide: bool = False,
-) -> None:
+def render_text(report, stream, opts) -> None:
+    """A Diagnosis or MatchResult as describe-like text (opts: render/options.py RenderOptions)."""
+    all_devices = opts.all_devices
     d = report.to_dict()
-    out = _Out(stream, color, width, ascii_marks)
-    out.wide = wide
+    out = Out.of(stream, opts)
     if d["kind"] == "MatchResult":
         _match(out, d, all_devices)
     else:
@@ -75,7 +68,7 @@ _MARKS = {"ok": ("✓", "green"), "missing": ("✗", "bold red"), "waiting": ("�
 _ASCII_MARKS = {"ok": "ok", "missing": "NO", "waiting": "--", "unknown": "--"}
 
 
-def _pieces(out: _Out, rows: list[dict], verdict: dict | None = None, decisive: dict | None = None) -> None:
+def _pieces(out: Out, rows: list[dict], verdict: dict | None = None, decisive: dict | None = None) -> None:
     """The tutorial's four pieces, one line each: mark, piece, evidence (the Summary's sentence is not said again)."""
     for i, r in enumerate(rows):
         evidence = r["evidence"]
@@ -99,7 +92,7 @@ def _no_claim(pc: dict) -> str:
     return "<not in the input>" if pc.get("unseen") else "<not created>"
 
 
-def _pod_header(out: _Out, pod: dict) -> None:
+def _pod_header(out: Out, pod: dict) -> None:
     _kv(out, "Pod", f"{esc(pod['namespace'])}/{esc(pod['name'])}")
     _kv(out, "Node", esc(pod.get("node")) or "<none>")
     phase = esc(pod.get("phase")) or "<unknown>"
@@ -108,7 +101,7 @@ def _pod_header(out: _Out, pod: dict) -> None:
     _kv(out, "Phase", phase)
 
 
-def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
+def _diagnosis(out: Out, d: dict, all_devices: bool) -> None:
     v = d["verdict"]
     decisive = decisive_of(d)
     if d.get("workload"):
@@ -187,7 +180,7 @@ def _diagnosis(out: _Out, d: dict, all_devices: bool) -> None:
             )
 
 
-def _claim(out: _Out, c: dict, all_devices: bool) -> None:
+def _claim(out: Out, c: dict, all_devices: bool) -> None:
     out.line(f"Claim {esc(c['namespace'])}/{esc(c['name'])}:")
     _kv(out, "State", esc(c["state"]), indent=2, keyw=12)
     if c.get("allocation"):
@@ -229,14 +222,14 @@ def _claim(out: _Out, c: dict, all_devices: bool) -> None:
             _devices(out, r["devices"], all_devices, 4)
 
 
-def _expr(out: _Out, i: int, expr) -> None:
+def _expr(out: Out, i: int, expr) -> None:
     lines = str(expr or "").splitlines() or [""]
     out.line(f"      #{i}  ", esc(lines[0]), wrap=10)  # an expression wraps at its spaces, never cut
     for ln in lines[1:]:
         out.line("          ", esc(ln), wrap=10)
 
 
-def _devices(out: _Out, devices: list, all_devices: bool, indent: int) -> None:
+def _devices(out: Out, devices: list, all_devices: bool, indent: int) -> None:
     pad = " " * indent
     summary, shown, other = _digest(devices, all_devices)
     out.line(f"{pad}Devices:  {len(devices)}" + (f" ({summary})" if summary else ""))
@@ -301,7 +294,7 @@ def _pick(devices: list) -> list:
     return sorted(keep, key=lambda dv: order[id(dv)])
 
 
-def _match(out: _Out, d: dict, all_devices: bool) -> None:
+def _match(out: Out, d: dict, all_devices: bool) -> None:
     c = d["claim"]
     _kv(out, "Claim", f"{esc(c['namespace'])}/{esc(c['name'])}")
     _kv(out, "Kubernetes", _kubernetes_line(d["semantics"], out.wide))
@@ -388,7 +381,7 @@ def _reason_key(x: dict) -> str:
 _SEV_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def _findings(out: _Out, findings: list[dict], summary: str | None, hints: bool) -> None:
+def _findings(out: Out, findings: list[dict], summary: str | None, hints: bool) -> None:
     """Errors first, then warnings, then information, each as its code and readable name, then the message and the
     hint below it. The finding the Summary already says points there instead of repeating it. DRA003 (the assumed
     version) is the Kubernetes line's: listed with -o wide only."""
@@ -413,7 +406,7 @@ def _findings(out: _Out, findings: list[dict], summary: str | None, hints: bool)
             out.line(" " * 11 + "hint: ", esc(f["hint"]), wrap=17)
 
 
-def _plugin_log(out: _Out, f: dict) -> None:
+def _plugin_log(out: Out, f: dict) -> None:
     """--plugin-logs: the plugin container's last lines under DRA607 (or one line saying why there are none)."""
     plugin = (f.get("evidence") or {}).get("plugin")
     log = plugin.get("log") if isinstance(plugin, dict) else None

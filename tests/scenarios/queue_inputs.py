@@ -335,7 +335,16 @@ def register(m) -> None:
         "does not fit together; the queue's dry-run does not place pods without DRA, so the group's count is not "
         "certain: undetermined (DRA431, exit 2), never OK.",
         "status",
-        [*pair, pair_group, cpu_batch, m.dclass(), gpu_node_01, gpu_node_02, m.node("node-01", {}, zone="a"), m.node("node-02", {}, zone="b")],
+        [
+            *pair,
+            pair_group,
+            cpu_batch,
+            m.dclass(),
+            gpu_node_01,
+            gpu_node_02,
+            m.node("node-01", {}, zone="a"),
+            m.node("node-02", {}, zone="b"),
+        ],
     )
     m.scenario(
         "queue-gang-explain",

@@ -16,7 +16,7 @@ from kubectl_dra.features import Semantics
 from kubectl_dra.gather.files import load_files
 from kubectl_dra.model.objects import snapshot_from_objects
 from kubectl_dra.render.devmap import DEVICE_LEGEND, POD_LEGEND, render_map
-from kubectl_dra.render.terminal import _Out
+from kubectl_dra.render.terminal import Out
 
 S37 = Semantics.for_version((1, 37))
 INPUT = Path(__file__).resolve().parents[1] / "scenarios" / "devices-map" / "input.yaml"
@@ -30,7 +30,7 @@ def scenario_map(grouped=True):
 
 def draw(dmap, color, ascii_marks, width=80, legend=DEVICE_LEGEND):
     buf = io.StringIO()
-    render_map(dmap, _Out(buf, color, width, ascii_marks=ascii_marks), legend)
+    render_map(dmap, Out(buf, color, width, ascii_marks=ascii_marks), legend)
     return buf.getvalue()
 
 

@@ -12,6 +12,7 @@ import pytest
 from kubectl_dra.analyze.reports.status import Row, ScanReport
 from kubectl_dra.cli.fleet import ClusterAnswer, scan_contexts, with_contexts
 from kubectl_dra.errors import DraError
+from kubectl_dra.render.options import RenderOptions
 from kubectl_dra.render.status import render_fleet
 
 
@@ -55,13 +56,13 @@ def test_the_table_has_a_cluster_column_and_escapes_what_it_prints():
         ClusterAnswer("bad\x1b[31m", None, "refused \x1b]8;;x\x07"),
     ]
     out = io.StringIO()
-    render_fleet(answers, "text", out, width=80)
+    render_fleet(answers, RenderOptions("text", width=80), out)
     text = out.getvalue()
     assert text.splitlines()[0].split()[:3] == ["CLUSTER", "POD", "OWNER"], text
     assert "\x1b" not in text and "not scanned: refused" in text, repr(text)
     assert all(len(line) <= 80 for line in text.splitlines()), text
     doc = io.StringIO()
-    render_fleet(answers, "json", doc)
+    render_fleet(answers, RenderOptions("json"), doc)
     d = json.loads(doc.getvalue())
     assert d["kind"] == "StatusList" and d["summary"]["unreachable"] == 1 and not d["summary"]["determined"]
     assert d["summary"]["blocked"] == 1 and d["items"][1] == {

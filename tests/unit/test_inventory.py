@@ -10,6 +10,7 @@ from kubectl_dra.analyze.reports.inventory import inventory
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.objects import snapshot_from_objects
+from kubectl_dra.render.options import RenderOptions
 
 S37 = Semantics.for_version((1, 37))
 D = "gpu.example.com"
@@ -97,7 +98,7 @@ def test_streamed_json_is_the_document_byte_for_byte():
     report = inventory(snapshot_from_objects([*snap.nodes, *snap.classes, *snap.slices, many], "default"), S37)
     assert len(report.rows) > 2 * render._CHUNK
     out = io.StringIO()
-    render.render_inventory(report, "json", out, False, None, True)
+    render.render_inventory(report, RenderOptions("json"), out, True)
     assert out.getvalue() == jsonio.dumps(report.to_dict(), default=_default) + "\n"
 
 

@@ -53,12 +53,12 @@ def test_no_claims_no_pieces():
 
 
 def _text(ascii_marks: bool) -> str:
-    from kubectl_dra.render.terminal import _Out
+    from kubectl_dra.render.terminal import Out
     from kubectl_dra.render.text import _pieces
 
     b = body(node="node-01", phase="Running", allocated=True)
     out = io.StringIO()
-    _pieces(_Out(out, False, None, ascii_marks), pod_pieces([], b))
+    _pieces(Out(out, False, None, ascii_marks), pod_pieces([], b))
     return out.getvalue()
 
 

@@ -19,6 +19,7 @@ from kubectl_dra.gather.client import Client
 from kubectl_dra.gather.files import load_files
 from kubectl_dra.gather.logs import read_log, read_logs
 from kubectl_dra.render import render
+from kubectl_dra.render.options import RenderOptions
 
 STEP4 = Path(__file__).resolve().parents[2] / "examples" / "tutorial" / "step4-driver-missing.yaml"
 POD = "dra-example-driver-kubeletplugin-7xk2p"
@@ -84,7 +85,7 @@ def test_the_crash_looping_plugin_container_is_read_previous_and_shown_escaped_a
                          context=None, timeout=5)  # fmt: skip
     shown = with_logs(report, logs)
     out = io.StringIO()
-    render(shown, "text", out, color=False, width=80)
+    render(shown, RenderOptions("text", width=80), out)
     text = out.getvalue()
     assert all(len(line) <= 80 for line in text.splitlines())
     at = text.index("DRA607 driver-plugin")  # the finding (the Pieces line names DRA607 too)
@@ -93,7 +94,7 @@ def test_the_crash_looping_plugin_container_is_read_previous_and_shown_escaped_a
     assert "\x1b" not in text and "denied" in block
     assert "             I1130 10:03:39 driver.go:80] starting" in block  # indented under the finding
     out = io.StringIO()
-    render(shown, "json", out, color=False, width=None)
+    render(shown, RenderOptions("json"), out)
     f607 = next(f for f in json.loads(out.getvalue())["findings"] if f["code"] == "DRA607")
     assert f607["evidence"]["plugin"]["log"]["previous"] is True
     assert f607["evidence"]["plugin"]["log"]["lines"][1].endswith("\x1b[31mdenied")  # JSON escapes it itself
@@ -101,7 +102,7 @@ def test_the_crash_looping_plugin_container_is_read_previous_and_shown_escaped_a
 
 def test_from_file_says_logs_are_not_in_a_dump():
     out = io.StringIO()
-    render(from_file(_step4()), "text", out, color=False, width=80)
+    render(from_file(_step4()), RenderOptions("text", width=80), out)
     assert "log: not read: container logs are not in a dump (--from-file)" in out.getvalue()
     assert FROM_FILE.startswith("container logs are not in a dump")
 

@@ -16,6 +16,7 @@ from kubectl_dra.analyze.pod.kubelet import seen_of
 from kubectl_dra.analyze.pod.plugin_pod import pod_state, serving_container, state_words
 from kubectl_dra.analyze.reports.node_plugins import NodePlugin, node_plugins
 from kubectl_dra.model.snapshot import Gap, Snapshot
+from kubectl_dra.render.options import RenderOptions
 
 NS = "nvidia-dra-driver-gpu"
 GPU, CD = "gpu.nvidia.com", "compute-domain.nvidia.com"
@@ -245,6 +246,6 @@ def test_devices_notes_escape_what_the_cluster_wrote():
     report = inventory(snap, Semantics.for_version((1, 37)), {})
     for fmt in ("text", "wide"):
         out = io.StringIO()
-        render_inventory(report, fmt, out, False, 80, listing=False)
+        render_inventory(report, RenderOptions(fmt, width=80), out, listing=False)
         text = out.getvalue()
         assert "\x1b" not in text and "Crash\\x1b[2J\\nLoop" in text, text

@@ -28,6 +28,7 @@ from kubectl_dra.gather.files import load_files
 from kubectl_dra.render import render
 from kubectl_dra.render.devices import render_inventory
 from kubectl_dra.render.escape import esc
+from kubectl_dra.render.options import RenderOptions
 from kubectl_dra.render.status import render_scan
 from kubectl_dra.render.structured import api_quantity, to_json_utf8
 
@@ -62,7 +63,7 @@ def flat(text: str) -> str:
 def test_status_keeps_state_missing_and_the_whole_reason(width):
     report = scan(snap(SC / "status-all-namespaces" / "input.yaml", None), S37, None)
     out = io.StringIO()
-    render_scan(report, "text", out, width=width)
+    render_scan(report, RenderOptions("text", width=width), out)
     lines = fits(out.getvalue(), width)
     head = lines[0].split()
     assert head[:2] == ["NAMESPACE", "POD"] and "STATE" in head and "MISSING" in head
@@ -77,7 +78,7 @@ def test_status_wide_and_pipes_keep_every_column_on_one_line():
     report = scan(snap(SC / "status-all-namespaces" / "input.yaml", None), S37, None)
     for fmt, width in (("wide", W), ("text", None)):
         out = io.StringIO()
-        render_scan(report, fmt, out, width=width)
+        render_scan(report, RenderOptions(fmt, width=width), out)
         lines = out.getvalue().splitlines()
         assert "OWNER" in lines[0] and "REASON" in lines[0] and len(lines) == len(report.rows) + 1
 
@@ -88,8 +89,8 @@ def test_status_wide_and_pipes_keep_every_column_on_one_line():
 def test_devices_summary_hides_columns_of_zeros_unless_wide():
     report = inventory(snap(SC / "devices-summary" / "input.yaml", None), S37, {})
     out, wide = io.StringIO(), io.StringIO()
-    render_inventory(report, "text", out, False, W, listing=False)
-    render_inventory(report, "wide", wide, False, W, listing=False)
+    render_inventory(report, RenderOptions("text", width=W), out, listing=False)
+    render_inventory(report, RenderOptions("wide", width=W), wide, listing=False)
     text = out.getvalue()
     fits(text)
     assert "EXHAUSTED" not in text and "EXHAUSTED" in wide.getvalue()  # zero on every node
@@ -101,7 +102,7 @@ def test_devices_summary_hides_columns_of_zeros_unless_wide():
 def test_devices_list_names_the_holder_whole():
     report = inventory(snap(STEP4, None), S37, {})
     out = io.StringIO()
-    render_inventory(report, "text", out, False, W, listing=True)
+    render_inventory(report, RenderOptions("text", width=W), out, listing=True)
     text = out.getvalue()
     lines = fits(text)
     # step 4 has two classes (the chart adds gpu.example.com): at 80 columns CLASSES gives way to STATE
@@ -114,7 +115,7 @@ def test_devices_list_names_the_holder_whole():
 def test_devices_node_lists_the_pods_holding_its_devices():
     report = inventory(snap(SC / "devices-node-holders" / "input.yaml", None), S37, {"node": "node-02"})
     out = io.StringIO()
-    render_inventory(report, "text", out, False, W, listing=True)
+    render_inventory(report, RenderOptions("text", width=W), out, listing=True)
     text = out.getvalue()
     fits(text)
     assert "claim ml-prod/c-whole; pods ml-prod/trainer (Running)" in flat(text)
@@ -127,7 +128,7 @@ def test_devices_says_which_nodes_plugin_does_not_serve_at_80_columns():
     report = inventory(snap(SC / "devices-driver-plugins" / "input.yaml", None), S37, {})
     for listing in (False, True):
         out = io.StringIO()
-        render_inventory(report, "text", out, False, W, listing=listing)
+        render_inventory(report, RenderOptions("text", width=W), out, listing=listing)
         text = out.getvalue()
         fits(text)
         assert "PLUGINS" not in text and "…" not in text
@@ -144,7 +145,7 @@ def test_match_shows_the_value_each_rejected_device_read():
     s = snap(SC / "match-unsatisfiable" / "input.yaml")
     claim = next(c for c in s.claims if c["metadata"]["name"] == "c1")
     out = io.StringIO()
-    render(match_claim(s, S37, claim), "text", out, width=W)
+    render(match_claim(s, S37, claim), RenderOptions("text", width=W), out)
     lines = fits(out.getvalue())
     for value in ("24Gi", "8Gi", "40Gi"):
         assert f'          device.capacity["gpu.example.com"].memory = {value}' in lines
@@ -188,7 +189,7 @@ def test_explain_at_80_columns(name, pod, version, ns):
     report = _explain(name, pod, version, ns)
     d = report.to_dict()
     out = io.StringIO()
-    render(report, "text", out, width=W)
+    render(report, RenderOptions("text", width=W), out)
     text = out.getvalue()
     lines = fits(text)
     assert lines[3].startswith("Kubernetes:   1.") and "allocator: " not in text and "Semantics" not in text
@@ -213,14 +214,14 @@ def test_explain_at_80_columns(name, pod, version, ns):
 
 def test_explain_in_use_says_no_free_device():
     text = io.StringIO()
-    render(_explain("device-in-use", "web-1", None, "ml-prod"), "text", text, width=W)
+    render(_explain("device-in-use", "web-1", None, "ml-prod"), RenderOptions("text", width=W), text)
     assert "Verdict:      Blocked: no free device: the matching device is allocated" in text.getvalue()
     assert "not judged: blocked at the device" in text.getvalue()
 
 
 def test_explain_binding_conditions_says_waiting():
     text = io.StringIO()
-    render(_explain("binding-conditions-pending", "web-0", None), "text", text, width=W)
+    render(_explain("binding-conditions-pending", "web-0", None), RenderOptions("text", width=W), text)
     assert "Verdict:      Blocked: waiting for binding conditions" in text.getvalue()
 
 
@@ -319,8 +320,8 @@ def test_a_huge_event_message_does_not_fill_the_terminal(tmp_path):
     dump.write_text(text)
     report = explain_pod(snap(dump), S37, "default", "recomendador-7d9c8b6f5-x2x4k")
     out, wide = io.StringIO(), io.StringIO()
-    render(report, "text", out, width=W)
-    render(report, "wide", wide, width=W)
+    render(report, RenderOptions("text", width=W), out)
+    render(report, RenderOptions("wide", width=W), wide)
     lines = fits(out.getvalue())
     assert len(lines) < 120 and out.getvalue().count("…") >= 2
     assert wide.getvalue().count(" x" * 100000) == 2  # the Summary and the Event, not the Pieces or Findings

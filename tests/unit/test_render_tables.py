@@ -20,8 +20,9 @@ from kubectl_dra.analyze.reports.inventory import inventory
 from kubectl_dra.features import Semantics
 from kubectl_dra.gather.files import load_files
 from kubectl_dra.render.devices import render_inventory
+from kubectl_dra.render.options import RenderOptions
 from kubectl_dra.render.table import fit_table
-from kubectl_dra.render.terminal import _Out, _wrap, longest_piece
+from kubectl_dra.render.terminal import Out, _wrap, longest_piece
 
 ROOT = Path(__file__).resolve().parents[2]
 HOLDERS = ROOT / "tests" / "scenarios" / "devices-node-holders" / "input.yaml"
@@ -95,7 +96,7 @@ def test_a_piece_wider_than_a_line_is_broken_keeping_every_character():
 
 def table(width, rows, **kw) -> str:
     out = io.StringIO()
-    fit_table(_Out(out, False, width), ["DEVICE", "STATE", "DETAIL"], rows, **kw)
+    fit_table(Out(out, False, width), ["DEVICE", "STATE", "DETAIL"], rows, **kw)
     return out.getvalue()
 
 
@@ -160,7 +161,7 @@ def test_a_pipe_writes_every_row_on_one_line():
 def test_devices_keeps_every_name_whole_at_every_width(tmp_path, width, node):
     report = inventory(load_files([str(long_input(tmp_path))], None), S37, {"node": node} if node else {})
     out = io.StringIO()
-    render_inventory(report, "text", out, False, width, listing=True)
+    render_inventory(report, RenderOptions("text", width=width), out, listing=True)
     text = out.getvalue()
     assert max(len(x) for x in text.splitlines()) <= max(width, 107)  # the holders' POD and CLAIMS need 107
     for ident in IDENTIFIERS:
