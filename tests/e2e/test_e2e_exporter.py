@@ -12,8 +12,6 @@ import signal
 import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,6 +20,7 @@ import yaml
 from builders import device, request
 from dra_objects import claim, pod
 from e2e_helpers import kubectl_dra_argv, wait_for
+from loopback import http_get
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.e2e
@@ -65,19 +64,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-    except OSError as e:
-        return 0, str(e)
-
-
 def _scrape(base: str) -> dict:
     """{(metric name, frozenset of labels without `cluster`): value} of one scrape; asserts the cluster label."""
-    status, text = _get(base + "/metrics")
+    status, text = http_get(base + "/metrics")
     assert status == 200, text
     out = {}
     for fam in text_string_to_metric_families(text):
@@ -111,10 +100,12 @@ def test_the_exporter_in_cluster_follows_the_cluster(cluster, scenario, tmp_path
     base = f"http://127.0.0.1:{port}"
     cls, drv = sc.cls, sc.driver
     try:
-        wait_for("/readyz", lambda: proc.poll() is None and _get(base + "/readyz")[0] == 200 or proc.poll(), 30, 0.2)
+        wait_for(
+            "/readyz", lambda: proc.poll() is None and http_get(base + "/readyz")[0] == 200 or proc.poll(), 30, 0.2
+        )
         assert proc.poll() is None, proc.communicate()
         ready_in = time.monotonic() - start
-        assert _get(base + "/healthz") == (200, "ok\n")
+        assert http_get(base + "/healthz") == (200, "ok\n")
         m = _scrape(base)
         assert _value(m, "kubectl_dra_devices", **{"class": cls}, node="node-01", driver=drv, state="free") == 1
         determined = _value(m, "kubectl_dra_answer_determined")
@@ -147,7 +138,7 @@ def test_the_exporter_in_cluster_follows_the_cluster(cluster, scenario, tmp_path
             return m if (b, used) == (1, 2) else None
 
         wait_for("pod-b ok on the new device", unblocked, 45, 0.5)
-        assert _get(base + "/readyz") == (200, "ok\n")
+        assert http_get(base + "/readyz") == (200, "ok\n")
         assert proc.poll() is None
         took = time.monotonic() - start
     finally:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 from clirun import run
+from loopback import http_get
 from prometheus_client.parser import text_string_to_metric_families
 
 from kubectl_dra.analyze.reports.inventory import inventory
@@ -82,14 +81,6 @@ def test_bad_bind_address(text):
         parse_bind_address(text)
 
 
-def get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
 def test_served_metrics_and_probes():
     snap, report, _ = answer("status-all-namespaces")
     session = LiveSession(None, [], [], {})
@@ -97,13 +88,13 @@ def test_served_metrics_and_probes():
     ex.start()
     base = f"http://127.0.0.1:{ex.port}"
     try:
-        assert get(base + "/healthz") == (200, "ok\n")
-        assert get(base + "/readyz") == (503, "no answer yet\n")
+        assert http_get(base + "/healthz") == (200, "ok\n")
+        assert http_get(base + "/readyz") == (503, "no answer yet\n")
         ex.observe(snap, report, S37)
         ex.failed()
         session.interruptions = 3
-        assert get(base + "/readyz") == (200, "ok\n")
-        status, text = get(base + "/metrics")
+        assert http_get(base + "/readyz") == (200, "ok\n")
+        status, text = http_get(base + "/metrics")
         assert status == 200
         fams = {f.name: f for f in text_string_to_metric_families(text)}
         blocked = [s for s in fams["kubectl_dra_pod_status"].samples if s.labels["state"] == "blocked"]
@@ -116,9 +107,9 @@ def test_served_metrics_and_probes():
         assert abs(fams["kubectl_dra_last_answer_timestamp_seconds"].samples[0].value - time.time()) < 60
         assert "process_resident_memory_bytes" in text
         session.down["/apis/resource.k8s.io/v1/resourceslices"] = time.monotonic() - STALE_AFTER - 1
-        status, why = get(base + "/readyz")
+        status, why = http_get(base + "/readyz")
         assert status == 503 and why.startswith("stale: a watch has been down for")
-        assert get(base + "/other")[0] == 404
+        assert http_get(base + "/other")[0] == 404
     finally:
         ex.server.shutdown()
         ex.server.server_close()
