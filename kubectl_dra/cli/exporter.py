@@ -1,7 +1,7 @@
 """`status -A -w --metrics-bind-address HOST:PORT`: Prometheus metrics of the watched answer over HTTP, written by
 prometheus-client (imported here only, so no other command pays for it). /metrics the metrics, /healthz the process
-(200 while it serves), /readyz the answer (200 once the first answer is done and while the watched view is not
-behind the cluster for more than STALE_AFTER seconds; 503 with the reason otherwise), as Kubernetes probes expect.
+(200 while it serves), /readyz the answer (200 once the first answer is done, while the last one did not fail and
+the watched view is not behind the cluster for more than STALE_AFTER seconds; 503 with the reason otherwise), as Kubernetes probes expect.
 
 The values are analyze/reports/metrics.py's, from the answer's reports; this module adds the process's own: when
 the last answer was made and how long it took, how long the view has been behind, the errors and the API retries."""
@@ -55,6 +55,7 @@ class Exporter:
         self.answered_at: float | None = None  # wall time of the last answer
         self.took = 0.0
         self.answer_errors = 0
+        self.last_failed = False  # the last answer could not be made: the metrics are an older answer's
         self.server = None
 
     # -- the answers ----------------------------------------------------------------------------
@@ -67,14 +68,18 @@ class Exporter:
         start = time.monotonic()
         self.families = answer_families(scan, inventory(snap, sem))
         self.took, self.answered_at = time.monotonic() - start, time.time()
+        self.last_failed = False
 
     def failed(self) -> None:
         self.answer_errors += 1
+        self.last_failed = True
 
     def readiness(self) -> str | None:
         """None when ready, else why not."""
         if self.answered_at is None:
-            return "no answer yet"
+            return "no answer yet" if not self.last_failed else "no answer yet: the first one failed"
+        if self.last_failed:
+            return 'stale: the last answer failed (kubectl_dra_errors_total{kind="answer"})'
         since = self.session.behind_since() if self.session is not None else None
         if since is not None and time.monotonic() - since > STALE_AFTER:
             return f"stale: a watch has been down for {time.monotonic() - since:.0f}s"

@@ -93,6 +93,9 @@ def test_served_metrics_and_probes():
         ex.observe(snap, report, S37)
         ex.failed()
         session.interruptions = 3
+        status, why = http_get(base + "/readyz")
+        assert status == 503 and why.startswith("stale: the last answer failed"), why
+        ex.observe(snap, report, S37)
         assert http_get(base + "/readyz") == (200, "ok\n")
         status, text = http_get(base + "/metrics")
         assert status == 200
