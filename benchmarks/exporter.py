@@ -6,7 +6,7 @@ session's snapshot, the status scan, the exporter's metrics (the device inventor
 /metrics over HTTP. Prints per round the answer's seconds, the scrape's seconds and bytes, and the RSS, so that
 memory can be seen to stay flat under churn.
 
-    python benchmarks/exporter.py [--rounds 30] [--churn 0.05] [--nodes 5000] [--keep DIR]"""
+    python benchmarks/exporter.py [--rounds 30 | --minutes 60] [--churn 0.05] [--nodes 5000] [--keep DIR]"""
 
 from __future__ import annotations
 
@@ -69,6 +69,7 @@ def churn(session: LiveSession, share: float, rnd: random.Random, rv: int) -> in
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--minutes", type=float, default=None, help="a soak: rounds until this long has passed")
     ap.add_argument("--churn", type=float, default=0.05)
     ap.add_argument("--nodes", type=int, default=5000)
     ap.add_argument("--keep", type=Path, default=None, help="where the dump is kept (made once)")
@@ -85,7 +86,10 @@ def main(argv: list[str]) -> int:
     url = f"http://127.0.0.1:{ex.port}/metrics"
     rnd = random.Random(7)
     print("round  changed  answer_s  (scan_s  metrics_s)  scrape_s  scrape_kB  series  rss_MB  cpu_s", flush=True)
-    for i in range(a.rounds):
+    until = time.monotonic() + a.minutes * 60 if a.minutes else None
+    for i in range(10**9 if until else a.rounds):
+        if until is not None and time.monotonic() > until:
+            break
         changed = churn(session, a.churn, rnd, 1000 + i) if i else 0
         if i == 1:
             runtime.long_running()  # as cli/watch.py: after the first answer
