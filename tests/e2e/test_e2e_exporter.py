@@ -171,3 +171,27 @@ def test_the_exporter_in_cluster_follows_the_cluster(cluster, scenario, tmp_path
         ("scheduling.k8s.io", "podgroups", "list"),
         ("scheduling.k8s.io", "podgroups", "watch"),
     }, sorted(allowed - used)
+
+
+def test_the_deploy_manifests_pass_the_api_servers_validation_and_pod_security(cluster, namespace):
+    """deploy/'s core manifests (all but the Prometheus Operator's kinds, whose CRDs the suite does not install),
+    applied with a server-side dry run in a namespace that warns on Pod Security `restricted`: the API server's
+    schema accepts them and the Deployment's pod template violates nothing."""
+    cluster.kubectl("label", "namespace", namespace, "pod-security.kubernetes.io/warn=restricted", "--overwrite")
+    docs = []
+    for name in (
+        "serviceaccount.yaml",
+        "clusterrole.yaml",
+        "clusterrolebinding.yaml",
+        "deployment.yaml",
+        "service.yaml",
+    ):
+        doc = yaml.safe_load((DEPLOY / name).read_text())
+        if "namespace" in doc["metadata"]:
+            doc["metadata"]["namespace"] = namespace
+        for subject in doc.get("subjects") or ():
+            subject["namespace"] = namespace
+        docs.append(doc)
+    done = cluster.kubectl("apply", "--dry-run=server", "-f", "-", input=yaml.safe_dump_all(docs))
+    assert done.stdout.count("(server dry run)") == len(docs), done.stdout
+    assert "would violate PodSecurity" not in done.stderr and "Warning" not in done.stderr, done.stderr
