@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from clirun import run
-from loopback import http_get
+from loopback import Handler, http_get, kubeconfig, serve, url
 from prometheus_client.parser import text_string_to_metric_families
 
 from kubectl_dra.analyze.reports.inventory import inventory
@@ -21,6 +21,7 @@ from kubectl_dra.cli.exporter import STALE_AFTER, Exporter, parse_bind_address
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.registry import REGISTRY
+from kubectl_dra.gather.client import Client
 from kubectl_dra.gather.files import load_files
 from kubectl_dra.gather.watch import LiveSession
 
@@ -145,3 +146,24 @@ def test_other_commands_do_not_import_prometheus_client():
     code = "import sys; from kubectl_dra.cli import status; print('prometheus_client' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+class _Busy(Handler):
+    """503 with Retry-After: 0 for the first two GETs, then the answer."""
+
+    def do_GET(self):
+        self.server.seen += 1
+        if self.server.seen <= 2:
+            self.send_json(503, {"kind": "Status", "code": 503}, headers={"Retry-After": "0"})
+        else:
+            self.send_json(200, {"kind": "Namespace", "metadata": {"name": "x"}})
+
+
+def test_api_retries_are_counted(tmp_path):
+    with serve(_Busy, seen=0) as srv:
+        client = Client(kubeconfig(tmp_path / "kc", cluster={"server": url(srv)}), None, 5)
+        assert client.get("/api/v1/namespaces/x")["metadata"]["name"] == "x"
+    assert client.retries == 2
+    ex = Exporter("127.0.0.1:0", None, LiveSession(client, [], [], {}))
+    retries = next(f for f in ex.collect() if f.name == "kubectl_dra_api_retries")
+    assert [s.value for s in retries.samples] == [2]
