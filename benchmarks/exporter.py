@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import SCAN_PODS, generate
 
 from kubectl_dra import runtime
+from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.reports.status import scan
 from kubectl_dra.cli.exporter import Exporter
 from kubectl_dra.features import Semantics
@@ -96,10 +97,11 @@ def main(argv: list[str]) -> int:
         runtime.next_evaluation()
         t, cpu = time.perf_counter(), time.process_time()
         snap = session.snapshot()
-        report = scan(snap, sem, None)
+        base = Analysis(snap, sem)  # as cli/watch.py: one Analysis for the scan and the inventory
+        report = scan(snap, sem, None, analysis=base)
         scanned = time.perf_counter() - t
-        ex.observe(snap, report, sem)
-        del snap, report
+        ex.observe(snap, report, sem, base.fork())
+        del snap, report, base
         answer, cpu = time.perf_counter() - t, time.process_time() - cpu
         t = time.perf_counter()
         with urllib.request.urlopen(url, timeout=60) as r:

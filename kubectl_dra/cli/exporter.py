@@ -59,14 +59,14 @@ class Exporter:
         self.server = None
 
     # -- the answers ----------------------------------------------------------------------------
-    def observe(self, snap, scan, sem) -> None:
+    def observe(self, snap, scan, sem, analysis=None) -> None:
         """The metrics of one answer: scan (the status report of every namespace) and the device inventory of
-        the same snapshot (what `devices` computes)."""
+        the same snapshot (what `devices` computes; analysis: a fork of the scan's Analysis, to reuse)."""
         from kubectl_dra.analyze.reports.inventory import inventory
         from kubectl_dra.analyze.reports.metrics import answer_families
 
         start = time.monotonic()
-        self.families = answer_families(scan, inventory(snap, sem))
+        self.families = answer_families(scan, inventory(snap, sem, analysis=analysis))
         self.took, self.answered_at = time.monotonic() - start, time.time()
         self.last_failed = False
 

@@ -168,7 +168,7 @@ def _evaluator(o: Options, got, selector, reqs, watch: bool):
         raise DraError("the input holds no Pod objects: status lists pods (add them: kubectl get pods -A -o yaml)")
     elsewhere = namespace is not None and not watch and _holds_every_namespace(snap, o)
 
-    def evaluate(snap):
+    def evaluate(snap, analysis=None):
         report = scan(
             snap,
             o.semantics(snap.server_version),
@@ -177,6 +177,7 @@ def _evaluator(o: Options, got, selector, reqs, watch: bool):
             _unseen_pods([g for g in snap.gaps if g.resource == "pods"]),
             alone=o.alone,
             elsewhere=elsewhere,
+            analysis=analysis,
         )
         return replace(report, scope={"namespace": namespace, "selector": selector})
 

@@ -88,8 +88,13 @@ def _watch_status(o: Options, session, first: list, evaluate, no_headers: bool =
             report = evaluate(snap)
         else:
             try:
-                report = evaluate(snap)
-                exporter.observe(snap, report, o.semantics(snap.server_version))
+                from kubectl_dra.analyze.pod.dryrun import Analysis
+
+                sem = o.semantics(snap.server_version)
+                base = Analysis(snap, sem)  # one for the scan and the device inventory: built once per answer
+                report = evaluate(snap, base)
+                exporter.observe(snap, report, sem, base.fork())
+                del base
             except DraError as e:
                 exporter.failed()
                 sys.stderr.write(f"error: {_one_line(e.message)}\n")

@@ -167,3 +167,29 @@ def test_api_retries_are_counted(tmp_path):
     ex = Exporter("127.0.0.1:0", None, LiveSession(client, [], [], {}))
     retries = next(f for f in ex.collect() if f.name == "kubectl_dra_api_retries")
     assert [s.value for s in retries.samples] == [2]
+
+
+def _families_both_ways(path: Path, sem: Semantics):
+    from kubectl_dra.analyze.pod.dryrun import Analysis
+
+    snap = load_files([str(path)], None)
+    fresh = answer_families(scan(snap, sem, None), inventory(snap, sem))
+    base = Analysis(snap, sem)
+    shared = answer_families(scan(snap, sem, None, analysis=base), inventory(snap, sem, analysis=base.fork()))
+    return fresh, shared
+
+
+@pytest.mark.parametrize("version", [(1, 34), (1, 37), (1, 38)])
+def test_the_scan_and_the_inventory_sharing_one_analysis_answer_as_apart(version):
+    """cli/watch.py builds one Analysis per answer for the scan and the inventory: on every scenario input (the
+    queue's dry-run included) the metrics are those of the two made apart."""
+    sem = Semantics.for_version(version)
+    compared = 0
+    for path in sorted(SCENARIOS.glob("*/input.yaml")):
+        try:
+            fresh, shared = _families_both_ways(path, sem)
+        except DraError:
+            continue  # an input made to be refused
+        assert fresh == shared, path.parent.name
+        compared += 1
+    assert compared > 150

@@ -256,11 +256,14 @@ def _taint_text(t: dict) -> str:
     return f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}{src}"
 
 
-def inventory(snap: Snapshot, sem: Semantics, filters: dict | None = None) -> InventoryReport:
+def inventory(
+    snap: Snapshot, sem: Semantics, filters: dict | None = None, analysis: Analysis | None = None
+) -> InventoryReport:
     """filters: node, driver, class, pool, free, labels (a node-label matcher), where (a device selector CEL
-    expression): applied after the states are known (a filter never changes a state)."""
+    expression): applied after the states are known (a filter never changes a state). analysis: a fork of an
+    Analysis of the same snapshot (the exporter's scan made one: its indexes, devices and CEL cache are reused)."""
     filters = dict(filters or {})
-    an = Analysis(snap, sem)
+    an = analysis if analysis is not None else Analysis(snap, sem)
     where = None
     errors: list[str] = []
     if filters.get("where"):

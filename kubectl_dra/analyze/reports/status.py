@@ -117,11 +117,13 @@ def scan(
     unseen: tuple[str, ...] = (),
     alone: bool = False,
     elsewhere: bool = False,
+    analysis: Analysis | None = None,
 ) -> ScanReport:
     """Every pod in the namespace (None: all) that selector_matches (labels -> bool) and uses DRA. Unless alone,
     the pending ones are judged together with every pending pod of the snapshot, in the scheduler's order
     (analyze/queue/). elsewhere: when the namespace has none, count the pods of the other namespaces that would be
-    listed there (ScanReport.elsewhere)."""
+    listed there (ScanReport.elsewhere). analysis: the Analysis of snap to start from (the exporter shares it with
+    the device inventory), else a new one."""
     classes = list(snap.classes)
     now = reference_time(snap)
     pods, others, has_pods = [], 0, namespace is None
@@ -138,7 +140,7 @@ def scan(
     counts = (
         _elsewhere(snap, classes, sem, selector_matches) if elsewhere and namespace is not None and not pods else {}
     )
-    base = Analysis(snap, sem)
+    base = analysis if analysis is not None else Analysis(snap, sem)
     rows = []
     alone_reports: dict = {}
     errors: dict = {}
