@@ -114,7 +114,8 @@ that each fit the one free GPU, the one ahead shows OK and the other Blocked (`n
 in the queue are placed`), and a note on stderr counts how many of a group of identical pods get devices. Where the
 API does not show the order for sure, the row is undetermined (`DRA431`) rather than guessed. `--alone` judges
 each pod as if it were the only one waiting (both replicas OK); `explain pod` of a pending pod places it in the
-same queue.
+same queue. `status -A -w --metrics-bind-address HOST:PORT` serves the answer as Prometheus metrics, with `/healthz`
+and `/readyz`, for an exporter that runs in the cluster ([exporter.md](exporter.md)).
 """
 
 

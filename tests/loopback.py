@@ -88,3 +88,17 @@ def kubeconfig(path: Path, cluster: dict | None = None, user: dict | None = None
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({**doc, **(extra or {})}))
     return str(path)
+
+
+def http_get(url: str, timeout: float = 5) -> tuple[int, str]:
+    """(status, body) of one GET; an HTTP error is its status, a connection that fails status 0."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except OSError as e:
+        return 0, str(e)

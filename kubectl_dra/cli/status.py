@@ -38,6 +38,19 @@ from kubectl_dra.render import FORMATS
 @click.command("status", context_settings=CONTEXT_SETTINGS, short_help="Every pod that uses DRA, blocked first")
 @click.option("-l", "--selector", default=None, help="Only pods this label selector picks (as kubectl -l)")
 @WATCH
+@click.option(
+    "--metrics-bind-address",
+    default=None,
+    metavar="HOST:PORT",
+    help="With -w: serve Prometheus metrics of the answer on http://HOST:PORT/metrics, with /healthz and /readyz "
+    "(off by default; [::]:8080 for IPv6; docs/exporter.md)",
+)
+@click.option(
+    "--metrics-cluster-name",
+    default=None,
+    metavar="NAME",
+    help="With --metrics-bind-address: a constant cluster=NAME label on the answer's metrics",
+)
 @flags(
     *scope_flags("Namespace to scan (default: the kubeconfig context's)", "Scan every namespace"),
     *INPUT,
@@ -50,7 +63,7 @@ from kubectl_dra.render import FORMATS
     *COLOR,
     *VERBOSE,
 )
-def status_cmd(selector, watch, no_headers, **params):
+def status_cmd(selector, watch, metrics_bind_address, metrics_cluster_name, no_headers, **params):
     """List the pods that use DRA and what holds each: one line per pod, blocked first.
 
     Covers the namespace (-n, default the context's), every namespace (-A), or the pods -l picks. A pod uses DRA when
@@ -82,6 +95,8 @@ def status_cmd(selector, watch, no_headers, **params):
       # Several clusters at once (a CLUSTER column; exit code the worst of them)
       kubectl dra status -A --context prod-us --context prod-eu
       kubectl dra status -A --all-contexts -o json
+      # In a pod (in-cluster configuration): an exporter for Prometheus
+      kubectl dra status -A -w --metrics-bind-address :8080 --metrics-cluster-name prod-eu
     """
     from kubectl_dra.cli.fleet import with_contexts
     from kubectl_dra.model.labels import parse_selector
@@ -89,10 +104,13 @@ def status_cmd(selector, watch, no_headers, **params):
     contexts, params = with_contexts(params)
     o = Options.from_click(params)
     reqs = parse_selector(selector) if selector else None
+    exporter = _exporter(metrics_bind_address, metrics_cluster_name, watch)
     if contexts is not None:
         if watch:
             raise DraError("-w follows one cluster: give one --context")
         return _fleet(o, contexts, selector, reqs, no_headers)
+    if exporter is not None:
+        exporter.start()  # before the first gather: /healthz answers while a large cluster is listed
     # (no local keeps the gather: with -w, the first answer takes its snapshot, not held here for hours)
     return _answer(
         o,
@@ -109,7 +127,21 @@ def status_cmd(selector, watch, no_headers, **params):
         reqs,
         watch,
         no_headers,
+        exporter,
     )
+
+
+def _exporter(address: str | None, cluster: str | None, watch: bool):
+    """The metrics server --metrics-bind-address asks for (not started), checked before any request."""
+    if cluster is not None and address is None:
+        raise DraError("--metrics-cluster-name labels the metrics: add --metrics-bind-address")
+    if address is None:
+        return None
+    if not watch:
+        raise DraError("--metrics-bind-address serves the metrics of a long-running status: add -w")
+    from kubectl_dra.cli.exporter import Exporter
+
+    return Exporter(address, cluster, None)
 
 
 def _scan_once(o: Options, selector, reqs, progress: bool = True):
@@ -136,7 +168,7 @@ def _evaluator(o: Options, got, selector, reqs, watch: bool):
         raise DraError("the input holds no Pod objects: status lists pods (add them: kubectl get pods -A -o yaml)")
     elsewhere = namespace is not None and not watch and _holds_every_namespace(snap, o)
 
-    def evaluate(snap):
+    def evaluate(snap, analysis=None):
         report = scan(
             snap,
             o.semantics(snap.server_version),
@@ -145,6 +177,7 @@ def _evaluator(o: Options, got, selector, reqs, watch: bool):
             unseen_pods([g for g in snap.gaps if g.resource == "pods"]),
             alone=o.alone,
             elsewhere=elsewhere,
+            analysis=analysis,
         )
         return replace(report, scope={"namespace": namespace, "selector": selector})
 
@@ -181,14 +214,16 @@ def _fleet(o: Options, contexts: list[str], selector, reqs, no_headers: bool):
     return finish(answers, o, show=show, undetermined=undetermined, blocked=blocked)
 
 
-def _answer(o: Options, got, selector, reqs, watch: bool, no_headers: bool):
-    """One cluster's answer (or, with -w, the loop that keeps it)."""
+def _answer(o: Options, got, selector, reqs, watch: bool, no_headers: bool, exporter=None):
+    """One cluster's answer (or, with -w, the loop that keeps it; exporter: the metrics it serves, if any)."""
     evaluate = _evaluator(o, got, selector, reqs, watch)
     snap = got.snapshot
     if watch:
         session, first = got.session, [snap]
         del got, snap  # the first answer takes the snapshot (cli/watch.py _first): not kept here for hours
-        watch_status(o, session, first, evaluate, no_headers)
+        if exporter is not None:
+            exporter.session = session
+        watch_status(o, session, first, evaluate, no_headers, exporter)
         return
     from kubectl_dra.model.snapshot import PENDING_PODS
 

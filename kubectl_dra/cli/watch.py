@@ -72,14 +72,31 @@ def watch_pod(o: Options, session, first: list, ns: str, name: str) -> None:
     _watch_loop(session, lambda: show(True), lambda: show(False))
 
 
-def watch_status(o: Options, session, first: list, evaluate, no_headers: bool = False) -> None:
+def watch_status(o: Options, session, first: list, evaluate, no_headers: bool = False, exporter=None) -> None:
     """status -w: the table, then the rows that changed (a new pod, another state or reason), as kubectl get -w.
-    first: [the gather's snapshot], emptied by the first answer (_first)."""
+    first: [the gather's snapshot], emptied by the first answer (_first). exporter (cli/exporter.py): the metrics
+    of each answer; then an answer that fails is one `error:` line and a count, and the loop goes on."""
     shown: dict = {}
     held = first
 
     def show(first: bool) -> None:
-        report = evaluate(_first(held) if first else session.snapshot())
+        snap = _first(held) if first else session.snapshot()
+        if exporter is None:
+            report = evaluate(snap)
+        else:
+            try:
+                from kubectl_dra.analyze.pod.dryrun import Analysis
+
+                sem = o.semantics(snap.server_version)
+                base = Analysis(snap, sem)  # one for the scan and the device inventory: built once per answer
+                report = evaluate(snap, base)
+                exporter.observe(snap, report, sem, base.fork())
+                del base
+            except DraError as e:
+                exporter.failed()
+                sys.stderr.write(f"error: {one_line(e.message)}\n")
+                return
+        del snap  # not kept while the rows are written
         rows = [r for r in report.rows if shown.get((r.namespace, r.pod)) != _row_key(r)]
         for r in report.rows:
             shown[(r.namespace, r.pod)] = _row_key(r)

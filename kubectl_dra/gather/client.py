@@ -66,6 +66,8 @@ class Client:
         self.record: list | None = None  # with -w: every list made, for the watches that follow it (gather/watch.py)
         # on_page(kind, items): called with each page of a list as it is decoded, in the thread that lists
         self.on_page = None
+        self.retries = 0  # GETs sent again (a 429/5xx with Retry-After, a connection closed): the exporter counts them
+        self._retries_lock = threading.Lock()  # (pages are fetched in several threads)
 
     def request(self, url_path: str, connect: float | None, read: float | None):
         """One GET with the credentials current now, its answer unread (a urllib3 response: status, headers,
@@ -129,6 +131,8 @@ class Client:
                 raise DraError(f"the server answered 410 Gone for GET {path}: {g}") from None
             except _Retry as r:
                 attempt += 1
+                with self._retries_lock:
+                    self.retries += 1
                 if attempt > MAX_RETRIES:
                     raise DraError(f"GET {path}: {r.why}; gave up after {attempt} attempts") from None
                 time.sleep(min(r.wait, MAX_RETRY_WAIT))

@@ -1,7 +1,8 @@
 """The kubeconfig read as kubectl reads it, without the kubernetes package (whose import costs 0.15-0.25 s before
 the first request): client-go's tools/clientcmd (loader.go: files, merging, relative paths; client_config.go and
 validation.go: the context, its cluster and user, what makes them unusable), ending in the user's Credentials
-(gather/credentials.py: exec plugins and token files, kept current as client-go keeps them). Only the legacy
+(gather/credentials.py: exec plugins and token files, kept current as client-go keeps them); with no kubeconfig (or
+an empty one) inside a pod, the ServiceAccount's in-cluster configuration (gather/incluster.py). Only the legacy
 `auth-provider` user field falls back to the kubernetes client."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from kubectl_dra.errors import DraError
+from kubectl_dra.gather import incluster
 from kubectl_dra.gather.credentials import (
     Credentials,
     Creds,
@@ -243,6 +245,9 @@ def _check_exec(ex: dict, provider: dict | None, user: str) -> None:
 
 def _load_connection(kubeconfig: str | None, context: str | None) -> Connection:
     merged = _merged(kubeconfig)
+    if not merged["files"] and incluster.possible():  # merged_client_builder.go: an empty config, in a pod
+        ic = incluster.load()
+        return Connection(ic.server, ic.namespace, ic.ca_pem, False, None, ic.credentials, (), None, incluster.CONTEXT)
     if not merged["found"]:
         raise DraError("no configuration has been provided: no kubeconfig file found (see --kubeconfig, KUBECONFIG)")
     name = context or merged["current"]

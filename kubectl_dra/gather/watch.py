@@ -57,6 +57,8 @@ class LiveSession:
         self.stopped = False
         self.failed: DraError | None = None
         self.checked: dict = {}  # id -> object whose shape the last snapshot checked
+        self.interruptions = 0  # watches and relists that failed and were retried (the exporter counts them)
+        self.down: dict = {}  # path -> monotonic time its watch first failed, while it has not watched again
 
     def snapshot(self):
         with self.lock:
@@ -99,6 +101,7 @@ class LiveSession:
             except Unauthorized as e:
                 self._fail(e)
             except Exception as e:  # connection reset, timeout, a 5xx: retry from the last resourceVersion
+                self._interrupted(s)
                 self._warn(s, f"watch of {s.kind} interrupted ({_one_line(e)}); retrying")
                 time.sleep(backoff * (0.5 + random.random() / 2))
                 backoff = min(MAX_BACKOFF, backoff * 2)
@@ -118,6 +121,7 @@ class LiveSession:
                 body = raw.read(300)
                 raise DraError(f"the server answered {status}: {body!r}")
             self.warned.discard(s.path)  # watching again: the next interruption is worth a warning too
+            self.down.pop(s.path, None)
             buf = b""
             for chunk in raw.stream(65536, decode_content=True):
                 buf += chunk
@@ -169,6 +173,7 @@ class LiveSession:
             self._fail(e)
             return
         except Exception as e:
+            self._interrupted(s)
             self._warn(s, f"relist of {s.kind} failed ({_one_line(e)}); retrying")
             time.sleep(1.0)
             return
@@ -177,6 +182,15 @@ class LiveSession:
             s.rv = rv[0] if rv else ""
             s.relists += 1
         self.changed.set()
+
+    def _interrupted(self, s: _Source) -> None:
+        self.interruptions += 1
+        self.down.setdefault(s.path, time.monotonic())
+
+    def behind_since(self) -> float | None:
+        """The monotonic time since which some watch has not been streaming (the view may be behind the
+        cluster), None while every one is."""
+        return min(list(self.down.values()), default=None)
 
     def _warn(self, s: _Source, text: str) -> None:
         if s.path not in self.warned:  # once per source until it works again

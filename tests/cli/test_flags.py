@@ -95,7 +95,8 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             | SEMANTICS
             | {"--namespace", "--all-namespaces", "--from-file", "--output", "--selector"}
             | {"--watch", "--no-headers", "--alone", "--exit-zero", "--no-color", "--verbose", "--help"}
-            | {"--all-contexts"},  # (--context repeatable: a fleet scan, cli/fleet.py)
+            | {"--all-contexts"}  # (--context repeatable: a fleet scan, cli/fleet.py)
+            | {"--metrics-bind-address", "--metrics-cluster-name"},  # the exporter (cli/exporter.py)
         ),
         (
             ("devices",),

@@ -4,7 +4,8 @@ a relative target; code spans that are a path whose first part is a top-level en
 tests/, scripts/ ...) or a subpackage of kubectl_dra (CONTRIBUTING.md's `analyze/queue/order.py`), also as a word
 of a command line in a span; dotted modules `kubectl_dra.x.y` (and `module:attribute`). Bare file names are
 left alone: they are named relative to what the text is about (`bench.py`, `input.yaml`). Skipped: URLs, anchors, globs and placeholders (`*`, `<name>`, `NAME`,
-`$VAR`, `~`), and what a build writes (dist/, .venv/, .cache/)."""
+`$VAR`, `~`), `deploy/NAME` without an extension (kubectl's short name of deployment/NAME; the deploy/ folder's
+files have one), and what a build writes (dist/, .venv/, .cache/)."""
 
 from __future__ import annotations
 
@@ -50,8 +51,8 @@ def named(doc: Path) -> list[tuple[str, Path | None]]:
         if span.startswith("kubectl_dra.") and "/" not in span:
             out.append((span, None))
             continue
-        first, sep, _ = span.partition("/")
-        if not sep:
+        first, sep, rest = span.partition("/")
+        if not sep or (first == "deploy" and rest and "." not in rest):  # kubectl's deploy/NAME, not the folder
             continue
         if first in top:
             out.append((span, ROOT / span))

@@ -112,22 +112,10 @@ class ScanReport:
         }
 
 
-def scan(
-    snap: Snapshot,
-    sem: Semantics,
-    namespace: str | None,
-    selector_matches=None,
-    unseen: tuple[str, ...] = (),
-    alone: bool = False,
-    elsewhere: bool = False,
-    keep: bool = False,
-) -> ScanReport:
-    """Every pod in the namespace (None: all) that selector_matches (labels -> bool) and uses DRA. Unless alone,
-    the pending ones are judged together with every pending pod of the snapshot, in the scheduler's order
-    (analyze/queue/). elsewhere: when the namespace has none, count the pods of the other namespaces that would be
-    listed there (ScanReport.elsewhere). keep: the report keeps the queue's whole judgement (ScanReport.judged)."""
+def _picked(snap: Snapshot, sem: Semantics, namespace: str | None, selector_matches) -> tuple[list, int, bool]:
+    """(the pods of the namespace that selector_matches and that use DRA, how many others it picks, whether the
+    namespace has any pod)."""
     classes = list(snap.classes)
-    now = reference_time(snap)
     pods, others, has_pods = [], 0, namespace is None
     for p in snap.pods:
         if namespace is not None and ns_of(p) != namespace:
@@ -139,10 +127,32 @@ def scan(
             pods.append(p)
         else:
             others += 1
+    return pods, others, has_pods
+
+
+def scan(
+    snap: Snapshot,
+    sem: Semantics,
+    namespace: str | None,
+    selector_matches=None,
+    unseen: tuple[str, ...] = (),
+    alone: bool = False,
+    elsewhere: bool = False,
+    keep: bool = False,
+    analysis: Analysis | None = None,
+) -> ScanReport:
+    """Every pod in the namespace (None: all) that selector_matches (labels -> bool) and uses DRA. Unless alone,
+    the pending ones are judged together with every pending pod of the snapshot, in the scheduler's order
+    (analyze/queue/). elsewhere: when the namespace has none, count the pods of the other namespaces that would be
+    listed there (ScanReport.elsewhere). keep: the report keeps the queue's whole judgement (ScanReport.judged).
+    analysis: the Analysis of snap to start from (the exporter shares it with the device inventory), else a new one."""
+    classes = list(snap.classes)
+    now = reference_time(snap)
+    pods, others, has_pods = _picked(snap, sem, namespace, selector_matches)
     counts = (
         _elsewhere(snap, classes, sem, selector_matches) if elsewhere and namespace is not None and not pods else {}
     )
-    base = Analysis(snap, sem)
+    base = analysis if analysis is not None else Analysis(snap, sem)
     rows = []
     alone_reports: dict = {}
     errors: dict = {}

@@ -1,0 +1,165 @@
+"""`status -A -w --metrics-bind-address HOST:PORT`: Prometheus metrics of the watched answer over HTTP, written by
+prometheus-client (imported here only, so no other command pays for it). /metrics the metrics, /healthz the process
+(200 while it serves), /readyz the answer (200 once the first answer is done, while the last one did not fail and
+the watched view is not behind the cluster for more than STALE_AFTER seconds; 503 with the reason otherwise), as Kubernetes probes expect.
+
+The values are analyze/reports/metrics.py's, from the answer's reports; this module adds the process's own: when
+the last answer was made and how long it took, how long the view has been behind, the errors and the API retries."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import time
+from socketserver import ThreadingMixIn
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
+
+from kubectl_dra import __version__
+from kubectl_dra.errors import DraError
+
+STALE_AFTER = 120.0  # seconds a watch may be down before /readyz says the answer is stale
+ERROR_KINDS = ("answer", "watch")  # an answer that could not be made; a watch or relist that failed (retried)
+
+
+def parse_bind_address(text: str) -> tuple[str, int]:
+    """HOST:PORT as Kubernetes components take --metrics-bind-address: [::1]:8080 for IPv6, :8080 (or
+    0.0.0.0:8080) every IPv4 interface, [::]:8080 every interface; port 0 picks a free one."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise DraError(f"invalid --metrics-bind-address {text!r}: use HOST:PORT, e.g. 0.0.0.0:8080 or [::]:8080")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    elif ":" in host:
+        raise DraError(f"invalid --metrics-bind-address {text!r}: an IPv6 address goes in brackets ([::1]:8080)")
+    return host or "0.0.0.0", int(port)
+
+
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, *args) -> None:  # a scrape every 30 s is not worth a log line
+        pass
+
+
+class Exporter:
+    """The metrics of the answers status -w makes (observe() after each), served until the process ends."""
+
+    def __init__(self, address: str, cluster: str | None, session):
+        self.host, self.port = parse_bind_address(address)
+        self.cluster = cluster or None
+        self.session = session
+        self.families: tuple = ()
+        self.answered_at: float | None = None  # wall time of the last answer
+        self.took = 0.0
+        self.answer_errors = 0
+        self.last_failed = False  # the last answer could not be made: the metrics are an older answer's
+        self.server = None
+
+    # -- the answers ----------------------------------------------------------------------------
+    def observe(self, snap, scan, sem, analysis=None) -> None:
+        """The metrics of one answer: scan (the status report of every namespace) and the device inventory of
+        the same snapshot (what `devices` computes; analysis: a fork of the scan's Analysis, to reuse)."""
+        from kubectl_dra.analyze.reports.inventory import inventory
+        from kubectl_dra.analyze.reports.metrics import answer_families
+
+        start = time.monotonic()
+        self.families = answer_families(scan, inventory(snap, sem, base=analysis))
+        self.took, self.answered_at = time.monotonic() - start, time.time()
+        self.last_failed = False
+
+    def failed(self) -> None:
+        self.answer_errors += 1
+        self.last_failed = True
+
+    def readiness(self) -> str | None:
+        """None when ready, else why not."""
+        if self.answered_at is None:
+            return "no answer yet" if not self.last_failed else "no answer yet: the first one failed"
+        if self.last_failed:
+            return 'stale: the last answer failed (kubectl_dra_errors_total{kind="answer"})'
+        since = self.session.behind_since() if self.session is not None else None
+        if since is not None and time.monotonic() - since > STALE_AFTER:
+            return f"stale: a watch has been down for {time.monotonic() - since:.0f}s"
+        return None
+
+    # -- prometheus-client --------------------------------------------------------------------------
+    def collect(self):
+        """The Collector protocol: every family, with the constant cluster label when one is set."""
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        const = ("cluster",) if self.cluster else ()
+        cv = (self.cluster,) if self.cluster else ()
+        kinds = {"gauge": GaugeMetricFamily, "counter": CounterMetricFamily}
+        since = self.session.behind_since() if self.session is not None else None
+        client = getattr(self.session, "client", None)
+        own = (
+            ("build_info", "gauge", "1, with the tool's version.", ("version",), (((__version__,), 1.0),)),
+            ("last_answer_timestamp_seconds", "gauge", "Unix time of the last answer (absent before the first).",
+             (), (((), self.answered_at),) if self.answered_at is not None else ()),
+            ("answer_duration_seconds", "gauge", "Seconds the last answer's metrics took to compute.", (),
+             (((), self.took),)),
+            ("answer_stale_seconds", "gauge", "Seconds some watch has been down (the answer may be behind the "
+             "cluster); 0 while every watch streams.", (), (((), time.monotonic() - since if since else 0.0),)),
+            ("errors", "counter", "The tool's own errors: answer (an answer that could not be made), watch (a "
+             "watch or relist that failed and was retried).", ("kind",),
+             ((("answer",), self.answer_errors), (("watch",), getattr(self.session, "interruptions", 0)))),
+            ("api_retries", "counter", "API requests sent again (429 or 5xx with Retry-After, a connection "
+             "closed before the answer).", (), (((), getattr(client, "retries", 0)),)),
+        )  # fmt: skip
+        from kubectl_dra.analyze.reports.metrics import PREFIX
+
+        for f in self.families:
+            yield self._family(kinds[f.kind], PREFIX + f.name, f.help, const + f.labels, cv, f.samples)
+        for name, kind, text, labels, samples in own:
+            yield self._family(kinds[kind], PREFIX + name, text, const + labels, cv, samples)
+
+    @staticmethod
+    def _family(cls, name, text, labels, cv, samples):
+        fam = cls(name, text, labels=list(labels))
+        for values, value in samples:
+            fam.add_metric([*cv, *values], value)
+        return fam
+
+    # -- HTTP -------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Bind and serve in a daemon thread; a one-line DraError when the address cannot be bound."""
+        from prometheus_client import CollectorRegistry, make_wsgi_app
+        from prometheus_client.gc_collector import GCCollector
+        from prometheus_client.platform_collector import PlatformCollector
+        from prometheus_client.process_collector import ProcessCollector
+
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(self)
+        for collector in (ProcessCollector, PlatformCollector, GCCollector):
+            collector(registry=registry)
+        metrics = make_wsgi_app(registry)
+
+        def app(environ, start_response):
+            path = environ.get("PATH_INFO") or "/"
+            if path == "/metrics":
+                return metrics(environ, start_response)
+            if path in ("/healthz", "/livez"):
+                status, body = "200 OK", "ok"
+            elif path == "/readyz":
+                why = self.readiness()
+                status, body = ("200 OK", "ok") if why is None else ("503 Service Unavailable", why)
+            else:
+                status, body = "404 Not Found", "not found: /metrics, /healthz, /readyz"
+            start_response(status, [("Content-Type", "text/plain; charset=utf-8")])
+            return [body.encode() + b"\n"]
+
+        try:
+            family = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+            server_class = type("_Bound", (_Server,), {"address_family": family})
+            self.server = server_class((self.host, self.port), _Quiet)
+        except (OSError, UnicodeError) as e:
+            raise DraError(f"cannot serve metrics on {self.host}:{self.port}: {e.strerror or e}") from None
+        self.server.set_app(app)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True, name="metrics").start()
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        sys.stderr.write(f"serving metrics on http://{host}:{self.port}/metrics\n")
+        sys.stderr.flush()
