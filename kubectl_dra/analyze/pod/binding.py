@@ -29,7 +29,8 @@ def parse_time(text) -> datetime | None:
         return None
 
 
-def _device_status(claim: dict, result: dict) -> dict | None:
+def device_status(claim: dict, result: dict) -> dict | None:
+    """The claim's status.devices entry of one allocation result (driver, pool, device, share), or None."""
     for d in (claim.get("status") or {}).get("devices") or []:
         if not isinstance(d, dict):
             continue
@@ -45,7 +46,8 @@ def _device_status(claim: dict, result: dict) -> dict | None:
     return None
 
 
-def _conditions(status: dict | None) -> dict[str, dict]:
+def status_conditions(status: dict | None) -> dict[str, dict]:
+    """A device status's conditions by type (malformed entries skipped)."""
     out = {}
     for c in (status or {}).get("conditions") or []:
         if isinstance(c, dict) and isinstance(c.get("type"), str):
@@ -91,8 +93,8 @@ def binding_findings(
             if not isinstance(r, dict) or not r.get("bindingConditions"):
                 continue
             dev = f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}"
-            status = _device_status(claim, r)
-            conds = _conditions(status)
+            status = device_status(claim, r)
+            conds = status_conditions(status)
             subject = {"claim": obj_ref(claim), "device": dev, "request": r.get("request")}
             evidence = {
                 "bindingConditions": {t: _describe(conds.get(t)) for t in r.get("bindingConditions") or []},

@@ -45,7 +45,7 @@ def _skip_key(pending, skip) -> tuple | None:
     return (next((i for i, c in enumerate(pending) if c is skip.claim), None), tuple(sorted(skip.nodes)))
 
 
-def _constraints_key(pod: dict | None) -> str | bytes | None:
+def constraints_key(pod: dict | None) -> str | bytes | None:
     """What of the pod decides which nodes it may use (pod_node_rejection reads these)."""
     if pod is None:
         return None
@@ -295,7 +295,7 @@ class Analysis:
         pending = [c for c in claims if not (c.get("status") or {}).get("allocation")]
         state, counters = self.allocated_now()
         nodes_key = (
-            _constraints_key(pod),
+            constraints_key(pod),
             tuple(
                 (_name(c), value_key(((c.get("status") or {}).get("allocation") or {}).get("nodeSelector")))
                 for c in allocated

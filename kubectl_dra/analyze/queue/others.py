@@ -60,7 +60,7 @@ class Others:
 def others_of(snap, base, pods: list[dict], fit_of) -> Others:
     """pods: the pending pods that use no DRA; base: the Analysis (its usable_nodes, one pass over the nodes per
     distinct set of node constraints); fit_of(pod): its Fit (None: no request known, left out)."""
-    from kubectl_dra.analyze.pod.dryrun import _constraints_key
+    from kubectl_dra.analyze.pod.dryrun import constraints_key
 
     by_key: dict = {}
     groups: dict = {}
@@ -69,7 +69,7 @@ def others_of(snap, base, pods: list[dict], fit_of) -> Others:
         fit = fit_of(p)
         if fit is None:
             continue
-        ck = _constraints_key(p)
+        ck = constraints_key(p)
         if ck not in by_key:
             usable = base.usable_nodes(p, [])[0]
             by_key[ck] = frozenset(name_of(n) for n in usable)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from kubectl_dra.analyze.pod.binding import _conditions, _device_status
+from kubectl_dra.analyze.pod.binding import device_status, status_conditions
 from kubectl_dra.analyze.queue.outcomes import EntryKind
 from kubectl_dra.findings.stages import Stage
 from kubectl_dra.model.meta import name_of, ns_of
@@ -297,7 +297,7 @@ def _binding(snap) -> dict[str, str]:
         for r in (alloc.get("devices") or {}).get("results") or []:
             if not isinstance(r, dict) or not r.get("bindingConditions"):
                 continue
-            conds = _conditions(_device_status(c, r))
+            conds = status_conditions(device_status(c, r))
             if any((conds.get(t) or {}).get("status") != "True" for t in r["bindingConditions"]):
                 out[f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}"] = f"claim {ns_of(c)}/{name_of(c)}"
     return out
