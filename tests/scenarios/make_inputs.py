@@ -2152,6 +2152,13 @@ scenario(
 )
 
 
+def no_dra_pod(name: str, cpu: str, container: str = "etl", image: str = "registry.example/etl:1", **kw) -> dict:
+    """A pod without ResourceClaims whose one container asks for cpu: a pod the queue counts but does not dry-run."""
+    p = pod(name, (), containers=[{"name": container, "image": image, "resources": {"requests": {"cpu": cpu}}}], **kw)
+    del p["spec"]["resourceClaims"]
+    return p
+
+
 def pod_map_objs():
     """map_objs() with two pending pods asking for a GPU of at least 20Gi: trainer-0 (ahead in the queue) and
     trainer-1 (the one explained), and node-07 tainted NoSchedule (a node trainer-1 cannot use)."""

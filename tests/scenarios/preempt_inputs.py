@@ -102,11 +102,7 @@ def register(m) -> None:
         "explain pod trainer-0",
         [trainer(priority=100), preempted_word, *world],
     )
-    urgent = m.pod("etl-urgent", [], priorityClassName="critical", priority=50000)
-    urgent["spec"]["containers"] = [
-        {"name": "etl", "image": "registry.example/etl:1", "resources": {"requests": {"cpu": "1"}}}
-    ]
-    del urgent["spec"]["resourceClaims"]
+    urgent = m.no_dra_pod("etl-urgent", "1", priorityClassName="critical", priority=50000)
     m.scenario(
         "preempt-another-pod-may-free-room",
         "As preempt-never (the pod itself never preempts: DRA504), but a pending pod without DRA of priority 50000 may "
@@ -208,19 +204,12 @@ def register(m) -> None:
         *copy.deepcopy(holders[:3]),
         held("serving", "node-02", "6", 20000, "2026-11-30T08:00:00Z", cls="critical"),
     ]
-    ahead = m.pod(
-        "urgent", [], priorityClassName="critical", priority=50000, nodeSelector={"kubernetes.io/hostname": "node-02"}
-    )
-    ahead["spec"]["containers"] = [
-        {"name": "app", "image": "registry.example/app:1", "resources": {"requests": {"cpu": "1"}}}
-    ]
-    del ahead["spec"]["resourceClaims"]
-    behind = m.pod("etl-new", [], priorityClassName="batch-mid", priority=1000)
-    behind["spec"]["containers"] = [
-        {"name": "etl", "image": "registry.example/etl:1", "resources": {"requests": {"cpu": "3"}}}
-    ]
+    ahead = m.no_dra_pod(
+        "urgent", "1", "app", "registry.example/app:1", priorityClassName="critical", priority=50000,
+        nodeSelector={"kubernetes.io/hostname": "node-02"},
+    )  # fmt: skip
+    behind = m.no_dra_pod("etl-new", "3", priorityClassName="batch-mid", priority=1000)
     behind["metadata"]["creationTimestamp"] = "2026-12-01T09:59:00Z"
-    del behind["spec"]["resourceClaims"]
     m.scenario(
         "preempt-room-freed-by-another",
         "The trainer never preempts (preemptionPolicy Never). urgent, ahead of it and bound for node-02 only, takes "

@@ -323,11 +323,7 @@ def register(m) -> None:
     pair_group = copy.deepcopy(group)
     pair_group["metadata"]["name"] = "pair"
     pair_group["spec"]["schedulingPolicy"]["gang"]["minCount"] = 2
-    cpu_batch = at(m.pod("batch", []), "2026-12-01T09:00:00Z")
-    cpu_batch["spec"]["containers"] = [
-        {"name": "etl", "image": "registry.example/etl:1", "resources": {"requests": {"cpu": "4"}}}
-    ]
-    del cpu_batch["spec"]["resourceClaims"]
+    cpu_batch = at(m.no_dra_pod("batch", "4"), "2026-12-01T09:00:00Z")
     m.scenario(
         "queue-gang-outsider-cpu",
         "status: the PodGroup pair (minCount 2; a GPU and 6 cpu each) on two nodes of 8 cpu and one GPU each; batch, "
