@@ -15,6 +15,7 @@ gated: blocking findings other than the gate (DRA006) = blocked; an undetermined
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -364,7 +365,7 @@ def _play_queue(cluster, sc, ns: str, names: list[str], asked: dict) -> list[tup
         predicted, _why, doc = asked[name]
         place = (doc or {}).get("queue") or {}
         note = ""
-        if predicted == "ok" and place.get("node") and real == f"bound:{place['node']}":
+        if predicted == "ok" and place.get("node") and real == f"bound:{place['node']}" and not place["estimated"]:
             # The devices are the place's when the pods ahead that take devices it could use went where the
             # estimated order put them (one that went to another node leaves other devices here: seed 371)
             moved = [a["pod"] for a in place.get("ahead") or [] if not _went_as_estimated(a["pod"], ns, asked, ends)]
@@ -452,6 +453,9 @@ def run(cluster, seed: int, queue: bool = False) -> list[Outcome]:
                 )
         names = [pd["metadata"]["name"] for pd in plan.pods]
         if queue:
+            keep = os.environ.get("KUBECTL_DRA_QUEUE_DUMP")  # a directory: the input as asked, to replay offline
+            if keep:
+                cluster.kubectl_dra("dump", "-n", ns, "--output-file", os.path.join(keep, f"seed{seed}-{ns}.yaml"))
             asked = {n: _ask(cluster, ns, n) for n in names}
             wrong_order = _queue_order_error(cluster, ns, names)
             if wrong_order:

@@ -418,7 +418,7 @@ def test_a_pod_ahead_with_a_choice_of_nodes_leaves_enough_either_way(scenario):
     sc.create(pod("pair", {"gpu": "pair-gpus"}, gated=True, node_selector={"kubernetes.io/hostname": "node-01"}))
     r = sc.cluster.kubectl_dra("explain", "pod", "pair", "-n", sc.ns, "-o", "json")
     place = r.json["queue"]
-    assert place["outcome"] == "fits" and place["devices"] == [], str(r)
+    assert place["outcome"] == "fits" and place["devices"] == [] and place["estimated"], str(r)
     assert "in every order and choice of nodes" in place["reason"] and f"{sc.ns}/anywhere" in place["reason"], str(r)
     st = sc.cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
     assert {row["pod"]: row["queue"]["outcome"] for row in st.json["items"]} == {"anywhere": "fits", "pair": "fits"}

@@ -39,7 +39,7 @@ class Place:
     claims: tuple = ()
     by_group: bool = False  # the place is its pod group's certain answer (gang.py gang_reason); not in to_dict
     # the node and devices are the same in every order and node choice the cluster leaves open (alternatives.py);
-    # where not, devices and claims are left empty and node is the estimated order's; not in to_dict
+    # where not, devices and claims are left empty and node is the estimated order's ("estimated" in to_dict)
     exact: bool = True
 
     def to_dict(self) -> dict:
@@ -49,6 +49,7 @@ class Place:
             "outcome": str(self.outcome),
             "node": self.node,
             "devices": list(self.devices),
+            "estimated": not self.exact,
             "ahead": [a.to_dict() for a in self.ahead],
             "reason": self.reason,
         }
