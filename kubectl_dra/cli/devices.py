@@ -10,13 +10,13 @@ import click
 from kubectl_dra.cli.common import (
     CLUSTER_SCOPED,
     COLOR,
-    CONNECTION,
     CONTEXT_SETTINGS,
     EXIT_ZERO,
     INPUT,
     NO_HEADERS,
     SEMANTICS,
     VERBOSE,
+    connection_flags,
     finish,
     flags,
     gather_for,
@@ -66,7 +66,7 @@ _MAP_WATCH = "With -o map: draw the map again whenever it changes, as the cluste
     ),
     *NO_HEADERS,
     *EXIT_ZERO,
-    *CONNECTION,
+    *connection_flags(fleet=True),
     *COLOR,
     *VERBOSE,
     *CLUSTER_SCOPED,
@@ -89,6 +89,9 @@ def devices_cmd(
     count), a cell per device, a glyph and a colour per state (NO_COLOR: ASCII glyphs alone), the devices a pending
     pod would take in the queue's dry-run marked as estimated; the filters apply. -o map -w keeps it current: the
     map again each time it changes (at a terminal in place of the last, else after a line with the time).
+    Several --context (or --all-contexts): each cluster read on its own connection, at once; the summary per class
+    (or, with --list or a filter, the device list) with a CLUSTER column, a cluster that cannot be read one line
+    naming why; JSON/YAML one DeviceInventoryList; the exit code the worst of them.
 
     \b
     Examples:
@@ -104,16 +107,20 @@ def devices_cmd(
       kubectl dra devices -o map
       # ... kept current as pods come and go (Ctrl-C ends)
       kubectl dra devices -o map -w
+      # What is free in every cluster of the kubeconfig?
+      kubectl dra devices --all-contexts
     """
-    from kubectl_dra.analyze.reports.inventory import inventory
-    from kubectl_dra.analyze.reports.targets import check_device_filters
+    from kubectl_dra.cli.fleet import with_contexts
 
+    contexts, params = with_contexts(params)
     o = Options.from_click(params)
     if watch and o.output != "map":
         raise DraError("-w draws the device map again as it changes: use it with -o map")
     if request_file is not None:
         others = {"--list": listing, "--node": node, "--driver": driver, "--pool": pool, "--free": free,
                   "-l": selector, "--where": where, "--no-headers": no_headers}  # fmt: skip
+        if contexts is not None:
+            raise DraError("--request answers for one cluster: give one --context")
         return _request_fit(o, request_file, device_class, [k for k, v in others.items() if v])
     labels = None
     if selector:
@@ -121,34 +128,88 @@ def devices_cmd(
 
         reqs = parse_selector(selector)
         labels = lambda lbl: matches(reqs, lbl)  # noqa: E731
-    # Every namespace's pods: who holds a device (reservedFor), what the kubelet reports of its health, and the
-    # kubelet plugins' pods; with every namespace's DaemonSets: whether a plugin serves each driver on each node.
-    # -o map: the pods' events too (the queue's order reads the scheduler's attempts)
-    got = gather_for(
-        replace(o, all_namespaces=True),
-        selector="",
-        partial=True,
-        events=o.output == "map",
-        analyse=False,
-        drivers=True,
-        watch=watch,
-    )
-    snap = got.snapshot
-    driver, pool = check_device_filters(snap, node, driver, device_class, pool)
     filters = {"node": node, "driver": driver, "class": device_class, "pool": pool, "free": free, "where": where,
                "selector": selector, "labels": labels}  # fmt: skip
+    listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
+    if contexts is not None:
+        if watch or o.output in ("map", "name"):
+            raise DraError(f"{'-w' if watch else '-o ' + o.output} shows one cluster: give one --context")
+        return _fleet(o, contexts, filters, listed, no_headers)
+    got = _gather(o, o.output == "map", watch)
+    filters = _checked(got.snapshot, filters)
     if watch:
         held = [got]
-        del got, snap  # the first map takes the snapshot (cli/watch.py _first): not kept here for hours
+        del got  # the first map takes the snapshot (cli/watch.py _first): not kept here for hours
         return _map_watch(o, held, filters)
-    report = inventory(snap, o.semantics(snap.server_version), filters)
-    listed = listing or no_headers or o.output == "name" or any(v for k, v in filters.items() if k != "labels")
+    snap = got.snapshot
+    report = _inventory(o, snap, filters)
     incomplete = f"the inventory is incomplete: {one_line('; '.join(report.unseen))}"
     if o.output == "map":
         show = lambda: _show_map(report, snap, o)  # noqa: E731
     else:
         show = lambda: _show_inventory(report, o, listed, no_headers)  # noqa: E731
     return finish(report, o, show=show, undetermined=incomplete if report.unseen else None)
+
+
+def _gather(o: Options, events: bool, watch: bool = False, progress: bool = True):
+    """Every namespace's pods: who holds a device (reservedFor), what the kubelet reports of its health, and the
+    kubelet plugins' pods; with every namespace's DaemonSets: whether a plugin serves each driver on each node.
+    events (-o map): the pods' events too (the queue's order reads the scheduler's attempts)."""
+    return gather_for(
+        replace(o, all_namespaces=True),
+        selector="",
+        partial=True,
+        events=events,
+        analyse=False,
+        drivers=True,
+        watch=watch,
+        progress=progress,
+    )
+
+
+def _checked(snap, filters: dict) -> dict:
+    """The filters once check_device_filters has found what they name in the cluster (a typo: an error)."""
+    from kubectl_dra.analyze.reports.targets import check_device_filters
+
+    driver, pool = check_device_filters(snap, filters["node"], filters["driver"], filters["class"], filters["pool"])
+    return {**filters, "driver": driver, "pool": pool}
+
+
+def _inventory(o: Options, snap, filters: dict):
+    """The inventory of the snapshot (filters: as _checked returns them)."""
+    from kubectl_dra.analyze.reports.inventory import inventory
+
+    return inventory(snap, o.semantics(snap.server_version), filters)
+
+
+def _fleet(o: Options, contexts: list[str], filters: dict, listed: bool, no_headers: bool):
+    """devices over several contexts (cli/fleet.py): each cluster's inventory on its own connection, at once; one
+    table with a CLUSTER column or one DeviceInventoryList; exit 2 when a cluster was not read or is incomplete."""
+    from kubectl_dra.cli.fleet import fleet_options, scan_contexts
+    from kubectl_dra.render.devices import render_inventory_fleet
+
+    if sys.stderr.isatty() and o.output in ("text", "wide"):
+        note(f"reading the devices of {len(contexts)} clusters ...")
+
+    def one(ctx: str):
+        c = fleet_options(o, ctx)
+        snap = _gather(c, False, progress=False).snapshot
+        return _inventory(c, snap, _checked(snap, filters))
+
+    answers = scan_contexts(contexts, one, o.verbose)
+
+    def show():
+        render_inventory_fleet(answers, render_options(o, not no_headers), sys.stdout, listed)
+        sys.stdout.flush()
+
+    down = [a.context for a in answers if a.report is None]
+    partial = [a.context for a in answers if a.report is not None and not a.report.determined]
+    undetermined = None
+    if down:
+        undetermined = f"{len(down)} of {len(answers)} clusters not read ({', '.join(down[:3])})"
+    elif partial:
+        undetermined = f"the inventory is incomplete in {', '.join(partial[:3])} (-o json: each cluster's unseen)"
+    return finish(answers, o, show=show, undetermined=undetermined)
 
 
 def _map_watch(o: Options, held: list, filters: dict) -> None:

@@ -1,4 +1,4 @@
-"""status over several clusters: --context repeated, or --all-contexts (every context of the kubeconfig).
+"""status and devices over several clusters: --context repeated, or --all-contexts (every context of the kubeconfig).
 
 Each context gets its own connection (its kubeconfig entry resolved on its own: server, CA, credentials, exec plugin
 run for it), never one switched client (kubescape #3217: switching contexts in one process reported the wrong
@@ -21,17 +21,18 @@ MAX_PARALLEL = 8
 @dataclass(frozen=True)
 class ClusterAnswer:
     context: str
-    report: object | None  # the context's ScanReport, or None when it could not be scanned
+    report: object | None  # the context's ScanReport (status) or InventoryReport (devices); None: not scanned
     error: str = ""  # why not (one line)
 
     @property
     def determined(self) -> bool:
         return self.report is not None and self.report.determined
 
-    def to_dict(self) -> dict:
+    def to_dict(self, key: str = "status") -> dict:
+        """key: what the context's document is called in its item (status: "status", devices: "inventory")."""
         if self.report is None:
             return {"context": self.context, "error": self.error, "determined": False}
-        return {"context": self.context, "status": self.report.to_dict(), "determined": self.report.determined}
+        return {"context": self.context, key: self.report.to_dict(), "determined": self.report.determined}
 
 
 def scan_contexts(contexts: list[str], scan_one, verbose: bool = False) -> list[ClusterAnswer]:
@@ -54,7 +55,7 @@ def scan_contexts(contexts: list[str], scan_one, verbose: bool = False) -> list[
 
 
 def with_contexts(params: dict) -> tuple[list[str] | None, dict]:
-    """status's --context (repeatable) and --all-contexts: the contexts of a fleet scan (None: one cluster, as every
+    """status's and devices' --context (repeatable) and --all-contexts: the contexts of a fleet scan (None: one cluster, as every
     other command), and the params with the one --context the rest of the command reads."""
     contexts = list(params.pop("contexts", ()) or ())
     every = params.pop("all_contexts", False)

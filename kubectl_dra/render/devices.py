@@ -83,6 +83,79 @@ def render_inventory(report, opts, stream, listing: bool, rows_only: bool = Fals
         )
 
 
+def render_inventory_fleet(answers, opts, stream, listing: bool) -> None:
+    """Several clusters' inventories (cli/fleet.py): the summary per class (listing: the device list) as one table
+    with a CLUSTER column, then a line for each cluster not read naming why; JSON/YAML one DeviceInventoryList.
+    Each cluster's per-node summary, counters, headroom and plugin notes are in its own document (-o json)."""
+    fmt = opts.format
+    if fmt in ("json", "yaml"):
+        from kubectl_dra.render.structured import data_to
+
+        stream.write(data_to(inventory_fleet_doc(answers), fmt))
+        return
+    out = Out(stream, opts.color, opts.fit_width)
+    read = [a for a in answers if a.report is not None]
+    if listing:
+        headers = ["CLUSTER", "DEVICE", "NODE", "CLASSES", "STATE", "DETAIL"]
+        rows, styles = [], []
+        for a in answers:
+            if a.report is None:
+                rows.append([esc(a.context), "-", "-", "-", "-", esc(f"not read: {a.error}")])
+                styles.append(None)
+                continue
+            for r in a.report.rows:
+                detail = r.detail + (f"; pods {', '.join(r.pods)}" if r.pods else "")
+                rows.append([esc(a.context), esc(r.id), esc(r.node or r.where), esc(",".join(r.classes)) or "<none>",
+                             r.state, esc(detail) or "-"])  # fmt: skip
+                styles.append([None, None, None, None, _STATE_STYLE.get(r.state)])
+        if rows:
+            _table(out, headers, rows, styles, droppable=("CLASSES",), header=opts.header)
+        return
+    wide = opts.wide
+    every = read[0].report.states if read else ()
+    states = [s for s in every if wide or s in _CORE_STATES or any(a.report.state_counts.get(s) for a in read)]
+    rows = [
+        [esc(a.context), esc(g["class"]), str(g["devices"])] + [str(g[s]) for s in states]
+        for a in read
+        for g in a.report.summary("class")
+    ]
+    if rows:
+        _table(out, ["CLUSTER", "CLASS", "DEVICES"] + [s.upper() for s in states], rows, header=opts.header)
+    for a in answers:
+        if a.report is None:
+            out.line(esc(a.context), f": not read: {esc(a.error)}", wrap=2)
+    if read and opts.header:
+        total = sum(len(a.report.rows) for a in read)
+        free = sum(a.report.state_counts["free"] for a in read)
+        out.blank()
+        out.line(
+            f"{total} device(s), {free} free, in {len(read)} of {len(answers)} cluster(s). Per node: one --context; "
+            "list them with --list.",
+            wrap=0,
+        )
+
+
+def inventory_fleet_doc(answers) -> dict:
+    """The DeviceInventoryList document: per context its DeviceInventory, or why it was not read; the counts over
+    all the clusters read."""
+    from kubectl_dra.findings.model import SCHEMA_VERSION
+
+    read = [a.report for a in answers if a.report is not None]
+    every = read[0].states if read else ()
+    return {
+        "apiVersion": SCHEMA_VERSION,
+        "kind": "DeviceInventoryList",
+        "summary": {
+            "clusters": len(answers),
+            "unreachable": len(answers) - len(read),
+            "devices": sum(len(r.rows) for r in read),
+            **{s: sum(r.state_counts[s] for r in read) for s in every},
+            "determined": all(a.determined for a in answers),
+        },
+        "items": [a.to_dict("inventory") for a in answers],
+    }
+
+
 def _stream_json(report, stream) -> None:
     """The inventory as -o json writes it (kubectl's two-space indent), the device list last and a chunk of devices
     at a time: 40,000 devices never exist as one list of dicts and one string at once."""

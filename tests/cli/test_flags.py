@@ -104,7 +104,8 @@ SEMANTICS = {"--kubernetes-version", "--feature-gates"}
             | SEMANTICS
             | {"--from-file", "--output", "--no-headers", "--no-color", "--verbose", "--help"}
             | {"--list", "--node", "--driver", "--class", "--pool", "--free", "--selector", "--where"}
-            | {"--request", "--exit-zero", "--watch"},
+            | {"--request", "--exit-zero", "--watch"}
+            | {"--all-contexts"},  # (--context repeatable: several clusters, cli/fleet.py)
         ),
         (
             ("dump",),

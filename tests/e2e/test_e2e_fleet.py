@@ -3,7 +3,8 @@ a fleet's kubeconfig has them. `direct` and `team` reach the API server (the adm
 another default namespace), `stalled` goes through a fault proxy whose node list stalls past --request-timeout (a
 cluster that stops answering mid-scan), `gone` names a port nothing listens on. The two that answer are reported
 as each answers alone, the other two are one Unknown line each naming why, the exit code is 2, and the contexts are
-scanned at once: the scan takes about the slowest one, not their sum."""
+scanned at once: the scan takes about the slowest one, not their sum. devices over the same four contexts: each
+cluster read as `devices` alone reads it, the two others one line each."""
 
 from __future__ import annotations
 
@@ -82,5 +83,22 @@ def test_a_fleet_scan_reports_each_cluster_and_one_line_for_each_it_cannot_reach
 
         one = sc.cluster.kubectl_dra("status", "--context", "team", kubeconfig=kc)
         assert "CLUSTER" not in one.stdout and one.code == 1, str(one)  # one context: the one-cluster command
+
+        # devices over the same fleet: each cluster read says what `devices` alone says of it
+        alone = sc.cluster.kubectl_dra("devices", "--class", sc.cls, "-o", "json")
+        r = sc.cluster.kubectl_dra(
+            "devices", "--class", sc.cls, "--all-contexts", "--request-timeout", "4s", "-o", "json", kubeconfig=kc
+        )
+        assert r.code == 2 and r.json["kind"] == "DeviceInventoryList", str(r)
+        items = {i["context"]: i for i in r.json["items"]}
+        states = lambda doc: sorted((x["pool"], x["device"], x["state"]) for x in doc["items"])  # noqa: E731
+        assert any(x[2] == "allocated" for x in states(alone.json)), alone.json
+        for ctx in ("direct", "team"):
+            assert states(items[ctx]["inventory"]) == states(alone.json), ctx
+        assert "127.0.0.1:1" in items["gone"]["error"] and "--request-timeout" in items["stalled"]["error"], items
+        text = sc.cluster.kubectl_dra("devices", "--context", "direct", "--context", "gone", kubeconfig=kc)
+        lines = text.stdout.splitlines()
+        assert lines[0].split()[:3] == ["CLUSTER", "CLASS", "DEVICES"] and text.code == 2, str(text)
+        assert any(x.startswith("gone: not read:") for x in lines), text.stdout
     finally:
         proxy.close()

@@ -1,6 +1,7 @@
-"""status over several contexts (cli/fleet.py, render/status.py render_fleet): which contexts a scan takes, that one
-cluster's failure is its own line and never the others' end, and the StatusList document. The scan against a real
-control plane, one context stalled and one gone: tests/e2e/test_e2e_fleet.py."""
+"""status and devices over several contexts (cli/fleet.py, render/status.py render_fleet, render/devices.py
+render_inventory_fleet): which contexts a scan takes, that one cluster's failure is its own line and never the
+others' end, and the StatusList and DeviceInventoryList documents. The scan against a real control plane, one
+context stalled and one gone: tests/e2e/test_e2e_fleet.py."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from kubectl_dra.analyze.reports.status import Row, ScanReport
 from kubectl_dra.cli.fleet import ClusterAnswer, scan_contexts, with_contexts
 from kubectl_dra.errors import DraError
+from kubectl_dra.render.devices import render_inventory_fleet
 from kubectl_dra.render.options import RenderOptions
 from kubectl_dra.render.status import render_fleet
 
@@ -70,3 +72,46 @@ def test_the_table_has_a_cluster_column_and_escapes_what_it_prints():
         "error": "refused \x1b]8;;x\x07",
         "determined": False,
     }
+
+
+def _inventory(allocated: bool):
+    from builders import claim, dclass, device, node, request, rslice
+
+    from kubectl_dra.analyze.reports.inventory import inventory
+    from kubectl_dra.features import Semantics
+    from kubectl_dra.model.objects import snapshot_from_objects
+
+    objs = [node("node-01"), dclass(), rslice("s", [device("gpu-0"), device("gpu-1")], "node-01", pool="p")]
+    if allocated:
+        objs.append(claim("c0", [request()], results=[("gpu", "p", "gpu-0")], uid=False))
+    return inventory(snapshot_from_objects(objs, "default"), Semantics.for_version((1, 37)))
+
+
+def test_devices_over_several_clusters_is_one_table_with_a_cluster_column_and_a_line_for_each_not_read():
+    answers = [
+        ClusterAnswer("prod-us", _inventory(True)),
+        ClusterAnswer("prod-eu", _inventory(False)),
+        ClusterAnswer("lab\x1b[31m", None, "unable to connect \x1b]8;;x\x07"),
+    ]
+    out = io.StringIO()
+    render_inventory_fleet(answers, RenderOptions("text", width=80), out, listing=False)
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert lines[0].split() == ["CLUSTER", "CLASS", "DEVICES", "FREE", "ALLOCATED"], text
+    assert lines[1].split()[:1] + lines[1].split()[2:] == ["prod-us", "2", "1", "1"], text
+    assert lines[2].split()[:1] + lines[2].split()[2:] == ["prod-eu", "2", "2", "0"], text
+    assert "\x1b" not in text and "not read: unable to connect" in text, repr(text)
+    assert "4 device(s), 3 free, in 2 of 3 cluster(s)" in text and all(len(x) <= 80 for x in lines), text
+    out = io.StringIO()
+    render_inventory_fleet(answers, RenderOptions("text", width=80), out, listing=True)
+    rows = [x.split()[:5] for x in out.getvalue().splitlines() if not x.startswith(" ")]
+    assert rows[0] == ["CLUSTER", "DEVICE", "NODE", "CLASSES", "STATE"], rows
+    assert [r[0] for r in rows[1:] if r and r[0] in ("prod-us", "prod-eu")] == ["prod-us"] * 2 + ["prod-eu"] * 2
+    assert sorted(r[4] for r in rows[1:5]) == ["allocated", "free", "free", "free"], rows
+    doc = io.StringIO()
+    render_inventory_fleet(answers, RenderOptions("json"), doc, listing=False)
+    d = json.loads(doc.getvalue())
+    assert d["kind"] == "DeviceInventoryList" and d["summary"]["unreachable"] == 1 and not d["summary"]["determined"]
+    assert (d["summary"]["devices"], d["summary"]["free"], d["summary"]["allocated"]) == (4, 3, 1), d["summary"]
+    assert d["items"][0]["inventory"]["kind"] == "DeviceInventory" and d["items"][0]["determined"]
+    assert d["items"][2] == {"context": "lab\x1b[31m", "error": "unable to connect \x1b]8;;x\x07", "determined": False}

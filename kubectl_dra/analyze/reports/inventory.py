@@ -127,6 +127,11 @@ class InventoryReport:
 
     states = STATES
 
+    @property
+    def determined(self) -> bool:
+        """Whether every kind the states read was read (else the inventory is incomplete: exit 2)."""
+        return not self.unseen
+
     def holders(self) -> list[dict]:
         """The pods using the listed devices and through which claims (with --node: what a drain or a driver
         upgrade of that node needs)."""
