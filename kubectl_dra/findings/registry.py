@@ -391,8 +391,10 @@ _RULES = [
         missing=None,
         summary="A permission or API the analysis needs is missing, so kubectl-dra cannot say whether the claim can get devices.",
         hint="Grant the permission the message names (see docs/rbac.md); the exit code is 2 until then.",
-        explanation="Without ResourceSlices (or DeviceClasses) no device can be checked. kubectl-dra prints what it could "
-        "conclude and exits 2 rather than guessing a verdict.",
+        explanation="Without ResourceSlices (or DeviceClasses) no device can be checked; without DeviceTaintRules, where "
+        "the scheduler applies them (1.35+ with DRADeviceTaintRules, 1.34 with DRADeviceTaints), any device may be "
+        "tainted by a rule that could not be read. kubectl-dra prints what it could conclude and exits 2 rather than "
+        "guessing a verdict.",
     ),
     Rule(
         code="DRA104",

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from kubectl_dra.gather.client import Client, _Forbidden
 from kubectl_dra.model.kinds import WORKLOADS
-from kubectl_dra.model.snapshot import BOUND_PODS, DAEMONSET_EVENTS, NODE_EVENTS, PENDING_PODS, Gap
+from kubectl_dra.model.snapshot import BOUND_PODS, DAEMONSET_EVENTS, NODE_EVENTS, PENDING_PODS, TAINT_RULES, Gap
 
 # The workloads a dump includes (who owns the pods): (kind, API base, resource)
 WORKLOAD_LISTS = tuple((k.kind, k.api_base, k.plural) for k in WORKLOADS if k.listed)
@@ -109,7 +109,7 @@ def plan(needs: Needs, api: str | None, served: frozenset[str] | set[str]) -> li
              for v in ("v1", "v1beta2", "v1alpha3") if v in served]  # fmt: skip
     if rules:
         (path, version), *rest = rules
-        add(ListJob("taint_rules", path, "DeviceTaintRule", version, "devicetaintrules.resource.k8s.io",
+        add(ListJob("taint_rules", path, "DeviceTaintRule", version, TAINT_RULES,
                     fallbacks=tuple(rest), missing_ok=True))  # fmt: skip
     if "v1alpha3" in served:
         # ResourcePoolStatusRequests (alpha, gate DRAResourcePoolStatus): only read where served and readable.

@@ -13,6 +13,9 @@ BOUND_PODS = "pods (bound to nodes, every namespace)"
 # and the kubelets' Starting events, stored in namespace default as every event of a cluster-scoped object
 DAEMONSET_EVENTS = "events (FailedCreate of DaemonSets, every namespace)"
 NODE_EVENTS = "events (Starting of Nodes, namespace default)"
+# The Gap's resource when the DeviceTaintRules cannot be read (gather/plan.py): where the scheduler applies them, a
+# rule may taint any device
+TAINT_RULES = "devicetaintrules.resource.k8s.io"
 
 
 @dataclass(frozen=True)

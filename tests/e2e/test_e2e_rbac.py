@@ -167,3 +167,23 @@ def test_without_list_on_resourceslices_reports_permission_denied(cluster, scena
     verbs = _verbs_of(cluster, user)
     assert {v for v, _, _ in verbs} <= set(READ), f"{user} used other verbs: {sorted(set(verbs))}"
     assert ("list", "resourceslices", 403) in verbs, sorted(set(verbs))
+
+
+def test_without_list_on_devicetaintrules_an_allocation_is_open_and_an_allocated_pod_is_not(cluster, scenario, reader):
+    """The 1.37 scheduler applies DeviceTaintRules (DRADeviceTaintRules on by default): a rule the reader may not
+    list could taint the free device, so what a gated pod's claim gets once the gate goes is open (DRA103 where the
+    full reader says allocatable, DRA002; the gate itself still blocks: exit 1); the pod whose claim is allocated is
+    still explained in full."""
+    sc = scenario("rbacdtr")
+    _setup_bound_pod(sc)
+    sc.create(claim("claim-g", [request("gpu", sc.cls)]))
+    sc.create(pod("pod-g", {"gpu": "claim-g"}, gated=True))
+    kc, user = reader("kubectl-dra-no-taint-rules", drop_list_on="devicetaintrules")
+    full = cluster.kubectl_dra("explain", "pod", "pod-g", "-n", sc.ns, "-o", "json")
+    assert "DRA002" in {f["code"] for f in full.json["findings"]}, str(full)
+    r = cluster.kubectl_dra("explain", "pod", "pod-g", "-n", sc.ns, "-o", "json", kubeconfig=kc)
+    codes = {f["code"] for f in r.json["findings"]}
+    assert r.code == 1 and {"DRA101", "DRA103", "DRA006"} <= codes and "DRA002" not in codes, str(r)
+    ok = cluster.kubectl_dra("explain", "pod", "pod-r", "-n", sc.ns, "-o", "json", kubeconfig=kc)
+    assert ok.code == 0 and "DRA103" not in {f["code"] for f in ok.json["findings"]}, str(ok)
+    assert ("list", "devicetaintrules", 403) in _verbs_of(cluster, user)

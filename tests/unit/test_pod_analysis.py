@@ -141,3 +141,19 @@ def test_allocated_claim_pins_the_node():
     }
     r = explain_pod(snap(pod(nodeSelector={"zone": "b"}), claim(**alloc), TEMPLATE, CLASS, SLICE, NODE), SEM, "ns", "p")
     assert r.verdict.missing == "node" and "DRA502" in codes(r)
+
+
+def test_device_taint_rules_that_cannot_be_read_leave_an_allocation_open_where_the_scheduler_applies_them():
+    # 1.37 applies DeviceTaintRules (DRADeviceTaintRules on by default): a rule the reader may not list could taint
+    # gpu-0, so "allocatable" would be a guess; the claim already allocated to another pod is not affected
+    gap = Gap("list", "devicetaintrules.resource.k8s.io", None, "forbidden", "forbidden: no list")
+    objs = (pod(), claim(), TEMPLATE, CLASS, SLICE, NODE)
+    r = explain_pod(snap(*objs, gaps=[gap]), SEM, "ns", "p")
+    assert r.verdict.determined is False and "DRA103" in codes(r), codes(r)
+    assert "devicetaintrules" in next(f for f in r.findings if f.code == "DRA103").message
+    assert "DRA002" not in codes(r)
+    read = codes(explain_pod(snap(*objs), SEM, "ns", "p"))
+    assert "DRA002" in read and "DRA103" not in read, read  # read: allocatable
+    # 1.34 without DRADeviceTaints (off by default): the scheduler reads no rule, the answer is the one read
+    r34 = codes(explain_pod(snap(*objs, gaps=[gap]), Semantics.for_version((1, 34)), "ns", "p"))
+    assert "DRA002" in r34 and "DRA103" not in r34, r34

@@ -15,6 +15,7 @@ from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun
 from kubectl_dra.analyze.pod.request_findings import request_findings
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.findings.stages import Stage
+from kubectl_dra.model.snapshot import TAINT_RULES
 from kubectl_dra.model.words import few
 
 # Allocator error kind -> finding code.
@@ -57,9 +58,15 @@ def device_findings(
 
 
 def _unreadable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
-    """DRA103: the slices or classes could not be read, so nothing can be said about the devices; DRA104: the input
+    """DRA103: the slices or classes could not be read, so nothing can be said about the devices (nor where the
+    scheduler applies DeviceTaintRules and they could not be read: a rule may taint any device); DRA104: the input
     holds none of them (a kubectl get that left the kind out)."""
-    blind = [g for g in an.idx.gaps if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))]
+    blind = [
+        g
+        for g in an.idx.gaps
+        if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))
+        or (g.resource == TAINT_RULES and an.sem.taint_rules)
+    ]
     if not blind:
         return False
     g = blind[0]
