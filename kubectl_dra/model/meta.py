@@ -53,3 +53,14 @@ def gang_of(pod: dict) -> str | None:
     if isinstance(ref, dict) and ref.get("name"):
         return f"{ref.get('name')}/{ref.get('podGroup') or ''}".rstrip("/")
     return None
+
+
+# The uid of a pod kubectl-dra makes up (a workload's pod template as its controller would create it, a replica of
+# it: analyze/reports/workload.py, replicas.py), never an API server's (a UUID)
+STAND_IN_UID = "kubectl-dra-"
+
+
+def is_stand_in(pod: dict) -> bool:
+    """Whether the pod is one kubectl-dra made up from a pod template, not one the input holds."""
+    uid = meta_of(pod).get("uid")
+    return isinstance(uid, str) and uid.startswith(STAND_IN_UID)

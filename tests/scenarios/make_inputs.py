@@ -2775,7 +2775,8 @@ scenario(
 )
 
 
-# Scenarios whose cluster has no object of a kind the answer reads (no ResourceSlice, no ResourceClaim, no template):
+# Scenarios whose cluster has no object of a kind the answer reads (no ResourceSlice, no ResourceClaim, no template;
+# a pending pod's devices are free only if no claim holds them, so a plain dump without claims leaves them open):
 # their input is a `kubectl dra dump` bundle, which records what it read, as a plain `kubectl get` dump cannot (there
 # the answers that depend on a kind it lacks stay open, DRA104: the scenarios input-lacks-*).
 BUNDLED = {
@@ -2789,6 +2790,12 @@ BUNDLED = {
     "driver-not-deployed",
     "driver-publishes-nothing",
     "extended-resource-no-device",
+    "extended-resource-allocatable",
+    "extended-resource-device-plugin-node",
+    "extended-resource-device-plugin-node-full",
+    "extended-resource-init-containers",
+    "workload-no-pods-quota",
+    "workload-no-pods-unexplained",
     "pod-not-reserved",
     "podgroup-claim",
 }

@@ -147,6 +147,20 @@ def register(m) -> None:
         _deployment(m, pods=2, running=2),
     )
     m.scenario(
+        "queue-replicas-input-lacks-claims",
+        "explain deploy/inference --replicas 3 from a kubectl get that left the ResourceClaims out: the GPUs its two "
+        "running pods hold look free, so 'all 3 fit' would be a guess: open, naming the kind to add (DRA104, exit 2).",
+        "explain deploy/inference --replicas 3",
+        [o for o in _deployment(m, pods=2, running=2) if o.get("kind") != "ResourceClaim"],
+    )
+    m.scenario(
+        "queue-replicas-input-lacks-templates",
+        "The same from a kubectl get that left the ResourceClaimTemplates out: what claim a new pod gets cannot be "
+        "told, so not 'claim not created' nor 'none fits': open (DRA104, exit 2).",
+        "explain deploy/inference --replicas 3",
+        [o for o in _deployment(m, pods=2, running=2) if o.get("kind") != "ResourceClaimTemplate"],
+    )
+    m.scenario(
         "queue-replicas-fit",
         "explain deploy/inference --replicas 2 on the same cluster: both fit (exit 0).",
         "explain deploy/inference --replicas 2",
@@ -393,6 +407,8 @@ def register(m) -> None:
             "queue-priority-does-not-preempt": ("batch", "-n"),
             "queue-gang-outsider-cpu": ("ml-team", "-n"),
             "queue-replicas-fit": ("ml-prod", "-n"),
+            "queue-replicas-input-lacks-claims": ("ml-prod", "-n"),
+            "queue-replicas-input-lacks-templates": ("ml-prod", "-n"),
             "queue-replicas-open": ("ml-prod", "-n"),
             "queue-match-count-open": ("ml-prod", "-n"),
             "queue-match-count-either-node": ("ml-team", "-n"),

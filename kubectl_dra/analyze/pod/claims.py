@@ -16,7 +16,7 @@ from kubectl_dra.analyze.pod.podgroup import (
 )
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
-from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.meta import is_stand_in, meta_of, name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
 
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -150,7 +150,10 @@ def resolve_pod_claims(pod: dict, idx: Index, sem: Semantics) -> list[PodClaim]:
                     )
                 )
             elif pc.claim is None and not pc.skipped:
-                if (ns, tname) not in idx.templates and not idx.gap_for("resourceclaimtemplates"):
+                unseen = idx.gap_for("resourceclaimtemplates") if (ns, tname) not in idx.templates else []
+                if unseen and is_stand_in(pod):  # its claim would come from a template the input may lack
+                    pc.findings.append(unseen_template_finding(unseen[0], pcn, ns, tname))
+                elif (ns, tname) not in idx.templates and not unseen:
                     pc.findings.append(
                         make(
                             "DRA202",
@@ -241,17 +244,24 @@ def unseen_claim_finding(gap, pcn: str, ns: str, claim: str | None) -> Finding:
     """The pod's claim is not in the snapshot and the claims were not all read: DRA104 (the input holds none) or
     DRA103 (the read was refused), which leave the answer open, never "not created" or "missing"."""
     which = f"ResourceClaim {ns}/{claim}" if claim else f"the ResourceClaim of pod claim {pcn}"
+    return _unseen(gap, f"cannot tell whether {which} exists or what it holds", pcn, kind="ResourceClaim")
+
+
+def unseen_template_finding(gap, pcn: str, ns: str, template: str) -> Finding:
+    """A pod kubectl-dra made up from a pod template names a ResourceClaimTemplate the snapshot lacks, and the
+    templates were not all read: DRA104 or DRA103, never "missing" nor "not created" (its claim is made up too)."""
+    what = f"cannot tell what claim pod claim {pcn} gets: ResourceClaimTemplate {ns}/{template} is not in the input"
+    return _unseen(gap, what, pcn)
+
+
+def _unseen(gap, what: str, pcn: str, **absent) -> Finding:
+    """DRA104 when the input holds no object of the gap's kind (absent: its evidence), DRA103 when the read was
+    refused."""
     if gap.reason == "absent":
-        return make(
-            "DRA104",
-            f"cannot tell whether {which} exists or what it holds: {gap.message}",
-            subject={"podClaim": pcn},
-            kind="ResourceClaim",
-            resource=gap.resource,
-        )
+        return make("DRA104", f"{what}: {gap.message}", subject={"podClaim": pcn}, **absent, resource=gap.resource)
     return make(
         "DRA103",
-        f"cannot tell whether {which} exists or what it holds: {gap.verb} {gap.resource} was refused",
+        f"{what}: {gap.verb} {gap.resource} was refused",
         subject={"podClaim": pcn},
         verb=gap.verb,
         resource=gap.resource,

@@ -58,13 +58,14 @@ def device_findings(
 
 
 def _unreadable(an: Analysis, analyses, dry: DryRun, pod) -> bool:
-    """DRA103: the slices or classes could not be read, so nothing can be said about the devices (nor where the
-    scheduler applies DeviceTaintRules and they could not be read: a rule may taint any device); DRA104: the input
-    holds none of them (a kubectl get that left the kind out)."""
+    """DRA103: the slices, classes or claims could not be read, so nothing can be said about the devices (the claims
+    hold them: unread, every device looks free), nor where the scheduler applies DeviceTaintRules and they could not
+    be read (a rule may taint any device); DRA104: the input holds none of them (a kubectl get that left the kind
+    out)."""
     blind = [
         g
         for g in an.idx.gaps
-        if g.resource.startswith(("resourceslices", "deviceclasses", "resource.k8s.io"))
+        if g.resource.startswith(("resourceslices", "deviceclasses", "resourceclaims.", "resource.k8s.io"))
         or (g.resource == TAINT_RULES and an.sem.taint_rules)
     ]
     if not blind:

@@ -22,7 +22,7 @@ from kubectl_dra.analyze.reports.workload import template_claims, template_pod
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Report, dedupe, make, verdict_from
-from kubectl_dra.model.meta import name_of, ns_of
+from kubectl_dra.model.meta import STAND_IN_UID, name_of, ns_of
 from kubectl_dra.model.snapshot import Snapshot
 from kubectl_dra.model.times import reference_time
 
@@ -44,7 +44,7 @@ def copies(snap: Snapshot, workload: dict, n: int) -> tuple[list[dict], list[dic
         name = f"{name_of(workload)}-new-{i}"
         p["metadata"].update(
             name=name,
-            uid=f"kubectl-dra-replica-{ns_of(workload)}-{name}",
+            uid=f"{STAND_IN_UID}replica-{ns_of(workload)}-{name}",
             creationTimestamp=(t0 + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         )
         pods.append(p)
@@ -149,6 +149,7 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
             report = with_place(report, place)
     else:  # against what the pods ahead of it take, materialized as allocations: the allocator's own reasons
         report = explain_pod(got.against_the_others(sem, pod), sem, ns, name_of(pod))
+    open_ = open_ or not report.verdict.determined  # its own answer is open (an input that lacks a kind, ...)
     kth = _ordinal(first_out + 1)
     lead = make(
         "DRA436" if open_ else "DRA433",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from kubectl_dra.errors import DraError
 from kubectl_dra.model.kinds import POD, WORKLOADS
-from kubectl_dra.model.meta import meta_of, name_of, ns_of
+from kubectl_dra.model.meta import STAND_IN_UID, meta_of, name_of, ns_of
 from kubectl_dra.model.scope import not_found
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def template_pod(workload: dict) -> dict | None:
         "metadata": {
             "name": name,
             "namespace": ns_of(workload),
-            "uid": f"kubectl-dra-template-{name_of(workload)}",
+            "uid": f"{STAND_IN_UID}template-{name_of(workload)}",
             "labels": dict(meta.get("labels") or {}),
             "ownerReferences": [
                 {
