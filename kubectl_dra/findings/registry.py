@@ -1242,7 +1242,8 @@ _RULES = [
         "at most 200 nodes: when NodeResourcesFit rejects every node it found the claims fit on and it stopped "
         "there, a node it did not try may have room, and the verdict is undetermined too. So is it where what a device's "
         "`nodeAllocatableResources` adds cannot be told (DRANodeAllocatableResources: pod-level resources beside such a "
-        "claim, a mapped claim another pod holds, a `capacityKey` without a consumed capacity): the message says which.",
+        "claim, a mapped claim another pod holds, a `capacityKey` without a consumed capacity, a pending pod whose claims "
+        "are all allocated to such devices): the message says which.",
     ),
     Rule(
         code="DRA507",

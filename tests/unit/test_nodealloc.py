@@ -414,3 +414,15 @@ def test_blocked_alone_by_what_its_device_maps_is_open_when_another_pod_may_take
     objs = _objs(*_pending("a", "0"), *_pending("c", "1"), held)
     r = _explain(objs, "c")
     assert not r.verdict.determined, r.verdict
+
+
+def test_a_pending_pod_whose_claims_are_all_allocated_to_a_mapping_device_is_unknown():
+    # no dry-run runs for it, and the scheduler's Filter still checks what the device maps on its node
+    objs = _objs(*_pending("a", "5"))
+    objs[1]["status"] = {
+        "allocation": builders.allocation([("gpu", "node-01", "gpu-0")]),
+        "reservedFor": [{"resource": "pods", "name": "a", "uid": "uid-a"}],
+    }
+    r = _explain(objs, "a")
+    assert not r.verdict.determined and "DRA506" in {f.code for f in r.findings}, r.verdict
+    assert _explain(objs, "a", OFF37).verdict.determined is False  # DRA016, as before

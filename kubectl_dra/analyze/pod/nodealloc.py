@@ -22,8 +22,9 @@ addDRANodeAllocatableClaimResources (how a pod's status.nodeAllocatableResourceC
 What is not modelled, and told as undetermined instead: a claim of the pod whose device cannot be found once on the
 node's slices (upstream errs, or picks among informer-ordered slices), a capacityKey mapping on a result without
 consumedCapacity (upstream errs), pod-level resources beside a node-allocatable claim (the pod-level budget checks),
-an allocated claim with a mapped device that another pod already holds (the sharing check), and the claim behind
-DRA-backed extended resources. 1.36's earlier shape (`nodeAllocatableResourceMappings`) is not modelled at all
+an allocated claim with a mapped device that another pod already holds (the sharing check), the claim behind
+DRA-backed extended resources, a bound pod without a status (fit.py), and a pending pod whose claims are all
+allocated (no dry-run runs for it: allocated_demand_findings). 1.36's earlier shape (`nodeAllocatableResourceMappings`) is not modelled at all
 (coverage.py keeps it undetermined)."""
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from kubectl_dra.findings.model import make
 from kubectl_dra.model.nodes import NodeSelectorError, node_selector_matches
 from kubectl_dra.quantity import QuantityError, parse_quantity
 
@@ -355,3 +357,31 @@ def status_nano(pod: dict) -> dict:
                 v += parse_quantity(o["perContainer"]) * n
             out[o.get("name")] = out.get(o.get("name"), 0) + math.ceil(v * NANO)
     return out
+
+
+def allocated_demand_findings(claims: list, slices) -> list:
+    """DRA506 for a pending pod whose claims are all allocated, one of them to a device that maps node resources:
+    the DynamicResources Filter checks what it adds on the allocation's node, which this analysis (no dry-run for
+    such a pod) does not."""
+    index = {}
+    for sl in slices:
+        spec = _d(sl.get("spec"))
+        for dev in _l(spec.get("devices")):
+            if isinstance(dev, dict) and device_resources(dev):
+                index[(spec.get("driver"), _d(spec.get("pool")).get("name"), dev.get("name"))] = True
+    for c in claims:
+        for r in _l(_d(_d(_d(c.get("status")).get("allocation")).get("devices")).get("results")):
+            r = _d(r)
+            if index.get((r.get("driver"), r.get("pool"), r.get("device"))):
+                name = _d(c.get("metadata")).get("name")
+                return [
+                    make(
+                        "DRA506",
+                        f"claim {name} is allocated to device {r.get('device')}, whose nodeAllocatableResources "
+                        "(DRANodeAllocatableResources) add to the pod's cpu, memory or other requests on its node: "
+                        "whether the pod fits there with them is not checked for a pod whose claims are all allocated",
+                        claim=name,
+                        nodes=[],
+                    )
+                ]
+    return []
