@@ -426,3 +426,17 @@ def test_a_pending_pod_whose_claims_are_all_allocated_to_a_mapping_device_is_unk
     r = _explain(objs, "a")
     assert not r.verdict.determined and "DRA506" in {f.code for f in r.findings}, r.verdict
     assert _explain(objs, "a", OFF37).verdict.determined is False  # DRA016, as before
+
+
+def test_replicas_share_one_dry_run_and_each_keeps_what_its_devices_map():
+    from dataclasses import replace
+
+    from kubectl_dra.analyze.reports.explain import explain_pods
+    from kubectl_dra.model import objects
+
+    objs = _objs(*_pending("a", "5"), *_pending("b", "5"))
+    snap = replace(objects.snapshot_from_objects(objs, builders.NS), bound_pods=True)
+    reports = explain_pods(snap, ON37, [(builders.NS, "a"), (builders.NS, "b")], alone=True)
+    for r in reports:
+        f = next(f for f in r.findings if f.code == "DRA504")
+        assert f.evidence["fit"]["node-01"]["shortfalls"][0]["nodeAllocatable"] == 4000, f.evidence

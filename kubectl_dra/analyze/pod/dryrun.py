@@ -401,6 +401,7 @@ class Analysis:
             tuple(value_key(c.get("spec")) for c in pending),
             id(reach),
             fit.key() if fit is not None else None,
+            fit.na_key(analyses) if fit is not None else None,
             _skip_key(pending, skip),
             nominated,
         )
@@ -411,7 +412,9 @@ class Analysis:
         )
         hit = self.cache.searches.get(key)
         if hit is not None and hit[0] is reach:
-            failures, node_errors, tried, considered, capped, found, fits, why = hit[1]
+            failures, node_errors, tried, considered, capped, found, fits, why, na = hit[1]
+            if na:
+                fit.na.update(na)  # (nodealloc.py: the same demand, na_key in the key)
             dry.why = why
             dry.fit.update(fits)
             dry.failures.update(failures)
@@ -441,6 +444,7 @@ class Analysis:
                     found,
                     dict(dry.fit),
                     dry.why,
+                    dict(fit.na) if fit is not None else None,
                 ),
             )
         self._preempt_first(dry, fit)

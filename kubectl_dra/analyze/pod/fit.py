@@ -18,7 +18,6 @@ crowd check: any pod ahead that may use the node), not in an --alone answer."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -48,7 +47,6 @@ def is_scalar_resource_name(name: str) -> bool:
 
 
 NANO = 10**9
-_SERIAL = itertools.count(1)
 
 
 class BadQuantity(ValueError):
@@ -380,12 +378,23 @@ class Fit:
         self.nalloc = modelled(sem)
         self.na: dict = {}
         self._request_nano = pod_requests(pod) if self.nalloc else {}
-        self._serial = next(_SERIAL) if self.nalloc else 0  # (a number never reused, unlike an id())
 
     def key(self) -> str:
-        """Equal for pods whose dry-runs give the same answer. With node-allocatable resources modelled, what the
-        devices add depends on which containers name which claim: no two pods share one."""
-        return repr(sorted(self.request.items())) + (f"#{self._serial}" if self.nalloc else "")
+        return repr(sorted(self.request.items()))
+
+    def na_key(self, analyses) -> tuple | None:
+        """With node-allocatable resources modelled, what else the devices' demand depends on (nodealloc.pod_demand):
+        which containers name which claim, pod-level resources, the pod's names for its claims, and the pod itself
+        where a claim is allocated (whether another pod holds it)."""
+        if not self.nalloc:
+            return None
+        spec = self.pod.get("spec") or {}
+        refs = tuple(
+            (c.get("name"), tuple(r.get("name") for r in (c.get("resources") or {}).get("claims") or []))
+            for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])
+        )
+        mine = self.uid if any(a.allocated for a in analyses) else None
+        return (refs, repr(spec.get("resources")), tuple(a.pod_claim_name for a in analyses), mine)
 
     def _nodealloc(self, name: str, alloc: dict, used: dict, out: list) -> str:
         """The DynamicResources Filter's check of what the devices picked on the node map (nodealloc.node_check),

@@ -144,7 +144,7 @@ def _mapping(res: str, m: dict, result: dict, claim: str, v138: bool) -> Fractio
         consumed = result.get("consumedCapacity")
         if not consumed:
             raise Unknown(
-                f"claim {claim}: device {result.get('device')} maps {res} by capacityKey {key}, but its allocation "
+                f"{claim}: device {result.get('device')} maps {res} by capacityKey {key}, but its allocation "
                 "has no consumedCapacity (the scheduler's Filter errs on a nil one)"
             )
         got = _lookup(consumed, key, result.get("driver", ""), v138)
@@ -152,11 +152,11 @@ def _mapping(res: str, m: dict, result: dict, claim: str, v138: bool) -> Fractio
             return None
         amount = _q(got, "consumedCapacity")
         if v138 and amount < 0:
-            raise Unknown(f"claim {claim}: consumedCapacity {key} is negative (the scheduler's Filter errs)")
+            raise Unknown(f"{claim}: consumedCapacity {key} is negative (the scheduler's Filter errs)")
         if m.get("capacityMultiplier") is not None:
             amount *= _q(m["capacityMultiplier"], "capacityMultiplier")
         if v138 and amount < 0:
-            raise Unknown(f"claim {claim}: the {res} it maps is negative (the scheduler's Filter errs)")
+            raise Unknown(f"{claim}: the {res} it maps is negative (the scheduler's Filter errs)")
         return amount
     if m.get("deviceMultiplier") is not None:
         return _q(m["deviceMultiplier"], "deviceMultiplier")
@@ -204,7 +204,7 @@ def _text(v: Fraction) -> str:
 
 
 def claim_status(name: str, ref: str, results: list, slices, node: dict, v138: bool) -> ClaimStatus | None:
-    """The status of one claim (name: the pod's name for it; ref: namespace/name), None when no device of it maps
+    """The status of one claim (name: the pod's name for it; ref: how messages name it), None when no device of it maps
     anything on the node."""
     devices = []
     for r in results:
@@ -220,7 +220,7 @@ def claim_status(name: str, ref: str, results: list, slices, node: dict, v138: b
     for r in results:
         dev = find_device(slices, node, r)
         if dev is None:
-            raise Unknown(f"claim {ref}: device {r.get('device')} is not on the node's slices (the Filter errs)")
+            raise Unknown(f"{ref}: device {r.get('device')} is not on the node's slices (the Filter errs)")
         for res, spec in device_resources(dev).items():
             spec = _d(spec)
             if spec.get("mapping") is not None:
@@ -291,11 +291,13 @@ def pod_demand(pod: dict, claims: list, slices, node: dict, sem) -> Demand:
         for pcn, claim, results in claims:
             if not results:
                 continue
-            st = claim_status(pcn or "", ref(claim), results, slices, node, v138)
+            # (named as the pod names it: pods with the same claim names share one dry-run, fit.na_key)
+            label = f"the pod's claim {pcn}" if pcn else "the claim for the pod's extended resources"
+            st = claim_status(pcn or "", label, results, slices, node, v138)
             if st is None:
                 continue
             if pcn is None:
-                raise Unknown(f"the claim for the pod's extended resources ({ref(claim)}) maps node resources")
+                raise Unknown("the claim for the pod's extended resources maps node resources")
             if st.mapped and _d(claim.get("status")).get("allocation") and _reserved_elsewhere(pod, claim):
                 raise Unknown(f"claim {ref(claim)} has a mapped device and is held by another pod (the sharing check)")
             statuses.append(st)
