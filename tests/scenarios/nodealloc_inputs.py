@@ -66,7 +66,8 @@ def register(m) -> None:
     m.scenario(
         "nodealloc-cpu-1-36",
         "nodealloc-cpu-blocks's input at 1.36 with the gate on: 1.36 has an earlier shape "
-        "(nodeAllocatableResourceMappings), not modelled: DRA016, undetermined (exit 2).",
+        "(nodeAllocatableResourceMappings, and a resources map in the pod status), not modelled: DRA016 for the slice, "
+        "DRA506 for the room the bound pod's status leaves, undetermined (exit 2).",
         f"explain pod trainer-0 {GATE}",
         copy.deepcopy(objs),
         version="1.36",

@@ -440,3 +440,19 @@ def test_replicas_share_one_dry_run_and_each_keeps_what_its_devices_map():
     for r in reports:
         f = next(f for f in r.findings if f.code == "DRA504")
         assert f.evidence["fit"]["node-01"]["shortfalls"][0]["nodeAllocatable"] == 4000, f.evidence
+
+
+def test_at_1_36_with_the_gate_on_a_bound_pods_statuses_leave_its_node_unknown():
+    # 1.36's status shape (a resources map) and scheduler are not ported: its node's free cpu is not told
+    other = bound_pod("o", "1", [{"resourceClaimName": "c", "resources": {"cpu": "2"}}], node="node-01")
+    p = builders.pod("a", (), uid="uid-a", containers=[ctr("app", "1")])
+    objs = [p, other, builders.node("node-01", allocatable={"cpu": "8"})]
+    from kubectl_dra.analyze.pod.cache import Cache
+    from kubectl_dra.analyze.pod.fit import pod_fit
+    from kubectl_dra.model import objects
+
+    snap = objects.snapshot_from_objects(objs, builders.NS)
+    node = objs[-1]
+    got = pod_fit(snap, Cache(), p, ON36).check(node)
+    assert got.fits is None and "does not model" in got.why
+    assert pod_fit(snap, Cache(), p, Semantics.for_version((1, 36))).check(node).fits is not None

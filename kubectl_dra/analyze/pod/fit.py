@@ -289,15 +289,16 @@ class BoundPods:
     """The pods bound to each node, grouped once (pods + nodes, never their product); their requests are added up
     only for the nodes the fit is checked on (the few where the claims fit), once per node."""
 
-    def __init__(self, pods, complete: bool, live: bool = False, nalloc: bool = False):
+    def __init__(self, pods, complete: bool, live: bool = False, nalloc: bool = False, unported: bool = False):
         self.nalloc = nalloc  # DRANodeAllocatableResources (nodealloc.modelled): pods' node-allocatable statuses count
+        # the gate on at a minor whose shape is not ported (1.36): a pod's node-allocatable statuses are not read
         self.live = live  # read from a cluster (or a bundle of one): nodes are as the scheduler sees them
         self.refused = None  # the Gap when the bound pods could not be listed
         self.complete = complete  # every node's bound pods are in the input (a live read or a bundle that has them)
         self.by_node: dict[str, list] = {}
         self.seen: set = set()  # nodes that some pod of the input names, terminated or not
-        # nodes with a bound pod without a status, whose node-allocatable claim statuses are then unknown
-        self.statusless: set = set()
+        # node -> why what its bound pods' node-allocatable claim statuses add is unknown (no status; not ported)
+        self.statusless: dict = {}
         self.nominated: dict[str, list] = {}  # node -> the pending pods nominated to it (status.nominatedNodeName)
         self._used: dict[str, dict[str, int]] = {}
         self._requests: dict[int, tuple] = {}
@@ -313,7 +314,9 @@ class BoundPods:
             if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
                 self.by_node.setdefault(node, []).append(p)
                 if nalloc and not isinstance(p.get("status"), dict):  # an edited input: the API writes one
-                    self.statusless.add(node)
+                    self.statusless[node] = _STATUSLESS
+                elif unported and (p.get("status") or {}).get("nodeAllocatableResourceClaimStatuses"):
+                    self.statusless[node] = _UNPORTED
 
     def count(self, node: str) -> int:
         return len(self.by_node.get(node, ()))
@@ -455,13 +458,17 @@ class Fit:
             if known or certain:
                 return NodeFit(name, False, tuple(certain if not known else out))
         if statusless:
-            return NodeFit(name, None, missing="nodealloc", why=_STATUSLESS)
+            return NodeFit(name, None, missing="nodealloc", why=self.bound.statusless[name])
         return NodeFit(name, True if known else None, missing="" if known else "pods")
 
 
 _STATUSLESS = (
     "a pod bound to it has no status in the input, so what its status.nodeAllocatableResourceClaimStatuses add is "
     "unknown"
+)
+_UNPORTED = (
+    "a pod bound to it has status.nodeAllocatableResourceClaimStatuses, which this minor's scheduler counts in a shape "
+    "kubectl-dra does not model"
 )
 
 
@@ -474,8 +481,13 @@ def pod_fit(snap, cache, pod: dict, sem: Semantics) -> Fit | None:
         from kubectl_dra.model.snapshot import BOUND_PODS
 
         refused = next((g for g in snap.gaps if g.resource == BOUND_PODS), None)
+        on = sem.gate("DRANodeAllocatableResources")
         cache.bound_pods = BoundPods(
-            snap.pods, snap.bound_pods and refused is None, snap.source != "files", modelled(sem)
+            snap.pods,
+            snap.bound_pods and refused is None,
+            snap.source != "files",
+            modelled(sem),
+            on and not modelled(sem),
         )
         cache.bound_pods.refused = refused
     return Fit(pod, cache.bound_pods, snap.classes, sem)
@@ -489,7 +501,7 @@ def _missing(bound: BoundPods, unknown: dict) -> str:
     pods = sorted(n for n, f in unknown.items() if f.missing == "pods")
     for n, f in sorted(unknown.items()):
         if f.missing == "nodealloc":
-            out.append(f"on {n}, what its devices' nodeAllocatableResources (DRANodeAllocatableResources) add: {f.why}")
+            out.append(f"on {n}, what node-allocatable resources (DRANodeAllocatableResources) add: {f.why}")
     if inferred:
         out.append(f"the input has no Node objects ({few(inferred)} inferred from the slices)")
     if status:

@@ -24,8 +24,9 @@ node's slices (upstream errs, or picks among informer-ordered slices), a capacit
 consumedCapacity (upstream errs), pod-level resources beside a node-allocatable claim (the pod-level budget checks),
 an allocated claim with a mapped device that another pod already holds (the sharing check), the claim behind
 DRA-backed extended resources, a bound pod without a status (fit.py), and a pending pod whose claims are all
-allocated (no dry-run runs for it: allocated_demand_findings). 1.36's earlier shape (`nodeAllocatableResourceMappings`) is not modelled at all
-(coverage.py keeps it undetermined)."""
+allocated (no dry-run runs for it: allocated_demand_findings). 1.36's earlier shape (`nodeAllocatableResourceMappings`,
+a `resources` map in the pod's status) is not modelled at all: coverage.py keeps the slice field undetermined, and
+with the gate on fit.py leaves a node unknown where a bound pod has such a status."""
 
 from __future__ import annotations
 
