@@ -294,6 +294,21 @@ class Components:
         upstream: 1.37+ pkg/kubelet/cm/dra/claiminfo.go."""
         return self.version >= (1, 37)
 
+    @cached_property
+    def node_allocatable_resources(self) -> bool:
+        """With DRANodeAllocatableResources on, the devices' `nodeAllocatableResources` (mapping, overhead) add to a
+        pod's requests in the DynamicResources Filter, and every pod's status.nodeAllocatableResourceClaimStatuses to
+        its node's: the shape ported (1.36's nodeAllocatableResourceMappings is not). upstream: 1.37+
+        dynamicresources/nodeallocatabledynamicresources.go, component-helpers resource addDRANodeAllocatableClaimResources."""
+        return self.version >= (1, 37)
+
+    @cached_property
+    def node_allocatable_qualified_keys(self) -> bool:
+        """A mapping's capacityKey is looked up by qualified name (a key without a domain also matches the driver's),
+        and a negative consumed capacity or product makes the Filter err. upstream: 1.38 addDeviceMapping
+        (draapi.LookupByQualifiedName)."""
+        return self.version >= (1, 38)
+
 
 COMPONENT_FACTS: tuple[str, ...] = tuple(k for k, v in vars(Components).items() if isinstance(v, cached_property))
 

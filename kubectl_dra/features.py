@@ -39,7 +39,7 @@ _DEFAULTS[(1, 36)] = dict(
     DRADeviceBindingConditions=True,
     DRAExtendedResource=True,
     DRAWorkloadResourceClaims=False,  # alpha in 1.36, beta and still off in 1.37 (PodGroup claims)
-    DRANodeAllocatableResources=False,  # alpha in 1.36 and 1.37
+    DRANodeAllocatableResources=False,  # alpha and off in 1.36-1.38 (analyze/pod/nodealloc.py: modelled in 1.37+)
 )
 _DEFAULTS[(1, 37)] = dict(_DEFAULTS[(1, 36)], DRADeviceTaintRules=True)
 

@@ -154,7 +154,12 @@ def verdict_from(findings: list[Finding], ok_summary: str, now_on: str | None = 
             f
             for f in findings
             if f.code in OPENS_BLOCKED
-            and (f.code in ("DRA005", "DRA017") or first.missing == "device" or f.evidence.get("preemption"))
+            and (
+                f.code in ("DRA005", "DRA017")
+                or first.missing == "device"
+                or f.evidence.get("preemption")
+                or f.evidence.get("nodealloc")
+            )
         ),
         None,
     )

@@ -1210,7 +1210,10 @@ _RULES = [
         "Succeeded or Failed; pods being deleted still count), and the node must have room for one more pod. "
         "An extended resource that a DeviceClass maps and the node has none of is left to DRA. kubectl-dra checks "
         "this on the nodes where the dry-run finds the claims allocatable; the scheduler reports such a node as "
-        "`Insufficient cpu` (or memory, `Too many pods`, ...).",
+        "`Insufficient cpu` (or memory, `Too many pods`, ...). With DRANodeAllocatableResources on (alpha, 1.37+), a "
+        "device whose `nodeAllocatableResources` maps node cpu, memory, ephemeral-storage or hugepages adds that much "
+        "to the pod's requests on the node where the dry-run picks it (the DynamicResources Filter's own check), and "
+        "the pods already there count their `status.nodeAllocatableResourceClaimStatuses`.",
     ),
     Rule(
         code="DRA505",
@@ -1239,7 +1242,10 @@ _RULES = [
         "read that may not list pods cannot see them: the verdict is then undetermined (exit 2), unless the "
         "pod alone asks for more than a node has (then the node is rejected for certain). The dry-run also tries "
         "at most 200 nodes: when NodeResourcesFit rejects every node it found the claims fit on and it stopped "
-        "there, a node it did not try may have room, and the verdict is undetermined too.",
+        "there, a node it did not try may have room, and the verdict is undetermined too. So is it where what a device's "
+        "`nodeAllocatableResources` adds cannot be told (DRANodeAllocatableResources: pod-level resources beside such a "
+        "claim, a mapped claim another pod holds, a `capacityKey` without a consumed capacity, a pending pod whose claims "
+        "are all allocated to such devices): the message says which.",
     ),
     Rule(
         code="DRA507",

@@ -3,7 +3,8 @@
 `cluster` (session) builds or reuses the binaries and starts etcd, kube-apiserver,
 kube-controller-manager, kube-scheduler and the fake-node heartbeat with the version's default
 feature gates; `gates_cluster` (module) starts a second control plane with the DRA gates on;
-`cluster_1_38` (module) one built from k8s.io/kubernetes v1.38.0-beta.0 (tests/cluster/v1.38), default gates.
+`cluster_1_38` (module) one built from k8s.io/kubernetes v1.38.0-beta.0 (tests/cluster/v1.38), default gates;
+`nodealloc_cluster` (module, per minor) v1.37.2 and v1.38.0-beta.0 with DRANodeAllocatableResources on.
 If KUBECTL_DRA_CLUSTER_DIR names a running cluster (`make cluster-up`), `cluster` reuses it and
 leaves it running. A failed build or start is a test error, never a skip.
 """
@@ -16,7 +17,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from dra_objects import gang_scenario, gates_scenario, scenario, scenario_1_38  # noqa: F401 (fixtures, for every e2e module)
+from dra_objects import (  # noqa: F401 (fixtures, for every e2e module)
+    gang_scenario,
+    gates_scenario,
+    nodealloc_scenario,
+    scenario,
+    scenario_1_38,
+)
 from e2e_helpers import Cluster, clusterlib
 
 
@@ -70,6 +77,26 @@ def gang_cluster():
     TopologyAwareWorkloadScheduling, WorkloadWithJob: alpha; DRAWorkloadResourceClaims: beta, off) stay off: each
     adds what kubectl-dra leaves undetermined or, for topology, scoring plugins of its own."""
     c, state_dir = _start("gangs", "GenericWorkload=true")
+    yield c
+    _stop(state_dir)
+
+
+NODEALLOC_GATES = "DRANodeAllocatableResources=true"
+
+
+@pytest.fixture(scope="module", params=["1.37", "1.38"])
+def nodealloc_cluster(request):
+    """DRANodeAllocatableResources on (alpha and off in 1.37 and 1.38): devices that map node cpu and memory, on the
+    v1.37.2 and the v1.38.0-beta.0 control planes. A running cluster KUBECTL_DRA_CLUSTER_DIR names is reused for its
+    minor when it runs with exactly that gate (`make cluster-up GATES=... [K8S=1.38]`)."""
+    existing = os.environ.get("KUBECTL_DRA_CLUSTER_DIR")
+    state = clusterlib.read_state(Path(existing)) if existing else None
+    if state and state.get("gates") == NODEALLOC_GATES and state.get("version", "").startswith(f"v{request.param}."):
+        yield Cluster(state)
+        return
+    c, state_dir = _start(
+        f"nodealloc-{request.param}", NODEALLOC_GATES, k8s=None if request.param == "1.37" else "1.38"
+    )
     yield c
     _stop(state_dir)
 

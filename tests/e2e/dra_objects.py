@@ -189,6 +189,12 @@ def gang_scenario(gang_cluster, request):
 
 
 @pytest.fixture
+def nodealloc_scenario(nodealloc_cluster, request):
+    """The same on the cluster with DRANodeAllocatableResources on."""
+    yield from _module_cluster_scenarios(nodealloc_cluster, request)
+
+
+@pytest.fixture
 def scenario_1_38(cluster_1_38, request):
     """The same on the v1.38.0-beta.0 control plane."""
     yield from _module_cluster_scenarios(cluster_1_38, request)

@@ -48,6 +48,8 @@ NOT_ALLOCATOR_INPUT = {
     "(analyze/pod/kubelet.py: which plugins the kubelet calls)",
     "ResourceClaim.status.devices[]": "device status after allocation (analyze/pod/health.py, binding.py)",
     "ResourceClaim.status.reservedFor[]": "consumers of a claim (analyze/pod/claims.py, podgroup.py)",
+    "ResourceSlice.spec.devices[].nodeAllocatableResources{}": "what a device adds to the pod's node fit "
+    "(analyze/pod/nodealloc.py; upstream's cases in tests/unit/test_nodealloc.py, tests/e2e/test_e2e_nodealloc.py)",
 }
 
 

@@ -892,13 +892,14 @@ def _grouped_objs():
     ]
 
 
-# A device that sets node-allocatable resources (DRANodeAllocatableResources, 1.37), which kubectl-dra does not model.
-_NODE_ALLOCATABLE = dev("gpu-0", nodeAllocatableResources={"cpu": {"mapping": {"capacityKey": "cores"}}})
+# A device that sets 1.36's node-allocatable resource mappings (DRANodeAllocatableResources, alpha in 1.36: an
+# earlier shape than 1.37's nodeAllocatableResources), which kubectl-dra does not model.
+_NODE_ALLOCATABLE = dev("gpu-0", nodeAllocatableResourceMappings={"cpu": {"capacityKey": "cores"}})
 
 scenario(
     "field-not-modelled",
-    "A 1.37 device sets nodeAllocatableResources (DRANodeAllocatableResources), which kubectl-dra does not model "
-    "yet: DRA016, undetermined (exit 2), although the dry-run finds the device.",
+    "A 1.36 device sets nodeAllocatableResourceMappings (DRANodeAllocatableResources, alpha), which kubectl-dra "
+    "does not model: DRA016, undetermined (exit 2), although the dry-run finds the device.",
     "explain pod web-0 --feature-gates DRANodeAllocatableResources=true",
     [
         pod("web-0", [("gpu", "claim", "c1")]),
@@ -907,6 +908,7 @@ scenario(
         rslice("node-01-gpus", [_NODE_ALLOCATABLE], "node-01"),
         *NODES,
     ],
+    version="1.36",
 )
 scenario(
     "compatibility-groups-gate-off",
@@ -925,7 +927,14 @@ scenario(
         claim("c1", [request()]),
         dclass(),
         rslice("node-01-gpus", [dev("gpu-0")], "node-01"),
-        rslice("node-01-other", [_NODE_ALLOCATABLE], "node-01", driver="other.example.com", pool="other"),
+        rslice(
+            "node-01-other",
+            # 1.37's nodeAllocatableResources: not modelled with its gate off (the default)
+            [dev("gpu-0", nodeAllocatableResources={"cpu": {"mapping": {"capacityKey": "cores"}}})],
+            "node-01",
+            driver="other.example.com",
+            pool="other",
+        ),
         *NODES,
     ],
 )
@@ -2819,12 +2828,14 @@ def main() -> None:
 
     import driver_inputs  # tests/scenarios/driver_inputs.py: the kubelet's words and the driver's kubelet plugin
     import fit_inputs  # tests/scenarios/fit_inputs.py: NodeResourcesFit
+    import nodealloc_inputs  # tests/scenarios/nodealloc_inputs.py: DRANodeAllocatableResources
     import preempt_inputs  # tests/scenarios/preempt_inputs.py: DefaultPreemption for the node's resources
     import queue_inputs  # tests/scenarios/queue_inputs.py: pods that compete
 
     queue_inputs.register(sys.modules[__name__])
     driver_inputs.register(sys.modules[__name__])
     fit_inputs.register(sys.modules[__name__])
+    nodealloc_inputs.register(sys.modules[__name__])
     preempt_inputs.register(sys.modules[__name__])
     assert set(MOVED) <= set(SCENARIOS), set(MOVED) - set(SCENARIOS)
     assert BUNDLED <= set(SCENARIOS), BUNDLED - set(SCENARIOS)

@@ -9,6 +9,7 @@ depend on that object undetermined (exit 2) instead of a confident answer that m
 
 from __future__ import annotations
 
+from kubectl_dra.analyze.pod.nodealloc import modelled
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.findings.stages import Stage
 
@@ -158,18 +159,24 @@ UNMODELLED: dict[str, str] = {
     + "spec.devices[].nodeAllocatableResourceMappings{}.allocationMultiplier": "node-allocatable resources (DRANodeAllocatableResources, 1.36)",
     S
     + "spec.devices[].nodeAllocatableResourceMappings{}.capacityKey": "node-allocatable resources (DRANodeAllocatableResources, 1.36)",
-    **{
-        S
-        + f"spec.devices[].nodeAllocatableResources{{}}.{leaf}": "node-allocatable resources (DRANodeAllocatableResources)"
-        for leaf in (
-            "mapping.capacityKey",
-            "mapping.capacityMultiplier",
-            "mapping.deviceMultiplier",
-            "overhead.perContainer",
-            "overhead.perPod",
-        )
-    },
 }
+
+# Modelled only with their feature gate on at the minors whose shape is ported (nodealloc.modelled: 1.37 and 1.38);
+# elsewhere an object that sets one makes the verdicts that depend on it undetermined, as UNMODELLED's do (with the
+# gate off the scheduler ignores them; kubectl-dra, told nothing of the gate, does not assume so).
+GATED: dict[str, str] = {
+    S
+    + f"spec.devices[].nodeAllocatableResources{{}}.{leaf}": "node-allocatable resources (DRANodeAllocatableResources, "
+    "modelled with the gate on in 1.37 and 1.38)"
+    for leaf in (
+        "mapping.capacityKey",
+        "mapping.capacityMultiplier",
+        "mapping.deviceMultiplier",
+        "overhead.perContainer",
+        "overhead.perPod",
+    )
+}
+MODELLED = MODELLED | frozenset(GATED)
 
 
 def normalize(path: str) -> str:
@@ -205,9 +212,11 @@ _DEVICE_PREFIX = S + "spec.devices[]."
 # The device-level keys under which every UNMODELLED slice path lies: a slice whose devices set none of them sets
 # no UNMODELLED field (checked first: 5,000 slices x 8 devices x every path was a third of `explain pod`'s time).
 _SLICE_DEVICE_KEYS = frozenset(
-    p[len(_DEVICE_PREFIX) :].split(".", 1)[0].rstrip("[]{}") for p in UNMODELLED if p.startswith(_DEVICE_PREFIX)
+    p[len(_DEVICE_PREFIX) :].split(".", 1)[0].rstrip("[]{}")
+    for p in (*UNMODELLED, *GATED)
+    if p.startswith(_DEVICE_PREFIX)
 )
-_ONLY_DEVICE_PATHS = all(p.startswith(_DEVICE_PREFIX) for p in UNMODELLED if p.startswith(S))
+_ONLY_DEVICE_PATHS = all(p.startswith(_DEVICE_PREFIX) for p in (*UNMODELLED, *GATED) if p.startswith(S))
 
 
 def unmodelled_fields(kind: str, obj: dict, sem=None) -> list[str]:
@@ -217,7 +226,8 @@ def unmodelled_fields(kind: str, obj: dict, sem=None) -> list[str]:
         if not any(k in d for d in devices for k in _SLICE_DEVICE_KEYS):
             return []
     out = []
-    for path, _what in UNMODELLED.items():
+    paths = list(UNMODELLED) if modelled(sem) else [*UNMODELLED, *GATED]
+    for path in paths:
         gate = MODELLED_WHEN_OFF.get(path)
         if gate and sem is not None and not sem.gate(gate):
             continue
@@ -248,7 +258,11 @@ def coverage_findings(objects: list[tuple[str, dict]], sem=None, cache=None) -> 
             if key in seen:
                 continue
             seen.add(key)
-            what = UNMODELLED.get(f"{kind}.{f}") or UNMODELLED.get(normalize(f"{kind}.{f}"), "")
+            what = (
+                UNMODELLED.get(f"{kind}.{f}")
+                or UNMODELLED.get(normalize(f"{kind}.{f}"))
+                or GATED.get(f"{kind}.{f}", "")
+            )
             out.append(
                 make(
                     "DRA016",

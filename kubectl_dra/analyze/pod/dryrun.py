@@ -401,6 +401,7 @@ class Analysis:
             tuple(value_key(c.get("spec")) for c in pending),
             id(reach),
             fit.key() if fit is not None else None,
+            fit.na_key(analyses) if fit is not None else None,
             _skip_key(pending, skip),
             nominated,
         )
@@ -411,7 +412,9 @@ class Analysis:
         )
         hit = self.cache.searches.get(key)
         if hit is not None and hit[0] is reach:
-            failures, node_errors, tried, considered, capped, found, fits, why = hit[1]
+            failures, node_errors, tried, considered, capped, found, fits, why, na = hit[1]
+            if na:
+                fit.na.update(na)  # (nodealloc.py: the same demand, na_key in the key)
             dry.why = why
             dry.fit.update(fits)
             dry.failures.update(failures)
@@ -441,6 +444,7 @@ class Analysis:
                     found,
                     dict(dry.fit),
                     dry.why,
+                    dict(fit.na) if fit is not None else None,
                 ),
             )
         self._preempt_first(dry, fit)
@@ -476,7 +480,7 @@ class Analysis:
         worth = self.worth_nodes(pending, analyses, reach, skip)
         meet = dry.meet
         if meet.nominated is not None and meet.nominated in reach.names:  # tried first: where it fits, nothing else is
-            worth = self._nominated_first(pending, reach, alloc, fit, skip, meet, worth)
+            worth = self._nominated_first(pending, analyses, reach, alloc, fit, skip, meet, worth)
         if claim_only and self._error_where_unavailable(pending, analyses, claim_only, alloc, fit, skip, meet, dry):
             return
         dry.considered_nodes = len(worth)
@@ -514,6 +518,7 @@ class Analysis:
                 )
             )
             if fit is not None:  # NodeResourcesFit: a node it rejects does not count, the search goes on
+                self.node_demand(fit, n, analyses, here, res)
                 dry.fit[_name(n)] = fit.check(n)
             if len(dry.placeable_nodes) >= MAX_ALLOCATABLE_NODES:
                 dry.capped = True
@@ -571,18 +576,40 @@ class Analysis:
             except NodeFailure:
                 continue
 
-    def _nominated_first(self, pending, reach: Reachability, alloc, fit, skip, meet: ErrorsMet, worth: list) -> list:
+    def _nominated_first(
+        self, pending, analyses, reach: Reachability, alloc, fit, skip, meet: ErrorsMet, worth: list
+    ) -> list:
         """worth with the pod's nominated node first, and meet told whether the pod passes every filter there (the
         scheduler then places it there without filtering another node: schedule_one.go evaluateNominatedNode)."""
         n = reach.usable[reach.positions()[meet.nominated]]
         here = claims_on(pending, skip, meet.nominated)
         try:
-            fits_here = alloc.allocate(n, here) is not None if here else True
+            res = alloc.allocate(n, here) if here else []
         except (NodeFailure, AllocationError):
-            fits_here = False
-        if fits_here:
+            res = None
+        if res is not None:
+            if fit is not None:
+                self.node_demand(fit, n, analyses, here, res)
             meet.nominated_fits = fit.check(n).fits if fit is not None else True
         return [n] + [x for x in worth if _name(x) != meet.nominated]
+
+    def node_demand(self, fit, n: dict, analyses, here: list, res: list) -> None:
+        """DRANodeAllocatableResources (nodealloc.py): what the devices of the pod's claims on node n (the allocated
+        claims' and, for here, the pending claims the dry-run allocated there: res) add to its requests, kept in
+        the pod's Fit for its check of n."""
+        if not fit.nalloc:
+            return
+        from kubectl_dra.analyze.pod.nodealloc import pod_demand
+
+        picked = {id(c): r.results for c, r in zip(here, res)}
+        claims = []
+        for a in analyses:
+            if a.allocated:
+                results = (((a.claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results")
+            else:
+                results = picked.get(id(a.claim))
+            claims.append((a.pod_claim_name, a.claim, results or None))
+        fit.na[_name(n)] = pod_demand(fit.pod, claims, self.slices, n, self.sem)
 
     def _feasible_bound(self, pending, analyses, reach: Reachability, worth: list[dict]) -> int:
         """How many nodes may pass every filter: those worth a search where no error may come."""

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from kubectl_dra.analyze.pod.claims import name_of
 from kubectl_dra.analyze.pod.extended import class_mapping, defaulted_requests, is_extended_resource_name, needs_dra
+from kubectl_dra.analyze.pod.nodealloc import modelled, node_check, status_nano
 from kubectl_dra.errors import DraError
 from kubectl_dra.features import Semantics
 from kubectl_dra.model.words import SHOWN, few
@@ -83,10 +84,17 @@ def _rl(x) -> dict[str, int]:
     return out
 
 
-def _requests_of(obj: dict, what: str, bound: bool = False) -> dict[str, int]:
-    """pod_requests, with a quantity the API server would refuse as the one-line error of bad input."""
+def _requests_of(obj: dict, what: str, bound: bool = False, nalloc: bool = False) -> dict[str, int]:
+    """pod_requests, with a quantity the API server would refuse as the one-line error of bad input. nalloc: with
+    the pod's status.nodeAllocatableResourceClaimStatuses (DRANodeAllocatableResources, nodealloc.py)."""
     try:
-        return scheduler_units(pod_requests(obj, bound=bound))
+        dra = None
+        if nalloc:
+            try:
+                dra = status_nano(obj)
+            except (QuantityError, TypeError, ValueError):
+                raise BadQuantity("status.nodeAllocatableResourceClaimStatuses") from None
+        return scheduler_units(pod_requests(obj, bound=bound, dra=dra))
     except BadQuantity as e:
         m = _d(obj.get("metadata"))
         raise DraError(f"{what} {m.get('namespace')}/{m.get('name')}: {e} is not a valid quantity") from None
@@ -153,12 +161,15 @@ def _as_spec(pod: dict, statuses: dict) -> bool:
     return True
 
 
-def pod_requests(pod: dict, bound: bool = False) -> dict[str, int]:
+def pod_requests(pod: dict, bound: bool = False, dra: dict | None = None) -> dict[str, int]:
     """component-helpers PodRequests, in nano-units. bound: as the node cache counts a pod already on a node
     (UseStatusResources: max of spec, status.containerStatuses[].resources.requests and .allocatedResources, per
-    aggregate)."""
+    aggregate). dra: what its node-allocatable claims add (addDRANodeAllocatableClaimResources: to the spec's and the
+    allocated aggregates, before pod-level requests replace them)."""
     spec_pick = lambda c: _rl(defaulted_requests(c))  # noqa: E731
     reqs = _aggregate(pod, spec_pick)
+    if dra:
+        _add(reqs, dra)
     statuses: dict = {}
     if bound:
         status = _d(pod.get("status"))
@@ -184,7 +195,10 @@ def pod_requests(pod: dict, bound: bool = False) -> dict[str, int]:
 
         out: dict = {} if infeasible else dict(reqs)
         _max(out, _aggregate(pod, actuated))
-        _max(out, _aggregate(pod, allocated))
+        got = _aggregate(pod, allocated)
+        if dra:
+            _add(got, dra)
+        _max(out, got)
         reqs = out
     level = _rl(_d(_d(pod.get("spec")).get("resources")).get("requests"))
     if any(k in _POD_LEVEL or k.startswith("hugepages-") for k in level):
@@ -214,6 +228,7 @@ class Shortfall:
     used: int
     capacity: int
     alone: bool = False  # judged without the bound pods: the pod alone asks for more than the node has
+    mapped: int = 0  # of requested, what its devices' nodeAllocatableResources add (nodealloc.py)
 
     @property
     def reason(self) -> str:
@@ -227,12 +242,17 @@ class Shortfall:
         if self.resource == "pods":
             return f"no room for another pod ({self.used} of {self.capacity} pods run there)"
         f, c, r = (fmt_amount(self.resource, x) for x in (self.free, self.capacity, self.requested))
+        if self.mapped:
+            r += f", {fmt_amount(self.resource, self.mapped)} of it what its devices' nodeAllocatableResources add"
         if self.alone:
             return f"{c} {self.resource} in all (the pod requests {r})"
         return f"{f} of {c} {self.resource} free (the pod requests {r})"
 
     def to_dict(self) -> dict:
-        return {"resource": self.resource, "requested": self.requested, "used": self.used, "capacity": self.capacity}
+        out = {"resource": self.resource, "requested": self.requested, "used": self.used, "capacity": self.capacity}
+        if self.mapped:
+            out["nodeAllocatable"] = self.mapped
+        return out
 
 
 def fmt_amount(resource: str, v: int) -> str:
@@ -254,7 +274,9 @@ class NodeFit:
     node: str
     fits: bool | None
     shortfalls: tuple = ()
-    missing: str = ""  # unknown: "pods" (bound to it), "allocatable" (its status.allocatable), "node" (no Node)
+    missing: str = ""  # unknown: "pods" (bound to it), "allocatable" (its status.allocatable), "node" (no Node),
+    # "nodealloc" (what its devices' node-allocatable resources add cannot be told: why)
+    why: str = ""
 
     def describe(self) -> str:
         return ", and ".join(s.describe() for s in self.shortfalls)
@@ -267,12 +289,16 @@ class BoundPods:
     """The pods bound to each node, grouped once (pods + nodes, never their product); their requests are added up
     only for the nodes the fit is checked on (the few where the claims fit), once per node."""
 
-    def __init__(self, pods, complete: bool, live: bool = False):
+    def __init__(self, pods, complete: bool, live: bool = False, nalloc: bool = False, unported: bool = False):
+        self.nalloc = nalloc  # DRANodeAllocatableResources (nodealloc.modelled): pods' node-allocatable statuses count
+        # the gate on at a minor whose shape is not ported (1.36): a pod's node-allocatable statuses are not read
         self.live = live  # read from a cluster (or a bundle of one): nodes are as the scheduler sees them
         self.refused = None  # the Gap when the bound pods could not be listed
         self.complete = complete  # every node's bound pods are in the input (a live read or a bundle that has them)
         self.by_node: dict[str, list] = {}
         self.seen: set = set()  # nodes that some pod of the input names, terminated or not
+        # node -> why what its bound pods' node-allocatable claim statuses add is unknown (no status; not ported)
+        self.statusless: dict = {}
         self.nominated: dict[str, list] = {}  # node -> the pending pods nominated to it (status.nominatedNodeName)
         self._used: dict[str, dict[str, int]] = {}
         self._requests: dict[int, tuple] = {}
@@ -287,6 +313,10 @@ class BoundPods:
             self.seen.add(node)
             if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
                 self.by_node.setdefault(node, []).append(p)
+                if nalloc and not isinstance(p.get("status"), dict):  # an edited input: the API writes one
+                    self.statusless[node] = _STATUSLESS
+                elif unported and (p.get("status") or {}).get("nodeAllocatableResourceClaimStatuses"):
+                    self.statusless[node] = _UNPORTED
 
     def count(self, node: str) -> int:
         return len(self.by_node.get(node, ()))
@@ -298,7 +328,7 @@ class BoundPods:
             node = (pod.get("spec") or {}).get("nodeName")
             hit = self._requests[id(pod)] = (
                 pod,
-                _requests_of(pod, f"pod bound to {node}" if node else "pod", bool(node)),
+                _requests_of(pod, f"pod bound to {node}" if node else "pod", bool(node), self.nalloc),
             )
         return hit[1]
 
@@ -346,9 +376,42 @@ class Fit:
         )
         self.mapping = class_mapping(list(classes), sem) if sem.gate("DRAExtendedResource") and classes else {}
         self.uid = ((pod.get("metadata") or {}).get("uid")) or None
+        # DRANodeAllocatableResources (nodealloc.py): node name -> the Demand of the devices the dry-run picked there,
+        # checked as the DynamicResources Filter checks it (the pod's requests plus the demand)
+        self.nalloc = modelled(sem)
+        self.na: dict = {}
+        self._request_nano = pod_requests(pod) if self.nalloc else {}
 
     def key(self) -> str:
         return repr(sorted(self.request.items()))
+
+    def na_key(self, analyses) -> tuple | None:
+        """With node-allocatable resources modelled, what else the devices' demand depends on (nodealloc.pod_demand):
+        which containers name which claim, pod-level resources, the pod's names for its claims, and the pod itself
+        where a claim is allocated (whether another pod holds it)."""
+        if not self.nalloc:
+            return None
+        spec = self.pod.get("spec") or {}
+        refs = tuple(
+            (c.get("name"), tuple(r.get("name") for r in (c.get("resources") or {}).get("claims") or []))
+            for c in (spec.get("initContainers") or []) + (spec.get("containers") or [])
+        )
+        mine = self.uid if any(a.allocated for a in analyses) else None
+        return (refs, repr(spec.get("resources")), tuple(a.pod_claim_name for a in analyses), mine)
+
+    def _nodealloc(self, name: str, alloc: dict, used: dict, out: list) -> str:
+        """The DynamicResources Filter's check of what the devices picked on the node map (nodealloc.node_check),
+        run where NodeResourcesFit passes: shortfalls added to out; why it cannot be told, or ""."""
+        demand = self.na.get(name)
+        if demand is None or not demand.active:
+            return ""
+        if demand.unknown:
+            return demand.unknown
+        for res, want, have, mapped in node_check(
+            demand, self._request_nano, self.request, alloc, used, scheduler_units
+        ):
+            out.append(Shortfall(res, want, used.get(res, 0), have, mapped=mapped))
+        return ""
 
     def _delegated(self, res: str, node: dict) -> bool:
         """shouldDelegateResourceToDRA (1.35+; 1.34 its resourceToDeviceClass check): an extended resource that a
@@ -365,7 +428,8 @@ class Fit:
             # a node without one is what the scheduler sees: room for no pod).
             return NodeFit(name, None, missing="allocatable")
         alloc, pods_cap = self.bound.allocatable(node)
-        known = self.bound.known(name)
+        statusless = name in self.bound.statusless
+        known = self.bound.known(name) and not statusless
         used = self.bound.used(name) if known else {}
         count = self.bound.count(name) if known else 0
         if extra is not None:
@@ -380,6 +444,10 @@ class Fit:
             have = alloc.get(res, 0)
             if want > have - used.get(res, 0):
                 out.append(Shortfall(res, want, used.get(res, 0), have))
+        if not out and self.na:  # the Filter's own check runs after NodeResourcesFit passes
+            why = self._nodealloc(name, alloc, used, out)
+            if why:
+                return NodeFit(name, None, missing="nodealloc", why=why)
         if out:
             # Without the bound pods, only what the pod alone exceeds is certain.
             certain = [
@@ -389,7 +457,19 @@ class Fit:
             ]
             if known or certain:
                 return NodeFit(name, False, tuple(certain if not known else out))
+        if statusless:
+            return NodeFit(name, None, missing="nodealloc", why=self.bound.statusless[name])
         return NodeFit(name, True if known else None, missing="" if known else "pods")
+
+
+_STATUSLESS = (
+    "a pod bound to it has no status in the input, so what its status.nodeAllocatableResourceClaimStatuses add is "
+    "unknown"
+)
+_UNPORTED = (
+    "a pod bound to it has status.nodeAllocatableResourceClaimStatuses, which this minor's scheduler counts in a shape "
+    "kubectl-dra does not model"
+)
 
 
 def pod_fit(snap, cache, pod: dict, sem: Semantics) -> Fit | None:
@@ -401,7 +481,14 @@ def pod_fit(snap, cache, pod: dict, sem: Semantics) -> Fit | None:
         from kubectl_dra.model.snapshot import BOUND_PODS
 
         refused = next((g for g in snap.gaps if g.resource == BOUND_PODS), None)
-        cache.bound_pods = BoundPods(snap.pods, snap.bound_pods and refused is None, snap.source != "files")
+        on = sem.gate("DRANodeAllocatableResources")
+        cache.bound_pods = BoundPods(
+            snap.pods,
+            snap.bound_pods and refused is None,
+            snap.source != "files",
+            modelled(sem),
+            on and not modelled(sem),
+        )
         cache.bound_pods.refused = refused
     return Fit(pod, cache.bound_pods, snap.classes, sem)
 
@@ -412,6 +499,9 @@ def _missing(bound: BoundPods, unknown: dict) -> str:
     inferred = sorted(n for n, f in unknown.items() if f.missing == "node")
     status = sorted(n for n, f in unknown.items() if f.missing == "allocatable")
     pods = sorted(n for n, f in unknown.items() if f.missing == "pods")
+    for n, f in sorted(unknown.items()):
+        if f.missing == "nodealloc":
+            out.append(f"on {n}, what node-allocatable resources (DRANodeAllocatableResources) add: {f.why}")
     if inferred:
         out.append(f"the input has no Node objects ({few(inferred)} inferred from the slices)")
     if status:
@@ -445,10 +535,12 @@ def fit_findings(dry, fit: Fit | None) -> list:
     if placeable:
         if not rejected:
             return []
+        mapped = any(s.mapped for f in rejected.values() for s in f.shortfalls)
         return [
             make(
                 "DRA505",
-                "NodeResourcesFit drops "
+                # (the DynamicResources Filter checks what the devices' nodeAllocatableResources add: nodealloc.py)
+                ("NodeResourcesFit and DynamicResources drop " if mapped else "NodeResourcesFit drops ")
                 + (
                     f"{names[0]}, where the claims also fit: it has {why[names[0]]}"
                     if len(names) == 1

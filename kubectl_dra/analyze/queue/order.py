@@ -43,6 +43,7 @@ class Entry:
     crowded: str | None = None  # a node NodeResourcesFit rejects only once the pods ahead are placed there
     gang: object = None  # its pod group (gang.Gang: spec.schedulingGroup, 1.35's spec.workloadRef), or None
     preempts: object = None  # at its turn it preempts pods of lower priority (preempt.Candidate): preempted.py
+    unmodelled: str | None = None  # why its turn is not modelled at all (simulate.py): e.error at its turn
 
     @property
     def gated(self) -> bool:

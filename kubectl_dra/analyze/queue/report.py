@@ -13,7 +13,7 @@ from kubectl_dra.analyze.queue.judge import Place, Queue
 from kubectl_dra.analyze.queue.order import Entry, attempted, entry_kind
 from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome
 from kubectl_dra.analyze.queue.preempted import opened_alone, pods_freers, room_others_may_free
-from kubectl_dra.analyze.queue.simulate import simulate
+from kubectl_dra.analyze.queue.simulate import nodealloc_unmodelled, simulate
 from kubectl_dra.errors import DraError
 from kubectl_dra.findings.model import UNDETERMINED, Finding, dedupe, make, verdict_from
 from kubectl_dra.model.meta import gang_of, meta_of, name_of, ns_of, priority_of
@@ -98,7 +98,9 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
             e.gang = gangs[(ns_of(e.pod), group)]
             if e.gang.unmodelled is not None:
                 e.kind = EntryKind.OPEN  # it may or may not take devices: the group decides
-    queue = simulate(base, entries, _others(snap, sem, base) if entries else None)
+    others = _others(snap, sem, base) if entries else None
+    nodealloc_unmodelled(entries, others)
+    queue = simulate(base, entries, others)
     return queue, place_reports(snap, queue, alone)
 
 
@@ -117,14 +119,43 @@ def place_reports(snap, queue: Queue, alone: dict) -> dict:
         if why is None and report.verdict.blocked:
             freers = freers or pods_freers(snap.pods, _pending)
             why = room_others_may_free(report, p, freers)
+        if why is None and report.verdict.blocked:
+            why = _nodealloc_unsure(report, getattr(fork, "plan", None), p, queue)
+            if why is not None:
+                placed[key] = _opened(report, why, nodealloc=True)
+                continue
         if why is not None:
             placed[key] = _opened(report, why)
     return placed
 
 
-def _opened(report, why: str):
-    """A pod blocked alone whose block a preemption ahead of it may lift: undetermined (DRA431)."""
-    findings = dedupe([*report.findings, make("DRA431", why, preemption=True)])
+def _nodealloc_unsure(report, plan, pod: dict, queue: Queue) -> str | None:
+    """A pod blocked alone (DRA504) on nodes where the devices the dry-run picked add more cpu or memory than is left
+    (DRANodeAllocatableResources, pod/nodealloc.py), while pods of the queue that may use those nodes take devices
+    first: with other devices picked it may fit (the scheduler picks devices without looking at what they add).
+    The reason, or None."""
+    if plan is None or plan.fit is None or not report.verdict.determined:
+        return None
+    if not any(f.blocking and f.code == "DRA504" for f in report.findings):
+        return None
+    nodes = {n for n, d in plan.fit.na.items() if d.active and getattr(plan.dry.fit.get(n), "fits", None) is False}
+    if not nodes:
+        return None
+    me = f"{ns_of(pod)}/{name_of(pod)}"
+    ahead = [e for e in queue.entries if e.ref != me and not nodes.isdisjoint(e.plan.reach.names)]
+    if not ahead:
+        return None
+    return (
+        f"the devices it gets on {', '.join(sorted(nodes)[:3])} add cpu, memory or other node resources "
+        f"(DRANodeAllocatableResources), and {ahead[0].ref}, pending, may take devices there first: with other "
+        "devices it may fit; in queue order that is not modelled"
+    )
+
+
+def _opened(report, why: str, **evidence):
+    """A pod blocked alone whose block a preemption ahead of it (or, nodealloc: other devices) may lift:
+    undetermined (DRA431)."""
+    findings = dedupe([*report.findings, make("DRA431", why, **(evidence or {"preemption": True}))])
     verdict = verdict_from(findings, report.verdict.summary)
     body = dict(report.body)
     body["pieces"] = pod_pieces(findings, body)

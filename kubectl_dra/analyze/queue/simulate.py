@@ -103,6 +103,9 @@ class _Sim:
 
     def place(self, e: Entry, want_choices: bool) -> None:
         """The pod's turn: its search on the state so far, and what it takes added to the state."""
+        if e.unmodelled is not None:  # (nodealloc_unmodelled)
+            e.error = e.unmodelled
+            return
         found = self.search(e, want_choices)
         if found is not None:
             self.commit(e, *found)
@@ -356,6 +359,23 @@ def _gang_certainty(g, ms: list[Entry], ahead: list[Entry], shapes, kind_of) -> 
     forced = all(q.kind not in (EntryKind.OPEN, EntryKind.ERROR) and q.error is None and q.choices <= 1 for q in ahead)
     untied = len({q.tie for q in ahead}) == len(ahead)
     return forced and untied and len({kind_of(e) for e in ms}) == 1 and shapes.local[ms[0].plan.shape]
+
+
+def nodealloc_unmodelled(ordered: list[Entry], others) -> None:
+    """DRANodeAllocatableResources (pod/nodealloc.py): what a pod's devices add to its cpu and memory is modelled for
+    its own dry-run, not in queue order (the devices it gets at its turn, and what the pods placed ahead add to a
+    node, may differ). Where another pod competes, every pod that may use a node where a pod's devices add node
+    resources is left open."""
+    mapped = [e for e in ordered if e.plan.fit is not None and any(d.active for d in e.plan.fit.na.values())]
+    if not mapped or (len(ordered) < 2 and not (others is not None and others.groups)):
+        return
+    nodes = {n for e in mapped for n in e.plan.reach.names}
+    for e in ordered:
+        if e.unmodelled is None and not nodes.isdisjoint(e.plan.reach.names):
+            e.unmodelled = (
+                "the devices of a pod that may use its nodes add cpu, memory or other node resources "
+                "(DRANodeAllocatableResources): in queue order that is not modelled"
+            )
 
 
 def simulate(base, entries: list[Entry], others=None) -> Queue:

@@ -24,6 +24,7 @@ from kubectl_dra.analyze.pod.fit import fit_findings, pod_fit
 from kubectl_dra.analyze.pod.health import eviction_findings, health_findings
 from kubectl_dra.analyze.pod.kubelet import DRIVER_PIECE_READS, kubelet_findings, publishing_findings
 from kubectl_dra.analyze.pod.lifecycle import terminating_finding
+from kubectl_dra.analyze.pod.nodealloc import allocated_demand_findings
 from kubectl_dra.analyze.pod.patches import patch_findings
 from kubectl_dra.analyze.pod.pieces import pod_pieces
 from kubectl_dra.analyze.pod.podgroup import (
@@ -251,6 +252,8 @@ def explain_pod(
         if defect is not None:
             an.findings.append(defect)
     _fit_findings(an, dry, fit)
+    if not node_name and fit is not None and fit.nalloc and analyses and all(a.allocated for a in analyses):
+        an.findings.extend(allocated_demand_findings([a.claim for a in analyses], an.slices))
     _pod_findings(an, pod, analyses, dry)
     if not node_name:
         from kubectl_dra.analyze.pod.preempt import device_preemption_finding
