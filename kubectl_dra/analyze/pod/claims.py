@@ -250,7 +250,7 @@ def unseen_claim_finding(gap, pcn: str, ns: str, claim: str | None) -> Finding:
 def unseen_template_finding(gap, pcn: str, ns: str, template: str) -> Finding:
     """A pod kubectl-dra made up from a pod template names a ResourceClaimTemplate the snapshot lacks, and the
     templates were not all read: DRA104 or DRA103, never "missing" nor "not created" (its claim is made up too)."""
-    what = f"cannot tell what claim pod claim {pcn} gets: ResourceClaimTemplate {ns}/{template} is not in the input"
+    what = f"cannot tell what pod claim {pcn} asks for: ResourceClaimTemplate {ns}/{template} is not in the input"
     return _unseen(gap, what, pcn)
 
 
