@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test unit lint docs docs-check golden bench bench-report clean help
+.PHONY: venv demo test unit lint docs docs-check golden bench bench-report screenshots clean help
 .DEFAULT_GOAL := help
 
 help:
@@ -19,6 +19,7 @@ help:
 	@echo "make golden      rewrite tests/scenarios/*/expected.* from the current CLI"
 	@echo "make bench       the 40,000-device benchmark"
 	@echo "make bench-report  the HTML report against status -A, 5,000 pending pods (paired rounds)"
+	@echo "make screenshots   docs/images/report.png: README's picture of the HTML report (headless Chromium)"
 
 $(STAMP): requirements/dev.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -68,3 +69,12 @@ test: $(STAMP) docs-check lint
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache
+
+# README's picture of `kubectl dra report` (the devices-map scenario's dump), taken by headless Chromium
+CHROMIUM ?= chromium
+screenshots: $(STAMP)
+	mkdir -p .cache
+	$(VENV)/bin/kubectl-dra report -A --kubernetes-version 1.37 --exit-zero \
+	  --from-file tests/scenarios/devices-map/input.yaml --output-file $(CURDIR)/.cache/report.html
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,1400 \
+	  --screenshot=$(CURDIR)/docs/images/report.png file://$(CURDIR)/.cache/report.html

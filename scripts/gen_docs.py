@@ -268,6 +268,15 @@ README_SAMPLES = {
         "--from-file",
         "examples/tutorial/step4-driver-missing.yaml",
     ],
+    "devmap": [
+        "devices",
+        "-o",
+        "map",
+        "--kubernetes-version",
+        "1.37",
+        "--from-file",
+        "tests/scenarios/devices-map/input.yaml",
+    ],
 }
 README_WIDTH = 80
 _BLOCK = re.compile(

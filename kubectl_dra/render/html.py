@@ -152,6 +152,9 @@ def _explained(w, ov, report_text) -> None:
         )
 
 
+_BOX_CHARS = 24  # the characters of a name a box of the path shows (the rest in its title)
+
+
 def _path(w, r) -> None:
     """pod -> claim -> request -> device -> node as a picture: a row of boxes per request (hand-written SVG)."""
     body = r.body or {}
@@ -184,9 +187,14 @@ def _path(w, r) -> None:
             x = k * (bw + gap)
             missing = text in ("no device", "no node")
             fill = "#fff8c5" if missing else "#f6f8fa"
-            short = text if len(text) <= 26 else text[:25] + "…"
+            # a cut name is squeezed into the box, never past it (a proportional font's width is not known here)
+            cut = len(text) > _BOX_CHARS
+            short = text[: _BOX_CHARS - 1] + "…" if cut else text
+            fit = f' textLength="{bw - 12}" lengthAdjust="spacingAndGlyphs"' if cut else ""
             w(f'<g><title>{_e(heads[k])}: {_e(text)}</title><rect x="{x}" y="{y}" width="{bw}" height="{bh}" rx="5" ')
-            w(f'fill="{fill}" stroke="#8c959f"/><text x="{x + 6}" y="{y + 25}" font-size="12">{_e(short)}</text></g>')
+            w(
+                f'fill="{fill}" stroke="#8c959f"/><text x="{x + 6}" y="{y + 25}" font-size="12"{fit}>{_e(short)}</text></g>'
+            )
             if k < 4:
                 w(f'<path d="M{x + bw} {y + bh / 2}h{gap - 4}" stroke="#57606a" fill="none"/>')
                 w(f'<path d="M{x + bw + gap - 6} {y + bh / 2 - 4}l5 4l-5 4z" fill="#57606a"/>')
