@@ -7,7 +7,7 @@ from __future__ import annotations
 from kubectl_dra.analyze.allocator import AllocationError, attribute_value, lookup_attribute, obj_ref
 from kubectl_dra.analyze.allocator.derived import DerivedValues, derived_attributes
 from kubectl_dra.analyze.pod.claims import name_of as _name
-from kubectl_dra.analyze.pod.dryrun import ClaimAnalysis
+from kubectl_dra.analyze.pod.dryrun_result import ClaimAnalysis
 from kubectl_dra.findings.model import Finding, make
 
 

@@ -9,7 +9,8 @@ from dataclasses import replace
 
 from kubectl_dra.analyze.allocator import Request, obj_ref
 from kubectl_dra.analyze.devices.checks import DeviceVerdict
-from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis
+from kubectl_dra.analyze.pod.dryrun import Analysis
+from kubectl_dra.analyze.pod.dryrun_result import ClaimAnalysis
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.findings.stages import Stage

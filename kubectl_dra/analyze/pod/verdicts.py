@@ -11,7 +11,8 @@ from kubectl_dra.analyze.allocator import (
 )
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.constraint_findings import constraint_findings
-from kubectl_dra.analyze.pod.dryrun import Analysis, ClaimAnalysis, DryRun
+from kubectl_dra.analyze.pod.dryrun import Analysis
+from kubectl_dra.analyze.pod.dryrun_result import ClaimAnalysis, DryRun
 from kubectl_dra.analyze.pod.request_findings import request_findings
 from kubectl_dra.findings.model import Finding, make
 from kubectl_dra.findings.stages import Stage

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kubectl_dra.analyze.pod.claims import meta_of as _meta
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.claims import ns_of as _ns
-from kubectl_dra.analyze.pod.dryrun import ClaimAnalysis
+from kubectl_dra.analyze.pod.dryrun_result import ClaimAnalysis
 from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
 from kubectl_dra.features import Semantics
 from kubectl_dra.findings.model import Finding, make, now_head

@@ -12,7 +12,8 @@ from kubectl_dra.analyze.pod.claims import meta_of as _meta
 from kubectl_dra.analyze.pod.claims import name_of as _name
 from kubectl_dra.analyze.pod.claims import ns_of as _ns
 from kubectl_dra.analyze.pod.coverage import analyses_coverage, taint_rule_findings
-from kubectl_dra.analyze.pod.dryrun import Analysis, DryRun, Skip
+from kubectl_dra.analyze.pod.dryrun import Analysis
+from kubectl_dra.analyze.pod.dryrun_result import DryRun, Skip
 from kubectl_dra.analyze.pod.extended import (
     extended_claims,
     prebind_defect_finding,
