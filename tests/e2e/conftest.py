@@ -4,7 +4,8 @@
 kube-controller-manager, kube-scheduler and the fake-node heartbeat with the version's default
 feature gates; `gates_cluster` (module) starts a second control plane with the DRA gates on;
 `cluster_1_38` (module) one built from k8s.io/kubernetes v1.38.0-beta.0 (tests/cluster/v1.38), default gates;
-`nodealloc_cluster` (module, per minor) v1.37.2 and v1.38.0-beta.0 with DRANodeAllocatableResources on.
+`nodealloc_cluster` (module, per minor) v1.37.2 and v1.38.0-beta.0 with DRANodeAllocatableResources on;
+`alpha_cluster` (module) v1.37.2 with the allocator's alpha gates on (compatibility groups, derived attributes).
 If KUBECTL_DRA_CLUSTER_DIR names a running cluster (`make cluster-up`), `cluster` reuses it and
 leaves it running. A failed build or start is a test error, never a skip.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from dra_objects import (  # noqa: F401 (fixtures, for every e2e module)
+    alpha_scenario,
     gang_scenario,
     gates_scenario,
     nodealloc_scenario,
@@ -82,6 +84,18 @@ def gang_cluster():
 
 
 NODEALLOC_GATES = "DRANodeAllocatableResources=true"
+
+# The 1.37 allocator's alpha gates whose rules kubectl-dra models (allocator/compat.py, allocator/derived.py): with
+# them on, the scheduler runs its experimental allocator channel
+ALPHA_GATES = "DRADeviceCompatibilityGroups=true,DRADerivedAttributes=true"
+
+
+@pytest.fixture(scope="module")
+def alpha_cluster():
+    """The v1.37.2 control plane with the allocator's alpha gates on (ALPHA_GATES)."""
+    c, state_dir = _start("alpha", ALPHA_GATES)
+    yield c
+    _stop(state_dir)
 
 
 @pytest.fixture(scope="module", params=["1.37", "1.38"])

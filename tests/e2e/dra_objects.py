@@ -189,6 +189,12 @@ def gang_scenario(gang_cluster, request):
 
 
 @pytest.fixture
+def alpha_scenario(alpha_cluster, request):
+    """The same on the cluster with the allocator's alpha gates on (conftest.py ALPHA_GATES)."""
+    yield from _module_cluster_scenarios(alpha_cluster, request)
+
+
+@pytest.fixture
 def nodealloc_scenario(nodealloc_cluster, request):
     """The same on the cluster with DRANodeAllocatableResources on."""
     yield from _module_cluster_scenarios(nodealloc_cluster, request)
