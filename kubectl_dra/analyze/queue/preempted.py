@@ -22,6 +22,9 @@ from kubectl_dra.model.meta import priority_of
 
 # nodes a preempting pod's search dry-runs its claims on (each an allocation): past that, the preemption is open
 MAX_PREEMPT_NODES = 200
+# DefaultPreemption's minCandidateNodesAbsolute (its percentage is 10): the candidates DryRunPreemption collects
+# before it stops (preemption.go GetOffsetAndNumCandidates)
+MIN_CANDIDATES = 100
 
 
 def search_preemption(sim, e, rejected: list) -> tuple | None:
@@ -61,7 +64,24 @@ def search_preemption(sim, e, rejected: list) -> tuple | None:
             found.append((got, n, res))
     if not found:
         return None
+    if len(found) > max(MIN_CANDIDATES, len(rejected) // 10):
+        # DryRunPreemption stops once it has that many candidates, from a random offset in the nodes
+        e.error = (
+            f"it may preempt pods of lower priority on {len(found)} nodes, more than DefaultPreemption looks at "
+            "(it stops at 100 candidates from a random node): which one it nominates is not fixed"
+        )
+        return None
     best = min(found, key=lambda x: x[0].score())
+    tied = [x[0].node for x in found if x[0].score() == best[0].score()]
+    if len(tied) > 1:
+        # pickOneNodeForPreemption's criteria end in "the first candidate": the order of a Go map (and a start time
+        # of now for a victim not started yet), which nothing in the API fixes
+        e.error = (
+            f"it may preempt pods of lower priority on {' or '.join(tied[:3])}"
+            + (f" (and {len(tied) - 3} more)" if len(tied) > 3 else "")
+            + ": DefaultPreemption's criteria tie them, and which one the scheduler nominates is not fixed"
+        )
+        return None
     e.preempts = best[0]
     e.choices = len(found)
     return best[1], best[2]
