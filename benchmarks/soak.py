@@ -7,6 +7,11 @@ run there), then loses it (blocked again), alternately by updating the slice in 
 recreating it. So every change flips the probe's verdict and both watchers must print one line for it.
 
     python benchmarks/soak.py [--minutes 30] [--interval 3] [--nodes 5000] [--keep-cluster | --cluster DIR]
+                              [--exporter [--scrape 15] [--no-explain]]
+
+With --exporter the status watcher is the exporter (`--metrics-bind-address 127.0.0.1:0`), scraped over HTTP every
+--scrape seconds as Prometheus would: each scrape's duration, size and series count, and whether the probe's
+`kubectl_dra_pod_status` series follows the churn; --no-explain leaves the explain watcher out (the exporter alone).
 
 Prints, per watcher: CPU seconds per change (median, p95: the process's user + system time from just before one
 change to just before the next), the output latency per change (median, p95, max), RSS after the first answer,
@@ -27,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -75,6 +81,7 @@ class Watcher:
         self.lines: list[tuple[float, str]] = []
         self.errors: list[str] = []
         self.rss: list[tuple[float, float]] = []  # (seconds since the churn began, MB)
+        self.metrics_url = ""
         threading.Thread(target=self._read, args=(self.proc.stdout, self.lines), daemon=True).start()
         threading.Thread(target=self._read, args=(self.proc.stderr, None), daemon=True).start()
 
@@ -82,6 +89,8 @@ class Watcher:
         for raw in stream:
             line = raw.decode(errors="replace").rstrip("\n")
             if into is None:
+                if line.startswith("serving metrics on "):
+                    self.metrics_url = line.split()[-1]
                 self.errors.append(line)
             else:
                 into.append((time.monotonic(), line))
@@ -102,6 +111,36 @@ class Watcher:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+class Scraper:
+    """Prometheus' side of the exporter: GET /metrics every `every` seconds (in a thread, as a scrape comes
+    whenever it comes), keeping each scrape's time, duration, size, series count and the probe's verdict series."""
+
+    def __init__(self, url: str, every: float):
+        self.url, self.every = url, every
+        self.scrapes: list[dict] = []
+        self.failures: list[str] = []
+        self.done = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while not self.done.wait(self.every):
+            t = time.monotonic()
+            try:
+                with urllib.request.urlopen(self.url, timeout=10) as r:
+                    body = r.read().decode()
+            except OSError as e:
+                self.failures.append(f"{time.monotonic():.0f}: {e}")
+                continue
+            lines = [x for x in body.splitlines() if x and not x.startswith("#")]
+            probe = [x for x in lines if x.startswith("kubectl_dra_pod_status{") and f'pod="{PROBE}"' in x]
+            self.scrapes.append(
+                {"t": t, "seconds": time.monotonic() - t, "bytes": len(body), "series": len(lines), "probe": probe}
+            )
+
+    def stop(self) -> None:
+        self.done.set()
 
 
 def settle(watchers: list[Watcher], quiet: float = 3.0, timeout: float = FIRST_ANSWER_SECONDS) -> None:
@@ -201,12 +240,17 @@ def soak(state: dict, a: argparse.Namespace) -> dict:  # long: set-up, the churn
     api = clusterlib.Api.from_state(state)
     kc = state["kubeconfig"]
     py = [sys.executable, "-m", "kubectl_dra"]
-    watchers = [
-        Watcher("status", [*py, "status", "-A", "-w", "--kubeconfig", kc]),
-        Watcher("explain", [*py, "explain", "pod", PROBE, "-n", live.NS, "-w", "--kubeconfig", kc]),
-    ]
+    metrics = ["--metrics-bind-address", "127.0.0.1:0"] if a.exporter else []
+    watchers = [Watcher("status", [*py, "status", "-A", "-w", "--kubeconfig", kc, *metrics])]
+    if not a.no_explain:
+        watchers.append(Watcher("explain", [*py, "explain", "pod", PROBE, "-n", live.NS, "-w", "--kubeconfig", kc]))
+    scraper = None
     try:
         settle(watchers)
+        if a.exporter:
+            if not watchers[0].metrics_url:
+                raise SystemExit(f"the exporter printed no address: {' | '.join(watchers[0].errors[-5:])}")
+            scraper = Scraper(watchers[0].metrics_url, a.scrape)
         start_rss = {w.name: w.rss_mb() for w in watchers}
         print("first answers out; RSS " + ", ".join(f"{k} {v:.0f} MB" for k, v in start_rss.items()), file=sys.stderr)
         churn = Churn(api, a.nodes)
@@ -249,9 +293,14 @@ def soak(state: dict, a: argparse.Namespace) -> dict:  # long: set-up, the churn
             w.rss.append((time.monotonic() - t0, w.rss_mb()))
         stop = time.monotonic()
     finally:
+        if scraper:
+            scraper.stop()
         for w in watchers:
             w.stop()
+    scrapes = [dict(x, t=x["t"] - t0) for x in scraper.scrapes] if scraper else []
     return {
+        "scrapes": scrapes,
+        "scrape_failures": scraper.failures if scraper else [],
         "interval": a.interval,
         "seconds": stop - t0,
         "log": [dict(c, t=c["t"] - t0, done=c["done"] - t0) for c in churn.log],
@@ -306,7 +355,36 @@ def report(run: dict) -> dict:
         )
         for line in w["stderr"][-3:]:
             print(f"  {name} stderr: {line}")
+    if run.get("scrapes"):
+        figures["scrapes"] = scrape_figures(run)
     return figures
+
+
+def scrape_figures(run: dict) -> dict:
+    """The exporter's scrapes: how many, how long (median, p95, max), their size and series, failures, and how
+    many held the probe's verdict series (every scrape should: one series per pod, its verdict a label)."""
+    sc = run["scrapes"]
+    secs = [x["seconds"] for x in sc]
+    out = {
+        "scrapes": len(sc),
+        "failures": len(run.get("scrape_failures") or []),
+        "seconds_median": statistics.median(secs),
+        "seconds_p95": pct(secs, 0.95),
+        "seconds_max": max(secs),
+        "bytes_median": statistics.median(x["bytes"] for x in sc),
+        "series_min": min(x["series"] for x in sc),
+        "series_max": max(x["series"] for x in sc),
+        "with_probe": sum(1 for x in sc if x["probe"]),
+        "probe_values": sorted({line for x in sc for line in x["probe"]}),
+    }
+    print(
+        f"scrapes: {out['scrapes']} ({out['failures']} failed), {out['seconds_median']:.2f} s median,"
+        f" {out['seconds_p95']:.2f} p95, {out['seconds_max']:.2f} max; {out['bytes_median'] / 1e6:.1f} MB,"
+        f" {out['series_min']}-{out['series_max']} series; the probe's series in {out['with_probe']}"
+    )
+    for line in out["probe_values"][:6]:
+        print(f"  {line}")
+    return out
 
 
 def main() -> int:
@@ -318,6 +396,9 @@ def main() -> int:
     ap.add_argument("--keep-cluster", action="store_true")
     ap.add_argument("--cluster", help="the state directory of a cluster kept (and loaded) by an earlier run")
     ap.add_argument("--json", help="write the run (every change, line and sample) and its figures to this file")
+    ap.add_argument("--exporter", action="store_true", help="the status watcher serves metrics, scraped over HTTP")
+    ap.add_argument("--scrape", type=float, default=15.0, help="seconds between scrapes (with --exporter)")
+    ap.add_argument("--no-explain", action="store_true", help="no explain watcher (the exporter alone)")
     ap.add_argument("--report", metavar="JSON", help="print the figures of a run written by --json, and stop")
     a = ap.parse_args()
     if a.report:
