@@ -202,8 +202,9 @@ def _fleet(o: Options, contexts: list[str], filters: dict, listed: bool, no_head
         render_inventory_fleet(answers, render_options(o, not no_headers), sys.stdout, listed)
         sys.stdout.flush()
 
-    down = [a.context for a in answers if a.report is None]
-    partial = [a.context for a in answers if a.report is not None and not a.report.determined]
+    # context names come from the user's kubeconfig, not the cluster, but reach the terminal all the same: escaped
+    down = [one_line(a.context) for a in answers if a.report is None]
+    partial = [one_line(a.context) for a in answers if a.report is not None and not a.report.determined]
     undetermined = None
     if down:
         undetermined = f"{len(down)} of {len(answers)} clusters not read ({', '.join(down[:3])})"

@@ -201,15 +201,17 @@ def _fleet(o: Options, contexts: list[str], selector, reqs, no_headers: bool):
         if o.output in ("text", "wide"):
             for a in answers:
                 if a.report is not None:
-                    sys.stderr.write(f"{a.context}: {a.report.summary}\n")
+                    sys.stderr.write(f"{one_line(a.context)}: {a.report.summary}\n")
 
     down = [a for a in answers if a.report is None]
     open_ = [a for a in answers if a.report is not None and not a.report.determined]
     undetermined = None
     if down:
-        undetermined = f"{len(down)} of {len(answers)} clusters not scanned ({', '.join(a.context for a in down[:3])})"
+        named = ", ".join(one_line(a.context) for a in down[:3])
+        undetermined = f"{len(down)} of {len(answers)} clusters not scanned ({named})"
     elif open_:
-        undetermined = f"some pods undetermined in {', '.join(a.context for a in open_[:3])}: 'explain pod' says why"
+        named = ", ".join(one_line(a.context) for a in open_[:3])
+        undetermined = f"some pods undetermined in {named}: 'explain pod' says why"
     blocked = any(a.report is not None and a.report.blocked for a in answers)
     return finish(answers, o, show=show, undetermined=undetermined, blocked=blocked)
 

@@ -115,3 +115,27 @@ def test_devices_over_several_clusters_is_one_table_with_a_cluster_column_and_a_
     assert (d["summary"]["devices"], d["summary"]["free"], d["summary"]["allocated"]) == (4, 3, 1), d["summary"]
     assert d["items"][0]["inventory"]["kind"] == "DeviceInventory" and d["items"][0]["determined"]
     assert d["items"][2] == {"context": "lab\x1b[31m", "error": "unable to connect \x1b]8;;x\x07", "determined": False}
+
+
+@pytest.mark.parametrize("command", [["status", "-A"], ["devices"]])
+def test_the_error_line_of_a_fleet_scan_escapes_the_context_names(tmp_path, command):
+    """Context names come from the user's kubeconfig, not the cluster, but reach the terminal all the same: the
+    one-line `error:` that names the clusters not read escapes them as the table does."""
+    from tests.clirun import run
+
+    bad = "lab\x1b]8;;x\x07\x1b[31m"
+    ctx = [{"name": n, "context": {"cluster": "gone", "user": "u"}} for n in (bad, "other")]
+    kc = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "gone", "cluster": {"server": "https://127.0.0.1:1"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": ctx,
+        "current-context": "other",
+    }
+    path = tmp_path / "config"
+    path.write_text(json.dumps(kc))
+    got = run([*command, "--kubeconfig", str(path), "--context", bad, "--context", "other", "--request-timeout", "2s"])
+    assert got.code == 2, got
+    assert "\x1b" not in got.err and "\x07" not in got.err, repr(got.err)
+    assert "error: 2 of 2 clusters not" in got.err and "lab" in got.err, got
