@@ -104,10 +104,9 @@ def render_inventory_fleet(answers, opts, stream, listing: bool) -> None:
                 styles.append(None)
                 continue
             for r in a.report.rows:
-                detail = r.detail + (f"; pods {', '.join(r.pods)}" if r.pods else "")
-                rows.append([esc(a.context), esc(r.id), esc(r.node or r.where), esc(",".join(r.classes)) or "<none>",
-                             r.state, esc(detail) or "-"])  # fmt: skip
-                styles.append([None, None, None, None, _STATE_STYLE.get(r.state)])
+                cells, style = _device_row(r, False)
+                rows.append([esc(a.context), *cells])
+                styles.append([None, *style])
         if rows:
             _table(out, headers, rows, styles, droppable=("CLASSES",), header=opts.header)
         return
@@ -265,18 +264,25 @@ def _devices(out: Out, report, wide: bool, header: bool = True) -> None:
     headers.append("DETAIL")
     rows, styles = [], []
     for r in report.rows:
-        cells = [esc(r.id), esc(r.node or r.where), esc(",".join(r.classes)) or "<none>", r.state]
-        if wide:
-            cells += [
-                esc(",".join(f"{k}={v}" for k, v in sorted(r.attributes.items()))) or "-",
-                esc(",".join(f"{k}={v}" for k, v in sorted(r.capacity.items()))) or "-",
-            ]
-        detail = r.detail + (f"; pods {', '.join(r.pods)}" if r.pods else "")
-        cells.append(esc(detail) or "-")
+        cells, style = _device_row(r, wide)
         rows.append(cells)
-        styles.append([None, None, None, _STATE_STYLE.get(r.state)])
+        styles.append(style)
     # DETAIL names who holds the device (the claim and its pods) or why it is unusable: it wraps, never cut
     _table(out, headers, rows, styles, droppable=("CLASSES",), header=header)
+
+
+def _device_row(r, wide: bool) -> tuple[list[str], list]:
+    """One device's cells (DEVICE, NODE, CLASSES, STATE, [ATTRIBUTES, CAPACITY,] DETAIL) and their styles: the
+    list of one cluster and of several (render_inventory_fleet puts a CLUSTER cell in front)."""
+    cells = [esc(r.id), esc(r.node or r.where), esc(",".join(r.classes)) or "<none>", r.state]
+    if wide:
+        cells += [
+            esc(",".join(f"{k}={v}" for k, v in sorted(r.attributes.items()))) or "-",
+            esc(",".join(f"{k}={v}" for k, v in sorted(r.capacity.items()))) or "-",
+        ]
+    detail = r.detail + (f"; pods {', '.join(r.pods)}" if r.pods else "")
+    cells.append(esc(detail) or "-")
+    return cells, [None, None, None, _STATE_STYLE.get(r.state)]
 
 
 def _table(
