@@ -149,6 +149,23 @@ def register(m) -> None:
         "explain pod trainer-0",
         [trainer(), said, tmpl, m.dclass(), *gpus, *two, *copy.deepcopy(nodes)],
     )
+    # A tie: each node's victim has priority 100, the same requests and start time: pickOneNodeForPreemption's
+    # criteria cannot tell node-01 from node-02, and it takes the first of a Go map (the queue agreement suite's
+    # seed 11: the real scheduler nominated node-1 in one run and node-0 in another).
+    tie = [
+        held("etl-a", "node-01", "7", 100, "2026-11-30T08:00:00Z"),
+        held("etl-b", "node-02", "7", 100, "2026-11-30T08:00:00Z"),
+    ]
+    m.scenario(
+        "preempt-tie-between-nodes",
+        "Both GPU nodes lack cpu, each held by one pod of priority 100 started at the same time with the same "
+        "requests: the nodes tie on every criterion DefaultPreemption compares, so the scheduler nominates one of "
+        "node-01 and node-02, which one is not fixed: DRA507 and the node piece name both, and the queue leaves the "
+        "pod open (DRA431, exit 2), as the real scheduler nominated either node, and once left such a pod unbound, "
+        "in the queue agreement suite's seed 11.",
+        "explain pod trainer-0",
+        [trainer(), said, tmpl, m.dclass(), *gpus, *tie, *copy.deepcopy(nodes)],
+    )
     # The queue: trainer-0 (10000) preempts etl-big on node-01; etl-big holds node-01's gpu-1 through its claim.
     # trainer-1 (5000) behind it may use node-01, whose room and gpu-1 the preemption frees: open (DRA431).
     # notebook (priority 0) is blocked alone for cpu on node-01 (DRA504): the room freed may go to it: open too.
@@ -234,6 +251,7 @@ def register(m) -> None:
         "preempt-another-pod-may-free-room",
         "preempt-scheduler-disagrees",
         "preempt-picks-node",
+        "preempt-tie-between-nodes",
         "preempt-queue-status",
         "preempt-cpu-lower-priority",
         "preempt-cpu-status",

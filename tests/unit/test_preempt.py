@@ -69,6 +69,20 @@ def test_the_node_with_the_lowest_highest_priority_victim_is_picked_and_the_choi
     assert got.chosen.node == "node-02" and not got.node_certain
 
 
+def test_nodes_that_tie_on_every_criterion_are_all_named_and_none_is_the_pick():
+    # pickOneNodeForPreemption ends in "the first candidate", a Go map's order: neither node is the answer
+    me = pod("me", "2", 1000)
+    a = pod("a", "7", 100, "node-01", "2026-12-01T00:00:00Z")
+    b = pod("b", "7", 100, "node-02", "2026-12-01T00:00:00Z")
+    c = pod("c", "7", 300, "node-03", "2026-12-01T00:00:00Z")
+    nodes = [node("node-01", cpu="8"), node("node-02", cpu="8"), node("node-03", cpu="8")]
+    got = run(me, [a, b, c], nodes)
+    assert got.tied == ("node-01", "node-02") and got.where == "one of node-01, node-02" and not got.node_certain
+    b["status"]["startTime"] = "2026-12-02T00:00:00Z"  # node-02's victim started later: node-02 wins outright
+    got = run(me, [a, b, c], nodes)
+    assert got.tied == () and got.where == "node-02"
+
+
 def test_never_and_equal_priority_do_not_preempt():
     low = pod("low", "7", 100, "node-01")
     got = run(pod("me", "2", 1000, preemptionPolicy="Never"), [low], [node("node-01", cpu="8")])

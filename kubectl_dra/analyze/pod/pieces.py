@@ -99,7 +99,8 @@ def pod_pieces(findings: tuple[Finding, ...] | list[Finding], body: dict) -> lis
             if open_ is not None and open_.code in ("DRA022", "DRA506", "DRA508") and not node:  # its filters decide
                 add(piece, "unknown", open_.message)
             elif pre is not None and not node:
-                add(piece, "waiting", f"not bound yet; {pre.evidence.get('node')} once its preemption victims are gone")
+                where = pre.evidence.get("where") or pre.evidence.get("node")  # "one of A, B" for a tie
+                add(piece, "waiting", f"not bound yet; {where} once its preemption victims are gone")
             elif node:
                 add(piece, "ok", f"bound to {node}")
             elif allocatable is not None:

@@ -89,10 +89,21 @@ class Preemption:
     waiting: bool = False
     open_: str = ""
     why_not: str = ""  # why it does not preempt although pods of lower priority would make room
+    # the best candidates' nodes when several tie on every criterion pickOneNodeForPreemption compares: it then takes
+    # the first of a Go map, so which of them is nominated is not fixed (chosen is one of them)
+    tied: tuple = ()
 
     @property
     def node_certain(self) -> bool:
         return len(self.candidates) == 1 or self.waiting
+
+    @property
+    def where(self) -> str:
+        """The node it is placed on, or "one of A, B" for a tie."""
+        if not self.tied:
+            return self.chosen.node
+        shown = ", ".join(self.tied[:3])
+        return f"one of {shown}" + (f" and {len(self.tied) - 3} more" if len(self.tied) > 3 else "")
 
 
 class Preempter:
@@ -200,7 +211,8 @@ def preemption(fit, rejected: list[dict]) -> Preemption:
     if not found:
         return Preemption()
     best = min(found, key=Candidate.score)
-    return Preemption(best, tuple(found))
+    tied = tuple(c.node for c in found if c.score() == best.score())
+    return Preemption(best, tuple(found), tied=tied if len(tied) > 1 else ())
 
 
 def pods_of_lower(n: int) -> str:
@@ -245,6 +257,12 @@ def preemption_findings(got: Preemption, names: list[str], msg: str, evidence: d
             f"{msg}; the pod preempted {pods_of_lower(len(c.victims))} on {c.node} ({_names(c.victims)}), "
             f"terminating now: the scheduler places it on {c.node} once {gone}"
         )
+    elif got.tied:
+        text = (
+            f"{msg}; the scheduler preempts {pods_of_lower(len(c.victims))} on {got.where}, which tie on every "
+            f"criterion it compares, so which it nominates is not fixed (on {c.node}: {_names(c.victims)}; "
+            f"PodDisruptionBudgets, not read, may also change the pick), and places the pod there once {gone}"
+        )
     else:
         unread = (
             "unless PodDisruptionBudgets, not read, make it pick others"
@@ -266,6 +284,7 @@ def preemption_findings(got: Preemption, names: list[str], msg: str, evidence: d
             node=c.node,
             victims=victims,
             nodeCertain=got.node_certain,
+            **({"tiedNodes": list(got.tied), "where": got.where} if got.tied else {}),
             **evidence,
         )
     ]

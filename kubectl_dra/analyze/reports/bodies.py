@@ -140,8 +140,9 @@ def ok_summary(analyses, dry, node_name, findings) -> tuple[str, str | None]:
         from kubectl_dra.analyze.pod.preempt import pods_of_lower
 
         n = len(pre.evidence.get("victims") or ())
+        where = pre.evidence.get("where") or f"node {pre.evidence['node']}"  # "one of A, B" for a tie
         return (
-            f"the pod is placed on node {pre.evidence['node']} once the {pods_of_lower(n)} it preempts there {'is' if n == 1 else 'are'} gone",
+            f"the pod is placed on {where} once the {pods_of_lower(n)} it preempts there {'is' if n == 1 else 'are'} gone",
             None,
         )
     if dry.allocatable:
