@@ -1,0 +1,101 @@
+"""Fleet: what `status -A` over N contexts costs beside one. The claim (cli/fleet.py): the contexts are scanned in
+parallel, at most MAX_PARALLEL at once, so N clusters cost about the slowest one, not their sum.
+
+One control plane on loopback with the realistic dump of --nodes nodes (live.py's: unique devices, allocated claims
+and their pods, the bench pod, events), reached through N contexts, each through a latency proxy
+(tests/e2e/fault_proxy.py, "slow": every answer held --latency seconds half-way through its body, as a remote
+cluster's round trips and transfer are). Round-robin per round: `status -A` with one context, then with 2, 4, 8
+(and 12: past the bound of 8) contexts, each a fresh process; the figure is each N's wall time over the one
+context's in the same round.
+
+    python benchmarks/fleet.py [--nodes 500] [--latency 0.3] [--runs 3] [--counts 1,2,4,8,12] [--cluster DIR]
+
+One API server answers all N scans here (a fleet has N of them), on the same 2 cores as the N scans' analyses,
+which Python threads share one interpreter lock for: so the figure bounds a real fleet's from above. Not a test:
+CI does not run it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from types import SimpleNamespace
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests" / "cluster"))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(HERE))
+
+import bench  # noqa: E402
+import cluster as clusterlib  # noqa: E402
+import live  # noqa: E402
+from fault_proxy import FaultProxy  # noqa: E402
+
+
+def kubeconfig(proxy: FaultProxy, n: int, path: Path) -> Path:
+    """A kubeconfig with contexts c01..cNN, each a cluster entry of its own that points at the proxy."""
+    one = path.with_suffix(".one")
+    proxy.kubeconfig(one)
+    k = json.loads(one.read_text())
+    cluster, user = k["clusters"][0], k["users"][0]
+    k["clusters"] = [{**cluster, "name": f"c{i:02d}"} for i in range(1, n + 1)]
+    k["users"] = [user]
+    k["contexts"] = [
+        {"name": f"c{i:02d}", "context": {"cluster": f"c{i:02d}", "user": user["name"]}} for i in range(1, n + 1)
+    ]
+    k["current-context"] = "c01"
+    path.write_text(json.dumps(k))
+    return path
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=int, default=500)
+    ap.add_argument("--latency", type=float, default=0.3, help="seconds each answer is held half-way")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--counts", default="1,2,4,8,12")
+    ap.add_argument("--cluster", help="the state directory of a cluster kept (and loaded) by an earlier run")
+    ap.add_argument("--keep-cluster", action="store_true")
+    a = ap.parse_args()
+    counts = [int(x) for x in a.counts.split(",")]
+    bench.compile_modules()
+    state_dir, state = live.cluster(a.cluster, a.nodes, "fleet")
+    live._signal(state, signal.SIGSTOP)
+    proxy = FaultProxy(SimpleNamespace(dir=state["dir"], server=state["server"]))
+    try:
+        proxy.add("", "slow", times=10**9, stall_seconds=a.latency)
+        kc = kubeconfig(proxy, max(counts), Path(tempfile.mkdtemp(prefix="kubectl-dra-fleet-")) / "config")
+        got: dict[int, list] = {n: [] for n in counts}
+        for r in range(a.runs):
+            for n in counts:
+                ctx = [x for i in range(1, n + 1) for x in ("--context", f"c{i:02d}")]
+                wall, rss, rc = bench.measure(["status", "-A", "--kubeconfig", str(kc), *ctx, "-o", "json"])
+                got[n].append((wall, rss, rc))
+                print(f"round {r + 1}: {n:2d} context(s): {wall:6.2f} s, {rss:5.0f} MB, exit {rc}", file=sys.stderr)
+        one = got[counts[0]]
+        print(f"status -A over N contexts (each through a proxy holding every answer {a.latency:g} s), {a.nodes} nodes")
+        print(f"{'N':>3} {'wall (median)':>14} {'x one, per round':>30} {'peak RSS':>9} {'exit':>5}")
+        for n in counts:
+            walls = [w for w, _, _ in got[n]]
+            per = ", ".join(f"{w / o[0]:.2f}x" for (w, _, _), o in zip(got[n], one))
+            print(
+                f"{n:>3} {statistics.median(walls):>12.2f} s {per:>30} {max(r for _, r, _ in got[n]):>6.0f} MB"
+                f" {','.join(sorted({str(c) for _, _, c in got[n]})):>5}"
+            )
+        print(f"requests through the proxy: {len(proxy.log)}")
+    finally:
+        proxy.close()
+        live._signal(state, signal.SIGCONT)
+        if not (a.keep_cluster or a.cluster):
+            clusterlib.down(state_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
