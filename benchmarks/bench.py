@@ -408,6 +408,28 @@ def _report_ratio(runs: dict, d: Path) -> None:
     print(f"the page: {size:.1f} MB (targets: 1.5x, 10 MB)")
 
 
+def first_paint(page: Path, runs: int) -> None:
+    """The page opened in headless Chromium `runs` times, each in a new tab of one browser (tests/e2e/browser.py,
+    Debian's chromium): seconds from the navigation's start to DOMContentLoaded, load and the first contentful
+    paint, at 1280x800 and at a phone's 390x844 (target: first paint within 2 s)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "e2e"))
+    from browser import Browser, ensure_chromium
+
+    b = Browser(ensure_chromium())
+    try:
+        for width, height in ((1280, 800), (390, 844)):
+            got = [b.paint(page.resolve().as_uri(), width, height) for _ in range(runs)]
+            cols = ("DOMContentLoaded", "load", "firstContentfulPaint")
+            med = {c: statistics.median(g.get(c, float("nan")) for g in got) for c in cols}
+            per = ", ".join(f"{g.get('firstContentfulPaint', float('nan')):.2f}" for g in got)
+            print(
+                f"first paint at {width}x{height}: {med['firstContentfulPaint']:.2f} s median (per run {per});"
+                f" DOMContentLoaded {med['DOMContentLoaded']:.2f} s, load {med['load']:.2f} s (target: 2 s)"
+            )
+    finally:
+        b.close()
+
+
 def report_only(d: Path, runs: int) -> int:
     """--report: only status -A and the report on the queue dump, in paired rounds (a few minutes, not the hour
     of every benchmark)."""
@@ -428,6 +450,7 @@ def report_only(d: Path, runs: int) -> int:
             f"{label:<28} median {statistics.median(walls):.2f} s, min {min(walls):.2f} s, {max(r[1] for r in rs):.0f} MB"
         )
     _report_ratio(got, d)
+    first_paint(d / "report.html", max(runs, 3))
     return 0
 
 

@@ -145,6 +145,34 @@ class Browser:
         self.wait_event("Page.loadEventFired", session)
         return Page(self, session, time.monotonic() - started)
 
+    def paint(self, url: str, width: int, height: int, timeout: float = 120) -> dict:
+        """Open url in a new tab and return, in seconds from the navigation's start, when the page reached each of
+        Chromium's lifecycle events (DOMContentLoaded, load, firstPaint, firstContentfulPaint, ...). The report's CSP
+        forbids scripts and headless Chromium fills no PerformancePaintTiming entries, so the times come from
+        Page.lifecycleEvent (the navigation's own, by its loaderId), whose timestamps share one clock with its "init"
+        (the navigation's start)."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        try:
+            self.send("Page.enable", session=session)
+            self.send("Page.setLifecycleEventsEnabled", {"enabled": True}, session=session)
+            self.send(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                session=session,
+            )
+            loader = self.send("Page.navigate", {"url": url}, session=session)["loaderId"]
+            seen: dict[str, float] = {}
+            deadline = time.monotonic() + timeout
+            while "firstContentfulPaint" not in seen or "load" not in seen:
+                e = self.wait_event("Page.lifecycleEvent", session, timeout=max(0.1, deadline - time.monotonic()))
+                if e["params"]["loaderId"] == loader:  # not about:blank's, which the tab opened with
+                    seen.setdefault(e["params"]["name"], e["params"]["timestamp"])
+            base = seen.get("init", min(seen.values()))
+            return {name: t - base for name, t in seen.items()}
+        finally:
+            self.send("Target.closeTarget", {"targetId": target})
+
 
 class Page:
     def __init__(self, browser: Browser, session: str, load_seconds: float):
