@@ -4,6 +4,7 @@ Kubernetes minor 1.34-1.38 and per allocator channel (stable, incubating, experi
 The files follow upstream's (structured/internal/<channel>/):
   search.py       Allocator, the run of Allocate() for a node: validateDeviceRequest, allocateOne
   device.py       allocateDevice (1.34/1.35 and 1.36+ rule sets), counters and capacity bookkeeping
+  device_checks.py  the checks allocateDevice runs per device: in use, isSelectable, selectorsMatch, capacity
   pools.py        GatherPools, pool validity, slice node reachability, DeviceTaintRules, optional node operations
   selection.py    isSelectable / selectorsMatch: CEL selectors through the Kubernetes CEL environment
   capacity.py     consumable_capacity.go: consumed amounts, request policies
