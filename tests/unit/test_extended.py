@@ -12,12 +12,12 @@ from builders import dclass
 from kubectl_dra.analyze.pod.extended import (
     build_requests,
     class_mapping,
-    device_plugin_nodes,
     find_claim,
     is_dra_extended_resource_name,
     is_extended_resource_name,
     pod_extended_resources,
 )
+from kubectl_dra.analyze.pod.extended_nodes import device_plugin_nodes
 from kubectl_dra.features import Semantics
 
 S37 = Semantics.for_version((1, 37))

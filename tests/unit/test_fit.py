@@ -9,7 +9,8 @@ import builders
 from builders import claim, dclass, device, event, request, rslice
 from builders import container as ctr
 
-from kubectl_dra.analyze.pod.fit import BoundPods, Fit, pod_requests, scheduler_units
+from kubectl_dra.analyze.pod.fit import BoundPods, Fit
+from kubectl_dra.analyze.pod.resources import pod_requests, scheduler_units
 from kubectl_dra.analyze.pod.scheduler import SchedulerWord, agreement_finding
 from kubectl_dra.analyze.reports.explain import explain_pod
 from kubectl_dra.features import Semantics

@@ -12,8 +12,9 @@ import pytest
 from builders import container as ctr
 
 from kubectl_dra.analyze.pod.coverage import unmodelled_fields
-from kubectl_dra.analyze.pod.fit import BoundPods, Fit, pod_requests, scheduler_units
+from kubectl_dra.analyze.pod.fit import BoundPods, Fit
 from kubectl_dra.analyze.pod.nodealloc import Demand, modelled, pod_demand, status_nano
+from kubectl_dra.analyze.pod.resources import pod_requests, scheduler_units
 from kubectl_dra.features import Semantics
 
 ON37 = Semantics.for_version((1, 37), {"DRANodeAllocatableResources": True})

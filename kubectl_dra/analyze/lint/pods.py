@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 from kubectl_dra.analyze.lint.objects import _claim_spec, device_plugin_nodes
-from kubectl_dra.analyze.pod.extended import IMPLICIT_PREFIX, is_extended_resource_name, same_vendor
+from kubectl_dra.analyze.pod.extended import IMPLICIT_PREFIX, is_extended_resource_name
+from kubectl_dra.analyze.pod.extended_nodes import same_vendor
 from kubectl_dra.model.kinds import BY_KIND
 from kubectl_dra.model.meta import name_of, ns_of
 

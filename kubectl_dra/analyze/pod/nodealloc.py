@@ -320,7 +320,7 @@ def pod_demand(pod: dict, claims: list, slices, node: dict, sem) -> Demand:
 
 def node_check(demand: Demand, request_nano: dict, request: dict, alloc: dict, used: dict, units) -> list[tuple]:
     """nodeFitsResources: the pod's requests (request_nano, nano-units) plus the demand, rounded once to the
-    scheduler's units (units: fit.scheduler_units), against what the node has left of cpu, memory,
+    scheduler's units (units: resources.scheduler_units), against what the node has left of cpu, memory,
     ephemeral-storage and hugepages-* (alloc minus used, scheduler units). Per resource short: (name, wanted,
     allocatable, what of wanted the devices add beyond request: the pod's own requests in scheduler units)."""
     total = dict(request_nano)
