@@ -9,6 +9,9 @@ cluster's round trips and transfer are). Round-robin per round: `status -A` with
 context's in the same round.
 
     python benchmarks/fleet.py [--nodes 500] [--latency 0.3] [--runs 3] [--counts 1,2,4,8,12] [--cluster DIR]
+                               [--baseline CHECKOUT]
+
+--baseline times another checkout (`git worktree add DIR COMMIT`) in the same rounds, each N right after this one.
 
 One API server answers all N scans here (a fleet has N of them), on the same 2 cores as the N scans' analyses,
 which Python threads share one interpreter lock for: so the figure bounds a real fleet's from above. Not a test:
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import statistics
 import sys
@@ -62,6 +66,7 @@ def main() -> int:
     ap.add_argument("--counts", default="1,2,4,8,12")
     ap.add_argument("--cluster", help="the state directory of a cluster kept (and loaded) by an earlier run")
     ap.add_argument("--keep-cluster", action="store_true")
+    ap.add_argument("--baseline", help="a checkout of another commit, timed in the same rounds")
     a = ap.parse_args()
     counts = [int(x) for x in a.counts.split(",")]
     bench.compile_modules()
@@ -71,23 +76,28 @@ def main() -> int:
     try:
         proxy.add("", "slow", times=10**9, stall_seconds=a.latency)
         kc = kubeconfig(proxy, max(counts), Path(tempfile.mkdtemp(prefix="kubectl-dra-fleet-")) / "config")
-        got: dict[int, list] = {n: [] for n in counts}
+        trees = {"this": ROOT, **({"baseline": Path(a.baseline).resolve()} if a.baseline else {})}
+        got: dict[tuple, list] = {(t, n): [] for t in trees for n in counts}
         for r in range(a.runs):
             for n in counts:
                 ctx = [x for i in range(1, n + 1) for x in ("--context", f"c{i:02d}")]
-                wall, rss, rc = bench.measure(["status", "-A", "--kubeconfig", str(kc), *ctx, "-o", "json"])
-                got[n].append((wall, rss, rc))
-                print(f"round {r + 1}: {n:2d} context(s): {wall:6.2f} s, {rss:5.0f} MB, exit {rc}", file=sys.stderr)
-        one = got[counts[0]]
+                for t, tree in trees.items():
+                    os.chdir(tree)  # `python -m kubectl_dra` runs the checkout it starts in
+                    wall, rss, rc = bench.measure(["status", "-A", "--kubeconfig", str(kc), *ctx, "-o", "json"])
+                    got[t, n].append((wall, rss, rc))
+                    print(f"round {r + 1}: {t} {n:2d} context(s): {wall:6.2f} s, {rss:5.0f} MB, exit {rc}",
+                          file=sys.stderr)  # fmt: skip
         print(f"status -A over N contexts (each through a proxy holding every answer {a.latency:g} s), {a.nodes} nodes")
-        print(f"{'N':>3} {'wall (median)':>14} {'x one, per round':>30} {'peak RSS':>9} {'exit':>5}")
-        for n in counts:
-            walls = [w for w, _, _ in got[n]]
-            per = ", ".join(f"{w / o[0]:.2f}x" for (w, _, _), o in zip(got[n], one))
-            print(
-                f"{n:>3} {statistics.median(walls):>12.2f} s {per:>30} {max(r for _, r, _ in got[n]):>6.0f} MB"
-                f" {','.join(sorted({str(c) for _, _, c in got[n]})):>5}"
-            )
+        print(f"{'tree':>8} {'N':>3} {'wall (median)':>14} {'x one, per round':>30} {'peak RSS':>9} {'exit':>5}")
+        for t in trees:
+            one = got[t, counts[0]]
+            for n in counts:
+                rs = got[t, n]
+                per = ", ".join(f"{w / o[0]:.2f}x" for (w, _, _), o in zip(rs, one))
+                print(
+                    f"{t:>8} {n:>3} {statistics.median(w for w, _, _ in rs):>12.2f} s {per:>30}"
+                    f" {max(r for _, r, _ in rs):>6.0f} MB {','.join(sorted({str(c) for _, _, c in rs})):>5}"
+                )
         print(f"requests through the proxy: {len(proxy.log)}")
     finally:
         proxy.close()
