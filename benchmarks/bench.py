@@ -246,13 +246,14 @@ def generate(path: Path, scan_pods: int = 0, realistic: bool = False, nodes: int
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
 
 
-def measure(args: list[str]) -> tuple[float, float, int]:
-    """Wall seconds and peak RSS (MB) of one run of the CLI in a fresh process."""
+def measure(args: list[str], cpu: list | None = None) -> tuple[float, float, int]:
+    """Wall seconds and peak RSS (MB) of one run of the CLI in a fresh process. cpu: a list the run's CPU seconds
+    (user + system, of the process and every process it waited for) are appended to."""
     code = (
         "import resource, subprocess, sys, time; t = time.perf_counter(); "
         "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
-        "w = time.perf_counter() - t; "
-        "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, r.returncode); "
+        "w = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+        "print(w, u.ru_maxrss / 1024, r.returncode, u.ru_utime + u.ru_stime); "
         "sys.stderr.write(r.stderr.decode())"
     )
     out = subprocess.run(
@@ -261,7 +262,9 @@ def measure(args: list[str]) -> tuple[float, float, int]:
         text=True,
         env=dict(os.environ, NO_COLOR="1"),
     )
-    wall, rss, rc = out.stdout.split()
+    wall, rss, rc, used = out.stdout.split()
+    if cpu is not None:
+        cpu.append(float(used))
     return float(wall), float(rss), int(rc)
 
 

@@ -6,7 +6,8 @@ and their pods, the bench pod, events), reached through N contexts, each through
 (tests/e2e/fault_proxy.py, "slow": every answer held --latency seconds half-way through its body, as a remote
 cluster's round trips and transfer are). Round-robin per round: `status -A` with one context, then with 2, 4, 8
 (and 12: past the bound of 8) contexts, each a fresh process; the figure is each N's wall time over the one
-context's in the same round.
+context's in the same round, and the CPU seconds of every process the run waited for (its scans' processes too).
+Peak RSS is the largest single process's: with a scan per process, one cluster's, not the sum.
 
     python benchmarks/fleet.py [--nodes 500] [--latency 0.3] [--runs 3] [--counts 1,2,4,8,12] [--cluster DIR]
                                [--baseline CHECKOUT]
@@ -78,17 +79,21 @@ def main() -> int:
         kc = kubeconfig(proxy, max(counts), Path(tempfile.mkdtemp(prefix="kubectl-dra-fleet-")) / "config")
         trees = {"this": ROOT, **({"baseline": Path(a.baseline).resolve()} if a.baseline else {})}
         got: dict[tuple, list] = {(t, n): [] for t in trees for n in counts}
+        used: dict[tuple, list] = {(t, n): [] for t in trees for n in counts}  # CPU seconds, every process
         for r in range(a.runs):
             for n in counts:
                 ctx = [x for i in range(1, n + 1) for x in ("--context", f"c{i:02d}")]
                 for t, tree in trees.items():
                     os.chdir(tree)  # `python -m kubectl_dra` runs the checkout it starts in
-                    wall, rss, rc = bench.measure(["status", "-A", "--kubeconfig", str(kc), *ctx, "-o", "json"])
+                    cpu: list = []
+                    wall, rss, rc = bench.measure(["status", "-A", "--kubeconfig", str(kc), *ctx, "-o", "json"], cpu)
                     got[t, n].append((wall, rss, rc))
-                    print(f"round {r + 1}: {t} {n:2d} context(s): {wall:6.2f} s, {rss:5.0f} MB, exit {rc}",
-                          file=sys.stderr)  # fmt: skip
+                    used[t, n].append(cpu[0])
+                    print(f"round {r + 1}: {t} {n:2d} context(s): {wall:6.2f} s, CPU {cpu[0]:6.2f} s, {rss:5.0f} MB, "
+                          f"exit {rc}", file=sys.stderr)  # fmt: skip
         print(f"status -A over N contexts (each through a proxy holding every answer {a.latency:g} s), {a.nodes} nodes")
-        print(f"{'tree':>8} {'N':>3} {'wall (median)':>14} {'x one, per round':>30} {'peak RSS':>9} {'exit':>5}")
+        print(f"{'tree':>8} {'N':>3} {'wall (median)':>14} {'x one, per round':>30} {'CPU s':>7} {'peak RSS':>9} "
+              f"{'exit':>5}")  # fmt: skip
         for t in trees:
             one = got[t, counts[0]]
             for n in counts:
@@ -96,7 +101,7 @@ def main() -> int:
                 per = ", ".join(f"{w / o[0]:.2f}x" for (w, _, _), o in zip(rs, one))
                 print(
                     f"{t:>8} {n:>3} {statistics.median(w for w, _, _ in rs):>12.2f} s {per:>30}"
-                    f" {max(r for _, r, _ in rs):>6.0f} MB {','.join(sorted({str(c) for _, _, c in rs})):>5}"
+                    f" {statistics.median(used[t, n]):>7.1f} {max(r for _, r, _ in rs):>6.0f} MB {','.join(sorted({str(c) for _, _, c in rs})):>5}"
                 )
         print(f"requests through the proxy: {len(proxy.log)}")
     finally:
