@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
 
 import pytest
 
@@ -140,40 +139,3 @@ def test_the_error_line_of_a_fleet_scan_escapes_the_context_names(tmp_path, comm
     assert got.code == 2, got
     assert "\x1b" not in got.err and "\x07" not in got.err, repr(got.err)
     assert "error: 2 of 2 clusters not" in got.err and "lab" in got.err, got
-
-
-def _scan_in_process(ctx: str):
-    """A module-level scan (a process pool pickles it): the pid it ran in, or the failures scan_contexts turns into
-    one line each."""
-    import os
-
-    if ctx == "gone":
-        raise DraError("unable to connect to the server")
-    if ctx == "bug":
-        raise KeyError("x")
-    return _PidReport(os.getpid())
-
-
-@dataclass(frozen=True)
-class _PidReport:
-    pid: int
-    determined: bool = True
-
-
-def test_where_the_platform_forks_safely_each_cluster_is_scanned_in_a_process_of_its_own():
-    """A scan's analysis holds the interpreter lock: threads would take turns at it, so N clusters would cost
-    their sum. The answers come back in the contexts' order, failures as their one line, from other processes."""
-    import os
-
-    from kubectl_dra.cli.fleet import forks_safely
-
-    got = scan_contexts(["a", "gone", "b", "bug", "c"], _scan_in_process, processes=True)
-    assert [a.context for a in got] == ["a", "gone", "b", "bug", "c"]
-    assert got[1].error == "unable to connect to the server" and got[3].error.startswith("internal error: KeyError")
-    pids = {a.report.pid for a in got if a.report is not None}
-    if forks_safely():
-        assert os.getpid() not in pids, pids
-    else:
-        assert pids == {os.getpid()}
-    threads = scan_contexts(["a", "b"], _scan_in_process)  # not asked: threads, in this process
-    assert {a.report.pid for a in threads} == {os.getpid()}
