@@ -14,6 +14,12 @@ Peak RSS is the largest single process's: with a scan per process, one cluster's
 
 --baseline times another checkout (`git worktree add DIR COMMIT`) in the same rounds, each N right after this one.
 
+    python benchmarks/fleet.py --offline DUMP [--counts 1,2] [--runs 3]
+
+--offline: no cluster and no server, only the client's own work, which threads cannot share (the analysis holds the
+interpreter lock): cli/fleet.py scan_contexts over N contexts whose scan reads DUMP (a file, as --from-file) and
+judges it, in this process (wall and CPU seconds), round-robin.
+
 One API server answers all N scans here (a fleet has N of them), on the same 2 cores as the N scans' analyses,
 which Python threads share one interpreter lock for: so the figure bounds a real fleet's from above. Not a test:
 CI does not run it."""
@@ -59,6 +65,43 @@ def kubeconfig(proxy: FaultProxy, n: int, path: Path) -> Path:
     return path
 
 
+def _offline_scan(dump: str, context: str):
+    """One context's scan of the offline mode: the dump read and judged as `status -A --from-file DUMP` does."""
+    from kubectl_dra.cli.options import Options
+    from kubectl_dra.cli.status import _scan_once
+
+    return _scan_once(Options.from_click({"all_namespaces": True, "from_files": (dump,)}), None, None, progress=False)
+
+
+def offline(dump: str, counts: list[int], runs: int) -> int:
+    import resource
+    import time
+    from functools import partial
+
+    from kubectl_dra.cli.fleet import scan_contexts
+
+    def cpu() -> float:
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+    got: dict[int, list] = {}
+    for r in range(runs):
+        for n in counts:
+            t0, c0 = time.perf_counter(), cpu()
+            answers = scan_contexts([f"c{i}" for i in range(n)], partial(_offline_scan, dump))
+            wall, used = time.perf_counter() - t0, cpu() - c0
+            assert all(a.report is not None for a in answers), [a.error for a in answers]
+            got.setdefault(n, []).append((wall, used))
+            print(f"round {r + 1}: {n:2d}: {wall:6.2f} s, CPU {used:6.2f} s", file=sys.stderr)
+    print(f"scan_contexts over N copies of {dump}, no server")
+    one = got[counts[0]]
+    for n in counts:
+        per = ", ".join(f"{w / o[0]:.2f}x" for (w, _), o in zip(got[n], one))
+        print(f"{n:>3} {statistics.median(w for w, _ in got[n]):>8.2f} s  x one: {per:<24}"
+              f" CPU {statistics.median(c for _, c in got[n]):.1f} s")  # fmt: skip
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, default=500)
@@ -68,8 +111,11 @@ def main() -> int:
     ap.add_argument("--cluster", help="the state directory of a cluster kept (and loaded) by an earlier run")
     ap.add_argument("--keep-cluster", action="store_true")
     ap.add_argument("--baseline", help="a checkout of another commit, timed in the same rounds")
+    ap.add_argument("--offline", metavar="DUMP", help="no cluster: N scans of DUMP in threads and in processes")
     a = ap.parse_args()
     counts = [int(x) for x in a.counts.split(",")]
+    if a.offline:
+        return offline(a.offline, counts, a.runs)
     bench.compile_modules()
     state_dir, state = live.cluster(a.cluster, a.nodes, "fleet")
     live._signal(state, signal.SIGSTOP)
