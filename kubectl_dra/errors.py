@@ -10,6 +10,9 @@ class ExitCode(IntEnum):
     BLOCKED = 1  # blocked / not satisfiable
     ERROR = 2  # the tool could not do its job
     INTERRUPTED = 130  # Ctrl-C
+    # stdout's reader went away (`| head`): the process ends killed by SIGPIPE, as kubectl does (a shell says 141);
+    # in-process (tests) the code itself
+    READER_GONE = 141
 
 
 class DraError(Exception):

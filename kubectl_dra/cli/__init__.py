@@ -13,7 +13,7 @@ import click
 
 from kubectl_dra import __version__
 from kubectl_dra.cli import devices, dump, explain, lint, match, report, status
-from kubectl_dra.cli.common import CONTEXT_SETTINGS, HelpGroup, flags, one_line, output_flag
+from kubectl_dra.cli.common import CONTEXT_SETTINGS, HelpGroup, ReaderGone, flags, one_line, output_flag
 from kubectl_dra.errors import DraError, ExitCode
 from kubectl_dra.features import SUPPORTED_VERSIONS
 
@@ -122,12 +122,28 @@ def main(argv=None) -> None:
         raise
 
 
+def _killed_by_sigpipe() -> None:
+    """End as kubectl ends when its reader goes away: killed by SIGPIPE (the interpreter ignores the signal so that
+    a socket's broken pipe is an error; stdout's is put back to the default and raised), nothing on stderr."""
+    import signal
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is still buffered goes nowhere
+    except (OSError, ValueError):
+        pass
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGPIPE)
+    os._exit(int(ExitCode.READER_GONE))  # (only if the signal did not end the process)
+
+
 def _fast_exit(code: int) -> None:
     import atexit
 
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, ValueError):  # the reader went away, or the stream is closed
+    except BrokenPipeError:  # the reader went away before the last of the output
+        code = int(ExitCode.READER_GONE)
+    except ValueError:  # the stream is closed
         pass
     except OSError as e:  # what is left of the output cannot be written (a full disk): not a success
         sys.stderr.write(f"error: could not write the output: {one_line(e.strerror or e)}\n")
@@ -137,6 +153,8 @@ def _fast_exit(code: int) -> None:
     except (OSError, ValueError):
         pass
     atexit._run_exitfuncs()
+    if code == ExitCode.READER_GONE:
+        _killed_by_sigpipe()
     os._exit(code)
 
 
@@ -174,12 +192,8 @@ def _main(argv=None) -> None:
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")
         sys.exit(int(ExitCode.INTERRUPTED))
-    except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        sys.exit(int(ExitCode.OK))
+    except (ReaderGone, BrokenPipeError):  # (a write outside a command: --help, --version)
+        sys.exit(int(ExitCode.READER_GONE))
     except OSError as e:
         # Reading files, kubeconfigs and the API all end in DraError; an OSError that gets here is the output
         # itself failing (a full disk, an I/O error on the file stdout goes to).

@@ -310,8 +310,25 @@ def short_unseen(line: str) -> str:
     return f"{head}{sep}{shown}): {why}"
 
 
+class ReaderGone(Exception):
+    """stdout's reader went away (EPIPE: `| head` has read what it wanted). Not an OSError, so that click does not
+    turn it into its own exit 1, which is this tool's "blocked"."""
+
+
 class HelpGroup(click.Group):
     """A command group that, given no subcommand, prints its help and exits 0, as kubectl does."""
+
+    def make_context(self, *args, **kwargs):  # (the group's own --help is written while its arguments are parsed)
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:
+            raise ReaderGone() from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:  # the API client retries and wraps its own sockets' errors: this is stdout's
+            raise ReaderGone() from None
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("invoke_without_command", True)

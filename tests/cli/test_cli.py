@@ -212,6 +212,35 @@ def test_output_that_cannot_be_written_is_one_line_and_exit_2(args):
     assert_one_line_error(r, "could not write the output: No space left on device")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("status", "-A", "--from-file", str(STEP3)),
+        ("explain", "pod", POD, "--from-file", str(STEP3)),
+        ("explain", "pod", "--help"),
+        ("--help",),
+    ],
+)
+def test_a_reader_that_goes_away_ends_the_process_as_it_ends_kubectl(args):
+    """`kubectl dra status | head -1`: the reader closes the pipe; kubectl dies of SIGPIPE (a shell says 141), and
+    so does kubectl-dra, silently. Click turned the broken pipe into its exit 1, which here means "blocked": a
+    pipeline under `set -o pipefail` read it as a blocked pod."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "kubectl_dra", *args],
+            stdout=w,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, NO_COLOR="1"),
+            timeout=60,
+        )
+    finally:
+        os.close(w)
+    assert p.returncode == -13 and p.stderr == "", (p.returncode, p.stderr)
+
+
 def test_unreachable_cluster_is_exit_2(tmp_path):
     kc = kubeconfig(tmp_path / "kubeconfig", {"server": "https://127.0.0.1:9"}, {"token": "t"})
     assert_one_line_error(
