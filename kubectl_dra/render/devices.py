@@ -196,7 +196,7 @@ def _pool_status(out: Out, report) -> None:
     def cell(up, ours, k: str) -> str:
         v = "-" if up[k] is None else str(up[k])
         if ours is not None and up[k] is not None and ours[k] != up[k]:
-            v += f" (ours {ours[k]})"
+            v += f" ({ours[k]})"
         return v
 
     rows, notes = [], []
@@ -214,13 +214,13 @@ def _pool_status(out: Out, report) -> None:
             notes.append(f"{p['request']}: {why}")
     out.blank()
     out.line(
-        "ResourcePoolStatusRequests (upstream's counts, alpha, as of when each was answered; in parentheses "
-        "kubectl-dra's count now where it differs):",
+        "ResourcePoolStatusRequests (alpha): upstream's counts as of when each was answered, kubectl-dra's "
+        "count now in parentheses where it differs:",
         wrap=0,
     )
     _table(
         out,
-        ["REQUEST", "POOL", "NODE", "TOTAL", "ALLOCATED", "AVAILABLE", "UNAVAILABLE"],
+        ["REQUEST", "POOL", "NODE", "TOTAL", "ALLOC", "AVAIL", "UNAVAIL"],
         [[esc(c) for c in r] for r in rows],
         droppable=("NODE",),
     )

@@ -166,7 +166,7 @@ def test_pool_status_requests_beside_ours(gates_scenario):
     assert entry["upstream"]["available"] == up.get("availableDevices") == 2, (entry, up)
     assert not [f for f in r.json["findings"] if f["subject"].get("request") == name], r.json["findings"]
     text = sc.cluster.kubectl_dra("devices").stdout  # the summary (a filter lists devices instead)
-    assert "ResourcePoolStatusRequests (upstream's counts" in text and name in text, text
+    assert "ResourcePoolStatusRequests (alpha): upstream's counts" in text and name in text, text
     assert "DRA023" not in text and "DRA106" not in text, text
 
     # A user who may not list ResourceClaims sees the device as free: no disagreement, upstream's count bounds it
