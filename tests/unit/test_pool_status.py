@@ -184,3 +184,13 @@ def test_without_requests_nothing_changes():
     r = inventory(snap(), S37)
     assert r.pool_status == () and r.findings == ()
     assert "findings" not in r.to_dict(items=False)
+
+
+def test_a_pool_gone_since_is_a_disagreement_unless_the_slices_were_not_read():
+    r = inventory(snap(rpsr(pool="node-09", counts=(2, 0, 2, 0))), S37)
+    (f,) = r.findings
+    assert f.code == "DRA023" and "total: upstream 2, kubectl-dra 0" in f.message
+    assert "available: upstream 2, kubectl-dra 0" in f.message
+    gap = Gap("list", "resourceslices.resource.k8s.io", None, "forbidden", "forbidden")
+    r = inventory(snap(rpsr(pool="node-09", counts=(2, 0, 2, 0)), gaps=[gap]), S37)
+    assert r.findings == ()

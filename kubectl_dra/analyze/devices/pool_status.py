@@ -28,6 +28,7 @@ COUNTS = ("total", "allocated", "available", "unavailable")
 _UPSTREAM_FIELDS = ("totalDevices", "allocatedDevices", "availableDevices", "unavailableDevices")
 _BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 CLAIMS = "resourceclaims.resource.k8s.io"
+SLICES = "resourceslices.resource.k8s.io"
 
 
 def _int(v):
@@ -121,11 +122,13 @@ def pool_status_findings(entries: list[dict], gaps) -> list[Finding]:
     pool) is neither. gaps: the snapshot's (what could not be read)."""
     claims_gap = next((g for g in gaps if g.resource == CLAIMS), None)
     rules_unread = any(g.resource == TAINT_RULES for g in gaps)
+    slices_read = not any(g.resource == SLICES for g in gaps)
     out = []
     for p in entries:
         up, ours = p["upstream"], p["kubectlDra"]
-        if up is None or up["total"] is None or ours is None:
+        if up is None or up["total"] is None or (ours is None and not slices_read):
             continue
+        ours = ours or dict.fromkeys(COUNTS, 0)  # the slices were read and publish no device of the pool now
         skip = set()
         if claims_gap is not None:  # ours may be short of claims it could not read: fewer is no disagreement
             skip.add("available")
