@@ -132,7 +132,9 @@ def test_consumable_capacity_exhausted(gates_scenario):
 def test_pool_status_requests_beside_ours(gates_scenario):
     """DRAResourcePoolStatus (alpha): kube-controller-manager answers a ResourcePoolStatusRequest (the test creates
     it; kubectl-dra only reads it, the audit log checks that), and `devices` shows its counts beside its own for the
-    same pool: three devices, one allocated to a running pod's claim."""
+    same pool: three devices, one allocated to a running pod's claim. Counted as the controller counts, they agree;
+    a user who may not list claims gets upstream's count as a bound (DRA106); the claim deleted afterwards, the
+    request (counted once) and kubectl-dra disagree, both numbers named (DRA023)."""
     from e2e_helpers import wait_for
 
     sc = gates_scenario("poolstatus")
@@ -186,6 +188,19 @@ def test_pool_status_requests_beside_ours(gates_scenario):
     finally:
         sc.api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{role}")
         sc.api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{role}")
+
+    # The controller counts once, when the request is created: the pod and its claim gone, it still says 1 allocated
+    sc.cluster.delete_pods(sc.ns)
+    claim_path = f"/apis/resource.k8s.io/v1/namespaces/{sc.ns}/resourceclaims/claim-1"
+    sc.api.delete(claim_path)
+    wait_for("claim-1 to be deleted", lambda: sc.api.get(claim_path, ok404=True) is None, 60, 0.5)
+    assert (sc.api.get(path).get("status") or {}).get("pools") == status  # never counted again
+    r = sc.cluster.kubectl_dra("devices", "--driver", sc.driver, "-o", "json")
+    assert r.code == 0, str(r)  # a warning, not an open answer
+    mine = [f for f in r.json["findings"] if f["subject"].get("request") == name]
+    assert [f["code"] for f in mine] == ["DRA023"], mine
+    assert mine[0]["evidence"]["differ"] == ["allocated", "available"], mine
+    assert "allocated: upstream 1, kubectl-dra 0; available: upstream 2, kubectl-dra 3" in mine[0]["message"], mine
 
 
 def _reader_without_claims_list(sc) -> tuple[str, str]:
