@@ -79,7 +79,8 @@ def devices_cmd(
     By default a summary per node and per class (devices free, allocated, shared, tainted, unhealthy, unusable) and,
     for partitionable devices, how many more of each partition still fit. --list or any filter lists the devices;
     --node also lists the pods that hold the node's devices and through which claims. Where ResourcePoolStatusRequests
-    (alpha) exist and are readable, their counts are shown beside kubectl-dra's; none is ever created.
+    (alpha) exist and are readable, their counts are shown with kubectl-dra's where they differ (DRA023; DRA106 where
+    claims could not all be read: upstream's count bounds what is in use); none is ever created.
     Per node with devices, whether a kubelet plugin serves each of their drivers (its DaemonSet's pod on the node is
     Ready): a note for each node where it is not ready, runs no pod (the nodeSelector, taint or affinity that
     excludes the node) or is unknown (the DaemonSets cannot be read, or none runs it); -o wide: a PLUGINS column.

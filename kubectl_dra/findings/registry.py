@@ -221,6 +221,28 @@ _RULES = [
         'verdict is undetermined (exit 2), never "nothing blocks".',
     ),
     Rule(
+        code="DRA023",
+        name="pool-status-disagrees",
+        severity="warning",
+        blocking=False,
+        missing=None,
+        summary="A ResourcePoolStatusRequest's device counts for a pool differ from kubectl-dra's count of the same "
+        "pool, counted the way the controller counts.",
+        hint="Create a new ResourcePoolStatusRequest for the pool and compare again: a difference that stays is a "
+        "difference in how the two read the cluster (tell kubectl-dra's maintainers, with a kubectl dra dump).",
+        explanation="kube-controller-manager (gate DRAResourcePoolStatus, resource.k8s.io/v1alpha3) fills in a "
+        "ResourcePoolStatusRequest once, when it is created, and never again: its counts are as of its condition's "
+        "time. `kubectl dra devices` counts the same pool from the snapshot as the controller does: total, every "
+        "device of the pool's slices at its newest generation; allocated, the distinct devices that ResourceClaims' "
+        "allocation results name (AdminAccess left out; a shared device once); unavailable, the devices with a "
+        "NoSchedule or NoExecute taint, their own or a DeviceTaintRule's; available, total minus allocated minus "
+        "unavailable (a tainted allocated device is subtracted twice, as upstream does). Health reports, used-up "
+        "counters and invalid pools are not upstream's unavailable. A difference is named count by count with both "
+        "numbers. Usually the cluster changed since the request was answered (a claim allocated or freed, a slice "
+        "republished, a taint added); a request still pending, one that failed, or a pool upstream left without "
+        "counts (an incomplete pool's validationError) is not compared.",
+    ),
+    Rule(
         code="DRA701",
         name="selector-does-not-compile",
         severity="error",
@@ -426,6 +448,23 @@ _RULES = [
         explanation="The API server sets some fields on every object it stores (an ownerReference's uid, a Pod's or a "
         "Node's status). An input without one was cut or edited by hand. kubectl-dra does not name a culprit "
         "on such a ground: it judges without the field (an owner by its name) or leaves the answer open.",
+    ),
+    Rule(
+        code="DRA106",
+        name="pool-status-bounds-usage",
+        severity="info",
+        blocking=False,
+        missing=None,
+        summary="kubectl-dra could not read every ResourceClaim, so its count of a pool's allocated devices may be "
+        "short: a ResourcePoolStatusRequest's count, which the controller makes from every claim, bounds what is in use.",
+        hint="Grant list on resourceclaims in every namespace (docs/rbac.md) for kubectl-dra's own count; until then "
+        "read the request's numbers as the pool's usage as of its time.",
+        explanation="A user who may list ResourceClaims only in some namespaces sees only the devices their claims "
+        "hold: the others look free. kube-controller-manager counts every claim when it answers a "
+        "ResourcePoolStatusRequest, so where its allocated count is higher the difference is likely held by claims "
+        "kubectl-dra could not read. This is not a disagreement (DRA023 is not raised for allocated and available "
+        "then): the message gives kubectl-dra's count in the claims it read and upstream's counts with their time. "
+        "The inventory stays incomplete (exit 2).",
     ),
     Rule(
         code="DRA201",

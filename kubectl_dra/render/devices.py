@@ -189,35 +189,44 @@ _CHUNK = 512  # devices per serialisation: few calls, and never more than this m
 
 
 def _pool_status(out: Out, report) -> None:
-    """ResourcePoolStatusRequests that exist (upstream's counts, alpha) beside kubectl-dra's for the same pool."""
+    """ResourcePoolStatusRequests that exist (upstream's counts, alpha), kubectl-dra's count of the same pool, counted
+    as the controller counts, in parentheses where it differs; then what the differences mean (DRA023, DRA106)."""
 
-    def n(v) -> str:
-        return "-" if v is None else str(v)
+    def cell(up, ours, k: str) -> str:
+        v = "-" if up[k] is None else str(up[k])
+        if ours is not None and up[k] is not None and ours[k] != up[k]:
+            v += f" ({ours[k]})"
+        return v
 
-    rows = []
+    rows, notes = [], []
     for p in report.pool_status:
-        up, ours = p["upstream"], p["kubectlDra"] or {}
-        if up is None:
-            cond = p["condition"] or {}
-            state = f"pending{': ' + cond['reason'] if cond.get('reason') else ''}"
-            up_cells = [state, "", "", ""]
+        up, ours = p["upstream"], p["kubectlDra"]
+        if up is None or up["total"] is None:
+            cells = [p["answer"], "-", "-", "-"]
         else:
-            up_cells = [n(up["total"]), n(up["allocated"]), n(up["available"]), n(up["unavailable"])]
-            if up.get("validationError"):
-                up_cells[-1] += f" (invalid: {up['validationError']})"
-        rows.append(
-            [esc(p["request"]), esc(f"{p['driver']}/{p['pool'] or '*'}"), esc(p["node"] or "-")]
-            + [esc(c) for c in up_cells]
-            + [n(ours.get("total")), n(ours.get("allocated")), n(ours.get("free")), n(ours.get("unavailable"))]
-        )
+            cells = [cell(up, ours, k) for k in ("total", "allocated", "available", "unavailable")]
+        rows.append([p["request"], f"{p['driver']}/{p['pool'] or '*'}", p["node"] or "-", *cells])
+        why = (up or {}).get("validationError") or ""
+        if not why and p["answer"] != "counted":
+            why = (p["condition"] or {}).get("message") or ""
+        if why:
+            notes.append(f"{p['request']}: {why}")
     out.blank()
-    out.line("ResourcePoolStatusRequests (upstream's counts, alpha; kubectl-dra's for the same pool on the right):")
+    out.line(
+        "ResourcePoolStatusRequests (alpha): upstream's counts as of when each was answered, kubectl-dra's "
+        "count now in parentheses where it differs:",
+        wrap=0,
+    )
     _table(
         out,
-        ["REQUEST", "POOL", "NODE", "TOTAL", "ALLOCATED", "AVAILABLE", "UNAVAILABLE", "OURS: TOTAL", "ALLOC", "FREE"]
-        + ["UNAVAIL"],
-        rows,
+        ["REQUEST", "POOL", "NODE", "TOTAL", "ALLOC", "AVAIL", "UNAVAIL"],
+        [[esc(c) for c in r] for r in rows],
+        droppable=("NODE",),
     )
+    for line in notes:
+        out.line(esc(line), wrap=2)
+    for f in report.findings:
+        out.line((f"{f.severity} {f.code}: ", "bold"), esc(f.message), wrap=2)
 
 
 # Always shown in the summary; the other states' columns only where some device is in them (all with -o wide).

@@ -132,7 +132,9 @@ def test_consumable_capacity_exhausted(gates_scenario):
 def test_pool_status_requests_beside_ours(gates_scenario):
     """DRAResourcePoolStatus (alpha): kube-controller-manager answers a ResourcePoolStatusRequest (the test creates
     it; kubectl-dra only reads it, the audit log checks that), and `devices` shows its counts beside its own for the
-    same pool: three devices, one allocated to a running pod's claim."""
+    same pool: three devices, one allocated to a running pod's claim. Counted as the controller counts, they agree;
+    a user who may not list claims gets upstream's count as a bound (DRA106); the claim deleted afterwards, the
+    request (counted once) and kubectl-dra disagree, both numbers named (DRA023)."""
     from e2e_helpers import wait_for
 
     sc = gates_scenario("poolstatus")
@@ -162,6 +164,89 @@ def test_pool_status_requests_beside_ours(gates_scenario):
     (entry,) = [p for p in r.json["poolStatusRequests"] if p["request"] == name]
     assert entry["upstream"]["total"] == up.get("totalDevices") == 3, (entry, up)
     assert entry["upstream"]["allocated"] == up.get("allocatedDevices") == 1, (entry, up)
-    assert entry["kubectlDra"] == {"total": 3, "allocated": 1, "free": 2, "unavailable": 0}, entry
+    assert entry["kubectlDra"] == {"total": 3, "allocated": 1, "available": 2, "unavailable": 0}, entry
+    assert entry["upstream"]["available"] == up.get("availableDevices") == 2, (entry, up)
+    assert not [f for f in r.json["findings"] if f["subject"].get("request") == name], r.json["findings"]
     text = sc.cluster.kubectl_dra("devices").stdout  # the summary (a filter lists devices instead)
-    assert "ResourcePoolStatusRequests (upstream's counts" in text and name in text, text
+    assert "ResourcePoolStatusRequests (alpha): upstream's counts" in text and name in text, text
+    assert "DRA023" not in text and "DRA106" not in text, text
+
+    # A user who may not list ResourceClaims sees the device as free: no disagreement, upstream's count bounds it
+    kc, role = _reader_without_claims_list(sc)
+    try:
+        r = sc.cluster.kubectl_dra("devices", "--driver", sc.driver, "-o", "json", kubeconfig=kc)
+        assert r.code == 2, str(r)  # the inventory is incomplete
+        mine = [f for f in r.json["findings"] if f["subject"].get("request") == name]
+        assert [f["code"] for f in mine] == ["DRA106"], mine
+        msg = mine[0]["message"]
+        assert (
+            "kubectl-dra counts 0 of 3 devices allocated" in msg and "counted 1 allocated and 2 available of 3" in msg
+        )
+        assert "bounds what is in use" in msg, msg
+        text = sc.cluster.kubectl_dra("devices", kubeconfig=kc).stdout
+        assert "info DRA106:" in text and "DRA023" not in text, text
+    finally:
+        sc.api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{role}")
+        sc.api.delete(f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{role}")
+
+    # The controller counts once, when the request is created: the pod and its claim gone, it still says 1 allocated
+    sc.cluster.delete_pods(sc.ns)
+    claim_path = f"/apis/resource.k8s.io/v1/namespaces/{sc.ns}/resourceclaims/claim-1"
+    sc.api.delete(claim_path)
+    wait_for("claim-1 to be deleted", lambda: sc.api.get(claim_path, ok404=True) is None, 60, 0.5)
+    assert (sc.api.get(path).get("status") or {}).get("pools") == status  # never counted again
+    r = sc.cluster.kubectl_dra("devices", "--driver", sc.driver, "-o", "json")
+    assert r.code == 0, str(r)  # a warning, not an open answer
+    mine = [f for f in r.json["findings"] if f["subject"].get("request") == name]
+    assert [f["code"] for f in mine] == ["DRA023"], mine
+    assert mine[0]["evidence"]["differ"] == ["allocated", "available"], mine
+    assert "allocated: upstream 1, kubectl-dra 0; available: upstream 2, kubectl-dra 3" in mine[0]["message"], mine
+
+
+def _reader_without_claims_list(sc) -> tuple[str, str]:
+    """A ServiceAccount that reads what `devices` reads (ResourcePoolStatusRequests too) but may only get, not list,
+    ResourceClaims: its kubeconfig and its ClusterRole's name (the binding has the same)."""
+    import tempfile
+    from pathlib import Path
+
+    from e2e_helpers import wait_for
+
+    sa, role = "no-claims", f"{sc.ns}-no-claims"
+    read = ["get", "list", "watch"]
+    rules = [
+        {"apiGroups": [""], "resources": ["pods", "events", "nodes"], "verbs": read},
+        {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": read},
+        {"apiGroups": ["apps"], "resources": ["daemonsets"], "verbs": read},
+        {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"], "verbs": ["get"]},
+        {
+            "apiGroups": ["resource.k8s.io"],
+            "resources": ["resourceclaimtemplates", "deviceclasses", "resourceslices", "devicetaintrules",
+                          "resourcepoolstatusrequests"],
+            "verbs": read,
+        },
+    ]  # fmt: skip
+    sc.api.post(f"/api/v1/namespaces/{sc.ns}/serviceaccounts",
+                {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": sa}})  # fmt: skip
+    rbac = "/apis/rbac.authorization.k8s.io/v1"
+    sc.api.post(f"{rbac}/clusterroles", {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                                         "metadata": {"name": role}, "rules": rules})  # fmt: skip
+    sc.api.post(
+        f"{rbac}/clusterrolebindings",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": role},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": [{"kind": "ServiceAccount", "name": sa, "namespace": sc.ns}],
+        },
+    )
+    kc = sc.cluster.token_kubeconfig(sc.ns, sa, Path(tempfile.mkdtemp()) / f"{sa}.kubeconfig")
+    user = f"system:serviceaccount:{sc.ns}:{sa}"
+
+    def can(verb: str, res: str) -> str:
+        return sc.cluster.kubectl("auth", "can-i", verb, res, "-A", f"--as={user}", check=False).stdout.strip()
+
+    # RBAC caches are eventually consistent: wait until the role is in effect
+    wait_for(f"RBAC for {user}", lambda: can("list", "resourcepoolstatusrequests.resource.k8s.io") == "yes", 30)
+    assert can("list", "resourceclaims.resource.k8s.io") == "no"
+    return kc, role

@@ -2294,11 +2294,80 @@ def _pool_status_requests():
 scenario(
     "devices-pool-status-requests",
     "kubectl dra devices on a cluster where ResourcePoolStatusRequests exist (alpha API, read only, never created): "
-    "upstream's counts for node-02's pool beside kubectl-dra's (both count the tainted gpu-2 unavailable; upstream "
-    "counts gpu-3 allocated, kubectl-dra unavailable, as its pod's kubelet reports it unhealthy), and a request not "
-    "answered yet.",
+    "upstream's counts for node-02's pool beside kubectl-dra's, counted as the controller counts (both count the "
+    "tainted gpu-2 unavailable and gpu-3 allocated, though its pod's kubelet reports it unhealthy: health is not "
+    "upstream's unavailable), so they agree and no finding is raised; and a request not answered yet.",
     "devices",
     inventory_objs() + _pool_status_requests(),
+    version="1.37",
+)
+
+
+POOL_NS = "ml-team"
+
+
+def _pool_count_objs():
+    """node-01's pool of four GPUs (gpu-3 tainted NoSchedule by its driver), two claims of namespace ml-team holding
+    gpu-0 and gpu-1 now, and a ResourcePoolStatusRequest that kube-controller-manager answered at 10:00, when
+    gpu-2 was held too (a claim deleted since): upstream's 3 allocated and 0 available against 2 and 1 now."""
+    taint = {"key": "maintenance", "value": "planned", "effect": "NoSchedule"}
+    devs = [dev(f"gpu-{i}", "40Gi", **({"taints": [taint]} if i == 3 else {})) for i in range(4)]
+    held = [
+        claim(f"train-{i}", [request()], results=[("gpu", "node-01", f"gpu-{i}")], node="node-01", ns=POOL_NS)
+        for i in range(2)
+    ]
+    rq = {
+        "apiVersion": "resource.k8s.io/v1alpha3",
+        "kind": "ResourcePoolStatusRequest",
+        "metadata": {"name": "node-01-gpus", "creationTimestamp": "2026-12-07T10:00:00Z"},
+        "spec": {"driver": DRIVER, "poolName": "node-01"},
+        "status": {
+            "poolCount": 1,
+            "pools": [
+                {"driver": DRIVER, "poolName": "node-01", "nodeName": "node-01", "generation": 1,
+                 "resourceSliceCount": 1, "totalDevices": 4, "allocatedDevices": 3, "availableDevices": 0,
+                 "unavailableDevices": 1}
+            ],
+            "conditions": [
+                {"type": "Complete", "status": "True", "reason": "CalculationComplete",
+                 "message": "Calculated status for 1 pools", "lastTransitionTime": "2026-12-07T10:00:00Z"}
+            ],
+        },
+    }  # fmt: skip
+    return [node("node-01", zone="a"), dclass(), rslice("node-01-gpus", devs, "node-01"), *held, rq]
+
+
+scenario(
+    "devices-pool-status-disagrees",
+    "kubectl dra devices where a ResourcePoolStatusRequest answered at 10:00 counts node-01's pool otherwise than "
+    "kubectl-dra counts it now (the claims in namespace ml-team): allocated 3 against 2, available 0 against 1, "
+    "each named with both numbers (DRA023, a warning: exit 0); total and the tainted gpu-3 (unavailable to both) agree.",
+    "devices",
+    _pool_count_objs(),
+    version="1.37",
+)
+
+
+def _claims_refused_header():
+    """A dump by a user who may list ResourceClaims in namespace ml-team only: the cluster-wide list refused."""
+    return {
+        **_bundle_header("v1.37.2"),
+        "namespace": POOL_NS,
+        "gaps": [
+            {"verb": "list", "resource": "resourceclaims.resource.k8s.io", "namespace": None, "reason": "forbidden",
+             "message": 'resourceclaims.resource.k8s.io is forbidden: User "ml-dev" cannot list resource '
+             '"resourceclaims" in API group "resource.k8s.io" at the cluster scope'}
+        ],
+    }  # fmt: skip
+
+
+scenario(
+    "devices-pool-status-claims-refused",
+    "The same pool in a dump by a user who may list ResourceClaims in namespace ml-team only: kubectl-dra sees 2 "
+    "of the 3 devices the ResourcePoolStatusRequest counted allocated, which is no disagreement: upstream's count "
+    "bounds what is in use (DRA106, info); the inventory is incomplete (exit 2).",
+    "devices",
+    [_claims_refused_header(), *_pool_count_objs()],
     version="1.37",
 )
 

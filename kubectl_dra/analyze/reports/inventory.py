@@ -17,7 +17,7 @@ from typing import NamedTuple
 from kubectl_dra.analyze.allocator import device_id_str
 from kubectl_dra.analyze.allocator.counters import add_consumption, first_exceeded
 from kubectl_dra.analyze.devices.checks import evaluate_selectors, keyer
-from kubectl_dra.analyze.devices.pool_status import upstream_pool_status
+from kubectl_dra.analyze.devices.pool_status import counts_as_upstream, pool_status_findings, upstream_pool_status
 from kubectl_dra.analyze.devices.universe import CounterView, DeviceEntry
 from kubectl_dra.analyze.pod.dryrun import Analysis
 from kubectl_dra.analyze.pod.kubelet import DRIVER_PIECE_READS
@@ -116,14 +116,15 @@ class InventoryReport:
     where_errors: tuple[str, ...] = ()
     # per pool, counter set and counter: capacity, used by allocated devices, left
     counters: tuple[dict, ...] = ()
-    pool_status: tuple[
-        dict, ...
-    ] = ()  # ResourcePoolStatusRequests' counts beside ours (analyze/devices/pool_status.py)
+    # ResourcePoolStatusRequests' counts beside ours, counted as upstream counts them (analyze/devices/pool_status.py)
+    pool_status: tuple[dict, ...] = ()
     # per node and driver of the listed node-local devices, the driver's kubelet plugin there (node_plugins.py)
     plugins: tuple = ()
     # --driver D that a DeviceClass names and no ResourceSlice publishes: is a plugin deployed, does it run
     # (driver.judge_publishing, the driver piece's own rule)
     publishing: tuple = ()
+    # where a ResourcePoolStatusRequest's counts differ from ours (DRA023) or bound them (DRA106)
+    findings: tuple = ()
 
     states = STATES
 
@@ -197,6 +198,7 @@ class InventoryReport:
             "headroom": [h.to_dict() for h in self.headroom],
             "counters": list(self.counters),
             "poolStatusRequests": list(self.pool_status),
+            **({"findings": [f.to_dict() for f in self.findings]} if self.pool_status else {}),
             "plugins": [p.to_dict() for p in self.plugins],
             "publishing": [
                 {"driver": p.driver, "state": p.state, "message": p.message, "daemonset": p.daemonset}
@@ -301,6 +303,10 @@ def inventory(
     # the driver piece's reads (DaemonSets) are not the inventory's: refused, the plugins say "unknown" and why
     # of the kinds a dump may lack, templates and events tell nothing about devices
     gaps = [g for g in snap.gaps if g.resource not in DRIVER_PIECE_READS and g.resource not in UNUSED_ABSENT]
+    pool_status = ()
+    if snap.pool_status_requests:  # counted over every device, whatever the filters list
+        counts = counts_as_upstream(snap.slices, an.universe.entries, state)
+        pool_status = tuple(upstream_pool_status(snap.pool_status_requests, counts))
     return InventoryReport(
         tuple(rows),
         tuple(headroom(an, counters, state, listed_pools)),
@@ -310,9 +316,10 @@ def inventory(
         tuple(unseen_words(g) for g in gaps),
         tuple(errors),
         tuple(counter_usage(an, counters, listed_pools)),
-        tuple(upstream_pool_status(snap.pool_status_requests, rows)),
+        pool_status,
         tuple(node_plugins(snap, rows)),
         _publishing(snap, filters.get("driver")),
+        tuple(pool_status_findings(pool_status, gaps)),
     )
 
 
