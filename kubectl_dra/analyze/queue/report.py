@@ -158,7 +158,8 @@ def _opened(report, why: str, **evidence):
     findings = dedupe([*report.findings, make("DRA431", why, **(evidence or {"preemption": True}))])
     verdict = verdict_from(findings, report.verdict.summary)
     body = dict(report.body)
-    body["pieces"] = pod_pieces(findings, body)
+    if "pieces" in body:  # (not in a brief report: explain_pod)
+        body["pieces"] = pod_pieces(findings, body)
     return replace(report, findings=tuple(findings), body=body, verdict=verdict)
 
 
@@ -256,7 +257,8 @@ def with_place(report, place: Place):
         )
         ok, now_on = f"claims allocatable once the pods ahead of it in the queue are placed ({where}){v.now_rest}", None
     verdict = verdict_from(findings, ok, now_on)
-    body["pieces"] = pod_pieces(findings, body)
+    if "pieces" in body:  # (not in a brief report: explain_pod)
+        body["pieces"] = pod_pieces(findings, body)
     return replace(report, findings=tuple(findings), body=body, verdict=verdict)
 
 

@@ -224,7 +224,7 @@ def an_pod(an: Analysis, ns: str, name: str) -> dict | None:
 def explain_pod(
     snap: Snapshot, sem: Semantics, namespace: str, name: str, base: Analysis | None = None, brief: bool = False
 ) -> Report:
-    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows).
+    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows) nor its pieces.
 
     The steps, in the order their findings appear in the report: what could not be read and the semantics; the
     pod's claims (and the scheduler's extended-resource claim); the dry-run; the claims' findings; the node's
@@ -267,7 +267,8 @@ def explain_pod(
     ok, now_on = _pod_ok_summary(analyses, dry, node_name, findings, ext, word)
     verdict = verdict_from(findings, assumed_note(sem, ok), now_on)
     body = _pod_body(an, pod, namespace, name, pcs, ext, analyses, dry, word, events, brief)
-    body["pieces"] = pod_pieces(findings, body)
+    if not brief:  # (a brief report is a row of a scan or a pod of the queue: no one shows its pieces)
+        body["pieces"] = pod_pieces(findings, body)
     return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
 
 
