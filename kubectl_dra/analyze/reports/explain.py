@@ -231,8 +231,8 @@ def explain_pod(
     body: bool = True,
 ) -> Report:
     """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows) nor its pieces.
-    body=False: no body at all (a pending pod the queue places ahead of the ones asked about: it reads the verdict,
-    the findings and the analysis only).
+    body=False: no body at all (a row of `status`, a pending pod the queue places ahead of the ones asked about: they
+    read the verdict, the findings and the analysis only).
 
     The steps, in the order their findings appear in the report: what could not be read and the semantics; the
     pod's claims (and the scheduler's extended-resource claim); the dry-run; the claims' findings; the node's
@@ -277,7 +277,7 @@ def explain_pod(
     if not body:
         return Report("Diagnosis", tuple(findings), {}, sem.to_dict(), verdict)
     shown = _pod_body(an, pod, namespace, name, pcs, ext, analyses, dry, word, events, brief)
-    if not brief:  # (a brief report is a row of a scan or a pod of the queue: no one shows its pieces)
+    if not brief:  # (no one shows a brief report's pieces: --replicas recomputes its copy's)
         shown["pieces"] = pod_pieces(findings, shown)
     return Report("Diagnosis", tuple(findings), shown, sem.to_dict(), verdict)
 
