@@ -53,11 +53,11 @@ def _others(snap, sem, base):
 
 def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
     """The queue over every pending pod of the snapshot that uses DRA. alone: (namespace, name) -> (pod, report,
-    the Analysis fork that made it) for the pods already explained alone; the others are explained here, briefly,
-    by explain (reports/explain.py explain_pod, which the reports that judge the queue pass: the queue sits below
-    them and imports none). Every command judges the same queue, whichever pods it asks about (one answer per pod:
-    a pod's place may depend on pods behind it, a retry of one that errs, tests/test_one_answer.py). Returns the
-    queue and, per pod in alone, its report with its place."""
+    the Analysis fork that made it) for the pods already explained alone; the others are explained here, briefly and
+    without a body (no answer shows them), by explain (reports/explain.py explain_pod, which the reports that judge
+    the queue pass: the queue sits below them and imports none). Every command judges the same queue, whichever
+    pods it asks about (one answer per pod: a pod's place may depend on pods behind it, a retry of one that errs,
+    tests/test_one_answer.py). Returns the queue and, per pod in alone, its report with its place."""
 
     classes = list(snap.classes)
     got = dict(alone)
@@ -67,7 +67,7 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
             continue
         fork = base.fork()
         try:
-            got[key] = (p, explain(snap, sem, key[0], key[1], fork, True), fork)
+            got[key] = (p, explain(snap, sem, key[0], key[1], fork, True, body=False), fork)
         except DraError:
             continue  # it cannot be explained: neither can the scheduler's view of it be modelled here
     entries, members = [], {}
@@ -158,7 +158,8 @@ def _opened(report, why: str, **evidence):
     findings = dedupe([*report.findings, make("DRA431", why, **(evidence or {"preemption": True}))])
     verdict = verdict_from(findings, report.verdict.summary)
     body = dict(report.body)
-    body["pieces"] = pod_pieces(findings, body)
+    if "pieces" in body:  # (not in a brief report: explain_pod)
+        body["pieces"] = pod_pieces(findings, body)
     return replace(report, findings=tuple(findings), body=body, verdict=verdict)
 
 
@@ -256,7 +257,8 @@ def with_place(report, place: Place):
         )
         ok, now_on = f"claims allocatable once the pods ahead of it in the queue are placed ({where}){v.now_rest}", None
     verdict = verdict_from(findings, ok, now_on)
-    body["pieces"] = pod_pieces(findings, body)
+    if "pieces" in body:  # (not in a brief report: explain_pod)
+        body["pieces"] = pod_pieces(findings, body)
     return replace(report, findings=tuple(findings), body=body, verdict=verdict)
 
 

@@ -222,9 +222,17 @@ def an_pod(an: Analysis, ns: str, name: str) -> dict | None:
 
 
 def explain_pod(
-    snap: Snapshot, sem: Semantics, namespace: str, name: str, base: Analysis | None = None, brief: bool = False
+    snap: Snapshot,
+    sem: Semantics,
+    namespace: str,
+    name: str,
+    base: Analysis | None = None,
+    brief: bool = False,
+    body: bool = True,
 ) -> Report:
-    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows).
+    """brief: the verdict and findings only, without the per-device rows of the body (the scan's rows) nor its pieces.
+    body=False: no body at all (a row of `status`, a pending pod the queue places ahead of the ones asked about: they
+    read the verdict, the findings and the analysis only).
 
     The steps, in the order their findings appear in the report: what could not be read and the semantics; the
     pod's claims (and the scheduler's extended-resource claim); the dry-run; the claims' findings; the node's
@@ -266,9 +274,12 @@ def explain_pod(
     findings = dedupe(an.findings)
     ok, now_on = _pod_ok_summary(analyses, dry, node_name, findings, ext, word)
     verdict = verdict_from(findings, assumed_note(sem, ok), now_on)
-    body = _pod_body(an, pod, namespace, name, pcs, ext, analyses, dry, word, events, brief)
-    body["pieces"] = pod_pieces(findings, body)
-    return Report("Diagnosis", tuple(findings), body, sem.to_dict(), verdict)
+    if not body:
+        return Report("Diagnosis", tuple(findings), {}, sem.to_dict(), verdict)
+    shown = _pod_body(an, pod, namespace, name, pcs, ext, analyses, dry, word, events, brief)
+    if not brief:  # (no one shows a brief report's pieces: --replicas recomputes its copy's)
+        shown["pieces"] = pod_pieces(findings, shown)
+    return Report("Diagnosis", tuple(findings), shown, sem.to_dict(), verdict)
 
 
 # A pod claim's findings that say its claim is not in the input (DRA104, DRA215) or could not be read (DRA103).

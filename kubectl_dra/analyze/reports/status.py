@@ -159,7 +159,9 @@ def scan(
     for p in sorted(pods, key=lambda p: (ns_of(p), name_of(p))):
         fork = base.fork()
         try:
-            alone_reports[(ns_of(p), name_of(p))] = (p, explain_pod(snap, sem, ns_of(p), name_of(p), fork, True), fork)
+            # (a row reads the verdict, the findings' codes and the place: no body)
+            report = explain_pod(snap, sem, ns_of(p), name_of(p), fork, True, body=False)
+            alone_reports[(ns_of(p), name_of(p))] = (p, report, fork)
         except DraError as e:  # one pod that cannot be explained does not stop the scan
             errors[(ns_of(p), name_of(p))] = e
     queue = judged = None
