@@ -16,6 +16,7 @@ from kubectl_dra.analyze.allocator import (
     AllocatedState,
     AllocationError,
     Allocator,
+    ErrorKind,
     NodeFailure,
     SelectorEvaluator,
     obj_ref,
@@ -141,7 +142,9 @@ def evaluate(scenario: dict) -> dict:
         out.update(outcome=NODE_FAILURE_OUTCOME, error=e.message)
         return _with_reasons({"cel": cel, "allocation": out}, reasons)
     except AllocationError as e:
-        out.update(outcome="error", error=e.message)
+        # the local engine's limit (ErrorKind.INEXACT: "kubectl-dra: ...") is no Kubernetes error: undetermined, as
+        # explain answers it
+        out.update(outcome="undetermined" if e.kind == ErrorKind.INEXACT else "error", error=e.message)
         return _with_reasons({"cel": cel, "allocation": out}, reasons)
     if res is None and reasons is not None and alloc.last_failure is not None:
         # Where the search ran out of candidates first and why (allocator/why.py): compared with upstream's.

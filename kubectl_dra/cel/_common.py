@@ -94,6 +94,8 @@ class EvalResult:
     error: str | None
     reads: tuple = ()
     exact: bool = True
+    # a derived version given without the build metadata it may carry ("1.2.3+abc" as "1.2.3"): _derived.py
+    build_dropped: bool = False
 
     @property
     def device_matches_error(self) -> str | None:

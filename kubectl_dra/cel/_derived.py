@@ -9,6 +9,9 @@ DeviceAttribute (valToDeviceAttribute)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from ._common import DERIVED_EMPTY_LIST, CelCompileError, EvalResult
 from ._messages import celgo_type_name, result_type_name
 from ._selector import CompiledSelector
@@ -30,6 +33,21 @@ def _semver_text(v) -> str:
     return str(getattr(v, "v", v))
 
 
+# Upstream's derived version is semver.Version.String(), build metadata included ("1.2.3+abc"); this engine's
+# semver type keeps none. A version that may carry some (a value read with a "+", a literal such as
+# semver("1.2.3+b")) comes back flagged build_dropped: where constraints compare versions as strings (1.37), the
+# allocator leaves it open (allocator/derived.py, SEMVER_BUILD); 1.38 compares them as semver, build ignored.
+SEMVER_BUILD = (
+    "kubectl-dra: the derived version may carry build metadata (+...), which upstream keeps in the attribute and "
+    "compares, and the local CEL engine drops; Kubernetes' value is unknown"
+)
+_BUILD_LITERAL = re.compile(r"""["'][^"']*[0-9]\+[0-9A-Za-z.-]""")
+
+
+def _may_carry_build(expression: str, reads: tuple) -> bool:
+    return any(isinstance(v, str) and "+" in v for _, v in reads) or bool(_BUILD_LITERAL.search(expression))
+
+
 class CompiledDerived(CompiledSelector):
     """evaluate(device).value is the derived attribute as a slice publishes one ({"int": 3}, {"strings": [...]}),
     or .error is the evaluation error as EvaluateDerivedAttribute returns it."""
@@ -48,8 +66,25 @@ class CompiledDerived(CompiledSelector):
             return EvalResult({"bool": res.value}, None, res.reads)
         return res
 
+    def _semver_build(self, value, reads: tuple) -> bool:
+        """A semver result (or a list holding one) that may carry build metadata."""
+        if value.type().name() != "kubernetes.Semver":
+            if not any(i.type().name() == "kubernetes.Semver" for i in value.value()):
+                return False
+        return _may_carry_build(self.expression, reads)
+
     def _other_result(self, value, reads: tuple) -> EvalResult:
         t = value.type().name()
+        res = self._derived_value(value, t, reads)
+        if (
+            res.error is None
+            and (t == "kubernetes.Semver" or t.startswith("LIST"))
+            and self._semver_build(value, reads)
+        ):
+            return replace(res, build_dropped=True)
+        return res
+
+    def _derived_value(self, value, t: str, reads: tuple) -> EvalResult:
         v = value.value()
         if t in _SCALAR:
             field = _SCALAR[t]

@@ -333,12 +333,10 @@ def judge(
     except Exception:  # a crash of the engine is a disagreement
         return "disagreed", [{"kind": "engine-crash", "detail": traceback.format_exc(limit=8)}]
     if (ours.get("allocation") or {}).get("outcome") == "undetermined":
-        # The engine declines (DRA016 in explain): a field it does not model. Counted apart, never as agreement.
+        # The engine declines (explain: DRA016, a field it does not model; or a limit of the local CEL engine,
+        # "kubectl-dra: ..."). Counted apart, never as agreement.
         return "inconclusive", [
-            {
-                "kind": "inconclusive",
-                "detail": "engine undetermined, field not modelled: " + ours["allocation"]["error"],
-            }
+            {"kind": "inconclusive", "detail": "engine undetermined: " + ours["allocation"]["error"]}
         ]
     if "kubectl-dra's step budget" in ((ours.get("allocation") or {}).get("error") or ""):
         # The engine gave up and says so (DRA414, undetermined, exit 2): honest, but no verdict to compare.

@@ -1055,6 +1055,41 @@ scenario(
     _derived_objs(),
     version="1.37",
 )
+
+
+def _derived_firmware_objs():
+    """Two devices whose firmware versions differ only in build metadata, compared through derived attributes."""
+    objs = copy.deepcopy(_derived_objs())
+    c = next(o for o in objs if o["kind"] == "ResourceClaim")
+    for r in c["spec"]["devices"]["requests"]:
+        r["exactly"]["derivedAttributes"] = [
+            {"name": "derived/firmware", "expression": 'device.attributes["gpu.example.com"].firmware'}
+        ]
+    c["spec"]["devices"]["constraints"] = [{"requests": ["gpu", "nic"], "matchAttribute": "derived/firmware"}]
+    s = next(o for o in objs if o["kind"] == "ResourceSlice")
+    for d, fw in zip(s["spec"]["devices"], ("1.2.3+gpu.7", "1.2.3+nic.2")):
+        d["attributes"]["firmware"] = {"version": fw}
+    return objs
+
+
+scenario(
+    "derived-attributes-semver-build-metadata",
+    "DRADerivedAttributes on (1.37, namespace ml): each request derives derived/firmware from the device's firmware "
+    "version, 1.2.3+gpu.7 and 1.2.3+nic.2. Upstream keeps the build metadata in a derived version "
+    "(semver.Version.String) and matchAttribute compares the strings, so they differ; the local CEL engine's semver "
+    "drops it, and used to call them equal and the claim allocatable. Now the derived value is open (exit 2).",
+    "explain pod trainer -n ml --feature-gates DRADerivedAttributes=true",
+    _derived_firmware_objs(),
+    version="1.37",
+)
+scenario(
+    "derived-attributes-semver-build-metadata-1-38",
+    "The same claim on 1.38, where attribute values are parsed once and versions compare as semver, build "
+    "metadata ignored (Version.Equals): 1.2.3+gpu.7 and 1.2.3+nic.2 match, and the claim is allocatable (exit 0).",
+    "explain pod trainer -n ml --feature-gates DRADerivedAttributes=true",
+    _derived_firmware_objs(),
+    version="1.38",
+)
 scenario(
     "derived-attributes-gate-off",
     "The same claim with DRADerivedAttributes off (the 1.37 default): every allocator refuses a request with derived "

@@ -9,6 +9,8 @@ it validates it. A compile error, a runtime error, or a value that is no attribu
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kubectl_dra.analyze.allocator.common import AllocationError, ErrorKind, device_id_str
 from kubectl_dra.analyze.allocator.requests import Request
 from kubectl_dra.features import Semantics
@@ -62,12 +64,21 @@ class DerivedValues:
         if hit is not None:
             return hit
         from kubectl_dra.cel import CelCompileError
+        from kubectl_dra.cel._derived import SEMVER_BUILD
 
         try:
             compiled = self.ev.env.compile(expr, derived=True)
         except CelCompileError as e:
             raise AllocationError(f"compile derived attribute {name} failed: {e}", kind=ErrorKind.CEL_COMPILE) from None
         res = compiled.evaluate(self.ev.cel_device(did, d))
+        if res.error is None and res.build_dropped and not self.ev.sem.behaviour.attributes_converted_once:
+            res = replace(res, error=SEMVER_BUILD, exact=False)  # 1.37 compares the strings, build included
+        if res.error is not None and not res.exact:  # the local engine's limit, not Kubernetes' answer: open
+            raise AllocationError(
+                f"derived attribute {name} on device {device_id_str(did)}: {res.error}",
+                kind=ErrorKind.INEXACT,
+                device=device_id_str(did),
+            )
         if res.error is not None:
             raise AllocationError(
                 f"evaluate derived attribute {name} on device {device_id_str(did)} failed: "
