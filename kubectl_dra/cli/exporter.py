@@ -57,6 +57,11 @@ class Exporter:
         self.answer_errors = 0
         self.last_failed = False  # the last answer could not be made: the metrics are an older answer's
         self.server = None
+        # the answer's families as exposition text, written once per answer by the first scrape after it (its
+        # families object, the text): at 5,000 nodes they are 60,000 series, and writing them at every scrape took
+        # up to the 10 s of Prometheus' default scrape timeout on a busy machine (docs/performance.md)
+        self._rendered: tuple[object, bytes] | None = None
+        self._render_lock = threading.Lock()
 
     # -- the answers ----------------------------------------------------------------------------
     def observe(self, snap, scan, sem, analysis=None) -> None:
@@ -88,6 +93,22 @@ class Exporter:
     # -- prometheus-client --------------------------------------------------------------------------
     def collect(self):
         """The Collector protocol: every family, with the constant cluster label when one is set."""
+        yield from self._answer_metrics(self.families)
+        yield from self._own_metrics()
+
+    def _answer_metrics(self, families):
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        from kubectl_dra.analyze.reports.metrics import PREFIX
+
+        const = ("cluster",) if self.cluster else ()
+        cv = (self.cluster,) if self.cluster else ()
+        kinds = {"gauge": GaugeMetricFamily, "counter": CounterMetricFamily}
+        for f in families:
+            yield self._family(kinds[f.kind], PREFIX + f.name, f.help, const + f.labels, cv, f.samples)
+
+    def _own_metrics(self):
+        """The process's own families: read at each scrape (the staleness, the errors and retries so far)."""
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
         const = ("cluster",) if self.cluster else ()
@@ -111,8 +132,6 @@ class Exporter:
         )  # fmt: skip
         from kubectl_dra.analyze.reports.metrics import PREFIX
 
-        for f in self.families:
-            yield self._family(kinds[f.kind], PREFIX + f.name, f.help, const + f.labels, cv, f.samples)
         for name, kind, text, labels, samples in own:
             yield self._family(kinds[kind], PREFIX + name, text, const + labels, cv, samples)
 
@@ -126,21 +145,45 @@ class Exporter:
     # -- HTTP -------------------------------------------------------------------------------------
     def start(self) -> None:
         """Bind and serve in a daemon thread; a one-line DraError when the address cannot be bound."""
-        from prometheus_client import CollectorRegistry, make_wsgi_app
+        from prometheus_client import CollectorRegistry
+        from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
         from prometheus_client.gc_collector import GCCollector
         from prometheus_client.platform_collector import PlatformCollector
         from prometheus_client.process_collector import ProcessCollector
 
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(self)
+        exporter = self
+
+        class Live:  # read at each scrape: the process's own families and prometheus-client's
+            def collect(self):
+                return exporter._own_metrics()
+
+        class Answer:  # written once per answer (answer_text)
+            def __init__(self, families):
+                self.families = families
+
+            def collect(self):
+                return exporter._answer_metrics(self.families)
+
+        live = CollectorRegistry(auto_describe=False)
+        live.register(Live())
         for collector in (ProcessCollector, PlatformCollector, GCCollector):
-            collector(registry=registry)
-        metrics = make_wsgi_app(registry)
+            collector(registry=live)
+
+        def answer_text() -> bytes:
+            families = self.families
+            with self._render_lock:
+                if self._rendered is None or self._rendered[0] is not families:
+                    one = CollectorRegistry(auto_describe=False)
+                    one.register(Answer(families))
+                    self._rendered = (families, generate_latest(one))
+                return self._rendered[1]
 
         def app(environ, start_response):
             path = environ.get("PATH_INFO") or "/"
-            if path == "/metrics":
-                return metrics(environ, start_response)
+            if path == "/metrics":  # the text format 0.0.4, which every Prometheus reads
+                body = answer_text() + generate_latest(live)
+                start_response("200 OK", [("Content-Type", CONTENT_TYPE_PLAIN_0_0_4)])
+                return [body]
             if path in ("/healthz", "/livez"):
                 status, body = "200 OK", "ok"
             elif path == "/readyz":

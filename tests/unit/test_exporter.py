@@ -119,6 +119,33 @@ def test_served_metrics_and_probes():
         ex.server.server_close()
 
 
+def test_an_answer_is_written_once_and_the_live_values_at_each_scrape():
+    """At 5,000 nodes an answer is 60,000 series: writing them at every scrape took up to Prometheus' 10 s scrape
+    timeout on a busy machine. The first scrape after an answer writes its text; the next scrapes serve the same
+    bytes, with the process's own values (errors, staleness) read afresh; a new answer is written anew."""
+    snap, report, _ = answer("status-all-namespaces")
+    session = LiveSession(None, [], [], {})
+    ex = Exporter("127.0.0.1:0", None, session)
+    ex.start()
+    base = f"http://127.0.0.1:{ex.port}"
+    try:
+        ex.observe(snap, report, S37)
+        first = http_get(base + "/metrics")[1]
+        written = ex._rendered[1]
+        session.interruptions = 2
+        second = http_get(base + "/metrics")[1]
+        assert ex._rendered[1] is written  # not written again
+        assert 'kubectl_dra_errors_total{kind="watch"} 2.0' in second and "kubectl_dra_pod_status{" in second
+        assert 'kubectl_dra_errors_total{kind="watch"} 0.0' in first
+        snap2, report2, _ = answer("preempt-queue-status")
+        ex.observe(snap2, report2, S37)
+        third = http_get(base + "/metrics")[1]
+        assert ex._rendered[1] is not written and "trainer-1" in third and "trainer-1" not in first
+    finally:
+        ex.server.shutdown()
+        ex.server.server_close()
+
+
 def test_a_taken_port_is_a_one_line_error():
     first = Exporter("127.0.0.1:0", None, None)
     first.start()
