@@ -30,7 +30,7 @@ from kubectl_dra.analyze.reports.status import scan
 from kubectl_dra.cli.exporter import Exporter
 from kubectl_dra.features import Semantics
 from kubectl_dra.gather.client import ListRecord
-from kubectl_dra.gather.files import raw_objects
+from kubectl_dra.gather.files import load_files
 from kubectl_dra.gather.watch import LiveSession
 
 
@@ -80,13 +80,17 @@ def main(argv: list[str]) -> int:
     dump = where / f"exporter-{a.nodes}.yaml"
     if not dump.exists():
         generate(dump, scan_pods=SCAN_PODS, nodes=a.nodes)
-    session = session_of(raw_objects([str(dump)]))
+    objs: list = []
+    load_files([str(dump)], None, kept=objs)  # every object as read
+    session = session_of(objs)
     sem = Semantics.for_version((1, 37))
     ex = Exporter("127.0.0.1:0", "bench", session)
     ex.start()
     url = f"http://127.0.0.1:{ex.port}/metrics"
     rnd = random.Random(7)
-    print("round  changed  answer_s  (scan_s  metrics_s)  scrape_s  scrape_kB  series  rss_MB  cpu_s", flush=True)
+    print(
+        "round  changed  answer_s  (scan_s  metrics_s)  scrape_s  again_s  scrape_kB  series  rss_MB  cpu_s", flush=True
+    )
     until = time.monotonic() + a.minutes * 60 if a.minutes else None
     for i in range(10**9 if until else a.rounds):
         if until is not None and time.monotonic() > until:
@@ -107,8 +111,13 @@ def main(argv: list[str]) -> int:
         with urllib.request.urlopen(url, timeout=60) as r:
             body = r.read()
         scrape = time.perf_counter() - t
+        t = time.perf_counter()  # a second scrape of the same answer: its text is written once (cli/exporter.py)
+        with urllib.request.urlopen(url, timeout=60) as r:
+            again = len(r.read())
+        scrape2 = time.perf_counter() - t
+        assert abs(again - len(body)) < 4096, (again, len(body))  # the same answer (the process's values aside)
         series = sum(1 for line in body.splitlines() if line and not line.startswith(b"#"))
-        print(f"{i:5d}  {changed:7d}  {answer:8.2f}  ({scanned:6.2f}  {ex.took:9.2f})  {scrape:8.3f}  "
+        print(f"{i:5d}  {changed:7d}  {answer:8.2f}  ({scanned:6.2f}  {ex.took:9.2f})  {scrape:8.3f}  {scrape2:7.3f}  "
               f"{len(body) / 1024:9.0f}  {series:6d}  {rss_mb():6.0f}  {cpu:5.2f}", flush=True)  # fmt: skip
     ex.server.shutdown()
     return 0
