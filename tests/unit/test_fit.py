@@ -214,7 +214,7 @@ def test_without_node_objects_the_fit_on_an_inferred_node_is_unknown():
 
 
 def test_when_the_dry_run_stops_at_its_node_budget_every_node_it_tried_being_full_is_not_a_block():
-    from kubectl_dra.analyze.pod.dryrun import MAX_DRYRUN_NODES
+    from kubectl_dra.analyze.pod.dryrun_search import MAX_DRYRUN_NODES
 
     objs = [trainer(), CLUSTER[0], CLUSTER[2]]
     for i in range(MAX_DRYRUN_NODES + 5):

@@ -345,7 +345,7 @@ def fit_findings(dry, fit: Fit | None) -> list:
     bound to those nodes are unknown or the search stopped before it found a node with room; DRA505 (info) when it
     drops some of them and others remain. Where every node is rejected, whether preempting pods of lower priority
     makes room (dry.preemption, preempt.py: DRA507, placed once they are gone; DRA508, open)."""
-    from kubectl_dra.analyze.pod.dryrun import MAX_DRYRUN_NODES
+    from kubectl_dra.analyze.pod.dryrun_search import MAX_DRYRUN_NODES
     from kubectl_dra.findings.model import make
 
     if fit is None or not dry.allocatable or dry.error_decides:
