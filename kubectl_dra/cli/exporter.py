@@ -97,23 +97,10 @@ class Exporter:
         yield from self._own_metrics()
 
     def _answer_metrics(self, families):
-        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-
-        from kubectl_dra.analyze.reports.metrics import PREFIX
-
-        const = ("cluster",) if self.cluster else ()
-        cv = (self.cluster,) if self.cluster else ()
-        kinds = {"gauge": GaugeMetricFamily, "counter": CounterMetricFamily}
-        for f in families:
-            yield self._family(kinds[f.kind], PREFIX + f.name, f.help, const + f.labels, cv, f.samples)
+        yield from self._families((f.name, f.kind, f.help, f.labels, f.samples) for f in families)
 
     def _own_metrics(self):
         """The process's own families: read at each scrape (the staleness, the errors and retries so far)."""
-        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
-
-        const = ("cluster",) if self.cluster else ()
-        cv = (self.cluster,) if self.cluster else ()
-        kinds = {"gauge": GaugeMetricFamily, "counter": CounterMetricFamily}
         since = self.session.behind_since() if self.session is not None else None
         client = getattr(self.session, "client", None)
         own = (
@@ -130,17 +117,23 @@ class Exporter:
             ("api_retries", "counter", "API requests sent again (429 or 5xx with Retry-After, a connection "
              "closed before the answer).", (), (((), getattr(client, "retries", 0)),)),
         )  # fmt: skip
+        yield from self._families(own)
+
+    def _families(self, rows):
+        """rows: (name, kind, help, labels, samples: ((label values), value) ...) -> metric families, each with the
+        cluster label first where one is set."""
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
         from kubectl_dra.analyze.reports.metrics import PREFIX
 
-        for name, kind, text, labels, samples in own:
-            yield self._family(kinds[kind], PREFIX + name, text, const + labels, cv, samples)
-
-    @staticmethod
-    def _family(cls, name, text, labels, cv, samples):
-        fam = cls(name, text, labels=list(labels))
-        for values, value in samples:
-            fam.add_metric([*cv, *values], value)
-        return fam
+        const = ("cluster",) if self.cluster else ()
+        cv = (self.cluster,) if self.cluster else ()
+        kinds = {"gauge": GaugeMetricFamily, "counter": CounterMetricFamily}
+        for name, kind, text, labels, samples in rows:
+            fam = kinds[kind](PREFIX + name, text, labels=[*const, *labels])
+            for values, value in samples:
+                fam.add_metric([*cv, *values], value)
+            yield fam
 
     # -- HTTP -------------------------------------------------------------------------------------
     def start(self) -> None:
