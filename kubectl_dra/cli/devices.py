@@ -217,12 +217,12 @@ def _fleet(o: Options, contexts: list[str], filters: dict, listed: bool, no_head
 def _map_watch(o: Options, held: list, filters: dict) -> None:
     """-o map -w: cli/watch.py's loop; held: [the gather], emptied here (its snapshot answers first, then goes)."""
     from kubectl_dra.analyze.reports.inventory import inventory
-    from kubectl_dra.cli.watch import _watch_map
+    from kubectl_dra.cli.watch import watch_map
 
     got = held.pop()
     session, first = got.session, [got.snapshot]
     del got
-    _watch_map(o, session, first, lambda s: inventory(s, o.semantics(s.server_version), filters), _show_map)
+    watch_map(o, session, first, lambda s: inventory(s, o.semantics(s.server_version), filters), _show_map)
 
 
 def _show_inventory(report, o: Options, listed: bool, no_headers: bool) -> None:

@@ -109,7 +109,7 @@ def watch_status(o: Options, session, first: list, evaluate, no_headers: bool = 
     _watch_loop(session, lambda: show(True), lambda: show(False))
 
 
-def _watch_map(o: Options, session, first: list, evaluate, show) -> None:
+def watch_map(o: Options, session, first: list, evaluate, show) -> None:
     """devices -o map -w: the map, then the map again each time what it draws changes (a cell's state or holder,
     the counters, the pending pods estimated): at a terminal in place of the last one, else after a line with the
     time. evaluate(snapshot): the inventory, its filters applied; show(inventory, snapshot, o, map) draws it.

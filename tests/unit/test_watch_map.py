@@ -39,7 +39,7 @@ def watched(events: list, capsys) -> str:
     session.events = list(events)
     o = Options(NS, True, None, None, None, "map", (), None, {}, False, False, True, False)
     with pytest.raises(SystemExit) as exit_:
-        watch._watch_map(o, session, [session.snapshot()], lambda s: inventory(s, S37), _show_map)
+        watch.watch_map(o, session, [session.snapshot()], lambda s: inventory(s, S37), _show_map)
     assert exit_.value.code == 130
     return capsys.readouterr().out
 
