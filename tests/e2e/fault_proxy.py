@@ -46,6 +46,9 @@ class FaultProxy:
         self.log: list[str] = []
         self.spans: list[tuple[str, float, float]] = []  # (path, arrived, answered) of every forwarded answer
         self.lock = threading.Lock()
+        # path -> (status, content type, body) of the API server's 200 answers, served again without asking it: set
+        # to a dict to replay (benchmarks/fleet.py: N contexts each as if its own cluster, one server's work)
+        self.cache: dict | None = None
         proxy = self
 
         class Forward(Handler):
@@ -137,13 +140,19 @@ class FaultProxy:
                 h.close_connection = True
 
     def _forward(self, path: str) -> tuple[int, str, bytes]:
+        cache = self.cache
+        if cache is not None and path in cache:
+            return cache[path]
         conn = http.client.HTTPSConnection(*self.upstream, context=self.client_ctx, timeout=30)
         try:
             conn.request("GET", path, headers={"Accept": "application/json"})
             r = conn.getresponse()
-            return r.status, r.getheader("Content-Type") or "application/json", r.read()
+            got = r.status, r.getheader("Content-Type") or "application/json", r.read()
         finally:
             conn.close()
+        if cache is not None and got[0] == 200:
+            cache[path] = got
+        return got
 
     @staticmethod
     def _send(h, status: int, body: bytes, ctype: str, extra: dict | None = None) -> None:
