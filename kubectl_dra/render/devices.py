@@ -123,6 +123,9 @@ def render_inventory_fleet(answers, opts, stream, listing: bool) -> None:
     for a in answers:
         if a.report is None:
             out.line(esc(a.context), f": not read: {esc(a.error)}", wrap=2)
+        else:  # upstream's pool counts that differ from the cluster's own (DRA023, DRA106): its table is -o json's
+            for f in a.report.findings:
+                out.line(esc(a.context), ": ", (f"{f.severity} {f.code}: ", "bold"), esc(f.message), wrap=2)
     if read and opts.header:
         total = sum(len(a.report.rows) for a in read)
         free = sum(a.report.state_counts["free"] for a in read)

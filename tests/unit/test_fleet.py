@@ -139,3 +139,24 @@ def test_the_error_line_of_a_fleet_scan_escapes_the_context_names(tmp_path, comm
     assert got.code == 2, got
     assert "\x1b" not in got.err and "\x07" not in got.err, repr(got.err)
     assert "error: 2 of 2 clusters not" in got.err and "lab" in got.err, got
+
+
+def test_a_cluster_whose_pool_counts_upstream_disputes_says_so_in_the_fleet_table():
+    """A fleet's devices table is the per-class summary; the pool counts that differ from upstream's
+    ResourcePoolStatusRequest (DRA023) would be lost with the per-cluster table: each is a line naming its cluster."""
+    from pathlib import Path
+
+    from kubectl_dra.analyze.reports.inventory import inventory
+    from kubectl_dra.features import Semantics
+    from kubectl_dra.gather.files import load_files
+
+    dump = Path(__file__).resolve().parents[1] / "scenarios" / "devices-pool-status-disagrees" / "input.yaml"
+    disputed = inventory(load_files([str(dump)], None), Semantics.for_version((1, 37)))
+    assert [f.code for f in disputed.findings] == ["DRA023"], disputed.findings
+    answers = [ClusterAnswer("prod-us", _inventory(True)), ClusterAnswer("prod-eu", disputed)]
+    out = io.StringIO()
+    render_inventory_fleet(answers, RenderOptions("text", width=80), out, listing=False)
+    text = out.getvalue()
+    said = [x for x in text.splitlines() if "DRA023" in x]
+    assert len(said) == 1 and said[0].startswith("prod-eu: ") and "upstream" in text, text
+    assert all(len(x) <= 80 for x in text.splitlines()), text
