@@ -57,11 +57,17 @@ class Exporter:
         self.answer_errors = 0
         self.last_failed = False  # the last answer could not be made: the metrics are an older answer's
         self.server = None
-        # the answer's families as exposition text, written once per answer by the first scrape after it (its
-        # families object, the text): at 5,000 nodes they are 60,000 series, and writing them at every scrape took
-        # up to the 10 s of Prometheus' default scrape timeout on a busy machine (docs/performance.md)
-        self._rendered: tuple[object, bytes] | None = None
+        self._latest: tuple | None = None  # (families, answered_at) of the last answer, set at once
+        # The answer's families as exposition text, (families, text, answered_at): at 5,000 nodes they are 60,000
+        # series, a second or more to write while the answers go on beside it. Writing them at every scrape took up
+        # to Prometheus' default 10 s scrape timeout; writing them in the first scrape after each answer still did
+        # under churn, where nearly every scrape finds a new answer (docs/performance.md). So a scrape serves the
+        # text last written, at once, and a newer answer's text is written in the background for the next scrapes;
+        # only the first scrape of all waits for one.
+        self._rendered: tuple | None = None
         self._render_lock = threading.Lock()
+        self._rendering = False
+        self._served = threading.local()  # answered_at of the text this scrape serves (the Live collector's)
 
     # -- the answers ----------------------------------------------------------------------------
     def observe(self, snap, scan, sem, analysis=None) -> None:
@@ -71,8 +77,10 @@ class Exporter:
         from kubectl_dra.analyze.reports.metrics import answer_families
 
         start = time.monotonic()
-        self.families = answer_families(scan, inventory(snap, sem, base=analysis))
-        self.took, self.answered_at = time.monotonic() - start, time.time()
+        families = answer_families(scan, inventory(snap, sem, base=analysis))
+        at = time.time()
+        self.families, self._latest = families, (families, at)
+        self.took, self.answered_at = time.monotonic() - start, at
         self.last_failed = False
 
     def failed(self) -> None:
@@ -102,11 +110,12 @@ class Exporter:
     def _own_metrics(self):
         """The process's own families: read at each scrape (the staleness, the errors and retries so far)."""
         since = self.session.behind_since() if self.session is not None else None
+        served = getattr(self._served, "at", self.answered_at)
         client = getattr(self.session, "client", None)
         own = (
             ("build_info", "gauge", "1, with the tool's version.", ("version",), (((__version__,), 1.0),)),
-            ("last_answer_timestamp_seconds", "gauge", "Unix time of the last answer (absent before the first).",
-             (), (((), self.answered_at),) if self.answered_at is not None else ()),
+            ("last_answer_timestamp_seconds", "gauge", "Unix time of the answer whose series this scrape serves "
+             "(absent before the first).", (), (((), served),) if served is not None else ()),
             ("answer_duration_seconds", "gauge", "Seconds the last answer's metrics took to compute.", (),
              (((), self.took),)),
             ("answer_stale_seconds", "gauge", "Seconds some watch has been down (the answer may be behind the "
@@ -162,19 +171,39 @@ class Exporter:
         for collector in (ProcessCollector, PlatformCollector, GCCollector):
             collector(registry=live)
 
-        def answer_text() -> bytes:
-            families = self.families
+        def write(families) -> bytes:
+            one = CollectorRegistry(auto_describe=False)
+            one.register(Answer(families))
+            return generate_latest(one)
+
+        def in_background(families, at) -> None:
+            try:
+                text = write(families)
+                with self._render_lock:
+                    self._rendered = (families, text, at)
+            finally:
+                self._rendering = False
+
+        def answer_text() -> tuple[bytes, float | None]:
+            """The text of the last answer written (and when that answer was made); a newer answer is written
+            in the background meanwhile."""
+            latest = self._latest
+            if latest is None:
+                return b"", None
             with self._render_lock:
-                if self._rendered is None or self._rendered[0] is not families:
-                    one = CollectorRegistry(auto_describe=False)
-                    one.register(Answer(families))
-                    self._rendered = (families, generate_latest(one))
-                return self._rendered[1]
+                done = self._rendered
+                if done is None:  # the first scrape: nothing written yet, it waits
+                    done = self._rendered = (latest[0], write(latest[0]), latest[1])
+                elif done[0] is not latest[0] and not self._rendering:
+                    self._rendering = True
+                    threading.Thread(target=in_background, args=latest, daemon=True, name="metrics-text").start()
+            return done[1], done[2]
 
         def app(environ, start_response):
             path = environ.get("PATH_INFO") or "/"
             if path == "/metrics":  # the text format 0.0.4, which every Prometheus reads
-                body = answer_text() + generate_latest(live)
+                text, self._served.at = answer_text()
+                body = text + generate_latest(live)
                 start_response("200 OK", [("Content-Type", CONTENT_TYPE_PLAIN_0_0_4)])
                 return [body]
             if path in ("/healthz", "/livez"):
