@@ -128,3 +128,45 @@ def test_freers_respect_the_nodes_a_pod_may_use():
     assert f.on("node-01", "batch/me") is None
     f = Freers([(1000, "batch/mid", only_two), (500, "batch/any", None)], {"node-01": [low]})
     assert "batch/any" in f.on("node-01", "batch/me")
+
+
+def test_room_without_lower_is_false_only_where_no_preemption_can_make_room():
+    from kubectl_dra.analyze.pod.preempt import Preempter
+
+    me = pod("me", "3", 1000)
+    low = pod("low", "1", 100, "node-01")
+    high = pod("high", "6", 5000, "node-01")
+    two = node("node-01", cpu="8")
+    bound = BoundPods([me, low, high], complete=True, live=True)
+    # without low, 2 of 8 cpu are free: high (of a higher priority) is never a victim
+    assert Preempter(Fit(me, bound, [], S37)).room_without_lower(two) is False
+    assert Preempter(Fit(pod("me", "2", 1000), bound, [], S37)).room_without_lower(two) is True
+    # nothing of a lower priority there: "No preemption victims found"
+    assert Preempter(Fit(pod("me", "1", 100), bound, [], S37)).room_without_lower(two) is False
+
+
+def test_freers_leave_out_a_pod_where_it_certainly_cannot_preempt():
+    from kubectl_dra.analyze.queue.preempted import Freers
+
+    low = pod("low", "7", 100, "node-01")
+    f = Freers([(1000, "batch/mid", None, lambda n: n != "node-01")], {"node-01": [low], "node-02": [low]})
+    assert f.on("node-01", "batch/me") is None
+    assert "batch/mid" in f.on("node-02", "batch/me")
+    # the next one that may preempt there is named instead
+    f = Freers(
+        [(1000, "batch/mid", None, lambda n: False), (500, "batch/other", None, lambda n: True)], {"node-01": [low]}
+    )
+    assert "batch/other" in f.on("node-01", "batch/me")
+
+
+def test_freers_where_only_the_pod_itself_may_preempt_first_count_every_other_pod():
+    # the tests read the snapshot's pods: once `me` has preempted there, pods of a priority below its own are gone,
+    # and another pod may then preempt what is left, so whoever outranks a bound pod counts, tested or not
+    from kubectl_dra.analyze.queue.preempted import Freers
+
+    low = pod("low", "7", 100, "node-01")
+    f = Freers(
+        [(5000, "batch/me", None, lambda n: True), (1000, "batch/mid", None, lambda n: False)], {"node-01": [low]}
+    )
+    assert "batch/mid" in f.on("node-01", "batch/me")
+    assert f.on("node-01", "batch/other") is not None  # me may free room for it
