@@ -256,11 +256,17 @@ def _elsewhere(pod: dict) -> bool:
 
 
 def _local(pod: dict, plan) -> bool:
-    """Every device its claims could use is local to one node (a slice's nodeName), and none of its claims is named
-    by the pod rather than made from a template (a claim another pod may share)."""
+    """Every device its claims could use is local to one node (a slice's nodeName) and consumes no shared counter (a
+    pool's counters may be shared by devices of other nodes), and none of its claims is named by the pod rather than
+    made from a template (a claim another pod may share)."""
     if any(c.get("resourceClaimName") for c in (pod.get("spec") or {}).get("resourceClaims") or []):
         return False
-    return all(v.entry.node_name for a in plan.analyses for m in a.matrices.values() for v in m)
+    return all(
+        v.entry.node_name and not v.entry.device.get("consumesCounters")
+        for a in plan.analyses
+        for m in a.matrices.values()
+        for v in m
+    )
 
 
 def _created(p: dict) -> str:
