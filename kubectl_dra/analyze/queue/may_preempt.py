@@ -75,7 +75,7 @@ class MayPreempt:
     nodes it may use or None: any, its Fit or None, its PodPlan or None, whether it uses DRA) per pending pod the
     queue modelled). can(...) is False only where the pod certainly does not preempt on the node."""
 
-    MAX_CHECKS = 4096  # allocations and fits tried in all; past that every pod is a freer wherever the rule had it
+    MAX_CHECKS = 1024  # allocations and fits tried in all; past that every pod is a freer wherever the rule had it
 
     def __init__(self, snap, base, nodes: dict, known: dict):
         self.base = base

@@ -173,7 +173,7 @@ class Freers:
     node only where upstream could preempt there (may_preempt.py, its can: False where it certainly cannot). Built
     once per queue: per node, its lowest bound priority and the first two pods that may preempt there, once."""
 
-    MAX_TRIED = 64  # pods tested on one node; past that the next one counts as a freer untested
+    MAX_TRIED = 16  # pods tested on one node; past that the next one counts as a freer untested
 
     def __init__(self, rows, by_node: dict):
         """rows: (priority, ref, names: the nodes it may use, or None for any, can: node -> False where it certainly
