@@ -150,9 +150,11 @@ class MayPreempt:
 
     def _ahead(self, ref: str, pod: dict) -> list | None:
         """The pending pods that may be placed before the pod's first attempt (see above), or None where that
-        attempt is not certain to come first (it was tried already, or is gated)."""
+        attempt is not certain to come first (it was tried already, is nominated, or is gated)."""
         if attempted(pod) or (pod.get("spec") or {}).get("schedulingGates"):
             return None
+        if (pod.get("status") or {}).get("nominatedNodeName"):
+            return None  # (it preempted already)
         mine, created = priority_of(pod), _created(pod)
         loose = any(t for _q, _r, prio, _c, t in self._pending if prio == mine)
         out = []
