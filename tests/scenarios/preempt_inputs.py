@@ -245,9 +245,11 @@ def register(m) -> None:
     ]
     m.scenario(
         "preempt-queue-status",
-        "status over a queue with a preemption: trainer-0 preempts etl-big on node-01 (OK); trainer-1, behind it, "
-        "may use node-01, whose cpu and gpu-1 (held by etl-big's claim) the preemption frees, and notebook, blocked "
-        "alone for cpu there, may get that room: both undetermined (DRA431, exit 2), never blocked.",
+        "status over a queue with a preemption: trainer-0 preempts etl-big on node-01; trainer-1, behind it, may use "
+        "node-01, whose cpu and gpu-1 (held by etl-big's claim) the preemption frees, and notebook, blocked alone for "
+        "cpu there, may get that room: both undetermined (DRA431, exit 2), never blocked. trainer-0 is undetermined "
+        "too: its nomination holds node-01's cpu, not its GPUs, and trainer-1 fits there beside it and may take "
+        "gpu-0 while etl-big terminates (the queue agreement suite's seed 44: the preemptor stayed Pending).",
         "status",
         queue_objs,
     )

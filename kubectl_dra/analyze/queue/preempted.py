@@ -119,10 +119,25 @@ def _uses(plan, devices: set) -> bool:
     return False
 
 
+def _beside(base, e, q, node: str) -> bool:
+    """Whether NodeResourcesFit may let q onto node beside the preemptor e once e's victims are gone (the Filter
+    counts e there, nominated, against pods of its priority or lower): False only where it certainly does not."""
+    n = base.nodes_by_name().get(node)
+    fit, mine = q.plan.fit, e.plan.fit
+    if n is None or fit is None or mine is None:
+        return True
+    req = dict(mine.request)
+    for v in e.preempts.victims:
+        for k, x in fit.bound.requests(v).items():
+            req[k] = req.get(k, 0) - x
+    return fit.check(n, (req, 1 - len(e.preempts.victims))).fits is not False
+
+
 def behind_preemptors(base, ordered: list, places: dict, shortfalls: list) -> list:
-    """Pods behind a preemptor that may use its node or the devices its victims hold: undetermined, and a shortfall
-    of a group with such a pod or a preemptor in it is no longer certain (dropped from shortfalls). Returns the
-    preemptions, (entry, the victims' device IDs), for the pods blocked alone (opened_alone)."""
+    """Pods behind a preemptor that may use its node or the devices its victims hold: undetermined; the preemptor
+    itself too where one of them may take devices it could use on its node; a shortfall of a group with such a pod
+    or a preemptor in it is no longer certain (dropped from shortfalls). Returns the preemptions, (entry, the
+    victims' device IDs), for the pods blocked alone (opened_alone)."""
     out = []
     opened = set()
     for e in ordered:
@@ -131,7 +146,11 @@ def behind_preemptors(base, ordered: list, places: dict, shortfalls: list) -> li
         freed = victim_devices(base, e.preempts.victims)
         out.append((e, freed))
         node = e.preempts.node
+        needs = {v.entry.did for a in e.plan.analyses for m in a.matrices.values() for v in m}
+        taker = None  # a pod behind it that may take the devices it needs on its node while it waits
         for q in ordered[e.index + 1 :]:
+            if taker is None and q.plan is not None and node in q.plan.reach.names and _uses(q.plan, needs):
+                taker = q if _beside(base, e, q, node) else None
             p = places.get(q.ref)
             if p is None or not p.certain or q.plan is None:
                 continue
@@ -144,6 +163,18 @@ def behind_preemptors(base, ordered: list, places: dict, shortfalls: list) -> li
                     reason=f"{e.ref}, ahead of it, {preempt_words(e)[3:]}: which pod gets the room and devices "
                     "they free depends on when the scheduler tries it",
                 )
+        p = places.get(e.ref)
+        if taker is not None and p is not None and p.certain:
+            # the nomination holds the node's cpu, memory and pods against pods of its priority or lower, not devices
+            # (DynamicResources has no PreFilterExtensions): a pod behind it tried while its victims terminate may
+            # take them, and its next attempt finds no device there (the queue agreement suite's seed 44)
+            places[e.ref] = replace(
+                p,
+                outcome=Outcome.UNDETERMINED,
+                certain=False,
+                reason=f"in the estimated order {preempt_words(e)}; but {taker.ref}, behind it, may take the devices "
+                "it needs there while they terminate (the nomination holds cpu, memory and pods for it, not devices)",
+            )
     opened.update(e.ref for e, _ in out)
     shortfalls[:] = [s for s in shortfalls if not opened & set(s.pods)]
     return out
