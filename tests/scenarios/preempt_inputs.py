@@ -112,6 +112,44 @@ def register(m) -> None:
         "status",
         [trainer(preemptionPolicy="Never"), urgent, said, *world],
     )
+    # The pending pods that outrank the pods bound on node-01 and node-02 cannot preempt there: etl-huge asks more cpu
+    # than either node has (SelectVictimsOnNode: it does not fit with every pod of lower priority gone), and
+    # trainer-pair's claim asks two GPUs where each node has one (the DynamicResources Filter fails there whatever is
+    # allocated: UnschedulableAndUnresolvable, never a preemption candidate)
+    huge = m.no_dra_pod("etl-huge", "9", priorityClassName="critical", priority=50000)
+    pair = trainer("trainer-pair", priority=50000)
+    m.scenario(
+        "preempt-others-cannot-preempt-there",
+        "As preempt-another-pod-may-free-room, but the pending pods of a higher priority cannot preempt on node-01 or "
+        "node-02: etl-huge asks 9 cpu of nodes that have 8, and trainer-pair's claim asks two GPUs of nodes that have "
+        "one. No room is freed there, and the pod that never preempts stays blocked (DRA504, exit 1), not "
+        "undetermined.",
+        "status",
+        [
+            trainer(preemptionPolicy="Never"),
+            huge,
+            pair,
+            m.claim("trainer-pair-gpu", [m.request(count=2)]),
+            said,
+            *world,
+        ],
+    )
+    # etl-urgent is the first pod of the queue and fits node-03 (no GPU, nothing but a small agent bound there: the
+    # bundle lists every node's pods) with every pod that may be placed before it there: none. It never fails every
+    # node, so it never preempts (PostFilter runs only then).
+    agent = held("agent", "node-03", "100m", 100000, "2026-11-30T08:00:00Z", cls="critical")
+    header = {
+        "apiVersion": "kubectl-dra/v1alpha1", "kind": "Bundle", "metadata": {"name": "kubectl-dra-bundle"},
+        "namespace": NS, "observedAt": "2026-12-01T10:30:00Z", "gaps": [], "listed": [], "boundPods": True,
+    }  # fmt: skip
+    m.scenario(
+        "preempt-another-pod-fits-elsewhere",
+        "As preempt-another-pod-may-free-room, but node-03 has room for etl-urgent, the first pod of the queue, and "
+        "the input lists every node's pods: it is placed there at its first attempt and never preempts, so no room "
+        "is freed on node-01 or node-02, and the pod that never preempts stays blocked (DRA504, exit 1).",
+        "status",
+        [header, trainer(preemptionPolicy="Never"), urgent, said, agent, *world],
+    )
     waiting = copy.deepcopy(holders)
     waiting[1]["metadata"]["deletionTimestamp"] = "2026-12-01T10:00:05Z"
     waiting[1]["status"]["conditions"] = [
@@ -207,9 +245,11 @@ def register(m) -> None:
     ]
     m.scenario(
         "preempt-queue-status",
-        "status over a queue with a preemption: trainer-0 preempts etl-big on node-01 (OK); trainer-1, behind it, "
-        "may use node-01, whose cpu and gpu-1 (held by etl-big's claim) the preemption frees, and notebook, blocked "
-        "alone for cpu there, may get that room: both undetermined (DRA431, exit 2), never blocked.",
+        "status over a queue with a preemption: trainer-0 preempts etl-big on node-01; trainer-1, behind it, may use "
+        "node-01, whose cpu and gpu-1 (held by etl-big's claim) the preemption frees, and notebook, blocked alone for "
+        "cpu there, may get that room: both undetermined (DRA431, exit 2), never blocked. trainer-0 is undetermined "
+        "too: its nomination holds node-01's cpu, not its GPUs, and trainer-1 fits there beside it and may take "
+        "gpu-0 while etl-big terminates (the queue agreement suite's seed 44: the preemptor stayed Pending).",
         "status",
         queue_objs,
     )
@@ -247,6 +287,8 @@ def register(m) -> None:
         ],
     )
     for name in (
+        "preempt-others-cannot-preempt-there",
+        "preempt-another-pod-fits-elsewhere",
         "preempt-room-freed-by-another",
         "preempt-another-pod-may-free-room",
         "preempt-scheduler-disagrees",

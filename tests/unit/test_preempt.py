@@ -128,3 +128,93 @@ def test_freers_respect_the_nodes_a_pod_may_use():
     assert f.on("node-01", "batch/me") is None
     f = Freers([(1000, "batch/mid", only_two), (500, "batch/any", None)], {"node-01": [low]})
     assert "batch/any" in f.on("node-01", "batch/me")
+
+
+def test_room_without_lower_is_false_only_where_no_preemption_can_make_room():
+    from kubectl_dra.analyze.pod.preempt import Preempter
+
+    me = pod("me", "3", 1000)
+    low = pod("low", "1", 100, "node-01")
+    high = pod("high", "6", 5000, "node-01")
+    two = node("node-01", cpu="8")
+    bound = BoundPods([me, low, high], complete=True, live=True)
+    # without low, 2 of 8 cpu are free: high (of a higher priority) is never a victim
+    assert Preempter(Fit(me, bound, [], S37)).room_without_lower(two) is False
+    assert Preempter(Fit(pod("me", "2", 1000), bound, [], S37)).room_without_lower(two) is True
+    # nothing of a lower priority there: "No preemption victims found"
+    assert Preempter(Fit(pod("me", "1", 100), bound, [], S37)).room_without_lower(two) is False
+
+
+def test_freers_leave_out_a_pod_where_it_certainly_cannot_preempt():
+    from kubectl_dra.analyze.queue.preempted import Freers
+
+    low = pod("low", "7", 100, "node-01")
+    f = Freers([(1000, "batch/mid", None, lambda n: n != "node-01")], {"node-01": [low], "node-02": [low]})
+    assert f.on("node-01", "batch/me") is None
+    assert "batch/mid" in f.on("node-02", "batch/me")
+    # the next one that may preempt there is named instead
+    f = Freers(
+        [(1000, "batch/mid", None, lambda n: False), (500, "batch/other", None, lambda n: True)], {"node-01": [low]}
+    )
+    assert "batch/other" in f.on("node-01", "batch/me")
+
+
+def test_freers_where_only_the_pod_itself_may_preempt_first_count_every_other_pod():
+    # the tests read the snapshot's pods: once `me` has preempted there, pods of a priority below its own are gone,
+    # and another pod may then preempt what is left, so whoever outranks a bound pod counts, tested or not
+    from kubectl_dra.analyze.queue.preempted import Freers
+
+    low = pod("low", "7", 100, "node-01")
+    f = Freers(
+        [(5000, "batch/me", None, lambda n: True), (1000, "batch/mid", None, lambda n: False)], {"node-01": [low]}
+    )
+    assert "batch/mid" in f.on("node-01", "batch/me")
+    assert f.on("node-01", "batch/other") is not None  # me may free room for it
+
+
+def _may(pods, names=("node-01", "node-02", "node-03")):
+    from types import SimpleNamespace
+
+    from kubectl_dra.analyze.queue.may_preempt import MayPreempt
+
+    bound = BoundPods(pods, complete=True, live=True)
+    nodes = {n: node(n, cpu="8") for n in names}
+    pending = [p for p in pods if not p["spec"].get("nodeName")]
+    known = {f"batch/{p['metadata']['name']}": (p, set(names), Fit(p, bound, [], S37), None, False) for p in pending}
+    return MayPreempt(SimpleNamespace(gaps=(), bound_pods=True, pods=pods), None, nodes, known), known
+
+
+def _created(p, t):
+    p["metadata"]["creationTimestamp"] = t
+    return p
+
+
+def test_a_pod_that_fits_somewhere_whatever_the_pods_ahead_do_never_preempts():
+    # node-01 is full of a pod of lower priority; node-02 and node-03 have 2 cpu free each. One pod ahead of `me`
+    # can block one of them, not both: `me` fits at its first attempt, PostFilter never runs, it frees nothing
+    bound = [pod("low", "7", 100, "node-01"), pod("x", "6", 100, "node-02"), pod("y", "6", 100, "node-03")]
+    me = _created(pod("me", "2", 1000), "2026-12-01T10:00:05Z")
+    a = _created(pod("a", "1", 5000), "2026-12-01T10:00:09Z")
+    test, known = _may([*bound, me, a])
+    assert test.can("batch/me", me, known["batch/me"][2], None, "node-01") is False
+    # two pods ahead may block both nodes: it may fail everywhere and preempt on node-01
+    b = _created(pod("b", "1", 1000), "2026-12-01T10:00:01Z")  # (its priority, created earlier: ahead)
+    test, known = _may([*bound, me, a, b])
+    assert test.can("batch/me", me, known["batch/me"][2], None, "node-01") is True
+    # behind it (created later, of its priority) it is not: certain again
+    c = _created(pod("c", "1", 1000), "2026-12-01T10:00:07Z")
+    test, known = _may([*bound, me, a, c])
+    assert test.can("batch/me", me, known["batch/me"][2], None, "node-01") is False
+    # pods ahead that never preempt and that NodeResourcesFit refuses node-02 and node-03 now never go there first
+    big = [_created(pod(f"n{i}", "3", 5000, preemptionPolicy="Never"), "2026-12-01T10:00:00Z") for i in range(3)]
+    test, known = _may([*bound, me, *big])
+    assert test.can("batch/me", me, known["batch/me"][2], None, "node-01") is False
+    # ... unless a preemption is under way (a nominated pod): room may be freed for them
+    big[0]["status"]["nominatedNodeName"] = "node-02"
+    test, known = _may([*bound, me, *big])
+    assert test.can("batch/me", me, known["batch/me"][2], None, "node-01") is True
+    # a pod tried already may be retried at any time: never certain
+    tried = _created(pod("me", "2", 1000), "2026-12-01T10:00:05Z")
+    tried["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]
+    test, known = _may([*bound, tried, a])
+    assert test.can("batch/me", tried, known["batch/me"][2], None, "node-01") is True

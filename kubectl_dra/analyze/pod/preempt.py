@@ -135,6 +135,19 @@ class Preempter:
                 req[k] = req.get(k, 0) - v
         return self.fit.check(node, (req, nominated[1] - len(out))).fits
 
+    def room_without_lower(self, node: dict) -> bool | None:
+        """SelectVictimsOnNode's first steps at their most generous (every bound pod of lower priority removed,
+        nothing nominated counted, nothing the queue places there): False where preemption can never make room for
+        the pod on the node (no pod of lower priority to remove: "No preemption victims found"; or NodeResourcesFit
+        still refuses it once they are all gone), True or None (cannot be told: a pod of lower priority in a PodGroup,
+        evicted with its group; what its devices add, DRANodeAllocatableResources) otherwise."""
+        lower = [p for p in self.fit.bound.by_node.get(name_of(node), ()) if priority_of(p) < self.mine]
+        if not lower:
+            return False
+        if self.fit.na or any(gang_of(p) for p in lower):
+            return None
+        return self._fits_without(node, ({}, 0), lower)
+
     def on_node(self, node: dict, extra: tuple | None = None) -> Candidate | None | str:
         """SelectVictimsOnNode: the victims on the node, None where preemption does not help there, or a string:
         why it cannot be told. extra: (requests, pod count) the queue's pods ahead placed there add (of a priority

@@ -76,6 +76,8 @@ class Queue:
     entries: tuple = field(default=(), compare=False, repr=False)  # the Entries in order, as the dry-run left them
     # (Entry, the device IDs its victims hold) per pod that preempts at its turn (preempted.py)
     preemptions: tuple = field(default=(), compare=False, repr=False)
+    # () -> preempted.py Freers rows of its pending pods, tested where each may preempt (freer_rows), or None
+    freer_rows: object = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {"basis": self.basis, "order": list(self.order), "shortfalls": [x.to_dict() for x in self.shortfalls]}

@@ -119,10 +119,25 @@ def _uses(plan, devices: set) -> bool:
     return False
 
 
+def _beside(base, e, q, node: str) -> bool:
+    """Whether NodeResourcesFit may let q onto node beside the preemptor e once e's victims are gone (the Filter
+    counts e there, nominated, against pods of its priority or lower): False only where it certainly does not."""
+    n = base.nodes_by_name().get(node)
+    fit, mine = q.plan.fit, e.plan.fit
+    if n is None or fit is None or mine is None:
+        return True
+    req = dict(mine.request)
+    for v in e.preempts.victims:
+        for k, x in fit.bound.requests(v).items():
+            req[k] = req.get(k, 0) - x
+    return fit.check(n, (req, 1 - len(e.preempts.victims))).fits is not False
+
+
 def behind_preemptors(base, ordered: list, places: dict, shortfalls: list) -> list:
-    """Pods behind a preemptor that may use its node or the devices its victims hold: undetermined, and a shortfall
-    of a group with such a pod or a preemptor in it is no longer certain (dropped from shortfalls). Returns the
-    preemptions, (entry, the victims' device IDs), for the pods blocked alone (opened_alone)."""
+    """Pods behind a preemptor that may use its node or the devices its victims hold: undetermined; the preemptor
+    itself too where one of them may take devices it could use on its node; a shortfall of a group with such a pod
+    or a preemptor in it is no longer certain (dropped from shortfalls). Returns the preemptions, (entry, the
+    victims' device IDs), for the pods blocked alone (opened_alone)."""
     out = []
     opened = set()
     for e in ordered:
@@ -131,7 +146,11 @@ def behind_preemptors(base, ordered: list, places: dict, shortfalls: list) -> li
         freed = victim_devices(base, e.preempts.victims)
         out.append((e, freed))
         node = e.preempts.node
+        needs = {v.entry.did for a in e.plan.analyses for m in a.matrices.values() for v in m}
+        taker = None  # a pod behind it that may take the devices it needs on its node while it waits
         for q in ordered[e.index + 1 :]:
+            if taker is None and q.plan is not None and node in q.plan.reach.names and _uses(q.plan, needs):
+                taker = q if _beside(base, e, q, node) else None
             p = places.get(q.ref)
             if p is None or not p.certain or q.plan is None:
                 continue
@@ -144,6 +163,18 @@ def behind_preemptors(base, ordered: list, places: dict, shortfalls: list) -> li
                     reason=f"{e.ref}, ahead of it, {preempt_words(e)[3:]}: which pod gets the room and devices "
                     "they free depends on when the scheduler tries it",
                 )
+        p = places.get(e.ref)
+        if taker is not None and p is not None and p.certain:
+            # the nomination holds the node's cpu, memory and pods against pods of its priority or lower, not devices
+            # (DynamicResources has no PreFilterExtensions): a pod behind it tried while its victims terminate may
+            # take them, and its next attempt finds no device there (the queue agreement suite's seed 44)
+            places[e.ref] = replace(
+                p,
+                outcome=Outcome.UNDETERMINED,
+                certain=False,
+                reason=f"in the estimated order {preempt_words(e)}; but {taker.ref}, behind it, may take the devices "
+                "it needs there while they terminate (the nomination holds cpu, memory and pods for it, not devices)",
+            )
     opened.update(e.ref for e, _ in out)
     shortfalls[:] = [s for s in shortfalls if not opened & set(s.pods)]
     return out
@@ -169,20 +200,20 @@ class Freers:
     """The pending pods that may preempt (every one but preemptionPolicy: Never), with the nodes each may use: where
     one of them outranks a pod bound on a node, DefaultPreemption may free room there at its turn, and the room may go
     to whichever pod the scheduler tries next once the victims are gone (the nomination holds it only against pods
-    of the preemptor's priority or lower, and not for long), before or after the preemptor's turn. Built once per
-    queue: per node, its lowest bound priority once; per set of nodes, the two highest pending priorities."""
+    of the preemptor's priority or lower, and not for long), before or after the preemptor's turn. A pod counts on a
+    node only where upstream could preempt there (may_preempt.py, its can: False where it certainly cannot). Built
+    once per queue: per node, its lowest bound priority and the first two pods that may preempt there, once."""
+
+    MAX_TRIED = 16  # pods tested on one node; past that the next one counts as a freer untested
 
     def __init__(self, rows, by_node: dict):
-        """rows: (priority, ref, names: the nodes it may use, or None for any) per pending pod that may preempt;
-        by_node: node -> the pods bound there (fit.py BoundPods.by_node)."""
-        self._top: dict = {}  # id(names) -> (names, [(priority, ref)] the two highest)
-        for prio, ref, names in rows:
-            _names, top = self._top.setdefault(id(names), (names, []))
-            top.append((prio, ref))
-            top.sort(reverse=True)
-            del top[2:]
+        """rows: (priority, ref, names: the nodes it may use, or None for any, can: node -> False where it certainly
+        does not preempt there, or None: untested) per pending pod that may preempt; by_node: node -> the pods bound
+        there (fit.py BoundPods.by_node)."""
+        self._rows = sorted((r if len(r) == 4 else (*r, None) for r in rows), key=lambda r: -r[0])
         self._by_node = by_node
         self._low: dict = {}
+        self._first: dict = {}  # node -> (the first two (priority, ref) that may preempt there, the same untested)
 
     def _lowest(self, node: str):
         if node not in self._low:
@@ -190,49 +221,103 @@ class Freers:
             self._low[node] = min(((priority_of(p), ref_of(p)) for p in pods), default=None)
         return self._low[node]
 
+    def _freers(self, node: str, low: int) -> tuple:
+        got = self._first.get(node)
+        if got is None:
+            tested, untested, tried = [], [], 0
+            for prio, ref, names, can in self._rows:
+                if prio <= low or (len(tested) >= 2 and len(untested) >= 2):
+                    break
+                if names is not None and node not in names:
+                    continue
+                if len(untested) < 2:
+                    untested.append((prio, ref))
+                if len(tested) < 2:
+                    tried += can is not None
+                    if can is None or tried > self.MAX_TRIED or can(node):
+                        tested.append((prio, ref))
+            got = self._first[node] = (tested, untested)
+        return got
+
     def on(self, node: str, but: str) -> str | None:
         """Why room on node may be freed for pod `but` by another pod's preemption, or None."""
         low = self._lowest(node)
         if low is None:
             return None
-        for names, top in self._top.values():
-            if names is not None and node not in names:
-                continue
-            for prio, ref in top:
-                if ref != but and prio > low[0]:
-                    return (
-                        f"pending pod {ref} (priority {prio}) may preempt pods of lower priority on {node} (such as "
-                        f"{low[1]}), and the room that frees may go to this pod once they are gone"
-                    )
+        tested, untested = self._freers(node, low[0])
+        # where `but` alone may preempt there first, whoever may preempt once its victims are gone counts, tested or
+        # not (the tests read the snapshot's pods, which bound only the first preemption on a node)
+        first = tested if [r for _p, r in tested] != [but] else untested
+        for prio, ref in first:
+            if ref != but:
+                return (
+                    f"pending pod {ref} (priority {prio}) may preempt pods of lower priority on {node} (such as "
+                    f"{low[1]}), and the room that frees may go to this pod once they are gone"
+                )
         return None
+
+
+def freer_rows(base, entries, others, rest=()) -> list:
+    """Freers' rows for the pending pods of a queue that may preempt: those with DRA (entries, and rest: (pod, plan)
+    of those blocked alone; the nodes they may use, their claims and room tested on each) and those without
+    (others.py's groups), each with may_preempt.py's test."""
+    from kubectl_dra.analyze.queue.may_preempt import MayPreempt
+
+    src, known = [], {}
+    for p, plan in [(q.pod, q.plan) for q in entries] + list(rest):
+        ref = ref_of(p)
+        fit = plan.fit if plan is not None else None
+        names = plan.reach.names if fit is not None else None
+        known[ref] = (p, names, fit, plan, True)
+        src.append((priority_of(p), ref, names, p, fit, plan))
+    for g in others.groups if others is not None else ():
+        for ref, (p, fit) in zip(g.refs, g.pods):
+            known[ref] = (p, g.names, fit, None, False)
+            src.append((priority_of(p), ref, g.names, p, fit, None))
+    test = MayPreempt(base.snap, base, base.nodes_by_name(), known)
+    rows = []
+    for prio, ref, names, p, fit, plan in src:
+        if never_preempts(p):
+            continue
+        can = None
+        if fit is not None or plan is not None:
+
+            def can(node, ref=ref, p=p, fit=fit, plan=plan):
+                return test.can(ref, p, fit, plan, node)
+
+        rows.append((prio, ref, names, can))
+    return rows
+
+
+def sim_rows(sim) -> list:
+    """The queue's freer_rows, once."""
+    got = getattr(sim, "freer_rows", None)
+    if got is None:
+        got = sim.freer_rows = freer_rows(sim.base, sim.entries, sim.others, sim.rest)
+    return got
 
 
 def sim_freers(sim, by_node: dict) -> Freers:
     """The queue's Freers: its pending pods with DRA (the nodes they reach) and without (the nodes they may use)."""
     got = getattr(sim, "freers", None)
     if got is None:
-        rows = [
-            (q.priority, q.ref, q.plan.reach.names if q.plan is not None and q.plan.fit is not None else None)
-            for q in sim.entries
-            if not never_preempts(q.pod)
-        ]
-        for g in sim.others.groups if sim.others is not None else ():
-            rows += [(priority_of(p), ref, g.names) for ref, (p, _fit) in zip(g.refs, g.pods) if not never_preempts(p)]
-        got = sim.freers = Freers(rows, by_node)
+        got = sim.freers = Freers(sim_rows(sim), by_node)
     return got
 
 
-def pods_freers(pods, pending) -> Freers:
-    """The Freers of a snapshot's pods (pending(p): whether p waits for a node), each taken as free to use any node;
-    bound pods by node as NodeResourcesFit counts them (not Succeeded or Failed)."""
+def pods_freers(pods, pending, known=()) -> Freers:
+    """The Freers of a snapshot's pods (pending(p): whether p waits for a node): each as the queue's rows have it
+    (known: Freers rows, freer_rows), else taken as free to use any node, untested; bound pods by node as
+    NodeResourcesFit counts them (not Succeeded or Failed)."""
     rows, by_node = [], {}
+    tested = {r[1]: r for r in known}
     for p in pods:
         node = (p.get("spec") or {}).get("nodeName")
         if node:
             if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
                 by_node.setdefault(node, []).append(p)
         elif pending(p) and not never_preempts(p):
-            rows.append((priority_of(p), ref_of(p), None))
+            rows.append(tested.get(ref_of(p)) or (priority_of(p), ref_of(p), None, None))
     return Freers(rows, by_node)
 
 

@@ -70,10 +70,12 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
             got[key] = (p, explain(snap, sem, key[0], key[1], fork, True, body=False), fork)
         except DraError:
             continue  # it cannot be explained: neither can the scheduler's view of it be modelled here
-    entries, members = [], {}
+    entries, members, rest = [], {}, []
     for key, (p, report, fork) in got.items():
         plan = getattr(fork, "plan", None)
         kind = entry_kind(p, report, plan)
+        if kind is None and plan is not None and _pending(p):
+            rest.append((p, plan))  # (blocked alone: it may still preempt, preempted.py freer_rows)
         group = gang_of(p)
         if group is not None:
             v = report.verdict
@@ -98,9 +100,9 @@ def judge_queue(snap, sem, base, alone: dict, explain) -> tuple[Queue, dict]:
             e.gang = gangs[(ns_of(e.pod), group)]
             if e.gang.unmodelled is not None:
                 e.kind = EntryKind.OPEN  # it may or may not take devices: the group decides
-    others = _others(snap, sem, base) if entries else None
+    others = _others(snap, sem, base) if entries or rest else None  # (rest: the pods they may free room for)
     nodealloc_unmodelled(entries, others)
-    queue = simulate(base, entries, others)
+    queue = simulate(base, entries, others, rest)
     return queue, place_reports(snap, queue, alone)
 
 
@@ -117,7 +119,7 @@ def place_reports(snap, queue: Queue, alone: dict) -> dict:
             continue
         why = opened_alone(report, getattr(fork, "plan", None), p, queue.preemptions) if queue.preemptions else None
         if why is None and report.verdict.blocked:
-            freers = freers or pods_freers(snap.pods, _pending)
+            freers = freers or pods_freers(snap.pods, _pending, queue.freer_rows() if queue.freer_rows else ())
             why = room_others_may_free(report, p, freers)
         if why is None and report.verdict.blocked:
             why = _nodealloc_unsure(report, getattr(fork, "plan", None), p, queue)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import replace
+from functools import partial
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, gather_pools, obj_ref
 from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
@@ -14,7 +15,7 @@ from kubectl_dra.analyze.queue.gang import member_order
 from kubectl_dra.analyze.queue.judge import Component, Queue, isolated, shortfall, uniform_until
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 from kubectl_dra.analyze.queue.outcomes import EntryKind, queue_key
-from kubectl_dra.analyze.queue.preempted import room_freed_by_others, search_preemption
+from kubectl_dra.analyze.queue.preempted import room_freed_by_others, search_preemption, sim_rows
 from kubectl_dra.analyze.queue.retry import retries, retry_reason
 from kubectl_dra.analyze.queue.rules import Round, judge, run_second_round
 from kubectl_dra.analyze.queue.shapes import Shapes
@@ -74,6 +75,7 @@ class _Sim:
         self._last_of_tie: dict | None = None
         self._groups: dict | None = None  # crowd_proof's prefix sums
         self.others = None  # the pending pods that use no DRA (others.py Others), or None
+        self.rest = ()  # (pod, PodPlan) of the pending pods with DRA blocked alone (simulate's rest)
         # allocate() per (shape, node, claims) with the generations of the node's pools it saw: a pod of the same
         # shape asks again (a Deployment's replicas try the same second choice), and only a placement in one of
         # those pools (state.add) can change the answer
@@ -378,9 +380,11 @@ def nodealloc_unmodelled(ordered: list[Entry], others) -> None:
             )
 
 
-def simulate(base, entries: list[Entry], others=None) -> Queue:
+# long: the queue's steps in order (dry-run, retries, alternatives, judging, the second round), each a call
+def simulate(base, entries: list[Entry], others=None, rest=()) -> Queue:
     """The queue's dry-run over entries (each with kind set); base: the Analysis the entries' forks share; others:
-    the pending pods that use no DRA (others.py), counted where they may take a node's cpu, memory or pods."""
+    the pending pods without DRA (others.py), counted where they may take a node's cpu, memory or pods; rest: (pod,
+    PodPlan) of those with DRA that take no part (blocked alone), which may still preempt (preempted.py Freers)."""
     ordered = order(entries)
     shapes = Shapes(base.universe)
     for e in ordered:
@@ -405,7 +409,7 @@ def simulate(base, entries: list[Entry], others=None) -> Queue:
     gang_comps = {comp[e.plan.shape] for ms in gangs.values() for e in ms}
     sim = _Sim(base)
     sim.entries = ordered
-    sim.others = others
+    sim.others, sim.rest = others, rest
     for e in ordered:
         c = comp[e.plan.shape]
         g = e.gang
@@ -457,4 +461,5 @@ def simulate(base, entries: list[Entry], others=None) -> Queue:
     for i, e in enumerate(kept):
         if places[e.ref].position != i + 1:
             places[e.ref] = replace(places[e.ref], position=i + 1)
-    return Queue(BASIS, tuple(e.ref for e in kept), places, tuple(shortfalls), tuple(ordered), tuple(preemptions))
+    refs = tuple(e.ref for e in kept)
+    return Queue(BASIS, refs, places, tuple(shortfalls), tuple(ordered), tuple(preemptions), partial(sim_rows, sim))
