@@ -144,6 +144,29 @@ class Exporter:
                 fam.add_metric([*cv, *values], value)
             yield fam
 
+    def _answer_text(self, write) -> tuple[bytes, float | None]:
+        """The text of the last answer written (write(families) -> bytes), and when that answer was made; a newer
+        answer is written in a background thread meanwhile, for the next scrapes."""
+        latest = self._latest
+        if latest is None:
+            return b"", None
+        with self._render_lock:
+            done = self._rendered
+            if done is None:  # the first scrape: nothing written yet, it waits
+                done = self._rendered = (latest[0], write(latest[0]), latest[1])
+            elif done[0] is not latest[0] and not self._rendering:
+                self._rendering = True
+                threading.Thread(target=self._write_behind, args=(write, *latest), daemon=True).start()
+        return done[1], done[2]
+
+    def _write_behind(self, write, families, at) -> None:
+        try:
+            text = write(families)
+            with self._render_lock:
+                self._rendered = (families, text, at)
+        finally:
+            self._rendering = False
+
     # -- HTTP -------------------------------------------------------------------------------------
     def start(self) -> None:
         """Bind and serve in a daemon thread; a one-line DraError when the address cannot be bound."""
@@ -176,33 +199,10 @@ class Exporter:
             one.register(Answer(families))
             return generate_latest(one)
 
-        def in_background(families, at) -> None:
-            try:
-                text = write(families)
-                with self._render_lock:
-                    self._rendered = (families, text, at)
-            finally:
-                self._rendering = False
-
-        def answer_text() -> tuple[bytes, float | None]:
-            """The text of the last answer written (and when that answer was made); a newer answer is written
-            in the background meanwhile."""
-            latest = self._latest
-            if latest is None:
-                return b"", None
-            with self._render_lock:
-                done = self._rendered
-                if done is None:  # the first scrape: nothing written yet, it waits
-                    done = self._rendered = (latest[0], write(latest[0]), latest[1])
-                elif done[0] is not latest[0] and not self._rendering:
-                    self._rendering = True
-                    threading.Thread(target=in_background, args=latest, daemon=True, name="metrics-text").start()
-            return done[1], done[2]
-
         def app(environ, start_response):
             path = environ.get("PATH_INFO") or "/"
             if path == "/metrics":  # the text format 0.0.4, which every Prometheus reads
-                text, self._served.at = answer_text()
+                text, self._served.at = self._answer_text(write)
                 body = text + generate_latest(live)
                 start_response("200 OK", [("Content-Type", CONTENT_TYPE_PLAIN_0_0_4)])
                 return [body]
