@@ -3,11 +3,8 @@
 Each context gets its own connection (its kubeconfig entry resolved on its own: server, CA, credentials, exec plugin
 run for it), never one switched client (kubescape #3217: switching contexts in one process reported the wrong
 cluster). The contexts are scanned in parallel, at most MAX_PARALLEL at once, so N clusters cost about the slowest
-one where there are cores for them: each in a process of its own where the platform forks safely (Linux), since a
-scan's analysis holds the interpreter lock and threads would take turns at it (the analysis modules are imported
-once, before the fork); in threads elsewhere (macOS, whose system libraries do not survive a fork: there the reads
-overlap and the analyses take turns). A context that cannot be reached, refuses a read or times out is one
-undetermined line naming why; the others are still reported. The exit code is the worst of all: 2 (a cluster or a pod undetermined) over 1 (a pod blocked)
+one. A context that cannot be reached, refuses a read or times out is one undetermined line naming why; the others
+are still reported. The exit code is the worst of all: 2 (a cluster or a pod undetermined) over 1 (a pod blocked)
 over 0."""
 
 from __future__ import annotations
@@ -15,19 +12,10 @@ from __future__ import annotations
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import partial
 
 from kubectl_dra.errors import DraError
 
 MAX_PARALLEL = 8
-# the packages a scan (status's or devices') imports on its way, lazily: imported whole before the fork
-SCAN_PACKAGES = (
-    "kubectl_dra.gather",
-    "kubectl_dra.model",
-    "kubectl_dra.findings",
-    "kubectl_dra.cel",
-    "kubectl_dra.analyze",
-)
 
 
 @dataclass(frozen=True)
@@ -47,59 +35,22 @@ class ClusterAnswer:
         return {"context": self.context, key: self.report.to_dict(), "determined": self.report.determined}
 
 
-def _answer(scan_one, verbose: bool, ctx: str) -> ClusterAnswer:
-    try:
-        return ClusterAnswer(ctx, scan_one(ctx))
-    except DraError as e:
-        return ClusterAnswer(ctx, None, " ".join(str(e).split()))
-    except Exception as e:  # one cluster's failure is its line, never the others' end (-v: the traceback)
-        if verbose:
-            import traceback
+def scan_contexts(contexts: list[str], scan_one, verbose: bool = False) -> list[ClusterAnswer]:
+    """scan_one(context) -> ScanReport for each context, in parallel (bounded); the answers in the contexts' order."""
 
-            traceback.print_exc(file=sys.stderr)
-        return ClusterAnswer(ctx, None, f"internal error: {type(e).__name__}: {' '.join(str(e).split())[:200]}")
+    def one(ctx: str) -> ClusterAnswer:
+        try:
+            return ClusterAnswer(ctx, scan_one(ctx))
+        except DraError as e:
+            return ClusterAnswer(ctx, None, " ".join(str(e).split()))
+        except Exception as e:  # one cluster's failure is its line, never the others' end (-v: the traceback)
+            if verbose:
+                import traceback
 
+                traceback.print_exc(file=sys.stderr)
+            return ClusterAnswer(ctx, None, f"internal error: {type(e).__name__}: {' '.join(str(e).split())[:200]}")
 
-def _quiet_on_interrupt() -> None:
-    """In a scan's process: Ctrl-C is the parent's to handle (it ends the pool), not a traceback per child."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _import_all(packages: tuple) -> None:
-    import importlib
-    import pkgutil
-
-    for name in packages:
-        pkg = importlib.import_module(name)
-        for m in pkgutil.walk_packages(pkg.__path__, name + "."):
-            importlib.import_module(m.name)
-
-
-def forks_safely() -> bool:
-    return sys.platform.startswith("linux")
-
-
-def scan_contexts(
-    contexts: list[str], scan_one, verbose: bool = False, processes: bool = False, warm: tuple = SCAN_PACKAGES
-) -> list[ClusterAnswer]:
-    """scan_one(context) -> ScanReport for each context, in parallel (bounded); the answers in the contexts' order.
-    processes: scan_one and its answers pickle (a module-level function, or a partial of one): where the platform
-    forks safely each context is scanned in a forked process (a pool of at most MAX_PARALLEL; the parent starts no
-    thread before it), else in threads. warm: the packages a scan imports on its way (lazily): every module of them
-    is imported once before the fork, so that no process imports one again."""
-    n = max(1, min(MAX_PARALLEL, len(contexts)))
-    one = partial(_answer, scan_one, verbose)
-    if processes and len(contexts) > 1 and forks_safely():
-        import multiprocessing
-
-        _import_all(warm)
-
-        # Pool's exit terminates the workers: Ctrl-C (or an error) never leaves a scan running behind the prompt
-        with multiprocessing.get_context("fork").Pool(n, initializer=_quiet_on_interrupt) as pool:
-            return pool.map(one, contexts, chunksize=1)
-    with ThreadPoolExecutor(max_workers=n) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, min(MAX_PARALLEL, len(contexts)))) as pool:
         return list(pool.map(one, contexts))
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
 
 import pytest
 
@@ -161,53 +160,3 @@ def test_a_cluster_whose_pool_counts_upstream_disputes_says_so_in_the_fleet_tabl
     said = [x for x in text.splitlines() if "DRA023" in x]
     assert len(said) == 1 and said[0].startswith("prod-eu: ") and "upstream" in text, text
     assert all(len(x) <= 80 for x in text.splitlines()), text
-
-
-def _scan_in_process(ctx: str):
-    """A module-level scan (a process pool pickles it): the pid it ran in, or the failures scan_contexts turns into
-    one line each."""
-    import os
-
-    if ctx == "gone":
-        raise DraError("unable to connect to the server")
-    if ctx == "bug":
-        raise KeyError("x")
-    return _PidReport(os.getpid())
-
-
-@dataclass(frozen=True)
-class _PidReport:
-    pid: int
-    determined: bool = True
-
-
-def test_where_the_platform_forks_safely_each_cluster_is_scanned_in_a_process_of_its_own():
-    """A scan's analysis holds the interpreter lock: threads would take turns at it, so N clusters would cost
-    their sum. The answers come back in the contexts' order, failures as their one line, from other processes."""
-    import os
-
-    from kubectl_dra.cli.fleet import forks_safely
-
-    got = scan_contexts(["a", "gone", "b", "bug", "c"], _scan_in_process, processes=True)
-    assert [a.context for a in got] == ["a", "gone", "b", "bug", "c"]
-    assert got[1].error == "unable to connect to the server" and got[3].error.startswith("internal error: KeyError")
-    pids = {a.report.pid for a in got if a.report is not None}
-    if forks_safely():
-        assert os.getpid() not in pids, pids
-    else:
-        assert pids == {os.getpid()}
-    threads = scan_contexts(["a", "b"], _scan_in_process)  # not asked: threads, in this process
-    assert {a.report.pid for a in threads} == {os.getpid()}
-
-
-def test_a_fleet_scan_imports_every_module_a_scan_may_need_before_it_forks():
-    """Each forked scan would otherwise import the analysis (about 0.4 s of CPU) again, N times on the same cores:
-    every module of SCAN_PACKAGES imports on its own (no import circle that only a lazy import hides)."""
-    import sys
-
-    from kubectl_dra.cli.fleet import SCAN_PACKAGES, _import_all
-
-    _import_all(SCAN_PACKAGES)
-    for name in ("kubectl_dra.analyze.reports.status", "kubectl_dra.analyze.queue.simulate", "kubectl_dra.cel.environment",
-                 "kubectl_dra.gather.client", "kubectl_dra.analyze.allocator.search"):  # fmt: skip
-        assert name in sys.modules, name

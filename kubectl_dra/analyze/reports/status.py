@@ -170,9 +170,8 @@ def scan(
 
         queue, placed = judge_queue(snap, sem, base, alone_reports, explain_pod)
         judged = Judged(queue, base) if keep else None
-        # the rows' pods only, and without the dry-run's entries and preemptions (each holds its pod's analysis:
-        # a report kept that small also crosses a process boundary, as a fleet scan's do, cli/fleet.py)
-        queue = replace(queue.within({f"{ns}/{name}" for ns, name in alone_reports}), entries=(), preemptions=())
+        # the rows' pods only, and without the dry-run's entries (each holds its pod's analysis)
+        queue = replace(queue.within({f"{ns}/{name}" for ns, name in alone_reports}), entries=())
         for k, report in placed.items():
             if k in alone_reports:
                 alone_reports[k] = (alone_reports[k][0], report, None)
