@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -45,9 +44,7 @@ def ensure_promtool() -> str:
         deb = next(Path(tmp).glob("prometheus_*.deb"))
         unpacked = Path(tmp) / "x"
         subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True, capture_output=True)
-        target = binary.parents[2]
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "usr" / "bin").mkdir(parents=True, exist_ok=True)
+        binary.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(unpacked / "usr" / "bin" / "promtool", binary.with_suffix(".part"))
         os.replace(binary.with_suffix(".part"), binary)
     return str(binary)
@@ -55,4 +52,3 @@ def ensure_promtool() -> str:
 
 if __name__ == "__main__":
     print(ensure_promtool())
-    sys.exit(0)

@@ -4,9 +4,9 @@ Each context gets its own connection (its kubeconfig entry resolved on its own: 
 run for it), never one switched client (kubescape #3217: switching contexts in one process reported the wrong
 cluster). The contexts are scanned in parallel threads, at most MAX_PARALLEL at once: their reads overlap, so N
 remote clusters cost about the slowest one's reads plus their analyses, which take turns at the interpreter lock
-(docs/performance.md, "Several clusters in one scan"). A context that cannot be reached, refuses a read or times out is one undetermined line naming why; the others
-are still reported. The exit code is the worst of all: 2 (a cluster or a pod undetermined) over 1 (a pod blocked)
-over 0."""
+(docs/performance.md, "Several clusters in one scan"). A context that cannot be reached, refuses a read or times
+out is one undetermined line naming why; the others are still reported. The exit code is the worst of all: 2 (a
+cluster or a pod undetermined) over 1 (a pod blocked) over 0."""
 
 from __future__ import annotations
 
