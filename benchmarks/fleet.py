@@ -87,21 +87,25 @@ def offline(dump: str, counts: list[int], runs: int) -> int:
         a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
-    got: dict[int, list] = {}
+    got: dict[tuple, list] = {}
     for r in range(runs):
         for n in counts:
-            t0, c0 = time.perf_counter(), cpu()
-            answers = scan_contexts([f"c{i}" for i in range(n)], partial(_offline_scan, dump))
-            wall, used = time.perf_counter() - t0, cpu() - c0
-            assert all(a.report is not None for a in answers), [a.error for a in answers]
-            got.setdefault(n, []).append((wall, used))
-            print(f"round {r + 1}: {n:2d}: {wall:6.2f} s, CPU {used:6.2f} s", file=sys.stderr)
-    print(f"scan_contexts over N copies of {dump}, no server")
-    one = got[counts[0]]
+            for how in ("threads", "processes"):
+                t0, c0 = time.perf_counter(), cpu()
+                ctxs = [f"c{i}" for i in range(n)]
+                answers = scan_contexts(ctxs, partial(_offline_scan, dump), processes=how == "processes")
+                wall, used = time.perf_counter() - t0, cpu() - c0
+                assert all(a.report is not None for a in answers), [a.error for a in answers]
+                got.setdefault((n, how), []).append((wall, used))
+                print(f"round {r + 1}: {n:2d} in {how}: {wall:6.2f} s, CPU {used:6.2f} s", file=sys.stderr)
+    print(f"scan_contexts over N copies of {dump}, no server (x one: over one context in threads, the same round)")
+    one = got[counts[0], "threads"]
     for n in counts:
-        per = ", ".join(f"{w / o[0]:.2f}x" for (w, _), o in zip(got[n], one))
-        print(f"{n:>3} {statistics.median(w for w, _ in got[n]):>8.2f} s  x one: {per:<24}"
-              f" CPU {statistics.median(c for _, c in got[n]):.1f} s")  # fmt: skip
+        for how in ("threads", "processes"):
+            runs_ = got[n, how]
+            per = ", ".join(f"{w / o[0]:.2f}x" for (w, _), o in zip(runs_, one))
+            print(f"{n:>3} {how:<9} {statistics.median(w for w, _ in runs_):>8.2f} s  x one: {per:<24}"
+                  f" CPU {statistics.median(c for _, c in runs_):.1f} s")  # fmt: skip
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from functools import partial
 
 import click
 
@@ -183,21 +184,25 @@ def _inventory(o: Options, snap, filters: dict):
     return inventory(snap, o.semantics(snap.server_version), filters)
 
 
+def _context_inventory(o: Options, filters: dict, context: str):
+    """One context of a fleet's devices (cli/fleet.py): module-level, so that a process of its own can run it."""
+    from kubectl_dra.cli.fleet import fleet_options
+
+    c = fleet_options(o, context)
+    snap = _gather(c, False, progress=False).snapshot
+    return _inventory(c, snap, _checked(snap, filters))
+
+
 def _fleet(o: Options, contexts: list[str], filters: dict, listed: bool, no_headers: bool):
     """devices over several contexts (cli/fleet.py): each cluster's inventory on its own connection, at once; one
     table with a CLUSTER column or one DeviceInventoryList; exit 2 when a cluster was not read or is incomplete."""
-    from kubectl_dra.cli.fleet import fleet_options, scan_contexts
+    from kubectl_dra.cli.fleet import scan_contexts
     from kubectl_dra.render.devices import render_inventory_fleet
 
     if sys.stderr.isatty() and o.output in ("text", "wide"):
         note(f"reading the devices of {len(contexts)} clusters ...")
 
-    def one(ctx: str):
-        c = fleet_options(o, ctx)
-        snap = _gather(c, False, progress=False).snapshot
-        return _inventory(c, snap, _checked(snap, filters))
-
-    answers = scan_contexts(contexts, one, o.verbose)
+    answers = scan_contexts(contexts, partial(_context_inventory, o, filters), o.verbose, processes=True)
 
     def show():
         render_inventory_fleet(answers, render_options(o, not no_headers), sys.stdout, listed)
@@ -205,12 +210,12 @@ def _fleet(o: Options, contexts: list[str], filters: dict, listed: bool, no_head
 
     # context names come from the user's kubeconfig, not the cluster, but reach the terminal all the same: escaped
     down = [one_line(a.context) for a in answers if a.report is None]
-    partial = [one_line(a.context) for a in answers if a.report is not None and not a.report.determined]
+    incomplete = [one_line(a.context) for a in answers if a.report is not None and not a.report.determined]
     undetermined = None
     if down:
         undetermined = f"{len(down)} of {len(answers)} clusters not read ({', '.join(down[:3])})"
-    elif partial:
-        undetermined = f"the inventory is incomplete in {', '.join(partial[:3])} (-o json: each cluster's unseen)"
+    elif incomplete:
+        undetermined = f"the inventory is incomplete in {', '.join(incomplete[:3])} (-o json: each cluster's unseen)"
     return finish(answers, o, show=show, undetermined=undetermined)
 
 

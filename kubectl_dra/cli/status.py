@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from functools import partial
 
 import click
 
@@ -158,6 +159,13 @@ def _scan_once(o: Options, selector, reqs, progress: bool = True):
     return _evaluator(o, got, selector, reqs, False)(got.snapshot)
 
 
+def _scan_context(o: Options, selector, reqs, context: str):
+    """One context of a fleet scan (cli/fleet.py): module-level, so that a process of its own can run it."""
+    from kubectl_dra.cli.fleet import fleet_options
+
+    return _scan_once(fleet_options(o, context), selector, reqs, progress=False)
+
+
 def _evaluator(o: Options, got, selector, reqs, watch: bool):
     from kubectl_dra.analyze.reports.status import scan
     from kubectl_dra.model.labels import matches
@@ -186,14 +194,12 @@ def _evaluator(o: Options, got, selector, reqs, watch: bool):
 
 def _fleet(o: Options, contexts: list[str], selector, reqs, no_headers: bool):
     """The scan of every context (cli/fleet.py): a CLUSTER column, one StatusList document, the worst exit code."""
-    from kubectl_dra.cli.fleet import fleet_options, scan_contexts
+    from kubectl_dra.cli.fleet import scan_contexts
     from kubectl_dra.render.status import render_fleet
 
     if sys.stderr.isatty() and o.output in ("text", "wide"):
         note(f"scanning {len(contexts)} clusters ...")
-    answers = scan_contexts(
-        contexts, lambda ctx: _scan_once(fleet_options(o, ctx), selector, reqs, progress=False), o.verbose
-    )
+    answers = scan_contexts(contexts, partial(_scan_context, o, selector, reqs), o.verbose, processes=True)
 
     def show():
         render_fleet(answers, render_options(o, not no_headers), sys.stdout)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
 
 import pytest
 
@@ -160,3 +161,124 @@ def test_a_cluster_whose_pool_counts_upstream_disputes_says_so_in_the_fleet_tabl
     said = [x for x in text.splitlines() if "DRA023" in x]
     assert len(said) == 1 and said[0].startswith("prod-eu: ") and "upstream" in text, text
     assert all(len(x) <= 80 for x in text.splitlines()), text
+
+
+def _scan_in_process(ctx: str):
+    """A module-level scan (a process pool pickles it): the pid it ran in, or the failures scan_contexts turns into
+    one line each."""
+    import os
+
+    if ctx == "gone":
+        raise DraError("unable to connect to the server")
+    if ctx == "bug":
+        raise KeyError("x")
+    if ctx == "unpicklable":
+        return _PidReport(os.getpid(), what=lambda: None)
+    return _PidReport(os.getpid())
+
+
+@dataclass(frozen=True)
+class _PidReport:
+    pid: int
+    determined: bool = True
+    what: object = None
+
+    def plain(self):
+        return self
+
+
+def test_where_the_platform_forks_safely_each_cluster_is_scanned_in_a_process_of_its_own():
+    """A scan's analysis holds the interpreter lock: threads would take turns at it, so N clusters would cost
+    their sum. The answers come back in the contexts' order, failures as their one line (an answer that does not
+    pickle too), from other processes."""
+    import os
+
+    from kubectl_dra.cli.fleet import forks_safely
+
+    got = scan_contexts(["a", "gone", "b", "bug", "c", "unpicklable"], _scan_in_process, processes=True)
+    assert [a.context for a in got] == ["a", "gone", "b", "bug", "c", "unpicklable"]
+    assert got[1].error == "unable to connect to the server" and got[3].error.startswith("internal error: KeyError")
+    pids = {a.report.pid for a in got if a.report is not None}
+    if forks_safely():
+        assert os.getpid() not in pids, pids
+        assert got[5].report is None and "does not pickle" in got[5].error, got[5]
+    else:
+        assert pids == {os.getpid()}
+    threads = scan_contexts(["a", "b"], _scan_in_process)  # not asked: threads, in this process
+    assert {a.report.pid for a in threads} == {os.getpid()}
+
+
+def test_a_fleet_scan_imports_every_module_a_scan_may_need_before_it_forks():
+    """Each forked scan would otherwise import the analysis (about 0.4 s of CPU) again, N times on the same cores:
+    every module of SCAN_PACKAGES imports on its own (no import circle that only a lazy import hides)."""
+    import sys
+
+    from kubectl_dra.cli.fleet import SCAN_PACKAGES, _import_all
+
+    _import_all(SCAN_PACKAGES)
+    for name in ("kubectl_dra.analyze.reports.status", "kubectl_dra.analyze.queue.simulate", "kubectl_dra.cel.environment",
+                 "kubectl_dra.gather.client", "kubectl_dra.analyze.allocator.search"):  # fmt: skip
+        assert name in sys.modules, name
+
+
+_PLAIN_SCALARS = (type(None), bool, int, float, str, bytes)
+
+
+def _not_plain(x, path: str = "report", seen=None) -> str | None:
+    """Where x holds something other than plain data (scalars, tuples, lists, sets, dicts, enums, and dataclasses
+    and named tuples of kubectl_dra made of them): the path to the first such value, or None."""
+    import dataclasses
+    import enum
+
+    seen = set() if seen is None else seen
+    if isinstance(x, _PLAIN_SCALARS) or isinstance(x, enum.Enum):
+        return None
+    if id(x) in seen:
+        return None
+    seen.add(id(x))
+    if type(x) in (tuple, list, set, frozenset):
+        items = enumerate(x)
+    elif type(x) is dict:
+        items = [(f"[{k!r}]", v) for k, v in x.items()] + [(f"key {k!r}", k) for k in x]
+    elif dataclasses.is_dataclass(x) and type(x).__module__.startswith("kubectl_dra."):
+        items = [(f.name, getattr(x, f.name)) for f in dataclasses.fields(x)]
+    elif isinstance(x, tuple) and hasattr(x, "_fields") and type(x).__module__.startswith("kubectl_dra."):
+        items = zip(x._fields, x)  # a NamedTuple
+    else:
+        return f"{path}: {type(x).__module__}.{type(x).__qualname__}"
+    for k, v in items:
+        where = _not_plain(v, f"{path}.{k}", seen)
+        if where:
+            return where
+    return None
+
+
+@pytest.mark.parametrize("command", ["status", "devices"])
+def test_what_a_scan_sends_back_from_its_process_is_plain_data_and_says_the_same(command, monkeypatch):
+    """A fleet scan's process sends its report back pickled (report.plain()): over the golden scenarios, the
+    plain report holds only plain data (a live cluster's report once held the semantics' mappingproxy, which does
+    not pickle, and only the e2e scan met it) and renders the same document and table as the report."""
+    from pathlib import Path
+
+    from clirun import run
+
+    import kubectl_dra.cli.common as common
+
+    caught = []
+    monkeypatch.setattr(common, "finish", lambda report, o, **kw: caught.append(report) or 0)
+    monkeypatch.setattr(f"kubectl_dra.cli.{command}.finish", lambda report, o, **kw: caught.append(report) or 0)
+    scenarios = sorted(Path(__file__).parent.parent.joinpath("scenarios").glob("*/input.yaml"))
+    reports = 0
+    for inp in scenarios:
+        caught.clear()
+        run([command, "-A", "--from-file", str(inp)] if command == "status" else [command, "--from-file", str(inp)])
+        if not caught:  # an input this command refuses (no node in the dump, ...): one line, no report
+            continue
+        reports += 1
+        report = caught[0]
+        p = report.plain()
+        where = _not_plain(p)
+        assert where is None, (inp.parent.name, where)
+        assert json.dumps(p.to_dict(), sort_keys=True) == json.dumps(report.to_dict(), sort_keys=True), inp
+        assert (p.determined, getattr(p, "blocked", None)) == (report.determined, getattr(report, "blocked", None))
+    assert reports > 180, reports

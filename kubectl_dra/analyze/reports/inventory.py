@@ -133,6 +133,10 @@ class InventoryReport:
         """Whether every kind the states read was read (else the inventory is incomplete: exit 2)."""
         return not self.unseen
 
+    def plain(self) -> "InventoryReport":
+        """This report as plain data, which a process pickles (a fleet scan's, cli/fleet.py): it is already."""
+        return self
+
     def holders(self) -> list[dict]:
         """The pods using the listed devices and through which claims (with --node: what a drain or a driver
         upgrade of that node needs)."""

@@ -90,6 +90,16 @@ class ScanReport:
         verb = "uses" if len(self.rows) == 1 else "use"
         return f"{pods} {verb} DRA: {n['Blocked']} blocked, {n['Unknown']} undetermined, {n['OK']} ok"
 
+    def plain(self) -> "ScanReport":
+        """This report as plain data, which a process pickles (a fleet scan's, cli/fleet.py): the queue without its
+        places, entries and preemptions (they hold the pods' analyses and the semantics) and without the judged
+        analysis. Its rows, summary, exit code and document are the same."""
+        from kubectl_dra.analyze.queue.judge import Queue
+
+        q = self.queue
+        queue = None if q is None else Queue(q.basis, q.order, shortfalls=q.shortfalls)
+        return replace(self, queue=queue, judged=None)
+
     def to_dict(self) -> dict:
         n = {s: sum(1 for r in self.rows if r.state == s) for s in STATES}
         return {
