@@ -198,9 +198,9 @@ def register(m) -> None:
         "preempt-tie-between-nodes",
         "Both GPU nodes lack cpu, each held by one pod of priority 100 started at the same time with the same "
         "requests: the nodes tie on every criterion DefaultPreemption compares, so the scheduler nominates one of "
-        "node-01 and node-02, which one is not fixed: DRA507 and the node piece name both, and the queue leaves the "
-        "pod open (DRA431, exit 2), as the real scheduler nominated either node, and once left such a pod unbound, "
-        "in the queue agreement suite's seed 11.",
+        "node-01 and node-02, which one is not fixed (the real scheduler nominated either, in the queue agreement "
+        "suite's seed 11): DRA507 and the node piece name both. The queue dry-runs each nomination (queue/ties.py): "
+        "alone in the queue, the pod is placed in both, so it is OK (exit 0) on one of the two nodes.",
         "explain pod trainer-0",
         [trainer(), said, tmpl, m.dclass(), *gpus, *tie, *copy.deepcopy(nodes)],
     )

@@ -73,7 +73,11 @@ def search_preemption(sim, e, rejected: list) -> tuple | None:
         return None
     best = min(found, key=lambda x: x[0].score())
     tied = [x[0].node for x in found if x[0].score() == best[0].score()]
-    if len(tied) > 1:
+    pick = sim.forced.get(e.ref)
+    if len(tied) > 1 and pick in tied:  # one of the tied nominations, dry-run as if made (ties.py)
+        best = next(x for x in found if x[0].node == pick)
+    elif len(tied) > 1:
+        sim.ties[e.ref] = tuple(tied)
         # pickOneNodeForPreemption's criteria end in "the first candidate": the order of a Go map (and a start time
         # of now for a victim not started yet), which nothing in the API fixes
         e.error = (

@@ -19,6 +19,7 @@ from kubectl_dra.analyze.queue.preempted import room_freed_by_others, search_pre
 from kubectl_dra.analyze.queue.retry import retries, retry_reason
 from kubectl_dra.analyze.queue.rules import Round, judge, run_second_round
 from kubectl_dra.analyze.queue.shapes import Shapes
+from kubectl_dra.analyze.queue.ties import with_ties
 
 
 def claim_key(c: dict) -> str:
@@ -62,8 +63,12 @@ class _Sim:
     """The dry-run in queue order: one allocated state that each placed pod adds to, per-shape cursors over the
     nodes worth a search (a node a shape failed on stays failed: the state only grows)."""
 
-    def __init__(self, base):
+    def __init__(self, base, forced: dict | None = None):
         self.base = base
+        # ref -> the node its preemption nominates where DefaultPreemption's criteria tie several (ties.py tries
+        # each); the ties met without one: ref -> the tied nodes
+        self.forced = forced or {}
+        self.ties: dict = {}
         self.state = base.allocated_now()[0].copy()
         self.alloc = base.allocator(self.state)
         self.worth: dict = {}
@@ -384,7 +389,14 @@ def nodealloc_unmodelled(ordered: list[Entry], others) -> None:
 def simulate(base, entries: list[Entry], others=None, rest=()) -> Queue:
     """The queue's dry-run over entries (each with kind set); base: the Analysis the entries' forks share; others:
     the pending pods without DRA (others.py), counted where they may take a node's cpu, memory or pods; rest: (pod,
-    PodPlan) of those with DRA that take no part (blocked alone), which may still preempt (preempted.py Freers)."""
+    PodPlan) of those with DRA that take no part (blocked alone), which may still preempt (preempted.py Freers).
+    Where a preemption's nomination is a tie, each tied node is dry-run too (ties.py)."""
+    return with_ties(entries, lambda es, forced: _simulate(base, es, others, rest, forced))
+
+
+def _simulate(base, entries: list[Entry], others, rest, forced: dict) -> tuple[Queue, dict]:
+    """simulate's one dry-run, with the preemptions' nominations in forced (ref -> node); returns the queue and the
+    ties met without a nomination in forced (ref -> the tied nodes)."""
     ordered = order(entries)
     shapes = Shapes(base.universe)
     for e in ordered:
@@ -407,7 +419,7 @@ def simulate(base, entries: list[Entry], others=None, rest=()) -> Queue:
     uniform = {c: alike_until[c] == len(ordered) for c in members}
     gangs = _gang_members(ordered)
     gang_comps = {comp[e.plan.shape] for ms in gangs.values() for e in ms}
-    sim = _Sim(base)
+    sim = _Sim(base, forced)
     sim.entries = ordered
     sim.others, sim.rest = others, rest
     for e in ordered:
@@ -424,7 +436,9 @@ def simulate(base, entries: list[Entry], others=None, rest=()) -> Queue:
                 sim.place_gang(g, ms)
             continue
         sim.place(e, want_choices=(c in gang_comps or not uniform[c]) and len(members[c]) > 1)
-    again = retries(lambda: _Sim(base), ordered, shapes)  # the scheduler's retries of the pods whose attempt errs
+    again = retries(
+        lambda: _Sim(base, forced), ordered, shapes
+    )  # the scheduler's retries of the pods whose attempt errs
     for e in ordered:
         if e.ref in again:
             e.error = retry_reason(e, again[e.ref])
@@ -462,4 +476,5 @@ def simulate(base, entries: list[Entry], others=None, rest=()) -> Queue:
         if places[e.ref].position != i + 1:
             places[e.ref] = replace(places[e.ref], position=i + 1)
     refs = tuple(e.ref for e in kept)
-    return Queue(BASIS, refs, places, tuple(shortfalls), tuple(ordered), tuple(preemptions), partial(sim_rows, sim))
+    queue = Queue(BASIS, refs, places, tuple(shortfalls), tuple(ordered), tuple(preemptions), partial(sim_rows, sim))
+    return queue, sim.ties
