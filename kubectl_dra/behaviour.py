@@ -268,6 +268,14 @@ class Components:
         return (1, 35) <= self.version <= (1, 38)
 
     @cached_property
+    def default_scores_ported(self) -> bool:
+        """Which node the default profile's Score plugins pick among those a pod passes (analyze/pod/score.py:
+        NodeResourcesFit's LeastAllocated and NodeResourcesBalancedAllocation, where the other plugins cannot tell
+        the nodes apart) is modelled. upstream: v1.37.2 noderesources/least_allocated.go, balanced_allocation.go,
+        schedule_one.go selectHost; 1.38.0-beta.0 changes both scorers, and the older minors were not read."""
+        return self.version == (1, 37)
+
+    @cached_property
     def capitalised_ownership_message(self) -> bool:
         """The Filter's "ResourceClaim X was not created for Pod Y (Pod is not owner)" (with the PodGroup variant);
         before, "pod ... (pod is not owner)". upstream: 1.36+ dynamicresources.go."""

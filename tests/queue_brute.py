@@ -10,8 +10,9 @@ priorities, created within 4 seconds (ties), 40% pinned to some nodes (node affi
 without DRA, which asks cpu) and 0-3 cpu, in namespace ml-team.
 
 brute(model): per pod, {True, False}: whether it gets a node, over every order of the pods tied in the queue (one
-priority, one creation second) and every node each may go to (one with its GPUs and cpu free), pods taken by
-priority, then creation; a pod with no node takes nothing."""
+priority, one creation second) and every node each may go to (one with its GPUs and cpu free, and of the highest
+score: the scheduler picks one of those at random), pods taken by priority, then creation; a pod with no node takes
+nothing."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ def random_queue(seed: int) -> tuple[list, dict]:
         objs.append(b.pod(f"hold-{n}", claims, node_name=n, ns=ns, phase="Running", containers=c, priority=2000000000))
         model["nodes"][n][0] -= hcpu
         model["nodes"][n][1] -= held
+        # for the scores: the node's allocatable milli-cpu, and what the holder adds (non-zero cpu and memory as
+        # NodeInfo counts them, a container without a request counting 100m and 200Mi; requested cpu and memory)
+        model.setdefault("alloc", {})[n] = cpu * 1000
+        model["nodes"][n] += [hcpu * 1000 or 100, _MI200, hcpu * 1000, 0]
     for i in range(rng.randint(3, 10)):
         name = f"p{i:02d}"
         prio = rng.choice((0, 100, 1000, 10000))
@@ -70,6 +75,28 @@ def random_queue(seed: int) -> tuple[list, dict]:
     return objs, model
 
 
+_MI200 = 200 * 1024 * 1024  # the memory a container without a memory request counts for the scores
+_MEMORY = 32 * 1024**3  # every node's allocatable memory (builders.node)
+
+
+def _score(p: dict, node: tuple, cpu_alloc: int) -> int:
+    """kube-scheduler v1.37.2's NodeResourcesFit (LeastAllocated) plus NodeResourcesBalancedAllocation score of the
+    node for pod p, written from noderesources/least_allocated.go and balanced_allocation.go: node is (free cpu, free
+    GPUs, non-zero milli-cpu, non-zero memory, requested milli-cpu, requested memory) of the pods on it. These
+    pods ask no memory, have no labels, affinity or images on the nodes, so no other plugin tells nodes apart."""
+    nzc, nzm = node[2] + (p["cpu"] * 1000 or 100), node[3] + _MI200
+    least = [(cap - used) * 100 // cap if used <= cap else 0 for used, cap in ((nzc, cpu_alloc), (nzm, _MEMORY))]
+    fit = sum(least) // 2
+    if p["cpu"] == 0:  # requests neither cpu nor memory: BalancedAllocation skips it
+        return fit
+
+    def balance(c: int, m: int) -> int:
+        return int((1 - abs(min(c / cpu_alloc, 1.0) - min(m / _MEMORY, 1.0)) / 2) * 100)
+
+    x = 50 + balance(node[4] + p["cpu"] * 1000, node[5]) - balance(node[4], node[5])
+    return fit + 50 + (x // 2 if x >= 0 else -(-x // 2))
+
+
 def brute(model: dict, limit: int = 200000) -> dict | None:
     """Pod -> {True, False}: whether it gets a node, over every order of tied pods and every node choice (None: too
     many). Pods are taken in priority order, then creation; a pod fits a node with its GPUs and cpu free."""
@@ -93,9 +120,20 @@ def brute(model: dict, limit: int = 200000) -> dict | None:
             out[p["name"]].add(bool(opts))
             if not opts:
                 go(free, nxt)
+            if len(opts) > 1:  # the scheduler picks among the nodes of the highest score
+                scores = {n: _score(p, free[n], model["alloc"][n]) for n in opts}
+                opts = [n for n in opts if scores[n] == max(scores.values())]
             for n in opts:
                 f = dict(free)
-                f[n] = (free[n][0] - p["cpu"], free[n][1] - p["gpus"])
+                _c, _g, nzc, nzm, rqc, rqm = free[n]
+                f[n] = (
+                    _c - p["cpu"],
+                    _g - p["gpus"],
+                    nzc + (p["cpu"] * 1000 or 100),
+                    nzm + _MI200,
+                    rqc + p["cpu"] * 1000,
+                    rqm,
+                )
                 go(f, nxt)
 
     try:

@@ -385,7 +385,6 @@ def nodealloc_unmodelled(ordered: list[Entry], others) -> None:
             )
 
 
-# long: the queue's steps in order (dry-run, retries, alternatives, judging, the second round), each a call
 def simulate(base, entries: list[Entry], others=None, rest=()) -> Queue:
     """The queue's dry-run over entries (each with kind set); base: the Analysis the entries' forks share; others:
     the pending pods without DRA (others.py), counted where they may take a node's cpu, memory or pods; rest: (pod,
@@ -394,6 +393,7 @@ def simulate(base, entries: list[Entry], others=None, rest=()) -> Queue:
     return with_ties(entries, lambda es, forced: _simulate(base, es, others, rest, forced))
 
 
+# long: the queue's steps in order (dry-run, retries, alternatives, judging, the second round), each a call
 def _simulate(base, entries: list[Entry], others, rest, forced: dict) -> tuple[Queue, dict]:
     """simulate's one dry-run, with the preemptions' nominations in forced (ref -> node); returns the queue and the
     ties met without a nomination in forced (ref -> the tied nodes)."""

@@ -1,0 +1,179 @@
+"""Which of the nodes that pass a pod's filters kube-scheduler picks: its default profile's Score plugins, where only
+NodeResourcesFit and NodeResourcesBalancedAllocation tell the nodes apart.
+
+upstream (read in v1.37.2; 1.38.0-beta.0 changes both scorers, so other minors are not modelled, the Components fact
+default_scores_ported): pkg/scheduler/apis/config/v1/default_plugins.go (the weights: TaintToleration 3,
+NodeAffinity 2, NodeResourcesFit 1, PodTopologySpread 2, InterPodAffinity 2, NodeResourcesBalancedAllocation 1,
+ImageLocality 1, DynamicResources 2); schedule_one.go prioritizeNodes and selectHost (the sum of weight x score per
+node; among the nodes of the highest sum one at random); noderesources/least_allocated.go (per cpu and memory,
+(allocatable - requested) x 100 / allocatable in integers, their mean, with the pods' NonZeroRequested: a container
+without a cpu or memory request counts 100m and 200Mi, util/pod_resources.go); balanced_allocation.go (the standard
+deviation of the cpu and memory fractions of allocatable requested, each at most 1, scored with the pod against
+without it: 50 + (50 + with - without) / 2; a pod that requests neither is skipped). A node is scored only when all
+nodes pass through the filters: at most 100 nodes in the cluster (numFeasibleNodesToFind).
+
+The other plugins give every candidate node the same score only under conditions this module checks, and it answers
+nothing otherwise (why: a reason): no PreferNoSchedule taint on a candidate (TaintToleration), no preferred node
+affinity (NodeAffinity), no topology spread constraint, and no labels on the pod, so that no Service, ReplicaSet,
+ReplicationController or StatefulSet selects it for the system's default constraints (PodTopologySpread; their
+listers match labels, and an empty selector matches nothing), no pod (anti-)affinity on the pod or on any pod of the
+cluster (InterPodAffinity), no image of the pod listed in a candidate's status.images under the name the plugin
+looks up (ImageLocality), no firstAvailable request in its claims (DynamicResources scores the subrequest picked).
+Requests: no pod-level resources, and a bound pod counted as its spec says (its container statuses agree)."""
+
+from __future__ import annotations
+
+from kubectl_dra.analyze.pod.resources import BadQuantity, _aggregate, _as_spec, nano_list
+
+MAX_SCORED_NODES = 100  # numFeasibleNodesToFind's minFeasibleNodesToFind: up to it every node is filtered
+DEFAULT_MILLI_CPU = 100  # util.DefaultMilliCPURequest
+DEFAULT_MEMORY = 200 * 1024 * 1024  # util.DefaultMemoryRequest
+_NANO = 10**9
+_NZ = {"cpu": DEFAULT_MILLI_CPU * _NANO // 1000, "memory": DEFAULT_MEMORY * _NANO}
+
+
+def _d(x) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _l(x) -> list:
+    return x if isinstance(x, list) else []
+
+
+def usage(pod: dict) -> tuple[int, int, int, int] | None:
+    """(non-zero milli-cpu, non-zero memory bytes, requested milli-cpu, requested memory bytes) as NodeInfo adds the
+    pod up; None where this module does not model it (pod-level resources, status resources that differ from the
+    spec, an invalid quantity)."""
+    spec = _d(pod.get("spec"))
+    if _d(spec.get("resources")).get("requests") or _d(spec.get("resources")).get("limits"):
+        return None
+    if spec.get("nodeName"):
+        statuses = {
+            cs.get("name"): cs
+            for cs in _l(_d(pod.get("status")).get("containerStatuses"))
+            + _l(_d(pod.get("status")).get("initContainerStatuses"))
+            if isinstance(cs, dict)
+        }
+        if statuses and not _as_spec(pod, statuses):
+            return None
+    from kubectl_dra.analyze.pod.extended import defaulted_requests
+
+    def requested(c):
+        return nano_list(defaulted_requests(c))
+
+    def non_zero(c):
+        got = nano_list(defaulted_requests(c))
+        return {**{k: v for k, v in _NZ.items() if k not in got}, **got}
+
+    try:
+        req, nz = _aggregate(pod, requested), _aggregate(pod, non_zero)
+        over = nano_list(spec.get("overhead"))
+    except BadQuantity:
+        return None
+    for k, v in over.items():
+        req[k] = req.get(k, 0) + v
+        nz[k] = nz.get(k, 0) + v
+    return (
+        _milli(nz.get("cpu", 0)),
+        _units(nz.get("memory", 0)),
+        _milli(req.get("cpu", 0)),
+        _units(req.get("memory", 0)),
+    )
+
+
+def _milli(nano: int) -> int:
+    return -(-nano // (_NANO // 1000))
+
+
+def _units(nano: int) -> int:
+    return -(-nano // _NANO)
+
+
+def _image_name(image: str) -> str:
+    """imagelocality normalizedImageName: a name without a tag or digest gets ':latest'."""
+    if image.rfind(":") <= image.rfind("/"):
+        return image + ":latest"
+    return image
+
+
+def unscored_why(pod: dict, nodes: list[dict], every_node: int, cluster_affinity: bool, claims) -> str | None:
+    """Why the pod's scores over nodes (its candidates) are not modelled, or None. every_node: how many nodes the
+    cluster has; cluster_affinity: some pod of the cluster has pod (anti-)affinity; claims: the pod's claims."""
+    spec = _d(pod.get("spec"))
+    if every_node > MAX_SCORED_NODES:
+        return f"the cluster has more than {MAX_SCORED_NODES} nodes: the scheduler scores a sample of them"
+    if _d(pod.get("metadata")).get("labels"):
+        return "the pod has labels: a Service or workload that selects it spreads it (not read)"
+    aff = _d(spec.get("affinity"))
+    if _d(aff.get("nodeAffinity")).get("preferredDuringSchedulingIgnoredDuringExecution"):
+        return "preferred node affinity"
+    if aff.get("podAffinity") or aff.get("podAntiAffinity") or cluster_affinity:
+        return "pod affinity"
+    if spec.get("topologySpreadConstraints"):
+        return "topology spread constraints"
+    images = {
+        _image_name(c.get("image"))
+        for c in _l(spec.get("containers")) + _l(spec.get("initContainers"))
+        if isinstance(c, dict) and isinstance(c.get("image"), str)
+    }
+    for n in nodes:
+        st = _d(n.get("status"))
+        for t in _l(_d(n.get("spec")).get("taints")):
+            if isinstance(t, dict) and t.get("effect") == "PreferNoSchedule":
+                return "a PreferNoSchedule taint"
+        for img in _l(st.get("images")):
+            if isinstance(img, dict) and images.intersection(x for x in _l(img.get("names")) if isinstance(x, str)):
+                return "a node already has its image"
+    for c in claims:
+        for r in _l(_d(_d(c.get("spec")).get("devices")).get("requests")):
+            if isinstance(r, dict) and r.get("firstAvailable"):
+                return "a firstAvailable request"
+    return None
+
+
+def _least(requested: int, capacity: int) -> int:
+    if capacity == 0 or requested > capacity:
+        return 0
+    return (capacity - requested) * 100 // capacity
+
+
+def _balance(req: tuple, alloc: tuple) -> int:
+    fractions = [min(r / a, 1.0) for r, a in zip(req, alloc) if a != 0]
+    std = abs((fractions[0] - fractions[1]) / 2) if len(fractions) == 2 else 0.0
+    return int((1 - std) * 100)
+
+
+def _go_div(a: int, b: int) -> int:
+    """Go's integer division (toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def least_allocated(pod_nz: tuple, alloc: tuple, node_nz: tuple) -> int:
+    """NodeResourcesFit's LeastAllocated score (cpu and memory, weight 1 each) of a node: pod_nz and node_nz the
+    non-zero (milli-cpu, memory bytes) of the pod and of the node's pods, alloc the node's allocatable."""
+    total, weights = 0, 0
+    for want, cap in zip((node_nz[0] + pod_nz[0], node_nz[1] + pod_nz[1]), alloc):
+        if cap == 0:
+            continue
+        total += _least(want, cap)
+        weights += 1
+    return total // weights if weights else 0
+
+
+def balanced_allocation(pod_rq: tuple, alloc: tuple, node_rq: tuple) -> int | None:
+    """NodeResourcesBalancedAllocation's score of a node: pod_rq and node_rq the requested (milli-cpu, memory bytes)
+    of the pod and of the node's pods; None where the plugin skips the pod (it requests neither)."""
+    if pod_rq[0] == 0 and pod_rq[1] == 0:
+        return None
+    with_pod = (node_rq[0] + pod_rq[0], node_rq[1] + pod_rq[1])
+    return 50 + _go_div(50 + _balance(with_pod, alloc) - _balance(node_rq, alloc), 2)
+
+
+def score(pod_use: tuple, node_alloc: tuple, node_use: tuple) -> int:
+    """The sum of NodeResourcesFit's (LeastAllocated) and NodeResourcesBalancedAllocation's scores of a node for the
+    pod (each weighs 1). pod_use and node_use: usage()'s four numbers (the node's: its pods added up); node_alloc:
+    (allocatable milli-cpu, allocatable memory bytes)."""
+    fit = least_allocated(pod_use[:2], node_alloc, node_use[:2])
+    balanced = balanced_allocation(pod_use[2:], node_alloc, node_use[2:])
+    return fit + (balanced or 0)
