@@ -296,6 +296,26 @@ def register(m) -> None:
         ],
     )
     m.scenario(
+        "queue-scores-pick-the-node",
+        "status: first (2 cpu and a GPU, created first) may go to node-01 (8 cpu) or node-02 (16 cpu), one GPU "
+        "each; second (10 cpu and a GPU) fits only node-02. kube-scheduler binds first to the node of the highest "
+        "score, and its default scores (NodeResourcesFit's LeastAllocated plus BalancedAllocation: 155 on node-01, "
+        "164 on node-02) pick node-02, the one with more room: second is blocked (DRA430, exit 1). Before the "
+        "scores were modelled, both nodes were alternatives for first and second was undetermined. first's row "
+        "still names node-01: the queue's dry-run in order takes a pod's first node in search order (where its "
+        "claims are allocatable now); only the alternatives pick nodes by score.",
+        "status",
+        [
+            *_cpu(own("first", "2026-12-01T10:00:00Z"), "2"),
+            *_cpu(own("second", "2026-12-01T10:00:10Z"), "10"),
+            m.dclass(),
+            gpu_node_01,
+            gpu_node_02,
+            m.node("node-01", {}, zone="a"),
+            m.node("node-02", {"cpu": "16"}, zone="b"),
+        ],
+    )
+    m.scenario(
         "queue-match-count",
         "match claim probe --count 3 on the replicas' cluster: two copies of the claim fit (node-03, node-04), the "
         "third finds every GPU allocated, two of them to the copies before it (exit 1).",
@@ -415,6 +435,7 @@ def register(m) -> None:
             "queue-replicas-batch-takes-the-room": ("ml-team", "-n"),
             "queue-choice-certain": ("ml-team", "-n"),
             "queue-tied-certain": ("ml-team", "-n"),
+            "queue-scores-pick-the-node": ("ml-team", "-n"),
             "queue-batch-takes-the-room": ("ml-team", "-n"),
             "queue-one-answer-lower-priority": ("ml-team", "-n"),
             "queue-gang-does-not-fit": ("ml-train", "-n"),
