@@ -375,7 +375,7 @@ class Alternatives:
         for name, _res, _devs in opts:
             base = self._node_use(name)
             extra = (use.get(name) or ({}, 0))[0]
-            if base is None or extra.get(_UNSCORED):
+            if base is None or extra.get(_UNSCORED) or name not in nodes:
                 return opts
             node_use = tuple(b + extra.get(k, 0) for b, k in zip(base, _USE_KEYS))
             sums.append(score(pod_use, nodes[name], node_use))
