@@ -84,6 +84,7 @@ class Alternatives:
         self._scorers: dict = {}  # id(pod) -> _scorer's answer
         self._bound_use: dict = {}  # node -> _node_use's answer
         self._affinity: bool | None = None
+        self._pruned = False  # the scores left a pod ahead fewer nodes than it passes, in the pod's alternatives
 
     def settle(self, e, p):
         """The pod's Place: p where it is certain, or the alternatives do not settle it; else the certain one."""
@@ -92,6 +93,7 @@ class Alternatives:
         members = self._members(e)
         if members is None:
             return p
+        self._pruned = False
         try:
             outcomes, seen, leaves = self._enumerate(e, members)
         except _Open as x:
@@ -99,6 +101,8 @@ class Alternatives:
         n = len(members)
         names = ", ".join(q.ref for q in members[:3]) + (f" and {n - 3} more" if n > 3 else "")
         tried = f"{leaves} {'alternative' if leaves == 1 else 'alternatives'} tried"
+        if self._pruned:
+            tried += ", the pods ahead on the nodes the scheduler's scores pick"
         who = (
             f"the {n} pods that may be ahead of it and compete with it ({names})"
             if n != 1
@@ -380,7 +384,9 @@ class Alternatives:
             node_use = tuple(b + extra.get(k, 0) for b, k in zip(base, _USE_KEYS))
             sums.append(score(pod_use, nodes[name], node_use))
         top = max(sums)
-        return [o for o, s in zip(opts, sums) if s == top]
+        best = [o for o, s in zip(opts, sums) if s == top]
+        self._pruned = self._pruned or len(best) < len(opts)
+        return best
 
     def _scorer(self, q) -> tuple | None:
         """(q's usage, name -> (allocatable milli-cpu, memory bytes) of its nodes) where its scores are modelled."""
