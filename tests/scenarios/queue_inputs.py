@@ -245,7 +245,8 @@ def register(m) -> None:
         "explain pod late: t0 and t1 (one GPU each, created in the same second: the API does not show which goes "
         "first) may each go to node-01 (2 GPUs) or node-02 (1 GPU); late asks for a GPU of its own kind (a "
         "selector of its own). Whatever order and nodes t0 and t1 get, one of the three GPUs is left, on a node "
-        "late may use: it fits (exit 0), on a node the order decides.",
+        "late may use: it fits (exit 0). The scheduler's scores (the nodes are alike) send the second of t0 and t1 "
+        "to the node the first did not take, so late gets node-01's second GPU in every order.",
         "explain pod late",
         [
             *own("t0", "2026-12-01T10:00:00Z"),
@@ -301,9 +302,8 @@ def register(m) -> None:
         "each; second (10 cpu and a GPU) fits only node-02. kube-scheduler binds first to the node of the highest "
         "score, and its default scores (NodeResourcesFit's LeastAllocated plus BalancedAllocation: 155 on node-01, "
         "164 on node-02) pick node-02, the one with more room: second is blocked (DRA430, exit 1). Before the "
-        "scores were modelled, both nodes were alternatives for first and second was undetermined. first's row "
-        "still names node-01: the queue's dry-run in order takes a pod's first node in search order (where its "
-        "claims are allocatable now); only the alternatives pick nodes by score.",
+        "scores were modelled, both nodes were alternatives for first and second was undetermined, and first's "
+        "row named node-01, the first in search order.",
         "status",
         [
             *_cpu(own("first", "2026-12-01T10:00:00Z"), "2"),

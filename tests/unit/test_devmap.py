@@ -103,8 +103,9 @@ def pod_cells(report) -> dict:
 def test_pod_map_marks_each_device_by_the_first_check_it_fails():
     cells = pod_cells(explained("explain-pod-map", "gpu-lab", "trainer-1"))
     states = {k: c.state for k, c in cells.items()}
-    # the pick is the queue's (the pod ahead, trainer-0, takes gpu-0, which the pod alone would get)
-    assert states["node-05/gpu-1"] == "selected" and states["node-06/gpu-1"] == "candidate"
+    # the pick is the queue's: the pod ahead, trainer-0, takes node-05's gpu-0, which the pod alone would get, and
+    # the scheduler's scores then send this pod to node-06, the less busy (analyze/pod/score.py)
+    assert states["node-06/gpu-0"] == "selected" and states["node-05/gpu-1"] == "candidate"
     assert states["node-05/gpu-0"] == "ahead" and "gpu-lab/trainer-0" in cells["node-05/gpu-0"].detail
     assert states["node-01/gpu-0-1g-1"] == "request"  # 5Gi: the request's selector (>= 20Gi) before any counter
     assert states["node-01/gpu-0-3g"] == "in-use"
@@ -126,7 +127,8 @@ def test_pod_map_ahead_and_counters():
 def test_pod_map_draws_every_state_with_a_legend():
     dmap = pod_map(explained("explain-pod-map", "gpu-lab", "trainer-1"))
     plain = draw(dmap, False, True, legend=POD_LEGEND)
-    assert "@r" in plain  # the pick beside the device the pod ahead takes
+    rows = {line.split()[0]: line for line in plain.splitlines() if line.startswith("node-0")}
+    assert "@" in rows["node-06"] and "r" in rows["node-05"]  # the pick, and the device the pod ahead takes
     for state in {c.state for r in dmap.rows for c in r.cells}:
         _, a, _, words = POD_LEGEND[state]
         assert f"{a} {words}" in plain

@@ -42,6 +42,7 @@ class Cache:
         self.annotated_claims = None  # extended.py extended_claims: claims made for extended resources
         self.slice_index = None  # allocator SliceIndex of the (tainted) slices
         self.device_rows: dict = {}  # bodies.py claim_body's rows, shared by the reports of one answer
+        self.scores = None  # score.py Scores: the scheduler's node scores (score.py scores_of)
         # per key (tuples of what the result depends on)
         self.node_sets: dict = {}  # a pod's constraints and allocated claims -> the nodes it may use, reachability
         self.reach_ids: dict = {}  # a set of usable nodes -> a small id (the matrices' key)

@@ -101,6 +101,7 @@ class DryRunSearch:
                 for node, res in found
             )
             self._preempt_first(dry, fit)
+            self._scores_first(dry, fit, pending, reach)
             self._mark_dry_run(dry, analyses)
             return
         self._search(pending, analyses, reach, state, dry, fit, claim_only, skip)
@@ -124,7 +125,26 @@ class DryRunSearch:
                 ),
             )
         self._preempt_first(dry, fit)
+        self._scores_first(dry, fit, pending, reach)
         self._mark_dry_run(dry, analyses)
+
+    def _scores_first(self, dry: DryRun, fit, pending, reach: Reachability) -> None:
+        """Where the search found every node the pod passes (not capped) and the scheduler's scores are modelled for
+        it (score.py), the nodes of the highest score first in dry.allocatable, in the search's order among
+        themselves: the dry-run's pick is then a node the scheduler may bind it to. Not for a pod whose nominated
+        node it passes (the scheduler takes that node without scoring: evaluateNominatedNode)."""
+        placeable = dry.placeable_nodes
+        if fit is None or dry.capped or dry.error_decides or len(placeable) < 2:
+            return
+        if dry.meet is not None and dry.meet.nominated is not None:
+            return
+        from kubectl_dra.analyze.pod.score import scores_of
+
+        best = set(scores_of(self).best(fit.pod, fit, reach.names, pending, placeable, {}))
+        if len(best) < len(placeable):
+            # (the placeable nodes come first, as _search sorts them: the best of them move to the front, stable)
+            n = len(placeable)
+            dry.allocatable[:n] = sorted(dry.allocatable[:n], key=lambda x: x.node not in best)
 
     def _preempt_first(self, dry: DryRun, fit) -> None:
         """Where NodeResourcesFit rejects every node the claims fit on, and it knows so for each (DRA504's case):

@@ -177,3 +177,107 @@ def score(pod_use: tuple, node_alloc: tuple, node_use: tuple) -> int:
     fit = least_allocated(pod_use[:2], node_alloc, node_use[:2])
     balanced = balanced_allocation(pod_use[2:], node_alloc, node_use[2:])
     return fit + (balanced or 0)
+
+
+# What a pod placed by the queue adds to its node's scores, beside its requests, under names no resource has
+USE_KEYS = (" score:non-zero-cpu", " score:non-zero-memory", " score:cpu", " score:memory")
+UNSCORED = " score:unknown"  # a pod placed on the node whose use is not modelled: its scores are not either
+
+
+def add_use(req: dict, pod: dict) -> None:
+    """What pod adds to its node's scores, added into req (a node's requests in a dry-run, changed in place)."""
+    u = usage(pod)
+    if u is None:
+        req[UNSCORED] = 1
+        return
+    for k, v in zip(USE_KEYS, u):
+        req[k] = req.get(k, 0) + v
+
+
+class Scores:
+    """The scores of the pods of one snapshot (base: the Analysis their forks share; one per Analysis.cache, see
+    scores_of): which of the nodes a pod passes the scheduler binds it to, for a pod's own dry-run (dryrun_search.py)
+    and the queue's (queue/simulate.py, queue/alternatives.py). What a pod the queue placed adds to its node's scores
+    is kept beside its requests, in the (requests, pod count) the queue's dry-runs keep per node, under names no
+    resource has (USE_KEYS)."""
+
+    def __init__(self, base):
+        self.base = base
+        self._pods: dict = {}  # id(pod) -> (its usage, node name -> allocatable) or None: not modelled
+        self._bound: dict = {}  # node -> what its bound pods add up to (usage), or None
+        self._affinity: bool | None = None
+
+    def modelled(self, pod: dict, fit, names, claims) -> bool:
+        """Whether the pod's scores are modelled over names (the nodes it may use)."""
+        return self._pod(pod, fit, names, claims) is not None
+
+    def best(self, pod: dict, fit, names, claims, opts: list[str], use: dict) -> list[str]:
+        """Of opts (the nodes the pod passes, in order), those of the highest score; opts where not modelled. use:
+        node -> (requests, pod count) of the pods the dry-run placed there (add_use's keys in the requests)."""
+        if len(opts) < 2:
+            return opts
+        got = self._pod(pod, fit, names, claims)
+        if got is None:
+            return opts
+        pod_use, allocs = got
+        sums = []
+        for name in opts:
+            bound = self._bound_use(name)
+            extra = (use.get(name) or ({}, 0))[0]
+            if bound is None or extra.get(UNSCORED) or name not in allocs:
+                return opts
+            node_use = tuple(b + extra.get(k, 0) for b, k in zip(bound, USE_KEYS))
+            sums.append(score(pod_use, allocs[name], node_use))
+        top = max(sums)
+        return [n for n, s in zip(opts, sums) if s == top]
+
+    def _pod(self, pod: dict, fit, names, claims) -> tuple | None:
+        key = id(pod)
+        if key not in self._pods:
+            self._pods[key] = None
+            pod_use = usage(pod)
+            if self.base.sem.components.default_scores_ported and fit is not None and not fit.nalloc and pod_use:
+                nodes = self.base.nodes_by_name()
+                mine = [nodes[n] for n in sorted(names) if n in nodes]
+                if unscored_why(pod, mine, len(self.base.idx.nodes), self._cluster_affinity(), claims) is None:
+                    allocs = {}
+                    for n in mine:
+                        a, _pods = fit.bound.allocatable(n)
+                        allocs[n["metadata"]["name"]] = (a.get("cpu", 0), a.get("memory", 0))
+                    self._pods[key] = (pod_use, allocs)
+        return self._pods[key]
+
+    def _bound_use(self, name: str) -> tuple | None:
+        """usage() of the pods bound to the node, added up (None: one is not modelled, or the input may not hold
+        every one)."""
+        if name not in self._bound:
+            bound = self.base.cache.bound_pods
+            got = None
+            if bound is not None and bound.known(name) and name not in bound.statusless:
+                got = (0, 0, 0, 0)
+                for p in bound.by_node.get(name, ()):
+                    u = usage(p)
+                    if u is None:
+                        got = None
+                        break
+                    got = tuple(a + b for a, b in zip(got, u))
+            self._bound[name] = got
+        return self._bound[name]
+
+    def _cluster_affinity(self) -> bool:
+        """Whether some pod of the input has pod affinity or anti-affinity (InterPodAffinity scores for it)."""
+        if self._affinity is None:
+            self._affinity = False
+            for p in self.base.snap.pods:
+                aff = (p.get("spec") or {}).get("affinity")
+                if isinstance(aff, dict) and (aff.get("podAffinity") or aff.get("podAntiAffinity")):
+                    self._affinity = True
+                    break
+        return self._affinity
+
+
+def scores_of(base) -> Scores:
+    """The snapshot's Scores (kept in base.cache: one for every pod's analysis and the queue)."""
+    if base.cache.scores is None:
+        base.cache.scores = Scores(base)
+    return base.cache.scores

@@ -38,8 +38,9 @@ Modules: outcomes.py (the named values and queue_key), order.py (who takes part,
 dry-run in that order), rules.py (what is certain: the named rules and the second round), judge.py (the Place, the
 proofs), alternatives.py (the orders and node choices the API does not fix), exposed.py (whose search may meet an
 error once others take devices), retry.py (the scheduler's retries of a pod whose attempt errs), preempted.py (pods
-that preempt, and room others may free), ties.py (a preemption's tied nominations, each dry-run), others.py
-(pending pods without DRA), gang.py (pod groups), report.py (judge_queue and the pod's report)."""
+that preempt, and room others may free), ties.py (a preemption's tied nominations, each dry-run), pod/score.py
+(which node the scheduler's scores pick), others.py (pending pods without DRA), gang.py (pod groups), report.py
+(judge_queue and the pod's report)."""
 
 from kubectl_dra.analyze.queue.judge import Ahead, Place, Queue, Shortfall
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order

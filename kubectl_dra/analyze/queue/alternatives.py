@@ -2,8 +2,7 @@
 
 The rule: kube-scheduler takes the pods of one tie class (one priority, created in the same second, or
 already tried) in an order the API does not show, and it binds each pod to one of the nodes that pass its filters,
-picked by its scores: where they are modelled for a pod ahead (pod/score.py: the default profile, where only
-NodeResourcesFit and NodeResourcesBalancedAllocation tell the nodes apart), only the nodes of the highest score,
+picked by its scores: where they are modelled for a pod ahead (pod/score.py), only the nodes of the highest score,
 computed with the pods placed before it in that alternative; else every node. Where rules.py leaves a pod open, every such alternative for the pods that
 may be ahead of it and interact with it is dry-run (the allocator on each node, NodeResourcesFit with the pods placed
 there, as simulate.py's dry-run does), and the pod's answer is certain when every alternative gives it the same
@@ -33,16 +32,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, obj_ref
-from kubectl_dra.analyze.pod.score import score, unscored_why, usage
+from kubectl_dra.analyze.pod.score import add_use
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.order import attempted
 from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome, queue_key
 from kubectl_dra.analyze.queue.preempted import sim_freers
 from kubectl_dra.model.meta import priority_of
 
-# what a pod placed in an alternative adds to its node's scores (score.py usage), kept beside its requests
-_USE_KEYS = (" score:non-zero-cpu", " score:non-zero-memory", " score:cpu", " score:memory")
-_UNSCORED = " score:unknown"
 MAX_POOL = 48  # pods that may be ahead of the pod (with DRA or without), scanned for the ones that take part
 MAX_PODS = 8  # pods that take part besides the pod
 MAX_LEAVES = 128  # alternative dry-runs per pod
@@ -81,9 +77,6 @@ class Alternatives:
         self._loose: set | None = None
         self._nominees: list | None = None
         self._e = None  # the pod whose alternatives are enumerated
-        self._scorers: dict = {}  # id(pod) -> _scorer's answer
-        self._bound_use: dict = {}  # node -> _node_use's answer
-        self._affinity: bool | None = None
         self._pruned = False  # the scores left a pod ahead fewer nodes than it passes, in the pod's alternatives
 
     def settle(self, e, p):
@@ -367,74 +360,19 @@ class Alternatives:
         return out
 
     def _scored(self, q, opts: list, use: dict) -> list:
-        """Of the nodes q passes (opts), those the scheduler's scores may pick: the highest sum, where the default
-        profile's scores are modelled for q (score.py); else every one."""
+        """Of the nodes q passes (opts), those the scheduler's scores may pick (pod/score.py); else every one."""
         if len(opts) < 2:
             return opts
-        scorer = self._scorer(q)
-        if scorer is None:
+        if isinstance(q, _Other):
+            best = self.sim.scores.best(q.pod, q.fit, q.names, (), [o[0] for o in opts], use)
+        else:
+            plan = q.plan
+            best = self.sim.scores.best(q.pod, plan.fit, plan.reach.names, plan.pending, [o[0] for o in opts], use)
+        if len(best) == len(opts):
             return opts
-        pod_use, nodes = scorer
-        sums = []
-        for name, _res, _devs in opts:
-            base = self._node_use(name)
-            extra = (use.get(name) or ({}, 0))[0]
-            if base is None or extra.get(_UNSCORED) or name not in nodes:
-                return opts
-            node_use = tuple(b + extra.get(k, 0) for b, k in zip(base, _USE_KEYS))
-            sums.append(score(pod_use, nodes[name], node_use))
-        top = max(sums)
-        best = [o for o, s in zip(opts, sums) if s == top]
-        self._pruned = self._pruned or len(best) < len(opts)
-        return best
-
-    def _scorer(self, q) -> tuple | None:
-        """(q's usage, name -> (allocatable milli-cpu, memory bytes) of its nodes) where its scores are modelled."""
-        key = id(q.pod)
-        if key not in self._scorers:
-            self._scorers[key] = None
-            sem = self.base.sem
-            fit = q.fit if isinstance(q, _Other) else q.plan.fit
-            pod_use = usage(q.pod)
-            if sem.components.default_scores_ported and fit is not None and not fit.nalloc and pod_use is not None:
-                names = q.names if isinstance(q, _Other) else q.plan.reach.names
-                nodes = [self._node(n) for n in sorted(names)]
-                claims = () if isinstance(q, _Other) else q.plan.pending
-                if unscored_why(q.pod, nodes, len(self.base.idx.nodes), self._cluster_affinity(), claims) is None:
-                    allocs = {}
-                    for n in nodes:
-                        a, _pods = fit.bound.allocatable(n)
-                        allocs[n["metadata"]["name"]] = (a.get("cpu", 0), a.get("memory", 0))
-                    self._scorers[key] = (pod_use, allocs)
-        return self._scorers[key]
-
-    def _node_use(self, name: str) -> tuple | None:
-        """usage() of the pods bound to the node, added up (None: one of them is not modelled, or the input may not
-        hold every one)."""
-        if name not in self._bound_use:
-            bound = self.base.cache.bound_pods
-            got = None
-            if bound is not None and bound.known(name) and name not in bound.statusless:
-                got = (0, 0, 0, 0)
-                for p in bound.by_node.get(name, ()):
-                    u = usage(p)
-                    if u is None:
-                        got = None
-                        break
-                    got = tuple(a + b for a, b in zip(got, u))
-            self._bound_use[name] = got
-        return self._bound_use[name]
-
-    def _cluster_affinity(self) -> bool:
-        """Whether some pod of the input has pod affinity or anti-affinity (InterPodAffinity scores for it)."""
-        if self._affinity is None:
-            self._affinity = any(
-                (p.get("spec") or {}).get("affinity", {}).get("podAffinity")
-                or (p.get("spec") or {}).get("affinity", {}).get("podAntiAffinity")
-                for p in self.base.snap.pods
-                if isinstance((p.get("spec") or {}).get("affinity"), dict)
-            )
-        return self._affinity
+        self._pruned = True
+        keep = set(best)
+        return [o for o in opts if o[0] in keep]
 
     def _freed(self, q, fit, name: str) -> bool | str:
         """Whether room on node name may be freed for q by a preemption: its own (_victims: True), or another
@@ -454,13 +392,7 @@ class Alternatives:
             req = dict(req)
             for k, v in fit.request.items():
                 req[k] = req.get(k, 0) + v
-            # what it adds to the node's scores (_scored), under names no resource has
-            u = usage(q.pod)
-            if u is None:
-                req[_UNSCORED] = 1
-            else:
-                for k, v in zip(_USE_KEYS, u):
-                    req[k] = req.get(k, 0) + v
+            add_use(req, q.pod)  # (what it adds to the node's scores: pod/score.py)
             use = {**use, name: (req, count + 1)}
         return state, use
 

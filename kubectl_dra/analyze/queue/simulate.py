@@ -9,6 +9,7 @@ from functools import partial
 
 from kubectl_dra.analyze.allocator import AllocationError, NodeFailure, gather_pools, obj_ref
 from kubectl_dra.analyze.pod.extended import IN_MEMORY_NAME
+from kubectl_dra.analyze.pod.score import add_use, scores_of
 from kubectl_dra.analyze.queue.alternatives import Alternatives, first_outsiders
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import member_order
@@ -69,6 +70,7 @@ class _Sim:
         # each); the ties met without one: ref -> the tied nodes
         self.forced = forced or {}
         self.ties: dict = {}
+        self.scores = scores_of(base)  # which of the nodes a pod passes the scheduler picks (pod/score.py)
         self.state = base.allocated_now()[0].copy()
         self.alloc = base.allocator(self.state)
         self.worth: dict = {}
@@ -117,6 +119,7 @@ class _Sim:
         if found is not None:
             self.commit(e, *found)
 
+    # long: one pod's turn in the scheduler's steps (NodeResourcesFit, allocator, errors, preemption, scores)
     def search(self, e: Entry, want_choices: bool) -> tuple | None:
         """Where the pod goes at this point of the queue: (node, allocation results) or None, with e.node,
         e.choices and e.error (its attempt errs, or is not modelled) set; the state is not changed."""
@@ -139,6 +142,9 @@ class _Sim:
         worth = self.worth[s]
         i = self.cursor[s]
         found = []
+        # where its scores are modelled, every node it passes is found, and it goes to one of the highest score (a
+        # pod group's members are placed by the group's own cycle: not scored here)
+        scored = e.gang is None and self.scores.modelled(e.pod, plan.fit, plan.reach.names, plan.pending)
         maybe = ""  # the first error the search may meet (on a node the scheduler may not filter)
         first_dead = True
         rejected = []  # the nodes NodeResourcesFit refuses: where it may preempt (preempted.py)
@@ -178,10 +184,11 @@ class _Sim:
             else:
                 first_dead = False
                 found.append((n, res))
-                if not want_choices or len(found) >= 2:
+                if not scored and (not want_choices or len(found) >= 2):
                     break
             i += 1
-        e.choices = len(found)
+        # (the count the rules read: as many as a search for want_choices finds, at most 2)
+        e.choices = min(len(found), 2 if want_choices else 1)
         if not found and not maybe and e.error is None:
             got = search_preemption(self, e, rejected)
             if got is not None:
@@ -194,6 +201,10 @@ class _Sim:
             if maybe:  # no device, and an error it may meet: a retry may not meet it once others take devices
                 e.erred = (maybe, False)
             return None
+        if scored and len(found) > 1:
+            names = [n["metadata"]["name"] for n, _res in found]
+            best = self.scores.best(e.pod, plan.fit, plan.reach.names, plan.pending, names, self.node_use)
+            found = [x for x in found if x[0]["metadata"]["name"] in best]
         e.node = found[0][0]["metadata"]["name"]
         return found[0]
 
@@ -220,6 +231,7 @@ class _Sim:
             req = dict(req)
             for k, v in e.plan.fit.request.items():
                 req[k] = req.get(k, 0) + v
+            add_use(req, e.pod)  # (what it adds to the node's scores: pod/score.py)
             self.node_use[e.node] = (req, count + 1)
         return tuple(takes)
 
