@@ -165,3 +165,5 @@ def test_what_the_scores_do_not_model_says_so():
     listed = {"spec": {"devices": {"requests": [{"name": "g", "firstAvailable": [{"name": "a"}]}]}}}
     assert "firstAvailable" in unscored_why(plain, [node], 3, False, [listed])
     assert usage(_pod({"cpu": "1"}, resources={"requests": {"cpu": "2"}})) is None  # pod-level resources
+    claimed = _pod({"cpu": "1"}, volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}])
+    assert "VolumeBinding" in unscored_why(claimed, [node], 3, False, ())

@@ -18,7 +18,8 @@ affinity (NodeAffinity), no topology spread constraint, and no labels on the pod
 ReplicationController or StatefulSet selects it for the system's default constraints (PodTopologySpread; their
 listers match labels, and an empty selector matches nothing), no pod (anti-)affinity on the pod or on any pod of the
 cluster (InterPodAffinity), no image of the pod listed in a candidate's status.images under the name the plugin
-looks up (ImageLocality), no firstAvailable request in its claims (DynamicResources scores the subrequest picked).
+looks up (ImageLocality), no firstAvailable request in its claims (DynamicResources scores the subrequest picked),
+no PersistentVolumeClaim or ephemeral volume (VolumeBinding scores them, StorageCapacityScoring on by default in 1.37).
 Requests: no pod-level resources, and a bound pod counted as its spec says (its container statuses agree)."""
 
 from __future__ import annotations
@@ -111,6 +112,9 @@ def unscored_why(pod: dict, nodes: list[dict], every_node: int, cluster_affinity
         return "pod affinity"
     if spec.get("topologySpreadConstraints"):
         return "topology spread constraints"
+    for v in _l(spec.get("volumes")):
+        if isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")):
+            return "a PersistentVolumeClaim (VolumeBinding scores by storage capacity)"
     images = {
         _image_name(c.get("image"))
         for c in _l(spec.get("containers")) + _l(spec.get("initContainers"))
