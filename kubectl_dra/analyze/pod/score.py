@@ -239,6 +239,8 @@ class Scores:
         key = id(pod)
         if key not in self._pods:
             self._pods[key] = None
+            if len(self.base.idx.nodes) > MAX_SCORED_NODES:  # (before any work per pod: a large cluster is common)
+                return None
             pod_use = usage(pod)
             if self.base.sem.components.default_scores_ported and fit is not None and not fit.nalloc and pod_use:
                 nodes = self.base.nodes_by_name()
