@@ -207,7 +207,9 @@ class Scores:
 
     def __init__(self, base):
         self.base = base
-        self._pods: dict = {}  # id(pod) -> (its usage, node name -> allocatable) or None: not modelled
+        # (id(pod), id(fit), id(nodes)) -> (pod, fit, nodes, (its usage, node name -> allocatable) or None: not
+        # modelled); the objects are held, so that an id is never reused while its entry is kept
+        self._pods: dict = {}
         self._bound: dict = {}  # node -> what its bound pods add up to (usage), or None
         self._affinity: bool | None = None
 
@@ -236,22 +238,24 @@ class Scores:
         return [n for n, s in zip(opts, sums) if s == top]
 
     def _pod(self, pod: dict, fit, names, claims) -> tuple | None:
-        key = id(pod)
-        if key not in self._pods:
-            self._pods[key] = None
-            if len(self.base.idx.nodes) > MAX_SCORED_NODES:  # (before any work per pod: a large cluster is common)
-                return None
-            pod_use = usage(pod)
-            if self.base.sem.components.default_scores_ported and fit is not None and not fit.nalloc and pod_use:
-                nodes = self.base.nodes_by_name()
-                mine = [nodes[n] for n in sorted(names) if n in nodes]
-                if unscored_why(pod, mine, len(self.base.idx.nodes), self._cluster_affinity(), claims) is None:
-                    allocs = {}
-                    for n in mine:
-                        a, _pods = fit.bound.allocatable(n)
-                        allocs[n["metadata"]["name"]] = (a.get("cpu", 0), a.get("memory", 0))
-                    self._pods[key] = (pod_use, allocs)
-        return self._pods[key]
+        key = (id(pod), id(fit), id(names))
+        hit = self._pods.get(key)
+        if hit is not None and hit[0] is pod and hit[1] is fit and hit[2] is names:  # (held: no id is reused)
+            return hit[3]
+        self._pods[key] = (pod, fit, names, None)
+        if len(self.base.idx.nodes) > MAX_SCORED_NODES:  # (before any work per pod: a large cluster is common)
+            return None
+        pod_use = usage(pod)
+        if self.base.sem.components.default_scores_ported and fit is not None and not fit.nalloc and pod_use:
+            nodes = self.base.nodes_by_name()
+            mine = [nodes[n] for n in sorted(names) if n in nodes]
+            if unscored_why(pod, mine, len(self.base.idx.nodes), self._cluster_affinity(), claims) is None:
+                allocs = {}
+                for n in mine:
+                    a, _pods = fit.bound.allocatable(n)
+                    allocs[n["metadata"]["name"]] = (a.get("cpu", 0), a.get("memory", 0))
+                self._pods[key] = (pod, fit, names, (pod_use, allocs))
+        return self._pods[key][3]
 
     def _bound_use(self, name: str) -> tuple | None:
         """usage() of the pods bound to the node, added up (None: one is not modelled, or the input may not hold
