@@ -127,7 +127,4 @@ def cluster_1_38():
 def namespace(cluster, request):
     ns = cluster.create_namespace(re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:40].strip("-"))
     yield ns
-    # its pods gone before the next test: a namespace is deleted in the background, and pods still bound there
-    # change the next test's answers (the scheduler's scores count every pod on a node: analyze/pod/score.py)
-    cluster.delete_pods(ns)
     cluster.delete_namespace(ns)

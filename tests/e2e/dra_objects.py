@@ -173,7 +173,6 @@ def _module_cluster_scenarios(c, request):
     yield make
     for s in made:
         s.cleanup()
-    c.delete_pods(ns)  # (gone before the next test: the namespace fixture in conftest.py says why)
     c.delete_namespace(ns)
 
 

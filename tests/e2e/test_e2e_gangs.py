@@ -15,6 +15,7 @@ import time
 import pytest
 from builders import device, request
 from dra_objects import claim, pod
+from e2e_helpers import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -43,6 +44,16 @@ def _four_gpus(sc, group: str, min_count: int):
     sc.priority_class(HIGH, 1000)
     _podgroup(sc, group, min_count)
     return sc
+
+
+def _pods_of_terminating_namespaces(cluster) -> list[str]:
+    gone = {n["metadata"]["name"] for n in cluster.api.get("/api/v1/namespaces")["items"]
+            if n["metadata"].get("deletionTimestamp")}  # fmt: skip
+    return [
+        f"{p['metadata']['namespace']}/{p['metadata']['name']}"
+        for p in cluster.api.get("/api/v1/pods")["items"]
+        if p["metadata"]["namespace"] in gone
+    ]
 
 
 def _gpu_pod(sc, name: str, group: str | None = None, priority_class: str | None = None) -> None:
@@ -148,6 +159,9 @@ def test_a_gang_of_16_with_room_for_12_binds_12(gang_scenario):
     free GPUs, and leaves the other 5 Pending."""
     sc = gang_scenario("gang16")
     cluster = sc.cluster
+    # The test before this one deletes its namespace in the background, and its pods on node-01 would still count
+    # in the scheduler's scores (analyze/pod/score.py) when status is asked, and be gone when explain is: wait
+    wait_for("the pods of namespaces being deleted gone", lambda: not _pods_of_terminating_namespaces(cluster), 90)
     sc.device_class()
     sc.slice([device(f"dev-{i}") for i in range(8)], node="node-01")
     sc.slice([device(f"dev-{i}") for i in range(8)], node="node-02")
