@@ -64,9 +64,13 @@ class Exporter:
         # under churn, where nearly every scrape finds a new answer (docs/performance.md). So a scrape serves the
         # text last written, at once, and a newer answer's text is written in the background for the next scrapes;
         # only the first scrape of all waits for one.
+        # One writer thread, for the life of the process, writes each newer text when a scrape finds one: a thread
+        # per text left glibc a new malloc arena per thread and the resident memory rising in steps over an
+        # hour's soak (docs/performance.md).
         self._rendered: tuple | None = None
         self._render_lock = threading.Lock()
-        self._rendering = False
+        self._newer = threading.Condition(self._render_lock)  # a scrape found an answer newer than the text
+        self._writer: threading.Thread | None = None
         self._served = threading.local()  # answered_at of the text this scrape serves (the Live collector's)
 
     # -- the answers ----------------------------------------------------------------------------
@@ -146,7 +150,7 @@ class Exporter:
 
     def _answer_text(self, write) -> tuple[bytes, float | None]:
         """The text of the last answer written (write(families) -> bytes), and when that answer was made; a newer
-        answer is written in a background thread meanwhile, for the next scrapes."""
+        answer is written by the writer thread meanwhile, for the next scrapes."""
         latest = self._latest
         if latest is None:
             return b"", None
@@ -154,18 +158,29 @@ class Exporter:
             done = self._rendered
             if done is None:  # the first scrape: nothing written yet, it waits
                 done = self._rendered = (latest[0], write(latest[0]), latest[1])
-            elif done[0] is not latest[0] and not self._rendering:
-                self._rendering = True
-                threading.Thread(target=self._write_behind, args=(write, *latest), daemon=True).start()
+            elif done[0] is not latest[0]:
+                if self._writer is None:
+                    self._writer = threading.Thread(target=self._write_newer, args=(write,), daemon=True,
+                                                    name="metrics-writer")  # fmt: skip
+                    self._writer.start()
+                self._newer.notify()
         return done[1], done[2]
 
-    def _write_behind(self, write, families, at) -> None:
-        try:
-            text = write(families)
+    def _write_newer(self, write) -> None:
+        """The writer thread: whenever a scrape has found an answer newer than the text, write that answer's."""
+        while True:
+            with self._render_lock:
+                while self._rendered[0] is self._latest[0]:
+                    self._newer.wait()
+                families, at = self._latest
+            try:
+                text = write(families)
+            except Exception:  # never seen; the next scrape that finds a newer answer starts another writer
+                with self._render_lock:
+                    self._writer = None
+                raise
             with self._render_lock:
                 self._rendered = (families, text, at)
-        finally:
-            self._rendering = False
 
     # -- HTTP -------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -203,9 +218,10 @@ class Exporter:
             path = environ.get("PATH_INFO") or "/"
             if path == "/metrics":  # the text format 0.0.4, which every Prometheus reads
                 text, self._served.at = self._answer_text(write)
-                body = text + generate_latest(live)
-                start_response("200 OK", [("Content-Type", CONTENT_TYPE_PLAIN_0_0_4)])
-                return [body]
+                own = generate_latest(live)  # sent after the answer's text, never joined to it (megabytes copied)
+                start_response("200 OK", [("Content-Type", CONTENT_TYPE_PLAIN_0_0_4),
+                                          ("Content-Length", str(len(text) + len(own)))])  # fmt: skip
+                return [text, own]
             if path in ("/healthz", "/livez"):
                 status, body = "200 OK", "ok"
             elif path == "/readyz":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -157,6 +158,15 @@ def test_a_scrape_serves_the_text_last_written_and_a_new_answer_is_written_besid
             time.sleep(0.02)
         fourth = http_get(base + "/metrics")[1]
         assert "trainer-1" in fourth and stamp(fourth) == ex.answered_at > first_at
+        # every later text is written by the same one thread (a thread per text grew the memory in steps)
+        writer, before = ex._writer, ex._rendered
+        ex.observe(snap, report, S37)
+        http_get(base + "/metrics")
+        deadline = time.monotonic() + 30
+        while ex._rendered is before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ex._rendered is not before and ex._writer is writer and writer.is_alive()
+        assert [t.name for t in threading.enumerate()].count("metrics-writer") == 1
     finally:
         ex.server.shutdown()
         ex.server.server_close()
