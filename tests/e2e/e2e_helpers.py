@@ -48,6 +48,9 @@ def wait_for(what: str, fn, timeout: float = 60, interval: float = 0.5):
         time.sleep(interval)
 
 
+TLS_HANDSHAKE_REFUSED = "[SSL: TLSV1_ALERT_DECODE_ERROR]"  # what Python's ssl says of the alert
+
+
 def kubectl_dra_argv() -> list[str]:
     exe = Path(sys.executable).parent / "kubectl-dra"
     if exe.exists():
@@ -142,6 +145,15 @@ class Cluster:
         argv = [*kubectl_dra_argv(), *args, "--kubeconfig", kubeconfig or self.kubeconfig]
         env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+        if proc.returncode == 2 and TLS_HANDSHAKE_REFUSED in proc.stderr:
+            # The loopback API server refused a fresh connection's TLS handshake with decode_error twice in ~2,000
+            # runs of one CI run (never in 900 runs under load here): the tool ends in one line, as it must; the
+            # test is about the answer, so it asks once more and the run's warnings summary counts it.
+            import warnings
+
+            warnings.warn(f"kubectl-dra asked again after a refused TLS handshake: {proc.stderr.strip()}", stacklevel=2)
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env,
+                                  stdin=subprocess.DEVNULL)  # fmt: skip
         return DraResult(argv, proc)
 
     def kubectl_dra_tty(self, *args: str, width: int = 80, timeout: float = 120) -> str:
