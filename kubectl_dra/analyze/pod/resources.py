@@ -104,7 +104,7 @@ def _infeasible(pod: dict) -> bool:
     return False
 
 
-def _aggregate(pod: dict, pick) -> dict[str, int]:
+def aggregate(pod: dict, pick) -> dict[str, int]:
     """aggregateContainerResourcesByFn: containers and sidecars summed; the max with each init container (plus the
     sidecars started before it)."""
     spec = _d(pod.get("spec"))
@@ -130,7 +130,7 @@ def _aggregate(pod: dict, pick) -> dict[str, int]:
     return result
 
 
-def _as_spec(pod: dict, statuses: dict) -> bool:
+def as_spec(pod: dict, statuses: dict) -> bool:
     """Every container's status says what its spec says (the common case of a running pod): the max of the three
     is the spec's, without aggregating the other two."""
     spec = _d(pod.get("spec"))
@@ -153,7 +153,7 @@ def pod_requests(pod: dict, bound: bool = False, dra: dict | None = None) -> dic
     aggregate). dra: what its node-allocatable claims add (addDRANodeAllocatableClaimResources: to the spec's and the
     allocated aggregates, before pod-level requests replace them)."""
     spec_pick = lambda c: nano_list(defaulted_requests(c))  # noqa: E731
-    reqs = _aggregate(pod, spec_pick)
+    reqs = aggregate(pod, spec_pick)
     if dra:
         _add(reqs, dra)
     statuses: dict = {}
@@ -163,7 +163,7 @@ def pod_requests(pod: dict, bound: bool = False, dra: dict | None = None) -> dic
             if isinstance(cs, dict) and cs.get("name") not in statuses:
                 statuses[cs.get("name")] = cs
     infeasible = bound and _infeasible(pod)
-    if bound and (infeasible or not _as_spec(pod, statuses)):
+    if bound and (infeasible or not as_spec(pod, statuses)):
 
         def allocated(c):
             cs = statuses.get(c.get("name")) or {}
@@ -180,8 +180,8 @@ def pod_requests(pod: dict, bound: bool = False, dra: dict | None = None) -> dic
             return {} if infeasible else spec_pick(c)
 
         out: dict = {} if infeasible else dict(reqs)
-        _max(out, _aggregate(pod, actuated))
-        got = _aggregate(pod, allocated)
+        _max(out, aggregate(pod, actuated))
+        got = aggregate(pod, allocated)
         if dra:
             _add(got, dra)
         _max(out, got)

@@ -24,7 +24,7 @@ Requests: no pod-level resources, and a bound pod counted as its spec says (its 
 
 from __future__ import annotations
 
-from kubectl_dra.analyze.pod.resources import BadQuantity, _aggregate, _as_spec, nano_list
+from kubectl_dra.analyze.pod.resources import BadQuantity, aggregate, as_spec, nano_list
 
 MAX_SCORED_NODES = 100  # numFeasibleNodesToFind's minFeasibleNodesToFind: up to it every node is filtered
 DEFAULT_MILLI_CPU = 100  # util.DefaultMilliCPURequest
@@ -55,7 +55,7 @@ def usage(pod: dict) -> tuple[int, int, int, int] | None:
             + _l(_d(pod.get("status")).get("initContainerStatuses"))
             if isinstance(cs, dict)
         }
-        if statuses and not _as_spec(pod, statuses):
+        if statuses and not as_spec(pod, statuses):
             return None
     from kubectl_dra.analyze.pod.extended import defaulted_requests
 
@@ -67,7 +67,7 @@ def usage(pod: dict) -> tuple[int, int, int, int] | None:
         return {**{k: v for k, v in _NZ.items() if k not in got}, **got}
 
     try:
-        req, nz = _aggregate(pod, requested), _aggregate(pod, non_zero)
+        req, nz = aggregate(pod, requested), aggregate(pod, non_zero)
         over = nano_list(spec.get("overhead"))
     except BadQuantity:
         return None
