@@ -180,7 +180,11 @@ def _finish_with_map(o: Options, report):
             for c in r.cells:
                 if c.state == "selected":
                     out.line(f"The dry-run's pick: {esc(c.device)} on {esc(', '.join(r.nodes))}", wrap=2)
-        if not picks:
+        place = (report.body or {}).get("queue") or {}
+        if not picks and place.get("outcome") == "fits" and place.get("estimated"):
+            out.line(f"No fixed pick: the pod gets devices, but which, and on which node, is open: "
+                     f"{esc(place.get('reason') or '')}", wrap=2)  # fmt: skip
+        elif not picks:
             out.line("No pick: the dry-run allocates no device for the pod.", wrap=2)
 
     undetermined = None if report.determined else "the answer is undetermined: the Verdict and Summary above say why"

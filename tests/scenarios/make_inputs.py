@@ -2205,10 +2205,13 @@ def no_dra_pod(name: str, cpu: str, container: str = "etl", image: str = "regist
 
 def pod_map_objs():
     """map_objs() with two pending pods asking for a GPU of at least 20Gi: trainer-0 (ahead in the queue) and
-    trainer-1 (the one explained), and node-07 tainted NoSchedule (a node trainer-1 cannot use)."""
+    trainer-1 (the one explained), and node-07 tainted NoSchedule (a node trainer-1 cannot use). trainer-0 is held to
+    node-05 by its nodeSelector: where it could also go to node-06, the scores would tie and the scheduler pick either,
+    leaving trainer-1's node and pick open."""
     objs = [o for o in map_objs() if o.get("metadata", {}).get("name") not in ("c-train", "trainer-1", "node-07")]
     big = [SEL20]
-    first = pod("trainer-0", [("gpu", "claim", "c-train-0")], created="2026-11-30T08:00:00Z")
+    first = pod("trainer-0", [("gpu", "claim", "c-train-0")], created="2026-11-30T08:00:00Z",
+                nodeSelector={"kubernetes.io/hostname": "node-05"})  # fmt: skip
     second = pod("trainer-1", [("gpu", "claim", "c-train")], created="2026-11-30T09:00:00Z")
     taint = [{"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}]
     return [

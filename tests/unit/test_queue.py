@@ -1079,3 +1079,44 @@ def test_with_place_says_where_the_pods_ahead_leave_it_from_data_and_keeps_the_v
     anywhere = with_place(report, place("node-3", exact=False)).verdict.summary
     assert anywhere.endswith(f"(where depends on their order){caveat}")
     assert place("node-1").to_dict()["outcome"] == "fits" and type(place("node-1").to_dict()["outcome"]) is str
+
+
+@pytest.mark.parametrize(
+    ("labels", "why"),
+    [
+        (None, "the scheduler's scores tie between 2 nodes it passes"),
+        ({"app": "x"}, "it passes other nodes too, and its scores, which pick one, are not modelled for it"),
+    ],
+)
+def test_a_node_the_scheduler_picks_among_several_is_the_estimated_order_s(labels, why):
+    """p0 passes node-01 and node-02 (a GPU each, the same room): their scores tie, or with labels on the pod (a
+    Service or workload may select it for the default spread) they are not modelled. Either way the scheduler's pick
+    is open, so p0's place names node-01 as the estimated order's (estimated), with the devices there; p1, behind
+    it, gets the other GPU, and its node is open with p0's. The outcome of both stays certain."""
+    objs = [*BASE, gpus("node-01", "gpu-0"), gpus("node-02", "gpu-0", pool="node-02")]
+    objs += [*with_claim("p0", t(0), labels=labels), *with_claim("p1", t(60), labels=labels)]
+    q = places(objs)
+    p0, p1 = q.places[f"{NS}/p0"], q.places[f"{NS}/p1"]
+    assert p0.outcome == "fits" and p0.certain and not p0.exact and p0.node == "node-01", p0
+    assert p0.devices == ("gpu.example.com/node-01/gpu-0",) and p0.to_dict()["estimated"], p0
+    assert why in p0.reason, p0
+    assert p1.outcome == "fits" and p1.certain and not p1.exact and p1.open_by == f"{NS}/p0", p1
+    assert f"the node of {NS}/p0, ahead of it, is open" in p1.reason, p1
+
+
+def test_the_only_node_a_pod_passes_is_certain_though_its_search_stops_at_the_first():
+    """p0 is held to node-02 by its nodeSelector; p1 (labelled: its scores are not modelled) may use either node,
+    but node-02's GPU goes to p0: its search finds node-01 first and stops, then looks at the nodes after it (few)
+    to tell that node-01 is the only one (simulate.py _only). Both places are exact."""
+    objs = [*BASE, gpus("node-01", "gpu-0"), gpus("node-02", "gpu-0", pool="node-02")]
+    objs += [
+        *with_claim("p0", t(0), nodeSelector={"kubernetes.io/hostname": "node-02"}),
+        *with_claim("p1", t(60), labels={"app": "x"}),
+    ]
+    objs = [{**o, "metadata": {**o["metadata"], "labels": {"kubernetes.io/hostname": o["metadata"]["name"]}}}
+            if o.get("kind") == "Node" else o for o in objs]  # fmt: skip
+    q = places(objs)
+    p0, p1 = q.places[f"{NS}/p0"], q.places[f"{NS}/p1"]
+    assert p0.exact and p0.node == "node-02", p0
+    assert p1.outcome == "fits" and p1.certain and p1.exact and p1.node == "node-01", p1
+    assert p1.devices == ("gpu.example.com/node-01/gpu-0",), p1

@@ -39,9 +39,15 @@ class Place:
     # results behind `devices` (the fidelity suite compares them with upstream); not in to_dict
     claims: tuple = ()
     by_group: bool = False  # the place is its pod group's certain answer (gang.py gang_reason); not in to_dict
-    # the node and devices are the same in every order and node choice the cluster leaves open (alternatives.py);
-    # where not, devices and claims are left empty and node is the estimated order's ("estimated" in to_dict)
+    # the node and devices are the same in every order and node choice the cluster leaves open; where not
+    # ("estimated" in to_dict), node, devices and claims are the estimated order's (rules.py: the scheduler's pick of
+    # a node is open for it, or for a competitor ahead of it), or devices and claims are empty where no one order
+    # stands for every alternative (alternatives.py)
     exact: bool = True
+    # where not exact by the rules (the scheduler's pick of a node): the pod whose pick is open (itself, or a competitor
+    # ahead of it) where the pod's devices are node-local, else "" (replicas.py: a shortfall's per-node count); not in
+    # to_dict
+    open_by: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -104,6 +110,10 @@ class Component:
         self.took = [0] * (n + 1)  # pods in es[:i] that take devices in the dry-run
         self.loose = [0] * (n + 1)  # of those, how many could go more than one way (undetermined, or a choice)
         self.dup_tie = [False] * (n + 1)  # two competitors in es[:i] share a tie class
+        # the first competitor in es[:i] whose node is open (Entry.node_open), and per tie class: where one ahead of a
+        # pod may go to another node, so may the pod (node_open_ahead)
+        self.open_node: list = [None] * (n + 1)
+        self.tie_open_node: dict = {}
         self.tie_total: dict = {}
         self.tie_fit: dict = {}
         self.tie_attempted: dict = {}
@@ -115,6 +125,9 @@ class Component:
             self.before[i + 1] = self.before[i] + comp
             self.took[i + 1] = self.took[i] + bool(q.takes)
             self.loose[i + 1] = self.loose[i] + (comp and (q.kind == EntryKind.OPEN or q.choices > 1))
+            self.open_node[i + 1] = self.open_node[i] or (q if comp and q.node_open else None)
+            if comp and q.node_open:
+                self.tie_open_node.setdefault(q.tie, q)
             if comp:
                 dup = dup or q.tie in seen
                 seen.add(q.tie)
@@ -135,6 +148,11 @@ class Component:
             k = most_devices(q)
             self.most[i + 1] = self.most[i] + k
             self.tie_most[q.tie] = self.tie_most.get(q.tie, 0) + k
+
+    def node_open_ahead(self, e: Entry, i: int) -> Entry | None:
+        """A competitor ahead of es[i] (or tied with it) whose node is open, or None."""
+        q = self.open_node[i] or self.tie_open_node.get(e.tie)
+        return q if q is not e else None
 
     def isolated(self, e: Entry, sim) -> bool:
         """No pod outside the component that may take cpu, memory or a pod slot on a node its members may use can be

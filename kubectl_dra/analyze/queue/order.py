@@ -35,6 +35,10 @@ class Entry:
     takes: tuple = ()  # device IDs it takes in the dry-run in queue order
     allocs: tuple = ()  # (claim ref, AllocationResult) per pending claim it allocates in that dry-run
     choices: int = 0  # nodes it fits on at its turn (0, 1 or 2 = "more than one"), when searched for that
+    # why the node it goes to at its turn is one of several the scheduler may pick (its scores are not modelled, or
+    # the highest score ties), or None: the only node it passes, or the one of the highest score (simulate.py)
+    node_open: str | None = None
+    choices_scored: bool = False  # its scores picked its node among several it passes (pods placed ahead count)
     error: str | None = None  # why its place is not modelled (a shared claim) or its attempt errs at its turn
     # (message, certain): the error its attempt meets at its turn (certain), or may meet where it gets no devices
     # (the scheduler may not filter the node that errs: errors_met.py); the scheduler retries it (retry.py)

@@ -210,9 +210,10 @@ def queue_finding(place: Place) -> Finding | None:
         )
     if place.outcome == Outcome.UNDETERMINED:
         return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
-    if place.ahead or place.gated or place.by_group or not place.exact:
+    unnamed = not place.exact and not place.devices  # no one order's devices stand for all (alternatives.py)
+    if place.ahead or place.gated or place.by_group or unnamed:
         when = "once its gates are removed, it " if place.gated else "it "
-        if not place.exact:  # (its node and devices depend on the order: alternatives.py)
+        if unnamed:
             return make(
                 "DRA432",
                 f"{when}gets its claims in every order the cluster leaves open: {place.reason}",
@@ -250,11 +251,12 @@ def with_place(report, place: Place):
     v = report.verdict
     ok = v.summary if not v.blocked and v.determined else ""
     now_on = v.now_on if ok else None
-    if now_on is not None and place.outcome == Outcome.FITS and (not place.exact or place.node != now_on):
+    unnamed = not place.exact and not place.devices
+    if now_on is not None and place.outcome == Outcome.FITS and (unnamed or place.node != now_on):
         # the pods ahead take the node where its claims are allocatable now: where it goes depends on them
         where = (
             f"node {place.node} in the estimated order"
-            if place.exact and place.node
+            if place.node and not unnamed
             else "where depends on their order"
         )
         ok, now_on = f"claims allocatable once the pods ahead of it in the queue are placed ({where}){v.now_rest}", None

@@ -42,6 +42,12 @@ class Ctx:
 
     def place(self, outcome: Outcome, certain: bool, reason: str, by_group: bool = False) -> Place:
         e = self.e
+        unsure = {}
+        if outcome == Outcome.FITS and e.node is not None:
+            why, by = self.why_node_unsure()
+            if why is not None:  # the outcome stands; the node and the devices there are the estimated order's
+                reason = f"{reason} (the node is the estimated order's: {why})"
+                unsure = {"exact": False, "open_by": by if self.shapes.local[e.plan.shape] else ""}
         return Place(
             position=e.index + 1,
             gated=e.gated,
@@ -53,7 +59,22 @@ class Ctx:
             reason=reason,
             claims=e.allocs,
             by_group=by_group,
+            **unsure,
         )
+
+    def why_node_unsure(self) -> tuple[str | None, str]:
+        """Why the node the pod goes to is not certain (None: it is), and the pod whose pick of a node is open ("": a
+        pod without DRA): its own (Entry.node_open), a competitor's ahead of it, or a pod without DRA that may be
+        ahead may use its nodes (its scores and room are not in the dry-run)."""
+        e = self.e
+        if e.node_open:
+            return e.node_open, e.ref
+        q = self.view.node_open_ahead(e, self.pos)
+        if q is not None:
+            return f"the node of {q.ref}, ahead of it, is open, and with it what is left for it", q.ref
+        if e.choices_scored and not self.view.isolated(e, self.sim):
+            return "pods without DRA that may be ahead of it may change the scores that pick its node", ""
+        return None, ""
 
     def undetermined(self, reason: str) -> Place:
         return self.place(Outcome.UNDETERMINED, False, reason)

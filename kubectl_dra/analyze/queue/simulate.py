@@ -60,6 +60,9 @@ def _components(entries: list[Entry], shapes: Shapes) -> dict:
     return {s: find(s) for s in parent}
 
 
+MAX_ONLY = 16  # nodes searched past the one a pod goes to, to tell whether it is the only one (_Sim._only)
+
+
 class _Sim:
     """The dry-run in queue order: one allocated state that each placed pod adds to, per-shape cursors over the
     nodes worth a search (a node a shape failed on stays failed: the state only grows)."""
@@ -124,11 +127,13 @@ class _Sim:
         """Where the pod goes at this point of the queue: (node, allocation results) or None, with e.node,
         e.choices and e.error (its attempt errs, or is not modelled) set; the state is not changed."""
         plan = e.plan
+        e.node_open, e.choices_scored = None, False
         shared = [c for c in plan.pending if claim_key(c) in self.claims]
         if shared:
             q, node = self.claims[claim_key(shared[0])]
             if len(shared) == len(plan.pending) and node in plan.reach.names and q.plan.reach is plan.reach:
                 e.follows, e.node, e.choices = q, node, 1
+                e.node_open = q.node_open and f"it follows {q.ref}, whose node is open ({q.node_open})"
             else:
                 e.error = (
                     f"shares pending claim {obj_ref(shared[0])} with {q.ref}, ahead of it: their joint placement is "
@@ -187,6 +192,7 @@ class _Sim:
                 if not scored and (not want_choices or len(found) >= 2):
                     break
             i += 1
+        rest = i + 1  # the nodes after the last one searched (found or not)
         # (the count the rules read: as many as a search for want_choices finds, at most 2)
         e.choices = min(len(found), 2 if want_choices else 1)
         if not found and not maybe and e.error is None:
@@ -205,8 +211,33 @@ class _Sim:
             names = [n["metadata"]["name"] for n, _res in found]
             best = self.scores.best(e.pod, plan.fit, plan.reach.names, plan.pending, names, self.node_use)
             found = [x for x in found if x[0]["metadata"]["name"] in best]
+            e.choices_scored = True
+            if len(found) > 1:  # selectHost picks one of the highest score at random
+                e.node_open = f"the scheduler's scores tie between {len(found)} nodes it passes"
+        elif not scored and (len(found) > 1 or not self._only(e, worth, rest)):
+            e.node_open = "it passes other nodes too, and its scores, which pick one, are not modelled for it"
         e.node = found[0][0]["metadata"]["name"]
         return found[0]
+
+    def _only(self, e: Entry, worth: list, rest: int) -> bool:
+        """Whether none of worth[rest:] takes the pod (NodeResourcesFit with the pods ahead placed, then its claims)
+        once it has been found a node: looked at only where they are few (MAX_ONLY); else False, as where one errs."""
+        if len(worth) - rest > MAX_ONLY:
+            return False
+        plan = e.plan
+        for n in worth[rest:]:
+            name = n["metadata"]["name"]
+            if plan.fit is not None and plan.fit.check(n, self.node_use.get(name)).fits is False:
+                continue
+            here = plan.claims_on(name)
+            try:
+                if not here or self._allocate(plan.shape, n, here) is not None:
+                    return False
+            except NodeFailure:
+                continue
+            except AllocationError:
+                return False
+        return True
 
     def commit(self, e: Entry, n: dict, res: list) -> None:
         """What the pod takes on node n (the allocator's results for its claims there) added to the state."""

@@ -90,11 +90,23 @@ def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[
     fit = [pl for pl in places if pl is not None and pl.outcome == Outcome.FITS]
     first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != Outcome.FITS), None)
     # (a copy certain to fit on a node that the order of the pods ahead decides is counted under no node's name)
-    where = Counter(pl.node if pl.exact else ORDER_DECIDES for pl in fit)
+    where = Counter(pl.node if pl.exact or _filled(places, first_out, pods) else ORDER_DECIDES for pl in fit)
     return Placed(snap2, base, queue, placed, places, len(fit), where, first_out)
 
 
 ORDER_DECIDES = "a node the order decides"
+
+
+def _filled(places: list, first_out: int | None, pods: list[dict]) -> bool:
+    """Whether the copies that fit are where the estimated order puts them, per node, whichever node each one picks:
+    a copy after them certainly gets nothing, and only copies' own picks of a node are open, on node-local devices.
+    Identical copies on one node take the same devices in the same order whoever comes first, so a node holds as
+    many as it can (the next one fits nowhere) in every order: the count per node is the estimated order's."""
+    last = places[first_out] if first_out is not None else None
+    if last is None or last.outcome != Outcome.TAKEN or not last.certain:
+        return False
+    copies = {f"{ns_of(p)}/{name_of(p)}" for p in pods}
+    return all(pl.exact or pl.open_by in copies for pl in places[:first_out])
 
 
 # What the DefaultTolerationSeconds admission plugin (on by default) adds to every pod created: a pod of the
