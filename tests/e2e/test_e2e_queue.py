@@ -434,3 +434,45 @@ def test_a_pod_ahead_with_a_choice_of_nodes_leaves_enough_either_way(scenario):
         sc.ungate(name)
         sc.cluster.wait_bound(sc.ns, name, timeout=60)
     assert sc.cluster.pod(sc.ns, "pair")["spec"]["nodeName"] == "node-01"
+
+
+def test_a_node_the_scheduler_picks_is_estimated_and_a_pinned_one_is_not(scenario):
+    """first and second (labelled: a workload's pods, whose scores kubectl-dra does not model) may each go to
+    node-01 or node-02, one GPU each; pinned (created last, held to node-03 by its nodeSelector) has one node. The
+    places of first and second name the estimated order's nodes and devices as estimated (the scheduler's pick is
+    open), and both fit for certain; pinned's place is exact. The real scheduler binds first and second to the two
+    nodes, one each, and pinned to node-03 with the device named."""
+    sc = scenario("nodepick")
+    sc.device_class()
+    for n in ("node-01", "node-02", "node-03"):
+        sc.slice([device("gpu-0")], node=n)
+    names = ("first", "second", "pinned")
+    for name in names:
+        sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
+        obj = pod(name, {"gpu": f"{name}-gpu"}, gated=True,
+                  node_selector={"kubernetes.io/hostname": "node-03"} if name == "pinned" else None)  # fmt: skip
+        if name != "pinned":
+            obj["metadata"]["labels"] = {"app": "nodepick"}
+            obj["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In",
+                                                              "values": ["node-01", "node-02"]}]}]}}}  # fmt: skip
+        sc.create(obj)
+        time.sleep(1.1)  # created a second apart: an order, not a tie
+    st = sc.cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+    rows = {row["pod"]: row["queue"] for row in st.json["items"]}
+    for name in ("first", "second"):
+        q = rows[name]
+        assert q["outcome"] == "fits" and q["estimated"] and q["node"] in ("node-01", "node-02"), str(st)
+        assert len(q["devices"]) == 1 and "the node is the estimated order's" in q["reason"], str(st)
+    assert "it passes other nodes too" in rows["first"]["reason"], str(st)
+    assert f"the node of {sc.ns}/first, ahead of it, is open" in rows["second"]["reason"], str(st)
+    assert rows["pinned"]["outcome"] == "fits" and not rows["pinned"]["estimated"], str(st)
+    assert rows["pinned"]["node"] == "node-03" and "estimated order's" not in rows["pinned"]["reason"], str(st)
+    for name in names:
+        sc.ungate(name)
+        sc.cluster.wait_bound(sc.ns, name, timeout=60)
+    bound = {name: sc.cluster.pod(sc.ns, name)["spec"]["nodeName"] for name in names}
+    assert sorted((bound["first"], bound["second"])) == ["node-01", "node-02"], bound
+    assert bound["pinned"] == "node-03", bound
+    real = ["/".join(d) for d in sc.cluster.allocated_devices(sc.ns, "pinned-gpu")]
+    assert real == rows["pinned"]["devices"], (real, rows["pinned"])
