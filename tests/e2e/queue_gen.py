@@ -277,6 +277,10 @@ def run(cluster, seed: int, preemption: bool | None = None) -> tuple[list[Outcom
         doc = st.json
         info["order"] = [x.split("/", 1)[1] for x in (doc.get("queue") or {}).get("order") or []]
         rows = {r["pod"]: r for r in doc["items"]}
+        # the node each place names, and whether it says so as the estimated order's (the long run's log measures
+        # how often a node not estimated is the one the pod is bound to)
+        info["named"] = {n: [r["queue"]["node"], r["queue"]["estimated"]] for n, r in rows.items()
+                         if (r.get("queue") or {}).get("node")}  # fmt: skip
         ends = _settle(cluster, ns, names)
         for n in names:
             bound, there, msg = ends[n]
