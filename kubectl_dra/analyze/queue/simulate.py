@@ -82,6 +82,7 @@ class _Sim:
         self.node_use: dict = {}  # node -> (requests, pod count) of the pods placed there (NodeResourcesFit)
         self.claims: dict = {}  # claim_key -> (Entry, node) for pending claims allocated in the dry-run
         self.entries: list = []  # every Entry, in queue order
+        self._preemptors: list | None = None  # the entries that preempt at their turn, in order (preemptor_ahead)
         self._last_of_tie: dict | None = None
         self._groups: dict | None = None  # crowd_proof's prefix sums
         self.others = None  # the pending pods that use no DRA (others.py Others), or None
@@ -382,6 +383,15 @@ class _Sim:
     def others_ahead(self, e: Entry) -> int:
         """How many pending pods that use no DRA may be ahead of e (each may fill one node)."""
         return self.others.count_ahead(queue_key(e.gated, e.priority, e.created)) if self.others is not None else 0
+
+    def preemptor_ahead(self, e: Entry) -> Entry | None:
+        """The first pod other than e that preempts at its turn (Entry.preempts, or a nomination DefaultPreemption's
+        criteria tie: self.ties) and may be placed before e: its victims leave at times the API does not show, and
+        the room they free changes the nodes the pods after it pass, and their scores."""
+        if self._preemptors is None:  # (asked once the dry-run is over: the rules judge its result)
+            self._preemptors = [q for q in self.entries if q.preempts is not None or q.ref in self.ties]
+        last = self.may_be_ahead(e)
+        return next((q for q in self._preemptors[:2] if q is not e and q.index <= last), None)
 
     def may_be_ahead(self, e: Entry) -> int:
         """How many pods of the whole queue may be placed before e: every one before it and its ties after it."""
