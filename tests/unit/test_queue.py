@@ -1146,3 +1146,37 @@ def test_a_pod_after_a_preemptor_has_the_estimated_order_s_node():
     assert trainer.outcome == "undetermined" and "criteria tie them" in trainer.reason, trainer
     assert p.outcome == "fits" and p.certain and not p.exact and p.node == "node-01", p
     assert "ml-team/trainer-0, which may be ahead of it, preempts pods" in p.reason, p
+
+
+def test_a_pod_without_dra_ahead_may_change_the_scores_that_pick_a_node():
+    """p (a GPU) passes node-01 and node-02, and the scores pick node-01 (node-02 holds busy's 2 cpu); web, pending
+    ahead of it without DRA, may go to either node, and the dry-run places no such pod: the scores at p's turn may
+    differ. p fits for certain, on the estimated order's node."""
+    cpu = lambda n: [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": n}}}]  # noqa: E731
+    busy = builders.pod("busy", [], ns=NS, uid="uid-busy", node_name="node-02", phase="Running", containers=cpu("2"))
+    web = builders.pod("web", [], ns=NS, uid="uid-web", created=t(0), containers=cpu("1"))
+    for x in (busy, web):
+        del x["spec"]["resourceClaims"]
+    objs = [CLASS, node("node-01"), node("node-02"), gpus("node-01", "gpu-0"), gpus("node-02", "gpu-0", pool="node-02")]
+    q = places([*objs, busy, web, pod("p", t(60), containers=cpu("1")), claim("p-gpu")])
+    p = q.places[f"{NS}/p"]
+    assert p.outcome == "fits" and p.certain and not p.exact and p.node == "node-01", p
+    assert "pods without DRA that may be ahead of it may change the scores that pick its node" in p.reason, p
+
+
+def test_a_pod_of_other_devices_ahead_whose_node_is_open_moves_the_scores():
+    """n (a NIC) and p (a GPU) share no device, so they are not competitors; n's scores tie between node-01 and
+    node-02, and where it goes changes the scores that pick p's node: p fits for certain, on the estimated order's
+    node (the other one)."""
+    cpu = lambda n: [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": n}}}]  # noqa: E731
+    nic = dclass("nic", 'has(device.attributes["gpu.example.com"].kind)')
+    gpu = dclass("gpu", '!has(device.attributes["gpu.example.com"].kind)')
+    devs = lambda n: rslice(f"{n}-devs", [device("gpu-0"), device("nic-0", attrs={"kind": "nic"})], n, pool=n)  # noqa: E731
+    objs = [nic, gpu, node("node-01"), node("node-02"), devs("node-01"), devs("node-02")]
+    n = pod("n", t(0), containers=cpu("2"))
+    n_gpu = builders.claim("n-gpu", [request(cls="nic")], ns=NS, uid="uid-n-gpu")
+    q = places([*objs, n, n_gpu, pod("p", t(60), containers=cpu("1")), claim("p-gpu")])
+    pn, pp = q.places[f"{NS}/n"], q.places[f"{NS}/p"]
+    assert pn.node == "node-01" and "scores tie between 2 nodes" in pn.reason, pn
+    assert pp.outcome == "fits" and pp.certain and not pp.exact and pp.node == "node-02", pp
+    assert f"{NS}/n, which may be ahead of it, goes to a node not fixed" in pp.reason, pp

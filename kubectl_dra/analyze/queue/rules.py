@@ -72,8 +72,10 @@ class Ctx:
         q = self.view.node_open_ahead(e, self.pos)
         if q is not None:
             return f"the node of {q.ref}, ahead of it, is open, and with it what is left for it", q.ref
-        if e.choices_scored and not self.view.isolated(e, self.sim):
-            return "pods without DRA that may be ahead of it may change the scores that pick its node", ""
+        if e.choices_scored:
+            why = self.sim.score_movers(e)
+            if why is not None:
+                return why, ""
         q = self.sim.preemptor_ahead(e) if len(e.plan.reach.names) > 1 else None
         if q is not None:
             return f"{q.ref}, which may be ahead of it, preempts pods, and the room they leave may change its node", ""

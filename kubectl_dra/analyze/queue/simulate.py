@@ -83,6 +83,7 @@ class _Sim:
         self.claims: dict = {}  # claim_key -> (Entry, node) for pending claims allocated in the dry-run
         self.entries: list = []  # every Entry, in queue order
         self._preemptors: list | None = None  # the entries that preempt at their turn, in order (preemptor_ahead)
+        self._open_nodes: list | None = None  # the entries whose node is open, in order (score_movers)
         self._last_of_tie: dict | None = None
         self._groups: dict | None = None  # crowd_proof's prefix sums
         self.others = None  # the pending pods that use no DRA (others.py Others), or None
@@ -383,6 +384,25 @@ class _Sim:
     def others_ahead(self, e: Entry) -> int:
         """How many pending pods that use no DRA may be ahead of e (each may fill one node)."""
         return self.others.count_ahead(queue_key(e.gated, e.priority, e.created)) if self.others is not None else 0
+
+    def score_movers(self, e: Entry) -> str | None:
+        """Why the scores that picked e's node may differ when its turn comes (None: they may not): a pending pod
+        without DRA that may be ahead may use one of its nodes (the dry-run places none of those), or a pod ahead
+        that may use them goes to a node the scheduler picks in a way not modelled (Entry.node_open)."""
+        names = e.plan.reach.names
+        mine = queue_key(e.gated, e.priority, e.created)
+        for g in self.others.groups if self.others is not None else ():
+            if g.keys and g.keys[0] <= mine and not names.isdisjoint(g.names):
+                return "pods without DRA that may be ahead of it may change the scores that pick its node"
+        if self._open_nodes is None:  # (asked once the dry-run is over: the rules judge its result)
+            self._open_nodes = [q for q in self.entries if q.node_open]
+        last = self.may_be_ahead(e)
+        for i, q in enumerate(self._open_nodes):
+            if q.index > last or i >= MAX_ONLY * 4:
+                return None if q.index > last else f"{q.ref} and other pods that may be ahead go to nodes not fixed"
+            if q is not e and not names.isdisjoint(q.plan.reach.names):
+                return f"{q.ref}, which may be ahead of it, goes to a node not fixed, and with it the scores"
+        return None
 
     def preemptor_ahead(self, e: Entry) -> Entry | None:
         """The first pod other than e that preempts at its turn (Entry.preempts, or a nomination DefaultPreemption's
