@@ -138,7 +138,7 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
     ref = f"{kind}/{wname}"
     pods, claims = copies(snap, workload, n)
     got = place_copies(snap, sem, pods, claims)
-    snap2, placed, places, first_out = got.snap, got.placed, got.places, got.first_out
+    snap2, places, first_out = got.snap, got.places, got.first_out
     nodes = got.nodes_text()
     summary = {
         "workload": {"kind": kind, "name": wname, "namespace": ns},
@@ -147,8 +147,8 @@ def explain_replicas(snap: Snapshot, sem: Semantics, workload: dict, n: int) -> 
         "nodes": dict(sorted(got.where.items())),
         "firstNotFitting": None if first_out is None else name_of(pods[first_out]),
     }
-    if first_out is None:  # all fit: the last copy's report, the verdict about the N
-        last = placed[(ns, name_of(pods[-1]))]
+    if first_out is None:  # all fit: the last copy's report in full (the queue's is brief), the verdict about the N
+        last = with_place(explain_pod(snap2, sem, ns, name_of(pods[-1]), got.base.fork()), places[-1])
         ok = f"all {n} more pods of {ref} get their devices ({nodes})" if n > 1 else f"1 more pod of {ref} fits"
         return _with(last, summary, verdict_from(list(last.findings), ok))
     pod = pods[first_out]
