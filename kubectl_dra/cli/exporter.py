@@ -64,9 +64,9 @@ class Exporter:
         # under churn, where nearly every scrape finds a new answer (docs/performance.md). So a scrape serves the
         # text last written, at once, and a newer answer's text is written in the background for the next scrapes;
         # only the first scrape of all waits for one.
-        # One writer thread, for the life of the process, writes each newer text when a scrape finds one: a thread
-        # per text left glibc a new malloc arena per thread and the resident memory rising in steps over an
-        # hour's soak (docs/performance.md).
+        # One writer thread, for the life of the process, writes the newest answer's text once a scrape has found
+        # the text behind: with a thread per text (and a scrape's copy of text and own families joined), the
+        # resident memory rose in steps over an hour's soak; with one, it is flat (docs/performance.md).
         self._rendered: tuple | None = None
         self._render_lock = threading.Lock()
         self._newer = threading.Condition(self._render_lock)  # a scrape found an answer newer than the text
@@ -167,7 +167,8 @@ class Exporter:
         return done[1], done[2]
 
     def _write_newer(self, write) -> None:
-        """The writer thread: whenever a scrape has found an answer newer than the text, write that answer's."""
+        """The writer thread: once a scrape has found the text behind the answers, write the newest answer's, and
+        again while newer ones arrive meanwhile."""
         while True:
             with self._render_lock:
                 while self._rendered[0] is self._latest[0]:

@@ -90,7 +90,8 @@ def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[
     fit = [pl for pl in places if pl is not None and pl.outcome == Outcome.FITS]
     first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != Outcome.FITS), None)
     # (a copy certain to fit on a node that the order of the pods ahead decides is counted under no node's name)
-    where = Counter(pl.node if pl.exact or _filled(places, first_out, pods) else ORDER_DECIDES for pl in fit)
+    filled = _filled(places, first_out, pods)
+    where = Counter(pl.node if pl.exact or filled else ORDER_DECIDES for pl in fit)
     return Placed(snap2, base, queue, placed, places, len(fit), where, first_out)
 
 
