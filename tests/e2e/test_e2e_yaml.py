@@ -55,8 +55,14 @@ def test_kubectl_yaml_reads_as_kubectl_json(scenario, tmp_path):
     sc.create(claim("waiting", [request("gpu", sc.cls)]))
     # (no nodes: the fake nodes' heartbeat may change them between the two reads below)
     kinds = "resourceslices,deviceclasses,resourceclaims"
-    as_yaml = sc.cluster.kubectl("get", kinds, "-A", "-o", "yaml").stdout
-    as_json = json.loads(sc.cluster.kubectl("get", kinds, "-A", "-o", "json").stdout)
+    # The other tests' objects (cluster-scoped slices and classes, claims of namespaces being deleted) may change
+    # between the two reads: the pair counts where a YAML read after the JSON one is the same text as before it
+    # (every change moves a resourceVersion, so nothing changed in between).
+    for _ in range(5):
+        as_yaml = sc.cluster.kubectl("get", kinds, "-A", "-o", "yaml").stdout
+        as_json = json.loads(sc.cluster.kubectl("get", kinds, "-A", "-o", "json").stdout)
+        if sc.cluster.kubectl("get", kinds, "-A", "-o", "yaml").stdout == as_yaml:
+            break
     assert len(as_yaml) >= yamlio.FAST_MIN_CHARS, len(as_yaml)
     assert yamlio.fast_path_refusal(as_yaml) is None, yamlio.fast_path_refusal(as_yaml)
     for fast_min in (0, 10**12):  # yaml-rs, then the reference
