@@ -60,7 +60,6 @@ class Placed:
     snap: Snapshot
     base: Analysis  # of snap: forks of it share the device matrices the queue computed
     queue: object
-    placed: dict
     places: list
     fit: int
     where: Counter
@@ -85,14 +84,14 @@ def place_copies(snap: Snapshot, sem: Semantics, pods: list[dict], claims: list[
     for p in pods:
         fork = base.fork()
         got[(ns_of(p), name_of(p))] = (p, explain_pod(snap2, sem, ns_of(p), name_of(p), fork, True), fork)
-    queue, placed = judge_queue(snap2, sem, base, got, explain_pod)
+    queue, _placed = judge_queue(snap2, sem, base, got, explain_pod)
     places = [queue.places.get(f"{ns_of(p)}/{name_of(p)}") for p in pods]
     fit = [pl for pl in places if pl is not None and pl.outcome == Outcome.FITS]
     first_out = next((i for i, pl in enumerate(places) if pl is None or pl.outcome != Outcome.FITS), None)
     # (a copy certain to fit on a node that the order of the pods ahead decides is counted under no node's name)
     filled = _filled(places, first_out, pods)
     where = Counter(pl.node if pl.exact or filled else ORDER_DECIDES for pl in fit)
-    return Placed(snap2, base, queue, placed, places, len(fit), where, first_out)
+    return Placed(snap2, base, queue, places, len(fit), where, first_out)
 
 
 ORDER_DECIDES = "a node the order decides"
