@@ -146,8 +146,8 @@ class Cluster:
         env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
         if proc.returncode == 2 and TLS_HANDSHAKE_REFUSED in proc.stderr:
-            # The loopback API server refused a fresh connection's TLS handshake with decode_error twice in ~2,000
-            # runs of one CI run (never in 900 runs under load here): the tool ends in one line, as it must; the
+            # The loopback API server refused a fresh connection's TLS handshake with decode_error twice in one CI
+            # run (never in 900 runs under load here, cause not found): the tool ends in one line, as it must; the
             # test is about the answer, so it asks once more and the run's warnings summary counts it.
             import warnings
 
