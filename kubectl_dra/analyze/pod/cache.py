@@ -49,6 +49,11 @@ class Cache:
         self.matrices: dict = {}  # a request's shape and node set -> its device matrix
         self.searches: dict = {}  # a pod shape's pending claims, nodes and fit -> (reach, the dry-run's result)
         self.fits_on: dict = {}  # a shape and fit -> [nodes found, next node, nodes in search order] (simulate.py)
+        # a pod shape, a node and its claims there -> allocate()'s result (or NodeFailure) against the allocations as
+        # they are: the queue's dry-run and its count proof both ask (simulate.py base_allocate)
+        self.base_allocs: dict = {}
+        self.spec_keys: dict = {}  # a pending claim's spec key (jsonio.value_key) -> itself: one copy per distinct spec
+        self.base_allocator = None  # the allocator base_allocate makes when its caller has none
         self.may_err: dict = {}  # a pod shape -> whether its search may meet an error (queue/exposed.py)
         # per object
         self.unmodelled = ByObject()  # an object -> its fields the engine does not model (coverage.py)

@@ -200,7 +200,7 @@ class Analysis(DryRunSearch):
         if pending and not any(f.blocking for f in self.findings):
             nominated = ((pod or {}).get("status") or {}).get("nominatedNodeName") or None
             self._dry_run(pending, analyses, reach, state, dry, fit, claim_only, skip, nominated)
-        shape = (tuple(value_key(c.get("spec")) for c in pending), id(reach), skip_key(pending, skip))
+        shape = (self.spec_keys(pending), id(reach), skip_key(pending, skip))
         self.plan = PodPlan(tuple(pending), tuple(analyses), reach, shape, dry, fit, skip)
         return analyses, dry
 

@@ -58,6 +58,12 @@ def _deepest(kept: tuple, node: str, w) -> tuple:
 class DryRunSearch:
     """Analysis's dry-run search (the methods read the analysis's indexes, caches and allocator)."""
 
+    def spec_keys(self, pending) -> tuple:
+        """The pending claims' spec keys (jsonio.value_key), each kept once however many pods' claims have it: a
+        Deployment's thousands of pods share one (a pod's shape holds them)."""
+        keys = self.cache.spec_keys
+        return tuple(keys.setdefault(k, k) for k in (value_key(c.get("spec")) for c in pending))
+
     def _dry_run(
         self,
         pending,
@@ -74,7 +80,7 @@ class DryRunSearch:
         # replicas) get the same search: it runs once. An error names its claim, so it is never reused.
         key = (
             "dry",
-            tuple(value_key(c.get("spec")) for c in pending),
+            self.spec_keys(pending),
             id(reach),
             fit.key() if fit is not None else None,
             fit.na_key(analyses) if fit is not None else None,

@@ -13,7 +13,7 @@ from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome, queue_key
 from kubectl_dra.model.meta import ns_of, owner_of
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ahead:
     pod: str
     devices: tuple  # device IDs it takes that this pod could use
@@ -23,7 +23,7 @@ class Ahead:
         return {"pod": self.pod, "devices": list(self.devices), "why": self.why}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Place:
     """A pod's place in the queue and what the dry-run in that order gives it."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 from kubectl_dra.analyze.allocator.common import ErrorKind
 from kubectl_dra.analyze.queue.outcomes import EntryKind, queue_key
@@ -54,8 +55,8 @@ class Entry:
         """Its scheduling gates are still on: not in the scheduler's queue yet."""
         return bool((self.pod.get("spec") or {}).get("schedulingGates"))
 
-    @property
-    def ref(self) -> str:
+    @cached_property
+    def ref(self) -> str:  # (once: the rules and the places read it for every pod ahead)
         return f"{ns_of(self.pod)}/{name_of(self.pod)}"
 
 

@@ -272,7 +272,7 @@ def judge(e: Entry, view: Component, pos: int, uniform: bool, shapes, sim) -> Pl
     mine = shapes.keys[e.plan.shape]
     after = view.tied_after(e, pos) if e.follows is None else 0
     shown = view.listed(e, pos, mine)
-    listed = tuple(Ahead(q.ref, tuple(did(d) for d in q.takes if d in mine)[:8], why_ahead(q, e)) for q in shown)
+    listed = tuple(Ahead(q.ref, sim.did_names(d for d in q.takes if d in mine), why_ahead(q, e)) for q in shown)
     c = Ctx(e, view, pos, uniform, shapes, sim, view.before[pos] + after, shown, mine, listed)
     for rule in RULES:
         got = rule(c)

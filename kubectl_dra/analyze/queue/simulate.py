@@ -13,7 +13,7 @@ from kubectl_dra.analyze.pod.score import add_use, scores_of
 from kubectl_dra.analyze.queue.alternatives import Alternatives, first_outsiders
 from kubectl_dra.analyze.queue.exposed import may_err
 from kubectl_dra.analyze.queue.gang import member_order
-from kubectl_dra.analyze.queue.judge import Component, Queue, isolated, shortfall, uniform_until
+from kubectl_dra.analyze.queue.judge import Component, Queue, did, isolated, shortfall, uniform_until
 from kubectl_dra.analyze.queue.order import BASIS, Entry, order
 from kubectl_dra.analyze.queue.outcomes import EntryKind, queue_key
 from kubectl_dra.analyze.queue.preempted import room_freed_by_others, search_preemption, sim_rows
@@ -93,6 +93,10 @@ class _Sim:
         # those pools (state.add) can change the answer
         self._tried: dict = {}
         self._pool_gen: dict = {}  # (driver, pool) -> placements in it so far
+        # whether a pool no placement has touched is as the cluster has it (until a failed group's placements are
+        # reverted: then the generations start again from a state that holds the pods placed before it)
+        self._pristine = True
+        self._did_names: dict = {}  # device ID -> driver/pool/device, made once (did_names)
 
     def _allocate(self, shape, n: dict, here: list):
         alloc = self.alloc
@@ -102,6 +106,8 @@ class _Sim:
             return alloc.allocate(n, here)
         gens = tuple(self._pool_gen.get((p.driver, p.name), 0) for p in pools)
         key = (shape, n["metadata"]["name"], len(here))
+        if self._pristine and not any(gens):  # the node's pools as they are: the count proof's answer too
+            return base_allocate(self.base, alloc, key, n, here)
         hit = self._tried.get(key)
         if hit is not None and hit[0] == gens:
             if isinstance(hit[1], Exception):
@@ -288,7 +294,7 @@ class _Sim:
             self.node_use = saved[4]
             self.cursor = {**{s: 0 for s in self.cursor}, **saved[3]}  # (shapes first searched in the cycle: anew)
             self.alloc = self.base.allocator(self.state)
-            self._tried, self._pool_gen = {}, {}
+            self._tried, self._pool_gen, self._pristine = {}, {}, False
             for e in g.members:
                 e.node, e.takes, e.allocs = None, (), ()
         for e in g.members:  # pods behind: a member went one way for certain, or may have gone another
@@ -311,17 +317,15 @@ class _Sim:
                 0,
                 worth,
             ]  # nodes found, next node to try, the nodes in search order
-        alloc = None
         while got[0] < limit and got[1] < len(got[2]):
             n = got[2][got[1]]
             got[1] += 1
             if plan.fit is not None and plan.fit.check(n).fits is not True:
                 continue
             here = plan.claims_on(n["metadata"]["name"])
-            if alloc is None:
-                alloc = self.base.allocator(self.base.allocated_now()[0])
             try:
-                if not here or alloc.allocate(n, here) is not None:
+                key = (plan.shape, n["metadata"]["name"], len(here))
+                if not here or base_allocate(self.base, None, key, n, here) is not None:
                     got[0] += 1
             except (NodeFailure, AllocationError):
                 continue
@@ -413,6 +417,18 @@ class _Sim:
         last = self.may_be_ahead(e)
         return next((q for q in self._preemptors[:2] if q is not e and q.index <= last), None)
 
+    def did_names(self, ids) -> tuple:
+        """The first 8 of the device IDs as driver/pool/device (judge.did), each string made once: the places of
+        thousands of pods name the same devices of the pods ahead of them."""
+        names = self._did_names
+        out = []
+        for d in ids:
+            n = names.get(d)
+            out.append(n if n is not None else names.setdefault(d, did(d)))
+            if len(out) == 8:
+                break
+        return tuple(out)
+
     def may_be_ahead(self, e: Entry) -> int:
         """How many pods of the whole queue may be placed before e: every one before it and its ties after it."""
         if self._last_of_tie is None:
@@ -420,6 +436,28 @@ class _Sim:
             for q in self.entries:
                 self._last_of_tie[q.tie] = max(q.index, self._last_of_tie.get(q.tie, q.index))
         return self._last_of_tie.get(e.tie, e.index)
+
+
+def base_allocate(base, alloc, key: tuple, n: dict, here: list):
+    """alloc.allocate(n, here), alloc being an allocator of the allocations as they are (base.allocated_now; None:
+    one is made), once per key ((pod shape, node name, claims there)): the dry-run's first look at a node and the
+    count proof's walk over the same nodes ask the same question. A NodeFailure is kept and raised again; an
+    AllocationError is not kept (its message names the asking pod's claim)."""
+    memo = base.cache.base_allocs
+    hit = memo.get(key)
+    if hit is None:
+        if alloc is None:
+            if base.cache.base_allocator is None:
+                base.cache.base_allocator = base.allocator(base.allocated_now()[0])
+            alloc = base.cache.base_allocator
+        try:
+            hit = memo[key] = (alloc.allocate(n, here),)
+        except NodeFailure as err:
+            memo[key] = err
+            raise
+    if isinstance(hit, NodeFailure):
+        raise hit
+    return hit[0]
 
 
 def _gang_members(ordered: list[Entry]) -> dict:
