@@ -1080,7 +1080,9 @@ _RULES = [
         "pod after it, before the binding is written (the plugin's in-flight allocations). kubectl-dra dry-runs the "
         "pending pods that use DRA in that order, each against what the pods ahead of it would take, with the same "
         "allocator as for one pod. The finding names the device the pod would get alone and the pod ahead it "
-        "would go to. The order is estimated from the API: priority, then creation time; pods whose gates are "
+        "would go to; where a pod ahead picks among nodes freely (its scores tie, or are not modelled), that the "
+        "pods ahead take every device it could use is certain but which takes which is not, and the finding names "
+        "the estimated order's pairing as that. The order is estimated from the API: priority, then creation time; pods whose gates are "
         "still on come after the others, as if their gates were removed in that order. `--alone` judges each pod "
         "as if it were the only one waiting.",
     ),

@@ -184,6 +184,10 @@ def test_identical_pods_in_created_order_fill_the_nodes_then_wait():
     assert all(got[f"w{i}"].outcome == "taken" and got[f"w{i}"].certain for i in range(4, 8))
     assert len({got[f"w{i}"].node for i in range(4)}) == 4  # one per node
     assert q.shortfalls and q.shortfalls[0].text.startswith("4 of the 8 identical pending pods")
+    # which pod ahead takes which device follows the nodes they pick (their scores tie): only the count is certain
+    for i in range(4, 8):
+        why = got[f"w{i}"].reason
+        assert "would go to" not in why and "whichever nodes they pick (in the estimated order" in why, why
 
 
 def test_a_shortfall_names_each_namespace_s_owner_of_the_same_name():

@@ -407,22 +407,31 @@ def _fits_or_taken(c: Ctx) -> Place:
 
 
 def _taken_reason(c: Ctx) -> str:
-    """Name the device the pod would get alone and the pod ahead it goes to."""
+    """Name the device the pod would get alone and the pod ahead it goes to. Where a competitor ahead goes to a node
+    the scheduler picks freely (Component.node_open_ahead), that the pods ahead take them all is certain but which
+    one takes which device is the estimated order's, and the reason says so."""
     e, sim, took = c.e, c.sim, c.view.took[c.pos]  # took: pods before it in its component that take devices
     first = e.plan.dry.allocatable[0]
     alone = [(r["driver"], r["pool"], r["device"]) for p in first.claims for r in p.results]
-    for d in alone:
-        q = sim.taken_by.get(d)
-        if q is not None and q is not e:
-            rest = f"; the others it could use go to the other pods ahead ({took} take devices)" if took > 1 else ""
-            return f"{did(d)} would go to {q.ref} ({why_ahead(q, e)}){rest}"
+    named = next(((d, q) for d in alone if (q := sim.taken_by.get(d)) is not None and q is not e), None)
     takers = [q for q in c.shown if any(d in c.mine for d in q.takes)]
-    if takers:
-        q = takers[0]
-        d = next(d for d in q.takes if d in c.mine)
-        more = f" and other pods ahead ({took} take devices)" if took > 1 else ""
-        return f"{did(d)} would go to {q.ref} ({why_ahead(q, e)}){more}"
-    return f"the devices it could use go to {_ahead(took)} that {'takes' if took == 1 else 'take'} devices"
+    if named is None and takers:
+        named = (next(d for d in takers[0].takes if d in c.mine), takers[0])
+    all_taken = f"the devices it could use go to {_ahead(took)} that {'takes' if took == 1 else 'take'} devices"
+    if named is None:
+        return all_taken
+    d, q = named
+    opened = c.view.node_open_ahead(e, c.pos)
+    if opened is not None:
+        return (
+            f"{all_taken}, whichever nodes they pick (in the estimated order {did(d)} goes to {q.ref}, "
+            f"{why_ahead(q, e)}; the node of {opened.ref} is open)"
+        )
+    if d in alone:
+        rest = f"; the others it could use go to the other pods ahead ({took} take devices)" if took > 1 else ""
+    else:
+        rest = f" and other pods ahead ({took} take devices)" if took > 1 else ""
+    return f"{did(d)} would go to {q.ref} ({why_ahead(q, e)}){rest}"
 
 
 def _ahead(n: int) -> str:
