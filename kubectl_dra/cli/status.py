@@ -74,7 +74,10 @@ def status_cmd(selector, watch, metrics_bind_address, metrics_cluster_name, no_h
     stays the rows a script reads (with --no-headers, or -o name).
 
     \b
-    Exit codes: 0 no pod blocked, 1 some pod blocked, 2 some pod (or a namespace the scan could not list) undetermined.
+    Exit codes:
+      0  no pod blocked
+      1  some pod blocked
+      2  some pod (or a namespace the scan could not list) undetermined
 
     A namespace with no pod that uses DRA is exit 0, as kubectl get's "No resources found", and the note names the
     namespaces that have some (live: among the pods not finished). From --from-file it is exit 2 when -n was not
