@@ -305,6 +305,12 @@ class Semantics:
         return Components(tuple(self.version[:2]))
 
     def to_dict(self) -> dict:
+        """The semantics as every report's document carries them: one dict per Semantics, shared by the reports of
+        an answer (5,000 pods' reports hold one), so a caller reads it and never changes it."""
+        return self._as_dict
+
+    @cached_property
+    def _as_dict(self) -> dict:
         return {
             "kubernetesVersion": self.version_str,
             "allocator": self.channel,

@@ -52,6 +52,7 @@ class Cache:
         # a pod shape, a node and its claims there -> allocate()'s result (or NodeFailure) against the allocations as
         # they are: the queue's dry-run and its count proof both ask (simulate.py base_allocate)
         self.base_allocs: dict = {}
+        self.semantics_finding = None  # (Semantics, its DRA003 finding): bodies.py semantics_finding
         self.spec_keys: dict = {}  # a pending claim's spec key (jsonio.value_key) -> itself: one copy per distinct spec
         self.base_allocator = None  # the allocator base_allocate makes when its caller has none
         self.may_err: dict = {}  # a pod shape -> whether its search may meet an error (queue/exposed.py)

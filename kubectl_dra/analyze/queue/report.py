@@ -197,19 +197,22 @@ def _open_but_for_the_gang(report) -> bool:
     return bool(opens) and all(_gang_word(f) for f in opens)
 
 
-def queue_finding(place: Place) -> Finding | None:
-    """The finding a pod's place adds to its own report (None: nothing to say)."""
+def queue_finding(place: Place, ahead: list | None = None) -> Finding | None:
+    """The finding a pod's place adds to its own report (None: nothing to say). ahead: the place's pods ahead as
+    Place.to_dict lists them, where the caller has them (the report's body and the finding then share the list)."""
+    if ahead is None:
+        ahead = [a.to_dict() for a in place.ahead]
     if place.outcome == Outcome.GANG:
-        return make("DRA435", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
+        return make("DRA435", place.reason, position=place.position, ahead=ahead)
     if place.outcome == Outcome.TAKEN:
         return make(
             "DRA430",
             f"no device left once the pods ahead in the queue are placed: {place.reason}",
             position=place.position,
-            ahead=[a.to_dict() for a in place.ahead],
+            ahead=ahead,
         )
     if place.outcome == Outcome.UNDETERMINED:
-        return make("DRA431", place.reason, position=place.position, ahead=[a.to_dict() for a in place.ahead])
+        return make("DRA431", place.reason, position=place.position, ahead=ahead)
     unnamed = not place.exact and not place.devices  # no one order's devices stand for all (alternatives.py)
     if place.ahead or place.gated or place.by_group or unnamed:
         when = "once its gates are removed, it " if place.gated else "it "
@@ -218,14 +221,14 @@ def queue_finding(place: Place) -> Finding | None:
                 "DRA432",
                 f"{when}gets its claims in every order the cluster leaves open: {place.reason}",
                 position=place.position,
-                ahead=[a.to_dict() for a in place.ahead],
+                ahead=ahead,
             )
         got = ", ".join(place.devices[:3]) + (f" and {len(place.devices) - 3} more" if len(place.devices) > 3 else "")
         return make(
             "DRA432",
             f"{when}gets {got or 'its claims'} on node {place.node} in the estimated order: {place.reason}",
             position=place.position,
-            ahead=[a.to_dict() for a in place.ahead],
+            ahead=ahead,
         )
     return None
 
@@ -234,7 +237,7 @@ def with_place(report, place: Place):
     """The pod's report with its place in the queue: the finding, the verdict again, the body's queue."""
     body = dict(report.body)
     body["queue"] = place.to_dict()
-    f = queue_finding(place)
+    f = queue_finding(place, body["queue"]["ahead"])
     if place.certain and place.by_group and _open_but_for_the_gang(report):
         # the group's answer replaces the scheduler's word on the group's last cycle
         report = replace(report, findings=tuple(x for x in report.findings if not _gang_word(x)))

@@ -88,7 +88,12 @@ def claim_state(c: dict) -> str:
     return "pending"
 
 
-def semantics_finding(sem: Semantics, snap: Snapshot) -> Finding:
+def semantics_finding(sem: Semantics, snap: Snapshot, cache=None) -> Finding:
+    """DRA003, the semantics assumed. cache (an Analysis's, pod/cache.py): made once for the reports of an answer."""
+    if cache is not None:
+        if cache.semantics_finding is None or cache.semantics_finding[0] is not sem:
+            cache.semantics_finding = (sem, semantics_finding(sem, snap))
+        return cache.semantics_finding[1]
     gates = ", ".join(f"{k}={'true' if sem.gates[k] else 'false'}" for k in sorted(sem.overridden)) or "defaults"
     src = {
         "flag": "from --kubernetes-version",

@@ -243,7 +243,7 @@ def explain_pod(
     pod = asked(an, snap, "Pod", namespace, name)
     # (what the driver piece could not read, it says in its own finding, DRA607)
     an.findings.extend(read_gap_findings(snap.gaps, DRIVER_PIECE_READS))
-    an.findings.append(semantics_finding(sem, snap))
+    an.findings.append(semantics_finding(sem, snap, an.cache))
     events = events_for_pod(snap, pod, an.cache)
     if not pod.get("status"):  # the API server always writes one: a cut or edited input
         an.findings.append(edited_finding(pod, "status"))
