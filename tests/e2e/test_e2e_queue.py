@@ -476,3 +476,35 @@ def test_a_node_the_scheduler_picks_is_estimated_and_a_pinned_one_is_not(scenari
     assert bound["pinned"] == "node-03", bound
     real = ["/".join(d) for d in sc.cluster.allocated_devices(sc.ns, "pinned-gpu")]
     assert real == rows["pinned"]["devices"], (real, rows["pinned"])
+
+
+def test_identical_pods_that_fill_the_nodes_cpu_are_counted_whichever_nodes_they_get(scenario):
+    """Twelve identical pods (7 cpu and one GPU each, created a second apart) on the three 16-cpu nodes, four GPUs
+    each: two fit on a node by cpu, so six get devices, whichever nodes the scheduler's tied scores send them to, and
+    the six after them stay Pending. Too many pods ahead for the orders to be tried one by one (alternatives.py), and
+    each node may be filled by any pod ahead: kubectl-dra said undetermined for the pods after the sixth ("has room
+    for it alone, but not once the pods ahead are placed there"). The identical pods' count (rules.py identical_pods)
+    now answers every one, certain; the real scheduler binds exactly the pods said to fit."""
+    sc = scenario("cpufill")
+    sc.device_class()
+    for n in ("node-01", "node-02", "node-03"):
+        sc.slice([device(f"gpu-{i}") for i in range(4)], node=n)
+    names = [f"w{i:02d}" for i in range(12)]
+    for name in names:
+        sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
+        p = pod(name, {"gpu": f"{name}-gpu"}, gated=True)
+        p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "7"
+        sc.create(p)
+        time.sleep(1.1)  # created a second apart: an order, not a tie
+    st = sc.cluster.kubectl_dra("status", "-n", sc.ns, "-o", "json")
+    rows = {row["pod"]: row for row in st.json["items"]}
+    assert {r["state"] for r in rows.values()} <= {"OK", "Blocked"}, str(st)  # every answer certain
+    fits = [n for n in names if rows[n]["queue"]["outcome"] == "fits"]
+    assert fits == names[: len(fits)] and 0 < len(fits) < len(names), str(st)
+    for name in names:  # the gates removed in creation order: the queue's order
+        sc.ungate(name)
+    for name in fits:
+        sc.cluster.wait_bound(sc.ns, name, timeout=60)
+    for name in names[len(fits) :]:
+        sc.cluster.wait_event(sc.ns, name, "FailedScheduling", "Insufficient cpu", timeout=60)
+        assert not sc.cluster.pod(sc.ns, name)["spec"].get("nodeName"), name

@@ -824,14 +824,14 @@ def test_a_gang_all_gated_is_placed_as_if_ungated_together_and_certainly_failed_
 
 def test_cpu_taken_by_the_pods_ahead_on_a_node_is_counted_and_the_other_node_is_left():
     """a (6 cpu) goes first to node-01, which has two GPUs and 8 cpu, or to node-02 (one GPU, 8 cpu), as the
-    scheduler's scores pick; b (6 cpu) fits node-01 alone, but not once a is there: the dry-run sends it to node-02
-    (not to node-01's second GPU). Whichever node a gets, b gets the other one (alternatives.py): it fits for
-    certain, and the answer names neither node nor devices as certain (exact=False)."""
-    big = [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": "6"}}}]
+    scheduler's scores pick; b (5 cpu: not a copy of a, whose count identical_pods would take) fits node-01 alone,
+    but not once a is there: the dry-run sends it to node-02 (not to node-01's second GPU). Whichever node a gets, b
+    gets the other one (alternatives.py): it fits for certain, and the answer names neither node nor devices as
+    certain (exact=False)."""
     objs = [*BASE, gpus("node-01", "gpu-0", "gpu-1"), gpus("node-02", "gpu-0", pool="node-02")]
-    for name, sec in (("a", 0), ("b", 60)):
+    for name, sec, cpu in (("a", 0, "6"), ("b", 60, "5")):
         p = pod(name, t(sec))
-        p["spec"]["containers"] = big
+        p["spec"]["containers"] = [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": cpu}}}]
         objs += [p, claim(f"{name}-gpu")]
     q = places(objs)
     a, b = q.places[f"{NS}/a"], q.places[f"{NS}/b"]
@@ -1184,3 +1184,30 @@ def test_a_pod_of_other_devices_ahead_whose_node_is_open_moves_the_scores():
     assert pn.node == "node-01" and "scores tie between 2 nodes" in pn.reason, pn
     assert pp.outcome == "fits" and pp.certain and not pp.exact and pp.node == "node-02", pp
     assert f"{NS}/n, which may be ahead of it, goes to a node not fixed" in pp.reason, pp
+
+
+def test_identical_pods_that_fill_the_nodes_cpu_are_counted_whichever_nodes_they_get():
+    """12 identical pods (3 cpu, one GPU) on 3 nodes of 8 cpu and 4 GPUs: two fit on a node by cpu. Too many pods
+    ahead for the alternatives to try (MAX_PODS): where a node may be filled by any pod ahead, the pods after the
+    sixth were undetermined; the identical pods' count decides every one (e2e: the same with the real scheduler)."""
+
+    def cpu(n):
+        return [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": n}}}]
+
+    objs = [CLASS]
+    for i in range(3):
+        n = node(f"node-0{i}")
+        n["status"]["allocatable"]["cpu"] = "8"
+        objs += [n, gpus(f"node-0{i}", "gpu-0", "gpu-1", "gpu-2", "gpu-3")]
+    for i in range(12):
+        objs += [pod(f"w{i:02d}", t(i), containers=cpu("3")), claim(f"w{i:02d}-gpu")]
+    got = {ref.split("/")[1]: p for ref, p in places(objs).places.items()}
+    assert all(p.certain for p in got.values()), [p.reason for p in got.values() if not p.certain]
+    assert [got[f"w{i:02d}"].outcome for i in range(12)] == ["fits"] * 6 + ["taken"] * 6
+    why = got["w11"].reason
+    assert "fill the nodes it could use first, whichever of them they go to" in why, why
+    # a pod without DRA that may be ahead on those nodes moves the count: open again
+    plain = builders.pod("batch", [], ns=NS, uid="uid-batch", created=t(0), containers=cpu("3"))
+    del plain["spec"]["resourceClaims"]
+    got = {ref.split("/")[1]: p for ref, p in places([*objs, plain]).places.items()}
+    assert not got["w11"].certain, got["w11"].reason

@@ -75,7 +75,6 @@ class Alternatives:
         self._worth: dict = {}
         self._nodes: dict | None = None
         self._loose: set | None = None
-        self._nominees: list | None = None
         self._e = None  # the pod whose alternatives are enumerated
         self._pruned = False  # the scores left a pod ahead fewer nodes than it passes, in the pod's alternatives
 
@@ -183,7 +182,7 @@ class Alternatives:
                 grew = True
             if len(members) > MAX_PODS:
                 return None
-        if any(prio >= e.priority and ref != e.ref and node in nodes for prio, node, ref in self._nominated()):
+        if any(prio >= e.priority and ref != e.ref and node in nodes for prio, node, ref in self.sim.nominated()):
             return None  # its room on that node is held for it before its turn (RunFilterPluginsWithNominatedPods)
         claim_key = self.claim_key
         claims = {claim_key(c) for c in e.plan.pending}
@@ -209,20 +208,6 @@ class Alternatives:
                     if len(out) > room:
                         return None
         return out
-
-    def _nominated(self) -> list:
-        """(priority, node, ref) of the pending pods nominated to a node (status.nominatedNodeName, after a
-        preemption): the scheduler counts them there for every pod of their priority or a lower one."""
-        if self._nominees is None:
-            pods = [(q.pod, q.ref) for q in self.sim.entries]
-            for g in self.sim.others.groups if self.sim.others is not None else ():
-                pods += [(pod, ref) for ref, (pod, _fit) in zip(g.refs, g.pods)]
-            self._nominees = [
-                (priority_of(pod), (pod.get("status") or {}).get("nominatedNodeName"), ref)
-                for pod, ref in pods
-                if (pod.get("status") or {}).get("nominatedNodeName")
-            ]
-        return self._nominees
 
     def _loose_groups(self) -> set:
         """(gated, priority) of the queue's groups of which a pod was already tried (order.py: one tie class)."""

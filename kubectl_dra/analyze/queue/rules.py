@@ -81,6 +81,13 @@ class Ctx:
             return f"{q.ref}, which may be ahead of it, preempts pods, and the room they leave may change its node", ""
         return None, ""
 
+    def counted(self) -> bool:
+        """Identical pods (uniform) on whose nodes no pod outside them may be ahead (isolated) and no room is held or
+        freed by a nomination or a deletion (room_in_flux): each node holds as many of them as it holds alone (its
+        cpu, memory, pod count and devices, each copy asking the same), whichever copies go where, so how many fit
+        does not depend on the nodes the scheduler picks for them (identical_pods answers)."""
+        return self.uniform and self.view.isolated(self.e, self.sim) and not self.sim.room_in_flux(self.e)
+
     def undetermined(self, reason: str) -> Place:
         return self.place(Outcome.UNDETERMINED, False, reason)
 
@@ -113,8 +120,9 @@ def not_modelled(c: Ctx) -> Place | None:
 
 def crowded_out(c: Ctx) -> Place | None:
     """NodeResourcesFit (fit.go) admits it on a node alone but not once the pods ahead are placed there: which pods
-    go there first decides it."""
-    if c.e.crowded is None:
+    go there first decides it; but not for identical pods that nothing else may crowd, whose count is certain
+    whichever pods go where (identical_pods)."""
+    if c.e.crowded is None or c.counted():
         return None
     return c.undetermined(
         f"node {c.e.crowded} has room for it alone, but not for its cpu, memory or pod count once the pods ahead "
@@ -170,6 +178,8 @@ def node_may_fill(c: Ctx) -> Place | None:
     e, sim = c.e, c.sim
     if e.node is None or sim.crowd_proof(e):
         return None
+    if c.counted():
+        return None  # identical pods, with no other pod that may be ahead on their nodes: identical_pods counts them
     local = c.shapes.local[e.plan.shape]
     proof = count_proof(e, sim, c.n_ahead) if local and not may_err(e.plan, sim.base.sem, sim.base.cache) else None
     if proof is not None:
@@ -403,6 +413,13 @@ def _fits_or_taken(c: Ctx) -> Place:
     """The estimated order's answer, certain: it fits, or the devices it could use go to the pods ahead."""
     if c.e.node is not None:
         return c.place(Outcome.FITS, True, f"still fits after {_ahead(c.n_ahead)}")
+    if c.e.crowded is not None:  # (identical_pods only: crowded_out answers the others)
+        return c.place(
+            Outcome.TAKEN,
+            True,
+            f"{_ahead(c.n_ahead)} fill the nodes it could use first, whichever of them they go to: the cpu, "
+            f"memory or pod count left (node {c.e.crowded} has room for it alone) or the devices",
+        )
     return c.place(Outcome.TAKEN, True, _taken_reason(c))
 
 

@@ -21,6 +21,7 @@ from kubectl_dra.analyze.queue.retry import retries, retry_reason
 from kubectl_dra.analyze.queue.rules import Round, judge, run_second_round
 from kubectl_dra.analyze.queue.shapes import Shapes
 from kubectl_dra.analyze.queue.ties import with_ties
+from kubectl_dra.model.meta import meta_of, priority_of
 
 
 def claim_key(c: dict) -> str:
@@ -97,6 +98,7 @@ class _Sim:
         # reverted: then the generations start again from a state that holds the pods placed before it)
         self._pristine = True
         self._did_names: dict = {}  # device ID -> driver/pool/device, made once (did_names)
+        self._nominees: list | None = None  # nominated()
 
     def _allocate(self, shape, n: dict, here: list):
         alloc = self.alloc
@@ -416,6 +418,31 @@ class _Sim:
             self._preemptors = [q for q in self.entries if q.preempts is not None or q.ref in self.ties]
         last = self.may_be_ahead(e)
         return next((q for q in self._preemptors[:2] if q is not e and q.index <= last), None)
+
+    def nominated(self) -> list:
+        """(priority, node, ref) of the pending pods nominated to a node (status.nominatedNodeName, after a
+        preemption): the scheduler counts them there for every pod of their priority or a lower one
+        (RunFilterPluginsWithNominatedPods), though the dry-run in order places none of them there."""
+        if self._nominees is None:
+            pods = [(q.pod, q.ref) for q in self.entries]
+            for g in self.others.groups if self.others is not None else ():
+                pods += [(pod, ref) for ref, (pod, _fit) in zip(g.refs, g.pods)]
+            self._nominees = [
+                (priority_of(pod), (pod.get("status") or {}).get("nominatedNodeName"), ref)
+                for pod, ref in pods
+                if (pod.get("status") or {}).get("nominatedNodeName")
+            ]
+        return self._nominees
+
+    def room_in_flux(self, e: Entry) -> bool:
+        """Whether room on e's nodes is held or freed at times the API does not show: a pending pod of its priority
+        or a higher one nominated there, or a bound pod there being deleted (its cpu is the scheduler's until it is
+        gone)."""
+        names = e.plan.reach.names
+        if any(prio >= e.priority and ref != e.ref and node in names for prio, node, ref in self.nominated()):
+            return True
+        by_node = e.plan.fit.bound.by_node if e.plan.fit is not None else {}
+        return any(meta_of(p).get("deletionTimestamp") for n in names for p in by_node.get(n, ()))
 
     def did_names(self, ids) -> tuple:
         """The first 8 of the device IDs as driver/pool/device (judge.did), each string made once: the places of
