@@ -266,7 +266,8 @@ def register(m) -> None:
         "whose claim asks for a GPU of its own kind; 11 GPUs (node-01: 6, node-02: 5). Each of the ten fits "
         "whatever nodes the ones ahead of it pick (identical pods on node-local devices: the count per node does "
         "not depend on the order), and low, behind them, does not change that: status and explain pod give p09 "
-        "the same answer (OK). Whether low gets the last GPU is not proved (undetermined, exit 2).",
+        "the same answer (OK). low gets the last GPU in every order and choice of nodes of the ten ahead of it, which "
+        "the alternatives try (exit 0; with at most 8 pods ahead tried, before 8 December, it was undetermined).",
         "status",
         [
             *replicas,

@@ -1206,8 +1206,12 @@ def test_identical_pods_that_fill_the_nodes_cpu_are_counted_whichever_nodes_they
     assert [got[f"w{i:02d}"].outcome for i in range(12)] == ["fits"] * 6 + ["taken"] * 6
     why = got["w11"].reason
     assert "fill the nodes it could use first, whichever of them they go to" in why, why
-    # a pod without DRA that may be ahead on those nodes moves the count: open again
-    plain = builders.pod("batch", [], ns=NS, uid="uid-batch", created=t(0), containers=cpu("3"))
+    # a pod without DRA (3 cpu) tied with w05 (created in the same second): whichever of the two goes first takes
+    # the last room, so w05 is open; w04 before them fits, w11 after them gets nothing, either way
+    plain = builders.pod("batch", [], ns=NS, uid="uid-batch", created=t(5), containers=cpu("3"))
     del plain["spec"]["resourceClaims"]
     got = {ref.split("/")[1]: p for ref, p in places([*objs, plain]).places.items()}
-    assert not got["w11"].certain, got["w11"].reason
+    assert not got["w05"].certain, got["w05"].reason
+    assert (got["w04"].outcome, got["w04"].certain, got["w11"].outcome, got["w11"].certain) == (
+        "fits", True, "taken", True
+    ), (got["w04"].reason, got["w11"].reason)

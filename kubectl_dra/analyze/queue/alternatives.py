@@ -40,7 +40,7 @@ from kubectl_dra.analyze.queue.preempted import sim_freers
 from kubectl_dra.model.meta import priority_of
 
 MAX_POOL = 48  # pods that may be ahead of the pod (with DRA or without), scanned for the ones that take part
-MAX_PODS = 8  # pods that take part besides the pod
+MAX_PODS = 16  # pods that take part besides the pod
 MAX_LEAVES = 128  # alternative dry-runs per pod
 MAX_WORK = 4096  # node checks per queue, every pod's alternatives together
 
