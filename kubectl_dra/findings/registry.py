@@ -1110,7 +1110,7 @@ _RULES = [
         "pods on node-local devices, whose count that fits does not depend on where each goes; more nodes that "
         "fit the pod than pods ahead of it), and where the pods ahead that compete with it (for its devices, or "
         "for the cpu, memory and pod slots of its nodes, pending pods without DRA included) are few, it dry-runs "
-        "every order of theirs that the API does not fix and every node each may go to (at most 8 pods and 128 "
+        "every order of theirs that the API does not fix and every node each may go to (at most 16 pods and 128 "
         "alternatives per pod): the answer is certain when all of them give the pod the same outcome, without "
         "naming a node or devices where those differ. It stays undetermined (exit 2) where the alternatives differ "
         "or are too many, and where a pod's only obstacle in one of them is cpu, memory or pod slots on a node "
