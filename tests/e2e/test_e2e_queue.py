@@ -479,17 +479,17 @@ def test_a_node_the_scheduler_picks_is_estimated_and_a_pinned_one_is_not(scenari
 
 
 def test_identical_pods_that_fill_the_nodes_cpu_are_counted_whichever_nodes_they_get(scenario):
-    """Twelve identical pods (7 cpu and one GPU each, created a second apart) on the three 16-cpu nodes, four GPUs
+    """Twenty identical pods (7 cpu and one GPU each, created a second apart) on the three 16-cpu nodes, four GPUs
     each: two fit on a node by cpu, so six get devices, whichever nodes the scheduler's tied scores send them to, and
-    the six after them stay Pending. Too many pods ahead for the orders to be tried one by one (alternatives.py), and
-    each node may be filled by any pod ahead: kubectl-dra said undetermined for the pods after the sixth ("has room
-    for it alone, but not once the pods ahead are placed there"). The identical pods' count (rules.py identical_pods)
-    now answers every one, certain; the real scheduler binds exactly the pods said to fit."""
+    the others stay Pending. Past 16 pods ahead the orders are not tried one by one (alternatives.py), and each node
+    may be filled by any pod ahead: kubectl-dra said undetermined for the last copies ("has room for it alone, but
+    not once the pods ahead are placed there"). The identical pods' count (rules.py identical_pods) now answers every
+    one, certain; the real scheduler binds exactly the pods said to fit."""
     sc = scenario("cpufill")
     sc.device_class()
     for n in ("node-01", "node-02", "node-03"):
         sc.slice([device(f"gpu-{i}") for i in range(4)], node=n)
-    names = [f"w{i:02d}" for i in range(12)]
+    names = [f"w{i:02d}" for i in range(20)]
     for name in names:
         sc.create(claim(f"{name}-gpu", [request("gpu", sc.cls)]))
         p = pod(name, {"gpu": f"{name}-gpu"}, gated=True)
