@@ -1186,21 +1186,28 @@ def test_a_pod_of_other_devices_ahead_whose_node_is_open_moves_the_scores():
     assert f"{NS}/n, which may be ahead of it, goes to a node not fixed" in pp.reason, pp
 
 
+def _cpu_copies(n: int) -> list:
+    """3 nodes of 8 cpu and 4 GPUs, and n identical pods (3 cpu and a GPU each) created a second apart: two fit on
+    a node by cpu."""
+    objs = [CLASS]
+    for i in range(3):
+        nd = node(f"node-0{i}")
+        nd["status"]["allocatable"]["cpu"] = "8"
+        objs += [nd, gpus(f"node-0{i}", "gpu-0", "gpu-1", "gpu-2", "gpu-3")]
+    for i in range(n):
+        objs += [pod(f"w{i:02d}", t(i), containers=_cpu("3")), claim(f"w{i:02d}-gpu")]
+    return objs
+
+
+def _cpu(n):
+    return [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": n}}}]
+
+
 def test_identical_pods_that_fill_the_nodes_cpu_are_counted_whichever_nodes_they_get():
     """20 identical pods (3 cpu, one GPU) on 3 nodes of 8 cpu and 4 GPUs: two fit on a node by cpu. Past 16 pods
     ahead the alternatives are not tried (MAX_PODS): where a node may be filled by any pod ahead, those pods were
     undetermined; the identical pods' count decides every one (e2e: the same with the real scheduler)."""
-
-    def cpu(n):
-        return [{"name": "app", "image": "app:1", "resources": {"requests": {"cpu": n}}}]
-
-    objs = [CLASS]
-    for i in range(3):
-        n = node(f"node-0{i}")
-        n["status"]["allocatable"]["cpu"] = "8"
-        objs += [n, gpus(f"node-0{i}", "gpu-0", "gpu-1", "gpu-2", "gpu-3")]
-    for i in range(20):
-        objs += [pod(f"w{i:02d}", t(i), containers=cpu("3")), claim(f"w{i:02d}-gpu")]
+    objs = _cpu_copies(20)
     got = {ref.split("/")[1]: p for ref, p in places(objs).places.items()}
     assert all(p.certain for p in got.values()), [p.reason for p in got.values() if not p.certain]
     assert [got[f"w{i:02d}"].outcome for i in range(20)] == ["fits"] * 6 + ["taken"] * 14
@@ -1209,9 +1216,25 @@ def test_identical_pods_that_fill_the_nodes_cpu_are_counted_whichever_nodes_they
     # a pod without DRA (3 cpu) tied with w05 (created in the same second): whichever of the two goes first takes
     # the last room, so w05 is open; w04 before them fits, either way (the copies are no longer alone on their
     # nodes, so the last ones, too many for the alternatives, are open as well)
-    plain = builders.pod("batch", [], ns=NS, uid="uid-batch", created=t(5), containers=cpu("3"))
+    plain = builders.pod("batch", [], ns=NS, uid="uid-batch", created=t(5), containers=_cpu("3"))
     del plain["spec"]["resourceClaims"]
     got = {ref.split("/")[1]: p for ref, p in places([*objs, plain]).places.items()}
     assert not got["w05"].certain, got["w05"].reason
     assert got["w04"].outcome == "fits" and got["w04"].certain, got["w04"].reason
     assert not got["w19"].certain, got["w19"].reason
+
+
+def test_the_explanation_of_a_copy_past_the_count_shows_the_pods_ahead_on_their_nodes():
+    """explain pod of a copy that the pods ahead leave no room for runs against the cluster as the scheduler's
+    cache holds it once they are placed (report.py materialized): their claims allocated and the pods on their
+    nodes, so that its own NodeResourcesFit says the nodes lack cpu (it said the claims fit on node-00 before the
+    pods were bound there)."""
+    from kubectl_dra.analyze.queue.report import materialized
+
+    snap = snapshot_from_objects(_cpu_copies(8), NS)
+    q, _ = judge_queue(snap, S37, Analysis(snap, S37), {}, explain_pod)
+    assert q.places[f"{NS}/w07"].outcome == "taken" and q.places[f"{NS}/w07"].certain
+    e = next(x for x in q.entries if x.ref == f"{NS}/w07")
+    r = explain_pod(materialized(snap, q, e.index), S37, NS, "w07")
+    assert r.verdict.blocked and r.verdict.missing == "node", r.verdict
+    assert "node-00: 2 of 8 cpu free (the pod requests 3)" in r.verdict.summary, r.verdict.summary

@@ -275,9 +275,10 @@ def materialized(snap, queue: Queue, before: int):
     analysis of a pod against it says, with the allocator's own reasons, what is left for it."""
     from kubectl_dra.analyze.allocator import obj_ref
 
-    alloc = {}
+    alloc, bind = {}, {}
     for e in queue.entries:
         if e.index < before and e.node is not None:
+            bind[id(e.pod)] = e.node
             for ref, r in e.allocs:
                 alloc[ref] = (r.results, r.node_selector)
     claims, estimated = [], set()
@@ -290,4 +291,9 @@ def materialized(snap, queue: Queue, before: int):
             c = {**c, "status": {**(c.get("status") or {}), "allocation": allocation}}
             estimated.add(obj_ref(c))
         claims.append(c)
-    return replace(snap, claims=tuple(claims), estimated=snap.estimated | estimated)
+    # and the pods bound where the dry-run put them (the scheduler's cache holds an assumed pod on its node): their
+    # cpu, memory and pod slots count there for NodeResourcesFit, as their devices do for the allocator
+    pods = tuple(
+        p if id(p) not in bind else {**p, "spec": {**(p.get("spec") or {}), "nodeName": bind[id(p)]}} for p in snap.pods
+    )
+    return replace(snap, claims=tuple(claims), pods=pods, estimated=snap.estimated | estimated)
