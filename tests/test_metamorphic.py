@@ -64,12 +64,19 @@ def _answers(args: list[str], path: Path) -> tuple[int, dict | None]:
             else None
             for x in reports
         }
-    return r.returncode, {
+    out = {
         f"{row['namespace']}/{row['pod']}": None
         if row["state"] == "Unknown"
         else (row["state"] == "Blocked", row["missing"])
         for row in doc.get("items") or []
     }
+    # and, apart, each pending pod's certain place in the queue (a gated pod's: its gate decides its verdict, so the
+    # verdict alone cannot show a place that less input makes confident and wrong)
+    for row in doc.get("items") or []:
+        q = row.get("queue")
+        if q and q["outcome"] != "undetermined":
+            out[f"queue {row['namespace']}/{row['pod']}"] = q["outcome"]
+    return r.returncode, out
 
 
 def _write(tmp_path: Path, name: str, objs: list[dict]) -> Path:

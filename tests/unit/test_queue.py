@@ -1238,3 +1238,20 @@ def test_the_explanation_of_a_copy_past_the_count_shows_the_pods_ahead_on_their_
     r = explain_pod(materialized(snap, q, e.index), S37, NS, "w07")
     assert r.verdict.blocked and r.verdict.missing == "node", r.verdict
     assert "node-00: 2 of 8 cpu free (the pod requests 3)" in r.verdict.summary, r.verdict.summary
+
+
+def test_a_gated_pod_whose_room_is_unknown_alone_has_an_open_place():
+    """A kubectl get dump (no record that every bound pod was read): whether a pod's cpu fits its nodes is unknown
+    (DRA506). Its gate decides its verdict (Blocked), but the queue counted it as a pod that gets devices once
+    ungated: 8 of 8 gated copies "fit" on 12 GPUs, where the full input (2 copies a node by cpu) says 6 fit. Its place
+    is now open, as the verdict of the same pod without its gate is."""
+    objs = _cpu_copies(8)
+    for o in objs:
+        if o.get("kind") == "Pod":
+            o["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    full = places(objs)
+    assert [full.places[f"{NS}/w{i:02d}"].outcome for i in range(8)] == ["fits"] * 6 + ["taken"] * 2
+    snap = objects.snapshot_from_objects(objs, NS)  # as read from a file: bound pods not known to be complete
+    q, _ = judge_queue(snap, S37, Analysis(snap, S37), {}, explain_pod)
+    assert {(p.outcome, p.certain) for p in q.places.values()} == {("undetermined", False)}
+    assert "whether the pod's requests fit there is unknown" in q.places[f"{NS}/w00"].reason

@@ -9,6 +9,7 @@ from functools import cached_property
 
 from kubectl_dra.analyze.allocator.common import ErrorKind
 from kubectl_dra.analyze.queue.outcomes import EntryKind, queue_key
+from kubectl_dra.findings.model import UNDETERMINED
 from kubectl_dra.model.meta import meta_of, name_of, ns_of
 from kubectl_dra.model.times import human_age
 
@@ -102,7 +103,11 @@ def entry_kind(pod: dict, report, plan) -> EntryKind | None:
             # PreBind fails at every attempt after its own claims were allocated, and they stay allocated: it
             # takes devices as a pod that fits does, and stays Pending (the queue agreement suite's seed 53)
             return EntryKind.STUCK
-        return EntryKind.GATED if all(f.code == "DRA006" for f in blocking) and v.determined else None
+        if not (all(f.code == "DRA006" for f in blocking) and v.determined):
+            return None
+        # behind its gates, its answer alone: the gate decides the verdict, but a finding that leaves the rest open
+        # (DRA506: the room on its nodes unknown) leaves open whether it takes devices once ungated
+        return EntryKind.OPEN if any(f.code in UNDETERMINED for f in report.findings) else EntryKind.GATED
     return EntryKind.OK if v.determined else EntryKind.OPEN
 
 

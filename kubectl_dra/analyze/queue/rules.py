@@ -23,6 +23,7 @@ from kubectl_dra.analyze.queue.order import Entry, tie_words, why_ahead
 from kubectl_dra.analyze.queue.outcomes import EntryKind, Outcome
 from kubectl_dra.analyze.queue.preempted import behind_preemptors, preempt_words
 from kubectl_dra.analyze.queue.retry import behind_retry_reason
+from kubectl_dra.findings.model import UNDETERMINED
 
 
 @dataclass
@@ -163,6 +164,17 @@ def gang_member(c: Ctx) -> Place | None:
     return c.place(Outcome.FITS if e.node is not None else Outcome.TAKEN, True, reason, by_group=True)
 
 
+def open_behind_gates(c: Ctx) -> Place | None:
+    """A gated pod whose own answer behind its gates is open (order.py entry_kind: EntryKind.OPEN; its gates decide
+    its verdict, not whether it takes devices once they are removed): so is its place, whatever the pods ahead do.
+    (An ungated pod's own verdict says so already: undetermined.)"""
+    e = c.e
+    if e.kind != EntryKind.OPEN or e.gang is not None or not e.gated:
+        return None
+    why = next((f.message for f in e.report.findings if f.code in UNDETERMINED), "its own answer is undetermined")
+    return c.undetermined(f"alone, whether it gets devices is open: {why}")
+
+
 def follows_shared_claim(c: Ctx) -> Place | None:
     """Its pending claims are all shared with a pod ahead: the first pod's allocation reserves them for both
     (a claim is allocated once), so it goes where that pod goes."""
@@ -267,6 +279,7 @@ RULES = (
     crowded_out,
     preempts,
     gang_member,
+    open_behind_gates,
     follows_shared_claim,
     node_may_fill,
     first_in_line,
