@@ -409,9 +409,23 @@ def run_heartbeat(state_dir: Path, interval: float = 10.0) -> None:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(n: int) -> list[int]:
+    """n distinct loopback ports that were free a moment ago: every socket is held until all are bound. Bound and
+    closed one at a time, the kernel may hand the same port out twice (seen in CI: etcd and kube-controller-manager
+    of one control plane were given one port, and the controller manager died with "address already in use")."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            socks.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def _start(state_dir: Path, name: str, argv: list[str]) -> int:
@@ -569,7 +583,8 @@ def up(
     (state_dir / MARKER).write_text("state directory of tests/cluster/cluster.py; removed by `down`\n")
     pki = state_dir / "pki"
     make_pki(pki)
-    ports = {k: free_port() for k in ("etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler")}
+    names = ("etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler")
+    ports = dict(zip(names, free_ports(len(names))))
     server = f"https://127.0.0.1:{ports['apiserver']}"
     version = subprocess.run(
         [str(bin_dir / "kube-apiserver"), "--version"], capture_output=True, text=True
