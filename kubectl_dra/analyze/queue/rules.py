@@ -430,8 +430,9 @@ def _fits_or_taken(c: Ctx) -> Place:
         return c.place(
             Outcome.TAKEN,
             True,
-            f"{_ahead(c.n_ahead)} fill the nodes it could use first, whichever of them they go to: the cpu, "
-            f"memory or pod count left (node {c.e.crowded} has room for it alone) or the devices",
+            f"{_ahead(c.n_ahead)} {'fills' if c.n_ahead == 1 else 'fill'} the nodes it could use first, whichever "
+            f"of them {'it goes' if c.n_ahead == 1 else 'they go'} to: the cpu, memory or pod count left (node "
+            f"{c.e.crowded} has room for it alone) or the devices",
         )
     return c.place(Outcome.TAKEN, True, _taken_reason(c))
 
