@@ -54,7 +54,7 @@ class Cache:
         self.base_allocs: dict = {}
         self.semantics_finding = None  # (Semantics, its DRA003 finding): bodies.py semantics_finding
         self.spec_keys: dict = {}  # a pending claim's spec key (jsonio.value_key) -> itself: one copy per distinct spec
-        self.base_allocator = None  # the allocator base_allocate makes when its caller has none
+        self.base_allocator = None  # base_allocate's allocator of the allocations as they are
         self.may_err: dict = {}  # a pod shape -> whether its search may meet an error (queue/exposed.py)
         # per object
         self.unmodelled = ByObject()  # an object -> its fields the engine does not model (coverage.py)

@@ -109,7 +109,7 @@ class _Sim:
         gens = tuple(self._pool_gen.get((p.driver, p.name), 0) for p in pools)
         key = (shape, n["metadata"]["name"], len(here))
         if self._pristine and not any(gens):  # the node's pools as they are: the count proof's answer too
-            return base_allocate(self.base, alloc, key, n, here)
+            return base_allocate(self.base, key, n, here)
         hit = self._tried.get(key)
         if hit is not None and hit[0] == gens:
             if isinstance(hit[1], Exception):
@@ -327,7 +327,7 @@ class _Sim:
             here = plan.claims_on(n["metadata"]["name"])
             try:
                 key = (plan.shape, n["metadata"]["name"], len(here))
-                if not here or base_allocate(self.base, None, key, n, here) is not None:
+                if not here or base_allocate(self.base, key, n, here) is not None:
                     got[0] += 1
             except (NodeFailure, AllocationError):
                 continue
@@ -465,20 +465,19 @@ class _Sim:
         return self._last_of_tie.get(e.tie, e.index)
 
 
-def base_allocate(base, alloc, key: tuple, n: dict, here: list):
-    """alloc.allocate(n, here), alloc being an allocator of the allocations as they are (base.allocated_now; None:
-    one is made), once per key ((pod shape, node name, claims there)): the dry-run's first look at a node and the
-    count proof's walk over the same nodes ask the same question. A NodeFailure is kept and raised again; an
-    AllocationError is not kept (its message names the asking pod's claim)."""
-    memo = base.cache.base_allocs
+def base_allocate(base, key: tuple, n: dict, here: list):
+    """allocate(n, here) against the allocations as they are (base.allocated_now), once per key ((pod shape, node
+    name, claims there)): the dry-run's first look at a node and the count proof's walk over the same nodes ask the
+    same question. A NodeFailure is kept and raised again; an AllocationError is not kept (its message names the
+    asking pod's claim)."""
+    cache = base.cache
+    memo = cache.base_allocs
     hit = memo.get(key)
     if hit is None:
-        if alloc is None:
-            if base.cache.base_allocator is None:
-                base.cache.base_allocator = base.allocator(base.allocated_now()[0])
-            alloc = base.cache.base_allocator
+        if cache.base_allocator is None:
+            cache.base_allocator = base.allocator(base.allocated_now()[0])
         try:
-            hit = memo[key] = (alloc.allocate(n, here),)
+            hit = memo[key] = (cache.base_allocator.allocate(n, here),)
         except NodeFailure as err:
             memo[key] = err
             raise
